@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs everything vktune needs to build and test on Debian 12, from
+# Debian's packages. Idempotent: packages already present are left as they are.
+set -euo pipefail
+
+packages=(
+  build-essential cmake pkg-config git
+  libvulkan-dev libvulkan-volk-dev libshaderc-dev glslang-dev spirv-tools
+  libsqlite3-dev nlohmann-json3-dev libgtest-dev libbenchmark-dev libcli11-dev
+  mesa-vulkan-drivers vulkan-tools
+  clang libclang-rt-dev
+)
+
+if [ "$(id -u)" -eq 0 ]; then sudo=(); else sudo=(sudo); fi
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages already installed"
+  exit 0
+fi
+
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+"${sudo[@]}" apt-get update -qq
+"${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,32 @@
+// vktune: autotune and benchmark Vulkan compute kernels.
+#include <cstdio>
+#include <exception>
+#include <iostream>
+
+#include "common/error.hpp"
+#include "tuner/commands/commands.hpp"
+
+int main(int argc, char** argv) {
+  using namespace vktune;
+  CLI::App app{"vktune: autotuning and benchmarking for Vulkan compute kernels"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "vktune 0.1.0");
+  int exit_code = exit_code::ok;
+  cli::add_devices_command(app, exit_code);
+  cli::add_gguf_command(app, exit_code);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // --help and --version are "errors" with exit code 0 in CLI11.
+    return app.exit(e) == 0 ? exit_code::ok : exit_code::usage;
+  } catch (const Error& e) {
+    std::cerr << "vktune: error: " << e.what() << "\n";
+    return exit_code_for(e.kind());
+  } catch (const std::exception& e) {
+    std::cerr << "vktune: error: " << e.what() << "\n";
+    return exit_code::runtime_error;
+  }
+  std::fflush(stdout);
+  return exit_code;
+}
