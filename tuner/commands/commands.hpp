@@ -1,13 +1,13 @@
 #pragma once
 // The `vktune` subcommands. Each add_*_command registers one subcommand on the
 // root app; its callback does the work and stores the process exit code in
-// `exit_code`. Problems are thrown as vktune::Error and turned into one line
+// `result_code`. Problems are thrown as vktune::Error and turned into one line
 // on stderr and an exit code by main().
 #include <CLI/CLI.hpp>
 
 namespace vktune::cli {
 
-void add_devices_command(CLI::App& root, int& exit_code);
-void add_gguf_command(CLI::App& root, int& exit_code);
+void add_devices_command(CLI::App& root, int& result_code);
+void add_gguf_command(CLI::App& root, int& result_code);
 
 }  // namespace vktune::cli

@@ -1,0 +1,111 @@
+#include "harness/compiler.hpp"
+
+#include <shaderc/shaderc.hpp>
+
+#include <fstream>
+#include <memory>
+#include <sstream>
+
+#include "common/error.hpp"
+
+namespace vktune::vk {
+
+std::optional<std::string> DirectoryIncludes::read(const std::string& name) const {
+  std::ifstream file(directory_ + "/" + name, std::ios::binary);
+  if (!file) return std::nullopt;
+  std::ostringstream text;
+  text << file.rdbuf();
+  return text.str();
+}
+
+std::optional<std::string> MapIncludes::read(const std::string& name) const {
+  auto it = files_.find(name);
+  if (it == files_.end()) return std::nullopt;
+  return it->second;
+}
+
+namespace {
+
+// shaderc asks for include results as raw pointers it hands back later; the
+// strings live in this holder until ReleaseInclude.
+struct IncludeHolder {
+  shaderc_include_result result{};
+  std::string name, content;
+};
+
+class Includer : public shaderc::CompileOptions::IncluderInterface {
+ public:
+  explicit Includer(const IncludeResolver& resolver) : resolver_(resolver) {}
+
+  shaderc_include_result* GetInclude(const char* requested, shaderc_include_type, const char* requesting,
+                                     size_t) override {
+    auto holder = std::make_unique<IncludeHolder>();
+    if (auto text = resolver_.read(requested)) {
+      holder->name = requested;
+      holder->content = std::move(*text);
+    } else {
+      // An empty source name tells shaderc the include failed; the content
+      // becomes its error message.
+      holder->content = std::string("cannot find include \"") + requested + "\" (requested by " + requesting +
+                        "; looked in the templates' include directory)";
+    }
+    holder->result.source_name = holder->name.c_str();
+    holder->result.source_name_length = holder->name.size();
+    holder->result.content = holder->content.c_str();
+    holder->result.content_length = holder->content.size();
+    holder->result.user_data = holder.get();
+    return &holder.release()->result;
+  }
+
+  void ReleaseInclude(shaderc_include_result* result) override {
+    delete static_cast<IncludeHolder*>(result->user_data);
+  }
+
+ private:
+  const IncludeResolver& resolver_;
+};
+
+}  // namespace
+
+std::string describe_defines(const std::vector<std::pair<std::string, std::string>>& defines) {
+  std::string text;
+  for (const auto& [name, value] : defines) {
+    if (!text.empty()) text += ' ';
+    text += "-D" + name + "=" + value;
+  }
+  return text.empty() ? "(no defines)" : text;
+}
+
+std::vector<std::uint32_t> compile_compute_shader(const ShaderSource& source, const IncludeResolver& includes,
+                                                  const CompileOptions& options) {
+  shaderc::Compiler compiler;
+  if (!compiler.IsValid()) throw Error(ErrorKind::internal, "shaderc compiler could not be initialised");
+  shaderc::CompileOptions shaderc_options;
+  for (const auto& [name, value] : options.defines) shaderc_options.AddMacroDefinition(name, value);
+  shaderc_options.SetTargetEnvironment(shaderc_target_env_vulkan, options.target == TargetEnv::vulkan_1_3
+                                                                      ? shaderc_env_version_vulkan_1_3
+                                                                      : shaderc_env_version_vulkan_1_2);
+  shaderc_options.SetTargetSpirv(options.target == TargetEnv::vulkan_1_3 ? shaderc_spirv_version_1_6
+                                                                         : shaderc_spirv_version_1_5);
+  shaderc_options.SetOptimizationLevel(options.optimize ? shaderc_optimization_level_performance
+                                                        : shaderc_optimization_level_zero);
+  shaderc_options.SetIncluder(std::make_unique<Includer>(includes));
+
+  auto result = compiler.CompileGlslToSpv(source.text, shaderc_compute_shader, source.name.c_str(), shaderc_options);
+  if (result.GetCompilationStatus() != shaderc_compilation_status_success) {
+    std::string messages = result.GetErrorMessage();
+    while (!messages.empty() && messages.back() == '\n') messages.pop_back();
+    throw Error(ErrorKind::compile,
+                "compile error in " + source.name + " with " + describe_defines(options.defines) + ":\n" + messages);
+  }
+  return {result.cbegin(), result.cend()};
+}
+
+std::string compiler_version() {
+  unsigned int version = 0, revision = 0;
+  shaderc_get_spv_version(&version, &revision);
+  return std::string("shaderc ") + VKTUNE_SHADERC_VERSION + " (spv " + std::to_string(version) + "." +
+         std::to_string(revision) + ")";
+}
+
+}  // namespace vktune::vk

@@ -1,0 +1,135 @@
+#include "harness/device.hpp"
+
+#include "common/error.hpp"
+#include "harness/vk_check.hpp"
+
+namespace vktune::vk {
+
+std::vector<DeviceInfo> list_devices(const Instance& instance) {
+  std::vector<DeviceInfo> infos;
+  auto devices = instance.physical_devices();
+  for (std::uint32_t i = 0; i < devices.size(); ++i) infos.push_back(query_device_info(devices[i], i));
+  return infos;
+}
+
+Device::Device(Instance& instance, std::uint32_t index) : instance_(&instance) {
+  auto devices = instance.physical_devices();
+  if (devices.empty()) {
+    throw Error(ErrorKind::no_device,
+                "no Vulkan device found; install a driver (e.g. `apt-get install mesa-vulkan-drivers` for lavapipe)");
+  }
+  if (index >= devices.size()) {
+    throw Error(ErrorKind::no_device, "no Vulkan device with index " + std::to_string(index) + "; valid indices are 0.." +
+                                          std::to_string(devices.size() - 1) + " (see `vktune devices`)");
+  }
+  physical_ = devices[index];
+  info_ = query_device_info(physical_, index);
+  if (info_.api_version_raw < VK_API_VERSION_1_2) {
+    throw Error(ErrorKind::no_device, "device " + std::to_string(index) + " (" + info_.name + ") supports Vulkan " +
+                                          info_.api_version + "; vktune needs 1.2 or newer");
+  }
+  vkGetPhysicalDeviceMemoryProperties(physical_, &memory_);
+
+  // Enable what the device has of what our kernels use. Each struct is only
+  // chained when its feature (or extension) exists on this device.
+  const auto& f = info_.features;
+  const bool core13 = info_.api_version_raw >= VK_API_VERSION_1_3;
+  std::vector<const char*> extensions;
+  void* chain = nullptr;
+
+  VkPhysicalDevice16BitStorageFeatures storage16{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES};
+  storage16.storageBuffer16BitAccess = f.storage_buffer_16bit;
+  storage16.pNext = chain;
+  chain = &storage16;
+  VkPhysicalDevice8BitStorageFeatures storage8{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES};
+  storage8.storageBuffer8BitAccess = f.storage_buffer_8bit;
+  storage8.pNext = chain;
+  chain = &storage8;
+  VkPhysicalDeviceShaderFloat16Int8Features f16i8{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES};
+  f16i8.shaderFloat16 = f.shader_float16;
+  f16i8.shaderInt8 = f.shader_int8;
+  f16i8.pNext = chain;
+  chain = &f16i8;
+
+  VkPhysicalDeviceSubgroupSizeControlFeatures size_control{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_FEATURES};
+  if (f.subgroup_size_control) {
+    size_control.subgroupSizeControl = VK_TRUE;
+    size_control.computeFullSubgroups = f.compute_full_subgroups;
+    size_control.pNext = chain;
+    chain = &size_control;
+    if (!core13) extensions.push_back(VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME);
+  }
+  VkPhysicalDeviceShaderIntegerDotProductFeatures dot{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_FEATURES};
+  if (f.integer_dot_product) {
+    dot.shaderIntegerDotProduct = VK_TRUE;
+    dot.pNext = chain;
+    chain = &dot;
+    if (!core13) extensions.push_back(VK_KHR_SHADER_INTEGER_DOT_PRODUCT_EXTENSION_NAME);
+  }
+#if defined(VK_NV_cooperative_matrix)
+  VkPhysicalDeviceCooperativeMatrixFeaturesNV coopmat{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
+  if (f.cooperative_matrix_nv) {
+    coopmat.cooperativeMatrix = VK_TRUE;
+    coopmat.pNext = chain;
+    chain = &coopmat;
+    extensions.push_back(VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
+  }
+#endif
+  VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+  features.features.shaderInt16 = f.shader_int16;
+  features.features.shaderInt64 = f.shader_int64;
+  features.pNext = chain;
+
+  const float priority = 1.0f;
+  VkDeviceQueueCreateInfo queue_info{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
+  queue_info.queueFamilyIndex = info_.compute_queue_family;
+  queue_info.queueCount = 1;
+  queue_info.pQueuePriorities = &priority;
+
+  VkDeviceCreateInfo create{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
+  create.pNext = &features;
+  create.queueCreateInfoCount = 1;
+  create.pQueueCreateInfos = &queue_info;
+  create.enabledExtensionCount = static_cast<std::uint32_t>(extensions.size());
+  create.ppEnabledExtensionNames = extensions.data();
+  check(vkCreateDevice(physical_, &create, nullptr, &device_), "vkCreateDevice for " + info_.name);
+  // Device-level entry points are loaded through the instance table so that
+  // several devices can coexist in one process.
+  vkGetDeviceQueue(device_, info_.compute_queue_family, 0, &queue_);
+
+  VkCommandPoolCreateInfo pool_info{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+  pool_info.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
+  pool_info.queueFamilyIndex = info_.compute_queue_family;
+  check(vkCreateCommandPool(device_, &pool_info, nullptr, &pool_), "vkCreateCommandPool");
+}
+
+Device::~Device() {
+  if (!usable()) return;  // see mark_unusable(): leaking beats hanging
+  if (device_) {
+    vkDeviceWaitIdle(device_);
+    if (pool_) vkDestroyCommandPool(device_, pool_, nullptr);
+    vkDestroyDevice(device_, nullptr);
+  }
+}
+
+void Device::mark_unusable(const std::string& reason) {
+  if (unusable_reason_.empty()) unusable_reason_ = reason;
+}
+
+std::uint32_t Device::memory_type(std::uint32_t type_bits, VkMemoryPropertyFlags required,
+                                  VkMemoryPropertyFlags preferred) const {
+  auto find = [&](VkMemoryPropertyFlags flags) -> int {
+    for (std::uint32_t i = 0; i < memory_.memoryTypeCount; ++i) {
+      if ((type_bits & (1u << i)) && (memory_.memoryTypes[i].propertyFlags & flags) == flags) return static_cast<int>(i);
+    }
+    return -1;
+  };
+  int index = find(required | preferred);
+  if (index < 0) index = find(required);
+  if (index < 0) throw Error(ErrorKind::vulkan, "no memory type on " + info_.name + " has the required properties");
+  return static_cast<std::uint32_t>(index);
+}
+
+}  // namespace vktune::vk

@@ -1,0 +1,179 @@
+#include "harness/pipeline.hpp"
+
+#include "common/error.hpp"
+#include "harness/vk_check.hpp"
+
+namespace vktune::vk {
+
+std::string check_pipeline_limits(const DeviceInfo& info, const PipelineDesc& desc) {
+  const auto& ls = desc.local_size;
+  std::uint64_t invocations = 1;
+  for (int i = 0; i < 3; ++i) {
+    if (ls[i] == 0) return "local size has a zero dimension";
+    if (ls[i] > info.max_workgroup_size[i]) {
+      return "local size " + std::to_string(ls[i]) + " in dimension " + std::to_string(i) +
+             " exceeds the device's maxComputeWorkGroupSize of " + std::to_string(info.max_workgroup_size[i]);
+    }
+    invocations *= ls[i];
+  }
+  if (invocations > info.max_workgroup_invocations) {
+    return "workgroup of " + std::to_string(invocations) + " invocations exceeds maxComputeWorkGroupInvocations of " +
+           std::to_string(info.max_workgroup_invocations);
+  }
+  if (desc.required_subgroup_size != 0) {
+    const auto size = desc.required_subgroup_size;
+    if (!info.features.subgroup_size_control || !info.compute_required_subgroup_size) {
+      return "subgroup size " + std::to_string(size) + " was requested but " + info.name +
+             " does not allow requiring a subgroup size for compute shaders";
+    }
+    if (!info.supports_required_subgroup_size(size)) {
+      return "subgroup size " + std::to_string(size) + " is outside " + info.name + "'s range " +
+             std::to_string(info.min_subgroup_size) + ".." + std::to_string(info.max_subgroup_size) +
+             " (or not a power of two)";
+    }
+    if (info.max_compute_workgroup_subgroups && invocations > std::uint64_t{size} * info.max_compute_workgroup_subgroups) {
+      return "workgroup of " + std::to_string(invocations) + " invocations needs more than maxComputeWorkgroupSubgroups (" +
+             std::to_string(info.max_compute_workgroup_subgroups) + ") subgroups of " + std::to_string(size);
+    }
+  }
+  if (desc.require_full_subgroups) {
+    if (!info.features.compute_full_subgroups) return info.name + " does not support computeFullSubgroups";
+    const auto size = desc.required_subgroup_size ? desc.required_subgroup_size : info.max_subgroup_size;
+    if (size == 0 || ls[0] % size != 0) {
+      return "full subgroups need local_size_x (" + std::to_string(ls[0]) + ") to be a multiple of the subgroup size " +
+             std::to_string(size);
+    }
+  }
+  if (desc.push_constant_bytes > info.max_push_constants_bytes) {
+    return std::to_string(desc.push_constant_bytes) + " bytes of push constants exceed the device's " +
+           std::to_string(info.max_push_constants_bytes);
+  }
+  return {};
+}
+
+ComputePipeline::ComputePipeline(Device& device, std::span<const std::uint32_t> spirv, const PipelineDesc& desc)
+    : device_(&device), desc_(desc) {
+  if (auto problem = check_pipeline_limits(device.info(), desc); !problem.empty()) {
+    throw Error(ErrorKind::device_limit, desc.label.empty() ? problem : desc.label + ": " + problem);
+  }
+  const VkDevice dev = device.handle();
+  auto fail = [&](VkResult result, const char* what) {
+    if (result == VK_SUCCESS) return;
+    if (result == VK_ERROR_DEVICE_LOST) check(result, what);
+    throw Error(ErrorKind::pipeline, (desc.label.empty() ? std::string() : desc.label + ": ") + what + " failed: " +
+                                         std::string(result_name(result)));
+  };
+  // Members are released by the destructor even when a later step throws,
+  // so construction happens in a guard that destroys what exists.
+  try {
+    VkShaderModuleCreateInfo module_info{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+    module_info.codeSize = spirv.size_bytes();
+    module_info.pCode = spirv.data();
+    fail(vkCreateShaderModule(dev, &module_info, nullptr, &module_), "vkCreateShaderModule");
+
+    std::vector<VkDescriptorSetLayoutBinding> bindings(desc.storage_buffers);
+    for (std::uint32_t i = 0; i < desc.storage_buffers; ++i) {
+      bindings[i] = {i, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr};
+    }
+    VkDescriptorSetLayoutCreateInfo set_info{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+    set_info.bindingCount = desc.storage_buffers;
+    set_info.pBindings = bindings.data();
+    fail(vkCreateDescriptorSetLayout(dev, &set_info, nullptr, &set_layout_), "vkCreateDescriptorSetLayout");
+
+    VkPushConstantRange push{VK_SHADER_STAGE_COMPUTE_BIT, 0, desc.push_constant_bytes};
+    VkPipelineLayoutCreateInfo layout_info{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+    layout_info.setLayoutCount = 1;
+    layout_info.pSetLayouts = &set_layout_;
+    layout_info.pushConstantRangeCount = desc.push_constant_bytes ? 1 : 0;
+    layout_info.pPushConstantRanges = &push;
+    fail(vkCreatePipelineLayout(dev, &layout_info, nullptr, &layout_), "vkCreatePipelineLayout");
+
+    std::vector<VkSpecializationMapEntry> entries;
+    std::vector<std::uint32_t> values;
+    for (const auto& [id, value] : desc.specialization) {
+      entries.push_back({id, static_cast<std::uint32_t>(values.size() * sizeof(std::uint32_t)), sizeof(std::uint32_t)});
+      values.push_back(value);
+    }
+    VkSpecializationInfo spec{static_cast<std::uint32_t>(entries.size()), entries.data(),
+                              values.size() * sizeof(std::uint32_t), values.data()};
+
+    VkPipelineShaderStageRequiredSubgroupSizeCreateInfo subgroup{
+        VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO};
+    subgroup.requiredSubgroupSize = desc.required_subgroup_size;
+
+    VkComputePipelineCreateInfo pipeline_info{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+    pipeline_info.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
+    pipeline_info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+    pipeline_info.stage.module = module_;
+    pipeline_info.stage.pName = "main";
+    pipeline_info.stage.pSpecializationInfo = entries.empty() ? nullptr : &spec;
+    if (desc.required_subgroup_size) pipeline_info.stage.pNext = &subgroup;
+    if (desc.require_full_subgroups) pipeline_info.stage.flags |= VK_PIPELINE_SHADER_STAGE_CREATE_REQUIRE_FULL_SUBGROUPS_BIT;
+    pipeline_info.layout = layout_;
+    fail(vkCreateComputePipelines(dev, VK_NULL_HANDLE, 1, &pipeline_info, nullptr, &pipeline_),
+         "vkCreateComputePipelines");
+
+    VkDescriptorPoolSize pool_size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                   std::max(1u, desc.storage_buffers) * desc.max_descriptor_sets};
+    VkDescriptorPoolCreateInfo pool_info{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+    pool_info.maxSets = desc.max_descriptor_sets;
+    pool_info.poolSizeCount = 1;
+    pool_info.pPoolSizes = &pool_size;
+    fail(vkCreateDescriptorPool(dev, &pool_info, nullptr, &pool_), "vkCreateDescriptorPool");
+  } catch (...) {
+    release();
+    throw;
+  }
+}
+
+ComputePipeline::~ComputePipeline() { release(); }
+
+void ComputePipeline::release() {
+  if (!device_->usable()) return;
+  const VkDevice dev = device_->handle();
+  if (pool_) vkDestroyDescriptorPool(dev, std::exchange(pool_, VK_NULL_HANDLE), nullptr);
+  if (pipeline_) vkDestroyPipeline(dev, std::exchange(pipeline_, VK_NULL_HANDLE), nullptr);
+  if (layout_) vkDestroyPipelineLayout(dev, std::exchange(layout_, VK_NULL_HANDLE), nullptr);
+  if (set_layout_) vkDestroyDescriptorSetLayout(dev, std::exchange(set_layout_, VK_NULL_HANDLE), nullptr);
+  if (module_) vkDestroyShaderModule(dev, std::exchange(module_, VK_NULL_HANDLE), nullptr);
+}
+
+VkDescriptorSet ComputePipeline::make_descriptor_set(std::span<const Buffer* const> buffers) {
+  if (buffers.size() != desc_.storage_buffers) {
+    throw Error(ErrorKind::internal, desc_.label + ": " + std::to_string(buffers.size()) + " buffers given for " +
+                                         std::to_string(desc_.storage_buffers) + " bindings");
+  }
+  VkDescriptorSetAllocateInfo alloc{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+  alloc.descriptorPool = pool_;
+  alloc.descriptorSetCount = 1;
+  alloc.pSetLayouts = &set_layout_;
+  VkDescriptorSet set = VK_NULL_HANDLE;
+  check(vkAllocateDescriptorSets(device_->handle(), &alloc, &set), "vkAllocateDescriptorSets");
+
+  std::vector<VkDescriptorBufferInfo> infos(buffers.size());
+  std::vector<VkWriteDescriptorSet> writes(buffers.size());
+  for (std::size_t i = 0; i < buffers.size(); ++i) {
+    infos[i] = {buffers[i]->handle(), 0, VK_WHOLE_SIZE};
+    writes[i] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+    writes[i].dstSet = set;
+    writes[i].dstBinding = static_cast<std::uint32_t>(i);
+    writes[i].descriptorCount = 1;
+    writes[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    writes[i].pBufferInfo = &infos[i];
+  }
+  vkUpdateDescriptorSets(device_->handle(), static_cast<std::uint32_t>(writes.size()), writes.data(), 0, nullptr);
+  return set;
+}
+
+void ComputePipeline::record_dispatch(VkCommandBuffer cmd, VkDescriptorSet set, std::array<std::uint32_t, 3> groups,
+                                      std::span<const std::uint8_t> push_constants) const {
+  vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline_);
+  vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, layout_, 0, 1, &set, 0, nullptr);
+  if (!push_constants.empty()) {
+    vkCmdPushConstants(cmd, layout_, VK_SHADER_STAGE_COMPUTE_BIT, 0, static_cast<std::uint32_t>(push_constants.size()),
+                       push_constants.data());
+  }
+  vkCmdDispatch(cmd, groups[0], groups[1], groups[2]);
+}
+
+}  // namespace vktune::vk

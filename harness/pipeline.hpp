@@ -1,0 +1,68 @@
+#pragma once
+// Compute pipelines from SPIR-V: storage buffers at set 0, bindings 0..n-1,
+// optional push constants, specialization constants, and a required subgroup
+// size where the device allows one.
+#include <volk.h>
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "harness/buffer.hpp"
+#include "harness/device.hpp"
+
+namespace vktune::vk {
+
+struct PipelineDesc {
+  std::string label;                      // names the variant in error messages
+  std::uint32_t storage_buffers = 0;      // bindings 0..n-1 of set 0
+  std::uint32_t push_constant_bytes = 0;  // 0 = none
+  // constant_id -> 32-bit value (int, uint or float bits).
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> specialization;
+  // The local size the shader declares; checked against device limits before
+  // the driver sees it (an over-large workgroup can crash some drivers).
+  std::array<std::uint32_t, 3> local_size{1, 1, 1};
+  std::uint32_t required_subgroup_size = 0;  // 0 = let the driver choose
+  bool require_full_subgroups = false;
+  std::uint32_t max_descriptor_sets = 16;  // how many make_descriptor_set calls
+};
+
+class ComputePipeline {
+ public:
+  // Throws Error(device_limit) for a local size or subgroup request the device
+  // cannot honour, Error(pipeline) when the driver rejects the pipeline.
+  ComputePipeline(Device& device, std::span<const std::uint32_t> spirv, const PipelineDesc& desc);
+  ~ComputePipeline();
+  ComputePipeline(const ComputePipeline&) = delete;
+  ComputePipeline& operator=(const ComputePipeline&) = delete;
+
+  VkPipeline handle() const { return pipeline_; }
+  VkPipelineLayout layout() const { return layout_; }
+  const PipelineDesc& desc() const { return desc_; }
+
+  // A descriptor set binding `buffers` in order; lives as long as the pipeline.
+  VkDescriptorSet make_descriptor_set(std::span<const Buffer* const> buffers);
+
+  // Records bind + push constants + dispatch.
+  void record_dispatch(VkCommandBuffer cmd, VkDescriptorSet set, std::array<std::uint32_t, 3> groups,
+                       std::span<const std::uint8_t> push_constants = {}) const;
+
+ private:
+  void release();  // destroys what exists; safe on a half-built pipeline
+  Device* device_;
+  PipelineDesc desc_;
+  VkShaderModule module_ = VK_NULL_HANDLE;
+  VkDescriptorSetLayout set_layout_ = VK_NULL_HANDLE;
+  VkPipelineLayout layout_ = VK_NULL_HANDLE;
+  VkPipeline pipeline_ = VK_NULL_HANDLE;
+  VkDescriptorPool pool_ = VK_NULL_HANDLE;
+};
+
+// Checks local size and subgroup requests against the device; returns an
+// empty string when fine, else the reason. Kernels call it as a constraint.
+std::string check_pipeline_limits(const DeviceInfo& info, const PipelineDesc& desc);
+
+}  // namespace vktune::vk

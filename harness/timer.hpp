@@ -1,0 +1,41 @@
+#pragma once
+// GPU timing with timestamp queries: each sample is one submission with a
+// timestamp before and after K back-to-back dispatches (K chosen so that
+// microsecond kernels are timed over a long enough window), separated by
+// barriers so each dispatch sees the previous one finished, as a dependent
+// op in a model would.
+#include <volk.h>
+
+#include <chrono>
+#include <functional>
+
+#include "harness/commands.hpp"
+#include "harness/device.hpp"
+#include "harness/timing_stats.hpp"
+
+namespace vktune::vk {
+
+struct TimerOptions {
+  int warmup_samples = 2;
+  int samples = 15;
+  // 0 = choose K from a probe so that one sample lasts min_window_ns.
+  std::uint32_t dispatches_per_sample = 0;
+  double min_window_ns = 500'000;
+  std::uint32_t max_dispatches_per_sample = 512;
+  std::chrono::nanoseconds timeout = kDefaultTimeout;
+};
+
+struct TimingResult {
+  TimingStats per_dispatch_ns;  // statistics of (sample window / K)
+  std::uint32_t dispatches_per_sample = 0;
+  std::vector<double> samples_ns;  // per-dispatch time of each sample
+};
+
+// Records dispatch number `i` (0-based over the whole measurement, so the
+// caller can rotate input copies) into `cmd`.
+using RecordDispatch = std::function<void(VkCommandBuffer cmd, std::uint64_t i)>;
+
+// Throws Error(device_limit) when the queue has no timestamps.
+TimingResult time_dispatches(Device& device, const RecordDispatch& record, const TimerOptions& options = {});
+
+}  // namespace vktune::vk

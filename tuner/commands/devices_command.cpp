@@ -1,0 +1,84 @@
+// `vktune devices`: what Vulkan devices this machine has and what they can do.
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include "common/error.hpp"
+#include "harness/device.hpp"
+#include "harness/instance.hpp"
+#include "tuner/commands/commands.hpp"
+#include "tuner/device_json.hpp"
+
+namespace vktune::cli {
+
+namespace {
+
+std::string feature_list(const vk::DeviceInfo& info) {
+  const auto& f = info.features;
+  std::string text;
+  auto add = [&](bool on, const std::string& name) {
+    if (!on) return;
+    if (!text.empty()) text += ' ';
+    text += name;
+  };
+  add(f.storage_buffer_16bit, "storage16");
+  add(f.storage_buffer_8bit, "storage8");
+  add(f.shader_float16, "fp16");
+  add(f.shader_int8, "int8");
+  add(f.integer_dot_product, "int-dot");
+  add(f.subgroup_size_control, "subgroup-size-control");
+  add(f.compute_full_subgroups, "full-subgroups");
+  if (f.cooperative_matrix_nv) {
+    std::string shapes;
+    for (const auto& s : info.cooperative_matrix_shapes) {
+      if (!shapes.empty()) shapes += ',';
+      shapes += s.a_type + ":" + std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k);
+    }
+    add(true, "coopmat-nv[" + shapes + "]");
+  }
+  return text.empty() ? "-" : text;
+}
+
+void print_table(const std::vector<vk::DeviceInfo>& devices) {
+  for (const auto& d : devices) {
+    std::ostringstream row;
+    row << "[" << d.index << "] " << d.name << "\n"
+        << "    type " << d.device_type << ", vendor " << d.vendor << " (0x" << std::hex << d.vendor_id << ", device 0x"
+        << d.device_id << std::dec << ")\n"
+        << "    driver " << d.driver_name << " " << d.driver_version << " (" << d.driver_info << "), Vulkan "
+        << d.api_version << "\n"
+        << "    subgroup " << d.subgroup_size << " (range " << d.min_subgroup_size << ".." << d.max_subgroup_size
+        << (d.compute_required_subgroup_size ? ", selectable" : ", fixed") << "), shared memory "
+        << d.max_shared_memory_bytes / 1024 << " KiB, max workgroup " << d.max_workgroup_invocations
+        << ", device memory " << d.device_local_bytes() / (1024 * 1024) << " MiB\n"
+        << "    timestamps " << d.timestamp_valid_bits << " bits @ " << d.timestamp_period_ns << " ns/tick\n"
+        << "    features " << feature_list(d) << "\n";
+    std::cout << row.str();
+  }
+}
+
+}  // namespace
+
+void add_devices_command(CLI::App& root, int& result_code) {
+  auto* cmd = root.add_subcommand("devices", "List Vulkan devices with their limits and features");
+  auto json = std::make_shared<bool>(false);
+  auto validation = std::make_shared<bool>(false);
+  cmd->add_flag("--json", *json, "Print the full device information as JSON");
+  cmd->add_flag("--validation", *validation, "Enable Vulkan validation layers if installed");
+  cmd->callback([json, validation, &result_code] {
+    vk::Instance instance({.validation = *validation});
+    auto devices = vk::list_devices(instance);
+    if (*json) {
+      nlohmann::json list = nlohmann::json::array();
+      for (const auto& d : devices) list.push_back(to_json(d));
+      std::cout << list.dump(2) << "\n";
+    } else if (devices.empty()) {
+      std::cout << "no Vulkan devices found\n";
+    } else {
+      print_table(devices);
+    }
+    result_code = devices.empty() ? exit_code::no_device : exit_code::ok;
+  });
+}
+
+}  // namespace vktune::cli
