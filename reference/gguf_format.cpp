@@ -1,0 +1,76 @@
+#include "reference/gguf_format.hpp"
+
+#include <limits>
+
+namespace vktune::ref {
+
+TensorSize compute_tensor_size(GgmlType type, std::span<const std::uint64_t> shape) {
+  TensorSize size;
+  if (shape.empty() || shape.size() > gguf_max_dims) {
+    size.problem = std::to_string(shape.size()) + " dimensions (1 to " + std::to_string(gguf_max_dims) + " allowed)";
+    return size;
+  }
+  constexpr std::uint64_t limit = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+  std::uint64_t elements = 1;
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] == 0) {
+      size.problem = "dimension " + std::to_string(i) + " is zero";
+      return size;
+    }
+    if (shape[i] > limit / elements) {
+      size.problem = "the element count overflows";
+      return size;
+    }
+    elements *= shape[i];
+  }
+  const std::uint64_t per_block = block_weights(type);
+  if (shape[0] % per_block != 0) {
+    size.problem = "a row of " + std::to_string(shape[0]) + " is not a whole number of " +
+                   std::string(type_name(type)) + " blocks of " + std::to_string(per_block);
+    return size;
+  }
+  const std::uint64_t blocks = elements / per_block;
+  if (blocks > limit / block_bytes(type)) {
+    size.problem = "the byte size overflows";
+    return size;
+  }
+  size.elements = elements;
+  size.bytes = blocks * block_bytes(type);
+  return size;
+}
+
+bool is_valid_utf8(std::string_view text) {
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const auto lead = static_cast<unsigned char>(text[i]);
+    std::size_t length = 0;
+    std::uint32_t code = 0;
+    if (lead < 0x80) {
+      ++i;
+      continue;
+    } else if ((lead & 0xe0) == 0xc0) {
+      length = 2;
+      code = lead & 0x1fu;
+    } else if ((lead & 0xf0) == 0xe0) {
+      length = 3;
+      code = lead & 0x0fu;
+    } else if ((lead & 0xf8) == 0xf0) {
+      length = 4;
+      code = lead & 0x07u;
+    } else {
+      return false;
+    }
+    if (text.size() - i < length) return false;
+    for (std::size_t j = 1; j < length; ++j) {
+      const auto next = static_cast<unsigned char>(text[i + j]);
+      if ((next & 0xc0) != 0x80) return false;
+      code = (code << 6) | (next & 0x3fu);
+    }
+    static constexpr std::uint32_t smallest[5] = {0, 0, 0x80, 0x800, 0x10000};
+    if (code < smallest[length] || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)) return false;
+    i += length;
+  }
+  return true;
+}
+
+}  // namespace vktune::ref
