@@ -1,0 +1,87 @@
+#pragma once
+// The plain records the results store keeps. They know nothing of Vulkan or
+// the harness: the tuner fills them from its own types.
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace vktune::results {
+
+// A device as DESIGN.md keys it: vendor id, device id, driver version, name
+// and UUID together are its identity; the other fields are descriptive.
+struct DeviceIdentity {
+  std::uint32_t vendor_id = 0, device_id = 0, driver_version = 0;
+  std::string name, driver_name, driver_version_text;
+  std::string device_uuid;  // lowercase hex, "" when unknown
+  std::string api_version_text;
+
+  bool operator==(const DeviceIdentity&) const = default;
+};
+
+// One compiled variant of a kernel: its identity is variant_hash.
+struct VariantRecord {
+  std::string variant_hash;   // stable identity (hex)
+  std::string kernel;         // e.g. "matmul_q4k"
+  std::string template_name;  // e.g. "matvec_q4k.comp"
+  std::string config_json;    // canonical JSON of parameter values, sorted keys
+  std::string template_hash, compiler_version;
+
+  bool operator==(const VariantRecord&) const = default;
+};
+
+// The outcome of evaluating a variant; stored as the text of to_string().
+enum class Status { ok, compile_error, pipeline_error, device_limit, wrong_result, timeout, device_lost, error };
+
+std::string_view to_string(Status status);
+// Throws Error(ErrorKind::database) for text that names no Status.
+Status status_from_string(std::string_view text);
+
+// One (device, variant, shape, cache mode) evaluation, successful or not.
+struct Measurement {
+  std::int64_t device_id = 0;  // row id from Store::upsert_device
+  std::string variant_hash;
+  std::string shape;       // "M,N,K"
+  std::string cache_mode;  // "cold" | "hot"
+  Status status = Status::ok;
+  std::string reason;  // why it failed; "" when ok
+  double median_ns = 0, min_ns = 0, p10_ns = 0, p90_ns = 0, mad_ns = 0;
+  int repetitions = 0;
+  double rel_l2_error = 0, max_abs_error = 0;
+  double gbps = 0, gflops = 0;
+  std::string created_at;  // ISO-8601 UTC ("2024-05-01T12:00:00.000Z"), filled by the store
+
+  bool operator==(const Measurement&) const = default;
+};
+
+// A measured device ceiling, e.g. "read_bandwidth" in "GB/s".
+struct Ceiling {
+  std::string name;
+  double value = 0;
+  std::string unit;
+  std::string measured_at;  // ISO-8601 UTC, filled by the store
+
+  bool operator==(const Ceiling&) const = default;
+};
+
+// The best variant per (device, kernel, shape, cache mode), with everything a
+// runtime needs to run it: SPIR-V, specialization constants, local size,
+// dispatch rule and required subgroup size.
+struct Winner {
+  std::int64_t device_id = 0;
+  std::string kernel, shape, cache_mode, variant_hash, config_json;
+  std::string spirv_hash;  // "" on set_winner: the store hashes the words
+  std::vector<std::uint32_t> spirv;
+  std::string specialization_json;  // {"constant_id": value, ...}
+  std::uint32_t local_size[3] = {1, 1, 1};
+  std::string dispatch_json;  // kernel-defined rule for workgroup counts of a shape
+  std::uint32_t required_subgroup_size = 0;  // 0 = none
+  double median_ns = 0, gbps = 0, gflops = 0, rel_l2_error = 0;
+  std::string baseline_variant_hash;
+  double baseline_median_ns = 0;
+  std::string updated_at;  // ISO-8601 UTC, filled by the store
+
+  bool operator==(const Winner&) const = default;
+};
+
+}  // namespace vktune::results

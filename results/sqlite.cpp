@@ -1,0 +1,195 @@
+#include "results/sqlite.hpp"
+
+#include <sqlite3.h>
+
+#include <climits>
+#include <cstring>
+
+#include "common/error.hpp"
+
+namespace vktune::results::sqlite {
+namespace {
+
+std::string describe_file(sqlite3* db) {
+  const char* name = db ? sqlite3_db_filename(db, "main") : nullptr;
+  return (name && *name) ? std::string(name) : std::string("(unnamed)");
+}
+
+// The one place that turns an SQLite failure into an Error.
+[[noreturn]] void throw_database_error(sqlite3* db, const std::string& file, std::string_view what) {
+  const int code = db ? sqlite3_errcode(db) : SQLITE_ERROR;
+  const std::string message = db ? sqlite3_errmsg(db) : "out of memory";
+  std::string text = "results database '" + file + "': ";
+  switch (code & 0xff) {
+    case SQLITE_NOTADB:
+      text += "the file is not an SQLite database (" + std::string(what) + ")";
+      break;
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+      text += std::string(what) + ": the database is locked by another process and stayed locked (" +
+              message + ")";
+      break;
+    default:
+      text += std::string(what) + ": " + message;
+      if (sqlite3_extended_errcode(db) == SQLITE_CONSTRAINT_FOREIGNKEY) {
+        text += " (store the device, variant, kernel and SPIR-V a record refers to first)";
+      }
+  }
+  throw Error(ErrorKind::database, text);
+}
+
+// The start of an SQL text on one line: enough to recognise it in a message.
+std::string one_line(std::string_view sql) {
+  std::string text;
+  for (const char c : sql) {
+    if (text.size() >= 72) break;
+    const bool space = c == '\n' || c == ' ' || c == '\t';
+    if (!space || (!text.empty() && text.back() != ' ')) text += space ? ' ' : c;
+  }
+  return text;
+}
+
+}  // namespace
+
+void Connection::Closer::operator()(sqlite3* db) const {
+  // sqlite3_close_v2 defers the close until every statement is finalized.
+  sqlite3_close_v2(db);
+}
+
+Connection Connection::open(const std::filesystem::path& path, Mode mode, int busy_timeout_ms) {
+  const auto parent = path.parent_path();
+  std::error_code ec;
+  if (!parent.empty() && !std::filesystem::is_directory(parent, ec)) {
+    throw Error(ErrorKind::database, "results database '" + path.string() + "': the directory '" +
+                                         parent.string() + "' does not exist");
+  }
+  if (mode == Mode::read_only && !std::filesystem::exists(path, ec)) {
+    throw Error(ErrorKind::database, "results database '" + path.string() + "': no such file");
+  }
+  const int flags = (mode == Mode::read_only ? SQLITE_OPEN_READONLY
+                                             : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) |
+                    SQLITE_OPEN_NOMUTEX;
+  sqlite3* raw = nullptr;
+  const int rc = sqlite3_open_v2(path.c_str(), &raw, flags, nullptr);
+  Connection connection;
+  connection.db_.reset(raw);
+  connection.path_ = path;
+  if (rc != SQLITE_OK) connection.fail("cannot open");
+  sqlite3_extended_result_codes(raw, 1);
+  if (sqlite3_busy_timeout(raw, busy_timeout_ms) != SQLITE_OK) connection.fail("cannot set busy_timeout");
+  return connection;
+}
+
+void Connection::exec(const char* sql) const {
+  char* error = nullptr;
+  const int rc = sqlite3_exec(db_.get(), sql, nullptr, nullptr, &error);
+  sqlite3_free(error);  // the same text is available through sqlite3_errmsg
+  if (rc != SQLITE_OK) {
+    fail("running '" + one_line(sql) + "'");
+  }
+}
+
+void Connection::rollback_quietly() const noexcept {
+  if (in_transaction()) sqlite3_exec(db_.get(), "ROLLBACK", nullptr, nullptr, nullptr);
+}
+
+bool Connection::in_transaction() const noexcept { return db_ && sqlite3_get_autocommit(db_.get()) == 0; }
+
+void Connection::fail(std::string_view what) const {
+  throw_database_error(db_.get(), path_.string(), what);
+}
+
+void Statement::Finalizer::operator()(sqlite3_stmt* stmt) const { sqlite3_finalize(stmt); }
+
+Statement::Statement(const Connection& connection, std::string_view sql) : db_(connection.get()) {
+  sqlite3_stmt* raw = nullptr;
+  if (sql.size() > static_cast<std::size_t>(INT_MAX)) throw Error(ErrorKind::internal, "SQL text too long");
+  const int rc = sqlite3_prepare_v3(db_, sql.data(), static_cast<int>(sql.size()), SQLITE_PREPARE_PERSISTENT,
+                                    &raw, nullptr);
+  stmt_.reset(raw);
+  if (rc != SQLITE_OK) throw_database_error(db_, describe_file(db_), "preparing '" + one_line(sql) + "'");
+}
+
+std::string Statement::sql_text() const {
+  const char* sql = sqlite3_sql(stmt_.get());
+  return one_line(sql ? sql : "");
+}
+
+void Statement::fail(std::string_view what) const {
+  throw_database_error(db_, describe_file(db_), std::string(what) + " '" + sql_text() + "'");
+}
+
+void Statement::check_bind(int rc, int index) const {
+  if (rc != SQLITE_OK) fail("binding parameter " + std::to_string(index) + " of");
+}
+
+Statement& Statement::bind(int index, std::int64_t value) {
+  check_bind(sqlite3_bind_int64(stmt_.get(), index, value), index);
+  return *this;
+}
+
+Statement& Statement::bind(int index, double value) {
+  check_bind(sqlite3_bind_double(stmt_.get(), index, value), index);
+  return *this;
+}
+
+Statement& Statement::bind(int index, std::string_view text) {
+  check_bind(sqlite3_bind_text64(stmt_.get(), index, text.data(), text.size(), SQLITE_TRANSIENT, SQLITE_UTF8),
+             index);
+  return *this;
+}
+
+Statement& Statement::bind_blob(int index, std::span<const std::byte> bytes) {
+  // A zero-length blob must still be a blob, not NULL: give SQLite a valid pointer.
+  static const std::byte empty{};
+  const void* data = bytes.empty() ? &empty : static_cast<const void*>(bytes.data());
+  check_bind(sqlite3_bind_blob64(stmt_.get(), index, data, bytes.size(), SQLITE_TRANSIENT), index);
+  return *this;
+}
+
+Statement& Statement::bind_null(int index) {
+  check_bind(sqlite3_bind_null(stmt_.get(), index), index);
+  return *this;
+}
+
+bool Statement::step() {
+  const int rc = sqlite3_step(stmt_.get());
+  if (rc == SQLITE_ROW) return true;
+  if (rc == SQLITE_DONE) return false;
+  fail("running");
+}
+
+void Statement::run() {
+  while (step()) {
+  }
+}
+
+std::int64_t Statement::column_int64(int column) const { return sqlite3_column_int64(stmt_.get(), column); }
+
+double Statement::column_double(int column) const { return sqlite3_column_double(stmt_.get(), column); }
+
+std::string Statement::column_text(int column) const {
+  const auto* text = sqlite3_column_text(stmt_.get(), column);
+  if (!text) return {};
+  const int size = sqlite3_column_bytes(stmt_.get(), column);
+  return std::string(reinterpret_cast<const char*>(text), static_cast<std::size_t>(size));
+}
+
+std::vector<std::byte> Statement::column_blob(int column) const {
+  const void* data = sqlite3_column_blob(stmt_.get(), column);
+  const int size = sqlite3_column_bytes(stmt_.get(), column);
+  std::vector<std::byte> bytes(static_cast<std::size_t>(size));
+  if (size > 0) std::memcpy(bytes.data(), data, bytes.size());
+  return bytes;
+}
+
+bool Statement::column_is_null(int column) const {
+  return sqlite3_column_type(stmt_.get(), column) == SQLITE_NULL;
+}
+
+void Statement::reset() noexcept {
+  sqlite3_reset(stmt_.get());
+  sqlite3_clear_bindings(stmt_.get());
+}
+
+}  // namespace vktune::results::sqlite

@@ -1,0 +1,119 @@
+#pragma once
+// Thin RAII owners over SQLite's C API: a connection (sqlite3*) and a prepared
+// statement (sqlite3_stmt*). Values only ever reach SQL through bound
+// parameters; exec() is for fixed text (schema, pragmas, BEGIN/COMMIT).
+// Every failure throws vktune::Error(ErrorKind::database) naming the database
+// file, what was being done and SQLite's own message.
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+struct sqlite3;
+struct sqlite3_stmt;
+
+namespace vktune::results::sqlite {
+
+class Connection {
+ public:
+  enum class Mode { read_write_create, read_only };
+
+  // Opens (and in read_write_create mode creates) the file. The parent
+  // directory must exist. Sets busy_timeout so that a writer held by another
+  // process is waited for rather than failing at once.
+  static Connection open(const std::filesystem::path& path, Mode mode, int busy_timeout_ms = 10000);
+
+  sqlite3* get() const { return db_.get(); }
+  const std::filesystem::path& path() const { return path_; }
+
+  // Runs fixed SQL text (one or more statements, no values).
+  void exec(const char* sql) const;
+
+  // Rolls back an open transaction, if any; never throws (for error paths).
+  void rollback_quietly() const noexcept;
+  bool in_transaction() const noexcept;
+
+  // Throws an Error for the connection's last failure: "results database
+  // 'PATH': WHAT: sqlite message". Recognises "not a database" and "locked".
+  [[noreturn]] void fail(std::string_view what) const;
+
+ private:
+  struct Closer {
+    void operator()(sqlite3* db) const;
+  };
+  std::unique_ptr<sqlite3, Closer> db_;
+  std::filesystem::path path_;
+};
+
+class Statement {
+ public:
+  Statement(const Connection& connection, std::string_view sql);
+
+  // Parameters are 1-based, as in SQLite.
+  Statement& bind(int index, std::int64_t value);
+  Statement& bind(int index, double value);
+  Statement& bind(int index, std::string_view text);
+  Statement& bind_blob(int index, std::span<const std::byte> bytes);
+  Statement& bind_null(int index);
+  template <std::integral T>
+  Statement& bind(int index, T value) {
+    return bind(index, static_cast<std::int64_t>(value));
+  }
+  Statement& bind(int index, const std::string& text) { return bind(index, std::string_view(text)); }
+  Statement& bind(int index, const char* text) { return bind(index, std::string_view(text)); }
+
+  // Binds the arguments to parameters 1, 2, ... in order.
+  template <class... Args>
+  Statement& bind_all(const Args&... args) {
+    int index = 0;
+    (bind(++index, args), ...);
+    return *this;
+  }
+
+  // One step: true when a row is ready, false when the statement is done.
+  bool step();
+  // Steps to completion, ignoring rows (for INSERT/UPDATE/DELETE).
+  void run();
+
+  std::int64_t column_int64(int column) const;
+  double column_double(int column) const;
+  std::string column_text(int column) const;  // NULL reads as ""
+  std::vector<std::byte> column_blob(int column) const;
+  bool column_is_null(int column) const;
+
+  // Ready for another use: resets and clears the bindings. Never throws.
+  void reset() noexcept;
+
+ private:
+  struct Finalizer {
+    void operator()(sqlite3_stmt* stmt) const;
+  };
+  [[noreturn]] void fail(std::string_view what) const;
+  std::string sql_text() const;
+  void check_bind(int rc, int index) const;
+
+  std::unique_ptr<sqlite3_stmt, Finalizer> stmt_;
+  sqlite3* db_;  // owned by the Connection, which outlives its statements
+};
+
+// Resets a (cached) statement when it goes out of scope, so that a read never
+// keeps its snapshot open after the caller is done with it.
+class ScopedStatement {
+ public:
+  explicit ScopedStatement(Statement& statement) : statement_(&statement) {}
+  ~ScopedStatement() { statement_->reset(); }
+  ScopedStatement(const ScopedStatement&) = delete;
+  ScopedStatement& operator=(const ScopedStatement&) = delete;
+  Statement* operator->() const { return statement_; }
+  Statement& operator*() const { return *statement_; }
+
+ private:
+  Statement* statement_;
+};
+
+}  // namespace vktune::results::sqlite

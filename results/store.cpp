@@ -1,0 +1,460 @@
+#include "results/store.hpp"
+
+#include <cstdlib>
+#include <string_view>
+
+#include "common/error.hpp"
+#include "common/hash.hpp"
+
+namespace vktune::results {
+namespace {
+
+// ISO-8601 UTC with milliseconds, computed by SQLite at the time of the write.
+#define VKTUNE_SQL_NOW "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
+
+constexpr std::string_view measurement_columns =
+    "m.device, m.variant, m.shape, m.cache_mode, m.status, m.reason, m.median_ns, m.min_ns, m.p10_ns, "
+    "m.p90_ns, m.mad_ns, m.repetitions, m.rel_l2_error, m.max_abs_error, m.gbps, m.gflops, m.created_at";
+
+constexpr std::string_view winner_columns =
+    "w.device, w.kernel, w.shape, w.cache_mode, w.variant, w.config_json, w.spirv_hash, s.words, "
+    "w.specialization_json, w.local_size_x, w.local_size_y, w.local_size_z, w.dispatch_json, "
+    "w.required_subgroup_size, w.median_ns, w.gbps, w.gflops, w.rel_l2_error, w.baseline_variant, "
+    "w.baseline_median_ns, w.updated_at";
+
+std::string select(std::string_view columns, std::string_view rest) {
+  return "SELECT " + std::string(columns) + " " + std::string(rest);
+}
+
+// SPIR-V is stored as its 32-bit words in little-endian byte order, so a
+// database moves between machines unchanged.
+std::vector<std::byte> encode_words(std::span<const std::uint32_t> words) {
+  std::vector<std::byte> bytes;
+  bytes.reserve(words.size() * 4);
+  for (const std::uint32_t word : words) {
+    for (int shift = 0; shift < 32; shift += 8) bytes.push_back(static_cast<std::byte>((word >> shift) & 0xffu));
+  }
+  return bytes;
+}
+
+std::vector<std::uint32_t> decode_words(const std::vector<std::byte>& bytes, const std::filesystem::path& file,
+                                        const std::string& hash) {
+  if (bytes.size() % 4 != 0) {
+    throw Error(ErrorKind::database, "results database '" + file.string() + "': SPIR-V '" + hash + "' has " +
+                                         std::to_string(bytes.size()) + " bytes, not a whole number of words");
+  }
+  std::vector<std::uint32_t> words(bytes.size() / 4);
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    std::uint32_t word = 0;
+    for (int b = 3; b >= 0; --b) word = (word << 8) | std::to_integer<std::uint32_t>(bytes[i * 4 + static_cast<std::size_t>(b)]);
+    words[i] = word;
+  }
+  return words;
+}
+
+Measurement read_measurement(const sqlite::Statement& row) {
+  Measurement m;
+  m.device_id = row.column_int64(0);
+  m.variant_hash = row.column_text(1);
+  m.shape = row.column_text(2);
+  m.cache_mode = row.column_text(3);
+  m.status = status_from_string(row.column_text(4));
+  m.reason = row.column_text(5);
+  m.median_ns = row.column_double(6);
+  m.min_ns = row.column_double(7);
+  m.p10_ns = row.column_double(8);
+  m.p90_ns = row.column_double(9);
+  m.mad_ns = row.column_double(10);
+  m.repetitions = static_cast<int>(row.column_int64(11));
+  m.rel_l2_error = row.column_double(12);
+  m.max_abs_error = row.column_double(13);
+  m.gbps = row.column_double(14);
+  m.gflops = row.column_double(15);
+  m.created_at = row.column_text(16);
+  return m;
+}
+
+Winner read_winner(const sqlite::Statement& row, const std::filesystem::path& file) {
+  Winner w;
+  w.device_id = row.column_int64(0);
+  w.kernel = row.column_text(1);
+  w.shape = row.column_text(2);
+  w.cache_mode = row.column_text(3);
+  w.variant_hash = row.column_text(4);
+  w.config_json = row.column_text(5);
+  w.spirv_hash = row.column_text(6);
+  w.spirv = decode_words(row.column_blob(7), file, w.spirv_hash);
+  w.specialization_json = row.column_text(8);
+  for (int i = 0; i < 3; ++i) w.local_size[i] = static_cast<std::uint32_t>(row.column_int64(9 + i));
+  w.dispatch_json = row.column_text(12);
+  w.required_subgroup_size = static_cast<std::uint32_t>(row.column_int64(13));
+  w.median_ns = row.column_double(14);
+  w.gbps = row.column_double(15);
+  w.gflops = row.column_double(16);
+  w.rel_l2_error = row.column_double(17);
+  w.baseline_variant_hash = row.column_text(18);
+  w.baseline_median_ns = row.column_double(19);
+  w.updated_at = row.column_text(20);
+  return w;
+}
+
+const char* non_empty_env(const char* name) {
+  const char* value = std::getenv(name);
+  return (value && *value) ? value : nullptr;
+}
+
+}  // namespace
+
+std::string_view to_string(Status status) {
+  switch (status) {
+    case Status::ok: return "ok";
+    case Status::compile_error: return "compile_error";
+    case Status::pipeline_error: return "pipeline_error";
+    case Status::device_limit: return "device_limit";
+    case Status::wrong_result: return "wrong_result";
+    case Status::timeout: return "timeout";
+    case Status::device_lost: return "device_lost";
+    case Status::error: return "error";
+  }
+  return "error";
+}
+
+Status status_from_string(std::string_view text) {
+  for (const Status status : {Status::ok, Status::compile_error, Status::pipeline_error, Status::device_limit,
+                              Status::wrong_result, Status::timeout, Status::device_lost, Status::error}) {
+    if (to_string(status) == text) return status;
+  }
+  throw Error(ErrorKind::database, "unknown measurement status '" + std::string(text) + "'");
+}
+
+Store::Store(sqlite::Connection connection, bool read_only)
+    : connection_(std::move(connection)), read_only_(read_only) {}
+
+Store Store::open(const std::filesystem::path& path) {
+  auto connection = sqlite::Connection::open(path, sqlite::Connection::Mode::read_write_create);
+  // Read first: this is where a file that is not SQLite shows itself, and a
+  // newer schema must be refused before anything is written.
+  schema::check_known(connection, schema::read_version(connection));
+  {
+    sqlite::Statement mode(connection, "PRAGMA journal_mode = WAL");
+    const std::string got = mode.step() ? mode.column_text(0) : std::string();
+    if (got != "wal") {
+      throw Error(ErrorKind::database, "results database '" + path.string() +
+                                           "': cannot use WAL journal mode (got '" + got +
+                                           "'); is it on a network file system?");
+    }
+  }
+  connection.exec("PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON");
+  schema::migrate(connection);
+  return Store(std::move(connection), false);
+}
+
+Store Store::open_read_only(const std::filesystem::path& path) {
+  auto connection = sqlite::Connection::open(path, sqlite::Connection::Mode::read_only);
+  const int version = schema::read_version(connection);
+  schema::check_known(connection, version);
+  if (version < schema::current_version) {
+    throw Error(ErrorKind::database, "results database '" + path.string() + "' has schema version " +
+                                         std::to_string(version) + ", older than this vktune's " +
+                                         std::to_string(schema::current_version) +
+                                         ": open it once for writing (any tuning run) to migrate it");
+  }
+  return Store(std::move(connection), true);
+}
+
+std::filesystem::path Store::default_path() {
+  if (const char* db = non_empty_env("VKTUNE_DB")) return db;
+  if (const char* xdg = non_empty_env("XDG_DATA_HOME"); xdg && std::filesystem::path(xdg).is_absolute()) {
+    return std::filesystem::path(xdg) / "vktune" / "vktune.db";
+  }
+  if (const char* home = non_empty_env("HOME")) {
+    return std::filesystem::path(home) / ".local" / "share" / "vktune" / "vktune.db";
+  }
+  throw Error(ErrorKind::usage,
+              "cannot choose a results database: none of VKTUNE_DB, XDG_DATA_HOME or HOME is set; pass --db PATH");
+}
+
+int Store::schema_version() const { return schema::read_version(connection_); }
+
+sqlite::ScopedStatement Store::statement(std::string_view sql) const {
+  auto found = statements_.find(std::string(sql));
+  if (found == statements_.end()) {
+    found = statements_.emplace(std::string(sql), sqlite::Statement(connection_, sql)).first;
+  }
+  return sqlite::ScopedStatement(found->second);
+}
+
+void Store::begin_transaction() {
+  connection_.exec(transaction_depth_ == 0 ? "BEGIN IMMEDIATE" : "SAVEPOINT nested");
+  ++transaction_depth_;
+}
+
+void Store::commit_transaction() {
+  if (transaction_depth_ > 1) {
+    connection_.exec("RELEASE nested");
+    --transaction_depth_;
+    return;
+  }
+  transaction_depth_ = 0;
+  try {
+    connection_.exec("COMMIT");
+  } catch (...) {
+    connection_.rollback_quietly();
+    throw;
+  }
+}
+
+void Store::rollback_transaction() noexcept {
+  if (transaction_depth_ > 1) {
+    --transaction_depth_;
+    try {
+      if (connection_.in_transaction()) connection_.exec("ROLLBACK TO nested; RELEASE nested");
+    } catch (...) {
+      // The outer transaction is still open; its own rollback or commit decides.
+    }
+    return;
+  }
+  transaction_depth_ = 0;
+  connection_.rollback_quietly();
+}
+
+std::int64_t Store::upsert_device(const DeviceIdentity& d) {
+  auto insert = statement(
+      "INSERT INTO devices (vendor_id, device_id, driver_version, name, device_uuid, driver_name, "
+      "driver_version_text, api_version_text) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) "
+      "ON CONFLICT (vendor_id, device_id, driver_version, name, device_uuid) DO UPDATE SET "
+      "driver_name = excluded.driver_name, driver_version_text = excluded.driver_version_text, "
+      "api_version_text = excluded.api_version_text RETURNING id");
+  insert->bind_all(d.vendor_id, d.device_id, d.driver_version, d.name, d.device_uuid, d.driver_name,
+                   d.driver_version_text, d.api_version_text);
+  if (!insert->step()) throw Error(ErrorKind::internal, "upsert_device returned no row id");
+  const std::int64_t id = insert->column_int64(0);
+  insert->run();
+  return id;
+}
+
+std::optional<std::int64_t> Store::find_device(const DeviceIdentity& d) const {
+  auto query = statement(
+      "SELECT id FROM devices WHERE vendor_id = ?1 AND device_id = ?2 AND driver_version = ?3 AND name = ?4 "
+      "AND device_uuid = ?5");
+  query->bind_all(d.vendor_id, d.device_id, d.driver_version, d.name, d.device_uuid);
+  if (!query->step()) return std::nullopt;
+  return query->column_int64(0);
+}
+
+std::vector<std::pair<std::int64_t, DeviceIdentity>> Store::devices() const {
+  auto query = statement(
+      "SELECT id, vendor_id, device_id, driver_version, name, driver_name, driver_version_text, device_uuid, "
+      "api_version_text FROM devices ORDER BY id");
+  std::vector<std::pair<std::int64_t, DeviceIdentity>> result;
+  while (query->step()) {
+    DeviceIdentity d;
+    d.vendor_id = static_cast<std::uint32_t>(query->column_int64(1));
+    d.device_id = static_cast<std::uint32_t>(query->column_int64(2));
+    d.driver_version = static_cast<std::uint32_t>(query->column_int64(3));
+    d.name = query->column_text(4);
+    d.driver_name = query->column_text(5);
+    d.driver_version_text = query->column_text(6);
+    d.device_uuid = query->column_text(7);
+    d.api_version_text = query->column_text(8);
+    result.emplace_back(query->column_int64(0), std::move(d));
+  }
+  return result;
+}
+
+void Store::put_kernel(const std::string& kernel) {
+  auto insert = statement("INSERT INTO kernels (name) VALUES (?1) ON CONFLICT (name) DO NOTHING");
+  insert->bind_all(kernel).run();
+}
+
+void Store::upsert_variant(const VariantRecord& v) {
+  transaction([&] {
+    put_kernel(v.kernel);
+    auto insert = statement(
+        "INSERT INTO variants (hash, kernel, template_name, config_json, template_hash, compiler_version) "
+        "VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (hash) DO UPDATE SET kernel = excluded.kernel, "
+        "template_name = excluded.template_name, config_json = excluded.config_json, "
+        "template_hash = excluded.template_hash, compiler_version = excluded.compiler_version");
+    insert->bind_all(v.variant_hash, v.kernel, v.template_name, v.config_json, v.template_hash, v.compiler_version)
+        .run();
+  });
+}
+
+std::optional<VariantRecord> Store::find_variant(const std::string& variant_hash) const {
+  auto query = statement(
+      "SELECT hash, kernel, template_name, config_json, template_hash, compiler_version FROM variants "
+      "WHERE hash = ?1");
+  query->bind_all(variant_hash);
+  if (!query->step()) return std::nullopt;
+  return VariantRecord{query->column_text(0), query->column_text(1), query->column_text(2),
+                       query->column_text(3), query->column_text(4), query->column_text(5)};
+}
+
+std::vector<std::string> Store::kernels() const {
+  auto query = statement("SELECT name FROM kernels ORDER BY name");
+  std::vector<std::string> names;
+  while (query->step()) names.push_back(query->column_text(0));
+  return names;
+}
+
+void Store::put_spirv(const std::string& hash, std::span<const std::uint32_t> words) {
+  if (words.empty()) {
+    throw Error(ErrorKind::database, "results database '" + path().string() + "': empty SPIR-V for '" + hash + "'");
+  }
+  auto insert =
+      statement("INSERT INTO spirv (hash, words) VALUES (?1, ?2) ON CONFLICT (hash) DO UPDATE SET words = excluded.words");
+  insert->bind(1, hash).bind_blob(2, encode_words(words)).run();
+}
+
+std::optional<std::vector<std::uint32_t>> Store::get_spirv(const std::string& hash) const {
+  auto query = statement("SELECT words FROM spirv WHERE hash = ?1");
+  query->bind_all(hash);
+  if (!query->step()) return std::nullopt;
+  return decode_words(query->column_blob(0), path(), hash);
+}
+
+void Store::record_measurement(const Measurement& m) {
+  auto insert = statement(
+      "INSERT INTO measurements (device, variant, shape, cache_mode, status, reason, median_ns, min_ns, p10_ns, "
+      "p90_ns, mad_ns, repetitions, rel_l2_error, max_abs_error, gbps, gflops, created_at) "
+      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, " VKTUNE_SQL_NOW ") "
+      "ON CONFLICT (device, variant, shape, cache_mode) DO UPDATE SET status = excluded.status, "
+      "reason = excluded.reason, median_ns = excluded.median_ns, min_ns = excluded.min_ns, "
+      "p10_ns = excluded.p10_ns, p90_ns = excluded.p90_ns, mad_ns = excluded.mad_ns, "
+      "repetitions = excluded.repetitions, rel_l2_error = excluded.rel_l2_error, "
+      "max_abs_error = excluded.max_abs_error, gbps = excluded.gbps, gflops = excluded.gflops, "
+      "created_at = excluded.created_at");
+  insert->bind_all(m.device_id, m.variant_hash, m.shape, m.cache_mode, to_string(m.status), m.reason, m.median_ns,
+                   m.min_ns, m.p10_ns, m.p90_ns, m.mad_ns, m.repetitions, m.rel_l2_error, m.max_abs_error, m.gbps,
+                   m.gflops)
+      .run();
+}
+
+bool Store::has_measurement(std::int64_t device_id, const std::string& variant_hash, const std::string& shape,
+                            const std::string& cache_mode) const {
+  auto query = statement(
+      "SELECT 1 FROM measurements WHERE device = ?1 AND variant = ?2 AND shape = ?3 AND cache_mode = ?4");
+  query->bind_all(device_id, variant_hash, shape, cache_mode);
+  return query->step();
+}
+
+std::optional<Measurement> Store::find_measurement(std::int64_t device_id, const std::string& variant_hash,
+                                                   const std::string& shape, const std::string& cache_mode) const {
+  static const std::string sql = select(
+      measurement_columns,
+      "FROM measurements m WHERE m.device = ?1 AND m.variant = ?2 AND m.shape = ?3 AND m.cache_mode = ?4");
+  auto query = statement(sql);
+  query->bind_all(device_id, variant_hash, shape, cache_mode);
+  if (!query->step()) return std::nullopt;
+  return read_measurement(*query);
+}
+
+std::vector<Measurement> Store::measurements(std::int64_t device_id, const std::string& kernel,
+                                             const std::string& shape, const std::string& cache_mode) const {
+  static const std::string sql = select(
+      measurement_columns,
+      "FROM measurements m JOIN variants v ON v.hash = m.variant "
+      "WHERE m.device = ?1 AND v.kernel = ?2 AND m.shape = ?3 AND m.cache_mode = ?4 "
+      "ORDER BY m.status <> 'ok', m.median_ns, m.variant");
+  auto query = statement(sql);
+  query->bind_all(device_id, kernel, shape, cache_mode);
+  std::vector<Measurement> result;
+  while (query->step()) result.push_back(read_measurement(*query));
+  return result;
+}
+
+void Store::put_ceiling(std::int64_t device_id, const std::string& name, double value, const std::string& unit) {
+  auto insert = statement(
+      "INSERT INTO ceilings (device, name, value, unit, measured_at) VALUES (?1, ?2, ?3, ?4, " VKTUNE_SQL_NOW ") "
+      "ON CONFLICT (device, name) DO UPDATE SET value = excluded.value, unit = excluded.unit, "
+      "measured_at = excluded.measured_at");
+  insert->bind_all(device_id, name, value, unit).run();
+}
+
+std::optional<double> Store::ceiling(std::int64_t device_id, const std::string& name) const {
+  auto query = statement("SELECT value FROM ceilings WHERE device = ?1 AND name = ?2");
+  query->bind_all(device_id, name);
+  if (!query->step()) return std::nullopt;
+  return query->column_double(0);
+}
+
+std::vector<Ceiling> Store::ceilings(std::int64_t device_id) const {
+  auto query = statement("SELECT name, value, unit, measured_at FROM ceilings WHERE device = ?1 ORDER BY name");
+  query->bind_all(device_id);
+  std::vector<Ceiling> result;
+  while (query->step()) {
+    result.push_back(Ceiling{query->column_text(0), query->column_double(1), query->column_text(2),
+                             query->column_text(3)});
+  }
+  return result;
+}
+
+std::string Store::spirv_key(const Winner& w) const {
+  if (!w.spirv_hash.empty()) return w.spirv_hash;
+  if (w.spirv.empty()) {
+    throw Error(ErrorKind::database, "results database '" + path().string() + "': the winner for kernel '" +
+                                         w.kernel + "' shape '" + w.shape + "' has no SPIR-V");
+  }
+  const auto bytes = encode_words(w.spirv);
+  return Hasher().add(std::span(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size())).hex();
+}
+
+void Store::set_winner(const Winner& w) {
+  const std::string spirv_hash = spirv_key(w);
+  transaction([&] {
+    if (!w.spirv.empty()) put_spirv(spirv_hash, w.spirv);
+    put_kernel(w.kernel);
+    auto insert = statement(
+        "INSERT INTO winners (device, kernel, shape, cache_mode, variant, config_json, spirv_hash, "
+        "specialization_json, local_size_x, local_size_y, local_size_z, dispatch_json, required_subgroup_size, "
+        "median_ns, gbps, gflops, rel_l2_error, baseline_variant, baseline_median_ns, updated_at) "
+        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, "
+        VKTUNE_SQL_NOW ") "
+        "ON CONFLICT (device, kernel, shape, cache_mode) DO UPDATE SET variant = excluded.variant, "
+        "config_json = excluded.config_json, spirv_hash = excluded.spirv_hash, "
+        "specialization_json = excluded.specialization_json, local_size_x = excluded.local_size_x, "
+        "local_size_y = excluded.local_size_y, local_size_z = excluded.local_size_z, "
+        "dispatch_json = excluded.dispatch_json, required_subgroup_size = excluded.required_subgroup_size, "
+        "median_ns = excluded.median_ns, gbps = excluded.gbps, gflops = excluded.gflops, "
+        "rel_l2_error = excluded.rel_l2_error, baseline_variant = excluded.baseline_variant, "
+        "baseline_median_ns = excluded.baseline_median_ns, updated_at = excluded.updated_at");
+    insert
+        ->bind_all(w.device_id, w.kernel, w.shape, w.cache_mode, w.variant_hash, w.config_json, spirv_hash,
+                   w.specialization_json, w.local_size[0], w.local_size[1], w.local_size[2], w.dispatch_json,
+                   w.required_subgroup_size, w.median_ns, w.gbps, w.gflops, w.rel_l2_error, w.baseline_variant_hash,
+                   w.baseline_median_ns)
+        .run();
+  });
+}
+
+std::optional<Winner> Store::find_winner(std::int64_t device_id, const std::string& kernel, const std::string& shape,
+                                         const std::string& cache_mode) const {
+  static const std::string sql = select(
+      winner_columns,
+      "FROM winners w LEFT JOIN spirv s ON s.hash = w.spirv_hash "
+      "WHERE w.device = ?1 AND w.kernel = ?2 AND w.shape = ?3 AND w.cache_mode = ?4");
+  auto query = statement(sql);
+  query->bind_all(device_id, kernel, shape, cache_mode);
+  if (!query->step()) return std::nullopt;
+  return read_winner(*query, path());
+}
+
+std::vector<Winner> Store::winners(std::optional<std::int64_t> device_id, const std::string& kernel_filter) const {
+  static const std::string sql = select(
+      winner_columns,
+      "FROM winners w LEFT JOIN spirv s ON s.hash = w.spirv_hash "
+      "WHERE (?1 IS NULL OR w.device = ?1) AND (?2 = '' OR w.kernel = ?2) "
+      "ORDER BY w.device, w.kernel, w.shape, w.cache_mode");
+  auto query = statement(sql);
+  if (device_id) {
+    query->bind(1, *device_id);
+  } else {
+    query->bind_null(1);
+  }
+  query->bind(2, kernel_filter);
+  std::vector<Winner> result;
+  while (query->step()) result.push_back(read_winner(*query, path()));
+  return result;
+}
+
+}  // namespace vktune::results

@@ -1,0 +1,128 @@
+#pragma once
+// The results store: one SQLite database (WAL mode) holding devices, kernels,
+// variants, the SPIR-V cache, measurements, device ceilings and winners.
+//
+// Concurrency: a Store is one connection and is not shared between threads.
+// Any number of processes may read while one writes: WAL lets readers go on
+// during a write, and busy_timeout makes a second writer wait its turn.
+//
+// Durability: each write call commits at once in its own transaction (unless
+// it runs inside transaction(), which then commits it). synchronous=NORMAL:
+// a committed write survives the process being killed at any point; a power
+// loss may lose the last few commits, which a resumed run measures again.
+//
+// Default path (default_path()):
+//   1. $VKTUNE_DB when set and not empty;
+//   2. else $XDG_DATA_HOME/vktune/vktune.db when XDG_DATA_HOME is an absolute path;
+//   3. else $HOME/.local/share/vktune/vktune.db.
+// open() does not create missing directories; the caller (the CLI) does.
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "results/records.hpp"
+#include "results/schema.hpp"
+#include "results/sqlite.hpp"
+
+namespace vktune::results {
+
+class Store {
+ public:
+  static constexpr int current_schema_version = schema::current_version;
+
+  // Opens or creates the file, turns on WAL, busy_timeout and foreign keys,
+  // and migrates it to the current schema. Errors (not SQLite, newer schema,
+  // missing directory) name the file.
+  static Store open(const std::filesystem::path& path);
+  // Never writes. The file must exist and be at the current schema version.
+  static Store open_read_only(const std::filesystem::path& path);
+  static std::filesystem::path default_path();
+
+  Store(Store&&) noexcept = default;
+  Store& operator=(Store&&) noexcept = default;
+  ~Store() = default;
+
+  const std::filesystem::path& path() const { return connection_.path(); }
+  int schema_version() const;
+  bool read_only() const { return read_only_; }
+
+  // Devices: the same identity always maps to the same row id; descriptive
+  // fields (driver name, version texts) are updated.
+  std::int64_t upsert_device(const DeviceIdentity& device);
+  std::optional<std::int64_t> find_device(const DeviceIdentity& device) const;
+  std::vector<std::pair<std::int64_t, DeviceIdentity>> devices() const;
+
+  // Variants (and their kernel).
+  void upsert_variant(const VariantRecord& variant);
+  std::optional<VariantRecord> find_variant(const std::string& variant_hash) const;
+  std::vector<std::string> kernels() const;
+
+  // SPIR-V cache, keyed by a hash the caller chooses (the variant hash).
+  void put_spirv(const std::string& hash, std::span<const std::uint32_t> words);
+  std::optional<std::vector<std::uint32_t>> get_spirv(const std::string& hash) const;
+
+  // Measurements: one per (device, variant, shape, cache_mode); a new one
+  // replaces the old. The device and variant must be stored first.
+  void record_measurement(const Measurement& measurement);
+  bool has_measurement(std::int64_t device_id, const std::string& variant_hash, const std::string& shape,
+                       const std::string& cache_mode) const;
+  std::optional<Measurement> find_measurement(std::int64_t device_id, const std::string& variant_hash,
+                                              const std::string& shape, const std::string& cache_mode) const;
+  // Every measurement of a kernel's variants for a shape: successes first,
+  // fastest first, then failures.
+  std::vector<Measurement> measurements(std::int64_t device_id, const std::string& kernel, const std::string& shape,
+                                        const std::string& cache_mode) const;
+
+  // Device ceilings ("read_bandwidth" GB/s, "fp32_fma" GFLOP/s, ...).
+  void put_ceiling(std::int64_t device_id, const std::string& name, double value, const std::string& unit);
+  std::optional<double> ceiling(std::int64_t device_id, const std::string& name) const;
+  std::vector<Ceiling> ceilings(std::int64_t device_id) const;
+
+  // Winners: one per (device, kernel, shape, cache_mode). The SPIR-V words
+  // are stored in the cache (under spirv_hash, or their content hash when it
+  // is empty); with no words, spirv_hash must name SPIR-V already stored.
+  void set_winner(const Winner& winner);
+  std::optional<Winner> find_winner(std::int64_t device_id, const std::string& kernel, const std::string& shape,
+                                    const std::string& cache_mode) const;
+  // Filtered by device and exactly by kernel name ("" = all), ordered by
+  // device, kernel, shape, cache mode; each with its SPIR-V.
+  std::vector<Winner> winners(std::optional<std::int64_t> device_id = {},
+                              const std::string& kernel_filter = "") const;
+
+  // Runs body in one transaction: BEGIN IMMEDIATE ... COMMIT, ROLLBACK when it
+  // throws. Nested calls become savepoints of the outer transaction.
+  template <class F>
+  void transaction(F&& body) {
+    begin_transaction();
+    try {
+      std::forward<F>(body)();
+    } catch (...) {
+      rollback_transaction();
+      throw;
+    }
+    commit_transaction();
+  }
+
+ private:
+  Store(sqlite::Connection connection, bool read_only);
+
+  // A cached prepared statement, reset when the returned guard dies.
+  sqlite::ScopedStatement statement(std::string_view sql) const;
+  void begin_transaction();
+  void commit_transaction();
+  void rollback_transaction() noexcept;
+  void put_kernel(const std::string& kernel);
+  std::string spirv_key(const Winner& winner) const;
+
+  sqlite::Connection connection_;
+  bool read_only_ = false;
+  int transaction_depth_ = 0;
+  mutable std::unordered_map<std::string, sqlite::Statement> statements_;
+};
+
+}  // namespace vktune::results

@@ -1,0 +1,93 @@
+#pragma once
+// Shared helpers for the results tests: a temporary directory per test and
+// small sample records.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <string>
+
+#include <unistd.h>
+
+#include "results/store.hpp"
+
+namespace vktune::results::testing {
+
+// A fresh directory under the system temp dir, removed with everything in it.
+class TempDir {
+ public:
+  TempDir() {
+    static std::atomic<int> counter{0};
+    const auto stamp = std::chrono::steady_clock::now().time_since_epoch().count();
+    path_ = std::filesystem::temp_directory_path() /
+            ("vktune-results-" + std::to_string(::getpid()) + "-" + std::to_string(stamp) + "-" +
+             std::to_string(counter++));
+    std::filesystem::create_directories(path_);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+inline constexpr const char* default_shape = "1,4096,4096";
+
+inline DeviceIdentity sample_device(std::uint32_t driver_version = 0x5a0000) {
+  DeviceIdentity d;
+  d.vendor_id = 0x10de;
+  d.device_id = 0x2331;
+  d.driver_version = driver_version;
+  d.name = "NVIDIA H100 PCIe";
+  d.driver_name = "NVIDIA";
+  d.driver_version_text = "550.54.15";
+  d.device_uuid = "0123456789abcdef0123456789abcdef";
+  d.api_version_text = "1.3.277";
+  return d;
+}
+
+inline VariantRecord sample_variant(int index, const std::string& kernel = "matmul_q4k") {
+  VariantRecord v;
+  v.variant_hash = "variant" + std::to_string(index);
+  v.kernel = kernel;
+  v.template_name = "matvec_q4k.comp";
+  v.config_json = R"({"rows_per_wg":)" + std::to_string(index) + R"(,"wg_size":64})";
+  v.template_hash = "feedfacecafebeef";
+  v.compiler_version = "shaderc 2023.2";
+  return v;
+}
+
+inline Measurement sample_measurement(std::int64_t device, const std::string& variant, double median_ns,
+                                      const std::string& shape = default_shape) {
+  Measurement m;
+  m.device_id = device;
+  m.variant_hash = variant;
+  m.shape = shape;
+  m.cache_mode = "cold";
+  m.median_ns = median_ns;
+  m.min_ns = median_ns * 0.9;
+  m.p10_ns = median_ns * 0.95;
+  m.p90_ns = median_ns * 1.1;
+  m.mad_ns = median_ns * 0.02;
+  m.repetitions = 50;
+  m.rel_l2_error = 1.5e-7;
+  m.max_abs_error = 3e-6;
+  m.gbps = 812.5;
+  m.gflops = 95.25;
+  return m;
+}
+
+// A test with a store in a fresh directory.
+class StoreTest : public ::testing::Test {
+ protected:
+  std::filesystem::path db_path() const { return dir_.path() / "vktune.db"; }
+  TempDir dir_;
+};
+
+}  // namespace vktune::results::testing
