@@ -1,0 +1,82 @@
+#include "kernels/kernel.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include "common/error.hpp"
+
+namespace vktune::kernels {
+
+std::array<std::uint32_t, 3> workgroup_counts(const DispatchRule& rule, const Shape& shape) {
+  std::array<std::uint32_t, 3> groups{1, 1, 1};
+  for (std::size_t axis = 0; axis < 3; ++axis) {
+    const auto& a = rule[axis];
+    if (a.shape_dim < 0) continue;
+    if (static_cast<std::size_t>(a.shape_dim) >= shape.size() || a.divisor == 0) {
+      throw Error(ErrorKind::internal, "dispatch rule refers to shape dimension " + std::to_string(a.shape_dim) +
+                                           " of a " + std::to_string(shape.size()) + "-dimensional shape");
+    }
+    groups[axis] = (shape[a.shape_dim] + a.divisor - 1) / a.divisor;
+  }
+  return groups;
+}
+
+std::string shape_to_string(const Shape& shape) {
+  std::string text;
+  for (auto d : shape) {
+    if (!text.empty()) text += ',';
+    text += std::to_string(d);
+  }
+  return text;
+}
+
+Shape parse_shape(const std::string& text, std::size_t dims) {
+  Shape shape;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const auto comma = text.find(',', start);
+    const std::string part = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (part.empty() || part.find_first_not_of("0123456789") != std::string::npos || part.size() > 10) {
+      throw Error(ErrorKind::usage, "malformed shape '" + text + "': expected " + std::to_string(dims) +
+                                        " comma-separated positive integers");
+    }
+    const unsigned long long value = std::stoull(part);
+    if (value == 0 || value > 0xffffffffull) {
+      throw Error(ErrorKind::usage, "malformed shape '" + text + "': dimension " + part + " must be 1..4294967295");
+    }
+    shape.push_back(static_cast<std::uint32_t>(value));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  if (shape.size() != dims) {
+    throw Error(ErrorKind::usage, "malformed shape '" + text + "': expected " + std::to_string(dims) +
+                                      " dimensions, got " + std::to_string(shape.size()));
+  }
+  return shape;
+}
+
+std::string config_to_json(const Config& config) {
+  nlohmann::json object = nlohmann::json::object();
+  for (const auto& [name, value] : config) object[name] = value;  // std::map: sorted
+  return object.dump();
+}
+
+Config config_from_json(const std::string& json) {
+  Config config;
+  try {
+    for (const auto& [name, value] : nlohmann::json::parse(json).items()) config[name] = value.get<int>();
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(ErrorKind::format, "malformed config JSON '" + json + "': " + e.what());
+  }
+  return config;
+}
+
+std::string config_to_string(const Config& config) {
+  std::string text;
+  for (const auto& [name, value] : config) {
+    if (!text.empty()) text += ' ';
+    text += name + "=" + std::to_string(value);
+  }
+  return text;
+}
+
+}  // namespace vktune::kernels

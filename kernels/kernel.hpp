@@ -1,0 +1,126 @@
+#pragma once
+// What a kernel is to vktune: a GLSL template plus a description of its
+// parameter space, its shapes, its inputs and reference, and how to launch a
+// variant. The tuner, harness and results layers know kernels only through
+// this interface; adding a kernel means one template and one file here.
+//
+// Conventions every template follows:
+//   - parameters arrive as #defines named as the Parameter names;
+//   - buffers are storage buffers at set 0, bindings 0..n-1 in the order of
+//     Problem::buffers;
+//   - the shape arrives as push constants: one uint32 per shape dimension, in
+//     the order of shape_dims() (so one SPIR-V serves every shape).
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "harness/device_info.hpp"
+
+namespace vktune::kernels {
+
+using Shape = std::vector<std::uint32_t>;
+using Config = std::map<std::string, int>;  // parameter name -> value
+
+struct Parameter {
+  std::string name;
+  std::vector<int> values;  // candidates
+  std::string help;
+};
+
+// One template and its parameters. A kernel may have several spaces, one per
+// regime (matrix-vector for decode, tiled for prefill), chosen by shape.
+struct Space {
+  std::string name;           // "decode", "prefill"
+  std::string template_file;  // e.g. "matvec_q4k.comp" under templates/
+  std::vector<Parameter> parameters;
+};
+
+// Workgroups along one axis: ceil(shape[shape_dim] / divisor), or 1 when
+// shape_dim < 0. A rule simple enough for the runtime library to evaluate.
+struct DispatchAxis {
+  int shape_dim = -1;
+  std::uint32_t divisor = 1;
+};
+using DispatchRule = std::array<DispatchAxis, 3>;
+std::array<std::uint32_t, 3> workgroup_counts(const DispatchRule& rule, const Shape& shape);
+
+// Everything needed to build and launch one variant.
+struct ShaderPlan {
+  std::string template_file;
+  std::vector<std::pair<std::string, std::string>> defines;
+  std::array<std::uint32_t, 3> local_size{1, 1, 1};
+  std::uint32_t required_subgroup_size = 0;  // 0 = the device's choice
+  bool require_full_subgroups = false;
+  DispatchRule dispatch;
+  std::uint32_t shared_memory_bytes = 0;  // what the template declares, for limits
+};
+
+struct HostBuffer {
+  std::string name;
+  std::vector<std::uint8_t> bytes;  // initial contents (inputs) or size (output)
+  bool is_output = false;
+  // Weights are copied several times for cold-cache timing, and the copies
+  // rotated between dispatches so that no copy is still in cache.
+  bool is_weights = false;
+};
+
+// A concrete instance of the kernel's computation with the reference answer.
+struct Problem {
+  Shape shape;
+  std::vector<HostBuffer> buffers;  // binding order
+  std::size_t output_index = 0;     // which buffer holds the fp32 result
+  std::vector<double> expected;     // reference output, one per output float
+};
+
+// Accuracy required of a variant, against the double-precision reference.
+struct Tolerance {
+  double rel_l2 = 1e-5;   // ||y - ref||_2 / ||ref||_2
+  double max_rel = 1e-3;  // max |y - ref| / max |ref|
+};
+
+// The least work a shape needs, for GB/s and GFLOP/s.
+struct Metrics {
+  double bytes = 0;
+  double flops = 0;
+};
+
+class Kernel {
+ public:
+  virtual ~Kernel() = default;
+  virtual std::string name() const = 0;
+  virtual std::string description() const = 0;
+  virtual std::vector<std::string> shape_dims() const = 0;  // e.g. {"M", "N", "K"}
+  // Throws Error(usage) naming what is wrong with the shape.
+  virtual void validate_shape(const Shape& shape) const = 0;
+  virtual std::vector<Shape> default_shapes() const = 0;
+  virtual std::vector<Shape> check_shapes() const = 0;  // small, for the CI gate
+  virtual std::vector<Space> spaces() const = 0;
+  virtual std::size_t space_index(const Shape& shape) const = 0;
+  // A sensible untuned default, what a careful engineer would pick by hand.
+  virtual Config baseline(const Shape& shape) const = 0;
+  // Empty when the config can run on this shape and device, else why not.
+  virtual std::string constraint_violation(const Config& config, const Shape& shape,
+                                           const vk::DeviceInfo& device) const = 0;
+  virtual ShaderPlan plan(const Config& config, const Shape& shape) const = 0;
+  virtual Problem make_problem(const Shape& shape, std::uint64_t seed) const = 0;
+  virtual Tolerance tolerance(const Shape& shape) const = 0;
+  virtual Metrics metrics(const Shape& shape) const = 0;
+  // Device memory one problem instance needs (one copy of every buffer).
+  virtual std::uint64_t device_bytes(const Shape& shape) const = 0;
+};
+
+// "1,4096,4096"
+std::string shape_to_string(const Shape& shape);
+// Parses "M,N,K" style text with exactly `dims` positive integers; throws
+// Error(usage) naming the problem.
+Shape parse_shape(const std::string& text, std::size_t dims);
+// Canonical JSON object with sorted keys: {"ROWS":2,"WG":64}
+std::string config_to_json(const Config& config);
+Config config_from_json(const std::string& json);
+// "ROWS=2 WG=64"
+std::string config_to_string(const Config& config);
+
+}  // namespace vktune::kernels

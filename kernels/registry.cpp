@@ -1,0 +1,52 @@
+#include "kernels/registry.hpp"
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+
+#include "common/error.hpp"
+
+namespace vktune::kernels {
+
+namespace {
+// The one piece of global mutable state DESIGN.md allows. A function-local
+// static so registration from other translation units' static initialisers
+// is safe whatever their order.
+struct Registry {
+  std::mutex mutex;
+  std::map<std::string, std::unique_ptr<Kernel>> kernels;
+};
+Registry& registry() {
+  static Registry instance;
+  return instance;
+}
+}  // namespace
+
+void register_kernel(std::unique_ptr<Kernel> kernel) {
+  auto& r = registry();
+  std::lock_guard lock(r.mutex);
+  const std::string name = kernel->name();
+  if (!r.kernels.emplace(name, std::move(kernel)).second) {
+    throw Error(ErrorKind::internal, "kernel '" + name + "' registered twice");
+  }
+}
+
+std::vector<const Kernel*> all_kernels() {
+  auto& r = registry();
+  std::lock_guard lock(r.mutex);
+  std::vector<const Kernel*> list;
+  for (const auto& [name, kernel] : r.kernels) list.push_back(kernel.get());
+  return list;
+}
+
+const Kernel& find_kernel(const std::string& name) {
+  auto& r = registry();
+  std::lock_guard lock(r.mutex);
+  auto it = r.kernels.find(name);
+  if (it != r.kernels.end()) return *it->second;
+  std::string known;
+  for (const auto& [n, k] : r.kernels) known += (known.empty() ? "" : ", ") + n;
+  throw Error(ErrorKind::usage, "unknown kernel '" + name + "'; known kernels: " + (known.empty() ? "(none)" : known));
+}
+
+}  // namespace vktune::kernels

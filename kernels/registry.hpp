@@ -1,0 +1,25 @@
+#pragma once
+// The kernel registry: every kernel by name. Kernel files register themselves
+// with a static KernelRegistration, so adding a kernel touches no list.
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kernels/kernel.hpp"
+
+namespace vktune::kernels {
+
+// All registered kernels, sorted by name.
+std::vector<const Kernel*> all_kernels();
+// Throws Error(usage) listing the known kernels when `name` is unknown.
+const Kernel& find_kernel(const std::string& name);
+// Adds a kernel (tests register test-only kernels this way). A second kernel
+// with the same name is an Error(internal).
+void register_kernel(std::unique_ptr<Kernel> kernel);
+
+struct KernelRegistration {
+  explicit KernelRegistration(const std::function<std::unique_ptr<Kernel>()>& make) { register_kernel(make()); }
+};
+
+}  // namespace vktune::kernels
