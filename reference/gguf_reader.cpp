@@ -103,7 +103,7 @@ class Parser {
     }
     const auto version = in_.read<std::uint32_t>("the version");
     if (version == 1) in_.fail("GGUF version 1 is not supported (only 2 and 3)", 4);
-    if (version == 0x02000000u || version == 0x03000000u) in_.fail("big-endian GGUF files are not supported", 4);
+    if (version == 0x02000000u || version == 0x03000000u) in_.fail("big-endian GGUF files are not supported (the version field reads " + std::to_string(version) + ")", 4);
     if (version != 2 && version != 3) in_.fail("unsupported GGUF version " + std::to_string(version), 4);
     out_.version = version;
     tensor_count_at_ = in_.position();
