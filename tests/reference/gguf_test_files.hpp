@@ -16,8 +16,8 @@ inline std::vector<std::uint8_t> small_gguf() {
   writer.set("test.flag", GgufValue(true));
   writer.set("test.list", make_array(GgufValueType::int32, {GgufValue(1), GgufValue(2), GgufValue(3)}));
   writer.set("test.scale", GgufValue(0.5f));
-  writer.add_tensor("tensor.alpha", GgmlType::F32, {32, 2}, random_quantized_rows(GgmlType::F32, 2, 32, 1));
-  writer.add_tensor("tensor.beta", GgmlType::Q8_0, {32, 2}, random_quantized_rows(GgmlType::Q8_0, 2, 32, 2));
+  writer.add_tensor("tensor.a1", GgmlType::F32, {32, 2}, random_quantized_rows(GgmlType::F32, 2, 32, 1));
+  writer.add_tensor("tensor.b2", GgmlType::Q8_0, {32, 2}, random_quantized_rows(GgmlType::Q8_0, 2, 32, 2));
   return writer.bytes();
 }
 
