@@ -5,6 +5,7 @@
 
 #include "common/error.hpp"
 #include "common/hash.hpp"
+#include "results/spirv_bytes.hpp"
 
 namespace vktune::results {
 namespace {
@@ -26,30 +27,14 @@ std::string select(std::string_view columns, std::string_view rest) {
   return "SELECT " + std::string(columns) + " " + std::string(rest);
 }
 
-// SPIR-V is stored as its 32-bit words in little-endian byte order, so a
-// database moves between machines unchanged.
-std::vector<std::byte> encode_words(std::span<const std::uint32_t> words) {
-  std::vector<std::byte> bytes;
-  bytes.reserve(words.size() * 4);
-  for (const std::uint32_t word : words) {
-    for (int shift = 0; shift < 32; shift += 8) bytes.push_back(static_cast<std::byte>((word >> shift) & 0xffu));
-  }
-  return bytes;
-}
-
 std::vector<std::uint32_t> decode_words(const std::vector<std::byte>& bytes, const std::filesystem::path& file,
                                         const std::string& hash) {
-  if (bytes.size() % 4 != 0) {
+  auto words = spirv_from_bytes(bytes);
+  if (!words) {
     throw Error(ErrorKind::database, "results database '" + file.string() + "': SPIR-V '" + hash + "' has " +
                                          std::to_string(bytes.size()) + " bytes, not a whole number of words");
   }
-  std::vector<std::uint32_t> words(bytes.size() / 4);
-  for (std::size_t i = 0; i < words.size(); ++i) {
-    std::uint32_t word = 0;
-    for (int b = 3; b >= 0; --b) word = (word << 8) | std::to_integer<std::uint32_t>(bytes[i * 4 + static_cast<std::size_t>(b)]);
-    words[i] = word;
-  }
-  return words;
+  return std::move(*words);
 }
 
 Measurement read_measurement(const sqlite::Statement& row) {
@@ -303,7 +288,7 @@ void Store::put_spirv(const std::string& hash, std::span<const std::uint32_t> wo
   }
   auto insert =
       statement("INSERT INTO spirv (hash, words) VALUES (?1, ?2) ON CONFLICT (hash) DO UPDATE SET words = excluded.words");
-  insert->bind(1, hash).bind_blob(2, encode_words(words)).run();
+  insert->bind(1, hash).bind_blob(2, spirv_to_bytes(words)).run();
 }
 
 std::optional<std::vector<std::uint32_t>> Store::get_spirv(const std::string& hash) const {
@@ -395,7 +380,7 @@ std::string Store::spirv_key(const Winner& w) const {
     throw Error(ErrorKind::database, "results database '" + path().string() + "': the winner for kernel '" +
                                          w.kernel + "' shape '" + w.shape + "' has no SPIR-V");
   }
-  const auto bytes = encode_words(w.spirv);
+  const auto bytes = spirv_to_bytes(w.spirv);
   return Hasher().add(std::span(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size())).hex();
 }
 
