@@ -45,16 +45,10 @@ TEST_F(ExportTest, TableHoldsWinnersWithSpirvDevicesAndCeilings) {
   store.upsert_device(sample_device(1));  // no winners: not in the table
   store.put_ceiling(device, "read_bandwidth", 1900, "GB/s");
   store.upsert_variant(sample_variant(1));
-  Winner w;
-  w.device_id = device;
-  w.kernel = "matmul_q4k";
-  w.shape = default_shape;
-  w.cache_mode = "cold";
-  w.variant_hash = "variant1";
-  w.config_json = sample_variant(1).config_json;
-  w.spirv = {0x07230203u, 0x00010300u, 5u};
+  auto w = sample_winner(device, default_shape);
   w.specialization_json = R"({"0":128})";
   w.local_size[0] = 128;
+  w.local_size[1] = 1;
   w.dispatch_json = "not json";
   store.set_winner(w);
 

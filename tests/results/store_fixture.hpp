@@ -83,6 +83,30 @@ inline Measurement sample_measurement(std::int64_t device, const std::string& va
   return m;
 }
 
+// A winner of variant1 (store sample_variant(1) first).
+inline Winner sample_winner(std::int64_t device, const std::string& shape) {
+  Winner w;
+  w.device_id = device;
+  w.kernel = "matmul_q4k";
+  w.shape = shape;
+  w.cache_mode = "cold";
+  w.variant_hash = "variant1";
+  w.config_json = sample_variant(1).config_json;
+  w.spirv = {0x07230203u, 0x00010300u, 42u, 7u};
+  w.specialization_json = R"({"0":64,"1":2})";
+  w.local_size[0] = 64;
+  w.local_size[1] = 2;
+  w.dispatch_json = R"json({"x":"ceil(N/2)","y":1,"z":1})json";
+  w.required_subgroup_size = 32;
+  w.median_ns = 21000;
+  w.gbps = 1500.25;
+  w.gflops = 1.5;
+  w.rel_l2_error = 2e-7;
+  w.baseline_variant_hash = "variant0";
+  w.baseline_median_ns = 42000;
+  return w;
+}
+
 // A test with a store in a fresh directory.
 class StoreTest : public ::testing::Test {
  protected:
