@@ -1,0 +1,357 @@
+// matmul_q4k: y[M×N] = x[M×K] · Wᵀ with W (N rows of K weights) in GGUF Q4_K
+// rows and x, y fp32 row-major. Two spaces: "decode" (M <= 8, a
+// matrix-vector template, templates/matvec_q4k.comp) and "prefill" (M > 8, a
+// tiled template, templates/matmul_q4k.comp).
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/error.hpp"
+#include "harness/pipeline.hpp"
+#include "kernels/kernel.hpp"
+#include "kernels/registry.hpp"
+#include "reference/dequantize.hpp"
+#include "reference/gguf_types.hpp"
+#include "reference/matmul.hpp"
+#include "reference/random_blocks.hpp"
+
+namespace vktune::kernels {
+namespace {
+
+constexpr std::size_t kDecode = 0;
+constexpr std::size_t kPrefill = 1;
+constexpr std::uint32_t kMaxDecodeM = 8;
+constexpr std::uint32_t kBlockBytes = 144;  // one Q4_K super-block of 256 weights
+
+// Above this many multiply-adds the CPU reference is computed for a sample of
+// outputs only (see Problem::expected).
+constexpr double kFullReferenceMacs = 3.0e8;
+
+std::uint32_t next_pow2(std::uint32_t v) {
+  std::uint32_t p = 1;
+  while (p < v) p *= 2;
+  return p;
+}
+
+int get(const Config& config, const char* name) { return config.at(name); }
+
+// Empty when every parameter of the space is present with a candidate value.
+std::string check_keys(const Config& config, const Space& space) {
+  for (const auto& p : space.parameters) {
+    const auto it = config.find(p.name);
+    if (it == config.end()) return "parameter " + p.name + " of the " + space.name + " space is missing";
+    if (std::find(p.values.begin(), p.values.end(), it->second) == p.values.end()) {
+      return p.name + "=" + std::to_string(it->second) + " is not a candidate value";
+    }
+  }
+  if (config.size() != space.parameters.size()) {
+    return "the config has parameters outside the " + space.name + " space";
+  }
+  return {};
+}
+
+// The smallest subgroup the device may run this variant with.
+std::uint32_t smallest_subgroup(const vk::DeviceInfo& device) {
+  return device.min_subgroup_size != 0 ? device.min_subgroup_size : device.subgroup_size;
+}
+
+// Checks shared by both spaces for a requested subgroup size.
+std::string subgroup_violation(int subgroup_size, std::uint32_t wg_size, const vk::DeviceInfo& device) {
+  if (subgroup_size == 0) return {};
+  const auto sg = static_cast<std::uint32_t>(subgroup_size);
+  if (!device.supports_required_subgroup_size(sg)) {
+    return "the device cannot require subgroup size " + std::to_string(sg);
+  }
+  if (device.min_subgroup_size == device.max_subgroup_size && device.subgroup_size == sg) {
+    return "subgroup size " + std::to_string(sg) + " is the device's only size: SUBGROUP_SIZE=0 is the same variant";
+  }
+  if (wg_size % sg != 0) {
+    return "workgroup size " + std::to_string(wg_size) + " is not a multiple of SUBGROUP_SIZE " + std::to_string(sg);
+  }
+  return {};
+}
+
+std::string limits_violation(const ShaderPlan& plan, const Shape& shape, const vk::DeviceInfo& device) {
+  vk::PipelineDesc desc;
+  desc.storage_buffers = 3;
+  desc.push_constant_bytes = 12;
+  desc.local_size = plan.local_size;
+  desc.required_subgroup_size = plan.required_subgroup_size;
+  desc.require_full_subgroups = plan.require_full_subgroups;
+  if (auto problem = vk::check_pipeline_limits(device, desc); !problem.empty()) return problem;
+  if (plan.shared_memory_bytes > device.max_shared_memory_bytes) {
+    return std::to_string(plan.shared_memory_bytes) + " bytes of shared memory exceed the device's " +
+           std::to_string(device.max_shared_memory_bytes);
+  }
+  const auto groups = workgroup_counts(plan.dispatch, shape);
+  for (int axis = 0; axis < 3; ++axis) {
+    if (groups[axis] > device.max_workgroup_count[axis]) {
+      return std::to_string(groups[axis]) + " workgroups along axis " + std::to_string(axis) +
+             " exceed the device's maxComputeWorkGroupCount of " + std::to_string(device.max_workgroup_count[axis]);
+    }
+  }
+  return {};
+}
+
+class MatmulQ4K final : public Kernel {
+ public:
+  std::string name() const override { return "matmul_q4k"; }
+
+  std::string description() const override {
+    return "y[M×N] = x[M×K]·Wᵀ, W in GGUF Q4_K rows, x and y fp32; matrix-vector template for M <= 8 "
+           "(decode), tiled template for M > 8 (prefill)";
+  }
+
+  std::vector<std::string> shape_dims() const override { return {"M", "N", "K"}; }
+
+  void validate_shape(const Shape& shape) const override {
+    if (shape.size() != 3) {
+      throw Error(ErrorKind::usage, "matmul_q4k takes shapes M,N,K; got " + std::to_string(shape.size()) +
+                                        " dimensions");
+    }
+    for (std::size_t i = 0; i < 3; ++i) {
+      if (shape[i] == 0) throw Error(ErrorKind::usage, "matmul_q4k: " + shape_dims()[i] + " must be positive");
+    }
+    if (shape[2] % 256 != 0) {
+      throw Error(ErrorKind::usage, "matmul_q4k: K=" + std::to_string(shape[2]) +
+                                        " is not a multiple of 256 (the weights of a Q4_K super-block)");
+    }
+    // Indices inside the shaders are 32-bit, counted in 16-byte units for W
+    // and x and in floats for y.
+    const std::uint64_t m = shape[0], n = shape[1], k = shape[2];
+    if (m * n >= (1ull << 32) || m * k / 4 >= (1ull << 32) || n * (k / 256) * 9 >= (1ull << 32)) {
+      throw Error(ErrorKind::usage, "matmul_q4k: shape " + shape_to_string(shape) +
+                                        " is too large for 32-bit indexing");
+    }
+  }
+
+  std::vector<Shape> default_shapes() const override {
+    std::vector<Shape> shapes;
+    for (std::uint32_t m : {1u, 512u}) {
+      shapes.push_back({m, 4096, 4096});
+      shapes.push_back({m, 14336, 4096});
+      shapes.push_back({m, 4096, 14336});
+    }
+    return shapes;
+  }
+
+  // Small odd shapes: N never a multiple of the rows per workgroup or the tile,
+  // M a tail of COLS_PER_PASS or of TILE_M, K from one super-block to several
+  // per workgroup step. M <= 8 exercises decode, M > 8 prefill.
+  std::vector<Shape> check_shapes() const override {
+    return {{1, 37, 1024}, {3, 67, 2048}, {8, 5, 768}, {13, 70, 512}, {65, 33, 256}};
+  }
+
+  std::vector<Space> spaces() const override {
+    Space decode{"decode", "matvec_q4k.comp", {}};
+    decode.parameters = {
+        {"WG_SIZE", {32, 64, 128, 256}, "invocations per workgroup"},
+        {"ROWS_PER_WG", {1, 2, 4, 8}, "rows of W (outputs along N) per workgroup"},
+        {"THREADS_PER_BLOCK", {4, 8, 16, 32}, "threads sharing one 256-weight super-block (256/T weights each)"},
+        {"SUBGROUP_SIZE", {0, 8, 16, 32, 64}, "required subgroup size; 0 = the device's choice"},
+        {"REDUCTION", {0, 1}, "0 = subgroupAdd then shared memory across subgroups, 1 = shared-memory tree"},
+        {"COLS_PER_PASS", {1, 2, 4, 8}, "rows of x (outputs along M) per workgroup"},
+        {"LOAD_WIDTH", {1, 2, 4}, "32-bit words per weight load (uint, uvec2, uvec4)"},
+    };
+    Space prefill{"prefill", "matmul_q4k.comp", {}};
+    prefill.parameters = {
+        {"TILE_M", {32, 64, 128}, "output rows (along M) per workgroup"},
+        {"TILE_N", {32, 64, 128}, "output columns (along N) per workgroup"},
+        {"TILE_K", {32, 64, 128}, "K slice staged in shared memory per step"},
+        {"THREAD_M", {2, 4, 8}, "register tile rows per invocation"},
+        {"THREAD_N", {2, 4, 8}, "register tile columns per invocation"},
+        {"SUBGROUP_SIZE", {0, 8, 16, 32, 64}, "required subgroup size; 0 = the device's choice"},
+    };
+    return {decode, prefill};
+  }
+
+  std::size_t space_index(const Shape& shape) const override {
+    return shape.at(0) <= kMaxDecodeM ? kDecode : kPrefill;
+  }
+
+  Config baseline(const Shape& shape) const override {
+    if (space_index(shape) == kDecode) {
+      // A plain, portable matrix-vector kernel: 64 invocations, two rows per
+      // workgroup, 16 threads per super-block with uvec2 loads, subgroup
+      // reduction at the device's subgroup size, all x rows at once.
+      const int cols = static_cast<int>(next_pow2(shape[0]));
+      return {{"WG_SIZE", 64},    {"ROWS_PER_WG", 2},      {"THREADS_PER_BLOCK", 16}, {"SUBGROUP_SIZE", 0},
+              {"REDUCTION", 0},   {"COLS_PER_PASS", cols}, {"LOAD_WIDTH", 2}};
+    }
+    // The textbook 64×64 tile, 4×4 per invocation (256 invocations), K in
+    // 32-weight sub-blocks: 16.6 KB of shared memory.
+    return {{"TILE_M", 64}, {"TILE_N", 64}, {"TILE_K", 32}, {"THREAD_M", 4}, {"THREAD_N", 4}, {"SUBGROUP_SIZE", 0}};
+  }
+
+  std::string constraint_violation(const Config& config, const Shape& shape,
+                                   const vk::DeviceInfo& device) const override {
+    validate_shape(shape);
+    const auto space_list = spaces();
+    const auto space = space_index(shape);
+    if (auto problem = check_keys(config, space_list[space]); !problem.empty()) return problem;
+    const std::uint32_t m = shape[0], k = shape[2];
+    const int sg = get(config, "SUBGROUP_SIZE");
+
+    if (space == kDecode) {
+      const int wg = get(config, "WG_SIZE");
+      const int t = get(config, "THREADS_PER_BLOCK");
+      const int width = get(config, "LOAD_WIDTH");
+      const int cols = get(config, "COLS_PER_PASS");
+      const int reduction = get(config, "REDUCTION");
+      if (wg % t != 0) return "WG_SIZE must be a multiple of THREADS_PER_BLOCK";
+      if ((32 / t) % width != 0) {
+        return "LOAD_WIDTH " + std::to_string(width) + " does not divide the " + std::to_string(32 / t) +
+               " qs words of each of THREADS_PER_BLOCK=" + std::to_string(t) + " threads";
+      }
+      if (static_cast<std::uint32_t>(cols) > next_pow2(m)) {
+        return "COLS_PER_PASS " + std::to_string(cols) + " exceeds M=" + std::to_string(m) +
+               " rounded up to a power of two (the extra columns would be idle)";
+      }
+      if (static_cast<std::uint32_t>(wg / t) > k / 256) {
+        return "WG_SIZE/THREADS_PER_BLOCK = " + std::to_string(wg / t) + " super-blocks per step exceed the " +
+               std::to_string(k / 256) + " of a row (some threads would never work)";
+      }
+      if (reduction == 1 && sg != 0) {
+        return "REDUCTION=1 uses no subgroup operations; SUBGROUP_SIZE is only varied with REDUCTION=0";
+      }
+      if (reduction == 0) {
+        if (!device.subgroup_in_compute || !device.has_subgroup_operation("arithmetic")) {
+          return "REDUCTION=0 needs subgroup arithmetic in compute shaders";
+        }
+        if (sg == 0 && smallest_subgroup(device) < 8) {
+          return "the device may use subgroups smaller than 8, more than the shader's partial sums allow; "
+                 "require a subgroup size";
+        }
+      }
+      if (auto problem = subgroup_violation(sg, static_cast<std::uint32_t>(wg), device); !problem.empty()) {
+        return problem;
+      }
+    } else {
+      const int tm = get(config, "TILE_M"), tn = get(config, "TILE_N");
+      const int thm = get(config, "THREAD_M"), thn = get(config, "THREAD_N");
+      const int wg = (tm / thm) * (tn / thn);
+      if (wg < 32 || wg > 1024) {
+        return "(TILE_M/THREAD_M)*(TILE_N/THREAD_N) = " + std::to_string(wg) + " invocations is outside 32..1024";
+      }
+      if (auto problem = subgroup_violation(sg, static_cast<std::uint32_t>(wg), device); !problem.empty()) {
+        return problem;
+      }
+    }
+    return limits_violation(plan(config, shape), shape, device);
+  }
+
+  ShaderPlan plan(const Config& config, const Shape& shape) const override {
+    const auto space = space_index(shape);
+    const auto& params = spaces()[space].parameters;
+    ShaderPlan plan;
+    plan.template_file = space == kDecode ? "matvec_q4k.comp" : "matmul_q4k.comp";
+    for (const auto& p : params) {
+      const auto it = config.find(p.name);
+      if (it == config.end()) {
+        throw Error(ErrorKind::internal, "matmul_q4k: config lacks parameter " + p.name + " of the " +
+                                             (space == kDecode ? "decode" : "prefill") + " space");
+      }
+      plan.defines.emplace_back(p.name, std::to_string(it->second));
+    }
+    const auto sg = static_cast<std::uint32_t>(get(config, "SUBGROUP_SIZE"));
+    plan.required_subgroup_size = sg;
+    if (space == kDecode) {
+      const auto wg = static_cast<std::uint32_t>(get(config, "WG_SIZE"));
+      const auto rows = static_cast<std::uint32_t>(get(config, "ROWS_PER_WG"));
+      const auto cols = static_cast<std::uint32_t>(get(config, "COLS_PER_PASS"));
+      plan.local_size = {wg, 1, 1};
+      plan.dispatch = {DispatchAxis{1, rows}, DispatchAxis{0, cols}, DispatchAxis{}};
+      if (get(config, "REDUCTION") == 0) {
+        const std::uint32_t subgroups = std::max(1u, wg / (sg != 0 ? sg : 8u));
+        plan.shared_memory_bytes = 4 * subgroups * rows * cols;
+      } else {
+        plan.shared_memory_bytes = 4 * wg;
+      }
+    } else {
+      const auto tm = static_cast<std::uint32_t>(get(config, "TILE_M"));
+      const auto tn = static_cast<std::uint32_t>(get(config, "TILE_N"));
+      const auto tk = static_cast<std::uint32_t>(get(config, "TILE_K"));
+      const auto thm = static_cast<std::uint32_t>(get(config, "THREAD_M"));
+      const auto thn = static_cast<std::uint32_t>(get(config, "THREAD_N"));
+      plan.local_size = {(tm / thm) * (tn / thn), 1, 1};
+      plan.dispatch = {DispatchAxis{1, tn}, DispatchAxis{0, tm}, DispatchAxis{}};
+      plan.shared_memory_bytes = 4 * tk * ((tm + 1) + (tn + 1));
+    }
+    return plan;
+  }
+
+  Problem make_problem(const Shape& shape, std::uint64_t seed) const override {
+    validate_shape(shape);
+    const std::size_t m = shape[0], n = shape[1], k = shape[2];
+    Problem problem;
+    problem.shape = shape;
+    const auto weights = ref::random_quantized_rows(ref::GgmlType::Q4_K, n, k, seed);
+    const auto x = ref::random_floats(m * k, seed ^ 0x9e3779b97f4a7c15ull);
+
+    if (static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) <= kFullReferenceMacs) {
+      problem.expected = ref::matmul_quantized(x.data(), m, weights.data(), ref::GgmlType::Q4_K, n, k);
+    } else {
+      // A sample of outputs (first, last and evenly spread rows and columns),
+      // each accumulated in double in K order on the bit-exact dequantized
+      // row, as ref::matmul_quantized does; the rest only needs to be finite.
+      problem.expected.assign(m * n, std::nan(""));
+      const auto spread = [](std::size_t count, std::size_t want) {
+        std::vector<std::size_t> picks;
+        const std::size_t take = std::min(count, want);
+        for (std::size_t i = 0; i < take; ++i) picks.push_back(take == 1 ? 0 : i * (count - 1) / (take - 1));
+        return picks;
+      };
+      const auto rows = spread(n, 96);
+      const auto cols = spread(m, 24);
+      const std::size_t row_bytes = ref::row_bytes(ref::GgmlType::Q4_K, k);
+      std::vector<float> w(k);
+      for (const auto j : rows) {
+        ref::dequantize_row(ref::GgmlType::Q4_K, weights.data() + j * row_bytes, w.data(), k);
+        for (const auto i : cols) {
+          double sum = 0;
+          for (std::size_t t = 0; t < k; ++t) sum += static_cast<double>(x[i * k + t]) * static_cast<double>(w[t]);
+          problem.expected[i * n + j] = sum;
+        }
+      }
+    }
+
+    HostBuffer xb{"x", {}, false, false};
+    xb.bytes.resize(x.size() * sizeof(float));
+    std::memcpy(xb.bytes.data(), x.data(), xb.bytes.size());
+    HostBuffer wb{"W", weights, false, true};
+    HostBuffer yb{"y", std::vector<std::uint8_t>(m * n * sizeof(float)), true, false};
+    problem.buffers = {std::move(xb), std::move(wb), std::move(yb)};
+    problem.output_index = 2;
+    return problem;
+  }
+
+  // Both templates accumulate in fp32 (per thread over its share of K, then a
+  // tree or subgroup sum) against a double reference. For random signs the
+  // rounding error of a K-term fp32 dot product grows like eps*sqrt(K) relative
+  // to the result (eps = 6e-8; K = 14336 gives about 1e-5 in the worst case),
+  // and the decode template's 1+q/16 trick (see templates/include/q4k.glsl)
+  // adds a few ulps of cancellation per sub-block. Typical errors are 1e-7 to
+  // 1e-6; a wrong scale, nibble or block gives errors above 1e-2.
+  Tolerance tolerance(const Shape&) const override { return Tolerance{1e-4, 1e-3}; }
+
+  Metrics metrics(const Shape& shape) const override {
+    const double m = shape.at(0), n = shape.at(1), k = shape.at(2);
+    Metrics metrics;
+    metrics.bytes = n * (k / 256) * kBlockBytes + m * k * 4 + m * n * 4;
+    metrics.flops = 2 * m * n * k;
+    return metrics;
+  }
+
+  std::uint64_t device_bytes(const Shape& shape) const override {
+    const std::uint64_t m = shape.at(0), n = shape.at(1), k = shape.at(2);
+    return n * (k / 256) * kBlockBytes + m * k * 4 + m * n * 4;
+  }
+};
+
+const KernelRegistration registration([] { return std::make_unique<MatmulQ4K>(); });
+
+}  // namespace
+}  // namespace vktune::kernels
