@@ -1,5 +1,6 @@
 # Writes OUTPUT: a C++ file defining vktune::templates::embedded_files(), a map
 # from path relative to ROOT ("matvec_q4k.comp", "include/q4k.glsl") to text.
+string(REPLACE "|" ";" FILES "${FILES}")
 set(body "")
 foreach(file IN LISTS FILES)
   file(RELATIVE_PATH name ${ROOT} ${file})

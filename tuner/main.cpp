@@ -13,6 +13,9 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "vktune 0.1.0");
   int exit_code = exit_code::ok;
   cli::add_devices_command(app, exit_code);
+  cli::add_list_command(app, exit_code);
+  cli::add_check_command(app, exit_code);
+  cli::add_tune_commands(app, exit_code);
 
   try {
     app.parse(argc, argv);

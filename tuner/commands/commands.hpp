@@ -9,5 +9,9 @@ namespace vktune::cli {
 
 void add_devices_command(CLI::App& root, int& result_code);
 void add_gguf_command(CLI::App& root, int& result_code);
+void add_list_command(CLI::App& root, int& result_code);
+void add_check_command(CLI::App& root, int& result_code);
+// One subcommand per registered kernel: `vktune matmul_q4k ...`.
+void add_tune_commands(CLI::App& root, int& result_code);
 
 }  // namespace vktune::cli

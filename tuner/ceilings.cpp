@@ -1,0 +1,98 @@
+#include "tuner/ceilings.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "harness/buffer.hpp"
+#include "harness/compiler.hpp"
+#include "harness/pipeline.hpp"
+#include "harness/timer.hpp"
+
+namespace vktune {
+
+namespace {
+
+constexpr std::uint32_t kWgSize = 256;
+
+vk::TimerOptions ceiling_timer() {
+  vk::TimerOptions options;
+  options.samples = 9;
+  options.min_window_ns = 2e6;
+  options.max_dispatches_per_sample = 64;
+  return options;
+}
+
+std::vector<std::uint32_t> compile(const TemplateLibrary& templates, const std::string& file,
+                                   std::vector<std::pair<std::string, std::string>> defines) {
+  vk::CompileOptions options;
+  options.defines = std::move(defines);
+  return vk::compile_compute_shader({file, templates.text(file)}, templates, options);
+}
+
+double measure_read(vk::Device& device, const TemplateLibrary& templates) {
+  constexpr std::uint32_t items = 16;
+  // 1 GiB, or a quarter of a small device: far beyond any cache.
+  std::uint64_t bytes = std::min<std::uint64_t>(std::uint64_t{1} << 30, device.info().device_local_bytes() / 4);
+  bytes = std::min<std::uint64_t>(bytes, device.info().max_storage_buffer_range);
+  const std::uint64_t per_group = std::uint64_t{kWgSize} * items * 16;
+  const std::uint64_t groups = std::max<std::uint64_t>(1, bytes / per_group);
+  bytes = groups * per_group;
+  vk::Buffer data(device, bytes);
+  data.fill(0x01020304u);
+  vk::Buffer sink(device, 16);
+  const auto spirv = compile(templates, "ceiling_read.comp",
+                             {{"WG_SIZE", std::to_string(kWgSize)}, {"ITEMS", std::to_string(items)}});
+  vk::PipelineDesc desc;
+  desc.label = "read ceiling";
+  desc.storage_buffers = 2;
+  desc.push_constant_bytes = 4;
+  desc.local_size = {kWgSize, 1, 1};
+  vk::ComputePipeline pipeline(device, spirv, desc);
+  const vk::Buffer* bindings[] = {&data, &sink};
+  auto set = pipeline.make_descriptor_set(bindings);
+  const std::uint32_t count = static_cast<std::uint32_t>(bytes / 16);
+  auto result = vk::time_dispatches(
+      device,
+      [&](VkCommandBuffer cmd, std::uint64_t) {
+        pipeline.record_dispatch(cmd, set, {static_cast<std::uint32_t>(groups), 1, 1},
+                                 {reinterpret_cast<const std::uint8_t*>(&count), sizeof count});
+      },
+      ceiling_timer());
+  return static_cast<double>(bytes) / result.per_dispatch_ns.median;  // bytes/ns = GB/s
+}
+
+double measure_fma(vk::Device& device, const TemplateLibrary& templates) {
+  constexpr int chains = 8;
+  const int iterations = device.info().is_cpu() ? 64 : 4096;
+  const std::uint32_t groups = device.info().is_cpu() ? 64 : 8192;
+  const auto spirv = compile(templates, "ceiling_fma.comp",
+                             {{"WG_SIZE", std::to_string(kWgSize)},
+                              {"CHAINS", std::to_string(chains)},
+                              {"ITERATIONS", std::to_string(iterations)}});
+  vk::Buffer sink(device, 16);
+  vk::PipelineDesc desc;
+  desc.label = "fma ceiling";
+  desc.storage_buffers = 1;
+  desc.push_constant_bytes = 4;
+  desc.local_size = {kWgSize, 1, 1};
+  vk::ComputePipeline pipeline(device, spirv, desc);
+  const vk::Buffer* bindings[] = {&sink};
+  auto set = pipeline.make_descriptor_set(bindings);
+  const float seed = 0.5f;
+  auto result = vk::time_dispatches(
+      device,
+      [&](VkCommandBuffer cmd, std::uint64_t) {
+        pipeline.record_dispatch(cmd, set, {groups, 1, 1}, {reinterpret_cast<const std::uint8_t*>(&seed), sizeof seed});
+      },
+      ceiling_timer());
+  const double flops = 2.0 * chains * iterations * static_cast<double>(groups) * kWgSize;
+  return flops / result.per_dispatch_ns.median;  // flop/ns = GFLOP/s
+}
+
+}  // namespace
+
+Ceilings measure_ceilings(vk::Device& device, const TemplateLibrary& templates) {
+  return {measure_read(device, templates), measure_fma(device, templates)};
+}
+
+}  // namespace vktune

@@ -1,0 +1,145 @@
+// `vktune check`: the correctness gate. Validates kernel variants against the
+// CPU reference and prints every failure with its config.
+#include <iostream>
+#include <memory>
+#include <random>
+
+#include "common/error.hpp"
+#include "harness/instance.hpp"
+#include "kernels/registry.hpp"
+#include "tuner/commands/commands.hpp"
+#include "tuner/commands/options.hpp"
+#include "tuner/report.hpp"
+#include "tuner/session.hpp"
+#include "tuner/space.hpp"
+#include "tuner/strategy.hpp"
+
+namespace vktune::cli {
+
+namespace {
+
+struct CheckArgs {
+  std::vector<std::string> kernels;
+  std::uint32_t device = 0;
+  std::string variants = "all";
+  std::string shapes = "ci";
+  std::string db;
+  std::uint64_t seed = 0;
+  bool seed_given = false;
+  std::string templates;
+  bool json = false;
+  bool validation = false;
+};
+
+// The configs to check for one shape, by --variants.
+std::vector<kernels::Config> select_configs(const kernels::Kernel& kernel, const kernels::Shape& shape,
+                                            const CheckArgs& args, const vk::DeviceInfo& info,
+                                            results::Store* store, std::optional<std::int64_t> device_row) {
+  if (args.variants == "winners") {
+    std::vector<kernels::Config> configs;
+    if (store && device_row) {
+      for (const auto& mode : {"cold", "hot"}) {
+        if (auto w = store->find_winner(*device_row, kernel.name(), kernels::shape_to_string(shape), mode)) {
+          configs.push_back(kernels::config_from_json(w->config_json));
+        }
+      }
+    }
+    if (configs.empty()) configs.push_back(kernel.baseline(shape));  // what a runtime would fall back to
+    return configs;
+  }
+  auto space = enumerate_space(kernel, shape, info);
+  if (args.variants == "all") return space.valid;
+  const std::string prefix = "sample:";
+  if (args.variants.rfind(prefix, 0) == 0) {
+    std::size_t n = 0;
+    try {
+      n = std::stoul(args.variants.substr(prefix.size()));
+    } catch (const std::exception&) {
+    }
+    if (n == 0) throw Error(ErrorKind::usage, "--variants sample:N needs a positive N, got '" + args.variants + "'");
+    auto strategy = make_random(space.valid, args.seed);
+    std::vector<kernels::Config> configs;
+    while (configs.size() < n)
+      if (auto c = strategy->next()) configs.push_back(*c); else break;
+    return configs;
+  }
+  throw Error(ErrorKind::usage, "--variants must be all, winners or sample:N, not '" + args.variants + "'");
+}
+
+void run_check(CheckArgs args, int& result_code) {
+  if (args.shapes != "ci" && args.shapes != "default") {
+    throw Error(ErrorKind::usage, "--shapes must be ci or default, not '" + args.shapes + "'");
+  }
+  std::vector<const kernels::Kernel*> selected;
+  if (args.kernels.empty()) selected = kernels::all_kernels();
+  for (const auto& name : args.kernels) selected.push_back(&kernels::find_kernel(name));
+  if (!args.seed_given) args.seed = std::random_device{}();
+  auto templates = TemplateLibrary::select(args.templates.empty() ? std::nullopt : std::optional(args.templates));
+
+  vk::Instance instance({.validation = args.validation});
+  std::optional<results::Store> store;
+  if (args.variants == "winners") store = open_store(args.db);
+  Progress progress(stderr_is_terminal(), args.json);
+  TuneSession session(instance, args.device, store ? &*store : nullptr, templates, progress);
+  const auto& info = session.device().info();
+
+  std::size_t passed = 0, failed = 0;
+  nlohmann::json failures = nlohmann::json::array();
+  for (const auto* kernel : selected) {
+    const auto shapes = args.shapes == "ci" ? kernel->check_shapes() : kernel->default_shapes();
+    for (const auto& shape : shapes) {
+      auto configs = select_configs(*kernel, shape, args, info, store ? &*store : nullptr, session.device_row());
+      auto result = session.check(*kernel, shape, configs, args.seed);
+      for (const auto& o : result.outcomes) {
+        if (o.status == results::Status::ok) {
+          ++passed;
+          continue;
+        }
+        ++failed;
+        auto j = outcome_json(o);
+        j["kernel"] = kernel->name();
+        j["shape"] = kernels::shape_to_string(shape);
+        failures.push_back(j);
+        if (!args.json) {
+          std::cout << "FAIL " << kernel->name() << " " << kernels::shape_to_string(shape) << " ["
+                    << kernels::config_to_string(o.config) << "]: " << results::to_string(o.status) << ": " << o.reason
+                    << "\n";
+        }
+      }
+      if (!args.json) {
+        std::cout << kernel->name() << " " << kernels::shape_to_string(shape) << ": " << result.outcomes.size()
+                  << " variants checked, " << result.failures() << " failed\n";
+      }
+    }
+  }
+  if (args.json) {
+    std::cout << nlohmann::json{{"device", info.name}, {"seed", args.seed}, {"passed", passed}, {"failed", failed},
+                                {"failures", failures}}
+                     .dump(2)
+              << "\n";
+  } else {
+    std::cout << "check: seed " << args.seed << " on " << info.name << "\n" << passed << " passed, " << failed << " failed\n";
+  }
+  result_code = failed == 0 ? exit_code::ok : exit_code::failure;
+}
+
+}  // namespace
+
+void add_check_command(CLI::App& root, int& result_code) {
+  auto* cmd = root.add_subcommand("check", "Validate kernel variants against the CPU reference (the correctness gate)");
+  auto args = std::make_shared<CheckArgs>();
+  cmd->add_option("kernels", args->kernels, "Kernels to check (default: all)");
+  cmd->add_option("--device,-d", args->device, "Vulkan device index")->capture_default_str();
+  cmd->add_option("--variants", args->variants, "all | winners | sample:N")->capture_default_str();
+  cmd->add_option("--shapes", args->shapes, "ci (small check shapes) | default (the kernels' real shapes)")
+      ->capture_default_str();
+  cmd->add_option("--db", args->db, "Database for --variants winners");
+  cmd->add_option("--seed", args->seed, "Seed for inputs and sampling (default: fresh each run)")
+      ->each([args](const std::string&) { args->seed_given = true; });
+  cmd->add_option("--templates", args->templates, "Read templates from DIR instead of the built-in ones");
+  cmd->add_flag("--json", args->json, "Print machine-readable results");
+  cmd->add_flag("--validation", args->validation, "Enable Vulkan validation layers if installed");
+  cmd->callback([args, &result_code] { run_check(*args, result_code); });
+}
+
+}  // namespace vktune::cli

@@ -1,0 +1,46 @@
+#include "tuner/commands/options.hpp"
+
+#include <cmath>
+
+#include "common/error.hpp"
+
+namespace vktune::cli {
+
+std::chrono::duration<double> parse_duration(const std::string& text) {
+  std::size_t used = 0;
+  double value = 0;
+  try {
+    value = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  const std::string unit = used ? text.substr(used) : "";
+  double scale = 0;
+  if (unit.empty() || unit == "s") scale = 1;
+  else if (unit == "m" || unit == "min") scale = 60;
+  else if (unit == "h") scale = 3600;
+  if (used == 0 || scale == 0 || !std::isfinite(value) || value <= 0) {
+    throw Error(ErrorKind::usage, "malformed duration '" + text + "': use e.g. 90s, 5m or 1h");
+  }
+  return std::chrono::duration<double>(value * scale);
+}
+
+results::Store open_store(const std::string& db_option) {
+  const std::filesystem::path path = db_option.empty() ? results::Store::default_path() : std::filesystem::path(db_option);
+  std::error_code ec;
+  if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ec);
+  if (ec) throw Error(ErrorKind::io, "cannot create directory " + path.parent_path().string() + ": " + ec.message());
+  return results::Store::open(path);
+}
+
+std::vector<kernels::Shape> parse_shapes(const kernels::Kernel& kernel, const std::vector<std::string>& texts) {
+  std::vector<kernels::Shape> shapes;
+  for (const auto& text : texts) {
+    auto shape = kernels::parse_shape(text, kernel.shape_dims().size());
+    kernel.validate_shape(shape);
+    shapes.push_back(std::move(shape));
+  }
+  return shapes;
+}
+
+}  // namespace vktune::cli

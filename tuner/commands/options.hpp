@@ -1,0 +1,22 @@
+#pragma once
+// Option parsing shared by the subcommands.
+#include <chrono>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "kernels/kernel.hpp"
+#include "results/store.hpp"
+
+namespace vktune::cli {
+
+// "90s", "5m", "1h", "90" (seconds), "1.5m"; throws Error(usage).
+std::chrono::duration<double> parse_duration(const std::string& text);
+
+// --db if given, else the store's default path; creates the parent directory.
+results::Store open_store(const std::string& db_option);
+
+// Parses every --shape of a kernel, validating each; throws Error(usage).
+std::vector<kernels::Shape> parse_shapes(const kernels::Kernel& kernel, const std::vector<std::string>& texts);
+
+}  // namespace vktune::cli

@@ -1,0 +1,168 @@
+// `vktune KERNEL`: tune a kernel on a device, store every measurement, and
+// show the best variants per shape.
+#include <chrono>
+#include <iostream>
+#include <memory>
+#include <random>
+
+#include "common/error.hpp"
+#include "harness/instance.hpp"
+#include "kernels/registry.hpp"
+#include "tuner/ceilings.hpp"
+#include "tuner/commands/commands.hpp"
+#include "tuner/commands/options.hpp"
+#include "tuner/report.hpp"
+#include "tuner/session.hpp"
+
+namespace vktune::cli {
+
+namespace {
+
+struct TuneArgs {
+  std::uint32_t device = 0;
+  std::vector<std::string> shapes;
+  std::string strategy = "exhaustive";
+  std::size_t budget = 0;
+  std::string time;
+  std::string db;
+  std::string cache = "cold";
+  bool json = false;
+  std::uint64_t seed = 0;
+  bool seed_given = false;
+  std::string templates;
+  std::size_t top = 5;
+  bool validation = false;
+};
+
+// On a CPU device (lavapipe) the full default set would take far too long:
+// only shapes of modest work, with a small budget, unless the user says
+// otherwise. Returns a note for the output, or "".
+std::string cpu_defaults(const kernels::Kernel& kernel, std::vector<kernels::Shape>& shapes, TuneArgs& args) {
+  std::vector<kernels::Shape> light;
+  for (const auto& s : shapes)
+    if (kernel.metrics(s).flops <= 2.0e8) light.push_back(s);
+  if (light.empty()) light = kernel.check_shapes();
+  shapes = light;
+  std::string note = "note: device is a CPU implementation, so only the default shapes of under 0.2 GFLOP are tuned";
+  if (args.budget == 0) {
+    args.budget = 16;
+    note += ", with a budget of 16 variants per shape";
+  }
+  return note + " (give --shape/--budget to override)";
+}
+
+void run_tune(const kernels::Kernel& kernel, TuneArgs args, int& result_code) {
+  if (args.cache != "cold" && args.cache != "hot") {
+    throw Error(ErrorKind::usage, "--cache must be cold or hot, not '" + args.cache + "'");
+  }
+  if (args.strategy != "exhaustive" && args.strategy != "random") {
+    throw Error(ErrorKind::usage, "unknown strategy '" + args.strategy + "'; use exhaustive or random");
+  }
+  std::optional<std::chrono::steady_clock::time_point> deadline;
+  if (!args.time.empty()) {
+    deadline = std::chrono::steady_clock::now() +
+               std::chrono::duration_cast<std::chrono::steady_clock::duration>(parse_duration(args.time));
+  }
+  auto shapes = parse_shapes(kernel, args.shapes);
+  const bool user_shapes = !shapes.empty();
+  if (!user_shapes) shapes = kernel.default_shapes();
+  auto templates = TemplateLibrary::select(args.templates.empty() ? std::nullopt : std::optional(args.templates));
+
+  vk::Instance instance({.validation = args.validation});
+  // Check the device and the shapes' memory before the database is touched.
+  std::optional<std::string> note;
+  {
+    vk::Device probe(instance, args.device);
+    const auto& info = probe.info();
+    if (info.is_cpu() && !user_shapes) note = cpu_defaults(kernel, shapes, args);
+    for (const auto& s : shapes) {
+      const auto need = kernel.device_bytes(s);
+      if (need > info.device_local_bytes() / 2 || need > info.max_storage_buffer_range * 4ull) {
+        throw Error(ErrorKind::usage, "shape " + kernels::shape_to_string(s) + " needs " + std::to_string(need >> 20) +
+                                          " MiB, too large for " + info.name + "'s " +
+                                          std::to_string(info.device_local_bytes() >> 20) + " MiB of device memory");
+      }
+    }
+  }
+  if (!args.seed_given) args.seed = std::random_device{}();
+
+  auto store = open_store(args.db);
+  Progress progress(stderr_is_terminal(), args.json);
+  if (note && !args.json) std::cerr << *note << "\n";
+  TuneSession session(instance, args.device, &store, templates, progress);
+
+  // Ceilings are measured once per device and kept.
+  std::optional<Ceilings> ceilings;
+  const auto row = *session.device_row();
+  if (auto read = store.ceiling(row, kCeilingRead), fma = store.ceiling(row, kCeilingFma); read && fma) {
+    ceilings = Ceilings{*read, *fma};
+  } else {
+    if (!args.json) std::cerr << "measuring device ceilings (once per device)...\n";
+    ceilings = measure_ceilings(session.device(), templates);
+    store.put_ceiling(row, kCeilingRead, ceilings->read_gbps, "GB/s");
+    store.put_ceiling(row, kCeilingFma, ceilings->fp32_gflops, "GFLOP/s");
+  }
+
+  TuneOptions options;
+  options.strategy = args.strategy;
+  if (args.budget) options.budget = args.budget;
+  options.deadline = deadline;
+  options.seed = args.seed;
+  options.cache_mode = args.cache;
+
+  nlohmann::json report = {{"device", session.device().info().name},
+                           {"driver", session.device().info().driver_version},
+                           {"database", store.path().string()},
+                           {"seed", args.seed},
+                           {"cache", args.cache},
+                           {"ceilings", {{"read_gbps", ceilings->read_gbps}, {"fp32_gflops", ceilings->fp32_gflops}}},
+                           {"shapes", nlohmann::json::array()}};
+  if (note) report["note"] = *note;
+  if (!args.json) {
+    std::cout << kernel.name() << " on " << session.device().info().name << " (driver "
+              << session.device().info().driver_version << "), cache " << args.cache << ", ceilings "
+              << static_cast<long>(ceilings->read_gbps) << " GB/s read, " << static_cast<long>(ceilings->fp32_gflops)
+              << " GFLOP/s fp32; results in " << store.path().string() << "\n";
+  }
+  bool every_shape_validated = true;
+  for (const auto& shape : shapes) {
+    auto result = session.tune(kernel, shape, options);
+    if (!result.winner) every_shape_validated = false;
+    if (args.json) {
+      report["shapes"].push_back(shape_report_json(kernel, result, ceilings));
+    } else {
+      print_shape_report(std::cout, kernel, result, ceilings, args.top);
+      std::cout.flush();
+    }
+  }
+  if (args.json) std::cout << report.dump(2) << "\n";
+  result_code = every_shape_validated ? exit_code::ok : exit_code::failure;
+}
+
+}  // namespace
+
+void add_tune_commands(CLI::App& root, int& result_code) {
+  for (const auto* kernel : kernels::all_kernels()) {
+    auto* cmd = root.add_subcommand(kernel->name(), "Tune " + kernel->name() + ": " + kernel->description());
+    auto args = std::make_shared<TuneArgs>();
+    cmd->add_option("--device,-d", args->device, "Vulkan device index (see `vktune devices`)")->capture_default_str();
+    std::string dims;
+    for (const auto& d : kernel->shape_dims()) dims += (dims.empty() ? "" : ",") + d;
+    cmd->add_option("--shape,-s", args->shapes, "Shape " + dims + " to tune (repeatable; default: the kernel's shapes)");
+    cmd->add_option("--strategy", args->strategy, "Search strategy: exhaustive or random")->capture_default_str();
+    cmd->add_option("--budget", args->budget, "At most N variants per shape besides the baseline (0 = no limit)");
+    cmd->add_option("--time", args->time, "Stop proposing variants after this long, e.g. 90s, 5m");
+    cmd->add_option("--db", args->db, "SQLite database (default: $VKTUNE_DB, else ~/.local/share/vktune/vktune.db)");
+    cmd->add_option("--cache", args->cache, "cold: rotate weight copies larger than the GPU caches; hot: reuse one")
+        ->capture_default_str();
+    cmd->add_flag("--json", args->json, "Print machine-readable results on stdout (no progress)");
+    cmd->add_option("--seed", args->seed, "Seed for inputs and the random strategy (default: fresh each run)")
+        ->each([args](const std::string&) { args->seed_given = true; });
+    cmd->add_option("--templates", args->templates, "Read templates from DIR instead of the built-in ones");
+    cmd->add_option("--top", args->top, "Rows per shape in the table")->capture_default_str();
+    cmd->add_flag("--validation", args->validation, "Enable Vulkan validation layers if installed");
+    cmd->callback([kernel, args, &result_code] { run_tune(*kernel, *args, result_code); });
+  }
+}
+
+}  // namespace vktune::cli

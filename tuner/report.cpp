@@ -1,0 +1,125 @@
+#include "tuner/report.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+
+namespace vktune {
+
+namespace {
+
+// The fraction of the device ceiling this result reaches: memory-bound
+// kernels against read bandwidth, compute-bound ones against FMA rate,
+// whichever is the larger share (that is the resource the kernel is bound by).
+std::optional<double> percent_of_peak(const Outcome& o, const std::optional<Ceilings>& ceilings) {
+  if (!ceilings || o.status != results::Status::ok) return std::nullopt;
+  double pct = 0;
+  if (ceilings->read_gbps > 0) pct = std::max(pct, 100.0 * o.gbps / ceilings->read_gbps);
+  if (ceilings->fp32_gflops > 0) pct = std::max(pct, 100.0 * o.gflops / ceilings->fp32_gflops);
+  return pct;
+}
+
+std::vector<const Outcome*> ranked(const ShapeResult& r) {
+  std::vector<const Outcome*> ok;
+  for (const auto& o : r.outcomes)
+    if (o.status == results::Status::ok) ok.push_back(&o);
+  std::sort(ok.begin(), ok.end(), [](const Outcome* a, const Outcome* b) { return a->timing.median < b->timing.median; });
+  return ok;
+}
+
+}  // namespace
+
+nlohmann::json outcome_json(const Outcome& o) {
+  nlohmann::json config = nlohmann::json::object();
+  for (const auto& [name, value] : o.config) config[name] = value;
+  nlohmann::json j = {{"config", config},
+                      {"variant_hash", o.variant_hash},
+                      {"status", std::string(results::to_string(o.status))},
+                      {"baseline", o.is_baseline},
+                      {"resumed", o.resumed},
+                      {"rel_l2_error", o.validation.rel_l2},
+                      {"max_abs_error", o.validation.max_abs}};
+  if (o.status == results::Status::ok && o.timing.count > 0) {
+    j["median_ns"] = o.timing.median;
+    j["min_ns"] = o.timing.min;
+    j["p10_ns"] = o.timing.p10;
+    j["p90_ns"] = o.timing.p90;
+    j["mad_ns"] = o.timing.mad;
+    j["gbps"] = o.gbps;
+    j["gflops"] = o.gflops;
+  }
+  if (!o.reason.empty()) j["reason"] = o.reason;
+  return j;
+}
+
+nlohmann::json shape_report_json(const kernels::Kernel& kernel, const ShapeResult& r,
+                                 const std::optional<Ceilings>& ceilings) {
+  nlohmann::json outcomes = nlohmann::json::array();
+  for (const auto* o : ranked(r)) {
+    auto j = outcome_json(*o);
+    if (auto pct = percent_of_peak(*o, ceilings)) j["pct_peak"] = *pct;
+    outcomes.push_back(j);
+  }
+  for (const auto& o : r.outcomes)
+    if (o.status != results::Status::ok) outcomes.push_back(outcome_json(o));
+  nlohmann::json j = {{"kernel", kernel.name()},
+                      {"shape", kernels::shape_to_string(r.shape)},
+                      {"space", r.space_name},
+                      {"space_total", r.space_total},
+                      {"space_filtered", r.space_filtered},
+                      {"space_valid", r.space_valid},
+                      {"evaluated", r.outcomes.size()},
+                      {"failures", r.failures()},
+                      {"stopped_early", r.stopped_early},
+                      {"outcomes", outcomes}};
+  if (r.winner) j["winner"] = outcome_json(r.outcomes[*r.winner]);
+  if (r.winner && r.baseline && r.outcomes[*r.baseline].status == results::Status::ok) {
+    j["speedup_over_baseline"] = r.outcomes[*r.baseline].timing.median / r.outcomes[*r.winner].timing.median;
+  }
+  return j;
+}
+
+void print_shape_report(std::ostream& out, const kernels::Kernel& kernel, const ShapeResult& r,
+                        const std::optional<Ceilings>& ceilings, std::size_t top) {
+  char line[512];
+  out << "\n" << kernel.name() << " " << kernels::shape_to_string(r.shape) << " (" << r.space_name << " space: "
+      << r.space_total << " configs, " << r.space_filtered << " filtered by constraints, " << r.space_valid
+      << " valid; " << r.outcomes.size() << " evaluated, " << r.failures() << " failed"
+      << (r.stopped_early ? ", stopped by budget/time" : "") << ")\n";
+  const auto ok = ranked(r);
+  if (ok.empty()) {
+    out << "  no variant validated\n";
+  } else {
+    std::snprintf(line, sizeof line, "  %4s %12s %10s %10s %10s %7s  %s\n", "rank", "median_us", "p10-p90%", "GB/s",
+                  "GFLOP/s", "%peak", "config");
+    out << line;
+    for (std::size_t i = 0; i < std::min(top, ok.size()); ++i) {
+      const auto& o = *ok[i];
+      const double spread = o.timing.median > 0 ? 100.0 * (o.timing.p90 - o.timing.p10) / o.timing.median : 0;
+      const auto pct = percent_of_peak(o, ceilings);
+      char pct_text[16] = "-";
+      if (pct) std::snprintf(pct_text, sizeof pct_text, "%.1f", *pct);
+      std::snprintf(line, sizeof line, "  %4zu %12.3f %10.1f %10.1f %10.1f %7s  %s%s\n", i + 1, o.timing.median / 1e3,
+                    spread, o.gbps, o.gflops, pct_text, kernels::config_to_string(o.config).c_str(),
+                    o.is_baseline ? "  (baseline)" : "");
+      out << line;
+    }
+  }
+  if (r.baseline) {
+    const auto& b = r.outcomes[*r.baseline];
+    if (b.status != results::Status::ok) {
+      out << "  baseline failed: " << results::to_string(b.status) << ": " << b.reason << "\n";
+    } else if (r.winner) {
+      std::snprintf(line, sizeof line, "  winner %.3f us vs baseline %.3f us: %.2fx speedup\n",
+                    r.outcomes[*r.winner].timing.median / 1e3, b.timing.median / 1e3,
+                    b.timing.median / r.outcomes[*r.winner].timing.median);
+      out << line;
+    }
+  }
+  std::map<std::string, std::size_t> failures;
+  for (const auto& o : r.outcomes)
+    if (o.status != results::Status::ok) ++failures[std::string(results::to_string(o.status))];
+  for (const auto& [status, count] : failures) out << "  " << count << " x " << status << "\n";
+}
+
+}  // namespace vktune

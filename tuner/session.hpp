@@ -1,0 +1,94 @@
+#pragma once
+// The evaluate loop: for one kernel and shape, propose configs with a
+// strategy, compile them in parallel, then validate and time them strictly
+// one at a time on the device, recording every outcome (failures with their
+// reason) in the store as it completes. A killed run resumes: variants
+// already measured for this device, driver and variant hash are skipped.
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/device.hpp"
+#include "harness/instance.hpp"
+#include "harness/timer.hpp"
+#include "kernels/kernel.hpp"
+#include "results/store.hpp"
+#include "tuner/progress.hpp"
+#include "tuner/space.hpp"
+#include "tuner/template_library.hpp"
+#include "tuner/validation.hpp"
+
+namespace vktune {
+
+struct TuneOptions {
+  std::string strategy = "exhaustive";
+  std::optional<std::size_t> budget;  // variants per shape, the baseline not counted
+  std::optional<std::chrono::steady_clock::time_point> deadline;
+  std::uint64_t seed = 1;
+  std::string cache_mode = "cold";  // "cold" rotates weight copies; "hot" reuses one
+  unsigned compile_threads = 0;     // 0 = hardware concurrency
+  vk::TimerOptions timer;
+  bool time_variants = true;  // false: validate only (the check command)
+};
+
+struct Outcome {
+  kernels::Config config;
+  std::string variant_hash;
+  results::Status status = results::Status::ok;
+  std::string reason;
+  Validation validation;
+  vk::TimingStats timing;  // per dispatch, ns; valid when status ok and timed
+  double gbps = 0, gflops = 0;
+  bool is_baseline = false;
+  bool resumed = false;  // taken from the store, not measured in this run
+};
+
+struct ShapeResult {
+  kernels::Shape shape;
+  std::string space_name;
+  std::size_t space_total = 0, space_filtered = 0, space_valid = 0;
+  std::vector<Outcome> outcomes;  // baseline first
+  std::optional<std::size_t> winner;
+  std::optional<std::size_t> baseline;
+  bool stopped_early = false;  // budget or time ran out before the space did
+  std::size_t failures() const;
+};
+
+class TuneSession {
+ public:
+  // `store` may be null (check without a database).
+  TuneSession(vk::Instance& instance, std::uint32_t device_index, results::Store* store,
+              const TemplateLibrary& templates, Progress& progress);
+
+  vk::Device& device() { return *device_; }
+  std::optional<std::int64_t> device_row() const { return device_row_; }
+
+  // Tunes the shape: baseline first, then the strategy's proposals.
+  ShapeResult tune(const kernels::Kernel& kernel, const kernels::Shape& shape, const TuneOptions& options);
+  // Validates exactly `configs` (no timing, nothing stored).
+  ShapeResult check(const kernels::Kernel& kernel, const kernels::Shape& shape,
+                    const std::vector<kernels::Config>& configs, std::uint64_t seed);
+
+ private:
+  struct Work;
+  ShapeResult run(const kernels::Kernel& kernel, const kernels::Shape& shape, const TuneOptions& options,
+                  std::vector<kernels::Config> explicit_configs, bool use_explicit);
+  void reopen_device();
+
+  vk::Instance& instance_;
+  std::uint32_t device_index_;
+  std::unique_ptr<vk::Device> device_;
+  std::vector<std::unique_ptr<vk::Device>> abandoned_;  // unusable devices, kept (not destroyed) on purpose
+  results::Store* store_;
+  std::optional<std::int64_t> device_row_;
+  const TemplateLibrary& templates_;
+  Progress& progress_;
+};
+
+// The store's identity of a device.
+results::DeviceIdentity identity_of(const vk::DeviceInfo& info);
+
+}  // namespace vktune
