@@ -1,0 +1,222 @@
+// `vktune gguf FILE [--json]`: what a GGUF file holds (metadata, tensors,
+// per-type totals). `vktune gguf FILE --dequant NAME -o OUT`: one tensor
+// dequantized to little-endian float32, row-major with the GGUF row (ne0)
+// fastest.
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "common/error.hpp"
+#include "reference/dequantize.hpp"
+#include "reference/gguf_reader.hpp"
+#include "tuner/commands/commands.hpp"
+
+namespace vktune::cli {
+
+namespace {
+
+using ref::GgufContents;
+using ref::GgufTensorInfo;
+using ref::GgufValue;
+
+constexpr std::size_t kShownItems = 8;  // array items shown before summarizing
+
+struct GgufOptions {
+  std::string file;
+  bool json = false;
+  std::string dequant;
+  std::string output;
+};
+
+std::string shape_text(const GgufTensorInfo& t) {
+  std::string text;
+  for (const auto dim : t.shape) text += (text.empty() ? "" : " x ") + std::to_string(dim);
+  return text;
+}
+
+std::string type_text(const GgufValue& value) {
+  if (const auto* array = value.as_array()) {
+    return "array[" + std::string(ref::value_type_name(array->element_type)) + "]";
+  }
+  return std::string(ref::value_type_name(value.type()));
+}
+
+struct TypeTotal {
+  std::size_t tensors = 0;
+  std::uint64_t elements = 0;
+  std::uint64_t bytes = 0;
+};
+
+std::map<ref::GgmlType, TypeTotal> totals_by_type(const GgufContents& c) {
+  std::map<ref::GgmlType, TypeTotal> totals;
+  for (const auto& t : c.tensors) {
+    auto& total = totals[t.type];
+    ++total.tensors;
+    total.elements += t.elements;
+    total.bytes += t.bytes;
+  }
+  return totals;
+}
+
+// A plain table: left-aligned text columns, right-aligned number columns.
+class Table {
+ public:
+  explicit Table(std::vector<std::string> header, std::vector<bool> numeric)
+      : numeric_(std::move(numeric)) {
+    rows_.push_back(std::move(header));
+  }
+  void add(std::vector<std::string> row) { rows_.push_back(std::move(row)); }
+  void print(std::ostream& out, const std::string& indent) const {
+    std::vector<std::size_t> width(numeric_.size(), 0);
+    for (const auto& row : rows_) {
+      for (std::size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
+    }
+    for (const auto& row : rows_) {
+      std::string line = indent;
+      for (std::size_t i = 0; i < row.size(); ++i) {
+        const std::string pad(width[i] - row[i].size(), ' ');
+        line += i == 0 ? "" : "  ";
+        line += numeric_[i] ? pad + row[i] : row[i] + (i + 1 < row.size() ? pad : "");
+      }
+      out << line << "\n";
+    }
+  }
+
+ private:
+  std::vector<bool> numeric_;
+  std::vector<std::vector<std::string>> rows_;
+};
+
+void print_text(const std::string& path, const ref::GgufFile& file) {
+  const GgufContents& c = file.contents();
+  std::cout << path << ": GGUF v" << c.version << ", " << file.file_size() << " bytes, alignment " << c.alignment
+            << ", tensor data at byte " << c.data_offset << "\n";
+  std::cout << "\nmetadata (" << c.metadata.size() << " keys)\n";
+  Table metadata({"key", "type", "value"}, {false, false, false});
+  for (const auto& kv : c.metadata) metadata.add({kv.key, type_text(kv.value), ref::describe_value(kv.value, kShownItems)});
+  metadata.print(std::cout, "  ");
+
+  std::cout << "\ntensors (" << c.tensors.size() << ")\n";
+  Table tensors({"name", "type", "shape", "bytes", "offset"}, {false, false, false, true, true});
+  for (const auto& t : c.tensors) {
+    tensors.add({t.name, std::string(ref::type_name(t.type)), shape_text(t), std::to_string(t.bytes),
+                 std::to_string(t.file_offset)});
+  }
+  tensors.print(std::cout, "  ");
+
+  std::cout << "\ntotals by type\n";
+  Table totals({"type", "tensors", "elements", "bytes"}, {false, true, true, true});
+  TypeTotal all;
+  for (const auto& [type, total] : totals_by_type(c)) {
+    totals.add({std::string(ref::type_name(type)), std::to_string(total.tensors), std::to_string(total.elements),
+                std::to_string(total.bytes)});
+    all.tensors += total.tensors;
+    all.elements += total.elements;
+    all.bytes += total.bytes;
+  }
+  totals.add({"all", std::to_string(all.tensors), std::to_string(all.elements), std::to_string(all.bytes)});
+  totals.print(std::cout, "  ");
+}
+
+nlohmann::json value_json(const GgufValue& value) {
+  return std::visit(
+      [](const auto& v) -> nlohmann::json {
+        using T = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<T, ref::GgufArray>) {
+          nlohmann::json items = nlohmann::json::array();
+          for (std::size_t i = 0; i < std::min(v.items.size(), kShownItems); ++i) items.push_back(value_json(v.items[i]));
+          if (v.items.size() <= kShownItems) return items;
+          // Long arrays (tokenizer vocabularies) are summarized: the first
+          // items and the length.
+          return {{"length", v.items.size()}, {"first", items}};
+        } else {
+          return v;
+        }
+      },
+      value.data);
+}
+
+void print_json(const std::string& path, const ref::GgufFile& file) {
+  const GgufContents& c = file.contents();
+  nlohmann::json metadata = nlohmann::json::array();
+  for (const auto& kv : c.metadata) {
+    metadata.push_back({{"key", kv.key}, {"type", type_text(kv.value)}, {"value", value_json(kv.value)}});
+  }
+  nlohmann::json tensors = nlohmann::json::array();
+  for (const auto& t : c.tensors) {
+    tensors.push_back({{"name", t.name},
+                       {"type", ref::type_name(t.type)},
+                       {"shape", t.shape},
+                       {"elements", t.elements},
+                       {"bytes", t.bytes},
+                       {"offset", t.file_offset}});
+  }
+  nlohmann::json totals = nlohmann::json::object();
+  for (const auto& [type, total] : totals_by_type(c)) {
+    totals[std::string(ref::type_name(type))] = {
+        {"tensors", total.tensors}, {"elements", total.elements}, {"bytes", total.bytes}};
+  }
+  const nlohmann::json out = {{"file", path},         {"version", c.version},      {"file_size", file.file_size()},
+                              {"alignment", c.alignment}, {"data_offset", c.data_offset}, {"metadata", metadata},
+                              {"tensors", tensors},   {"totals", totals}};
+  // String values need not be UTF-8: replace what is not.
+  std::cout << out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+}
+
+void write_dequantized(const ref::GgufFile& file, const std::string& name, const std::string& output) {
+  const GgufTensorInfo* tensor = file.contents().find_tensor(name);
+  if (tensor == nullptr) throw Error(ErrorKind::usage, "no tensor named '" + name + "' in the file");
+  std::ofstream out(output, std::ios::binary | std::ios::trunc);
+  if (!out) throw Error(ErrorKind::io, "cannot create '" + output + "'");
+  // Row by row, so a large tensor is never held in memory as floats.
+  const auto k = static_cast<std::size_t>(tensor->row_length());
+  const std::size_t stride = ref::row_bytes(tensor->type, k);
+  const auto data = file.tensor_data(*tensor);
+  std::vector<float> row(k);
+  for (std::uint64_t r = 0; r < tensor->rows(); ++r) {
+    ref::dequantize_row(tensor->type, data.data() + r * stride, row.data(), k);
+    out.write(reinterpret_cast<const char*>(row.data()), static_cast<std::streamsize>(k * sizeof(float)));
+  }
+  out.close();
+  if (!out) throw Error(ErrorKind::io, "cannot write '" + output + "'");
+  std::cout << "wrote " << tensor->name << " (" << ref::type_name(tensor->type) << ", " << shape_text(*tensor)
+            << ") as " << tensor->elements << " little-endian float32 values to " << output << "\n";
+}
+
+}  // namespace
+
+void add_gguf_command(CLI::App& root, int& result_code) {
+  auto* cmd = root.add_subcommand("gguf", "Inspect a GGUF file: metadata, tensors, per-type totals; dequantize a tensor");
+  auto options = std::make_shared<GgufOptions>();
+  cmd->add_option("FILE", options->file, "GGUF file (version 2 or 3)")->required();
+  cmd->add_flag("--json", options->json, "Print as JSON");
+  auto* dequant = cmd->add_option("--dequant", options->dequant,
+                                  "Write tensor NAME dequantized as little-endian float32 (row-major, ne0 fastest)");
+  dequant->type_name("NAME");
+  auto* output = cmd->add_option("-o,--output", options->output, "Output file for --dequant");
+  output->type_name("OUT");
+  dequant->needs(output);
+  output->needs(dequant);
+  cmd->callback([options, &result_code] {
+    const ref::GgufFile file = ref::GgufFile::open(options->file);
+    if (!options->dequant.empty()) {
+      write_dequantized(file, options->dequant, options->output);
+    } else if (options->json) {
+      print_json(options->file, file);
+    } else {
+      print_text(options->file, file);
+    }
+    result_code = exit_code::ok;
+  });
+}
+
+}  // namespace vktune::cli
