@@ -50,11 +50,13 @@ BlockQ4_K pack_q4_k(std::uint16_t d, std::uint16_t dmin, const std::uint8_t (&sc
 
 BlockQ5_K pack_q5_k(std::uint16_t d, std::uint16_t dmin, const std::uint8_t (&scales)[8],
                     const std::uint8_t (&mins)[8], const std::uint8_t (&q)[qk_k]) {
+  // Everything but the fifth bit is laid out as in Q4_K.
+  const BlockQ4_K low = pack_q4_k(d, dmin, scales, mins, q);
   BlockQ5_K block{};
-  block.d = d;
-  block.dmin = dmin;
-  pack_scales_k4(scales, mins, block.scales);
-  pack_k4_nibbles(q, block.qs);
+  block.d = low.d;
+  block.dmin = low.dmin;
+  std::memcpy(block.scales, low.scales, sizeof block.scales);
+  std::memcpy(block.qs, low.qs, sizeof block.qs);
   for (int c = 0; c < 4; ++c) {
     for (int l = 0; l < 32; ++l) {
       const int low_bit = (q[64 * c + l] >> 4) & 1;
