@@ -63,7 +63,9 @@ std::string config_to_json(const Config& config) {
 Config config_from_json(const std::string& json) {
   Config config;
   try {
-    for (const auto& [name, value] : nlohmann::json::parse(json).items()) config[name] = value.get<int>();
+    const auto parsed = nlohmann::json::parse(json);
+    if (!parsed.is_object()) throw Error(ErrorKind::format, "config JSON '" + json + "' is not an object");
+    for (const auto& [name, value] : parsed.items()) config[name] = value.get<int>();
   } catch (const nlohmann::json::exception& e) {
     throw Error(ErrorKind::format, "malformed config JSON '" + json + "': " + e.what());
   }

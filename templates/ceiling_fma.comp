@@ -1,4 +1,5 @@
 #version 450
+#extension GL_EXT_control_flow_attributes : require
 // fp32 FMA ceiling: CHAINS independent multiply-add chains per invocation,
 // ITERATIONS deep, so the pipelines stay full; the result is written only
 // when it equals an impossible value.

@@ -1,4 +1,5 @@
 #version 450
+#extension GL_EXT_control_flow_attributes : require
 // Streaming-read ceiling: every invocation reads ITEMS 16-byte vectors,
 // coalesced across the workgroup, and folds them into one word that is
 // written only when it equals an impossible value (so reads are not

@@ -2,9 +2,18 @@
 #include <cstdio>
 #include <exception>
 #include <iostream>
+#include <string>
 
 #include "common/error.hpp"
 #include "tuner/commands/commands.hpp"
+
+namespace {
+bool is_subcommand(CLI::App& app, const std::string& name) {
+  for (const auto* sub : app.get_subcommands([](CLI::App*) { return true; }))
+    if (sub->get_name() == name) return true;
+  return false;
+}
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace vktune;
@@ -13,6 +22,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "vktune 0.1.0");
   int exit_code = exit_code::ok;
   cli::add_devices_command(app, exit_code);
+  cli::add_gguf_command(app, exit_code);
   cli::add_list_command(app, exit_code);
   cli::add_check_command(app, exit_code);
   cli::add_tune_commands(app, exit_code);
@@ -21,7 +31,14 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     // --help and --version are "errors" with exit code 0 in CLI11.
-    return app.exit(e) == 0 ? exit_code::ok : exit_code::usage;
+    if (e.get_exit_code() == 0) return app.exit(e);
+    // Everything else: one line that names the problem.
+    std::string message = e.what();
+    if (argc > 1 && argv[1][0] != '-' && !is_subcommand(app, argv[1])) {
+      message = std::string("unknown command or kernel '") + argv[1] + "' (see `vktune --help` and `vktune list`)";
+    }
+    std::cerr << "vktune: error: " << message << "\n";
+    return exit_code::usage;
   } catch (const Error& e) {
     std::cerr << "vktune: error: " << e.what() << "\n";
     return exit_code_for(e.kind());

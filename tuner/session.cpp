@@ -186,7 +186,8 @@ ShapeResult TuneSession::run(const kernels::Kernel& kernel, const kernels::Shape
   std::optional<double> best_ns;
   auto out_of_time = [&] { return options.deadline && Clock::now() >= *options.deadline; };
 
-  for (std::size_t start = 0; start < order.size() && !result.stopped_early; start += batch_size) {
+  bool out_of_budget_time = false;
+  for (std::size_t start = 0; start < order.size() && !out_of_budget_time; start += batch_size) {
     std::vector<Candidate> batch;
     for (std::size_t i = start; i < std::min(order.size(), start + batch_size); ++i) {
       Candidate c;
@@ -205,7 +206,7 @@ ShapeResult TuneSession::run(const kernels::Kernel& kernel, const kernels::Shape
     for (auto& c : batch) {
       // The baseline always runs, so the speedup can be reported.
       if (!c.is_baseline && out_of_time()) {
-        result.stopped_early = true;
+        result.stopped_early = out_of_budget_time = true;
         break;
       }
       if (c.previous) {

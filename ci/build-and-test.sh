@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs what is missing, builds with warnings as errors, runs the whole
+# test suite on lavapipe (or whatever Vulkan device is first), the kernel
+# correctness gate, and the GGUF reader fuzzer. What CI runs, and what a
+# developer runs before pushing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+jobs=$(nproc 2>/dev/null || echo 2)
+start=$SECONDS
+stage() { echo "== $* ($((SECONDS - start))s)"; }
+
+stage "dependencies"
+bash ci/install-deps.sh
+
+stage "configure + build (preset ci: Release, -Werror)"
+cmake --preset ci
+cmake --build --preset ci -j "$jobs"
+
+stage "unit and integration tests (ctest)"
+ctest --preset ci -j "$jobs"
+
+stage "correctness gate"
+bash ci/gate.sh build/ci/vktune
+
+if [ -f ci/fuzz.sh ]; then
+  stage "fuzzing the GGUF reader"
+  bash ci/fuzz.sh
+fi
+stage "done"

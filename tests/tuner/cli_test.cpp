@@ -1,0 +1,159 @@
+// The vktune command line as a user meets it: bad input gives one line and a
+// non-zero exit without touching the database, and a run killed mid-way
+// resumes without measuring anything twice or losing anything.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <sstream>
+#include <thread>
+
+#include "results/store.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct RunResult {
+  int exit_code = -1;
+  std::string out, err;
+};
+
+class CliTest : public ::testing::Test {
+ protected:
+  fs::path dir = fs::temp_directory_path() / ("vktune-cli-" + std::to_string(std::random_device{}()));
+  fs::path db = dir / "sub" / "results.db";
+  void SetUp() override { fs::create_directories(dir); }
+  void TearDown() override { fs::remove_all(dir); }
+
+  std::string read(const fs::path& p) {
+    std::ifstream f(p);
+    std::ostringstream s;
+    s << f.rdbuf();
+    return s.str();
+  }
+
+  RunResult run(const std::string& args) {
+    const auto out = dir / "out.txt", err = dir / "err.txt";
+    const std::string command = std::string(VKTUNE_BINARY) + " " + args + " >" + out.string() + " 2>" + err.string();
+    const int status = std::system(command.c_str());
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read(out), read(err)};
+  }
+
+  static std::size_t lines(const std::string& text) {
+    return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
+  }
+};
+
+TEST_F(CliTest, HelpWorksEverywhere) {
+  EXPECT_EQ(run("--help").exit_code, 0);
+  EXPECT_EQ(run("matmul_q4k --help").exit_code, 0);
+  EXPECT_EQ(run("check --help").exit_code, 0);
+  EXPECT_EQ(run("list --help").exit_code, 0);
+}
+
+TEST_F(CliTest, ListNamesKernelParametersAndShapes) {
+  auto r = run("list --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  bool found = false;
+  for (const auto& k : j)
+    if (k["name"] == "matmul_q4k") {
+      found = true;
+      EXPECT_EQ(k["spaces"].size(), 2u);
+      EXPECT_FALSE(k["default_shapes"].empty());
+    }
+  EXPECT_TRUE(found);
+}
+
+TEST_F(CliTest, UnknownKernelIsOneLineUsageError) {
+  auto r = run("matmul_q9z --device 0");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(lines(r.err), 1u) << r.err;
+  EXPECT_NE(r.err.find("matmul_q9z"), std::string::npos) << r.err;
+}
+
+TEST_F(CliTest, BadInputsLeaveTheDatabaseUntouched) {
+  struct Case {
+    std::string args, mentions;
+    int code;
+  };
+  const Case cases[] = {
+      {"--shape 1,4096,300", "256", 2},
+      {"--shape 1,4096", "malformed shape", 2},
+      {"--shape 1,x,256", "malformed shape", 2},
+      {"--shape 1,4194304,65536", "too large", 2},
+      {"--strategy genetic", "genetic", 2},
+      {"--cache lukewarm", "cold or hot", 2},
+      {"--time soon", "duration", 2},
+      {"--no-such-option", "no-such-option", 2},
+      {"--device 99", "99", 4},
+  };
+  for (const auto& c : cases) {
+    auto r = run("matmul_q4k --db " + db.string() + " " + c.args);
+    EXPECT_EQ(r.exit_code, c.code) << c.args << ": " << r.err;
+    EXPECT_EQ(lines(r.err), 1u) << c.args << ": " << r.err;
+    EXPECT_NE(r.err.find(c.mentions), std::string::npos) << c.args << ": " << r.err;
+    EXPECT_FALSE(fs::exists(db)) << c.args;
+  }
+}
+
+TEST_F(CliTest, KilledRunResumesWithoutLosingOrRepeatingWork) {
+  const std::string shape = "1,37,1024";
+  const std::string args = "matmul_q4k --device 0 --shape " + shape + " --seed 5 --budget 24 --db " + db.string();
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    const std::string command = std::string(VKTUNE_BINARY) + " " + args + " >/dev/null 2>&1";
+    execl("/bin/sh", "sh", "-c", ("exec " + command).c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  // Wait until a few measurements are committed, then kill without warning.
+  std::size_t before = 0;
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::minutes(3);
+  while (std::chrono::steady_clock::now() < give_up) {
+    if (fs::exists(db)) {
+      try {
+        auto store = vktune::results::Store::open_read_only(db);
+        for (const auto& [id, device] : store.devices()) before = store.measurements(id, "matmul_q4k", shape, "cold").size();
+      } catch (const std::exception&) {
+      }
+    }
+    if (before >= 3) break;
+    if (waitpid(child, nullptr, WNOHANG) == child) FAIL() << "the first run ended on its own before it could be killed";
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  kill(child, SIGKILL);
+  int status = 0;
+  waitpid(child, &status, 0);
+  ASSERT_GE(before, 3u) << "the first run committed too little before the deadline";
+
+  std::size_t committed = 0;
+  {
+    auto store = vktune::results::Store::open_read_only(db);
+    for (const auto& [id, device] : store.devices()) committed = store.measurements(id, "matmul_q4k", shape, "cold").size();
+  }
+  auto r = run(args + " --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["shapes"].size(), 1u);
+  std::size_t resumed = 0, total = 0;
+  for (const auto& o : j["shapes"][0]["outcomes"]) {
+    ++total;
+    if (o["resumed"].get<bool>()) ++resumed;
+  }
+  EXPECT_EQ(resumed, committed);  // everything committed before the kill is reused...
+  auto store = vktune::results::Store::open_read_only(db);
+  std::size_t after = 0;
+  for (const auto& [id, device] : store.devices()) after = store.measurements(id, "matmul_q4k", shape, "cold").size();
+  EXPECT_EQ(after, total);  // ...and every variant of the run is now stored once
+  EXPECT_TRUE(j["shapes"][0].contains("winner"));
+}
+
+}  // namespace

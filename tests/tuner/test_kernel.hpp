@@ -1,0 +1,111 @@
+#pragma once
+// A test-only kernel, y = 2·x + b, with deliberately broken variants:
+//   BUG=0 correct; BUG=1 computes one element wrong; BUG=2 never writes the
+//   last element (so only the NaN poison can catch it); BUG=3 does not
+//   compile.
+// WG is a real parameter; WG=2048 is rejected by the constraint.
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include "common/error.hpp"
+#include "kernels/kernel.hpp"
+
+namespace vktune::testing {
+
+inline constexpr const char* kTestTemplate = R"(#version 450
+layout(local_size_x = WG) in;
+layout(std430, binding = 0) readonly buffer X { float x[]; };
+layout(std430, binding = 1) readonly buffer B { float b[]; };
+layout(std430, binding = 2) writeonly buffer Y { float y[]; };
+layout(push_constant) uniform Shape { uint N; };
+void main() {
+  const uint i = gl_GlobalInvocationID.x;
+  if (i >= N) return;
+#if BUG == 2
+  if (i == N - 1) return;
+#endif
+  float v = 2.0 * x[i] + b[0];
+#if BUG == 1
+  if (i == N / 2) v += 0.25;
+#endif
+#if BUG == 3
+  this line is not GLSL;
+#endif
+  y[i] = v;
+}
+)";
+
+class TestScaleKernel : public kernels::Kernel {
+ public:
+  std::string name() const override { return "test_scale"; }
+  std::string description() const override { return "y = 2x + b (tests only)"; }
+  std::vector<std::string> shape_dims() const override { return {"N"}; }
+  void validate_shape(const kernels::Shape& shape) const override {
+    if (shape.size() != 1) throw Error(ErrorKind::usage, "test_scale has one dimension");
+  }
+  std::vector<kernels::Shape> default_shapes() const override { return {{1000}}; }
+  std::vector<kernels::Shape> check_shapes() const override { return {{77}}; }
+  std::vector<kernels::Space> spaces() const override {
+    return {{"all", "test_scale.comp", {{"WG", {32, 64, 2048}, "workgroup size"}, {"BUG", {0, 1, 2, 3}, "which bug"}}}};
+  }
+  std::size_t space_index(const kernels::Shape&) const override { return 0; }
+  kernels::Config baseline(const kernels::Shape&) const override { return {{"BUG", 0}, {"WG", 64}}; }
+  std::string constraint_violation(const kernels::Config& c, const kernels::Shape&,
+                                   const vk::DeviceInfo& d) const override {
+    if (static_cast<std::uint32_t>(c.at("WG")) > d.max_workgroup_invocations) return "WG exceeds the device";
+    return {};
+  }
+  kernels::ShaderPlan plan(const kernels::Config& c, const kernels::Shape&) const override {
+    kernels::ShaderPlan p;
+    p.template_file = "test_scale.comp";
+    p.defines = {{"WG", std::to_string(c.at("WG"))}, {"BUG", std::to_string(c.at("BUG"))}};
+    p.local_size = {static_cast<std::uint32_t>(c.at("WG")), 1, 1};
+    p.dispatch = {kernels::DispatchAxis{0, static_cast<std::uint32_t>(c.at("WG"))}, kernels::DispatchAxis{},
+                  kernels::DispatchAxis{}};
+    return p;
+  }
+  kernels::Problem make_problem(const kernels::Shape& shape, std::uint64_t seed) const override {
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+    const std::size_t n = shape[0];
+    std::vector<float> x(n);
+    for (auto& v : x) v = dist(rng);
+    const float b = dist(rng);
+    kernels::Problem p;
+    p.shape = shape;
+    auto bytes = [](const std::vector<float>& v) {
+      return std::vector<std::uint8_t>(reinterpret_cast<const std::uint8_t*>(v.data()),
+                                       reinterpret_cast<const std::uint8_t*>(v.data() + v.size()));
+    };
+    p.buffers.push_back({"x", bytes(x), false, false});
+    p.buffers.push_back({"b", bytes({b}), false, true});
+    p.buffers.push_back({"y", std::vector<std::uint8_t>(n * 4), true, false});
+    p.output_index = 2;
+    for (float v : x) p.expected.push_back(2.0 * v + b);
+    return p;
+  }
+  kernels::Tolerance tolerance(const kernels::Shape&) const override { return {1e-6, 1e-5}; }
+  kernels::Metrics metrics(const kernels::Shape& s) const override { return {8.0 * s[0], 2.0 * s[0]}; }
+  std::uint64_t device_bytes(const kernels::Shape& s) const override { return 8ull * s[0] + 4; }
+};
+
+// A directory holding the test template, removed on destruction.
+class TestTemplateDir {
+ public:
+  TestTemplateDir() {
+    dir_ = std::filesystem::temp_directory_path() / ("vktune-test-templates-" + std::to_string(std::random_device{}()));
+    std::filesystem::create_directories(dir_ / "include");
+    std::ofstream(dir_ / "test_scale.comp") << kTestTemplate;
+  }
+  ~TestTemplateDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(dir_, ec);
+  }
+  const std::filesystem::path& path() const { return dir_; }
+
+ private:
+  std::filesystem::path dir_;
+};
+
+}  // namespace vktune::testing
