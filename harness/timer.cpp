@@ -12,19 +12,22 @@ namespace {
 
 class QueryPool {
  public:
-  QueryPool(VkDevice device, std::uint32_t count) : device_(device) {
+  QueryPool(Device& device, std::uint32_t count) : device_(&device) {
     VkQueryPoolCreateInfo info{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
     info.queryType = VK_QUERY_TYPE_TIMESTAMP;
     info.queryCount = count;
-    check(vkCreateQueryPool(device_, &info, nullptr, &pool_), "vkCreateQueryPool");
+    check(vkCreateQueryPool(device_->handle(), &info, nullptr, &pool_), "vkCreateQueryPool");
   }
-  ~QueryPool() { vkDestroyQueryPool(device_, pool_, nullptr); }
+  // After a timeout the abandoned work may still write timestamps: leak.
+  ~QueryPool() {
+    if (device_->usable()) vkDestroyQueryPool(device_->handle(), pool_, nullptr);
+  }
   QueryPool(const QueryPool&) = delete;
   QueryPool& operator=(const QueryPool&) = delete;
   VkQueryPool handle() const { return pool_; }
 
  private:
-  VkDevice device_;
+  Device* device_;
   VkQueryPool pool_ = VK_NULL_HANDLE;
 };
 
@@ -58,7 +61,7 @@ TimingResult time_dispatches(Device& device, const RecordDispatch& record, const
   if (info.timestamp_valid_bits == 0 || info.timestamp_period_ns <= 0) {
     throw Error(ErrorKind::device_limit, info.name + "'s compute queue does not support timestamp queries");
   }
-  QueryPool queries(device.handle(), 2);
+  QueryPool queries(device, 2);
   std::uint64_t next_dispatch = 0;
 
   std::uint32_t k = options.dispatches_per_sample;

@@ -1,0 +1,138 @@
+// time_dispatches on a real small dispatch.
+#include <gtest/gtest.h>
+
+#include <chrono>
+
+#include "harness/timer.hpp"
+#include "tests/harness/spin_work.hpp"
+#include "tests/harness/vulkan_test.hpp"
+
+namespace vktune::test {
+namespace {
+
+const char* kScale = R"(#version 450
+layout(local_size_x = 64) in;
+layout(push_constant) uniform Push { uint n; } push;
+layout(std430, binding = 0) buffer Data { float values[]; };
+void main() {
+  const uint i = gl_GlobalInvocationID.x;
+  if (i < push.n) values[i] = values[i] * 0.5 + 1.0;
+}
+)";
+
+class TimerTest : public VulkanTest {
+ protected:
+  void SetUp() override {
+    VulkanTest::SetUp();
+    vk::PipelineDesc desc;
+    desc.label = "scale";
+    desc.storage_buffers = 1;
+    desc.push_constant_bytes = 4;
+    desc.local_size = {64, 1, 1};
+    pipeline_ = std::make_unique<vk::ComputePipeline>(device(), compile_glsl("scale.comp", kScale), desc);
+    data_ = std::make_unique<vk::Buffer>(device(), kN * sizeof(float));
+    data_->fill(0);
+    const vk::Buffer* buffers[] = {data_.get()};
+    set_ = pipeline_->make_descriptor_set(buffers);
+  }
+  void TearDown() override {
+    pipeline_.reset();
+    data_.reset();
+    VulkanTest::TearDown();
+  }
+  void record(VkCommandBuffer cmd) const {
+    pipeline_->record_dispatch(cmd, set_, {(kN + 63) / 64, 1, 1}, as_bytes_of(kN));
+  }
+
+  static constexpr std::uint32_t kN = 4096;
+  std::unique_ptr<vk::ComputePipeline> pipeline_;
+  std::unique_ptr<vk::Buffer> data_;
+  VkDescriptorSet set_ = VK_NULL_HANDLE;
+};
+
+void expect_ordered(const vk::TimingStats& s) {
+  EXPECT_GT(s.min, 0.0);
+  EXPECT_LE(s.min, s.p10);
+  EXPECT_LE(s.p10, s.median);
+  EXPECT_LE(s.median, s.p90);
+  EXPECT_LE(s.p90, s.max);
+  EXPECT_GE(s.mean, s.min);
+  EXPECT_LE(s.mean, s.max);
+  EXPECT_GE(s.mad, 0.0);
+}
+
+TEST_F(TimerTest, StatisticsArePositiveAndOrdered) {
+  vk::TimerOptions options;
+  options.warmup_samples = 1;
+  options.samples = 7;
+  options.min_window_ns = 200'000;
+  options.max_dispatches_per_sample = 64;
+  const auto result = vk::time_dispatches(
+      device(), [&](VkCommandBuffer cmd, std::uint64_t) { record(cmd); }, options);
+  EXPECT_GE(result.dispatches_per_sample, 1u);
+  EXPECT_LE(result.dispatches_per_sample, 64u);
+  EXPECT_EQ(result.per_dispatch_ns.count, 7u);
+  ASSERT_EQ(result.samples_ns.size(), 7u);
+  for (double sample : result.samples_ns) EXPECT_GT(sample, 0.0);
+  expect_ordered(result.per_dispatch_ns);
+  // A 4096-element dispatch takes well under a second even on a CPU.
+  EXPECT_LT(result.per_dispatch_ns.median, 1e9);
+}
+
+TEST_F(TimerTest, FixedDispatchCountAndSequentialIndices) {
+  vk::TimerOptions options;
+  options.warmup_samples = 2;
+  options.samples = 3;
+  options.dispatches_per_sample = 4;
+  std::vector<std::uint64_t> indices;
+  const auto result = vk::time_dispatches(
+      device(),
+      [&](VkCommandBuffer cmd, std::uint64_t i) {
+        indices.push_back(i);
+        record(cmd);
+      },
+      options);
+  EXPECT_EQ(result.dispatches_per_sample, 4u);
+  EXPECT_EQ(result.samples_ns.size(), 3u);
+  ASSERT_EQ(indices.size(), (2u + 3u) * 4u);
+  for (std::size_t i = 0; i < indices.size(); ++i) EXPECT_EQ(indices[i], i);
+  expect_ordered(result.per_dispatch_ns);
+  // Every dispatch ran: 20 applications of x -> x/2 + 1 from 0.
+  float expected = 0;
+  for (int i = 0; i < 20; ++i) expected = expected * 0.5f + 1.0f;
+  const auto values = data_->download_values<float>();
+  EXPECT_FLOAT_EQ(values.front(), expected);
+  EXPECT_FLOAT_EQ(values.back(), expected);
+}
+
+// A sample that overruns its timeout ends timing with Error(timeout) and an
+// unusable device; the timer's own objects (query pool) are left alone, as the
+// abandoned work still writes to them.
+TEST(TimerTimeout, SlowSampleTimesOut) {
+  auto instance = std::make_unique<vk::Instance>(vk::InstanceOptions{.validation = true});
+  auto device = std::make_unique<vk::Device>(*instance, test_device_index());
+  auto work = std::make_unique<SpinWork>(*device);
+  const std::uint64_t long_run = work->calibrate(0.5);
+  vk::TimerOptions options;
+  options.warmup_samples = 0;
+  options.samples = 1;
+  options.dispatches_per_sample = 1;
+  options.timeout = std::chrono::milliseconds(1);
+  const auto start = std::chrono::steady_clock::now();
+  const Error error = capture_error([&] {
+    expecting_abandoned_work([&] {
+      vk::time_dispatches(
+          *device, [&](VkCommandBuffer cmd, std::uint64_t) { work->record(cmd, long_run, kSpinIterations); }, options);
+    });
+  });
+  const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(error.kind(), ErrorKind::timeout) << error.what();
+  EXPECT_LT(waited, 0.5);
+  EXPECT_FALSE(device->usable());
+  const auto messages = instance->take_validation_messages();
+  EXPECT_TRUE(messages.empty()) << join_lines(messages);
+  abandon({std::move(instance), std::move(device), std::move(work)});
+}
+
+}  // namespace
+}  // namespace vktune::test
