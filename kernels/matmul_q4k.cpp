@@ -142,7 +142,7 @@ class MatmulQ4K final : public Kernel {
   // M a tail of COLS_PER_PASS or of TILE_M, K from one super-block to several
   // per workgroup step. M <= 8 exercises decode, M > 8 prefill.
   std::vector<Shape> check_shapes() const override {
-    return {{1, 37, 1024}, {3, 67, 2048}, {8, 5, 768}, {13, 70, 512}, {65, 33, 256}};
+    return {{1, 37, 2048}, {3, 67, 512}, {8, 5, 768}, {13, 70, 512}, {65, 33, 256}};
   }
 
   std::vector<Space> spaces() const override {
@@ -177,9 +177,13 @@ class MatmulQ4K final : public Kernel {
       // A plain, portable matrix-vector kernel: 64 invocations, two rows per
       // workgroup, 16 threads per super-block with uvec2 loads, subgroup
       // reduction at the device's subgroup size, all x rows at once.
+      // Short rows (K < 1024) get whole-subgroup blocks so no thread idles.
       const int cols = static_cast<int>(next_pow2(shape[0]));
-      return {{"WG_SIZE", 64},    {"ROWS_PER_WG", 2},      {"THREADS_PER_BLOCK", 16}, {"SUBGROUP_SIZE", 0},
-              {"REDUCTION", 0},   {"COLS_PER_PASS", cols}, {"LOAD_WIDTH", 2}};
+      const std::uint32_t blocks = shape[2] / 256;
+      const int wg = blocks >= 2 ? 64 : 32;
+      const int t = blocks >= 4 ? 16 : 32;
+      return {{"WG_SIZE", wg},    {"ROWS_PER_WG", 2},      {"THREADS_PER_BLOCK", t}, {"SUBGROUP_SIZE", 0},
+              {"REDUCTION", 0},   {"COLS_PER_PASS", cols}, {"LOAD_WIDTH", t == 16 ? 2 : 1}};
     }
     // The textbook 64×64 tile, 4×4 per invocation (256 invocations), K in
     // 32-weight sub-blocks: 16.6 KB of shared memory.
@@ -201,6 +205,7 @@ class MatmulQ4K final : public Kernel {
       const int width = get(config, "LOAD_WIDTH");
       const int cols = get(config, "COLS_PER_PASS");
       const int reduction = get(config, "REDUCTION");
+      const int rows = get(config, "ROWS_PER_WG");
       if (wg % t != 0) return "WG_SIZE must be a multiple of THREADS_PER_BLOCK";
       if ((32 / t) % width != 0) {
         return "LOAD_WIDTH " + std::to_string(width) + " does not divide the " + std::to_string(32 / t) +
@@ -213,6 +218,10 @@ class MatmulQ4K final : public Kernel {
       if (static_cast<std::uint32_t>(wg / t) > k / 256) {
         return "WG_SIZE/THREADS_PER_BLOCK = " + std::to_string(wg / t) + " super-blocks per step exceed the " +
                std::to_string(k / 256) + " of a row (some threads would never work)";
+      }
+      if (reduction == 1 && rows * cols > 4) {
+        return "REDUCTION=1 reduces the ROWS_PER_WG*COLS_PER_PASS = " + std::to_string(rows * cols) +
+               " sums one shared-memory tree at a time; more than 4 is never worth it";
       }
       if (reduction == 1 && sg != 0) {
         return "REDUCTION=1 uses no subgroup operations; SUBGROUP_SIZE is only varied with REDUCTION=0";
@@ -245,7 +254,8 @@ class MatmulQ4K final : public Kernel {
 
   ShaderPlan plan(const Config& config, const Shape& shape) const override {
     const auto space = space_index(shape);
-    const auto& params = spaces()[space].parameters;
+    const auto space_list = spaces();
+    const auto& params = space_list[space].parameters;
     ShaderPlan plan;
     plan.template_file = space == kDecode ? "matvec_q4k.comp" : "matmul_q4k.comp";
     for (const auto& p : params) {

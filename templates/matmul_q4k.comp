@@ -121,7 +121,10 @@ void main() {
 #endif
     barrier();
 
-    [[unroll]] for (uint k = 0; k < TILE_K; ++k) {
+    // Not unrolled here: fully unrolling TILE_K steps of a THREAD_M×THREAD_N
+    // tile makes SPIR-V that is slow to optimize; drivers unroll as they see
+    // fit.
+    for (uint k = 0; k < TILE_K; ++k) {
       float a[THREAD_M];
       float bv[THREAD_N];
       [[unroll]] for (uint i = 0; i < THREAD_M; ++i) a[i] = xs[k * XS_STRIDE + ty + i * TMT];

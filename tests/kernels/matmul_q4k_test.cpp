@@ -1,0 +1,285 @@
+// matmul_q4k: the kernel's description (shapes, spaces, plans, constraints,
+// reference problem) and, on the test device (VKTUNE_TEST_DEVICE, else 0),
+// every valid variant of both spaces and the baseline at every check shape.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <future>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/error.hpp"
+#include "harness/device.hpp"
+#include "harness/instance.hpp"
+#include "kernels/registry.hpp"
+#include "reference/gguf_types.hpp"
+#include "reference/matmul.hpp"
+#include "tuner/device_problem.hpp"
+#include "tuner/evaluator.hpp"
+#include "tuner/template_library.hpp"
+#include "tuner/variant.hpp"
+
+namespace vktune {
+namespace {
+
+using kernels::Config;
+using kernels::Kernel;
+using kernels::Shape;
+
+const Kernel& kernel() { return kernels::find_kernel("matmul_q4k"); }
+
+std::uint32_t test_device_index() {
+  const char* text = std::getenv("VKTUNE_TEST_DEVICE");
+  return text && *text ? static_cast<std::uint32_t>(std::strtoul(text, nullptr, 10)) : 0;
+}
+
+// Every config of the shape's space, valid or not (cartesian product).
+std::vector<Config> all_configs(const Shape& shape) {
+  const auto space = kernel().spaces().at(kernel().space_index(shape));
+  std::vector<Config> configs{Config{}};
+  for (const auto& p : space.parameters) {
+    std::vector<Config> next;
+    for (const auto& c : configs) {
+      for (int v : p.values) {
+        auto d = c;
+        d[p.name] = v;
+        next.push_back(d);
+      }
+    }
+    configs = std::move(next);
+  }
+  return configs;
+}
+
+std::vector<Config> valid_configs(const Shape& shape, const vk::DeviceInfo& info) {
+  std::vector<Config> valid;
+  for (const auto& c : all_configs(shape)) {
+    if (kernel().constraint_violation(c, shape, info).empty()) valid.push_back(c);
+  }
+  return valid;
+}
+
+// A device like NVIDIA's H200 as vktune sees it, for device-free checks.
+vk::DeviceInfo h200_like() {
+  vk::DeviceInfo d;
+  d.name = "H200-like";
+  d.subgroup_size = d.min_subgroup_size = d.max_subgroup_size = 32;
+  d.compute_required_subgroup_size = true;
+  d.features.subgroup_size_control = true;
+  d.max_compute_workgroup_subgroups = 32;
+  d.subgroup_operations = {"basic", "vote", "arithmetic", "ballot", "shuffle"};
+  d.subgroup_in_compute = true;
+  d.max_workgroup_size = {1024, 1024, 64};
+  d.max_workgroup_invocations = 1024;
+  d.max_workgroup_count = {2147483647u, 65535, 65535};
+  d.max_shared_memory_bytes = 49152;
+  d.max_push_constants_bytes = 256;
+  return d;
+}
+
+TEST(MatmulQ4K, IsRegisteredWithShapeDims) {
+  EXPECT_EQ(kernel().name(), "matmul_q4k");
+  EXPECT_EQ(kernel().shape_dims(), (std::vector<std::string>{"M", "N", "K"}));
+}
+
+TEST(MatmulQ4K, RejectsKNotMultipleOf256) {
+  try {
+    kernel().validate_shape({1, 64, 300});
+    FAIL() << "K=300 accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::usage);
+    EXPECT_NE(std::string(e.what()).find("K=300 is not a multiple of 256"), std::string::npos) << e.what();
+  }
+  EXPECT_NO_THROW(kernel().validate_shape({5, 7, 512}));
+}
+
+TEST(MatmulQ4K, DecodeUpToEightRowsPrefillAbove) {
+  EXPECT_EQ(kernel().spaces().at(kernel().space_index({1, 64, 256})).name, "decode");
+  EXPECT_EQ(kernel().spaces().at(kernel().space_index({8, 64, 256})).name, "decode");
+  EXPECT_EQ(kernel().spaces().at(kernel().space_index({9, 64, 256})).name, "prefill");
+}
+
+TEST(MatmulQ4K, MetricsCountWeightsInputsOutputs) {
+  const auto m = kernel().metrics({2, 8, 512});
+  EXPECT_DOUBLE_EQ(m.bytes, 8.0 * 2 * 144 + 2 * 512 * 4 + 2 * 8 * 4);
+  EXPECT_DOUBLE_EQ(m.flops, 2.0 * 2 * 8 * 512);
+  EXPECT_EQ(kernel().device_bytes({2, 8, 512}), 8u * 2 * 144 + 2 * 512 * 4 + 2 * 8 * 4);
+}
+
+TEST(MatmulQ4K, PlansPutNOnXAndMOnY) {
+  const Shape decode{3, 4096, 4096};
+  auto plan = kernel().plan(kernel().baseline(decode), decode);
+  EXPECT_EQ(plan.template_file, "matvec_q4k.comp");
+  EXPECT_EQ(plan.dispatch[0].shape_dim, 1);
+  EXPECT_EQ(plan.dispatch[1].shape_dim, 0);
+  EXPECT_EQ(kernels::workgroup_counts(plan.dispatch, decode), (std::array<std::uint32_t, 3>{2048, 1, 1}));
+
+  const Shape prefill{512, 14336, 4096};
+  plan = kernel().plan(kernel().baseline(prefill), prefill);
+  EXPECT_EQ(plan.template_file, "matmul_q4k.comp");
+  EXPECT_EQ(plan.local_size, (std::array<std::uint32_t, 3>{256, 1, 1}));
+  EXPECT_EQ(kernels::workgroup_counts(plan.dispatch, prefill), (std::array<std::uint32_t, 3>{224, 8, 1}));
+  EXPECT_GT(plan.shared_memory_bytes, 0u);
+  // Every parameter arrives as a define.
+  EXPECT_EQ(plan.defines.size(), kernel().spaces()[1].parameters.size());
+}
+
+TEST(MatmulQ4K, BaselineIsValidAtEveryShapeOnAnH200LikeDevice) {
+  const auto device = h200_like();
+  auto shapes = kernel().default_shapes();
+  for (const auto& s : kernel().check_shapes()) shapes.push_back(s);
+  for (const auto& shape : shapes) {
+    EXPECT_EQ(kernel().constraint_violation(kernel().baseline(shape), shape, device), "")
+        << kernels::shape_to_string(shape);
+    EXPECT_FALSE(valid_configs(shape, device).empty());
+  }
+}
+
+TEST(MatmulQ4K, ConstraintsRejectWhatTheDeviceCannotRun) {
+  auto device = h200_like();
+  const Shape decode{1, 4096, 4096};
+  auto config = kernel().baseline(decode);
+  config["SUBGROUP_SIZE"] = 16;
+  EXPECT_NE(kernel().constraint_violation(config, decode, device), "");
+  config["SUBGROUP_SIZE"] = 32;  // the device's only size: same as 0
+  EXPECT_NE(kernel().constraint_violation(config, decode, device), "");
+
+  const Shape prefill{512, 4096, 4096};
+  config = kernel().baseline(prefill);
+  config["TILE_M"] = config["TILE_N"] = 128;
+  config["TILE_K"] = 128;
+  config["THREAD_M"] = config["THREAD_N"] = 8;
+  const auto reason = kernel().constraint_violation(config, prefill, device);
+  EXPECT_NE(reason.find("shared memory"), std::string::npos) << reason;
+  config.erase("TILE_K");
+  EXPECT_NE(kernel().constraint_violation(config, prefill, device), "");
+}
+
+TEST(MatmulQ4K, SampledReferenceForLargeShapes) {
+  const auto problem = kernel().make_problem({512, 4096, 4096}, 7);
+  ASSERT_EQ(problem.expected.size(), 512u * 4096u);
+  const auto sampled = std::count_if(problem.expected.begin(), problem.expected.end(),
+                                     [](double v) { return !std::isnan(v); });
+  EXPECT_GT(sampled, 1000);
+  EXPECT_FALSE(std::isnan(problem.expected.front()));
+  EXPECT_FALSE(std::isnan(problem.expected.back()));
+  // A sampled element agrees with the full reference for its row of x.
+  const auto& x = problem.buffers[0].bytes;
+  const auto& w = problem.buffers[1].bytes;
+  std::vector<float> last_row(4096);
+  std::memcpy(last_row.data(), x.data() + 511 * 4096 * sizeof(float), 4096 * sizeof(float));
+  const auto ref = ref::matmul_quantized(last_row.data(), 1, w.data(), ref::GgmlType::Q4_K, 4096, 4096);
+  EXPECT_EQ(problem.expected.back(), ref.back());
+}
+
+// ---- on the device ----
+
+class MatmulQ4KDevice : public ::testing::TestWithParam<Shape> {
+ protected:
+  static void SetUpTestSuite() {
+    instance_ = new vk::Instance(vk::InstanceOptions{.validation = true});
+    device_ = new vk::Device(*instance_, test_device_index());
+  }
+  static void TearDownTestSuite() {
+    delete device_;
+    device_ = nullptr;
+    if (instance_) {
+      const auto messages = instance_->take_validation_messages();
+      std::string text;
+      for (const auto& m : messages) text += m + "\n";
+      EXPECT_TRUE(messages.empty()) << "validation layer reported:\n" << text;
+    }
+    delete instance_;
+    instance_ = nullptr;
+  }
+
+  // Compiles (two threads) and validates every config; returns failures.
+  std::vector<std::string> run_all(const Shape& shape, const std::vector<Config>& configs) {
+    const auto templates = TemplateLibrary::embedded();
+    std::vector<CompiledVariant> variants;
+    for (const auto& c : configs) variants.push_back(describe_variant(kernel(), c, shape, templates));
+    std::vector<std::string> compile_errors(variants.size());
+    auto compile_range = [&](std::size_t first, std::size_t step) {
+      for (std::size_t i = first; i < variants.size(); i += step) {
+        try {
+          compile_variant(variants[i], templates);
+        } catch (const Error& e) {
+          compile_errors[i] = e.what();
+        }
+      }
+    };
+    const auto start = std::chrono::steady_clock::now();
+    auto other = std::async(std::launch::async, compile_range, 1, 2);
+    compile_range(0, 2);
+    other.get();
+    const auto compiled = std::chrono::steady_clock::now();
+
+    const auto problem = kernel().make_problem(shape, 1234);
+    DeviceProblem on_device(*device_, problem, 1);
+    const auto tolerance = kernel().tolerance(shape);
+    std::vector<std::string> failures;
+    double worst = 0;
+    for (std::size_t i = 0; i < variants.size(); ++i) {
+      const std::string label = kernels::config_to_string(variants[i].config);
+      if (!compile_errors[i].empty()) {
+        failures.push_back(label + ": compile: " + compile_errors[i]);
+        continue;
+      }
+      try {
+        VariantRunner runner(*device_, variants[i], 3, 3, 2);
+        const auto v = runner.validate(on_device, problem, tolerance);
+        worst = std::max(worst, v.rel_l2);
+        if (!v.passed) failures.push_back(label + ": " + v.reason);
+      } catch (const Error& e) {
+        failures.push_back(label + ": " + e.what());
+      }
+    }
+    const auto done = std::chrono::steady_clock::now();
+    const auto seconds = [](auto d) { return std::chrono::duration<double>(d).count(); };
+    std::cout << "[ shape " << kernels::shape_to_string(shape) << " ] " << variants.size()
+              << " variants, worst rel_l2 " << worst << ", compile " << seconds(compiled - start) << " s, validate "
+              << seconds(done - compiled) << " s\n";
+    return failures;
+  }
+
+  static vk::Instance* instance_;
+  static vk::Device* device_;
+};
+
+vk::Instance* MatmulQ4KDevice::instance_ = nullptr;
+vk::Device* MatmulQ4KDevice::device_ = nullptr;
+
+TEST_P(MatmulQ4KDevice, EveryValidVariantPasses) {
+  const Shape shape = GetParam();
+  const auto configs = valid_configs(shape, device_->info());
+  ASSERT_FALSE(configs.empty());
+  const auto failures = run_all(shape, configs);
+  std::string text;
+  for (const auto& f : failures) text += f + "\n";
+  EXPECT_TRUE(failures.empty()) << failures.size() << " of " << configs.size() << " variants failed:\n" << text;
+}
+
+TEST_P(MatmulQ4KDevice, BaselinePasses) {
+  const Shape shape = GetParam();
+  const auto baseline = kernel().baseline(shape);
+  ASSERT_EQ(kernel().constraint_violation(baseline, shape, device_->info()), "");
+  const auto failures = run_all(shape, {baseline});
+  EXPECT_TRUE(failures.empty()) << failures.front();
+}
+
+std::string shape_name(const ::testing::TestParamInfo<Shape>& info) {
+  std::string name;
+  for (auto d : info.param) name += (name.empty() ? "" : "x") + std::to_string(d);
+  return name;
+}
+
+INSTANTIATE_TEST_SUITE_P(CheckShapes, MatmulQ4KDevice, ::testing::ValuesIn(kernel().check_shapes()), shape_name);
+
+}  // namespace
+}  // namespace vktune
