@@ -1,5 +1,7 @@
 #include "harness/device.hpp"
 
+#include <bit>
+
 #include "common/error.hpp"
 #include "harness/vk_check.hpp"
 
@@ -120,16 +122,25 @@ void Device::mark_unusable(const std::string& reason) {
 
 std::uint32_t Device::memory_type(std::uint32_t type_bits, VkMemoryPropertyFlags required,
                                   VkMemoryPropertyFlags preferred) const {
-  auto find = [&](VkMemoryPropertyFlags flags) -> int {
-    for (std::uint32_t i = 0; i < memory_.memoryTypeCount; ++i) {
-      if ((type_bits & (1u << i)) && (memory_.memoryTypes[i].propertyFlags & flags) == flags) return static_cast<int>(i);
+  // Among the types with every required flag: most preferred flags first,
+  // then fewest flags nobody asked for (plain device-local memory rather
+  // than a host-visible BAR window onto it, whose placement and caching the
+  // driver may treat differently).
+  int best = -1;
+  int best_preferred = -1, best_extra = 0;
+  for (std::uint32_t i = 0; i < memory_.memoryTypeCount; ++i) {
+    const VkMemoryPropertyFlags flags = memory_.memoryTypes[i].propertyFlags;
+    if (!(type_bits & (1u << i)) || (flags & required) != required) continue;
+    const int have_preferred = std::popcount(flags & preferred);
+    const int extra = std::popcount(flags & ~(required | preferred));
+    if (have_preferred > best_preferred || (have_preferred == best_preferred && extra < best_extra)) {
+      best = static_cast<int>(i);
+      best_preferred = have_preferred;
+      best_extra = extra;
     }
-    return -1;
-  };
-  int index = find(required | preferred);
-  if (index < 0) index = find(required);
-  if (index < 0) throw Error(ErrorKind::vulkan, "no memory type on " + info_.name + " has the required properties");
-  return static_cast<std::uint32_t>(index);
+  }
+  if (best < 0) throw Error(ErrorKind::vulkan, "no memory type on " + info_.name + " has the required properties");
+  return static_cast<std::uint32_t>(best);
 }
 
 }  // namespace vktune::vk
