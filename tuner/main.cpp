@@ -3,6 +3,7 @@
 #include <exception>
 #include <iostream>
 #include <string>
+#include <vector>
 
 #include "common/error.hpp"
 #include "tuner/commands/commands.hpp"
@@ -25,6 +26,19 @@ int main(int argc, char** argv) {
   cli::add_gguf_command(app, exit_code);
   cli::add_list_command(app, exit_code);
   cli::add_check_command(app, exit_code);
+  cli::add_export_command(app, exit_code);
+  cli::add_import_command(app, exit_code);
+  // `vktune bench ... -- FLAGS`: FLAGS belong to Google Benchmark, untouched.
+  std::vector<std::string> benchmark_flags;
+  if (argc > 1 && std::string(argv[1]) == "bench") {
+    for (int i = 2; i < argc; ++i) {
+      if (std::string(argv[i]) != "--") continue;
+      benchmark_flags.assign(argv + i + 1, argv + argc);
+      argc = i;
+      break;
+    }
+  }
+  cli::add_bench_command(app, exit_code, benchmark_flags);
   cli::add_tune_commands(app, exit_code);
 
   try {

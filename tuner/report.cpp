@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <map>
 
 namespace vktune {
@@ -37,6 +38,7 @@ nlohmann::json outcome_json(const Outcome& o) {
                       {"status", std::string(results::to_string(o.status))},
                       {"baseline", o.is_baseline},
                       {"resumed", o.resumed},
+                      {"confirmed", o.confirmed},
                       {"rel_l2_error", o.validation.rel_l2},
                       {"max_abs_error", o.validation.max_abs}};
   if (o.status == results::Status::ok && o.timing.count > 0) {
@@ -102,6 +104,7 @@ void print_shape_report(std::ostream& out, const kernels::Kernel& kernel, const 
       std::snprintf(line, sizeof line, "  %4zu %12.3f %10.1f %10.1f %10.1f %7s  %s%s\n", i + 1, o.timing.median / 1e3,
                     spread, o.gbps, o.gflops, pct_text, kernels::config_to_string(o.config).c_str(),
                     o.is_baseline ? "  (baseline)" : "");
+      if (o.confirmed) line[std::strlen(line) - 1] = '\0', std::strcat(line, "  [re-timed]\n");
       out << line;
     }
   }

@@ -20,8 +20,11 @@
 #include "tuner/space.hpp"
 #include "tuner/template_library.hpp"
 #include "tuner/validation.hpp"
+#include "tuner/variant.hpp"
 
 namespace vktune {
+
+class DeviceProblem;
 
 struct TuneOptions {
   std::string strategy = "exhaustive";
@@ -32,6 +35,12 @@ struct TuneOptions {
   unsigned compile_threads = 0;     // 0 = hardware concurrency
   vk::TimerOptions timer;
   bool time_variants = true;  // false: validate only (the check command)
+  // After the search, the fastest `confirm_top` variants and the baseline are
+  // timed again, `confirm_rounds` times each, interleaved, so that a drift in
+  // the device's speed during a long search (clocks, other tenants) cannot
+  // pick the winner or distort the speedup. 0 turns it off.
+  std::size_t confirm_top = 5;
+  int confirm_rounds = 3;
 };
 
 struct Outcome {
@@ -44,6 +53,7 @@ struct Outcome {
   double gbps = 0, gflops = 0;
   bool is_baseline = false;
   bool resumed = false;  // taken from the store, not measured in this run
+  bool confirmed = false;  // re-timed in the confirmation pass
 };
 
 struct ShapeResult {
@@ -77,6 +87,10 @@ class TuneSession {
   ShapeResult run(const kernels::Kernel& kernel, const kernels::Shape& shape, const TuneOptions& options,
                   std::vector<kernels::Config> explicit_configs, bool use_explicit);
   void reopen_device();
+  void record(const kernels::Kernel& kernel, const CompiledVariant& variant, const Outcome& outcome,
+              const std::string& shape_text, const std::string& cache_mode);
+  void confirm(const kernels::Kernel& kernel, const kernels::Problem& problem, DeviceProblem& on_device,
+               const TuneOptions& options, ShapeResult& result);
 
   vk::Instance& instance_;
   std::uint32_t device_index_;

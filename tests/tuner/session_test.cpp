@@ -71,6 +71,14 @@ TEST_F(SessionTest, TuneRecordsEveryOutcomeAndResumes) {
     ASSERT_TRUE(first.winner.has_value());
     EXPECT_EQ(first.outcomes[*first.winner].config.at("BUG"), 0);
     EXPECT_GT(first.outcomes[*first.winner].timing.median, 0);
+    // The confirmation pass re-timed the fastest variants and the baseline.
+    EXPECT_TRUE(first.outcomes[*first.winner].confirmed);
+    EXPECT_TRUE(first.outcomes[0].confirmed);
+    for (const auto& o : first.outcomes) {
+      if (o.confirmed) {
+        EXPECT_EQ(o.status, results::Status::ok);
+      }
+    }
     for (const auto& o : first.outcomes) {
       EXPECT_FALSE(o.resumed);
       EXPECT_TRUE(store.has_measurement(*session.device_row(), o.variant_hash, "1000", "cold"));

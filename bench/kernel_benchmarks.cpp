@@ -1,0 +1,165 @@
+#include "bench/kernel_benchmarks.hpp"
+
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <map>
+#include <memory>
+
+#include "common/error.hpp"
+#include "harness/device.hpp"
+#include "harness/instance.hpp"
+#include "kernels/registry.hpp"
+#include "results/store.hpp"
+#include "tuner/ceilings.hpp"
+#include "tuner/device_problem.hpp"
+#include "tuner/evaluator.hpp"
+#include "tuner/session.hpp"
+#include "tuner/template_library.hpp"
+#include "tuner/variant.hpp"
+
+namespace vktune::bench {
+
+namespace {
+
+// Everything the benchmarks share, created once and alive until exit
+// (Google Benchmark runs registered lambdas after registration returns).
+struct Context {
+  std::unique_ptr<vk::Instance> instance;
+  std::unique_ptr<vk::Device> device;
+  TemplateLibrary templates = TemplateLibrary::embedded();
+  Ceilings ceilings;
+  std::string cache_mode;
+};
+
+// One problem per (kernel, shape), uploaded on first use.
+struct ProblemOnDevice {
+  kernels::Problem problem;
+  std::unique_ptr<DeviceProblem> on_device;
+};
+
+Context& context() {
+  static Context instance;
+  return instance;
+}
+
+std::map<std::string, ProblemOnDevice>& problems() {
+  static std::map<std::string, ProblemOnDevice> instance;
+  return instance;
+}
+
+std::string benchmark_shape_name(const kernels::Kernel& kernel, const kernels::Shape& shape) {
+  std::string name;
+  const auto dims = kernel.shape_dims();
+  for (std::size_t i = 0; i < shape.size(); ++i) name += (i ? "_" : "") + dims[i] + std::to_string(shape[i]);
+  return name;
+}
+
+void run_variant(benchmark::State& state, const kernels::Kernel& kernel, const kernels::Shape& shape,
+                 const kernels::Config& config) {
+  auto& ctx = context();
+  const auto key = kernel.name() + "/" + kernels::shape_to_string(shape);
+  auto& entry = problems()[key];
+  if (!entry.on_device) {
+    entry.problem = kernel.make_problem(shape, 1);
+    std::uint64_t weights = 0;
+    for (const auto& b : entry.problem.buffers)
+      if (b.is_weights) weights += b.bytes.size();
+    const auto copies =
+        ctx.cache_mode == "cold" ? cold_cache_copies(weights, ctx.device->info().device_local_bytes()) : 1u;
+    entry.on_device = std::make_unique<DeviceProblem>(*ctx.device, entry.problem, copies);
+  }
+  auto variant = describe_variant(kernel, config, shape, ctx.templates);
+  std::unique_ptr<VariantRunner> runner;
+  try {
+    compile_variant(variant, ctx.templates);
+    runner = std::make_unique<VariantRunner>(*ctx.device, variant,
+                                             static_cast<std::uint32_t>(entry.problem.buffers.size()),
+                                             static_cast<std::uint32_t>(kernel.shape_dims().size()),
+                                             entry.on_device->copies() + 2);
+    const auto check = runner->validate(*entry.on_device, entry.problem, kernel.tolerance(shape));
+    if (!check.passed) {
+      state.SkipWithError(("wrong result: " + check.reason).c_str());
+      return;
+    }
+  } catch (const Error& e) {
+    state.SkipWithError(e.what());
+    return;
+  }
+  // One iteration = one timed sample of K back-to-back dispatches; the
+  // iteration time is the GPU time per dispatch.
+  vk::TimerOptions timer;
+  timer.warmup_samples = 1;
+  timer.samples = 1;
+  std::uint32_t k = 0;
+  double total_s = 0;
+  for (auto _ : state) {
+    timer.dispatches_per_sample = k;
+    auto result = runner->time(*entry.on_device, shape, timer);
+    k = result.dispatches_per_sample;  // probe once, then keep K
+    timer.warmup_samples = 0;
+    state.SetIterationTime(result.per_dispatch_ns.median * 1e-9);
+    total_s += result.per_dispatch_ns.median * 1e-9;
+  }
+  const auto metrics = kernel.metrics(shape);
+  state.SetBytesProcessed(static_cast<std::int64_t>(metrics.bytes) * state.iterations());
+  state.SetItemsProcessed(static_cast<std::int64_t>(metrics.flops) * state.iterations());
+  // pct_peak: the share of the device's measured ceiling, for whichever
+  // resource (read bandwidth or fp32 FMA) the kernel uses the larger share of.
+  const double per_dispatch_s = state.iterations() > 0 ? total_s / static_cast<double>(state.iterations()) : 0;
+  if (per_dispatch_s > 0) {
+    const double read_pct =
+        ctx.ceilings.read_gbps > 0 ? 100.0 * metrics.bytes / per_dispatch_s / (ctx.ceilings.read_gbps * 1e9) : 0.0;
+    const double fma_pct =
+        ctx.ceilings.fp32_gflops > 0 ? 100.0 * metrics.flops / per_dispatch_s / (ctx.ceilings.fp32_gflops * 1e9) : 0.0;
+    state.counters["pct_peak"] = std::max(read_pct, fma_pct);
+  }
+  state.counters["dispatches_per_sample"] = k;
+}
+
+}  // namespace
+
+std::size_t register_kernel_benchmarks(const BenchOptions& options) {
+  auto& ctx = context();
+  ctx.cache_mode = options.cache_mode;
+  ctx.instance = std::make_unique<vk::Instance>();
+  ctx.device = std::make_unique<vk::Device>(*ctx.instance, options.device);
+  const auto path = options.db.empty() ? results::Store::default_path() : std::filesystem::path(options.db);
+  auto store = results::Store::open_read_only(path);
+  const auto row = store.find_device(identity_of(ctx.device->info()));
+  if (!row) {
+    throw Error(ErrorKind::usage, "no results for " + ctx.device->info().name + " (driver " +
+                                      ctx.device->info().driver_version + ") in " + path.string() +
+                                      "; tune first, e.g. `vktune matmul_q4k --device " +
+                                      std::to_string(options.device) + "`");
+  }
+  const auto read = store.ceiling(*row, kCeilingRead);
+  const auto fma = store.ceiling(*row, kCeilingFma);
+  ctx.ceilings = {read.value_or(0), fma.value_or(0)};
+
+  std::size_t registered = 0;
+  for (const auto& winner : store.winners(*row)) {
+    if (winner.cache_mode != options.cache_mode) continue;
+    if (!options.kernels.empty() &&
+        std::find(options.kernels.begin(), options.kernels.end(), winner.kernel) == options.kernels.end()) {
+      continue;
+    }
+    const auto& kernel = kernels::find_kernel(winner.kernel);
+    const auto shape = kernels::parse_shape(winner.shape, kernel.shape_dims().size());
+    const auto base = kernel.name() + "/" + benchmark_shape_name(kernel, shape);
+    const std::pair<std::string, kernels::Config> variants[] = {
+        {"winner", kernels::config_from_json(winner.config_json)}, {"baseline", kernel.baseline(shape)}};
+    for (const auto& [label, config] : variants) {
+      benchmark::RegisterBenchmark((base + "/" + label).c_str(),
+                                   [&kernel, shape, config](benchmark::State& state) {
+                                     run_variant(state, kernel, shape, config);
+                                   })
+          ->UseManualTime()
+          ->Unit(benchmark::kMicrosecond);
+      ++registered;
+    }
+  }
+  return registered;
+}
+
+}  // namespace vktune::bench

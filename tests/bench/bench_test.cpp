@@ -1,0 +1,68 @@
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <set>
+#include <sstream>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+class BenchTest : public ::testing::Test {
+ protected:
+  fs::path dir = fs::temp_directory_path() / ("vktune-bench-" + std::to_string(std::random_device{}()));
+  std::string db = (dir / "r.db").string();
+  void SetUp() override { fs::create_directories(dir); }
+  void TearDown() override { fs::remove_all(dir); }
+
+  // Runs vktune with `args`; returns (exit code, stdout).
+  std::pair<int, std::string> vktune(const std::string& args) {
+    const auto out = dir / "out.txt";
+    const int status = std::system((std::string(VKTUNE_BINARY) + " " + args + " >" + out.string() + " 2>/dev/null").c_str());
+    std::ifstream f(out);
+    std::stringstream text;
+    text << f.rdbuf();
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, text.str()};
+  }
+};
+
+TEST_F(BenchTest, ReportsWinnerAndBaselineWithCountersInGoogleBenchmarkJson) {
+  ASSERT_EQ(vktune("matmul_q4k --device 0 --shape 13,70,512 --budget 2 --seed 1 --db " + db).first, 0);
+  auto [code, out] = vktune("bench matmul_q4k --device 0 --db " + db +
+                            " -- --benchmark_format=json --benchmark_min_time=0.01");
+  ASSERT_EQ(code, 0) << out;
+  const auto report = nlohmann::json::parse(out);
+  std::set<std::string> names;
+  for (const auto& b : report["benchmarks"]) {
+    names.insert(b["name"].get<std::string>());
+    EXPECT_FALSE(b.contains("error_occurred") && b["error_occurred"].get<bool>()) << b.dump();
+    EXPECT_GT(b["bytes_per_second"].get<double>(), 0);
+    EXPECT_GT(b["items_per_second"].get<double>(), 0);
+    EXPECT_GT(b["pct_peak"].get<double>(), 0);
+    EXPECT_GT(b["real_time"].get<double>(), 0);
+  }
+  EXPECT_EQ(names, (std::set<std::string>{"matmul_q4k/M13_N70_K512/winner/manual_time",
+                                          "matmul_q4k/M13_N70_K512/baseline/manual_time"}));
+}
+
+TEST_F(BenchTest, StandardFlagsPassThrough) {
+  ASSERT_EQ(vktune("matmul_q4k --device 0 --shape 13,70,512 --budget 1 --seed 1 --db " + db).first, 0);
+  auto [code, out] = vktune("bench --device 0 --db " + db +
+                            " -- --benchmark_format=json --benchmark_min_time=0.01 --benchmark_filter=winner");
+  ASSERT_EQ(code, 0) << out;
+  const auto report = nlohmann::json::parse(out);
+  ASSERT_EQ(report["benchmarks"].size(), 1u);
+  EXPECT_EQ(report["benchmarks"][0]["name"], "matmul_q4k/M13_N70_K512/winner/manual_time");
+}
+
+TEST_F(BenchTest, NoResultsForTheDeviceIsAClearError) {
+  auto [code, out] = vktune("bench --device 0 --db " + (dir / "missing.db").string());
+  EXPECT_NE(code, 0);
+}
+
+}  // namespace

@@ -1,0 +1,61 @@
+// `vktune bench`: Google Benchmark reports of the stored winners and their
+// baselines. Runs vktune-bench, installed beside vktune (Google Benchmark is
+// a shared library on Debian and stays out of the main binary).
+#include <unistd.h>
+
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/error.hpp"
+#include "tuner/commands/commands.hpp"
+
+namespace vktune::cli {
+
+namespace {
+
+struct BenchArgs {
+  std::vector<std::string> kernels;
+  std::uint32_t device = 0;
+  std::string db;
+  std::string cache = "cold";
+};
+
+std::filesystem::path bench_program() {
+  std::error_code ec;
+  const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  const auto path = (ec ? std::filesystem::path(".") : self.parent_path()) / "vktune-bench";
+  if (!std::filesystem::exists(path)) {
+    throw Error(ErrorKind::io, "vktune-bench not found at " + path.string() +
+                                   " (build it with -DVKTUNE_BUILD_BENCH=ON; it is installed beside vktune)");
+  }
+  return path;
+}
+
+}  // namespace
+
+void add_bench_command(CLI::App& root, int& result_code, const std::vector<std::string>& benchmark_flags) {
+  auto* cmd = root.add_subcommand(
+      "bench", "Google Benchmark report of the stored winners and baselines (flags after -- go to Google Benchmark)");
+  auto args = std::make_shared<BenchArgs>();
+  cmd->add_option("kernels", args->kernels, "Kernels to benchmark (default: every kernel with winners)");
+  cmd->add_option("--device,-d", args->device, "Vulkan device index")->capture_default_str();
+  cmd->add_option("--db", args->db, "Results database (default: $VKTUNE_DB, else ~/.local/share/vktune/vktune.db)");
+  cmd->add_option("--cache", args->cache, "Which winners: cold or hot")->capture_default_str();
+  cmd->callback([args, &result_code, &benchmark_flags] {
+    const auto program = bench_program().string();
+    std::vector<std::string> argv_text{program, "--device", std::to_string(args->device), "--cache", args->cache};
+    if (!args->db.empty()) argv_text.insert(argv_text.end(), {"--db", args->db});
+    for (const auto& k : args->kernels) argv_text.insert(argv_text.end(), {"--kernel", k});
+    argv_text.insert(argv_text.end(), benchmark_flags.begin(), benchmark_flags.end());
+    std::vector<char*> argv;
+    for (auto& a : argv_text) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    execv(program.c_str(), argv.data());
+    result_code = exit_code::runtime_error;
+    throw Error(ErrorKind::io, "could not run " + program);
+  });
+}
+
+}  // namespace vktune::cli
