@@ -32,7 +32,7 @@ std::string feature_list(const vk::DeviceInfo& info) {
     std::string shapes;
     for (const auto& s : info.cooperative_matrix_shapes) {
       if (!shapes.empty()) shapes += ',';
-      shapes += s.a_type + ":" + std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k);
+      shapes += s.a_type + ":" + std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k) + "->" + s.d_type;
     }
     add(true, "coopmat-nv[" + shapes + "]");
   }
