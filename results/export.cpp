@@ -1,8 +1,11 @@
 #include "results/export.hpp"
 
+#include <algorithm>
 #include <array>
+#include <cctype>
 #include <charconv>
 #include <set>
+#include <tuple>
 
 #include "common/error.hpp"
 #include "results/spirv_bytes.hpp"
@@ -20,20 +23,10 @@ nlohmann::json embedded_json(const std::string& text) {
   return parsed.is_discarded() ? nlohmann::json(text) : parsed;
 }
 
-std::string shortest(double value) {
-  std::array<char, 32> buffer{};
-  const auto result = std::to_chars(buffer.data(), buffer.data() + buffer.size(), value);
-  return std::string(buffer.data(), result.ptr);
-}
-
-std::string csv_field(std::string_view text) {
-  if (text.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(text);
-  std::string quoted = "\"";
-  for (const char c : text) {
-    if (c == '"') quoted += '"';
-    quoted += c;
-  }
-  return quoted + '"';
+std::string lowercase(std::string_view text) {
+  std::string lower(text);
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return lower;
 }
 
 }  // namespace
@@ -92,14 +85,117 @@ nlohmann::json to_json(const Winner& w, bool with_spirv) {
   return j;
 }
 
-nlohmann::json export_table(const Store& store, std::optional<std::int64_t> device_id,
-                            const std::string& kernel_filter) {
-  const auto winners = store.winners(device_id, kernel_filter);
+std::string generator_version() {
+#ifdef VKTUNE_VERSION
+  return std::string("vktune ") + VKTUNE_VERSION;
+#else
+  return "vktune";
+#endif
+}
+
+std::string shortest(double value) {
+  std::array<char, 32> buffer{};
+  const auto result = std::to_chars(buffer.data(), buffer.data() + buffer.size(), value);
+  return std::string(buffer.data(), result.ptr);
+}
+
+bool Selection::has_device(std::int64_t id) const { return device_rank(id) < devices.size(); }
+
+bool Selection::has_kernel(std::string_view name) const {
+  return std::binary_search(kernels.begin(), kernels.end(), name);
+}
+
+std::size_t Selection::device_rank(std::int64_t id) const {
+  const auto found = std::find_if(devices.begin(), devices.end(), [&](const auto& d) { return d.first == id; });
+  return static_cast<std::size_t>(found - devices.begin());
+}
+
+bool identity_less(const DeviceIdentity& a, const DeviceIdentity& b) {
+  return std::tie(a.vendor_id, a.device_id, a.name, a.driver_version, a.device_uuid) <
+         std::tie(b.vendor_id, b.device_id, b.name, b.driver_version, b.device_uuid);
+}
+
+std::optional<std::vector<std::uint32_t>> shape_dims(std::string_view text) {
+  std::vector<std::uint32_t> dims;
+  while (true) {
+    const auto comma = text.find(',');
+    const auto part = text.substr(0, comma);
+    std::uint32_t value = 0;
+    const auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), value);
+    if (part.empty() || ec != std::errc() || end != part.data() + part.size()) return std::nullopt;
+    dims.push_back(value);
+    if (comma == std::string_view::npos) return dims;
+    text.remove_prefix(comma + 1);
+  }
+}
+
+bool shape_less(std::string_view a, std::string_view b) {
+  const auto da = shape_dims(a), db = shape_dims(b);
+  if (da && db && *da != *db) return *da < *db;
+  if (da.has_value() != db.has_value()) return da.has_value();  // numeric shapes first
+  return a < b;
+}
+
+Selection select(const Store& store, const ExportFilter& filter) {
+  Selection selection;
+  const auto devices = store.devices();
+  const bool by_id = !filter.device.empty() &&
+                     std::all_of(filter.device.begin(), filter.device.end(), [](char c) { return c >= '0' && c <= '9'; });
+  const std::string wanted = lowercase(filter.device);
+  for (const auto& [id, identity] : devices) {
+    const bool match = filter.device.empty() || (by_id ? std::to_string(id) == filter.device
+                                                        : lowercase(identity.name).find(wanted) != std::string::npos);
+    if (match) selection.devices.emplace_back(id, identity);
+  }
+  if (selection.devices.empty() && !filter.device.empty()) {
+    std::string known;
+    for (const auto& [id, identity] : devices) known += (known.empty() ? "" : ", ") + std::to_string(id) + " " + identity.name;
+    throw Error(ErrorKind::usage, "no device in '" + store.path().string() + "' matches --device '" + filter.device +
+                                      "' (a device row id or part of the name; stored: " +
+                                      (known.empty() ? "none" : known) + ")");
+  }
+  std::stable_sort(selection.devices.begin(), selection.devices.end(),
+                   [](const auto& a, const auto& b) { return identity_less(a.second, b.second); });
+
+  const auto kernels = store.kernels();  // sorted by name
+  const bool exact = std::find(kernels.begin(), kernels.end(), filter.kernel) != kernels.end();
+  for (const auto& k : kernels) {
+    if (filter.kernel.empty() || (exact ? k == filter.kernel : k.find(filter.kernel) != std::string::npos)) {
+      selection.kernels.push_back(k);
+    }
+  }
+  if (selection.kernels.empty() && !filter.kernel.empty()) {
+    std::string known;
+    for (const auto& k : kernels) known += (known.empty() ? "" : ", ") + k;
+    throw Error(ErrorKind::usage, "no kernel in '" + store.path().string() + "' matches --kernel '" + filter.kernel +
+                                      "' (stored: " + (known.empty() ? "none" : known) + ")");
+  }
+  return selection;
+}
+
+std::vector<Winner> selected_winners(const Store& store, const Selection& selection) {
+  std::vector<Winner> winners;
+  for (auto& w : store.winners()) {
+    if (selection.has_device(w.device_id) && selection.has_kernel(w.kernel)) winners.push_back(std::move(w));
+  }
+  std::stable_sort(winners.begin(), winners.end(), [&](const Winner& a, const Winner& b) {
+    const auto ra = selection.device_rank(a.device_id), rb = selection.device_rank(b.device_id);
+    if (ra != rb) return ra < rb;
+    if (a.kernel != b.kernel) return a.kernel < b.kernel;
+    if (a.shape != b.shape) return shape_less(a.shape, b.shape);
+    return a.cache_mode < b.cache_mode;
+  });
+  return winners;
+}
+
+nlohmann::json export_table(const Store& store, const ExportFilter& filter) {
+  const auto selection = select(store, filter);
+  const auto winners = selected_winners(store, selection);
   std::set<std::int64_t> used;
   for (const auto& w : winners) used.insert(w.device_id);
 
   nlohmann::json devices = nlohmann::json::array();
-  for (const auto& [id, identity] : store.devices()) {
+  for (const auto& [id, identity] : selection.devices) {
     if (!used.contains(id)) continue;
     auto d = to_json(identity);
     d["id"] = id;
@@ -109,24 +205,19 @@ nlohmann::json export_table(const Store& store, std::optional<std::int64_t> devi
     devices.push_back(std::move(d));
   }
   nlohmann::json rows = nlohmann::json::array();
-  for (const auto& w : winners) rows.push_back(to_json(w));
-  return {{"format", "vktune-table"},
+  for (const auto& w : winners) {
+    auto row = to_json(w);
+    const auto variant = store.find_variant(w.variant_hash);
+    row["template_name"] = variant ? variant->template_name : "";
+    row["template_hash"] = variant ? variant->template_hash : "";
+    row["compiler_version"] = variant ? variant->compiler_version : "";
+    rows.push_back(std::move(row));
+  }
+  return {{"format", table_format_name},
           {"version", table_format_version},
+          {"generator", generator_version()},
           {"devices", std::move(devices)},
           {"winners", std::move(rows)}};
-}
-
-void write_measurements_csv(std::ostream& out, std::span<const Measurement> measurements) {
-  out << "device,variant_hash,shape,cache_mode,status,reason,median_ns,min_ns,p10_ns,p90_ns,mad_ns,repetitions,"
-         "rel_l2_error,max_abs_error,gbps,gflops,created_at\n";
-  for (const auto& m : measurements) {
-    out << m.device_id << ',' << csv_field(m.variant_hash) << ',' << csv_field(m.shape) << ','
-        << csv_field(m.cache_mode) << ',' << to_string(m.status) << ',' << csv_field(m.reason);
-    for (const double v : {m.median_ns, m.min_ns, m.p10_ns, m.p90_ns, m.mad_ns}) out << ',' << shortest(v);
-    out << ',' << m.repetitions;
-    for (const double v : {m.rel_l2_error, m.max_abs_error, m.gbps, m.gflops}) out << ',' << shortest(v);
-    out << ',' << csv_field(m.created_at) << '\n';
-  }
 }
 
 std::string spirv_to_base64(std::span<const std::uint32_t> words) {

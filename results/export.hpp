@@ -1,25 +1,17 @@
 #pragma once
-// Exporters: the store's records as JSON and CSV text, for `--json`, for the
-// tuned tables committed under results/, and for the runtime's loader.
+// Exporters: the store's winners as the "vktune-table" JSON document (its
+// schema is results/TABLE_FORMAT.md), and what every exporter shares: which
+// devices and kernels a filter selects, and the one stable order of rows.
 //
-// Tuned table (export_table), format "vktune-table" version 1:
-//   { "format": "vktune-table", "version": 1,
-//     "devices": [ {"id", "vendor_id", "device_id", "driver_version", "name", "driver_name",
-//                   "driver_version_text", "device_uuid", "api_version_text",
-//                   "ceilings": {NAME: {"value", "unit"}}} ],
-//     "winners": [ {"device" (an id in "devices"), "kernel", "shape", "cache_mode", "variant_hash",
-//                   "config" (object), "spirv_hash", "spirv_base64" (little-endian words),
-//                   "specialization" (object), "local_size" [x, y, z], "dispatch" (object),
-//                   "required_subgroup_size", "median_ns", "gbps", "gflops", "rel_l2_error",
-//                   "baseline_variant_hash", "baseline_median_ns"} ] }
-// The JSON-valued fields are parsed, so the table reads as one JSON document;
-// text that is not JSON is kept as a string.
+// Other forms: results/export_header.hpp (a self-contained C++ header),
+// results/export_csv.hpp (one row per measurement), results/import.hpp (a
+// table merged back into a store).
 #include <cstdint>
 #include <optional>
-#include <ostream>
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -29,21 +21,61 @@
 
 namespace vktune::results {
 
+inline constexpr std::string_view table_format_name = "vktune-table";
 inline constexpr int table_format_version = 1;
+
+// "vktune X.Y.Z": the program that wrote a table.
+std::string generator_version();
+
+// What `vktune export --device/--kernel` select.
+struct ExportFilter {
+  // "" = every device. All digits: the store's device row id. Otherwise a
+  // case-insensitive substring of the device name.
+  std::string device;
+  // "" = every kernel. The exact name when a kernel of that name is stored,
+  // otherwise every kernel whose name contains the text.
+  std::string kernel;
+};
+
+// The devices and kernels a filter selected; devices in table order.
+struct Selection {
+  std::vector<std::pair<std::int64_t, DeviceIdentity>> devices;
+  std::vector<std::string> kernels;  // sorted
+
+  bool has_device(std::int64_t id) const;
+  bool has_kernel(std::string_view name) const;
+  // Position of a device in `devices`; devices.size() when absent.
+  std::size_t device_rank(std::int64_t id) const;
+};
+
+// Throws Error(usage) naming what exists when a non-empty filter matches nothing.
+Selection select(const Store& store, const ExportFilter& filter);
+
+// The table order: devices by (vendor id, device id, name, driver version,
+// UUID); shapes dimension by dimension as numbers ("2,8" before "16,8").
+bool identity_less(const DeviceIdentity& a, const DeviceIdentity& b);
+bool shape_less(std::string_view a, std::string_view b);
+// "1,4096,4096" -> {1, 4096, 4096}; nullopt unless it is comma-separated
+// unsigned 32-bit numbers.
+std::optional<std::vector<std::uint32_t>> shape_dims(std::string_view text);
+
+// The selected winners (with SPIR-V), ordered by device, kernel, shape, cache mode.
+std::vector<Winner> selected_winners(const Store& store, const Selection& selection);
 
 nlohmann::json to_json(const DeviceIdentity& device);
 nlohmann::json to_json(const Measurement& measurement);
 nlohmann::json to_json(const Winner& winner, bool with_spirv = true);
 
-// Winners (with their SPIR-V) and the devices and ceilings they refer to.
-nlohmann::json export_table(const Store& store, std::optional<std::int64_t> device_id = {},
-                            const std::string& kernel_filter = "");
-
-// One header line, then one line per measurement (RFC 4180 quoting).
-void write_measurements_csv(std::ostream& out, std::span<const Measurement> measurements);
+// The tuned table of the selected winners, their variants' template and
+// compiler, and the devices (with ceilings) they refer to. Object keys are
+// sorted, so table.dump(2) of the same store is the same bytes every time.
+nlohmann::json export_table(const Store& store, const ExportFilter& filter = {});
 
 // Standard base64 (with padding) of SPIR-V words as little-endian bytes, and back.
 std::string spirv_to_base64(std::span<const std::uint32_t> words);
 std::vector<std::uint32_t> spirv_from_base64(std::string_view text);  // throws Error(format) on bad input
+
+// Shortest text that reads back as the same double (std::to_chars).
+std::string shortest(double value);
 
 }  // namespace vktune::results

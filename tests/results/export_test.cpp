@@ -1,10 +1,14 @@
-// Exporters: the tuned table as JSON, measurements as CSV, SPIR-V as base64.
+// Exporters: the tuned table as JSON (content, order, filters), measurements
+// as CSV, SPIR-V as base64.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <sstream>
 
 #include "common/error.hpp"
 #include "results/export.hpp"
+#include "results/export_csv.hpp"
+#include "export_test_data.hpp"
 #include "store_fixture.hpp"
 
 namespace vktune::results::testing {
@@ -69,26 +73,169 @@ TEST_F(ExportTest, TableHoldsWinnersWithSpirvDevicesAndCeilings) {
 
   // The text form parses back to the same document.
   EXPECT_EQ(nlohmann::json::parse(table.dump(2)), table);
-  EXPECT_TRUE(export_table(store, {}, "other_kernel")["winners"].empty());
+  EXPECT_TRUE(export_table(store, {"", "matmul"})["winners"].size() == 1u);
 }
 
-TEST(MeasurementsCsv, QuotesFieldsThatNeedItAndKeepsFullPrecision) {
-  Measurement m = sample_measurement(3, "variant1", 1234.5678901234);
-  m.status = Status::wrong_result;
-  m.reason = "rel_l2 0.5 > 1e-3, \"NaN\" at 7";
-  m.created_at = "2024-05-01T12:00:00.000Z";
+TEST_F(ExportTest, TableIsSortedByDeviceIdentityKernelAndNumericShape) {
+  RandomData random;
+  SCOPED_TRACE(random.trace());
+  auto store = Store::open(db_path());
+  const auto stored = fill_store(store, random);
+  const auto table = export_table(store);
+  EXPECT_EQ(table["generator"], "vktune 0.1.0");
+  ASSERT_EQ(table["devices"].size(), 2u);
+  EXPECT_EQ(table["devices"][0]["name"], "AMD A");  // vendor 0x1002 before 0x10de, though stored second
+  EXPECT_EQ(table["devices"][1]["name"], "NVIDIA \"B\", rev 2");
+  ASSERT_EQ(table["winners"].size(), stored.size());
+  std::vector<std::string> order;
+  for (const auto& row : table["winners"]) {
+    const auto device = row["device"] == table["devices"][0]["id"] ? "A" : "B";
+    order.push_back(device + std::string(" ") + row["kernel"].get<std::string>() + " " + row["shape"].get<std::string>());
+  }
+  const std::vector<std::string> expected = {
+      "A matmul_q4k 1,4096,4096",     "A matmul_q4k 2,4096,4096",     "A matmul_q4k 16,4096,4096",
+      "A matmul_q4k_big 1,4096,4096", "A matmul_q4k_big 2,4096,4096", "A matmul_q4k_big 16,4096,4096",
+      "B matmul_q4k 1,4096,4096",     "B matmul_q4k 2,4096,4096",     "B matmul_q4k 16,4096,4096",
+      "B matmul_q4k_big 1,4096,4096", "B matmul_q4k_big 2,4096,4096", "B matmul_q4k_big 16,4096,4096"};
+  EXPECT_EQ(order, expected);
+  // Every stored value is in the table.
+  for (const auto& w : stored) {
+    const auto row = std::find_if(table["winners"].begin(), table["winners"].end(),
+                                  [&](const auto& r) { return r["variant_hash"] == w.variant_hash; });
+    ASSERT_NE(row, table["winners"].end());
+    EXPECT_EQ(spirv_from_base64((*row)["spirv_base64"].get<std::string>()), w.spirv);
+    EXPECT_EQ((*row)["median_ns"].get<double>(), w.median_ns);
+    EXPECT_EQ((*row)["gbps"].get<double>(), w.gbps);
+    EXPECT_EQ((*row)["baseline_median_ns"].get<double>(), w.baseline_median_ns);
+    EXPECT_EQ((*row)["dispatch"].dump(), w.dispatch_json);
+    EXPECT_EQ((*row)["template_name"], w.kernel + ".comp");
+    EXPECT_EQ((*row)["local_size"], nlohmann::json({w.local_size[0], w.local_size[1], w.local_size[2]}));
+  }
+}
+
+TEST_F(ExportTest, ExportingTwiceGivesTheSameBytes) {
+  RandomData random;
+  SCOPED_TRACE(random.trace());
+  {
+    auto store = Store::open(db_path());
+    fill_store(store, random);
+  }
+  const auto first = export_table(Store::open(db_path())).dump(2);
+  const auto second = export_table(Store::open_read_only(db_path())).dump(2);
+  EXPECT_EQ(first, second);
+  // Keys are sorted at every level.
+  EXPECT_LT(first.find("\"devices\""), first.find("\"format\""));
+  EXPECT_LT(first.find("\"format\""), first.find("\"generator\""));
+  EXPECT_LT(first.find("\"generator\""), first.find("\"version\""));
+  EXPECT_LT(first.find("\"version\""), first.find("\"winners\""));
+}
+
+TEST_F(ExportTest, FiltersSelectDevicesByIdOrNameAndKernelsExactlyOrBySubstring) {
+  RandomData random;
+  SCOPED_TRACE(random.trace());
+  auto store = Store::open(db_path());
+  fill_store(store, random);
+  const auto nvidia = store.devices()[0].first;  // stored first: "NVIDIA ..."
+  const auto count = [&](const ExportFilter& filter) { return export_table(store, filter)["winners"].size(); };
+  EXPECT_EQ(count({}), 12u);
+  EXPECT_EQ(count({std::to_string(nvidia), ""}), 6u);
+  EXPECT_EQ(count({"nvidia", ""}), 6u);  // case-insensitive substring
+  EXPECT_EQ(count({"", "matmul_q4k"}), 6u);  // an exact name selects that kernel only
+  EXPECT_EQ(count({"", "q4k"}), 12u);        // otherwise a substring
+  EXPECT_EQ(count({"amd", "big"}), 3u);
+  const auto table = export_table(store, {std::to_string(nvidia), ""});
+  ASSERT_EQ(table["devices"].size(), 1u);
+  EXPECT_EQ(table["devices"][0]["id"], nvidia);
+  for (const auto& filter : {ExportFilter{"intel", ""}, ExportFilter{"999", ""}, ExportFilter{"", "softmax"}}) {
+    try {
+      export_table(store, filter);
+      ADD_FAILURE() << "matched " << filter.device << filter.kernel;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::usage);
+      EXPECT_NE(std::string(e.what()).find("stored:"), std::string::npos) << e.what();
+    }
+  }
+}
+
+// A small RFC 4180 reader for checking what the CSV writer wrote.
+std::vector<std::vector<std::string>> parse_csv(const std::string& text) {
+  std::vector<std::vector<std::string>> rows(1);
+  std::string field;
+  bool quoted = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') {
+        field += '"';
+        ++i;
+      } else if (c == '"') {
+        quoted = false;
+      } else {
+        field += c;
+      }
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      rows.back().push_back(std::move(field));
+      field.clear();
+    } else if (c == '\n') {
+      rows.back().push_back(std::move(field));
+      field.clear();
+      rows.emplace_back();
+    } else {
+      field += c;
+    }
+  }
+  EXPECT_TRUE(rows.back().empty() && field.empty()) << "CSV does not end with a line break";
+  rows.pop_back();
+  return rows;
+}
+
+TEST_F(ExportTest, CsvHasOneQuotedRowPerMeasurement) {
+  RandomData random;
+  SCOPED_TRACE(random.trace());
+  auto store = Store::open(db_path());
+  const auto winners = fill_store(store, random);  // 12 measurements, one per winner
+  const auto device = winners.front().device_id;
+  // Extra measurements of the first winner's key: a failure whose reason needs quoting, and a slower success.
+  const auto failed = random.variant(winners.front().kernel);
+  store.upsert_variant(failed);
+  auto failure = random.measurement(device, failed.variant_hash, winners.front().shape);
+  failure.status = Status::wrong_result;
+  failure.reason = "rel_l2 0.5 > 1e-3,\n\"NaN\" at 7";
+  store.record_measurement(failure);
+
   std::ostringstream out;
-  write_measurements_csv(out, std::vector<Measurement>{m});
-  std::istringstream lines(out.str());
-  std::string header, row, extra;
-  std::getline(lines, header);
-  std::getline(lines, row);
-  EXPECT_FALSE(std::getline(lines, extra));
-  EXPECT_EQ(header.substr(0, 33), "device,variant_hash,shape,cache_m");
-  EXPECT_EQ(row.substr(0, 46), R"(3,variant1,"1,4096,4096",cold,wrong_result,"re)");
-  EXPECT_NE(row.find(R"("rel_l2 0.5 > 1e-3, ""NaN"" at 7")"), std::string::npos) << row;
-  EXPECT_NE(row.find(",1234.5678901234,"), std::string::npos) << row;
-  EXPECT_EQ(row.substr(row.size() - 25), ",2024-05-01T12:00:00.000Z");
+  export_csv(out, store);
+  const auto rows = parse_csv(out.str());
+  ASSERT_EQ(rows.size(), 1u + 13u);
+  const auto& header = rows[0];
+  ASSERT_EQ(header.size(), 25u);
+  EXPECT_EQ(header[0], "device_row");
+  EXPECT_EQ(header[11], "winner");
+  EXPECT_EQ(header[24], "created_at");
+  std::size_t winners_marked = 0;
+  for (std::size_t i = 1; i < rows.size(); ++i) {
+    ASSERT_EQ(rows[i].size(), header.size()) << "row " << i;
+    winners_marked += rows[i][11] == "1";
+  }
+  EXPECT_EQ(winners_marked, 12u);
+  // The failure: quoted reason read back whole, after the key's success.
+  const auto row = std::find_if(rows.begin(), rows.end(), [&](const auto& r) { return r[9] == failed.variant_hash; });
+  ASSERT_NE(row, rows.end());
+  EXPECT_EQ((*row)[12], "wrong_result");
+  EXPECT_EQ((*row)[13], failure.reason);
+  EXPECT_EQ(std::stod((*row)[14]), failure.median_ns);  // shortest text reads back exactly
+  EXPECT_EQ(std::stod((*row)[22]), failure.gbps);
+  EXPECT_EQ((*row)[11], "0");
+  EXPECT_EQ((*(row - 1))[9], winners.front().variant_hash);
+  EXPECT_EQ((*row)[4], "NVIDIA \"B\", rev 2");
+  EXPECT_NE(out.str().find(R"("NVIDIA ""B"", rev 2")"), std::string::npos);
+  EXPECT_NE(out.str().find("\"rel_l2 0.5 > 1e-3,\n\"\"NaN\"\" at 7\""), std::string::npos);
+
+  std::ostringstream filtered;
+  export_csv(filtered, store, {"amd", "matmul_q4k"});
+  EXPECT_EQ(parse_csv(filtered.str()).size(), 1u + 3u);
 }
 
 }  // namespace

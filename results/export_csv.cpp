@@ -1,0 +1,100 @@
+#include "results/export_csv.hpp"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+#include "results/sqlite.hpp"
+
+namespace vktune::results {
+namespace {
+
+std::string csv_field(std::string_view text) {
+  if (text.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(text);
+  std::string quoted = "\"";
+  for (const char c : text) {
+    if (c == '"') quoted += '"';
+    quoted += c;
+  }
+  return quoted + '"';
+}
+
+}  // namespace
+
+std::vector<MeasurementRow> measurement_rows(const Store& store, const Selection& selection) {
+  auto connection = sqlite::Connection::open(store.path(), sqlite::Connection::Mode::read_only);
+  sqlite::Statement query(
+      connection,
+      "SELECT m.device, v.kernel, v.config_json, w.variant IS NOT NULL, m.variant, m.shape, m.cache_mode, m.status, "
+      "m.reason, m.median_ns, m.min_ns, m.p10_ns, m.p90_ns, m.mad_ns, m.repetitions, m.rel_l2_error, "
+      "m.max_abs_error, m.gbps, m.gflops, m.created_at "
+      "FROM measurements m JOIN variants v ON v.hash = m.variant "
+      "LEFT JOIN winners w ON w.device = m.device AND w.kernel = v.kernel AND w.shape = m.shape "
+      "AND w.cache_mode = m.cache_mode AND w.variant = m.variant");
+  std::vector<MeasurementRow> rows;
+  while (query.step()) {
+    MeasurementRow row;
+    row.device_row = query.column_int64(0);
+    row.kernel = query.column_text(1);
+    if (!selection.has_device(row.device_row) || !selection.has_kernel(row.kernel)) continue;
+    row.device = selection.devices[selection.device_rank(row.device_row)].second;
+    row.config_json = query.column_text(2);
+    row.is_winner = query.column_int64(3) != 0;
+    auto& m = row.measurement;
+    m.device_id = row.device_row;
+    m.variant_hash = query.column_text(4);
+    m.shape = query.column_text(5);
+    m.cache_mode = query.column_text(6);
+    m.status = status_from_string(query.column_text(7));
+    m.reason = query.column_text(8);
+    m.median_ns = query.column_double(9);
+    m.min_ns = query.column_double(10);
+    m.p10_ns = query.column_double(11);
+    m.p90_ns = query.column_double(12);
+    m.mad_ns = query.column_double(13);
+    m.repetitions = static_cast<int>(query.column_int64(14));
+    m.rel_l2_error = query.column_double(15);
+    m.max_abs_error = query.column_double(16);
+    m.gbps = query.column_double(17);
+    m.gflops = query.column_double(18);
+    m.created_at = query.column_text(19);
+    rows.push_back(std::move(row));
+  }
+  std::stable_sort(rows.begin(), rows.end(), [&](const MeasurementRow& a, const MeasurementRow& b) {
+    const auto& ma = a.measurement;
+    const auto& mb = b.measurement;
+    const auto ra = selection.device_rank(a.device_row), rb = selection.device_rank(b.device_row);
+    if (ra != rb) return ra < rb;
+    if (a.kernel != b.kernel) return a.kernel < b.kernel;
+    if (ma.shape != mb.shape) return shape_less(ma.shape, mb.shape);
+    const bool fa = ma.status != Status::ok, fb = mb.status != Status::ok;
+    return std::tie(ma.cache_mode, fa, ma.median_ns, ma.variant_hash) <
+           std::tie(mb.cache_mode, fb, mb.median_ns, mb.variant_hash);
+  });
+  return rows;
+}
+
+void write_measurements_csv(std::ostream& out, std::span<const MeasurementRow> rows) {
+  out << "device_row,vendor_id,device_id,driver_version,device_name,driver_version_text,kernel,shape,cache_mode,"
+         "variant_hash,config,winner,status,reason,median_ns,min_ns,p10_ns,p90_ns,mad_ns,repetitions,"
+         "rel_l2_error,max_abs_error,gbps,gflops,created_at\n";
+  for (const auto& row : rows) {
+    const auto& m = row.measurement;
+    out << row.device_row << ',' << row.device.vendor_id << ',' << row.device.device_id << ','
+        << row.device.driver_version << ',' << csv_field(row.device.name) << ','
+        << csv_field(row.device.driver_version_text) << ',' << csv_field(row.kernel) << ',' << csv_field(m.shape)
+        << ',' << csv_field(m.cache_mode) << ',' << csv_field(m.variant_hash) << ',' << csv_field(row.config_json)
+        << ',' << (row.is_winner ? 1 : 0) << ',' << to_string(m.status) << ',' << csv_field(m.reason);
+    for (const double v : {m.median_ns, m.min_ns, m.p10_ns, m.p90_ns, m.mad_ns}) out << ',' << shortest(v);
+    out << ',' << m.repetitions;
+    for (const double v : {m.rel_l2_error, m.max_abs_error, m.gbps, m.gflops}) out << ',' << shortest(v);
+    out << ',' << csv_field(m.created_at) << '\n';
+  }
+}
+
+void export_csv(std::ostream& out, const Store& store, const ExportFilter& filter) {
+  const auto selection = select(store, filter);
+  write_measurements_csv(out, measurement_rows(store, selection));
+}
+
+}  // namespace vktune::results

@@ -1,0 +1,132 @@
+// `vktune export` and `vktune import` through the built binary: help, a JSON
+// export of a store filled through results::Store, and its import into
+// another database.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <sys/wait.h>
+
+#include "export_test_data.hpp"
+#include "results/export.hpp"
+#include "store_fixture.hpp"
+
+#ifndef VKTUNE_BINARY
+#error "VKTUNE_BINARY must name the built vktune"
+#endif
+
+namespace vktune::results::testing {
+namespace {
+
+struct CliRun {
+  int exit_code = -1;
+  std::string out, err;
+};
+
+class ExportCliTest : public StoreTest {
+ protected:
+  // Runs vktune with the arguments (already shell-quoted where needed).
+  CliRun vktune(const std::string& arguments) const {
+    const auto err_path = dir_.path() / "stderr.txt";
+    const std::string command = std::string("\"") + VKTUNE_BINARY + "\" " + arguments + " 2>\"" + err_path.string() + "\"";
+    CliRun run;
+    FILE* pipe = popen(command.c_str(), "r");
+    if (!pipe) return run;
+    std::array<char, 4096> buffer{};
+    std::size_t n = 0;
+    while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0) run.out.append(buffer.data(), n);
+    const int status = pclose(pipe);
+    run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    std::ifstream err(err_path);
+    run.err.assign(std::istreambuf_iterator<char>(err), std::istreambuf_iterator<char>());
+    return run;
+  }
+  std::string quoted(const std::filesystem::path& path) const { return "\"" + path.string() + "\""; }
+};
+
+TEST_F(ExportCliTest, ExportHelpNamesTheOptions) {
+  const auto run = vktune("export --help");
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  for (const char* option : {"--format", "--device", "--kernel", "--output", "--db"}) {
+    EXPECT_NE(run.out.find(option), std::string::npos) << option << "\n" << run.out;
+  }
+  const auto import = vktune("import --help");
+  EXPECT_EQ(import.exit_code, 0) << import.err;
+  EXPECT_NE(import.out.find("FILE"), std::string::npos) << import.out;
+}
+
+TEST_F(ExportCliTest, JsonExportOfAStoreImportsIntoAnotherDatabase) {
+  RandomData random;
+  SCOPED_TRACE(random.trace());
+  std::vector<Winner> stored;
+  {
+    auto store = Store::open(db_path());
+    stored = fill_store(store, random);
+  }
+  const auto exported = vktune("export --format json --db " + quoted(db_path()));
+  ASSERT_EQ(exported.exit_code, 0) << exported.err;
+  EXPECT_TRUE(exported.err.empty()) << exported.err;
+  EXPECT_EQ(exported.out, export_table(Store::open(db_path())).dump(2) + "\n");
+
+  const auto table = dir_.path() / "table.json";
+  const auto written = vktune("export --db " + quoted(db_path()) + " -o " + quoted(table));
+  ASSERT_EQ(written.exit_code, 0) << written.err;
+  EXPECT_TRUE(written.out.empty());
+  {
+    std::ifstream in(table);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_EQ(text, exported.out);
+  }
+
+  const auto other = dir_.path() / "other.db";
+  const auto imported = vktune("import " + quoted(table) + " --db " + quoted(other));
+  ASSERT_EQ(imported.exit_code, 0) << imported.err;
+  EXPECT_NE(imported.out.find("12 winners added"), std::string::npos) << imported.out;
+  EXPECT_NE(imported.out.find("0 conflicts"), std::string::npos) << imported.out;
+  auto target = Store::open(other);
+  ASSERT_EQ(target.winners().size(), stored.size());
+  for (const auto& w : target.winners()) {
+    const auto source = std::find_if(stored.begin(), stored.end(),
+                                     [&](const Winner& s) { return s.variant_hash == w.variant_hash; });
+    ASSERT_NE(source, stored.end());
+    EXPECT_EQ(w.spirv, source->spirv);
+    EXPECT_EQ(w.median_ns, source->median_ns);
+  }
+
+  // Filters, CSV and header go through the same command.
+  const auto csv = vktune("export --format csv --kernel matmul_q4k --device amd --db " + quoted(db_path()));
+  ASSERT_EQ(csv.exit_code, 0) << csv.err;
+  EXPECT_EQ(std::count(csv.out.begin(), csv.out.end(), '\n'), 1 + 3);
+  const auto header = vktune("export --format header --db " + quoted(db_path()));
+  ASSERT_EQ(header.exit_code, 0) << header.err;
+  EXPECT_NE(header.out.find("namespace vktune_table"), std::string::npos);
+}
+
+TEST_F(ExportCliTest, BadInputIsOneLineOnStderrAndANonZeroExit) {
+  {
+    auto store = Store::open(db_path());
+  }
+  const auto bad = dir_.path() / "bad.json";
+  std::ofstream(bad) << R"({"format": "vktune-table", "version": 99, "devices": [], "winners": []})";
+  const auto imported = vktune("import " + quoted(bad) + " --db " + quoted(db_path()));
+  EXPECT_EQ(imported.exit_code, 2);
+  EXPECT_EQ(std::count(imported.err.begin(), imported.err.end(), '\n'), 1) << imported.err;
+  EXPECT_NE(imported.err.find("version 99"), std::string::npos) << imported.err;
+  const auto fresh = dir_.path() / "fresh.db";  // a rejected table creates no database
+  EXPECT_EQ(vktune("import " + quoted(bad) + " --db " + quoted(fresh)).exit_code, 2);
+  EXPECT_FALSE(std::filesystem::exists(fresh));
+
+  const auto unknown = vktune("export --kernel softmax --db " + quoted(db_path()));
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_NE(unknown.err.find("no kernel"), std::string::npos) << unknown.err;
+  const auto missing = vktune("export --db " + quoted(dir_.path() / "missing.db"));
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_FALSE(std::filesystem::exists(dir_.path() / "missing.db"));
+  const auto format = vktune("export --format xml --db " + quoted(db_path()));
+  EXPECT_EQ(format.exit_code, 2);
+}
+
+}  // namespace
+}  // namespace vktune::results::testing

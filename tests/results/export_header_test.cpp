@@ -1,0 +1,170 @@
+// The C++ header export, compiled for real: a tiny program includes the
+// exported header, is built with the project's C++ compiler and run, and
+// checks lookups and SPIR-V words against what the store holds.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "common/error.hpp"
+#include "export_test_data.hpp"
+#include "results/export_header.hpp"
+#include "store_fixture.hpp"
+
+#ifndef VKTUNE_CXX_COMPILER
+#error "VKTUNE_CXX_COMPILER must name the C++ compiler"
+#endif
+
+namespace vktune::results::testing {
+namespace {
+
+using ExportHeaderTest = StoreTest;
+
+std::string words_literal(const std::vector<std::uint32_t>& words) {
+  std::string text = "{";
+  for (const auto w : words) text += std::to_string(w) + "u,";
+  return text + "}";
+}
+
+void write(const std::filesystem::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  ASSERT_TRUE(out.good()) << path;
+}
+
+TEST_F(ExportHeaderTest, AProgramCompiledWithTheHeaderFindsTheWinnersAndTheirSpirv) {
+  RandomData random;
+  SCOPED_TRACE(random.trace());
+  auto store = Store::open(db_path());
+  const auto identity = random.device(0x10de, "GPU \"one\"\\");
+  const auto device = store.upsert_device(identity);
+  const auto decode = random.variant("matmul_q4k");
+  const auto prefill = random.variant("matmul_q4k");
+  store.upsert_variant(decode);
+  store.upsert_variant(prefill);
+  auto w1 = random.winner(device, decode, "1,4096,4096");
+  w1.dispatch_json = R"([{"divisor":4,"shape_dim":1},{"divisor":1,"shape_dim":-1},{"divisor":1,"shape_dim":-1}])";
+  w1.specialization_json = R"({"0":128,"2":1.5,"5":true})";
+  auto w2 = random.winner(device, prefill, "512,4096,4096");
+  w2.dispatch_json = R"([{"divisor":64,"shape_dim":1},{"divisor":32,"shape_dim":0},{"divisor":1,"shape_dim":-1}])";
+  w2.specialization_json = "{}";
+  store.set_winner(w1);
+  store.set_winner(w2);
+
+  const std::string header = export_header(store);
+  EXPECT_EQ(header, export_header(store));  // stable
+  const TempDir dir;
+  write(dir.path() / "tuned_table.hpp", header);
+
+  std::ostringstream program;
+  program << R"cpp(#include "tuned_table.hpp"
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+static int failures = 0;
+#define CHECK(c) do { if (!(c)) { std::printf("FAIL line %d: %s\n", __LINE__, #c); ++failures; } } while (0)
+static_assert(vktune_table::entries.size() == 2);
+static_assert(vktune_table::format_version == 1);
+int main() {
+  namespace t = vktune_table;
+  const std::uint32_t vendor = )cpp"
+          << identity.vendor_id << "u, device = " << identity.device_id << "u;\n"
+          << "  const std::uint32_t words1[] = " << words_literal(w1.spirv) << ";\n"
+          << "  const std::uint32_t words2[] = " << words_literal(w2.spirv) << ";\n"
+          << "  const std::uint32_t local1[] = {" << w1.local_size[0] << "u, " << w1.local_size[1] << "u, "
+          << w1.local_size[2] << "u};\n"
+          << "  const double median1 = " << shortest(w1.median_ns) << ";\n"
+          << "  const std::uint32_t subgroup1 = " << w1.required_subgroup_size << "u;\n"
+          << R"cpp(
+  const std::uint32_t decode[] = {1, 4096, 4096}, prefill[] = {512, 4096, 4096};
+  const std::uint32_t near_decode[] = {1, 4096, 11008}, near_prefill[] = {300, 4096, 11008};
+  const auto* e1 = t::find(vendor, device, "matmul_q4k", decode);
+  CHECK(e1 && t::is_exact(*e1, decode) && e1->shape_text == "1,4096,4096");
+  CHECK(e1 && std::equal(e1->spirv.begin(), e1->spirv.end(), std::begin(words1), std::end(words1)));
+  CHECK(e1 && std::equal(e1->local_size.begin(), e1->local_size.end(), std::begin(local1)));
+  CHECK(e1 && e1->median_ns == median1 && e1->required_subgroup_size == subgroup1);
+  CHECK(e1 && e1->device_name == "GPU \"one\"\\" && e1->cache_mode == "cold");
+  CHECK(e1 && e1->specialization.size() == 3 && e1->specialization[0].id == 0 && e1->specialization[0].value == 128);
+  float f = 0;
+  if (e1) std::memcpy(&f, &e1->specialization[1].value, 4);
+  CHECK(e1 && e1->specialization[1].id == 2 && f == 1.5f && e1->specialization[2].value == 1);
+  CHECK(e1 && t::workgroup_counts(*e1, decode) == (std::array<std::uint32_t, 3>{1024, 1, 1}));
+  const auto* e2 = t::find(vendor, device, "matmul_q4k", prefill);
+  CHECK(e2 && e2 != e1 && std::equal(e2->spirv.begin(), e2->spirv.end(), std::begin(words2), std::end(words2)));
+  CHECK(e2 && e2->specialization.empty());
+  CHECK(e2 && t::workgroup_counts(*e2, near_prefill) == (std::array<std::uint32_t, 3>{64, 10, 1}));
+  // Nearest shape: decode stays with decode, prefill with prefill.
+  CHECK(t::find(vendor, device, "matmul_q4k", near_decode) == e1);
+  CHECK(t::find(vendor, device, "matmul_q4k", near_prefill) == e2);
+  CHECK(!t::is_exact(*t::find(vendor, device, "matmul_q4k", near_decode), near_decode));
+  // Nothing for another device, kernel, rank or cache mode.
+  CHECK(t::find(vendor, device + 1, "matmul_q4k", decode) == nullptr);
+  CHECK(t::find(vendor + 1, device, "matmul_q4k", decode) == nullptr);
+  CHECK(t::find(vendor, device, "matmul_q8", decode) == nullptr);
+  const std::uint32_t rank2[] = {1, 4096};
+  CHECK(t::find(vendor, device, "matmul_q4k", rank2) == nullptr);
+  CHECK(t::find(vendor, device, "matmul_q4k", decode, "hot") == nullptr);
+  CHECK(t::find(vendor, device, "matmul_q4k", decode, "cold") == e1);
+  std::printf("%s\n", failures == 0 ? "all lookups passed" : "lookups failed");
+  return failures;
+}
+)cpp";
+  write(dir.path() / "main.cpp", program.str());
+
+  const auto binary = dir.path() / "lookup";
+  const std::string compile = std::string("\"") + VKTUNE_CXX_COMPILER +
+                              "\" -std=c++20 -Wall -Wextra -Wpedantic -Werror -o \"" + binary.string() + "\" \"" +
+                              (dir.path() / "main.cpp").string() + "\" > \"" + (dir.path() / "compile.log").string() +
+                              "\" 2>&1";
+  const int compiled = std::system(compile.c_str());
+  std::ifstream log(dir.path() / "compile.log");
+  const std::string log_text((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
+  ASSERT_EQ(compiled, 0) << compile << "\n" << log_text << "\n--- header ---\n" << header;
+
+  const std::string run = "\"" + binary.string() + "\" > \"" + (dir.path() / "run.log").string() + "\" 2>&1";
+  const int ran = std::system(run.c_str());
+  std::ifstream run_log(dir.path() / "run.log");
+  const std::string run_text((std::istreambuf_iterator<char>(run_log)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(ran, 0) << run_text;
+  EXPECT_EQ(run_text, "all lookups passed\n");
+}
+
+TEST_F(ExportHeaderTest, SharedSpirvIsWrittenOnceAndAnEmptyTableCompiles) {
+  RandomData random;
+  SCOPED_TRACE(random.trace());
+  auto store = Store::open(db_path());
+  const auto device = store.upsert_device(random.device(0x1002, "AMD"));
+  const auto v = random.variant("matmul_q4k");
+  store.upsert_variant(v);
+  auto w = random.winner(device, v, "1,4096,4096");
+  store.set_winner(w);
+  w.shape = "1,4096,11008";
+  store.set_winner(w);  // same SPIR-V words: one array
+  const auto header = export_header(store);
+  EXPECT_NE(header.find("spirv_0[]"), std::string::npos);
+  EXPECT_EQ(header.find("spirv_1[]"), std::string::npos);
+  EXPECT_NE(header.find("std::array<Entry, 2>"), std::string::npos);
+  EXPECT_NE(export_header(store, {"", "matmul"}).find("std::array<Entry, 2>"), std::string::npos);
+
+  auto empty = Store::open(dir_.path() / "empty.db");
+  EXPECT_NE(export_header(empty).find("std::array<Entry, 0> entries = {};"), std::string::npos);
+}
+
+TEST_F(ExportHeaderTest, ADispatchRuleOutsideTheThreeAxisFormIsAFormatError) {
+  auto store = Store::open(db_path());
+  const auto device = store.upsert_device(sample_device());
+  store.upsert_variant(sample_variant(1));
+  store.set_winner(sample_winner(device, default_shape));  // dispatch {"x": "ceil(N/2)", ...}
+  try {
+    export_header(store);
+    ADD_FAILURE() << "exported";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::format);
+    EXPECT_NE(std::string(e.what()).find("dispatch rule"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace vktune::results::testing

@@ -1,0 +1,87 @@
+// `vktune export`: the stored winners as a JSON table, a C++ header, or the
+// measurements as CSV.
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include "common/error.hpp"
+#include "results/export.hpp"
+#include "results/export_csv.hpp"
+#include "results/export_header.hpp"
+#include "tuner/commands/commands.hpp"
+#include "tuner/commands/options.hpp"
+
+namespace vktune::cli {
+
+namespace {
+
+struct ExportOptions {
+  std::string format = "json";
+  results::ExportFilter filter;
+  std::string output;
+  std::string db;
+};
+
+std::string render(const results::Store& store, const ExportOptions& options) {
+  if (options.format == "header") return results::export_header(store, options.filter);
+  if (options.format == "csv") {
+    std::ostringstream text;
+    results::export_csv(text, store, options.filter);
+    return text.str();
+  }
+  return results::export_table(store, options.filter).dump(2) + "\n";
+}
+
+// Writes beside the target and renames, so a failed export leaves no half file.
+void write_file(const std::filesystem::path& path, const std::string& text) {
+  const auto temporary = std::filesystem::path(path.string() + ".partial");
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    out << text;
+    out.close();
+    if (!out) throw Error(ErrorKind::io, "cannot write " + temporary.string());
+  }
+  std::error_code ec;
+  std::filesystem::rename(temporary, path, ec);
+  if (ec) {
+    std::filesystem::remove(temporary, ec);
+    throw Error(ErrorKind::io, "cannot write " + path.string() + ": " + ec.message());
+  }
+}
+
+}  // namespace
+
+void add_export_command(CLI::App& root, int& result_code) {
+  auto* cmd = root.add_subcommand(
+      "export", "Export stored winners as a JSON table (results/TABLE_FORMAT.md) or a C++ header, or the "
+                "measurements as CSV");
+  auto options = std::make_shared<ExportOptions>();
+  cmd->add_option("--format", options->format, "json (tuned table), header (C++20 header), csv (measurements)")
+      ->check(CLI::IsMember({"json", "header", "csv"}))
+      ->capture_default_str();
+  cmd->add_option("--device", options->filter.device,
+                  "Only this device: its row id in the database, or a case-insensitive part of its name");
+  cmd->add_option("--kernel", options->filter.kernel,
+                  "Only this kernel: the exact name when one is stored, else every kernel whose name contains it");
+  cmd->add_option("-o,--output", options->output, "Write to FILE instead of stdout");
+  cmd->add_option("--db", options->db, "Results database (default: $VKTUNE_DB, else ~/.local/share/vktune/vktune.db)");
+  cmd->callback([options, &result_code] {
+    const std::filesystem::path db =
+        options->db.empty() ? results::Store::default_path() : std::filesystem::path(options->db);
+    if (!std::filesystem::exists(db)) {
+      throw Error(ErrorKind::usage, "no results database at " + db.string() + " (tune first, or pass --db PATH)");
+    }
+    const auto store = open_store(db.string());
+    const std::string text = render(store, *options);
+    if (options->output.empty()) {
+      std::cout << text << std::flush;
+    } else {
+      write_file(options->output, text);
+    }
+    result_code = exit_code::ok;
+  });
+}
+
+}  // namespace vktune::cli
