@@ -79,7 +79,7 @@ struct Winner {
   double median_ns = 0, gbps = 0, gflops = 0, rel_l2_error = 0;
   std::string baseline_variant_hash;
   double baseline_median_ns = 0;
-  std::string updated_at;  // ISO-8601 UTC, filled by the store
+  std::string updated_at;  // ISO-8601 UTC; set_winner keeps a given one, else fills in now
 
   bool operator==(const Winner&) const = default;
 };

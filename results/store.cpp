@@ -394,7 +394,7 @@ void Store::set_winner(const Winner& w) {
         "specialization_json, local_size_x, local_size_y, local_size_z, dispatch_json, required_subgroup_size, "
         "median_ns, gbps, gflops, rel_l2_error, baseline_variant, baseline_median_ns, updated_at) "
         "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, "
-        VKTUNE_SQL_NOW ") "
+        "COALESCE(NULLIF(?20, ''), " VKTUNE_SQL_NOW ")) "
         "ON CONFLICT (device, kernel, shape, cache_mode) DO UPDATE SET variant = excluded.variant, "
         "config_json = excluded.config_json, spirv_hash = excluded.spirv_hash, "
         "specialization_json = excluded.specialization_json, local_size_x = excluded.local_size_x, "
@@ -407,7 +407,7 @@ void Store::set_winner(const Winner& w) {
         ->bind_all(w.device_id, w.kernel, w.shape, w.cache_mode, w.variant_hash, w.config_json, spirv_hash,
                    w.specialization_json, w.local_size[0], w.local_size[1], w.local_size[2], w.dispatch_json,
                    w.required_subgroup_size, w.median_ns, w.gbps, w.gflops, w.rel_l2_error, w.baseline_variant_hash,
-                   w.baseline_median_ns)
+                   w.baseline_median_ns, w.updated_at)
         .run();
   });
 }

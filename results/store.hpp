@@ -83,7 +83,8 @@ class Store {
   std::optional<double> ceiling(std::int64_t device_id, const std::string& name) const;
   std::vector<Ceiling> ceilings(std::int64_t device_id) const;
 
-  // Winners: one per (device, kernel, shape, cache_mode). The SPIR-V words
+  // Winners: one per (device, kernel, shape, cache_mode). updated_at is kept
+  // when given (an imported winner keeps the time it was measured), else now. The SPIR-V words
   // are stored in the cache (under spirv_hash, or their content hash when it
   // is empty); with no words, spirv_hash must name SPIR-V already stored.
   void set_winner(const Winner& winner);

@@ -174,6 +174,16 @@ TEST_F(RecordsTest, WinnerRoundTripsWithEverythingARuntimeNeeds) {
   EXPECT_EQ(*got, w);
 }
 
+TEST_F(RecordsTest, WinnerKeepsAGivenUpdateTime) {
+  auto store = Store::open(db_path());
+  const auto device = store.upsert_device(sample_device());
+  store.upsert_variant(sample_variant(1));
+  auto w = sample_winner(device, "1,4096,4096");
+  w.updated_at = "2020-02-03T04:05:06.789Z";  // as an import from another machine gives it
+  store.set_winner(w);
+  EXPECT_EQ(store.find_winner(device, "matmul_q4k", "1,4096,4096", "cold")->updated_at, w.updated_at);
+}
+
 TEST_F(RecordsTest, WinnerIsReplacedPerDeviceKernelShapeAndCacheMode) {
   auto store = Store::open(db_path());
   const auto device = store.upsert_device(sample_device());
