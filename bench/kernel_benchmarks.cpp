@@ -22,31 +22,22 @@ namespace vktune::bench {
 
 namespace {
 
-// Everything the benchmarks share, created once and alive until exit
-// (Google Benchmark runs registered lambdas after registration returns).
-struct Context {
-  std::unique_ptr<vk::Instance> instance;
-  std::unique_ptr<vk::Device> device;
-  TemplateLibrary templates = TemplateLibrary::embedded();
-  Ceilings ceilings;
-  std::string cache_mode;
-};
-
 // One problem per (kernel, shape), uploaded on first use.
 struct ProblemOnDevice {
   kernels::Problem problem;
   std::unique_ptr<DeviceProblem> on_device;
 };
 
-Context& context() {
-  static Context instance;
-  return instance;
-}
-
-std::map<std::string, ProblemOnDevice>& problems() {
-  static std::map<std::string, ProblemOnDevice> instance;
-  return instance;
-}
+// What the benchmarks share. Every registered lambda holds it, so it lives
+// until Google Benchmark has run them all.
+struct Context {
+  std::unique_ptr<vk::Instance> instance;
+  std::unique_ptr<vk::Device> device;
+  TemplateLibrary templates = TemplateLibrary::embedded();
+  Ceilings ceilings;
+  std::string cache_mode;
+  std::map<std::string, ProblemOnDevice> problems;  // by "kernel/shape"
+};
 
 std::string benchmark_shape_name(const kernels::Kernel& kernel, const kernels::Shape& shape) {
   std::string name;
@@ -55,11 +46,10 @@ std::string benchmark_shape_name(const kernels::Kernel& kernel, const kernels::S
   return name;
 }
 
-void run_variant(benchmark::State& state, const kernels::Kernel& kernel, const kernels::Shape& shape,
+void run_variant(benchmark::State& state, Context& ctx, const kernels::Kernel& kernel, const kernels::Shape& shape,
                  const kernels::Config& config) {
-  auto& ctx = context();
   const auto key = kernel.name() + "/" + kernels::shape_to_string(shape);
-  auto& entry = problems()[key];
+  auto& entry = ctx.problems[key];
   if (!entry.on_device) {
     entry.problem = kernel.make_problem(shape, 1);
     std::uint64_t weights = 0;
@@ -120,7 +110,8 @@ void run_variant(benchmark::State& state, const kernels::Kernel& kernel, const k
 }  // namespace
 
 std::size_t register_kernel_benchmarks(const BenchOptions& options) {
-  auto& ctx = context();
+  auto shared = std::make_shared<Context>();
+  auto& ctx = *shared;
   ctx.cache_mode = options.cache_mode;
   ctx.instance = std::make_unique<vk::Instance>();
   ctx.device = std::make_unique<vk::Device>(*ctx.instance, options.device);
@@ -151,8 +142,8 @@ std::size_t register_kernel_benchmarks(const BenchOptions& options) {
         {"winner", kernels::config_from_json(winner.config_json)}, {"baseline", kernel.baseline(shape)}};
     for (const auto& [label, config] : variants) {
       benchmark::RegisterBenchmark((base + "/" + label).c_str(),
-                                   [&kernel, shape, config](benchmark::State& state) {
-                                     run_variant(state, kernel, shape, config);
+                                   [shared, &kernel, shape, config](benchmark::State& state) {
+                                     run_variant(state, *shared, kernel, shape, config);
                                    })
           ->UseManualTime()
           ->Unit(benchmark::kMicrosecond);
