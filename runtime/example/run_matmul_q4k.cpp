@@ -1,0 +1,399 @@
+// vktune_runtime_example: load a tuned table, look up matmul_q4k for this
+// device and shape, build the compute pipeline from the stored SPIR-V with
+// plain Vulkan calls, run it on random Q4_K weights and check the result
+// against the CPU reference.
+//
+//   vktune_runtime_example TABLE [--device N] [--shape M,N,K] [--seed S]
+//
+// Exit status: 0 when the result matches (relative L2 < 1e-4), 1 on a
+// mismatch, 2 on bad arguments, 3 on any other error (no loader, no device,
+// no usable table entry, a Vulkan failure).
+#include <volk.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "reference/gguf_types.hpp"
+#include "reference/matmul.hpp"
+#include "reference/random_blocks.hpp"
+#include "vktune_runtime.hpp"
+#include "vktune_runtime_vulkan.hpp"
+
+namespace {
+
+namespace rt = vktune::runtime;
+
+constexpr double kTolerance = 1e-4;
+
+struct Failure : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+void check(VkResult result, const char* what) {
+  if (result != VK_SUCCESS) throw Failure(std::string(what) + " failed with VkResult " + std::to_string(result));
+}
+
+// One Vulkan handle and how to destroy it.
+template <class T>
+class Owned {
+ public:
+  Owned() = default;
+  Owned(T handle, std::function<void(T)> destroy) : handle_(handle), destroy_(std::move(destroy)) {}
+  Owned(Owned&& other) noexcept : handle_(std::exchange(other.handle_, T{})), destroy_(std::move(other.destroy_)) {}
+  Owned& operator=(Owned&& other) noexcept {
+    reset();
+    handle_ = std::exchange(other.handle_, T{});
+    destroy_ = std::move(other.destroy_);
+    return *this;
+  }
+  Owned(const Owned&) = delete;
+  Owned& operator=(const Owned&) = delete;
+  ~Owned() { reset(); }
+  T get() const { return handle_; }
+
+ private:
+  void reset() {
+    if (handle_ != T{} && destroy_) destroy_(handle_);
+    handle_ = T{};
+  }
+  T handle_{};
+  std::function<void(T)> destroy_;
+};
+
+struct Options {
+  std::string table;
+  std::uint32_t device = 0;
+  std::vector<std::uint32_t> shape{1, 37, 1024};
+  std::uint64_t seed = 1;
+};
+
+Options parse(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    const auto value = [&]() -> std::string {
+      if (i + 1 >= argc) throw std::invalid_argument(arg + " needs a value");
+      return argv[++i];
+    };
+    if (arg == "--device") {
+      o.device = static_cast<std::uint32_t>(std::stoul(value()));
+    } else if (arg == "--seed") {
+      o.seed = std::stoull(value());
+    } else if (arg == "--shape") {
+      const auto text = value();
+      o.shape.clear();
+      std::size_t start = 0;
+      while (start <= text.size()) {
+        const auto comma = text.find(',', start);
+        o.shape.push_back(static_cast<std::uint32_t>(std::stoul(text.substr(start, comma - start))));
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+      }
+      if (o.shape.size() != 3 || o.shape[0] == 0 || o.shape[1] == 0 || o.shape[2] == 0 || o.shape[2] % 256 != 0) {
+        throw std::invalid_argument("--shape takes M,N,K: positive, K a multiple of 256");
+      }
+    } else if (o.table.empty() && !arg.starts_with("-")) {
+      o.table = arg;
+    } else {
+      throw std::invalid_argument("unknown argument " + arg);
+    }
+  }
+  if (o.table.empty()) throw std::invalid_argument("no table given");
+  return o;
+}
+
+std::uint32_t memory_type(VkPhysicalDevice physical, std::uint32_t allowed, VkMemoryPropertyFlags wanted) {
+  VkPhysicalDeviceMemoryProperties memory{};
+  vkGetPhysicalDeviceMemoryProperties(physical, &memory);
+  for (std::uint32_t i = 0; i < memory.memoryTypeCount; ++i) {
+    if ((allowed & (1u << i)) && (memory.memoryTypes[i].propertyFlags & wanted) == wanted) return i;
+  }
+  throw Failure("no host-visible, host-coherent memory type for the buffers");
+}
+
+struct HostBuffer {
+  Owned<VkBuffer> buffer;
+  Owned<VkDeviceMemory> memory;
+  void* mapped = nullptr;
+  VkDeviceSize size = 0;
+};
+
+HostBuffer make_buffer(VkPhysicalDevice physical, VkDevice device, VkDeviceSize size) {
+  HostBuffer b;
+  b.size = size;
+  VkBufferCreateInfo info{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
+  info.size = size;
+  info.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
+  info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+  VkBuffer buffer = VK_NULL_HANDLE;
+  check(vkCreateBuffer(device, &info, nullptr, &buffer), "vkCreateBuffer");
+  b.buffer = Owned<VkBuffer>(buffer, [device](VkBuffer h) { vkDestroyBuffer(device, h, nullptr); });
+  VkMemoryRequirements needs{};
+  vkGetBufferMemoryRequirements(device, buffer, &needs);
+  VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+  alloc.allocationSize = needs.size;
+  alloc.memoryTypeIndex = memory_type(physical, needs.memoryTypeBits,
+                                      VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
+  VkDeviceMemory memory = VK_NULL_HANDLE;
+  check(vkAllocateMemory(device, &alloc, nullptr, &memory), "vkAllocateMemory");
+  // Unmapped implicitly when freed.
+  b.memory = Owned<VkDeviceMemory>(memory, [device](VkDeviceMemory h) { vkFreeMemory(device, h, nullptr); });
+  check(vkBindBufferMemory(device, buffer, memory, 0), "vkBindBufferMemory");
+  check(vkMapMemory(device, memory, 0, VK_WHOLE_SIZE, 0, &b.mapped), "vkMapMemory");
+  return b;
+}
+
+int run(const Options& options) {
+  if (volkInitialize() != VK_SUCCESS) throw Failure("no Vulkan loader found (install a Vulkan driver and loader)");
+  const auto table = rt::Table::open(options.table);
+  std::printf("table %s: %zu entries on %zu devices\n", table.source().c_str(), table.entries().size(),
+              table.devices().size());
+
+  // Instance and device, Vulkan 1.3 where the loader has it (for required
+  // subgroup sizes in core).
+  std::uint32_t loader_version = VK_API_VERSION_1_0;
+  if (vkEnumerateInstanceVersion) vkEnumerateInstanceVersion(&loader_version);
+  VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
+  app.pApplicationName = "vktune_runtime_example";
+  app.apiVersion = loader_version >= VK_API_VERSION_1_3 ? VK_API_VERSION_1_3 : VK_API_VERSION_1_1;
+  VkInstanceCreateInfo instance_info{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
+  instance_info.pApplicationInfo = &app;
+  VkInstance raw_instance = VK_NULL_HANDLE;
+  check(vkCreateInstance(&instance_info, nullptr, &raw_instance), "vkCreateInstance");
+  volkLoadInstanceOnly(raw_instance);
+  Owned<VkInstance> instance(raw_instance, [](VkInstance h) { vkDestroyInstance(h, nullptr); });
+
+  std::uint32_t count = 0;
+  check(vkEnumeratePhysicalDevices(instance.get(), &count, nullptr), "vkEnumeratePhysicalDevices");
+  std::vector<VkPhysicalDevice> physicals(count);
+  check(vkEnumeratePhysicalDevices(instance.get(), &count, physicals.data()), "vkEnumeratePhysicalDevices");
+  if (options.device >= count) {
+    throw Failure("no Vulkan device " + std::to_string(options.device) + " (" + std::to_string(count) + " found)");
+  }
+  const VkPhysicalDevice physical = physicals[options.device];
+  VkPhysicalDeviceProperties properties{};
+  vkGetPhysicalDeviceProperties(physical, &properties);
+  const bool core13 = properties.apiVersion >= VK_API_VERSION_1_3 && app.apiVersion >= VK_API_VERSION_1_3;
+
+  // The lookup. The example has no kernel of its own, so no baseline: a
+  // table without a usable entry is an error.
+  rt::Query query{rt::identity_of(properties), "matmul_q4k", options.shape, ""};
+  const auto found = table.lookup(query);
+  const auto& variant = found.variant;
+  std::printf("device %s; matmul_q4k %u,%u,%u\n", properties.deviceName, options.shape[0], options.shape[1],
+              options.shape[2]);
+  std::printf("rule: %s (%s)\n", rt::to_string(found.match), found.match_text.c_str());
+  std::printf("variant: %zu SPIR-V words, local size %ux%ux%u, workgroups %ux%ux%u, subgroup size %u\n",
+              variant.spirv.size(), variant.local_size[0], variant.local_size[1], variant.local_size[2],
+              found.workgroups[0], found.workgroups[1], found.workgroups[2], variant.required_subgroup_size);
+
+  // Required subgroup sizes need subgroupSizeControl (core in 1.3).
+  const bool want_size_control = variant.required_subgroup_size != 0;
+  VkPhysicalDeviceSubgroupSizeControlFeatures size_control{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_FEATURES};
+  if (want_size_control) {
+    if (!core13) throw Failure("the variant requires a subgroup size, which needs Vulkan 1.3 here");
+    VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+    features.pNext = &size_control;
+    vkGetPhysicalDeviceFeatures2(physical, &features);
+    if (!size_control.subgroupSizeControl) throw Failure("the device lacks subgroupSizeControl");
+    size_control.computeFullSubgroups = VK_FALSE;
+    size_control.pNext = nullptr;
+  }
+
+  std::uint32_t families = 0;
+  vkGetPhysicalDeviceQueueFamilyProperties(physical, &families, nullptr);
+  std::vector<VkQueueFamilyProperties> family_props(families);
+  vkGetPhysicalDeviceQueueFamilyProperties(physical, &families, family_props.data());
+  std::uint32_t family = families;
+  for (std::uint32_t i = 0; i < families && family == families; ++i) {
+    if (family_props[i].queueFlags & VK_QUEUE_COMPUTE_BIT) family = i;
+  }
+  if (family == families) throw Failure("the device has no compute queue");
+
+  const float priority = 1.0f;
+  VkDeviceQueueCreateInfo queue_info{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
+  queue_info.queueFamilyIndex = family;
+  queue_info.queueCount = 1;
+  queue_info.pQueuePriorities = &priority;
+  VkDeviceCreateInfo device_info{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
+  device_info.queueCreateInfoCount = 1;
+  device_info.pQueueCreateInfos = &queue_info;
+  if (want_size_control) device_info.pNext = &size_control;
+  VkDevice raw_device = VK_NULL_HANDLE;
+  check(vkCreateDevice(physical, &device_info, nullptr, &raw_device), "vkCreateDevice");
+  volkLoadDevice(raw_device);
+  Owned<VkDevice> device_owner(raw_device, [](VkDevice h) { vkDestroyDevice(h, nullptr); });
+  const VkDevice device = device_owner.get();
+  VkQueue queue = VK_NULL_HANDLE;
+  vkGetDeviceQueue(device, family, 0, &queue);
+
+  // Inputs and the reference.
+  const std::size_t m = options.shape[0], n = options.shape[1], k = options.shape[2];
+  const auto type = vktune::ref::GgmlType::Q4_K;
+  const auto weights = vktune::ref::random_quantized_rows(type, n, k, options.seed);
+  const auto x = vktune::ref::random_floats(m * k, options.seed ^ 0x9e3779b97f4a7c15ull);
+  const auto expected = vktune::ref::matmul_quantized(x.data(), m, weights.data(), type, n, k);
+
+  HostBuffer buffers[3] = {make_buffer(physical, device, x.size() * sizeof(float)),
+                           make_buffer(physical, device, weights.size()),
+                           make_buffer(physical, device, m * n * sizeof(float))};
+  std::memcpy(buffers[0].mapped, x.data(), x.size() * sizeof(float));
+  std::memcpy(buffers[1].mapped, weights.data(), weights.size());
+  std::memset(buffers[2].mapped, 0xff, m * n * sizeof(float));  // NaN: an unwritten output fails the check
+
+  // Pipeline: set 0 with three storage buffers, M,N,K as push constants.
+  VkDescriptorSetLayoutBinding bindings[3]{};
+  for (std::uint32_t i = 0; i < 3; ++i) {
+    bindings[i].binding = i;
+    bindings[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    bindings[i].descriptorCount = 1;
+    bindings[i].stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
+  }
+  VkDescriptorSetLayoutCreateInfo set_layout_info{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+  set_layout_info.bindingCount = 3;
+  set_layout_info.pBindings = bindings;
+  VkDescriptorSetLayout raw_set_layout = VK_NULL_HANDLE;
+  check(vkCreateDescriptorSetLayout(device, &set_layout_info, nullptr, &raw_set_layout), "vkCreateDescriptorSetLayout");
+  Owned<VkDescriptorSetLayout> set_layout(
+      raw_set_layout, [device](VkDescriptorSetLayout h) { vkDestroyDescriptorSetLayout(device, h, nullptr); });
+
+  VkPushConstantRange push{VK_SHADER_STAGE_COMPUTE_BIT, 0, 3 * sizeof(std::uint32_t)};
+  VkPipelineLayoutCreateInfo layout_info{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+  layout_info.setLayoutCount = 1;
+  layout_info.pSetLayouts = &raw_set_layout;
+  layout_info.pushConstantRangeCount = 1;
+  layout_info.pPushConstantRanges = &push;
+  VkPipelineLayout raw_layout = VK_NULL_HANDLE;
+  check(vkCreatePipelineLayout(device, &layout_info, nullptr, &raw_layout), "vkCreatePipelineLayout");
+  Owned<VkPipelineLayout> layout(raw_layout,
+                                 [device](VkPipelineLayout h) { vkDestroyPipelineLayout(device, h, nullptr); });
+
+  VkShaderModuleCreateInfo module_info{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+  module_info.codeSize = variant.spirv.size() * sizeof(std::uint32_t);
+  module_info.pCode = variant.spirv.data();
+  VkShaderModule raw_module = VK_NULL_HANDLE;
+  check(vkCreateShaderModule(device, &module_info, nullptr, &raw_module), "vkCreateShaderModule");
+  Owned<VkShaderModule> module(raw_module, [device](VkShaderModule h) { vkDestroyShaderModule(device, h, nullptr); });
+
+  const rt::SpecializationInfo specialization(variant);
+  VkPipelineShaderStageRequiredSubgroupSizeCreateInfo subgroup{
+      VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO};
+  subgroup.requiredSubgroupSize = variant.required_subgroup_size;
+  VkComputePipelineCreateInfo pipeline_info{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+  pipeline_info.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
+  pipeline_info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+  pipeline_info.stage.module = raw_module;
+  pipeline_info.stage.pName = "main";
+  pipeline_info.stage.pSpecializationInfo = specialization.get();
+  if (want_size_control) pipeline_info.stage.pNext = &subgroup;
+  pipeline_info.layout = raw_layout;
+  VkPipeline raw_pipeline = VK_NULL_HANDLE;
+  check(vkCreateComputePipelines(device, VK_NULL_HANDLE, 1, &pipeline_info, nullptr, &raw_pipeline),
+        "vkCreateComputePipelines");
+  Owned<VkPipeline> pipeline(raw_pipeline, [device](VkPipeline h) { vkDestroyPipeline(device, h, nullptr); });
+
+  VkDescriptorPoolSize pool_size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 3};
+  VkDescriptorPoolCreateInfo pool_info{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+  pool_info.maxSets = 1;
+  pool_info.poolSizeCount = 1;
+  pool_info.pPoolSizes = &pool_size;
+  VkDescriptorPool raw_pool = VK_NULL_HANDLE;
+  check(vkCreateDescriptorPool(device, &pool_info, nullptr, &raw_pool), "vkCreateDescriptorPool");
+  Owned<VkDescriptorPool> pool(raw_pool, [device](VkDescriptorPool h) { vkDestroyDescriptorPool(device, h, nullptr); });
+  VkDescriptorSetAllocateInfo set_info{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+  set_info.descriptorPool = raw_pool;
+  set_info.descriptorSetCount = 1;
+  set_info.pSetLayouts = &raw_set_layout;
+  VkDescriptorSet set = VK_NULL_HANDLE;  // freed with the pool
+  check(vkAllocateDescriptorSets(device, &set_info, &set), "vkAllocateDescriptorSets");
+  VkDescriptorBufferInfo buffer_infos[3]{};
+  VkWriteDescriptorSet writes[3]{};
+  for (std::uint32_t i = 0; i < 3; ++i) {
+    buffer_infos[i] = {buffers[i].buffer.get(), 0, VK_WHOLE_SIZE};
+    writes[i].sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
+    writes[i].dstSet = set;
+    writes[i].dstBinding = i;
+    writes[i].descriptorCount = 1;
+    writes[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    writes[i].pBufferInfo = &buffer_infos[i];
+  }
+  vkUpdateDescriptorSets(device, 3, writes, 0, nullptr);
+
+  // One submission: dispatch, then make the writes visible to the host.
+  VkCommandPoolCreateInfo command_pool_info{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+  command_pool_info.queueFamilyIndex = family;
+  VkCommandPool raw_command_pool = VK_NULL_HANDLE;
+  check(vkCreateCommandPool(device, &command_pool_info, nullptr, &raw_command_pool), "vkCreateCommandPool");
+  Owned<VkCommandPool> command_pool(raw_command_pool,
+                                    [device](VkCommandPool h) { vkDestroyCommandPool(device, h, nullptr); });
+  VkCommandBufferAllocateInfo command_info{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+  command_info.commandPool = raw_command_pool;
+  command_info.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+  command_info.commandBufferCount = 1;
+  VkCommandBuffer commands = VK_NULL_HANDLE;  // freed with the pool
+  check(vkAllocateCommandBuffers(device, &command_info, &commands), "vkAllocateCommandBuffers");
+  VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+  begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+  check(vkBeginCommandBuffer(commands, &begin), "vkBeginCommandBuffer");
+  vkCmdBindPipeline(commands, VK_PIPELINE_BIND_POINT_COMPUTE, raw_pipeline);
+  vkCmdBindDescriptorSets(commands, VK_PIPELINE_BIND_POINT_COMPUTE, raw_layout, 0, 1, &set, 0, nullptr);
+  const std::uint32_t constants[3] = {options.shape[0], options.shape[1], options.shape[2]};
+  vkCmdPushConstants(commands, raw_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof constants, constants);
+  vkCmdDispatch(commands, found.workgroups[0], found.workgroups[1], found.workgroups[2]);
+  VkMemoryBarrier to_host{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+  to_host.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
+  to_host.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
+  vkCmdPipelineBarrier(commands, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &to_host, 0,
+                       nullptr, 0, nullptr);
+  check(vkEndCommandBuffer(commands), "vkEndCommandBuffer");
+
+  VkFenceCreateInfo fence_info{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+  VkFence raw_fence = VK_NULL_HANDLE;
+  check(vkCreateFence(device, &fence_info, nullptr, &raw_fence), "vkCreateFence");
+  Owned<VkFence> fence(raw_fence, [device](VkFence h) { vkDestroyFence(device, h, nullptr); });
+  VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+  submit.commandBufferCount = 1;
+  submit.pCommandBuffers = &commands;
+  check(vkQueueSubmit(queue, 1, &submit, raw_fence), "vkQueueSubmit");
+  check(vkWaitForFences(device, 1, &raw_fence, VK_TRUE, 60'000'000'000ull), "vkWaitForFences");
+
+  // Relative L2 error against the double-precision reference.
+  std::vector<float> y(m * n);
+  std::memcpy(y.data(), buffers[2].mapped, y.size() * sizeof(float));
+  double diff = 0, norm = 0;
+  for (std::size_t i = 0; i < y.size(); ++i) {
+    const double d = static_cast<double>(y[i]) - expected[i];
+    diff += d * d;
+    norm += expected[i] * expected[i];
+  }
+  const double rel_l2 = norm > 0 ? std::sqrt(diff / norm) : std::sqrt(diff);
+  const bool ok = std::isfinite(rel_l2) && rel_l2 < kTolerance;
+  std::printf("relative L2 error %.3e (tolerance %.0e): %s\n", rel_l2, kTolerance, ok ? "OK" : "MISMATCH");
+  return ok ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options options;
+  try {
+    options = parse(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "vktune_runtime_example: %s\nusage: vktune_runtime_example TABLE [--device N] "
+                         "[--shape M,N,K] [--seed S]\n", e.what());
+    return 2;
+  }
+  try {
+    return run(options);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "vktune_runtime_example: %s\n", e.what());
+    return 3;
+  }
+}

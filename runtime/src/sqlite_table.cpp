@@ -1,0 +1,222 @@
+// A vktune results database, read-only: the tables devices, winners and spirv
+// (results/schema.cpp, schema versions 1 and 2). Nothing is ever written.
+#include <sqlite3.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <map>
+
+#include <nlohmann/json.hpp>
+
+#include "table_data.hpp"
+
+namespace vktune::runtime::detail {
+namespace {
+
+constexpr int kMinSchema = 1, kMaxSchema = 2;
+
+class Database {
+ public:
+  explicit Database(const std::string& path) : path_(path) {
+    // Without SQLITE_OPEN_CREATE a missing file is an error; without
+    // SQLITE_OPEN_READWRITE nothing can be written, not even a journal.
+    const int rc = sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nullptr);
+    if (rc != SQLITE_OK) {
+      const std::string why = db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
+      sqlite3_close(db_);
+      throw Error(Error::Kind::io, "vktune database '" + path + "' cannot be opened: " + why);
+    }
+    sqlite3_busy_timeout(db_, 5000);  // a writer may hold the lock for a moment
+  }
+  ~Database() { sqlite3_close(db_); }
+  Database(const Database&) = delete;
+  Database& operator=(const Database&) = delete;
+
+  [[noreturn]] void fail_sqlite(const std::string& what) const {
+    const int code = sqlite3_errcode(db_);
+    const auto kind = code == SQLITE_BUSY || code == SQLITE_CANTOPEN || code == SQLITE_IOERR ? Error::Kind::io
+                                                                                             : Error::Kind::format;
+    throw Error(kind, "vktune database '" + path_ + "': " + what + ": " + sqlite3_errmsg(db_) +
+                          (kind == Error::Kind::format ? " (the file is corrupt or not a vktune database)" : ""));
+  }
+
+  sqlite3* handle() const { return db_; }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  sqlite3* db_ = nullptr;
+};
+
+class Statement {
+ public:
+  Statement(const Database& db, const char* sql) : db_(db) {
+    if (sqlite3_prepare_v2(db.handle(), sql, -1, &stmt_, nullptr) != SQLITE_OK) db.fail_sqlite("reading it failed");
+  }
+  ~Statement() { sqlite3_finalize(stmt_); }
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+
+  bool step() {
+    const int rc = sqlite3_step(stmt_);
+    if (rc == SQLITE_ROW) return true;
+    if (rc == SQLITE_DONE) return false;
+    db_.fail_sqlite("reading it failed");
+  }
+
+  std::int64_t int64(int column) const { return sqlite3_column_int64(stmt_, column); }
+  double real(int column) const { return sqlite3_column_double(stmt_, column); }
+  bool is_null(int column) const { return sqlite3_column_type(stmt_, column) == SQLITE_NULL; }
+  bool is_integer(int column) const { return sqlite3_column_type(stmt_, column) == SQLITE_INTEGER; }
+  std::string text(int column) const {
+    const auto* p = sqlite3_column_text(stmt_, column);
+    const int n = sqlite3_column_bytes(stmt_, column);
+    return p ? std::string(reinterpret_cast<const char*>(p), static_cast<std::size_t>(n)) : std::string();
+  }
+  std::vector<std::uint8_t> blob(int column) const {
+    const auto* p = static_cast<const std::uint8_t*>(sqlite3_column_blob(stmt_, column));
+    const int n = sqlite3_column_bytes(stmt_, column);
+    return p ? std::vector<std::uint8_t>(p, p + n) : std::vector<std::uint8_t>();
+  }
+
+ private:
+  const Database& db_;
+  sqlite3_stmt* stmt_ = nullptr;
+};
+
+// SQLite itself reads a truncated file as if the missing pages were empty in
+// some places; the header says how long the file must be. Bytes 16..17 hold
+// the page size (1 = 65536), bytes 28..31 the page count, valid when the
+// change counter (24..27) equals the version-valid-for number (92..95).
+void check_length(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  unsigned char header[100] = {};
+  if (!in.read(reinterpret_cast<char*>(header), sizeof header)) {
+    fail(path, "shorter than an SQLite header (truncated)");
+  }
+  if (std::string_view(reinterpret_cast<const char*>(header), 16) != std::string_view("SQLite format 3\0", 16)) {
+    fail(path, "not an SQLite database (no \"SQLite format 3\" header)");
+  }
+  const auto be32 = [&](int at) {
+    return static_cast<std::uint32_t>(header[at]) << 24 | static_cast<std::uint32_t>(header[at + 1]) << 16 |
+           static_cast<std::uint32_t>(header[at + 2]) << 8 | static_cast<std::uint32_t>(header[at + 3]);
+  };
+  const std::uint32_t raw_page = static_cast<std::uint32_t>(header[16]) << 8 | header[17];
+  const std::uint64_t page_size = raw_page == 1 ? 65536u : raw_page;
+  if (page_size < 512 || page_size > 65536 || (page_size & (page_size - 1)) != 0) {
+    fail(path, "the SQLite header has an invalid page size (corrupt)");
+  }
+  if (be32(24) != be32(92)) return;  // page count not maintained: leave it to SQLite
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(path, ec);
+  if (ec) throw Error(Error::Kind::io, "vktune database '" + path + "' cannot be read: " + ec.message());
+  const std::uint64_t expected = page_size * be32(28);
+  if (size < expected) {
+    fail(path, "the file has " + std::to_string(size) + " bytes but its header says " + std::to_string(expected) +
+                   " (truncated)");
+  }
+}
+
+std::uint32_t column_uint32(const Statement& row, int column, const std::string& path, const std::string& where) {
+  const auto v = row.int64(column);
+  if (!row.is_integer(column) || v < 0 || v > std::numeric_limits<std::uint32_t>::max()) {
+    fail(path, where + " is not a 32-bit unsigned integer");
+  }
+  return static_cast<std::uint32_t>(v);
+}
+
+nlohmann::json parse_column_json(const std::string& text, const std::string& path, const std::string& where) {
+  if (text.empty()) return nullptr;
+  auto parsed = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (parsed.is_discarded()) fail(path, where + " is not valid JSON");
+  return parsed;
+}
+
+}  // namespace
+
+TableData load_sqlite(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) {
+    throw Error(Error::Kind::io, "vktune database '" + path + "' does not exist or is not a file");
+  }
+  check_length(path);
+  Database db(path);
+
+  // One read transaction, so that a writer committing meanwhile cannot make
+  // winners refer to SPIR-V this read does not see.
+  if (sqlite3_exec(db.handle(), "BEGIN", nullptr, nullptr, nullptr) != SQLITE_OK) db.fail_sqlite("BEGIN failed");
+  {
+    Statement version(db, "PRAGMA user_version");
+    const auto v = version.step() ? version.int64(0) : 0;
+    if (v == 0) {
+      fail(path, "an SQLite database without a vktune schema version (not a vktune results database)");
+    }
+    if (v < kMinSchema || v > kMaxSchema) {
+      throw Error(Error::Kind::version, "vktune database '" + path + "' has schema version " + std::to_string(v) +
+                                            ", but this runtime reads versions " + std::to_string(kMinSchema) +
+                                            ".." + std::to_string(kMaxSchema) + ": update the runtime");
+    }
+  }
+
+  TableData table;
+  table.source = path;
+  std::map<std::int64_t, std::size_t> device_index;
+  {
+    Statement devices(db, "SELECT id, vendor_id, device_id, driver_version, name FROM devices ORDER BY id");
+    while (devices.step()) {
+      const auto where = "devices row " + std::to_string(devices.int64(0));
+      TableDevice d;
+      d.id = devices.int64(0);
+      d.identity.vendor_id = column_uint32(devices, 1, path, where + " vendor_id");
+      d.identity.device_id = column_uint32(devices, 2, path, where + " device_id");
+      d.identity.driver_version = column_uint32(devices, 3, path, where + " driver_version");
+      d.identity.name = devices.text(4);
+      if (!device_index.emplace(d.id, table.devices.size()).second) fail(path, where + " appears twice");
+      table.devices.push_back(std::move(d));
+    }
+  }
+  {
+    Statement winners(db,
+                      "SELECT w.device, w.kernel, w.shape, w.cache_mode, w.variant, w.config_json, w.spirv_hash, "
+                      "w.specialization_json, w.local_size_x, w.local_size_y, w.local_size_z, w.dispatch_json, "
+                      "w.required_subgroup_size, w.median_ns, w.gbps, w.gflops, w.rel_l2_error, s.words "
+                      "FROM winners w LEFT JOIN spirv s ON s.hash = w.spirv_hash "
+                      "ORDER BY w.device, w.kernel, w.shape, w.cache_mode");
+    while (winners.step()) {
+      const auto where = "winner (" + winners.text(1) + ", " + winners.text(2) + ", " + winners.text(3) + ")";
+      Entry e;
+      const auto device = device_index.find(winners.int64(0));
+      if (device == device_index.end()) fail(path, where + " refers to a device that is not in the devices table");
+      e.device = device->second;
+      e.kernel = winners.text(1);
+      e.shape = parse_shape_text(winners.text(2));
+      if (e.shape.empty()) fail(path, where + ": the shape is not a list of positive integers");
+      e.cache_mode = winners.text(3);
+      e.variant_hash = winners.text(4);
+      e.config_json = winners.text(5);
+      if (winners.is_null(17)) fail(path, where + ": its SPIR-V (" + winners.text(6) + ") is missing");
+      e.variant.spirv = spirv_from_bytes(winners.blob(17), winners.text(6), path, where + " SPIR-V");
+      e.variant.specialization =
+          parse_specialization(parse_column_json(winners.text(7), path, where + " specialization_json"), path,
+                               where + " specialization_json");
+      for (int i = 0; i < 3; ++i) {
+        e.variant.local_size[i] = column_uint32(winners, 8 + i, path, where + " local_size");
+      }
+      const auto dispatch = parse_column_json(winners.text(11), path, where + " dispatch_json");
+      e.variant.dispatch = parse_dispatch(dispatch, path, where + " dispatch_json");
+      e.variant.required_subgroup_size = column_uint32(winners, 12, path, where + " required_subgroup_size");
+      e.median_ns = winners.real(13);
+      e.gbps = winners.real(14);
+      e.gflops = winners.real(15);
+      e.rel_l2_error = winners.real(16);
+      check_entry(table, e, where);
+      table.entries.push_back(std::move(e));
+    }
+  }
+  sqlite3_exec(db.handle(), "COMMIT", nullptr, nullptr, nullptr);
+  return table;
+}
+
+}  // namespace vktune::runtime::detail

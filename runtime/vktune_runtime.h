@@ -1,0 +1,129 @@
+/* vktune runtime, C API: the C++ library (vktune_runtime.hpp) behind an
+ * opaque handle, for C and for other languages' foreign-function interfaces.
+ *
+ *   vktune_table* table = NULL;
+ *   if (vktune_table_open("tuned.json", &table) != VKTUNE_OK) {
+ *     fprintf(stderr, "%s\n", vktune_last_error());
+ *   }
+ *   vktune_query query = {{vendor, device, driver, name}, "matmul_q4k", shape, 3, NULL};
+ *   vktune_lookup* found = NULL;
+ *   if (vktune_table_lookup(table, &query, &baseline_or_NULL, &found) == VKTUNE_OK) {
+ *     ... found->spirv, found->spirv_words, found->workgroups, found->match_text ...
+ *     vktune_lookup_free(found);
+ *   }
+ *   vktune_table_free(table);
+ *
+ * Every function that can fail returns a vktune_status; on failure
+ * vktune_last_error() describes it (per thread, valid until the thread's next
+ * call into this API). No function throws or aborts on bad input. The rules
+ * (device levels, shape regimes, distance) are those of vktune_runtime.hpp.
+ */
+#ifndef VKTUNE_RUNTIME_H
+#define VKTUNE_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum vktune_status {
+  VKTUNE_OK = 0,
+  VKTUNE_ERROR_IO = 1,        /* the file cannot be read */
+  VKTUNE_ERROR_FORMAT = 2,    /* malformed, truncated or corrupt table */
+  VKTUNE_ERROR_VERSION = 3,   /* a format or schema version this runtime does not read */
+  VKTUNE_ERROR_USAGE = 4,     /* a bad argument (NULL pointer, empty shape, zero dimension) */
+  VKTUNE_ERROR_NO_MATCH = 5,  /* no entry fits and no baseline was given */
+  VKTUNE_ERROR_INTERNAL = 6   /* out of memory or a bug */
+} vktune_status;
+
+typedef enum vktune_match {
+  VKTUNE_MATCH_DEVICE_AND_DRIVER = 0, /* same device and driver */
+  VKTUNE_MATCH_DEVICE = 1,            /* same device, other driver */
+  VKTUNE_MATCH_ARCHITECTURE = 2,      /* same vendor and architecture */
+  VKTUNE_MATCH_VENDOR = 3,            /* vendor default */
+  VKTUNE_MATCH_BASELINE = 4           /* the caller's baseline */
+} vktune_match;
+
+typedef struct vktune_table vktune_table; /* opaque */
+
+typedef struct vktune_device {
+  uint32_t vendor_id;
+  uint32_t device_id;
+  uint32_t driver_version;
+  const char* name; /* VkPhysicalDeviceProperties::deviceName */
+} vktune_device;
+
+typedef struct vktune_dispatch_axis {
+  int32_t shape_dim; /* < 0: one workgroup along this axis */
+  uint32_t divisor;  /* workgroups = ceil(shape[shape_dim] / divisor) */
+} vktune_dispatch_axis;
+
+typedef struct vktune_specialization {
+  uint32_t constant_id;
+  uint32_t value; /* integers as uint32, booleans as 0/1, floats as their bits */
+} vktune_specialization;
+
+/* A compiled variant: the caller's baseline going in, the answer coming out. */
+typedef struct vktune_variant {
+  const uint32_t* spirv;
+  size_t spirv_words;
+  const vktune_specialization* specialization;
+  size_t specialization_count;
+  uint32_t local_size[3];
+  vktune_dispatch_axis dispatch[3];
+  uint32_t required_subgroup_size; /* 0 = the device's choice */
+} vktune_variant;
+
+typedef struct vktune_query {
+  vktune_device device;
+  const char* kernel;
+  const uint32_t* shape;
+  size_t shape_dims;
+  const char* cache_mode; /* preferred "cold"/"hot"; NULL or "" prefers "cold" */
+} vktune_query;
+
+/* The answer. Every pointer in it is owned by the vktune_lookup and valid
+ * until vktune_lookup_free; the table may be freed before it. */
+typedef struct vktune_lookup {
+  vktune_match match;
+  const char* match_name; /* "device_and_driver", "device", "architecture", "vendor", "baseline" */
+  const char* match_text; /* one line for logs */
+  int exact_shape;        /* 1 when tuned for exactly the queried shape */
+  const uint32_t* tuned_shape; /* NULL and 0 for the baseline */
+  size_t tuned_shape_dims;
+  double shape_distance;
+  vktune_variant variant;
+  uint32_t workgroups[3]; /* variant.dispatch evaluated for the queried shape */
+  const char* tuned_device_name; /* "" for the baseline */
+  const char* variant_hash;      /* "" for the baseline */
+  const char* config_json;       /* "" for the baseline */
+} vktune_lookup;
+
+/* A JSON table or a vktune SQLite database (read-only), told apart by content. */
+vktune_status vktune_table_open(const char* path, vktune_table** out);
+/* A JSON table held in memory (length bytes, need not be NUL-terminated). */
+vktune_status vktune_table_open_json_text(const char* text, size_t length, vktune_table** out);
+void vktune_table_free(vktune_table* table); /* NULL is fine */
+
+size_t vktune_table_entry_count(const vktune_table* table);
+size_t vktune_table_device_count(const vktune_table* table);
+
+/* baseline may be NULL: then a query nothing fits fails with VKTUNE_ERROR_NO_MATCH. */
+vktune_status vktune_table_lookup(const vktune_table* table, const vktune_query* query,
+                                  const vktune_variant* baseline, vktune_lookup** out);
+void vktune_lookup_free(vktune_lookup* lookup); /* NULL is fine */
+
+/* ceil(shape[d] / q) per axis, 1 where d < 0. */
+vktune_status vktune_workgroup_counts(const vktune_dispatch_axis dispatch[3], const uint32_t* shape,
+                                      size_t shape_dims, uint32_t out[3]);
+
+/* The calling thread's last error message; "" when there was none. */
+const char* vktune_last_error(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* VKTUNE_RUNTIME_H */

@@ -1,0 +1,98 @@
+// The example program on lavapipe: a table made from a real tuned database,
+// the pipeline built from its SPIR-V, the result checked against the reference.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+#include "fixtures.hpp"
+#include "vktune_runtime.hpp"
+
+namespace fs = std::filesystem;
+namespace rt = vktune::runtime;
+
+namespace {
+
+std::string device_arg() {
+  const char* env = std::getenv("VKTUNE_TEST_DEVICE");
+  return std::string(" --device ") + (env && *env ? env : "0");
+}
+
+rt_test::RunResult example(const fs::path& table, const std::string& args = "") {
+  auto r = rt_test::run(std::string(VKTUNE_RUNTIME_EXAMPLE) + " " + table.string() + device_arg() + " " + args);
+  std::printf("%s", r.output.c_str());
+  return r;
+}
+
+// The fixture database as a JSON table on disk, with an optional change.
+fs::path json_table(const fs::path& dir, const std::function<void(nlohmann::json&)>& change = {}) {
+  auto doc = rt_test::to_table_json(rt::Table::open_sqlite(rt_test::tuned_db()));
+  if (change) change(doc);
+  const auto path = dir / "table.json";
+  rt_test::write_file(path, doc.dump(2) + "\n");
+  return path;
+}
+
+void expect_contains(const std::string& text, const std::string& part) {
+  EXPECT_NE(text.find(part), std::string::npos) << "missing '" << part << "' in:\n" << text;
+}
+
+}  // namespace
+
+TEST(RuntimeExample, ExactShapeFromAJsonTable) {
+  const auto dir = rt_test::fresh_dir("example");
+  const auto r = example(json_table(dir), "--shape 1,37,1024");
+  EXPECT_EQ(r.exit_code, 0);
+  expect_contains(r.output, "rule: device_and_driver (same device and driver");
+  expect_contains(r.output, "exact shape 1,37,1024");
+  expect_contains(r.output, ": OK");
+  fs::remove_all(dir);
+}
+
+TEST(RuntimeExample, NearestShapeFromTheDatabase) {
+  // Decode 4,100,2048 runs the winner tuned for 1,37,1024; prefill 40,96,768
+  // the one tuned for 13,70,512. Both straight from the SQLite file.
+  auto r = example(rt_test::tuned_db(), "--shape 4,100,2048");
+  EXPECT_EQ(r.exit_code, 0);
+  expect_contains(r.output, "nearest decode shape 1,37,1024");
+  expect_contains(r.output, ": OK");
+  r = example(rt_test::tuned_db(), "--shape 40,96,768 --seed 7");
+  EXPECT_EQ(r.exit_code, 0);
+  expect_contains(r.output, "nearest prefill shape 13,70,512");
+  expect_contains(r.output, ": OK");
+}
+
+TEST(RuntimeExample, OtherDriverAndArchitectureLevels) {
+  const auto dir = rt_test::fresh_dir("example-levels");
+  auto r = example(json_table(dir, [](auto& d) { d["devices"][0]["driver_version"] = 12345; }), "--shape 13,70,512");
+  EXPECT_EQ(r.exit_code, 0);
+  expect_contains(r.output, "rule: device (same device, other driver");
+  r = example(json_table(dir, [](auto& d) { d["devices"][0]["name"] = d["devices"][0]["name"].template get<std::string>() + " x"; }));
+  EXPECT_EQ(r.exit_code, 0);
+  expect_contains(r.output, "rule: architecture");
+  r = example(json_table(dir, [](auto& d) { d["devices"][0]["name"] = "some other CPU renderer"; }));
+  EXPECT_EQ(r.exit_code, 0);
+  expect_contains(r.output, "rule: vendor");
+  fs::remove_all(dir);
+}
+
+TEST(RuntimeExample, NoUsableEntryOrBadTableFails) {
+  const auto dir = rt_test::fresh_dir("example-fail");
+  // Only the decode winner: a prefill shape has nothing, and the example has no baseline.
+  const auto decode_only = json_table(dir, [](auto& d) {
+    auto& w = d["winners"];
+    for (std::size_t i = 0; i < w.size(); ++i) {
+      if (w[i]["shape"] != "1,37,1024") w.erase(i--);
+    }
+  });
+  auto r = example(decode_only, "--shape 13,70,512");
+  EXPECT_EQ(r.exit_code, 3);
+  expect_contains(r.output, "no baseline");
+  const auto text = rt_test::read_file(decode_only);
+  rt_test::write_file(dir / "cut.json", text.substr(0, text.size() / 2));
+  r = example(dir / "cut.json");
+  EXPECT_EQ(r.exit_code, 3);
+  expect_contains(r.output, "not valid JSON");
+  r = example(dir / "cut.json", "--shape 1,2");
+  EXPECT_EQ(r.exit_code, 2);
+  fs::remove_all(dir);
+}
