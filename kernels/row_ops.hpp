@@ -1,0 +1,373 @@
+#pragma once
+// What the row-wise and elementwise memory-bound kernels share (rmsnorm,
+// layernorm, softmax, argmax; swiglu, gelu, add): their parameter spaces,
+// constraints, baselines and plans, and random inputs. A kernel file derives
+// from RowKernel or ElementwiseKernel and adds its name, template, shapes,
+// problem (inputs and reference), tolerance and metrics.
+//
+// Row kernels (templates/include/rowops.glsl): a team of
+// WG_SIZE/ROWS_PER_WG invocations per row of n floats, walking the row in
+// steps of team*VEC*EPT floats; the row stays in registers when one step
+// covers it. Elementwise kernels (templates/include/elementwise.glsl): one flat
+// array of rows*n floats, WG_SIZE*VEC*EPT floats per workgroup.
+//
+// Every input buffer is marked as weights, so timing rotates copies of it and
+// reads it from DRAM: the GB/s reported is against the memory, not the cache.
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/error.hpp"
+#include "harness/pipeline.hpp"
+#include "kernels/kernel.hpp"
+
+namespace vktune::kernels::rowops {
+
+using Defines = std::vector<std::pair<std::string, std::string>>;
+
+// Uniform floats in [lo, hi) from std::mt19937_64 seeded with `seed`; never
+// exactly zero.
+inline std::vector<float> random_values(std::size_t count, std::uint64_t seed, float lo = -1.0f, float hi = 1.0f) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> dist(lo, hi);
+  std::vector<float> values(count);
+  for (auto& v : values) {
+    do v = dist(rng);
+    while (v == 0.0f);
+  }
+  return values;
+}
+
+// An input buffer (rotated for cold-cache timing, see above).
+inline HostBuffer input_buffer(const std::string& name, const std::vector<float>& values) {
+  HostBuffer b{name, std::vector<std::uint8_t>(values.size() * sizeof(float)), false, true};
+  std::memcpy(b.bytes.data(), values.data(), b.bytes.size());
+  return b;
+}
+
+inline HostBuffer output_buffer(const std::string& name, std::size_t floats) {
+  return HostBuffer{name, std::vector<std::uint8_t>(floats * sizeof(float)), true, false};
+}
+
+// A problem whose output is the last buffer.
+inline Problem problem_of(const Shape& shape, std::vector<HostBuffer> buffers, std::vector<double> expected) {
+  Problem problem;
+  problem.shape = shape;
+  problem.buffers = std::move(buffers);
+  problem.output_index = problem.buffers.size() - 1;
+  problem.expected = std::move(expected);
+  return problem;
+}
+
+// Bytes of `floats` fp32 values.
+inline std::uint64_t floats_bytes(std::uint64_t floats) { return floats * sizeof(float); }
+
+// Shape dims all positive, `dims` of them, and the product of the first
+// `flat_dims` small enough for 32-bit float indices.
+inline void check_dims(const std::string& kernel, const std::vector<std::string>& dims, const Shape& shape) {
+  if (shape.size() != dims.size()) {
+    std::string names;
+    for (const auto& d : dims) names += (names.empty() ? "" : ",") + d;
+    throw Error(ErrorKind::usage, kernel + " takes shapes " + names + "; got " + std::to_string(shape.size()) +
+                                      " dimensions");
+  }
+  std::uint64_t total = 1;
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] == 0) throw Error(ErrorKind::usage, kernel + ": " + dims[i] + " must be positive");
+    total *= shape[i];
+  }
+  if (total >= (1ull << 31)) {
+    throw Error(ErrorKind::usage, kernel + ": shape " + shape_to_string(shape) + " has " + std::to_string(total) +
+                                      " elements, more than 32-bit indexing allows");
+  }
+}
+
+// Empty when every parameter of the space is present with a candidate value.
+inline std::string parameter_violation(const Config& config, const Space& space) {
+  for (const auto& p : space.parameters) {
+    const auto it = config.find(p.name);
+    if (it == config.end()) return "parameter " + p.name + " is missing";
+    if (std::find(p.values.begin(), p.values.end(), it->second) == p.values.end()) {
+      return p.name + "=" + std::to_string(it->second) + " is not a candidate value";
+    }
+  }
+  if (config.size() != space.parameters.size()) return "the config has parameters outside the space";
+  return {};
+}
+
+// A requested subgroup size (0 = the device's choice) for a workgroup of
+// `wg` invocations.
+inline std::string subgroup_size_violation(int subgroup_size, std::uint32_t wg, const vk::DeviceInfo& device) {
+  if (subgroup_size == 0) return {};
+  const auto sg = static_cast<std::uint32_t>(subgroup_size);
+  if (!device.supports_required_subgroup_size(sg)) return "the device cannot require subgroup size " + std::to_string(sg);
+  if (device.min_subgroup_size == device.max_subgroup_size) {
+    return "subgroup size " + std::to_string(sg) + " is the device's only size: SUBGROUP_SIZE=0 is the same variant";
+  }
+  if (wg % sg != 0) return "WG_SIZE " + std::to_string(wg) + " is not a multiple of SUBGROUP_SIZE " + std::to_string(sg);
+  return {};
+}
+
+// Local size, subgroup request, shared memory and workgroup counts.
+inline std::string limits_violation(const ShaderPlan& plan, const Shape& shape, std::uint32_t buffers,
+                                    const vk::DeviceInfo& device) {
+  vk::PipelineDesc desc;
+  desc.storage_buffers = buffers;
+  desc.push_constant_bytes = static_cast<std::uint32_t>(shape.size() * sizeof(std::uint32_t));
+  desc.local_size = plan.local_size;
+  desc.required_subgroup_size = plan.required_subgroup_size;
+  if (auto problem = vk::check_pipeline_limits(device, desc); !problem.empty()) return problem;
+  if (plan.shared_memory_bytes > device.max_shared_memory_bytes) {
+    return std::to_string(plan.shared_memory_bytes) + " bytes of shared memory exceed the device's " +
+           std::to_string(device.max_shared_memory_bytes);
+  }
+  const auto groups = workgroup_counts(plan.dispatch, shape);
+  for (int axis = 0; axis < 3; ++axis) {
+    if (groups[axis] > device.max_workgroup_count[axis]) {
+      return std::to_string(groups[axis]) + " workgroups along axis " + std::to_string(axis) +
+             " exceed the device's maxComputeWorkGroupCount of " + std::to_string(device.max_workgroup_count[axis]);
+    }
+  }
+  return {};
+}
+
+inline Defines config_defines(const Config& config, const Space& space) {
+  Defines defines;
+  for (const auto& p : space.parameters) {
+    const auto it = config.find(p.name);
+    if (it == config.end()) throw Error(ErrorKind::internal, "config lacks parameter " + p.name);
+    defines.emplace_back(p.name, std::to_string(it->second));
+  }
+  return defines;
+}
+
+// ---- row kernels ----
+
+// Longest row: a team of 1024 covers it in 8 steps of 32 floats per lane.
+constexpr std::uint32_t kMaxRowLength = 1024u * 32u * 8u;
+// A team never walks a row in more steps than this (fewer, larger steps
+// are always available and never slower), which also bounds the loop
+// lengths for CPU drivers in the CI gate.
+constexpr std::uint32_t kMaxSteps = 8;
+
+class RowKernel : public Kernel {
+ public:
+  std::vector<std::string> shape_dims() const override { return {"rows", "n"}; }
+
+  void validate_shape(const Shape& shape) const override {
+    check_dims(name(), shape_dims(), shape);
+    if (row_length(shape) > kMaxRowLength) {
+      throw Error(ErrorKind::usage, name() + ": rows of " + std::to_string(row_length(shape)) +
+                                        " floats are longer than the " + std::to_string(kMaxRowLength) + " supported");
+    }
+  }
+
+  std::vector<Space> spaces() const override {
+    Space space{"rows", template_file(), {}};
+    space.parameters = {
+        {"WG_SIZE", {64, 128, 256, 512, 1024}, "invocations per workgroup"},
+        {"ROWS_PER_WG", {1, 2, 4}, "rows per workgroup, one team of WG_SIZE/ROWS_PER_WG invocations each"},
+        {"VEC", {1, 4}, "floats per load and store (float, vec4; misaligned row ends go one float at a time)"},
+        {"EPT", {1, 2, 4, 8}, "vectors per invocation per step, loaded together; a row that fits in one step "
+                              "stays in registers"},
+        {"REDUCTION", {0, 1}, "0 = subgroup operation then shared memory across subgroups; 1 = shared-memory tree"},
+        {"SUBGROUP_SIZE", {0, 8, 16, 32, 64}, "required subgroup size; 0 = the device's choice"},
+    };
+    return {space};
+  }
+
+  std::size_t space_index(const Shape&) const override { return 0; }
+
+  // Odd row lengths: shorter than a subgroup's vec4 step, not a multiple of
+  // 4 or of any step, one row and several (rows start misaligned for vec4).
+  std::vector<Shape> check_shapes() const override { return {{1, 37}, {3, 1000}, {7, 4097}}; }
+
+  // One row per workgroup with the subgroup reduction; vec4 loads from 128
+  // floats on; 64 invocations for short rows, 256 up to 8K floats, 1024
+  // beyond (with 8 or 32 floats per invocation per step).
+  Config baseline(const Shape& shape) const override {
+    const std::uint32_t n = row_length(shape);
+    int wg = 256, vec = 4, ept = 1;
+    if (n <= 128) {
+      wg = 64, vec = 1;
+    } else if (n <= 512) {
+      wg = 64;
+    } else if (n > 65536) {
+      wg = 1024, ept = 8;
+    } else if (n > 8192) {
+      wg = 1024, ept = 2;
+    }
+    return {{"WG_SIZE", wg}, {"ROWS_PER_WG", 1}, {"VEC", vec}, {"EPT", ept}, {"REDUCTION", 0}, {"SUBGROUP_SIZE", 0}};
+  }
+
+  std::string constraint_violation(const Config& config, const Shape& shape,
+                                   const vk::DeviceInfo& device) const override {
+    validate_shape(shape);
+    if (auto problem = parameter_violation(config, spaces()[0]); !problem.empty()) return problem;
+    const auto wg = static_cast<std::uint32_t>(config.at("WG_SIZE"));
+    const auto rows_per_wg = static_cast<std::uint32_t>(config.at("ROWS_PER_WG"));
+    const auto vec = static_cast<std::uint32_t>(config.at("VEC"));
+    const auto ept = static_cast<std::uint32_t>(config.at("EPT"));
+    const int reduction = config.at("REDUCTION");
+    const int sg = config.at("SUBGROUP_SIZE");
+    const std::uint32_t team = wg / rows_per_wg;
+    const std::uint32_t step = team * vec * ept;  // floats per team per step
+    const std::uint64_t n = row_length(shape);
+
+    if (team < 32) return "a team of WG_SIZE/ROWS_PER_WG = " + std::to_string(team) + " is smaller than 32";
+    if (rows_per_wg > inner_rows(shape)) {
+      return "ROWS_PER_WG=" + std::to_string(rows_per_wg) + " exceeds the " + std::to_string(inner_rows(shape)) +
+             " rows (teams would be idle)";
+    }
+    if (vec * ept > 32) return "VEC*EPT = " + std::to_string(vec * ept) + " floats per step exceeds 32 registers";
+    if (step >= 2 * n && step > 64) {
+      return "a step of " + std::to_string(step) + " floats (team*VEC*EPT) is twice the row of " + std::to_string(n) +
+             " or more: over half the lanes idle";
+    }
+    if ((n + step - 1) / step > kMaxSteps) {
+      return "a step of " + std::to_string(step) + " floats walks the row of " + std::to_string(n) + " in more than " +
+             std::to_string(kMaxSteps) + " steps (a larger step is never slower)";
+    }
+    if (rows_per_wg > 1 && std::uint64_t{wg} * vec * ept < 2 * n) {
+      return "ROWS_PER_WG > 1 is for rows shorter than half a one-row step (WG_SIZE*VEC*EPT = " +
+             std::to_string(wg * vec * ept) + ", row " + std::to_string(n) + ")";
+    }
+    if (reduction == 0) {
+      if (!device.subgroup_in_compute || !device.has_subgroup_operation("basic") ||
+          !device.has_subgroup_operation("arithmetic")) {
+        return "REDUCTION=0 needs basic and arithmetic subgroup operations in compute shaders";
+      }
+      const std::uint32_t largest = sg != 0 ? static_cast<std::uint32_t>(sg) : device.max_subgroup_size;
+      if (largest == 0 || team % largest != 0) {
+        return "REDUCTION=0 needs the team of " + std::to_string(team) + " to be a multiple of the subgroup size " +
+               std::to_string(largest);
+      }
+    } else if (sg != 0) {
+      return "REDUCTION=1 uses no subgroup operations; SUBGROUP_SIZE is only varied with REDUCTION=0";
+    }
+    if (auto problem = subgroup_size_violation(sg, wg, device); !problem.empty()) return problem;
+    return limits_violation(plan(config, shape), shape, buffer_count(), device);
+  }
+
+  ShaderPlan plan(const Config& config, const Shape&) const override {
+    const auto space = spaces()[0];
+    ShaderPlan plan;
+    plan.template_file = template_file();
+    plan.defines = config_defines(config, space);
+    for (const auto& d : semantic_defines()) plan.defines.push_back(d);
+    const auto wg = static_cast<std::uint32_t>(config.at("WG_SIZE"));
+    plan.local_size = {wg, 1, 1};
+    plan.required_subgroup_size = static_cast<std::uint32_t>(config.at("SUBGROUP_SIZE"));
+    plan.dispatch = {DispatchAxis{inner_dim(), static_cast<std::uint32_t>(config.at("ROWS_PER_WG"))},
+                     DispatchAxis{outer_dim(), 1}, DispatchAxis{}};
+    plan.shared_memory_bytes = wg * 4 * (uses_index_reduction() ? 2 : 1);
+    return plan;
+  }
+
+ protected:
+  virtual std::string template_file() const = 0;
+  virtual Defines semantic_defines() const { return {}; }
+  virtual std::uint32_t buffer_count() const = 0;
+  virtual bool uses_index_reduction() const { return false; }
+  // The rows along the dispatch's x axis (shape dim inner_dim()), the outer
+  // dim along y (-1: none), and the row length.
+  virtual int inner_dim() const { return 0; }
+  virtual int outer_dim() const { return -1; }
+  virtual std::uint32_t inner_rows(const Shape& shape) const { return shape.at(0); }
+  virtual std::uint32_t row_length(const Shape& shape) const { return shape.at(1); }
+};
+
+// ---- elementwise kernels ----
+
+class ElementwiseKernel : public Kernel {
+ public:
+  std::vector<std::string> shape_dims() const override { return {"rows", "n"}; }
+
+  void validate_shape(const Shape& shape) const override { check_dims(name(), shape_dims(), shape); }
+
+  std::vector<Space> spaces() const override {
+    Space space{"flat", template_file(), {}};
+    space.parameters = {
+        {"WG_SIZE", {64, 128, 256, 512, 1024}, "invocations per workgroup"},
+        {"VEC", {1, 2, 4}, "floats per load and store (float, vec2, vec4; the last total % VEC floats padded)"},
+        {"EPT", {1, 2, 4, 8}, "vectors per invocation, all loaded before any arithmetic"},
+        {"SUBGROUP_SIZE", {0, 8, 16, 32, 64}, "required subgroup size; 0 = the device's choice"},
+    };
+    return {space};
+  }
+
+  std::size_t space_index(const Shape&) const override { return 0; }
+
+  // 256 invocations with one vec4 each; 64 with one float for tiny arrays.
+  Config baseline(const Shape& shape) const override {
+    const bool tiny = std::uint64_t{shape.at(0)} * shape.at(1) <= 512;
+    return {{"WG_SIZE", tiny ? 64 : 256}, {"VEC", tiny ? 1 : 4}, {"EPT", 1}, {"SUBGROUP_SIZE", 0}};
+  }
+
+  std::string constraint_violation(const Config& config, const Shape& shape,
+                                   const vk::DeviceInfo& device) const override {
+    validate_shape(shape);
+    if (auto problem = parameter_violation(config, spaces()[0]); !problem.empty()) return problem;
+    const auto wg = static_cast<std::uint32_t>(config.at("WG_SIZE"));
+    const auto vec = static_cast<std::uint32_t>(config.at("VEC"));
+    const auto ept = static_cast<std::uint32_t>(config.at("EPT"));
+    const std::uint64_t total = std::uint64_t{shape.at(0)} * shape.at(1);
+    const std::uint64_t chunk = std::uint64_t{wg} * vec * ept;
+    if (vec * ept > 16) return "VEC*EPT = " + std::to_string(vec * ept) + " floats per input exceeds 16 registers";
+    if (chunk >= 2 * total && chunk > 64) {
+      return "a workgroup's " + std::to_string(chunk) + " floats (WG_SIZE*VEC*EPT) are twice the " +
+             std::to_string(total) + " elements or more: over half the lanes idle";
+    }
+    if (auto problem = subgroup_size_violation(config.at("SUBGROUP_SIZE"), wg, device); !problem.empty()) {
+      return problem;
+    }
+    return limits_violation(plan(config, shape), shape, buffer_count(), device);
+  }
+
+  // Workgroups: ceil(n / chunk) along x, one row of them per row along y;
+  // the shader numbers them flat, and those past the end return at once.
+  ShaderPlan plan(const Config& config, const Shape&) const override {
+    ShaderPlan plan;
+    plan.template_file = template_file();
+    plan.defines = config_defines(config, spaces()[0]);
+    for (const auto& d : semantic_defines()) plan.defines.push_back(d);
+    const auto wg = static_cast<std::uint32_t>(config.at("WG_SIZE"));
+    const auto chunk = wg * static_cast<std::uint32_t>(config.at("VEC") * config.at("EPT"));
+    plan.local_size = {wg, 1, 1};
+    plan.required_subgroup_size = static_cast<std::uint32_t>(config.at("SUBGROUP_SIZE"));
+    plan.dispatch = {DispatchAxis{1, chunk}, DispatchAxis{0, 1}, DispatchAxis{}};
+    return plan;
+  }
+
+  std::uint64_t device_bytes(const Shape& shape) const override {
+    return floats_bytes(std::uint64_t{shape.at(0)} * shape.at(1) * (inputs() + 1));
+  }
+
+  // Reads every input once and writes the output once.
+  Metrics metrics(const Shape& shape) const override {
+    const double total = static_cast<double>(shape.at(0)) * shape.at(1);
+    return Metrics{total * 4.0 * (inputs() + 1), total * flops_per_element()};
+  }
+
+  // Elementwise ops on random data in [-1, 1) (swiglu, gelu: exp through
+  // the driver's fp32 exp, a few ulps; add: one rounding).
+  Tolerance tolerance(const Shape&) const override { return Tolerance{1e-5, 1e-4}; }
+
+  std::vector<Shape> default_shapes() const override { return {{1, 14336}, {512, 14336}, {512, 4096}}; }
+  // Odd totals (no multiple of 4, not of any workgroup's floats), one row
+  // to several, with workgroups straddling rows.
+  std::vector<Shape> check_shapes() const override { return {{1, 37}, {3, 1000}, {7, 4097}}; }
+
+ protected:
+  virtual std::string template_file() const = 0;
+  virtual Defines semantic_defines() const { return {}; }
+  virtual std::uint32_t inputs() const = 0;
+  virtual double flops_per_element() const = 0;
+  std::uint32_t buffer_count() const { return inputs() + 1; }
+};
+
+}  // namespace vktune::kernels::rowops
