@@ -148,13 +148,18 @@ class MatmulQ4K final : public Kernel {
   std::vector<Space> spaces() const override {
     Space decode{"decode", "matvec_q4k.comp", {}};
     decode.parameters = {
-        {"WG_SIZE", {32, 64, 128, 256}, "invocations per workgroup"},
-        {"ROWS_PER_WG", {1, 2, 4, 8}, "rows of W (outputs along N) per workgroup"},
+        {"WG_SIZE", {64, 128, 256}, "invocations per workgroup"},
+        {"ROWS_PER_WG", {2, 4, 8, 16}, "rows of W (outputs along N) per workgroup"},
         {"THREADS_PER_BLOCK", {4, 8, 16, 32}, "threads sharing one 256-weight super-block (256/T weights each)"},
+        {"BLOCK_SLOTS", {1, 2, 4, 8}, "super-blocks a workgroup walks side by side; the rest of the invocations "
+                                      "split the rows (WG_SIZE/(THREADS_PER_BLOCK*BLOCK_SLOTS) row groups)"},
+        {"BLOCK_UNROLL", {1, 2}, "super-blocks per slot per loop step, all weight loads issued first"},
         {"SUBGROUP_SIZE", {0, 8, 16, 32, 64}, "required subgroup size; 0 = the device's choice"},
-        {"REDUCTION", {0, 1}, "0 = subgroupAdd then shared memory across subgroups, 1 = shared-memory tree"},
+        {"REDUCTION", {0, 1}, "0 = subgroup shuffle butterfly, then shared memory across slots; 1 = shared-memory tree"},
         {"COLS_PER_PASS", {1, 2, 4, 8}, "rows of x (outputs along M) per workgroup"},
         {"LOAD_WIDTH", {1, 2, 4}, "32-bit words per weight load (uint, uvec2, uvec4)"},
+        {"DEQUANT", {0, 1}, "nibble to float: 0 = shift and mask per weight (1+q/16), 1 = mask four at once and "
+                            "move bytes (1/2+q/256, needs shaderInt8)"},
     };
     Space prefill{"prefill", "matmul_q4k.comp", {}};
     prefill.parameters = {
@@ -174,16 +179,18 @@ class MatmulQ4K final : public Kernel {
 
   Config baseline(const Shape& shape) const override {
     if (space_index(shape) == kDecode) {
-      // A plain, portable matrix-vector kernel: 64 invocations, two rows per
-      // workgroup, 16 threads per super-block with uvec2 loads, subgroup
-      // reduction at the device's subgroup size, all x rows at once.
-      // Short rows (K < 1024) get whole-subgroup blocks so no thread idles.
+      // A plain, portable matrix-vector kernel: 64 invocations, eight threads
+      // per super-block with 16-byte loads (eight fit every subgroup size the
+      // shuffle reduction allows), two super-blocks side by side and the other
+      // invocations on further rows (one row each); subgroup reduction at the
+      // device's subgroup size, all x rows at once. Rows of one super-block
+      // (K = 256) walk it one block at a time.
       const int cols = static_cast<int>(next_pow2(shape[0]));
       const std::uint32_t blocks = shape[2] / 256;
-      const int wg = blocks >= 2 ? 64 : 32;
-      const int t = blocks >= 4 ? 16 : 32;
-      return {{"WG_SIZE", wg},    {"ROWS_PER_WG", 2},      {"THREADS_PER_BLOCK", t}, {"SUBGROUP_SIZE", 0},
-              {"REDUCTION", 0},   {"COLS_PER_PASS", cols}, {"LOAD_WIDTH", t == 16 ? 2 : 1}};
+      const int slots = blocks >= 2 ? 2 : 1;
+      return {{"WG_SIZE", 64},        {"ROWS_PER_WG", 8 / slots}, {"THREADS_PER_BLOCK", 8}, {"BLOCK_SLOTS", slots},
+              {"BLOCK_UNROLL", 1},    {"SUBGROUP_SIZE", 0},       {"REDUCTION", 0},         {"COLS_PER_PASS", cols},
+              {"LOAD_WIDTH", 4},      {"DEQUANT", 0}};
     }
     // The textbook 64×64 tile, 4×4 per invocation (256 invocations), K in
     // 32-weight sub-blocks: 16.6 KB of shared memory.
@@ -202,37 +209,72 @@ class MatmulQ4K final : public Kernel {
     if (space == kDecode) {
       const int wg = get(config, "WG_SIZE");
       const int t = get(config, "THREADS_PER_BLOCK");
+      const int slots = get(config, "BLOCK_SLOTS");
+      const int unroll = get(config, "BLOCK_UNROLL");
       const int width = get(config, "LOAD_WIDTH");
       const int cols = get(config, "COLS_PER_PASS");
       const int reduction = get(config, "REDUCTION");
       const int rows = get(config, "ROWS_PER_WG");
-      if (wg % t != 0) return "WG_SIZE must be a multiple of THREADS_PER_BLOCK";
+      if (wg % (t * slots) != 0) return "WG_SIZE must be a multiple of THREADS_PER_BLOCK*BLOCK_SLOTS";
+      const int groups = wg / (t * slots);
+      if (rows % groups != 0) {
+        return "the " + std::to_string(groups) + " row groups (WG_SIZE/(THREADS_PER_BLOCK*BLOCK_SLOTS)) do not divide "
+               "ROWS_PER_WG=" + std::to_string(rows);
+      }
+      const int rows_per_thread = rows / groups;
       if ((32 / t) % width != 0) {
         return "LOAD_WIDTH " + std::to_string(width) + " does not divide the " + std::to_string(32 / t) +
                " qs words of each of THREADS_PER_BLOCK=" + std::to_string(t) + " threads";
+      }
+      if (static_cast<std::uint32_t>(cols) * 4 <= next_pow2(m)) {
+        return "COLS_PER_PASS " + std::to_string(cols) + " takes more than two passes over the weights for M=" +
+               std::to_string(m);
+      }
+      if (unroll > 1 && get(config, "DEQUANT") != 0) return "BLOCK_UNROLL is only varied with DEQUANT=0";
+      if (get(config, "DEQUANT") != 0 && t > 8) return "DEQUANT=1 is only varied with THREADS_PER_BLOCK <= 8";
+      if (reduction == 1 && (unroll > 1 || get(config, "DEQUANT") != 0)) {
+        return "REDUCTION=1 is only varied with BLOCK_UNROLL=1 and DEQUANT=0";
+      }
+      if (width == 1 && t < 32) {
+        return "LOAD_WIDTH=1 only where a thread has one qs word (THREADS_PER_BLOCK=32); wider loads are never slower";
       }
       if (static_cast<std::uint32_t>(cols) > next_pow2(m)) {
         return "COLS_PER_PASS " + std::to_string(cols) + " exceeds M=" + std::to_string(m) +
                " rounded up to a power of two (the extra columns would be idle)";
       }
-      if (static_cast<std::uint32_t>(wg / t) > k / 256) {
-        return "WG_SIZE/THREADS_PER_BLOCK = " + std::to_string(wg / t) + " super-blocks per step exceed the " +
-               std::to_string(k / 256) + " of a row (some threads would never work)";
+      if (static_cast<std::uint32_t>(slots) > k / 256) {
+        return "BLOCK_SLOTS=" + std::to_string(slots) + " exceeds the " + std::to_string(k / 256) +
+               " super-blocks of a row (some threads would never work)";
       }
-      if (reduction == 1 && rows * cols > 4) {
-        return "REDUCTION=1 reduces the ROWS_PER_WG*COLS_PER_PASS = " + std::to_string(rows * cols) +
-               " sums one shared-memory tree at a time; more than 4 is never worth it";
+      if (unroll > 1 && static_cast<std::uint32_t>(slots * unroll) > k / 256) {
+        return "BLOCK_SLOTS*BLOCK_UNROLL = " + std::to_string(slots * unroll) + " exceeds the " +
+               std::to_string(k / 256) + " super-blocks of a row (the unrolled loop would never run)";
+      }
+      // Weight words held per invocation between loads and arithmetic.
+      if (rows_per_thread * (32 / t) * unroll > 32) {
+        return std::to_string(rows_per_thread) + " rows per invocation * " + std::to_string(32 / t) +
+               " words * BLOCK_UNROLL " + std::to_string(unroll) + " = more than 32 registers of weights";
+      }
+      if (rows_per_thread * cols > 16) return "more than 16 sums (rows per invocation * COLS_PER_PASS) per invocation";
+      if (get(config, "DEQUANT") == 1 && !device.features.shader_int8) {
+        return "DEQUANT=1 needs shaderInt8";
+      }
+      if (reduction == 1 && rows_per_thread * cols > 4) {
+        return "REDUCTION=1 reduces rows per invocation * COLS_PER_PASS = " + std::to_string(rows_per_thread * cols) +
+               " sums in one shared-memory tree; more than 4 is never worth it";
       }
       if (reduction == 1 && sg != 0) {
         return "REDUCTION=1 uses no subgroup operations; SUBGROUP_SIZE is only varied with REDUCTION=0";
       }
       if (reduction == 0) {
-        if (!device.subgroup_in_compute || !device.has_subgroup_operation("arithmetic")) {
-          return "REDUCTION=0 needs subgroup arithmetic in compute shaders";
+        if (!device.subgroup_in_compute || !device.has_subgroup_operation("shuffle")) {
+          return "REDUCTION=0 needs subgroup shuffles in compute shaders";
         }
-        if (sg == 0 && smallest_subgroup(device) < 8) {
-          return "the device may use subgroups smaller than 8, more than the shader's partial sums allow; "
-                 "require a subgroup size";
+        const std::uint32_t smallest = sg != 0 ? static_cast<std::uint32_t>(sg) : smallest_subgroup(device);
+        if (smallest < static_cast<std::uint32_t>(t)) {
+          return "REDUCTION=0 sums THREADS_PER_BLOCK=" + std::to_string(t) +
+                 " invocations with subgroup shuffles, more than the " + std::to_string(smallest) +
+                 " invocations of the smallest subgroup the variant may get";
         }
       }
       if (auto problem = subgroup_violation(sg, static_cast<std::uint32_t>(wg), device); !problem.empty()) {
@@ -274,11 +316,13 @@ class MatmulQ4K final : public Kernel {
       const auto cols = static_cast<std::uint32_t>(get(config, "COLS_PER_PASS"));
       plan.local_size = {wg, 1, 1};
       plan.dispatch = {DispatchAxis{1, rows}, DispatchAxis{0, cols}, DispatchAxis{}};
+      const auto t = static_cast<std::uint32_t>(get(config, "THREADS_PER_BLOCK"));
+      const auto slots = static_cast<std::uint32_t>(get(config, "BLOCK_SLOTS"));
       if (get(config, "REDUCTION") == 0) {
-        const std::uint32_t subgroups = std::max(1u, wg / (sg != 0 ? sg : 8u));
-        plan.shared_memory_bytes = 4 * subgroups * rows * cols;
+        plan.shared_memory_bytes = 4 * slots * rows * cols;
       } else {
-        plan.shared_memory_bytes = 4 * wg;
+        const std::uint32_t groups = std::max(1u, wg / (t * slots));
+        plan.shared_memory_bytes = 4 * (rows / groups) * cols * wg;
       }
     } else {
       const auto tm = static_cast<std::uint32_t>(get(config, "TILE_M"));

@@ -3,24 +3,47 @@
 //
 // A workgroup computes ROWS_PER_WG rows of W against COLS_PER_PASS rows of x
 // (workgroup (i, j) owns outputs y[j*COLS_PER_PASS + c][i*ROWS_PER_WG + r]).
-// THREADS_PER_BLOCK threads share one 256-weight super-block, each taking
-// 32/THREADS_PER_BLOCK consecutive qs words (all inside one 64-weight chunk,
-// so two sub-blocks and one scale/min pair per thread); the workgroup walks
-// the row WG_SIZE/THREADS_PER_BLOCK super-blocks at a time. Every thread works
-// on all ROWS_PER_WG rows, so the x values it loads are reused across rows and
-// the weights it loads are reused across x rows. Partial sums are reduced
-// across the workgroup at the end (REDUCTION 0: subgroupAdd, then shared memory
-// across subgroups; 1: a shared-memory tree).
+// Its invocations are numbered (slot, row group, part), part fastest:
+//   part       which 32/THREADS_PER_BLOCK consecutive qs words of a
+//              super-block (all inside one 64-weight chunk, so two sub-blocks
+//              and one scale/min pair per invocation);
+//   row group  which rows: g, g + G, g + 2G, ... with
+//              G = WG_SIZE / (THREADS_PER_BLOCK * BLOCK_SLOTS) groups, each
+//              invocation owning ROWS_PER_WG / G rows;
+//   slot       which super-block: the workgroup walks the row BLOCK_SLOTS
+//              super-blocks side by side.
+// Neighbouring invocations of different row groups read the same x, so a
+// subgroup's x loads touch few cache lines, and every x value an invocation
+// loads serves all its rows (and every weight all COLS_PER_PASS rows of x).
+// The loop takes BLOCK_UNROLL super-blocks per slot per step, issuing all their
+// weight loads before any arithmetic; a remainder loop takes the rest.
+// Partial sums are reduced across the parts and slots at the end
+// (REDUCTION 0: butterfly of subgroup shuffles over the parts, then shared memory
+// across slots; 1: a shared-memory tree).
 //
-// Parameters (#defines): WG_SIZE, ROWS_PER_WG, THREADS_PER_BLOCK,
-// SUBGROUP_SIZE (0 = device default; only the host uses it), REDUCTION,
-// COLS_PER_PASS, LOAD_WIDTH (qs words per load: 1, 2 or 4).
+// Dequantization (DEQUANT): the weights enter the dot products as floats f
+// made by placing a nibble q into the mantissa of a constant, so that
+// sum(x*w) over a sub-block = a*sum(x*f) - b*sum(x) (a, b from d, dmin and the
+// sub-block's scale and min):
+//   0  f = 1 + q/16 (nibble at mantissa bits 19..22; a shift and a mask per
+//      weight);
+//   1  f = 1/2 + q/256 (nibble at bits 16..19, exponent byte 0x3F): the four
+//      low or high nibbles of a word are masked at once and each is moved
+//      as a byte (one byte permute per weight where the device has one).
+//
+// Parameters (#defines): WG_SIZE, ROWS_PER_WG, THREADS_PER_BLOCK, BLOCK_SLOTS,
+// BLOCK_UNROLL, SUBGROUP_SIZE (0 = device default; only the host uses it),
+// REDUCTION, COLS_PER_PASS, LOAD_WIDTH (qs words per load: 1, 2 or 4),
+// DEQUANT.
 
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
 #if REDUCTION == 0
 #extension GL_KHR_shader_subgroup_basic : require
-#extension GL_KHR_shader_subgroup_arithmetic : require
+#extension GL_KHR_shader_subgroup_shuffle : require
+#endif
+#if DEQUANT == 1
+#extension GL_EXT_shader_explicit_arithmetic_types_int8 : require
 #endif
 
 #include "q4k.glsl"
@@ -28,12 +51,15 @@
 #define R ROWS_PER_WG
 #define C COLS_PER_PASS
 #define T THREADS_PER_BLOCK
-#define WPT (32 / T)           // qs words per thread per block
-#define BPS (WG_SIZE / T)      // blocks per step of the workgroup
+#define S BLOCK_SLOTS
+#define U BLOCK_UNROLL
+#define G (WG_SIZE / (T * S))  // row groups
+#define RT (R / G)             // rows per invocation
+#define WPT (32 / T)           // qs words per invocation per block
 #define LOADS (WPT / LOAD_WIDTH)
 
-#if (32 % T) != 0 || T < 4 || (WPT % LOAD_WIDTH) != 0 || (WG_SIZE % T) != 0
-#error "THREADS_PER_BLOCK must be 4..32 dividing 32 and WG_SIZE, LOAD_WIDTH must divide 32/THREADS_PER_BLOCK"
+#if (32 % T) != 0 || T < 4 || (WPT % LOAD_WIDTH) != 0 || (WG_SIZE % (T * S)) != 0 || G < 1 || (R % G) != 0
+#error "THREADS_PER_BLOCK must be 4..32 dividing 32, THREADS_PER_BLOCK*BLOCK_SLOTS must divide WG_SIZE, the row groups must divide ROWS_PER_WG, LOAD_WIDTH must divide 32/THREADS_PER_BLOCK"
 #endif
 
 layout(local_size_x = WG_SIZE, local_size_y = 1, local_size_z = 1) in;
@@ -50,139 +76,200 @@ layout(std430, set = 0, binding = 1) readonly buffer WBuf1 { uint w1[]; };
 layout(std430, set = 0, binding = 2) writeonly buffer YBuf { float y[]; };
 
 #if REDUCTION == 0
-// Subgroups per workgroup are at most WG_SIZE / (smallest subgroup size the
-// host allows for this variant: SUBGROUP_SIZE, or 8 when the device chooses).
-#if SUBGROUP_SIZE > 0
-#define MAX_SUBGROUPS (WG_SIZE / SUBGROUP_SIZE)
+shared float partial[S * R * C];
 #else
-#define MAX_SUBGROUPS (WG_SIZE / 8)
+shared float tree[RT * C * WG_SIZE];
 #endif
-shared float partial[(MAX_SUBGROUPS > 0 ? MAX_SUBGROUPS : 1) * R * C];
+
+#if DEQUANT == 1
+// Byte B (0..3) of a word of nibbles masked with 0x0F0F0F0F, as 1/2 + q/256.
+#define NIB(w8, B) uintBitsToFloat(pack32(u8vec4(uint8_t(0), uint8_t(0), (w8)[B], uint8_t(0x3F))))
+#endif
+
+uint row_base[RT];  // first uvec4 of each row of this invocation
+uint col_base[C];   // first vec4 of each row of x
+uint chunk, wl0, scale_shift;
+float acc[RT][C];
+
+// The header and this invocation's qs words of super-block b of every row.
+void load_block(uint b, out uvec4 hd[RT], out uint q[RT][WPT]) {
+  [[unroll]] for (uint i = 0; i < RT; ++i) {
+    const uint block4 = row_base[i] + b * Q4K_BLOCK_VEC4S;
+    hd[i] = w4[block4];
+    const uint qs_word = block4 * 4u + Q4K_QS_WORD + chunk * 8u + wl0;
+    [[unroll]] for (uint l = 0; l < LOADS; ++l) {
+#if LOAD_WIDTH == 4
+      const uvec4 v = w4[qs_word / 4u + l];
+      q[i][4 * l + 0] = v.x;
+      q[i][4 * l + 1] = v.y;
+      q[i][4 * l + 2] = v.z;
+      q[i][4 * l + 3] = v.w;
+#elif LOAD_WIDTH == 2
+      const uvec2 v = w2[qs_word / 2u + l];
+      q[i][2 * l + 0] = v.x;
+      q[i][2 * l + 1] = v.y;
 #else
-shared float tree[WG_SIZE];
+      q[i][l] = w1[qs_word + l];
 #endif
+    }
+  }
+}
+
+// Adds super-block b's contribution for every row and x row.
+void math_block(uint b, uvec4 hd[RT], uint q[RT][WPT]) {
+  // Per row: a and b of the low (sub-block 2*chunk) and high (2*chunk + 1)
+  // halves. The 6-bit values become floats through the exponent of 2^23:
+  // (2^23 + s) - 2^23 is exact, and needs no int-to-float conversion.
+  float a_lo[RT], a_hi[RT], b_lo[RT], b_hi[RT];
+  [[unroll]] for (uint i = 0; i < RT; ++i) {
+    const uvec4 h = hd[i];
+    const vec2 dm = unpackHalf2x16(h.x);
+    const uint sw = chunk < 2u ? q4k_scales_lo(h.y) : q4k_scales_hi(h.y, h.w);
+    const uint mw = chunk < 2u ? q4k_mins_lo(h.z) : q4k_mins_hi(h.z, h.w);
+    const uint s2 = sw >> scale_shift;  // scale(lo) in bits 0-7, scale(hi) in 8-15
+    const uint m2 = mw >> scale_shift;
+#if DEQUANT == 1
+    const float da = 256.0 * dm.x;  // f = 1/2 + q/256: q = 256*f - 128
+    const float half_a = 0.5;
+#else
+    const float da = 16.0 * dm.x;   // f = 1 + q/16: q = 16*f - 16
+    const float half_a = 1.0;
+#endif
+    a_lo[i] = da * (uintBitsToFloat(0x4B000000u | (s2 & 0xFFu)) - 8388608.0);
+    a_hi[i] = da * (uintBitsToFloat(0x4B000000u | ((s2 >> 8) & 0xFFu)) - 8388608.0);
+    b_lo[i] = half_a * a_lo[i] + dm.y * (uintBitsToFloat(0x4B000000u | (m2 & 0xFFu)) - 8388608.0);
+    b_hi[i] = half_a * a_hi[i] + dm.y * (uintBitsToFloat(0x4B000000u | ((m2 >> 8) & 0xFFu)) - 8388608.0);
+  }
+
+  [[unroll]] for (uint c = 0; c < C; ++c) {
+    // x for this invocation's words: low nibbles at 64*chunk + 4*wl, high
+    // nibbles 32 further on.
+    const uint xbase = col_base[c] + b * 64u + chunk * 16u + wl0;
+    vec4 xlo[WPT], xhi[WPT];
+    vec4 sum_lo = vec4(0.0), sum_hi = vec4(0.0);
+    [[unroll]] for (uint w = 0; w < WPT; ++w) {
+      xlo[w] = xv[xbase + w];
+      xhi[w] = xv[xbase + 8u + w];
+      sum_lo += xlo[w];
+      sum_hi += xhi[w];
+    }
+    const float sx_lo = (sum_lo.x + sum_lo.y) + (sum_lo.z + sum_lo.w);
+    const float sx_hi = (sum_hi.x + sum_hi.y) + (sum_hi.z + sum_hi.w);
+    [[unroll]] for (uint i = 0; i < RT; ++i) {
+      float f_lo = 0.0, f_hi = 0.0;
+      [[unroll]] for (uint w = 0; w < WPT; ++w) {
+        const uint v = q[i][w];
+#if DEQUANT == 1
+        const u8vec4 lo = unpack8(v & 0x0F0F0F0Fu);
+        const u8vec4 hi = unpack8((v >> 4) & 0x0F0F0F0Fu);
+        f_lo = fma(xlo[w].x, NIB(lo, 0), f_lo);
+        f_lo = fma(xlo[w].y, NIB(lo, 1), f_lo);
+        f_lo = fma(xlo[w].z, NIB(lo, 2), f_lo);
+        f_lo = fma(xlo[w].w, NIB(lo, 3), f_lo);
+        f_hi = fma(xhi[w].x, NIB(hi, 0), f_hi);
+        f_hi = fma(xhi[w].y, NIB(hi, 1), f_hi);
+        f_hi = fma(xhi[w].z, NIB(hi, 2), f_hi);
+        f_hi = fma(xhi[w].w, NIB(hi, 3), f_hi);
+#else
+        // Only left shifts per nibble (the upper half word is shifted down
+        // once).
+        const uint u = v >> 16;
+        f_lo = fma(xlo[w].x, Q4K_NIB_F(v, 0), f_lo);
+        f_lo = fma(xlo[w].y, Q4K_NIB_F(v, 8), f_lo);
+        f_lo = fma(xlo[w].z, Q4K_NIB_F(u, 0), f_lo);
+        f_lo = fma(xlo[w].w, Q4K_NIB_F(u, 8), f_lo);
+        f_hi = fma(xhi[w].x, Q4K_NIB_F(v, 4), f_hi);
+        f_hi = fma(xhi[w].y, Q4K_NIB_F(v, 12), f_hi);
+        f_hi = fma(xhi[w].z, Q4K_NIB_F(u, 4), f_hi);
+        f_hi = fma(xhi[w].w, Q4K_NIB_F(u, 12), f_hi);
+#endif
+      }
+      acc[i][c] += (a_lo[i] * f_lo - b_lo[i] * sx_lo) + (a_hi[i] * f_hi - b_hi[i] * sx_hi);
+    }
+  }
+}
 
 void main() {
   const uint tid = gl_LocalInvocationID.x;
-  const uint lane = tid % T;   // which part of the block
-  const uint slot = tid / T;   // which block of the step
+  const uint part = tid % T;
+  const uint group = (tid / T) % G;
+  const uint slot = tid / (T * G);
   const uint row0 = gl_WorkGroupID.x * R;
   const uint col0 = gl_WorkGroupID.y * C;
   const uint nb = K / 256u;
-  const uint first_word = lane * WPT;  // within the 32 qs words
-  const uint chunk = first_word / 8u;  // 64-weight chunk: sub-blocks 2c, 2c+1
-  const uint wl0 = first_word % 8u;
+  const uint first_word = part * WPT;  // within the 32 qs words
+  chunk = first_word / 8u;             // 64-weight chunk: sub-blocks 2c, 2c+1
+  wl0 = first_word % 8u;
+  scale_shift = 16u * (chunk & 1u);    // the chunk's two scale bytes
 
   // Rows and x rows past the end are clamped for loading; only stores check.
-  uint row_base[R];  // in uvec4 units
-  [[unroll]] for (uint r = 0; r < R; ++r) row_base[r] = min(row0 + r, N - 1u) * (nb * Q4K_BLOCK_VEC4S);
-  uint col_base[C];  // in vec4 units
+  [[unroll]] for (uint i = 0; i < RT; ++i) {
+    row_base[i] = min(row0 + group + G * i, N - 1u) * (nb * Q4K_BLOCK_VEC4S);
+  }
   [[unroll]] for (uint c = 0; c < C; ++c) col_base[c] = min(col0 + c, M - 1u) * (K / 4u);
-
-  float acc[R][C];
-  [[unroll]] for (uint r = 0; r < R; ++r) {
-    [[unroll]] for (uint c = 0; c < C; ++c) acc[r][c] = 0.0;
+  [[unroll]] for (uint i = 0; i < RT; ++i) {
+    [[unroll]] for (uint c = 0; c < C; ++c) acc[i][c] = 0.0;
   }
 
-  // Scale byte of this thread's sub-blocks within the packed scale words.
-  const uint scale_shift = 16u * (chunk & 1u);
-
-  for (uint b = slot; b < nb; b += BPS) {
-    uint q[R][WPT];
-    float a_lo[R], a_hi[R], b_lo[R], b_hi[R];
-    [[unroll]] for (uint r = 0; r < R; ++r) {
-      const uint block4 = row_base[r] + b * Q4K_BLOCK_VEC4S;
-      const uvec4 h = w4[block4];
-      const vec2 dm = unpackHalf2x16(h.x);
-      const uint sw = chunk < 2u ? q4k_scales_lo(h.y) : q4k_scales_hi(h.y, h.w);
-      const uint mw = chunk < 2u ? q4k_mins_lo(h.z) : q4k_mins_hi(h.z, h.w);
-      const float d16 = 16.0 * dm.x;
-      // sum(x*w) over a sub-block = a*sum(x*f) - b*sum(x) with f = 1 + q/16,
-      // a = 16*d*scale, b = a + dmin*min (see Q4K_NIB_F).
-      a_lo[r] = d16 * float((sw >> scale_shift) & 0xFFu);
-      a_hi[r] = d16 * float((sw >> (scale_shift + 8u)) & 0xFFu);
-      b_lo[r] = a_lo[r] + dm.y * float((mw >> scale_shift) & 0xFFu);
-      b_hi[r] = a_hi[r] + dm.y * float((mw >> (scale_shift + 8u)) & 0xFFu);
-      const uint qs_word = block4 * 4u + Q4K_QS_WORD + chunk * 8u + wl0;
-      [[unroll]] for (uint i = 0; i < LOADS; ++i) {
-#if LOAD_WIDTH == 4
-        const uvec4 v = w4[qs_word / 4u + i];
-        q[r][4 * i + 0] = v.x;
-        q[r][4 * i + 1] = v.y;
-        q[r][4 * i + 2] = v.z;
-        q[r][4 * i + 3] = v.w;
-#elif LOAD_WIDTH == 2
-        const uvec2 v = w2[qs_word / 2u + i];
-        q[r][2 * i + 0] = v.x;
-        q[r][2 * i + 1] = v.y;
-#else
-        q[r][i] = w1[qs_word + i];
+  uint b = slot;
+#if U > 1
+  for (; b + S * (U - 1) < nb; b += S * U) {
+    uvec4 hd[U][RT];
+    uint q[U][RT][WPT];
+    [[unroll]] for (uint u = 0; u < U; ++u) load_block(b + S * u, hd[u], q[u]);
+    [[unroll]] for (uint u = 0; u < U; ++u) math_block(b + S * u, hd[u], q[u]);
+  }
 #endif
-      }
-    }
-
-    [[unroll]] for (uint c = 0; c < C; ++c) {
-      // x for this thread's words: low nibbles at 64*chunk + 4*wl, high
-      // nibbles 32 further on.
-      const uint xbase = col_base[c] + b * 64u + chunk * 16u + wl0;
-      vec4 xlo[WPT], xhi[WPT];
-      vec4 sum_lo = vec4(0.0), sum_hi = vec4(0.0);
-      [[unroll]] for (uint w = 0; w < WPT; ++w) {
-        xlo[w] = xv[xbase + w];
-        xhi[w] = xv[xbase + 8u + w];
-        sum_lo += xlo[w];
-        sum_hi += xhi[w];
-      }
-      const float sx_lo = (sum_lo.x + sum_lo.y) + (sum_lo.z + sum_lo.w);
-      const float sx_hi = (sum_hi.x + sum_hi.y) + (sum_hi.z + sum_hi.w);
-      [[unroll]] for (uint r = 0; r < R; ++r) {
-        float f_lo = 0.0, f_hi = 0.0;
-        [[unroll]] for (uint w = 0; w < WPT; ++w) {
-          // Only left shifts per nibble (the upper half word is shifted down
-          // once); measured neutral on H200 against per-nibble right shifts.
-          const uint v = q[r][w];
-          const uint u = v >> 16;
-          f_lo = fma(xlo[w].x, Q4K_NIB_F(v, 0), f_lo);
-          f_lo = fma(xlo[w].y, Q4K_NIB_F(v, 8), f_lo);
-          f_lo = fma(xlo[w].z, Q4K_NIB_F(u, 0), f_lo);
-          f_lo = fma(xlo[w].w, Q4K_NIB_F(u, 8), f_lo);
-          f_hi = fma(xhi[w].x, Q4K_NIB_F(v, 4), f_hi);
-          f_hi = fma(xhi[w].y, Q4K_NIB_F(v, 12), f_hi);
-          f_hi = fma(xhi[w].z, Q4K_NIB_F(u, 4), f_hi);
-          f_hi = fma(xhi[w].w, Q4K_NIB_F(u, 12), f_hi);
-        }
-        acc[r][c] += (a_lo[r] * f_lo - b_lo[r] * sx_lo) + (a_hi[r] * f_hi - b_hi[r] * sx_hi);
-      }
-    }
+  for (; b < nb; b += S) {
+    uvec4 hd[RT];
+    uint q[RT][WPT];
+    load_block(b, hd, q);
+    math_block(b, hd, q);
   }
 
-  // Reduce each acc[r][c] over the workgroup; thread o < R*C stores output o.
+  // Reduce each acc[i][c] over the parts and slots of its row group; then
+  // invocation o < R*C stores output o (row o / C, x row o % C).
 #if REDUCTION == 0
-  [[unroll]] for (uint r = 0; r < R; ++r) {
+  [[unroll]] for (uint i = 0; i < RT; ++i) {
     [[unroll]] for (uint c = 0; c < C; ++c) {
-      const float s = subgroupAdd(acc[r][c]);
-      if (subgroupElect()) partial[gl_SubgroupID * (R * C) + r * C + c] = s;
+      float s = acc[i][c];
+      [[unroll]] for (uint off = T / 2u; off > 0u; off /= 2u) s += subgroupShuffleXor(s, off);
+      if (part == 0u) partial[(slot * R + group + G * i) * C + c] = s;
     }
   }
   barrier();
   for (uint o = tid; o < R * C; o += WG_SIZE) {
     float s = 0.0;
-    for (uint g = 0; g < gl_NumSubgroups; ++g) s += partial[g * (R * C) + o];
+    [[unroll]] for (uint k = 0; k < S; ++k) s += partial[k * (R * C) + o];
     const uint row = row0 + o / C;
     const uint col = col0 + o % C;
     if (row < N && col < M) y[col * N + row] = s;
   }
 #else
-  [[unroll]] for (uint r = 0; r < R; ++r) {
-    [[unroll]] for (uint c = 0; c < C; ++c) {
-      tree[tid] = acc[r][c];
-      barrier();
-      [[unroll]] for (uint stride = WG_SIZE / 2u; stride > 0u; stride /= 2u) {
-        if (tid < stride) tree[tid] += tree[tid + stride];
-        barrier();
-      }
-      if (tid == 0u && row0 + r < N && col0 + c < M) y[(col0 + c) * N + row0 + r] = tree[0];
-      barrier();
+  // One tree for all RT*C sums at once, over the part bits and the slot bits
+  // of tid (the row-group bits are kept).
+  [[unroll]] for (uint j = 0; j < RT * C; ++j) tree[j * WG_SIZE + tid] = acc[j / C][j % C];
+  barrier();
+  uint done = 0u;  // tid bits already folded
+  [[unroll]] for (uint stride = (T * G) * (S / 2u); stride >= T * G; stride /= 2u) {
+    if ((tid & (done | stride)) == 0u) {
+      [[unroll]] for (uint j = 0; j < RT * C; ++j) tree[j * WG_SIZE + tid] += tree[j * WG_SIZE + tid + stride];
+    }
+    done |= stride;
+    barrier();
+  }
+  [[unroll]] for (uint stride = T / 2u; stride > 0u; stride /= 2u) {
+    if ((tid & (done | stride)) == 0u) {
+      [[unroll]] for (uint j = 0; j < RT * C; ++j) tree[j * WG_SIZE + tid] += tree[j * WG_SIZE + tid + stride];
+    }
+    done |= stride;
+    barrier();
+  }
+  if (tid < T * G && part == 0u) {  // slot 0, part 0 of each row group
+    [[unroll]] for (uint j = 0; j < RT * C; ++j) {
+      const uint row = row0 + group + G * (j / C);
+      const uint col = col0 + j % C;
+      if (row < N && col < M) y[col * N + row] = tree[j * WG_SIZE + tid];
     }
   }
 #endif

@@ -73,7 +73,8 @@ vk::DeviceInfo h200_like() {
   d.compute_required_subgroup_size = true;
   d.features.subgroup_size_control = true;
   d.max_compute_workgroup_subgroups = 32;
-  d.subgroup_operations = {"basic", "vote", "arithmetic", "ballot", "shuffle"};
+  d.subgroup_operations = {"basic", "vote", "arithmetic", "ballot", "shuffle", "shuffle_relative", "clustered"};
+  d.features.shader_int8 = true;
   d.subgroup_in_compute = true;
   d.max_workgroup_size = {1024, 1024, 64};
   d.max_workgroup_invocations = 1024;
@@ -118,7 +119,7 @@ TEST(MatmulQ4K, PlansPutNOnXAndMOnY) {
   EXPECT_EQ(plan.template_file, "matvec_q4k.comp");
   EXPECT_EQ(plan.dispatch[0].shape_dim, 1);
   EXPECT_EQ(plan.dispatch[1].shape_dim, 0);
-  EXPECT_EQ(kernels::workgroup_counts(plan.dispatch, decode), (std::array<std::uint32_t, 3>{2048, 1, 1}));
+  EXPECT_EQ(kernels::workgroup_counts(plan.dispatch, decode), (std::array<std::uint32_t, 3>{1024, 1, 1}));
 
   const Shape prefill{512, 14336, 4096};
   plan = kernel().plan(kernel().baseline(prefill), prefill);
