@@ -8,7 +8,6 @@
 #include "vktune_runtime.hpp"
 
 namespace fs = std::filesystem;
-namespace rt = vktune::runtime;
 
 namespace {
 
@@ -23,12 +22,17 @@ rt_test::RunResult example(const fs::path& table, const std::string& args = "") 
   return r;
 }
 
-// The fixture database as a JSON table on disk, with an optional change.
+// The fixture database exported by `vktune export`, with an optional change.
 fs::path json_table(const fs::path& dir, const std::function<void(nlohmann::json&)>& change = {}) {
-  auto doc = rt_test::to_table_json(rt::Table::open_sqlite(rt_test::tuned_db()));
-  if (change) change(doc);
   const auto path = dir / "table.json";
-  rt_test::write_file(path, doc.dump(2) + "\n");
+  const auto r = rt_test::run(std::string(VKTUNE_BINARY) + " export --format json -o " + path.string() + " --db " +
+                              rt_test::tuned_db().string());
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  if (change) {
+    auto doc = nlohmann::json::parse(rt_test::read_file(path));
+    change(doc);
+    rt_test::write_file(path, doc.dump(2) + "\n");
+  }
   return path;
 }
 
@@ -38,7 +42,7 @@ void expect_contains(const std::string& text, const std::string& part) {
 
 }  // namespace
 
-TEST(RuntimeExample, ExactShapeFromAJsonTable) {
+TEST(RuntimeExample, ExactShapeFromAnExportedTable) {
   const auto dir = rt_test::fresh_dir("example");
   const auto r = example(json_table(dir), "--shape 1,37,1024");
   EXPECT_EQ(r.exit_code, 0);
