@@ -1,0 +1,318 @@
+// The row-wise and elementwise kernels (rmsnorm, rmsnorm_mul, layernorm,
+// softmax, softmax_causal, argmax, swiglu, gelu_tanh, gelu_erf, add): their
+// descriptions without a device (shapes, baselines on an H200-like device,
+// constraints, metrics, problems), and on the test device (VKTUNE_TEST_DEVICE,
+// else 0) every valid variant at every check shape, plus a deliberately wrong
+// reference that must fail.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/error.hpp"
+#include "harness/instance.hpp"
+#include "kernels/registry.hpp"
+#include "tuner/progress.hpp"
+#include "tuner/session.hpp"
+#include "tuner/space.hpp"
+#include "tuner/template_library.hpp"
+
+namespace vktune {
+namespace {
+
+using kernels::Config;
+using kernels::Kernel;
+using kernels::Shape;
+
+const std::vector<std::string> kRowKernels = {"rmsnorm", "rmsnorm_mul", "layernorm", "softmax", "softmax_causal",
+                                              "argmax"};
+const std::vector<std::string> kElementwiseKernels = {"swiglu", "gelu_tanh", "gelu_erf", "add"};
+
+std::vector<std::string> all_names() {
+  auto names = kRowKernels;
+  names.insert(names.end(), kElementwiseKernels.begin(), kElementwiseKernels.end());
+  return names;
+}
+
+std::uint32_t test_device_index() {
+  const char* text = std::getenv("VKTUNE_TEST_DEVICE");
+  return text && *text ? static_cast<std::uint32_t>(std::strtoul(text, nullptr, 10)) : 0;
+}
+
+// A device like NVIDIA's H200 as vktune sees it, for device-free checks.
+vk::DeviceInfo h200_like() {
+  vk::DeviceInfo d;
+  d.name = "H200-like";
+  d.subgroup_size = d.min_subgroup_size = d.max_subgroup_size = 32;
+  d.compute_required_subgroup_size = true;
+  d.features.subgroup_size_control = true;
+  d.max_compute_workgroup_subgroups = 32;
+  d.subgroup_operations = {"basic", "vote", "arithmetic", "ballot", "shuffle", "shuffle_relative", "clustered"};
+  d.subgroup_in_compute = true;
+  d.max_workgroup_size = {1024, 1024, 64};
+  d.max_workgroup_invocations = 1024;
+  d.max_workgroup_count = {2147483647u, 65535, 65535};
+  d.max_shared_memory_bytes = 49152;
+  d.max_push_constants_bytes = 256;
+  return d;
+}
+
+std::vector<float> floats_of(const kernels::HostBuffer& b) {
+  std::vector<float> v(b.bytes.size() / sizeof(float));
+  std::memcpy(v.data(), b.bytes.data(), b.bytes.size());
+  return v;
+}
+
+std::string label(const std::string& name, const Shape& shape) { return name + " " + kernels::shape_to_string(shape); }
+
+class RowOps : public ::testing::TestWithParam<std::string> {
+ protected:
+  const Kernel& kernel() const { return kernels::find_kernel(GetParam()); }
+};
+
+TEST_P(RowOps, RejectsBadShapes) {
+  const auto dims = kernel().shape_dims().size();
+  EXPECT_THROW(kernel().validate_shape(Shape(dims + 1, 4)), Error);
+  Shape zero(dims, 8);
+  zero.back() = 0;
+  try {
+    kernel().validate_shape(zero);
+    FAIL() << "a zero dimension was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::usage);
+    EXPECT_NE(std::string(e.what()).find("must be positive"), std::string::npos) << e.what();
+  }
+  Shape huge(dims, 1);
+  huge[0] = 1u << 20;
+  huge.back() = 1u << 12;
+  EXPECT_THROW(kernel().validate_shape(huge), Error) << "2^32 elements accepted";
+}
+
+TEST_P(RowOps, BaselineIsValidAtEveryShapeOnAnH200LikeDevice) {
+  const auto device = h200_like();
+  auto shapes = kernel().default_shapes();
+  const auto checks = kernel().check_shapes();
+  shapes.insert(shapes.end(), checks.begin(), checks.end());
+  for (const auto& shape : shapes) {
+    EXPECT_EQ(kernel().constraint_violation(kernel().baseline(shape), shape, device), "") << label(GetParam(), shape);
+    const auto space = enumerate_space(kernel(), shape, device);
+    EXPECT_FALSE(space.valid.empty()) << label(GetParam(), shape);
+  }
+}
+
+// The CI gate validates every valid variant on a 2-core CPU driver.
+TEST_P(RowOps, CheckShapesKeepTheGateSmall) {
+  const auto device = h200_like();
+  const auto checks = kernel().check_shapes();
+  EXPECT_LE(checks.size(), 3u);
+  for (const auto& shape : checks) {
+    const auto space = enumerate_space(kernel(), shape, device);
+    EXPECT_LE(space.valid.size(), 60u) << label(GetParam(), shape);
+  }
+}
+
+TEST_P(RowOps, ConstraintsRejectMissingAndForeignParameters) {
+  const auto device = h200_like();
+  const Shape shape = kernel().default_shapes().front();
+  auto config = kernel().baseline(shape);
+  config["SUBGROUP_SIZE"] = 16;  // outside the device's only size
+  EXPECT_NE(kernel().constraint_violation(config, shape, device), "");
+  config["SUBGROUP_SIZE"] = 32;  // the device's only size: same variant as 0
+  EXPECT_NE(kernel().constraint_violation(config, shape, device), "");
+  config = kernel().baseline(shape);
+  config.erase("VEC");
+  EXPECT_NE(kernel().constraint_violation(config, shape, device), "");
+  config = kernel().baseline(shape);
+  config["UNKNOWN"] = 1;
+  EXPECT_NE(kernel().constraint_violation(config, shape, device), "");
+}
+
+TEST_P(RowOps, PlanDefinesEveryParameterAndCoversTheShape) {
+  for (const auto& shape : kernel().default_shapes()) {
+    const auto config = kernel().baseline(shape);
+    const auto plan = kernel().plan(config, shape);
+    for (const auto& [name, value] : config) {
+      const auto it = std::find_if(plan.defines.begin(), plan.defines.end(),
+                                   [&](const auto& d) { return d.first == name; });
+      ASSERT_NE(it, plan.defines.end()) << name;
+      EXPECT_EQ(it->second, std::to_string(value));
+    }
+    EXPECT_EQ(plan.local_size[0], static_cast<std::uint32_t>(config.at("WG_SIZE")));
+    const auto groups = kernels::workgroup_counts(plan.dispatch, shape);
+    const std::uint64_t total = std::uint64_t{groups[0]} * groups[1] * groups[2];
+    if (std::find(kRowKernels.begin(), kRowKernels.end(), GetParam()) != kRowKernels.end()) {
+      // One team per row: rows / ROWS_PER_WG workgroups, rounded up.
+      std::uint64_t rows = 1;
+      for (std::size_t i = 0; i + 1 < shape.size(); ++i) rows *= shape[i];
+      EXPECT_EQ(total, rows / static_cast<std::uint64_t>(config.at("ROWS_PER_WG"))) << label(GetParam(), shape);
+    } else {
+      const std::uint64_t floats = std::uint64_t{shape[0]} * shape[1];
+      const auto chunk = static_cast<std::uint64_t>(config.at("WG_SIZE") * config.at("VEC") * config.at("EPT"));
+      EXPECT_GE(total * chunk, floats) << label(GetParam(), shape);
+    }
+  }
+}
+
+TEST_P(RowOps, ProblemIsSeededNonZeroAndMatchesItsSizes) {
+  const Shape shape = kernel().check_shapes().back();
+  const auto a = kernel().make_problem(shape, 11);
+  const auto b = kernel().make_problem(shape, 11);
+  const auto c = kernel().make_problem(shape, 12);
+  ASSERT_EQ(a.buffers.size(), b.buffers.size());
+  std::uint64_t bytes = 0;
+  for (std::size_t i = 0; i < a.buffers.size(); ++i) {
+    bytes += a.buffers[i].bytes.size();
+    EXPECT_EQ(a.buffers[i].bytes, b.buffers[i].bytes);
+    if (i == a.output_index) continue;
+    const auto values = floats_of(a.buffers[i]);
+    EXPECT_EQ(std::count(values.begin(), values.end(), 0.0f), 0) << a.buffers[i].name;
+  }
+  EXPECT_NE(a.buffers[0].bytes, c.buffers[0].bytes);
+  EXPECT_EQ(bytes, kernel().device_bytes(shape));
+  EXPECT_TRUE(a.buffers[a.output_index].is_output);
+  EXPECT_EQ(a.buffers[a.output_index].bytes.size(), a.expected.size() * sizeof(float));
+  EXPECT_TRUE(std::all_of(a.expected.begin(), a.expected.end(), [](double v) { return std::isfinite(v); }));
+  const auto m = kernel().metrics(shape);
+  EXPECT_GT(m.bytes, 0.0);
+  EXPECT_LE(m.bytes, static_cast<double>(bytes) + 4);
+  EXPECT_GT(m.flops, 0.0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Kernels, RowOps, ::testing::ValuesIn(all_names()),
+                         [](const auto& info) { return info.param; });
+
+// ---- kernel-specific descriptions ----
+
+TEST(Argmax, RowsHoldRepeatedMaximaAndTheLowestIndexIsExpected) {
+  const auto& k = kernels::find_kernel("argmax");
+  const auto problem = k.make_problem({6, 1000}, 5);
+  const auto x = floats_of(problem.buffers[0]);
+  for (std::size_t r = 0; r < 6; ++r) {
+    const float* row = x.data() + r * 1000;
+    const float top = *std::max_element(row, row + 1000, [](float a, float b) {
+      return std::isnan(a) || (!std::isnan(b) && a < b);
+    });
+    EXPECT_GE(std::count(row, row + 1000, top), 2) << "row " << r << " has no tie";
+    const auto first = static_cast<double>(std::find(row, row + 1000, top) - row);
+    EXPECT_EQ(problem.expected[r], first);
+  }
+  EXPECT_EQ(problem.expected[1], 0.0);    // the first element, tied with the last
+  EXPECT_EQ(problem.expected[2], 998.0);  // the last two, after a NaN
+  EXPECT_EQ(k.tolerance({6, 1000}).rel_l2, 0.0);
+}
+
+TEST(SoftmaxCausal, MaskedKeysAreZeroAndQueriesMayNotExceedKeys) {
+  const auto& k = kernels::find_kernel("softmax_causal");
+  EXPECT_THROW(k.validate_shape({2, 9, 8}), Error);
+  const auto problem = k.make_problem({2, 3, 10}, 3);
+  // Query 0 of each head sees keys 0..7, query 2 all ten.
+  for (std::size_t h = 0; h < 2; ++h) {
+    const double* q0 = problem.expected.data() + h * 30;
+    EXPECT_EQ(q0[8], 0.0);
+    EXPECT_EQ(q0[9], 0.0);
+    EXPECT_GT(q0[7], 0.0);
+    double sum = 0;
+    for (int j = 0; j < 10; ++j) sum += q0[20 + j];
+    EXPECT_NEAR(sum, 1.0, 1e-12);
+    EXPECT_GT(q0[29], 0.0);
+  }
+}
+
+TEST(RmsNorm, FusedWeightIsItsOwnKernelWithAWeightBuffer) {
+  const auto plain = kernels::find_kernel("rmsnorm").make_problem({2, 64}, 1);
+  const auto fused = kernels::find_kernel("rmsnorm_mul").make_problem({2, 64}, 1);
+  EXPECT_EQ(plain.buffers.size(), 2u);
+  ASSERT_EQ(fused.buffers.size(), 3u);
+  EXPECT_EQ(fused.buffers[1].bytes.size(), 64 * sizeof(float));
+  EXPECT_NE(plain.expected, fused.expected);
+}
+
+// ---- on the device ----
+
+class RowOpsDevice : public ::testing::TestWithParam<std::string> {
+ protected:
+  static void SetUpTestSuite() { instance_ = new vk::Instance(); }
+  static void TearDownTestSuite() {
+    delete instance_;
+    instance_ = nullptr;
+  }
+  static vk::Instance* instance_;
+};
+
+vk::Instance* RowOpsDevice::instance_ = nullptr;
+
+TEST_P(RowOpsDevice, EveryValidVariantPassesAtEveryCheckShape) {
+  const auto& k = kernels::find_kernel(GetParam());
+  const auto templates = TemplateLibrary::embedded();
+  Progress progress(false, true);
+  TuneSession session(*instance_, test_device_index(), nullptr, templates, progress);
+  for (const auto& shape : k.check_shapes()) {
+    const auto space = enumerate_space(k, shape, session.device().info());
+    ASSERT_FALSE(space.valid.empty()) << label(GetParam(), shape);
+    ASSERT_EQ(k.constraint_violation(k.baseline(shape), shape, session.device().info()), "")
+        << label(GetParam(), shape);
+    const auto result = session.check(k, shape, space.valid, 2024);
+    ASSERT_EQ(result.outcomes.size(), space.valid.size());
+    std::string failures;
+    for (const auto& o : result.outcomes) {
+      if (o.status != results::Status::ok) failures += kernels::config_to_string(o.config) + ": " + o.reason + "\n";
+    }
+    EXPECT_TRUE(failures.empty()) << label(GetParam(), shape) << ":\n" << failures;
+  }
+}
+
+// The real kernel with one expected value moved: every variant must fail.
+class WrongReference final : public Kernel {
+ public:
+  explicit WrongReference(const Kernel& real) : real_(real) {}
+  std::string name() const override { return real_.name(); }
+  std::string description() const override { return real_.description(); }
+  std::vector<std::string> shape_dims() const override { return real_.shape_dims(); }
+  void validate_shape(const Shape& s) const override { real_.validate_shape(s); }
+  std::vector<Shape> default_shapes() const override { return real_.default_shapes(); }
+  std::vector<Shape> check_shapes() const override { return real_.check_shapes(); }
+  std::vector<kernels::Space> spaces() const override { return real_.spaces(); }
+  std::size_t space_index(const Shape& s) const override { return real_.space_index(s); }
+  Config baseline(const Shape& s) const override { return real_.baseline(s); }
+  std::string constraint_violation(const Config& c, const Shape& s, const vk::DeviceInfo& d) const override {
+    return real_.constraint_violation(c, s, d);
+  }
+  kernels::ShaderPlan plan(const Config& c, const Shape& s) const override { return real_.plan(c, s); }
+  kernels::Problem make_problem(const Shape& s, std::uint64_t seed) const override {
+    auto p = real_.make_problem(s, seed);
+    // The largest expected value, moved by a tenth of itself (an argmax
+    // index by one).
+    auto it = std::max_element(p.expected.begin(), p.expected.end(),
+                               [](double a, double b) { return std::fabs(a) < std::fabs(b); });
+    *it = real_.tolerance(s).rel_l2 == 0.0 ? *it + 1.0 : *it * 1.1;
+    return p;
+  }
+  kernels::Tolerance tolerance(const Shape& s) const override { return real_.tolerance(s); }
+  kernels::Metrics metrics(const Shape& s) const override { return real_.metrics(s); }
+  std::uint64_t device_bytes(const Shape& s) const override { return real_.device_bytes(s); }
+
+ private:
+  const Kernel& real_;
+};
+
+TEST_P(RowOpsDevice, AWrongReferenceFails) {
+  const WrongReference wrong(kernels::find_kernel(GetParam()));
+  const auto templates = TemplateLibrary::embedded();
+  Progress progress(false, true);
+  TuneSession session(*instance_, test_device_index(), nullptr, templates, progress);
+  const Shape shape = wrong.check_shapes().at(1);
+  const auto result = session.check(wrong, shape, {wrong.baseline(shape)}, 7);
+  ASSERT_EQ(result.outcomes.size(), 1u);
+  EXPECT_EQ(result.outcomes[0].status, results::Status::wrong_result) << result.outcomes[0].reason;
+}
+
+INSTANTIATE_TEST_SUITE_P(Kernels, RowOpsDevice, ::testing::ValuesIn(all_names()),
+                         [](const auto& info) { return info.param; });
+
+}  // namespace
+}  // namespace vktune
