@@ -68,6 +68,11 @@ fs::path tuned_db() {
   fs::copy_file(db, staged, fs::copy_options::overwrite_existing);
   fs::rename(staged, cached);
   fs::remove_all(dir);
+  // Databases of earlier vktune builds are stale now.
+  for (const auto& entry : fs::directory_iterator(cached.parent_path())) {
+    const auto name = entry.path().filename().string();
+    if (name.starts_with("tuned-") && !name.starts_with(cached.filename().string())) fs::remove(entry.path());
+  }
   return cached;
 }
 
