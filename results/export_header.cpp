@@ -74,24 +74,31 @@ inline std::array<std::uint32_t, 3> workgroup_counts(const Entry& entry, std::sp
   return counts;
 }
 
+// The regime of a shape, as the runtime library defines it: for 3-dim
+// (M,N,K) shapes decode (M <= 8) or prefill (M > 8); one regime otherwise.
+// A variant is never used across regimes.
+inline int shape_regime(std::span<const std::uint32_t> shape) noexcept {
+  return shape.size() == 3 && shape[0] <= 8 ? 1 : 0;
+}
+
 // How far a tuned shape is from a wanted one: the sum over dims of
-// |log2(a) - log2(b)|, plus 64 per dim that is 1 in one and not the other
-// (decode against prefill). 0 exactly when the shapes are equal.
+// |log2(a) - log2(b)|; infinite across dimension counts or regimes. 0
+// exactly when the shapes are equal.
 inline double shape_distance(std::span<const std::uint32_t> a, std::span<const std::uint32_t> b) noexcept {
-  if (a.size() != b.size()) return std::numeric_limits<double>::infinity();
+  if (a.size() != b.size() || shape_regime(a) != shape_regime(b)) return std::numeric_limits<double>::infinity();
   double distance = 0;
   for (std::size_t i = 0; i < a.size(); ++i) {
     if (a[i] == b[i]) continue;
     const double la = std::log2(a[i] == 0 ? 1.0 : static_cast<double>(a[i]));
     const double lb = std::log2(b[i] == 0 ? 1.0 : static_cast<double>(b[i]));
-    distance += std::fabs(la - lb) + ((a[i] <= 1) != (b[i] <= 1) ? 64.0 : 0.0);
+    distance += std::fabs(la - lb);
   }
   return distance;
 }
 
 // The entry for (device, kernel, shape): the exact shape when tuned, else the
 // nearest tuned shape of the same kernel on the same device (same number of
-// dims). cache_mode "" accepts both modes. Ties go to "cold", then to the
+// dims, same regime). cache_mode "" accepts both modes. Ties go to "cold", then to the
 // newest driver version, then to the first entry. nullptr when the device
 // has no entry for the kernel.
 inline const Entry* find(std::uint32_t vendor_id, std::uint32_t device_id, std::string_view kernel,
@@ -102,6 +109,7 @@ inline const Entry* find(std::uint32_t vendor_id, std::uint32_t device_id, std::
     if (entry.vendor_id != vendor_id || entry.device_id != device_id || entry.kernel != kernel) continue;
     if (entry.shape.size() != shape.size() || (!cache_mode.empty() && entry.cache_mode != cache_mode)) continue;
     const double distance = shape_distance(entry.shape, shape);
+    if (distance == std::numeric_limits<double>::infinity()) continue;  // another regime
     bool better = best == nullptr || distance < best_distance;
     if (!better && !(distance > best_distance)) {
       const bool cold = entry.cache_mode == "cold", best_cold = best->cache_mode == "cold";

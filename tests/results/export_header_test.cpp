@@ -98,6 +98,11 @@ int main() {
   // Nearest shape: decode stays with decode, prefill with prefill.
   CHECK(t::find(vendor, device, "matmul_q4k", near_decode) == e1);
   CHECK(t::find(vendor, device, "matmul_q4k", near_prefill) == e2);
+  // The regime boundary (M <= 8 decode) wins over log distance: M=9 is nearer
+  // to M=1 than to M=512, but only the prefill winner may serve it.
+  const std::uint32_t m8[] = {8, 4096, 4096}, m9[] = {9, 4096, 4096};
+  CHECK(t::find(vendor, device, "matmul_q4k", m8) == e1);
+  CHECK(t::find(vendor, device, "matmul_q4k", m9) == e2);
   CHECK(!t::is_exact(*t::find(vendor, device, "matmul_q4k", near_decode), near_decode));
   // Nothing for another device, kernel, rank or cache mode.
   CHECK(t::find(vendor, device + 1, "matmul_q4k", decode) == nullptr);
