@@ -1,0 +1,169 @@
+#version 450
+// Rotary position embedding over TOKENS tokens of HEADS heads of HEAD_DIM
+// (even) values, as reference/ops.hpp `rope` defines it: token t is rotated
+// by p = pos[t]; pair i (0 <= i < HEAD_DIM/2) turns by
+// theta = p * base^(-2i/HEAD_DIM):
+//   (a, b) -> (a cos(theta) - b sin(theta), a sin(theta) + b cos(theta)).
+//   NEOX 0 (kernels rope, rope_f16):          pair i is (x[2i], x[2i+1]);
+//   NEOX 1 (kernels rope_neox, rope_neox_f16): pair i is (x[i], x[i + HEAD_DIM/2]).
+// F16 1: x holds fp16 values, read as packed 32-bit words (two halves each)
+// and widened with unpackHalf2x16, so no 16-bit storage feature is needed;
+// y is always fp32.
+//
+// A workgroup takes HEADS_PER_WG heads of one token (gl_WorkGroupID.x: head
+// group, .y: token). Its work items are (pair vector j, head slot g): VEC
+// consecutive pairs of HEADS_PER_THREAD consecutive heads, which share one
+// sin/cos evaluation per pair. Invocations walk the items in steps of
+// WG_SIZE, j fastest (consecutive lanes read consecutive memory).
+//
+// theta is reduced to [-pi, pi] before sin/cos (Cody-Waite with 2*pi split
+// in an exact high part and a low part), so the result does not depend on how
+// a driver's sin/cos handle arguments up to ~8000 radians.
+//
+// Parameters: WG_SIZE, HEADS_PER_WG, HEADS_PER_THREAD, VEC. Semantics: NEOX,
+// F16. Buffers: x, pos (int32 per token), base (one float: the frequency
+// base, e.g. 10000 or 500000), y. Push constants: TOKENS, HEADS, HEAD_DIM.
+#extension GL_EXT_control_flow_attributes : require
+
+layout(local_size_x = WG_SIZE, local_size_y = 1, local_size_z = 1) in;
+layout(push_constant) uniform Shape { uint TOKENS; uint HEADS; uint HEAD_DIM; };
+
+#if F16
+layout(std430, set = 0, binding = 0) readonly buffer X1 { uint x1[]; };   // 2 halves
+layout(std430, set = 0, binding = 0) readonly buffer X2 { uvec2 x2[]; };  // 4 halves
+#else
+layout(std430, set = 0, binding = 0) readonly buffer X1 { float x1[]; };
+layout(std430, set = 0, binding = 0) readonly buffer X2 { vec2 x2[]; };
+layout(std430, set = 0, binding = 0) readonly buffer X4 { vec4 x4[]; };
+#endif
+layout(std430, set = 0, binding = 1) readonly buffer Pos { int pos[]; };
+layout(std430, set = 0, binding = 2) readonly buffer Base { float freq_base; };
+layout(std430, set = 0, binding = 3) writeonly buffer Y1 { float y1[]; };
+layout(std430, set = 0, binding = 3) writeonly buffer Y2 { vec2 y2[]; };
+layout(std430, set = 0, binding = 3) writeonly buffer Y4 { vec4 y4[]; };
+
+#if VEC != 1 && VEC != 2 && VEC != 4
+#error "VEC must be 1, 2 or 4"
+#endif
+#if (HEADS_PER_WG % HEADS_PER_THREAD) != 0
+#error "HEADS_PER_THREAD must divide HEADS_PER_WG"
+#endif
+
+// 1, 2 or 4 consecutive x values from element e (aligned to the count).
+float ld1(uint e) {
+#if F16
+  return unpackHalf2x16(x1[e >> 1u])[e & 1u];
+#else
+  return x1[e];
+#endif
+}
+vec2 ld2(uint e) {
+#if F16
+  return unpackHalf2x16(x1[e >> 1u]);
+#else
+  return x2[e >> 1u];
+#endif
+}
+vec4 ld4(uint e) {
+#if F16
+  const uvec2 w = x2[e >> 2u];
+  return vec4(unpackHalf2x16(w.x), unpackHalf2x16(w.y));
+#else
+  return x4[e >> 2u];
+#endif
+}
+
+// Pairs i0 .. i0+VEC-1 of the head starting at element `base`: (a[k], b[k]).
+void load_pairs(uint base, uint i0, out float a[VEC], out float b[VEC]) {
+#if NEOX
+  const uint ea = base + i0, eb = base + HEAD_DIM / 2u + i0;
+#if VEC == 1
+  a[0] = ld1(ea);
+  b[0] = ld1(eb);
+#elif VEC == 2
+  const vec2 u = ld2(ea), w = ld2(eb);
+  a[0] = u.x, a[1] = u.y;
+  b[0] = w.x, b[1] = w.y;
+#else
+  const vec4 u = ld4(ea), w = ld4(eb);
+  [[unroll]] for (uint k = 0u; k < 4u; ++k) a[k] = u[k], b[k] = w[k];
+#endif
+#else
+  const uint e = base + 2u * i0;
+#if VEC == 1
+  const vec2 u = ld2(e);
+  a[0] = u.x, b[0] = u.y;
+#elif VEC == 2
+  const vec4 u = ld4(e);
+  a[0] = u.x, b[0] = u.y, a[1] = u.z, b[1] = u.w;
+#else
+  const vec4 u = ld4(e), w = ld4(e + 4u);
+  a[0] = u.x, b[0] = u.y, a[1] = u.z, b[1] = u.w;
+  a[2] = w.x, b[2] = w.y, a[3] = w.z, b[3] = w.w;
+#endif
+#endif
+}
+
+void store_pairs(uint base, uint i0, float a[VEC], float b[VEC]) {
+#if NEOX
+  const uint ea = base + i0, eb = base + HEAD_DIM / 2u + i0;
+#if VEC == 1
+  y1[ea] = a[0];
+  y1[eb] = b[0];
+#elif VEC == 2
+  y2[ea >> 1u] = vec2(a[0], a[1]);
+  y2[eb >> 1u] = vec2(b[0], b[1]);
+#else
+  y4[ea >> 2u] = vec4(a[0], a[1], a[2], a[3]);
+  y4[eb >> 2u] = vec4(b[0], b[1], b[2], b[3]);
+#endif
+#else
+  const uint e = base + 2u * i0;
+#if VEC == 1
+  y2[e >> 1u] = vec2(a[0], b[0]);
+#elif VEC == 2
+  y4[e >> 2u] = vec4(a[0], b[0], a[1], b[1]);
+#else
+  y4[e >> 2u] = vec4(a[0], b[0], a[1], b[1]);
+  y4[(e >> 2u) + 1u] = vec4(a[2], b[2], a[3], b[3]);
+#endif
+#endif
+}
+
+void main() {
+  const uint t = gl_WorkGroupID.y;
+  const uint pv = HEAD_DIM / 2u / VEC;  // pair vectors per head
+  const uint first_head = gl_WorkGroupID.x * HEADS_PER_WG;
+  const float p = float(pos[t]);
+  // log2(theta) step per pair: -2/HEAD_DIM * log2(base).
+  const float log2_step = -2.0 * log2(freq_base) / float(HEAD_DIM);
+  const uint items = pv * (HEADS_PER_WG / HEADS_PER_THREAD);
+  for (uint k = gl_LocalInvocationID.x; k < items; k += WG_SIZE) {
+    const uint j = k % pv;
+    const uint h0 = first_head + (k / pv) * HEADS_PER_THREAD;
+    if (h0 >= HEADS) break;  // later items only have higher heads
+    float cs[VEC], sn[VEC];
+    [[unroll]] for (uint v = 0u; v < VEC; ++v) {
+      const float theta = p * exp2(float(j * VEC + v) * log2_step);
+      const float n = round(theta * 0.15915494309189535);
+      const float r = (theta - n * 6.28125) - n * 1.9353071795864769e-3;  // theta - 2*pi*n
+      cs[v] = cos(r);
+      sn[v] = sin(r);
+    }
+    [[unroll]] for (uint e = 0u; e < HEADS_PER_THREAD; ++e) {
+      const uint h = h0 + e;
+      if (h < HEADS) {
+        const uint base = (t * HEADS + h) * HEAD_DIM;
+        float a[VEC], b[VEC];
+        load_pairs(base, j * VEC, a, b);
+        [[unroll]] for (uint v = 0u; v < VEC; ++v) {
+          const float ra = a[v] * cs[v] - b[v] * sn[v];
+          const float rb = a[v] * sn[v] + b[v] * cs[v];
+          a[v] = ra;
+          b[v] = rb;
+        }
+        store_pairs(base, j * VEC, a, b);
+      }
+    }
+  }
+}
