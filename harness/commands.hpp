@@ -39,7 +39,7 @@ class CommandBuffer {
 void run_commands(Device& device, const std::function<void(VkCommandBuffer)>& record,
                   std::chrono::nanoseconds timeout = kDefaultTimeout);
 
-// Makes compute-shader writes visible to later compute and transfer work.
+// Makes compute-shader writes visible to the next compute dispatch.
 void compute_barrier(VkCommandBuffer cmd);
 
 }  // namespace vktune::vk
