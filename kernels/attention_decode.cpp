@@ -89,7 +89,7 @@ class AttentionDecode final : public Kernel {
         {"KV_CHUNK", {0, 32, 64, 128, 256, 512, 1024, 2048},
          "cache entries per workgroup (ceil(kv_len/KV_CHUNK) workgroups per head, merged through scratch "
          "memory and a per-head atomic counter); 0 = one workgroup per head"},
-        {"REDUCTION", {0, 1}, "a team's dot product: 0 = subgroupClusteredAdd, 1 = shared-memory tree"},
+        {"REDUCTION", {0, 1}, "a team's dot product: 0 = subgroup shuffle-xor butterfly, 1 = shared-memory tree"},
     };
     return {space};
   }
@@ -132,24 +132,27 @@ class AttentionDecode final : public Kernel {
         return "KV_CHUNK=" + std::to_string(chunk) + " splits the cache of " + std::to_string(kv_len) +
                " into more than " + std::to_string(kMaxSplits) + " workgroups per head";
       }
-      if (chunk < 2 * slots) {
-        return "KV_CHUNK=" + std::to_string(chunk) + " is less than two steps of the " + std::to_string(slots) +
-               " slots (WG_SIZE/TEAM)";
+      if (chunk < 4 * slots) {
+        return "KV_CHUNK=" + std::to_string(chunk) + " is less than four steps of the " + std::to_string(slots) +
+               " slots (WG_SIZE/TEAM): the merge would cost more than the walk";
       }
     }
     if (slots > 2 * kv_len && wg > 64) {
       return "WG_SIZE/TEAM = " + std::to_string(slots) + " slots exceed twice the " + std::to_string(kv_len) +
              " cache entries";
     }
-    if (config.at("REDUCTION") == 0) {
-      if (!device.subgroup_in_compute || !device.has_subgroup_operation("clustered")) {
-        return "REDUCTION=0 needs clustered subgroup operations in compute shaders";
-      }
-      const std::uint32_t smallest = device.min_subgroup_size != 0 ? device.min_subgroup_size : device.subgroup_size;
-      if (team > smallest) {
-        return "REDUCTION=0 sums a TEAM of " + std::to_string(team) + " lanes in one subgroup, larger than the " +
-               "device's smallest subgroup of " + std::to_string(smallest);
-      }
+    // The shuffle butterfly needs shuffles and the team inside the smallest
+    // subgroup; where it runs, the shared-memory tree (log2(TEAM) barriers
+    // per step) is never faster, so the tree is only the fallback.
+    const std::uint32_t smallest = device.min_subgroup_size != 0 ? device.min_subgroup_size : device.subgroup_size;
+    const bool butterfly = device.subgroup_in_compute && device.has_subgroup_operation("shuffle") && team <= smallest;
+    if (config.at("REDUCTION") == 0 && !butterfly) {
+      return "REDUCTION=0 needs subgroup shuffles in compute shaders and TEAM=" + std::to_string(team) +
+             " within the device's smallest subgroup of " + std::to_string(smallest);
+    }
+    if (config.at("REDUCTION") == 1 && butterfly) {
+      return "REDUCTION=1 (shared-memory tree) is only the fallback where REDUCTION=0 cannot run TEAM=" +
+             std::to_string(team);
     }
     return rowops::limits_violation(plan(config, shape), shape, 5, device);
   }

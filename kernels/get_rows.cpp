@@ -58,7 +58,13 @@ class GetRows final : public Kernel {
   std::vector<std::string> shape_dims() const override { return {"tokens", "vocab", "dim"}; }
 
   void validate_shape(const Shape& shape) const override {
-    rowops::check_dims(name(), shape_dims(), shape);
+    // The output (tokens x dim) is indexed in 32 bits; the table by words.
+    if (shape.size() != 3) {
+      throw Error(ErrorKind::usage, name() + " takes shapes tokens,vocab,dim; got " + std::to_string(shape.size()) +
+                                        " dimensions");
+    }
+    rowops::check_dims(name(), {"tokens", "dim"}, Shape{shape[0], shape[2]});
+    if (shape[1] == 0) throw Error(ErrorKind::usage, name() + ": vocab must be positive");
     const std::uint32_t unit = std::max(t_.block, 4u);
     if (shape[2] % unit != 0) {
       throw Error(ErrorKind::usage, name() + ": dim " + std::to_string(shape[2]) + " is not a multiple of " +
@@ -94,8 +100,10 @@ class GetRows final : public Kernel {
   std::size_t space_index(const Shape&) const override { return 0; }
 
   // 64 invocations of 8 outputs (one 16-byte F16 load, two Q4_K qs words),
-  // one run each.
-  Config baseline(const Shape&) const override { return {{"WG_SIZE", 64}, {"ELEMS", 8}, {"STEPS", 1}}; }
+  // one run each; 32 invocations for rows of 256 or fewer.
+  Config baseline(const Shape& shape) const override {
+    return {{"WG_SIZE", shape.at(2) > 256 ? 64 : 32}, {"ELEMS", 8}, {"STEPS", 1}};
+  }
 
   std::string constraint_violation(const Config& config, const Shape& shape,
                                    const vk::DeviceInfo& device) const override {
@@ -169,12 +177,14 @@ class GetRows final : public Kernel {
   // relative); a wrong row, block, scale or nibble is off by O(1).
   Tolerance tolerance(const Shape&) const override { return Tolerance{1e-6, 1e-6}; }
 
-  // Reads the ids and the selected rows, writes the fp32 rows; one or two
+  // Reads the ids and the selected rows (each distinct row once: at most
+  // min(tokens, vocab)), writes the fp32 rows; one or two
   // flops per weight (Q8_0: a product; Q4_K: a multiply-subtract).
   Metrics metrics(const Shape& shape) const override {
     const double tokens = shape.at(0), dim = shape.at(2);
     const double row = static_cast<double>(ref::row_bytes(t_.type, shape.at(2)));
-    return Metrics{tokens * (4 + row + dim * 4), tokens * dim * (t_.block == 1 ? 0 : t_.block == 32 ? 1 : 2)};
+    const double rows = std::min(tokens, static_cast<double>(shape.at(1)));
+    return Metrics{tokens * (4 + dim * 4) + rows * row, tokens * dim * (t_.block == 1 ? 0 : t_.block == 32 ? 1 : 2)};
   }
 
   std::uint64_t device_bytes(const Shape& shape) const override {

@@ -17,8 +17,8 @@
 // tokens in flight): lane l holds dims (c*TEAM + l)*VEC .. +VEC for
 // c < HEAD_DIM/(TEAM*VEC) <= CMAX, of q in registers, and keeps an online
 // softmax (running max m, sum l, accumulator) for its slot. The team's dot
-// product is summed by REDUCTION: 0 = subgroupClusteredAdd (TEAM no larger
-// than the subgroup), 1 = a shared-memory tree. At the end the slots are
+// product is summed by REDUCTION: 0 = a subgroupShuffleXor butterfly (TEAM
+// no larger than the subgroup), 1 = a shared-memory tree. At the end the slots are
 // merged through shared memory.
 //
 // KV_CHUNK > 0: there is one dispatch, so the splits are merged in it: each
@@ -35,7 +35,7 @@
 #extension GL_EXT_control_flow_attributes : require
 #if REDUCTION == 0
 #extension GL_KHR_shader_subgroup_basic : require
-#extension GL_KHR_shader_subgroup_clustered : require
+#extension GL_KHR_shader_subgroup_shuffle : require
 #endif
 
 layout(local_size_x = WG_SIZE, local_size_y = 1, local_size_z = 1) in;
@@ -80,7 +80,8 @@ shared float red[WG_SIZE];
 // The sum of v over the team, in every lane of it (called by all invocations).
 float team_sum(float v, uint lane) {
 #if REDUCTION == 0
-  return subgroupClusteredAdd(v, TEAM);
+  [[unroll]] for (uint o = TEAM / 2u; o > 0u; o >>= 1u) v += subgroupShuffleXor(v, o);
+  return v;
 #else
   const uint i = gl_LocalInvocationID.x;
   red[i] = v;

@@ -1,0 +1,291 @@
+// rope (four layouts/storages), get_rows (three table types) and
+// attention_decode: their descriptions without a device (shapes, baselines on
+// an H200-like device, gate size, plans, problems, metrics), and on the test
+// device (VKTUNE_TEST_DEVICE, else 0) every valid variant at every check
+// shape, plus a deliberately wrong reference that must fail.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "common/error.hpp"
+#include "harness/instance.hpp"
+#include "kernels/registry.hpp"
+#include "tuner/device_problem.hpp"
+#include "tuner/progress.hpp"
+#include "tuner/session.hpp"
+#include "tuner/space.hpp"
+#include "tuner/template_library.hpp"
+
+namespace vktune {
+namespace {
+
+using kernels::Config;
+using kernels::Kernel;
+using kernels::Shape;
+
+const std::vector<std::string> kNames = {"rope",          "rope_neox",     "rope_f16",     "rope_neox_f16",
+                                         "get_rows_f16",  "get_rows_q8_0", "get_rows_q4k", "attention_decode"};
+
+std::uint32_t device_index() {
+  const char* text = std::getenv("VKTUNE_TEST_DEVICE");
+  return text && *text ? static_cast<std::uint32_t>(std::strtoul(text, nullptr, 10)) : 0;
+}
+
+// NVIDIA's H200 as vktune sees it (results/h200/devices.json), for
+// device-free checks.
+vk::DeviceInfo h200() {
+  vk::DeviceInfo d;
+  d.name = "H200-like";
+  d.subgroup_size = d.min_subgroup_size = d.max_subgroup_size = 32;
+  d.compute_required_subgroup_size = true;
+  d.features.subgroup_size_control = true;
+  d.features.storage_buffer_16bit = true;
+  d.max_compute_workgroup_subgroups = 32;
+  d.subgroup_operations = {"basic", "vote", "arithmetic", "ballot", "shuffle", "shuffle_relative", "clustered"};
+  d.subgroup_in_compute = true;
+  d.max_workgroup_size = {1024, 1024, 64};
+  d.max_workgroup_invocations = 1024;
+  d.max_workgroup_count = {2147483647u, 65535, 65535};
+  d.max_shared_memory_bytes = 49152;
+  d.max_push_constants_bytes = 256;
+  d.max_storage_buffer_range = 4294967295u;
+  d.memory_heaps = {{std::uint64_t{143} << 30, true}};
+  return d;
+}
+
+std::string label(const std::string& name, const Shape& shape) { return name + " " + kernels::shape_to_string(shape); }
+
+class DecodeOps : public ::testing::TestWithParam<std::string> {
+ protected:
+  const Kernel& kernel() const { return kernels::find_kernel(GetParam()); }
+};
+
+TEST_P(DecodeOps, RejectsBadShapes) {
+  const auto& k = kernel();
+  const auto good = k.default_shapes().front();
+  EXPECT_NO_THROW(k.validate_shape(good));
+  EXPECT_THROW(k.validate_shape(Shape(good.size() + 1, 4)), Error);
+  for (std::size_t i = 0; i < good.size(); ++i) {
+    auto zero = good;
+    zero[i] = 0;
+    EXPECT_THROW(k.validate_shape(zero), Error) << "dimension " << i;
+  }
+  auto odd = good;
+  if (GetParam().rfind("rope", 0) == 0) {
+    odd[2] = 127;  // head_dim must be even
+  } else if (GetParam().rfind("get_rows", 0) == 0) {
+    odd[2] = 4096 + 2;  // not a whole number of blocks (or of vec4 stores)
+  } else {
+    odd[0] = 12;  // heads not a multiple of the 8 KV heads
+  }
+  EXPECT_THROW(k.validate_shape(odd), Error) << kernels::shape_to_string(odd);
+}
+
+TEST_P(DecodeOps, BaselineIsValidAtEveryShapeOnAnH200LikeDevice) {
+  const auto device = h200();
+  auto shapes = kernel().default_shapes();
+  const auto checks = kernel().check_shapes();
+  shapes.insert(shapes.end(), checks.begin(), checks.end());
+  for (const auto& shape : shapes) {
+    EXPECT_EQ(kernel().constraint_violation(kernel().baseline(shape), shape, device), "") << label(GetParam(), shape);
+    EXPECT_FALSE(enumerate_space(kernel(), shape, device).valid.empty()) << label(GetParam(), shape);
+    // The tuner needs the shape within half the device and two cold copies
+    // of the weights within a quarter of it.
+    const auto need = kernel().device_bytes(shape);
+    EXPECT_LE(need, device.device_local_bytes() / 2) << label(GetParam(), shape);
+    EXPECT_GE(cold_cache_copies(need, device.device_local_bytes()), 2u);
+  }
+}
+
+// The CI gate validates every valid variant on a 2-core CPU driver.
+TEST_P(DecodeOps, CheckShapesKeepTheGateSmall) {
+  const auto checks = kernel().check_shapes();
+  EXPECT_LE(checks.size(), 3u);
+  for (const auto& shape : checks) {
+    EXPECT_LE(enumerate_space(kernel(), shape, h200()).valid.size(), 60u) << label(GetParam(), shape);
+  }
+}
+
+TEST_P(DecodeOps, ConstraintsRejectMissingAndForeignParameters) {
+  const Shape shape = kernel().default_shapes().front();
+  auto config = kernel().baseline(shape);
+  config.erase("WG_SIZE");
+  EXPECT_NE(kernel().constraint_violation(config, shape, h200()), "");
+  config = kernel().baseline(shape);
+  config["UNKNOWN"] = 1;
+  EXPECT_NE(kernel().constraint_violation(config, shape, h200()), "");
+  config = kernel().baseline(shape);
+  config["WG_SIZE"] = 48;
+  EXPECT_NE(kernel().constraint_violation(config, shape, h200()), "");
+}
+
+TEST_P(DecodeOps, PlanDefinesEveryParameter) {
+  for (const auto& shape : kernel().default_shapes()) {
+    const auto config = kernel().baseline(shape);
+    const auto plan = kernel().plan(config, shape);
+    for (const auto& [name, value] : config) {
+      const auto it = std::find_if(plan.defines.begin(), plan.defines.end(),
+                                   [&](const auto& d) { return d.first == name; });
+      ASSERT_NE(it, plan.defines.end()) << name;
+      EXPECT_EQ(it->second, std::to_string(value));
+    }
+    EXPECT_EQ(plan.local_size[0], static_cast<std::uint32_t>(config.at("WG_SIZE")));
+  }
+}
+
+TEST_P(DecodeOps, ProblemIsSeededAndMatchesItsSizes) {
+  const Shape shape = kernel().check_shapes().back();
+  const auto a = kernel().make_problem(shape, 11);
+  const auto b = kernel().make_problem(shape, 11);
+  const auto c = kernel().make_problem(shape, 12);
+  ASSERT_EQ(a.buffers.size(), b.buffers.size());
+  std::uint64_t bytes = 0;
+  bool differs = false;
+  for (std::size_t i = 0; i < a.buffers.size(); ++i) {
+    bytes += a.buffers[i].bytes.size();
+    EXPECT_EQ(a.buffers[i].bytes, b.buffers[i].bytes);
+    differs = differs || a.buffers[i].bytes != c.buffers[i].bytes;
+  }
+  EXPECT_TRUE(differs);
+  EXPECT_EQ(bytes, kernel().device_bytes(shape));
+  EXPECT_TRUE(a.buffers[a.output_index].is_output);
+  EXPECT_EQ(a.buffers[a.output_index].bytes.size(), a.expected.size() * sizeof(float));
+  EXPECT_TRUE(std::all_of(a.expected.begin(), a.expected.end(), [](double v) { return std::isfinite(v); }));
+  const auto m = kernel().metrics(shape);
+  EXPECT_GT(m.bytes, 0.0);
+  EXPECT_LE(m.bytes, static_cast<double>(bytes));
+}
+
+INSTANTIATE_TEST_SUITE_P(Kernels, DecodeOps, ::testing::ValuesIn(kNames), [](const auto& info) { return info.param; });
+
+// ---- kernel-specific descriptions ----
+
+TEST(GetRows, MovesOnlyTheSelectedRowsAndRepeatsIds) {
+  const auto& k = kernels::find_kernel("get_rows_q4k");
+  const Shape shape{512, 128256, 4096};
+  // The table is ~290 MB, the lookup reads 512 rows of 2304 bytes.
+  EXPECT_GT(k.device_bytes(shape), 290e6);
+  EXPECT_LT(k.metrics(shape).bytes, 512.0 * (4 + 2304 + 4096 * 4) + 1);
+  const auto problem = k.make_problem({9, 3, 1280}, 4);
+  std::vector<std::int32_t> ids(9);
+  std::memcpy(ids.data(), problem.buffers[0].bytes.data(), 9 * sizeof(std::int32_t));
+  EXPECT_EQ(ids[0], 0);
+  EXPECT_EQ(ids[1], 2);
+  EXPECT_EQ(ids[8], ids[4]);
+  EXPECT_TRUE(std::all_of(ids.begin(), ids.end(), [](std::int32_t id) { return id >= 0 && id < 3; }));
+}
+
+TEST(Rope, LayoutsAndStoragesAreKernelsOfTheirOwn) {
+  const Shape shape{2, 3, 64};
+  const auto normal = kernels::find_kernel("rope").make_problem(shape, 1);
+  const auto neox = kernels::find_kernel("rope_neox").make_problem(shape, 1);
+  const auto f16 = kernels::find_kernel("rope_f16").make_problem(shape, 1);
+  EXPECT_NE(normal.expected, neox.expected);
+  EXPECT_EQ(f16.buffers[0].bytes.size() * 2, normal.buffers[0].bytes.size());  // fp16 x
+  EXPECT_EQ(f16.buffers[3].bytes.size(), normal.buffers[3].bytes.size());      // fp32 y
+  EXPECT_NE(f16.expected, normal.expected);  // the reference reads the rounded x
+}
+
+TEST(AttentionDecode, LongCachesSplitAndTheSplitIsARule) {
+  const auto& k = kernels::find_kernel("attention_decode");
+  EXPECT_EQ(k.baseline({32, 8, 128, 512}).at("KV_CHUNK"), 0);
+  const Shape long_cache{32, 8, 128, 8192};
+  const auto config = k.baseline(long_cache);
+  ASSERT_GT(config.at("KV_CHUNK"), 0);
+  const auto groups = kernels::workgroup_counts(k.plan(config, long_cache).dispatch, long_cache);
+  EXPECT_EQ(groups[0], 8192u / static_cast<std::uint32_t>(config.at("KV_CHUNK")));
+  EXPECT_EQ(groups[1], 32u);
+  // Too many splits for the scratch buffer are rejected.
+  auto tiny = config;
+  tiny["KV_CHUNK"] = 32;
+  tiny["WG_SIZE"] = 64;
+  EXPECT_NE(k.constraint_violation(tiny, long_cache, h200()), "");
+}
+
+// ---- on the device ----
+
+class DecodeOpsDevice : public ::testing::TestWithParam<std::string> {
+ protected:
+  static void SetUpTestSuite() { instance_ = new vk::Instance(); }
+  static void TearDownTestSuite() {
+    delete instance_;
+    instance_ = nullptr;
+  }
+  static vk::Instance* instance_;
+};
+
+vk::Instance* DecodeOpsDevice::instance_ = nullptr;
+
+TEST_P(DecodeOpsDevice, EveryValidVariantPassesAtEveryCheckShape) {
+  const auto& k = kernels::find_kernel(GetParam());
+  const auto templates = TemplateLibrary::embedded();
+  Progress progress(false, true);
+  TuneSession session(*instance_, device_index(), nullptr, templates, progress);
+  for (const auto& shape : k.check_shapes()) {
+    const auto space = enumerate_space(k, shape, session.device().info());
+    ASSERT_FALSE(space.valid.empty()) << label(GetParam(), shape);
+    ASSERT_EQ(k.constraint_violation(k.baseline(shape), shape, session.device().info()), "")
+        << label(GetParam(), shape);
+    const auto result = session.check(k, shape, space.valid, 2024);
+    ASSERT_EQ(result.outcomes.size(), space.valid.size());
+    std::string failures;
+    for (const auto& o : result.outcomes) {
+      if (o.status != results::Status::ok) failures += kernels::config_to_string(o.config) + ": " + o.reason + "\n";
+    }
+    EXPECT_TRUE(failures.empty()) << label(GetParam(), shape) << ":\n" << failures;
+  }
+}
+
+// The real kernel with its largest expected value moved by a tenth.
+class Perturbed final : public Kernel {
+ public:
+  explicit Perturbed(const Kernel& real) : real_(real) {}
+  std::string name() const override { return real_.name(); }
+  std::string description() const override { return real_.description(); }
+  std::vector<std::string> shape_dims() const override { return real_.shape_dims(); }
+  void validate_shape(const Shape& s) const override { real_.validate_shape(s); }
+  std::vector<Shape> default_shapes() const override { return real_.default_shapes(); }
+  std::vector<Shape> check_shapes() const override { return real_.check_shapes(); }
+  std::vector<kernels::Space> spaces() const override { return real_.spaces(); }
+  std::size_t space_index(const Shape& s) const override { return real_.space_index(s); }
+  Config baseline(const Shape& s) const override { return real_.baseline(s); }
+  std::string constraint_violation(const Config& c, const Shape& s, const vk::DeviceInfo& d) const override {
+    return real_.constraint_violation(c, s, d);
+  }
+  kernels::ShaderPlan plan(const Config& c, const Shape& s) const override { return real_.plan(c, s); }
+  kernels::Problem make_problem(const Shape& s, std::uint64_t seed) const override {
+    auto p = real_.make_problem(s, seed);
+    auto it = std::max_element(p.expected.begin(), p.expected.end(),
+                               [](double a, double b) { return std::fabs(a) < std::fabs(b); });
+    *it *= 1.1;
+    return p;
+  }
+  kernels::Tolerance tolerance(const Shape& s) const override { return real_.tolerance(s); }
+  kernels::Metrics metrics(const Shape& s) const override { return real_.metrics(s); }
+  std::uint64_t device_bytes(const Shape& s) const override { return real_.device_bytes(s); }
+
+ private:
+  const Kernel& real_;
+};
+
+TEST_P(DecodeOpsDevice, APerturbedReferenceFails) {
+  const Perturbed wrong(kernels::find_kernel(GetParam()));
+  const auto templates = TemplateLibrary::embedded();
+  Progress progress(false, true);
+  TuneSession session(*instance_, device_index(), nullptr, templates, progress);
+  const Shape shape = wrong.check_shapes().back();
+  const auto result = session.check(wrong, shape, {wrong.baseline(shape)}, 7);
+  ASSERT_EQ(result.outcomes.size(), 1u);
+  EXPECT_EQ(result.outcomes[0].status, results::Status::wrong_result) << result.outcomes[0].reason;
+}
+
+INSTANTIATE_TEST_SUITE_P(Kernels, DecodeOpsDevice, ::testing::ValuesIn(kNames),
+                         [](const auto& info) { return info.param; });
+
+}  // namespace
+}  // namespace vktune
