@@ -73,6 +73,7 @@ nlohmann::json shape_report_json(const kernels::Kernel& kernel, const ShapeResul
                       {"evaluated", r.outcomes.size()},
                       {"failures", r.failures()},
                       {"stopped_early", r.stopped_early},
+                      {"baseline_drift", r.drift ? nlohmann::json(*r.drift) : nlohmann::json(nullptr)},
                       {"outcomes", outcomes}};
   if (r.winner) j["winner"] = outcome_json(r.outcomes[*r.winner]);
   if (r.winner && r.baseline && r.outcomes[*r.baseline].status == results::Status::ok) {
@@ -118,6 +119,13 @@ void print_shape_report(std::ostream& out, const kernels::Kernel& kernel, const 
                     b.timing.median / r.outcomes[*r.winner].timing.median);
       out << line;
     }
+  }
+  if (r.drift && (*r.drift > 1.25 || *r.drift < 0.8)) {
+    std::snprintf(line, sizeof line,
+                  "  warning: the baseline re-measured at the end took %.2fx its first time: the device's speed "
+                  "changed during the run\n",
+                  *r.drift);
+    out << line;
   }
   std::map<std::string, std::size_t> failures;
   for (const auto& o : r.outcomes)

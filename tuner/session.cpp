@@ -190,7 +190,17 @@ void TuneSession::confirm(const kernels::Kernel& kernel, const kernels::Problem&
     }
     for (std::size_t j = 0; j < picked.size(); ++j) {
       auto& o = result.outcomes[picked[j]];
+      const double searched_ns = o.timing.median;
       o.timing = vk::compute_stats(samples[j]);
+      if (result.baseline && picked[j] == *result.baseline && searched_ns > 0) {
+        result.drift = o.timing.median / searched_ns;
+        if (*result.drift > 1.25 || *result.drift < 0.8) {
+          progress_.message("warning: the baseline took " + std::to_string(searched_ns / 1e3) + " us at the start and " +
+                            std::to_string(o.timing.median / 1e3) +
+                            " us at the end: the device's speed changed during the run (clocks, other work on the "
+                            "GPU?); compare results with care");
+        }
+      }
       o.gbps = metrics.bytes / o.timing.median;
       o.gflops = metrics.flops / o.timing.median;
       o.confirmed = true;

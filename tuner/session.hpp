@@ -64,6 +64,11 @@ struct ShapeResult {
   std::optional<std::size_t> winner;
   std::optional<std::size_t> baseline;
   bool stopped_early = false;  // budget or time ran out before the space did
+  // The baseline's time when re-measured at the end over its first
+  // measurement (1 = steady). Far from 1, the device's speed changed during
+  // the search (clocks, thermal limits, other work on the GPU) and the
+  // search-phase numbers are not comparable with each other.
+  std::optional<double> drift;
   std::size_t failures() const;
 };
 

@@ -74,6 +74,8 @@ TEST_F(SessionTest, TuneRecordsEveryOutcomeAndResumes) {
     // The confirmation pass re-timed the fastest variants and the baseline.
     EXPECT_TRUE(first.outcomes[*first.winner].confirmed);
     EXPECT_TRUE(first.outcomes[0].confirmed);
+    ASSERT_TRUE(first.drift.has_value());  // baseline re-measured / first measurement
+    EXPECT_GT(*first.drift, 0.0);
     for (const auto& o : first.outcomes) {
       if (o.confirmed) {
         EXPECT_EQ(o.status, results::Status::ok);
