@@ -80,6 +80,7 @@ void run_variant(benchmark::State& state, Context& ctx, const kernels::Kernel& k
   // iteration time is the GPU time per dispatch.
   vk::TimerOptions timer;
   timer.warmup_samples = 1;
+  timer.warmup = std::chrono::milliseconds(200);
   timer.samples = 1;
   std::uint32_t k = 0;
   double total_s = 0;
@@ -88,6 +89,7 @@ void run_variant(benchmark::State& state, Context& ctx, const kernels::Kernel& k
     auto result = runner->time(*entry.on_device, shape, timer);
     k = result.dispatches_per_sample;  // probe once, then keep K
     timer.warmup_samples = 0;
+    timer.warmup = std::chrono::milliseconds(0);  // clocks are up after the first iteration's warm-up
     state.SetIterationTime(result.per_dispatch_ns.median * 1e-9);
     total_s += result.per_dispatch_ns.median * 1e-9;
   }

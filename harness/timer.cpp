@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "common/error.hpp"
 #include "harness/vk_check.hpp"
@@ -31,28 +32,44 @@ class QueryPool {
   VkQueryPool pool_ = VK_NULL_HANDLE;
 };
 
-// One sample: K dispatches between two timestamps. Returns the window in ns.
-double run_sample(Device& device, QueryPool& queries, const RecordDispatch& record, std::uint64_t& next_dispatch,
-                  std::uint32_t k, std::chrono::nanoseconds timeout) {
+// `n` windows of `k` dispatches, back to back in one submission so the GPU
+// never waits for the CPU between them. Both timestamps of a window are taken
+// at the bottom of the pipe: a window starts when everything before it has
+// finished, so windows never overlap. Returns each window's length in ns.
+std::vector<double> run_windows(Device& device, QueryPool& queries, const RecordDispatch& record,
+                                std::uint64_t& next_dispatch, std::uint32_t k, std::uint32_t n,
+                                std::chrono::nanoseconds timeout) {
   CommandBuffer cmd(device);
   cmd.begin();
-  vkCmdResetQueryPool(cmd.handle(), queries.handle(), 0, 2);
-  vkCmdWriteTimestamp(cmd.handle(), VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, queries.handle(), 0);
-  for (std::uint32_t i = 0; i < k; ++i) {
-    if (i > 0) compute_barrier(cmd.handle());
-    record(cmd.handle(), next_dispatch++);
+  vkCmdResetQueryPool(cmd.handle(), queries.handle(), 0, 2 * n);
+  for (std::uint32_t w = 0; w < n; ++w) {
+    if (w > 0) compute_barrier(cmd.handle());
+    vkCmdWriteTimestamp(cmd.handle(), VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queries.handle(), 2 * w);
+    for (std::uint32_t i = 0; i < k; ++i) {
+      if (i > 0) compute_barrier(cmd.handle());
+      record(cmd.handle(), next_dispatch++);
+    }
+    vkCmdWriteTimestamp(cmd.handle(), VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queries.handle(), 2 * w + 1);
   }
-  vkCmdWriteTimestamp(cmd.handle(), VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queries.handle(), 1);
   cmd.end();
   cmd.submit_and_wait(timeout);
 
-  std::uint64_t stamps[2] = {0, 0};
-  check(vkGetQueryPoolResults(device.handle(), queries.handle(), 0, 2, sizeof stamps, stamps, sizeof stamps[0],
-                              VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT),
+  std::vector<std::uint64_t> stamps(2 * n);
+  check(vkGetQueryPoolResults(device.handle(), queries.handle(), 0, 2 * n, stamps.size() * sizeof(std::uint64_t),
+                              stamps.data(), sizeof(std::uint64_t), VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT),
         "vkGetQueryPoolResults");
   const auto& info = device.info();
-  return ticks_to_ns(timestamp_delta(stamps[0], stamps[1], info.timestamp_valid_bits), info.timestamp_period_ns);
+  std::vector<double> windows;
+  for (std::uint32_t w = 0; w < n; ++w) {
+    windows.push_back(
+        ticks_to_ns(timestamp_delta(stamps[2 * w], stamps[2 * w + 1], info.timestamp_valid_bits), info.timestamp_period_ns));
+  }
+  return windows;
 }
+
+// Windows per warm-up submission: about 10 ms of GPU work.
+constexpr double kWarmupBatchNs = 10e6;
+constexpr std::uint32_t kMaxWindowsPerSubmission = 64;
 
 }  // namespace
 
@@ -61,23 +78,47 @@ TimingResult time_dispatches(Device& device, const RecordDispatch& record, const
   if (info.timestamp_valid_bits == 0 || info.timestamp_period_ns <= 0) {
     throw Error(ErrorKind::device_limit, info.name + "'s compute queue does not support timestamp queries");
   }
-  QueryPool queries(device, 2);
+  const auto samples = static_cast<std::uint32_t>(std::max(1, options.samples));
+  QueryPool queries(device, 2 * std::max(samples, kMaxWindowsPerSubmission));
   std::uint64_t next_dispatch = 0;
 
+  // Probe with one dispatch (after one untimed warm-up) to size the window
+  // and the warm-up batches.
   std::uint32_t k = options.dispatches_per_sample;
+  double one = 0;
+  if (k == 0 || options.warmup.count() > 0) {
+    run_windows(device, queries, record, next_dispatch, 1, 1, options.timeout);
+    one = std::max(1.0, run_windows(device, queries, record, next_dispatch, 1, 1, options.timeout)[0]);
+  }
   if (k == 0) {
-    // Probe with one dispatch (after one untimed warm-up) to size the window.
-    run_sample(device, queries, record, next_dispatch, 1, options.timeout);
-    const double one = std::max(1.0, run_sample(device, queries, record, next_dispatch, 1, options.timeout));
     const double wanted = std::ceil(options.min_window_ns / one);
     k = static_cast<std::uint32_t>(std::clamp(wanted, 1.0, static_cast<double>(options.max_dispatches_per_sample)));
   }
-  for (int i = 0; i < options.warmup_samples; ++i) run_sample(device, queries, record, next_dispatch, k, options.timeout);
+
+  // Warm-up: keep the GPU busy for a while before measuring. GPUs lower their
+  // clocks when they see little work (an H200 fell from 1980 to 345 MHz
+  // during a tuning run of short submissions, making kernels 5x slower), and
+  // raise them again only under sustained load.
+  if (options.warmup.count() == 0) {
+    if (options.warmup_samples > 0) {
+      run_windows(device, queries, record, next_dispatch, k,
+                  std::min(static_cast<std::uint32_t>(options.warmup_samples), kMaxWindowsPerSubmission),
+                  options.timeout);
+    }
+  } else {
+    const auto warm_until = std::chrono::steady_clock::now() + options.warmup;
+    const auto batch = static_cast<std::uint32_t>(
+        std::clamp(std::ceil(kWarmupBatchNs / (one * k)), 1.0, static_cast<double>(kMaxWindowsPerSubmission)));
+    int warmed = 0;
+    while (warmed < options.warmup_samples || std::chrono::steady_clock::now() < warm_until) {
+      run_windows(device, queries, record, next_dispatch, k, batch, options.timeout);
+      warmed += static_cast<int>(batch);
+    }
+  }
 
   TimingResult result;
   result.dispatches_per_sample = k;
-  for (int i = 0; i < std::max(1, options.samples); ++i) {
-    const double window = run_sample(device, queries, record, next_dispatch, k, options.timeout);
+  for (double window : run_windows(device, queries, record, next_dispatch, k, samples, options.timeout)) {
     result.samples_ns.push_back(window / k);
   }
   result.per_dispatch_ns = compute_stats(result.samples_ns);

@@ -1,9 +1,10 @@
 #pragma once
-// GPU timing with timestamp queries: each sample is one submission with a
-// timestamp before and after K back-to-back dispatches (K chosen so that
+// GPU timing with timestamp queries: each sample is a window of K
+// back-to-back dispatches between two timestamps (K chosen so that
 // microsecond kernels are timed over a long enough window), separated by
 // barriers so each dispatch sees the previous one finished, as a dependent
-// op in a model would.
+// op in a model would. A timed warm-up brings the GPU's clocks up first, and
+// all samples run in one submission, so the GPU never idles between them.
 #include <volk.h>
 
 #include <chrono>
@@ -17,7 +18,10 @@ namespace vktune::vk {
 
 struct TimerOptions {
   int warmup_samples = 2;
-  int samples = 15;
+  // Also keep the GPU busy with the workload for at least this long before
+  // measuring, so its clocks are up (0 = only warmup_samples).
+  std::chrono::milliseconds warmup{50};
+  int samples = 15;  // measured in one submission, back to back
   // 0 = choose K from a probe so that one sample lasts min_window_ns.
   std::uint32_t dispatches_per_sample = 0;
   double min_window_ns = 500'000;

@@ -82,6 +82,7 @@ TEST_F(TimerTest, StatisticsArePositiveAndOrdered) {
 TEST_F(TimerTest, FixedDispatchCountAndSequentialIndices) {
   vk::TimerOptions options;
   options.warmup_samples = 2;
+  options.warmup = std::chrono::milliseconds(0);  // exactly two warm-up windows, no probe
   options.samples = 3;
   options.dispatches_per_sample = 4;
   std::vector<std::uint64_t> indices;
