@@ -154,7 +154,7 @@ class AttentionDecode final : public Kernel {
       return "REDUCTION=1 (shared-memory tree) is only the fallback where REDUCTION=0 cannot run TEAM=" +
              std::to_string(team);
     }
-    return rowops::limits_violation(plan(config, shape), shape, 5, device);
+    return plan_limits_violation(plan(config, shape), shape, 5, device);
   }
 
   ShaderPlan plan(const Config& config, const Shape&) const override {

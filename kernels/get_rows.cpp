@@ -124,7 +124,7 @@ class GetRows final : public Kernel {
       return "a workgroup's " + std::to_string(chunk) + " outputs (WG_SIZE*ELEMS*STEPS) are twice the row of " +
              std::to_string(dim) + " or more: over half the lanes idle";
     }
-    return rowops::limits_violation(plan(config, shape), shape, 3, device);
+    return plan_limits_violation(plan(config, shape), shape, 3, device);
   }
 
   ShaderPlan plan(const Config& config, const Shape&) const override {

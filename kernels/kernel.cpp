@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.hpp"
+#include "harness/pipeline.hpp"
 
 namespace vktune::kernels {
 
@@ -18,6 +19,29 @@ std::array<std::uint32_t, 3> workgroup_counts(const DispatchRule& rule, const Sh
     groups[axis] = (shape[a.shape_dim] + a.divisor - 1) / a.divisor;
   }
   return groups;
+}
+
+std::string plan_limits_violation(const ShaderPlan& plan, const Shape& shape, std::uint32_t buffers,
+                                  const vk::DeviceInfo& device) {
+  vk::PipelineDesc desc;
+  desc.storage_buffers = buffers;
+  desc.push_constant_bytes = static_cast<std::uint32_t>(shape.size() * sizeof(std::uint32_t));
+  desc.local_size = plan.local_size;
+  desc.required_subgroup_size = plan.required_subgroup_size;
+  desc.require_full_subgroups = plan.require_full_subgroups;
+  if (auto problem = vk::check_pipeline_limits(device, desc); !problem.empty()) return problem;
+  if (plan.shared_memory_bytes > device.max_shared_memory_bytes) {
+    return std::to_string(plan.shared_memory_bytes) + " bytes of shared memory exceed the device's " +
+           std::to_string(device.max_shared_memory_bytes);
+  }
+  const auto groups = workgroup_counts(plan.dispatch, shape);
+  for (std::size_t axis = 0; axis < 3; ++axis) {
+    if (groups[axis] > device.max_workgroup_count[axis]) {
+      return std::to_string(groups[axis]) + " workgroups along axis " + std::to_string(axis) +
+             " exceed the device's maxComputeWorkGroupCount of " + std::to_string(device.max_workgroup_count[axis]);
+    }
+  }
+  return {};
 }
 
 std::string shape_to_string(const Shape& shape) {

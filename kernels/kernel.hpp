@@ -116,6 +116,14 @@ class Kernel {
   virtual std::uint64_t device_bytes(const Shape& shape) const = 0;
 };
 
+// Why `plan` cannot run on `device` for `shape`, or "" when it can: local
+// size, subgroup request, shared memory and workgroup counts, for a kernel
+// with `buffers` storage buffers and one push-constant word per shape
+// dimension (the conventions above). Kernels call it from
+// constraint_violation.
+std::string plan_limits_violation(const ShaderPlan& plan, const Shape& shape, std::uint32_t buffers,
+                                  const vk::DeviceInfo& device);
+
 // "1,4096,4096"
 std::string shape_to_string(const Shape& shape);
 // Parses "M,N,K" style text with exactly `dims` positive integers; throws

@@ -74,28 +74,6 @@ std::string subgroup_violation(int subgroup_size, std::uint32_t wg_size, const v
   return {};
 }
 
-std::string limits_violation(const ShaderPlan& plan, const Shape& shape, const vk::DeviceInfo& device) {
-  vk::PipelineDesc desc;
-  desc.storage_buffers = 3;
-  desc.push_constant_bytes = 12;
-  desc.local_size = plan.local_size;
-  desc.required_subgroup_size = plan.required_subgroup_size;
-  desc.require_full_subgroups = plan.require_full_subgroups;
-  if (auto problem = vk::check_pipeline_limits(device, desc); !problem.empty()) return problem;
-  if (plan.shared_memory_bytes > device.max_shared_memory_bytes) {
-    return std::to_string(plan.shared_memory_bytes) + " bytes of shared memory exceed the device's " +
-           std::to_string(device.max_shared_memory_bytes);
-  }
-  const auto groups = workgroup_counts(plan.dispatch, shape);
-  for (int axis = 0; axis < 3; ++axis) {
-    if (groups[axis] > device.max_workgroup_count[axis]) {
-      return std::to_string(groups[axis]) + " workgroups along axis " + std::to_string(axis) +
-             " exceed the device's maxComputeWorkGroupCount of " + std::to_string(device.max_workgroup_count[axis]);
-    }
-  }
-  return {};
-}
-
 class MatmulQ4K final : public Kernel {
  public:
   std::string name() const override { return "matmul_q4k"; }
@@ -291,7 +269,7 @@ class MatmulQ4K final : public Kernel {
         return problem;
       }
     }
-    return limits_violation(plan(config, shape), shape, device);
+    return plan_limits_violation(plan(config, shape), shape, 3, device);
   }
 
   ShaderPlan plan(const Config& config, const Shape& shape) const override {

@@ -115,7 +115,7 @@ class Rope final : public Kernel {
       return std::to_string(items) + " work items take more than " + std::to_string(kMaxSteps) +
              " steps of WG_SIZE=" + std::to_string(wg);
     }
-    return rowops::limits_violation(plan(config, shape), shape, 4, device);
+    return plan_limits_violation(plan(config, shape), shape, 4, device);
   }
 
   ShaderPlan plan(const Config& config, const Shape&) const override {

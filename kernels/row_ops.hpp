@@ -112,29 +112,6 @@ inline std::string subgroup_size_violation(int subgroup_size, std::uint32_t wg, 
   return {};
 }
 
-// Local size, subgroup request, shared memory and workgroup counts.
-inline std::string limits_violation(const ShaderPlan& plan, const Shape& shape, std::uint32_t buffers,
-                                    const vk::DeviceInfo& device) {
-  vk::PipelineDesc desc;
-  desc.storage_buffers = buffers;
-  desc.push_constant_bytes = static_cast<std::uint32_t>(shape.size() * sizeof(std::uint32_t));
-  desc.local_size = plan.local_size;
-  desc.required_subgroup_size = plan.required_subgroup_size;
-  if (auto problem = vk::check_pipeline_limits(device, desc); !problem.empty()) return problem;
-  if (plan.shared_memory_bytes > device.max_shared_memory_bytes) {
-    return std::to_string(plan.shared_memory_bytes) + " bytes of shared memory exceed the device's " +
-           std::to_string(device.max_shared_memory_bytes);
-  }
-  const auto groups = workgroup_counts(plan.dispatch, shape);
-  for (int axis = 0; axis < 3; ++axis) {
-    if (groups[axis] > device.max_workgroup_count[axis]) {
-      return std::to_string(groups[axis]) + " workgroups along axis " + std::to_string(axis) +
-             " exceed the device's maxComputeWorkGroupCount of " + std::to_string(device.max_workgroup_count[axis]);
-    }
-  }
-  return {};
-}
-
 inline Defines config_defines(const Config& config, const Space& space) {
   Defines defines;
   for (const auto& p : space.parameters) {
@@ -250,7 +227,7 @@ class RowKernel : public Kernel {
       return "REDUCTION=1 uses no subgroup operations; SUBGROUP_SIZE is only varied with REDUCTION=0";
     }
     if (auto problem = subgroup_size_violation(sg, wg, device); !problem.empty()) return problem;
-    return limits_violation(plan(config, shape), shape, buffer_count(), device);
+    return plan_limits_violation(plan(config, shape), shape, buffer_count(), device);
   }
 
   ShaderPlan plan(const Config& config, const Shape&) const override {
@@ -325,7 +302,7 @@ class ElementwiseKernel : public Kernel {
     if (auto problem = subgroup_size_violation(config.at("SUBGROUP_SIZE"), wg, device); !problem.empty()) {
       return problem;
     }
-    return limits_violation(plan(config, shape), shape, buffer_count(), device);
+    return plan_limits_violation(plan(config, shape), shape, buffer_count(), device);
   }
 
   // Workgroups: ceil(n / chunk) along x, one row of them per row along y;
