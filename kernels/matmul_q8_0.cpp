@@ -1,0 +1,18 @@
+// matmul_q8_0: y[M×N] = x[M×K]·Wᵀ with W in GGUF Q8_0 rows (34-byte blocks of
+// 32 weights: fp16 d, 32 int8 q; templates/include/q8_0.glsl). Spaces, plans
+// and problems are those of every quantized matmul (kernels/quant_matmul.hpp).
+#include <memory>
+
+#include "kernels/quant_matmul.hpp"
+#include "kernels/registry.hpp"
+
+namespace vktune::kernels {
+namespace {
+
+// QTYPE 2 in templates/include/quant_block.glsl; 4 units (8 weights each) per block.
+const KernelRegistration registration([] {
+  return std::make_unique<QuantMatmul>(QuantFormat{"matmul_q8_0", "Q8_0", ref::GgmlType::Q8_0, 2, 32, 34, 4});
+});
+
+}  // namespace
+}  // namespace vktune::kernels

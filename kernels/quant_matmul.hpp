@@ -1,0 +1,69 @@
+#pragma once
+// What the GGUF-quantized matmul kernels matmul_q4_0, matmul_q8_0,
+// matmul_q5k and matmul_q6k share: y[M×N] = x[M×K]·Wᵀ with W in N rows of
+// GGUF blocks of one type, x and y fp32 row-major; the "decode" space
+// (M <= 8, templates/matvec_quant.comp) and the "prefill" space (M > 8,
+// templates/matmul_quant.comp), both generic over the block type through
+// templates/include/quant_block.glsl (QTYPE picks the block header). A kernel
+// file describes its block format (QuantFormat) and registers a QuantMatmul.
+//
+// Buffers: x (fp32), W (the rows of blocks, padded with zero bytes to a
+// multiple of 4 bytes: the templates read 2-byte-aligned fields as 32-bit
+// words), y (fp32). Push constants: M, N, K.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kernels/kernel.hpp"
+#include "reference/gguf_types.hpp"
+
+namespace vktune::kernels {
+
+struct QuantFormat {
+  std::string kernel_name;      // "matmul_q8_0"
+  std::string type_name;        // "Q8_0"
+  ref::GgmlType type;
+  int qtype = 0;                // QTYPE of templates/include/quant_block.glsl
+  std::uint32_t block_weights;  // 32 or 256
+  std::uint32_t block_bytes;    // 18, 34, 176, 210
+  std::uint32_t units;          // QB_UNITS of the block header: matrix-vector work units per block
+};
+
+// Doubles y[i*n + j] for the outputs of a sample of rows i of x and rows j of
+// W (first, last and evenly spread), NaN elsewhere, each accumulated in
+// double in K order on the bit-exact dequantized row as
+// ref::matmul_quantized does; the full reference when m*n*k is small.
+std::vector<double> quantized_matmul_reference(const std::vector<float>& x, std::size_t m,
+                                               const std::vector<std::uint8_t>& w, ref::GgmlType type,
+                                               std::size_t n, std::size_t k);
+
+class QuantMatmul final : public Kernel {
+ public:
+  explicit QuantMatmul(QuantFormat format) : format_(std::move(format)) {}
+
+  std::string name() const override { return format_.kernel_name; }
+  std::string description() const override;
+  std::vector<std::string> shape_dims() const override { return {"M", "N", "K"}; }
+  void validate_shape(const Shape& shape) const override;
+  std::vector<Shape> default_shapes() const override;
+  std::vector<Shape> check_shapes() const override;
+  std::vector<Space> spaces() const override;
+  std::size_t space_index(const Shape& shape) const override;
+  Config baseline(const Shape& shape) const override;
+  std::string constraint_violation(const Config& config, const Shape& shape,
+                                   const vk::DeviceInfo& device) const override;
+  ShaderPlan plan(const Config& config, const Shape& shape) const override;
+  Problem make_problem(const Shape& shape, std::uint64_t seed) const override;
+  Tolerance tolerance(const Shape& shape) const override;
+  Metrics metrics(const Shape& shape) const override;
+  std::uint64_t device_bytes(const Shape& shape) const override;
+
+ private:
+  std::uint64_t weight_bytes(const Shape& shape) const;
+  std::string decode_violation(const Config& config, const Shape& shape, const vk::DeviceInfo& device) const;
+  std::string prefill_violation(const Config& config, const Shape& shape, const vk::DeviceInfo& device) const;
+
+  QuantFormat format_;
+};
+
+}  // namespace vktune::kernels

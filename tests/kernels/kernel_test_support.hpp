@@ -1,0 +1,78 @@
+#pragma once
+// What the kernel test suites share: the test device index, an H200-like
+// DeviceInfo for device-free constraint checks, and a kernel wrapper whose
+// reference is deliberately wrong.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "kernels/kernel.hpp"
+
+namespace vktune::testing_support {
+
+// VKTUNE_TEST_DEVICE, else 0.
+inline std::uint32_t test_device_index() {
+  const char* text = std::getenv("VKTUNE_TEST_DEVICE");
+  return text && *text ? static_cast<std::uint32_t>(std::strtoul(text, nullptr, 10)) : 0;
+}
+
+// A device like NVIDIA's H200 as vktune sees it.
+inline vk::DeviceInfo h200_like() {
+  vk::DeviceInfo d;
+  d.name = "H200-like";
+  d.subgroup_size = d.min_subgroup_size = d.max_subgroup_size = 32;
+  d.compute_required_subgroup_size = true;
+  d.features.subgroup_size_control = true;
+  d.max_compute_workgroup_subgroups = 32;
+  d.subgroup_operations = {"basic", "vote", "arithmetic", "ballot", "shuffle", "shuffle_relative", "clustered"};
+  d.features.shader_int8 = true;
+  d.subgroup_in_compute = true;
+  d.max_workgroup_size = {1024, 1024, 64};
+  d.max_workgroup_invocations = 1024;
+  d.max_workgroup_count = {2147483647u, 65535, 65535};
+  d.max_shared_memory_bytes = 49152;
+  d.max_push_constants_bytes = 256;
+  return d;
+}
+
+// The real kernel with its largest expected value moved by a tenth of
+// itself: every variant must fail validation.
+class WrongReference final : public kernels::Kernel {
+ public:
+  explicit WrongReference(const kernels::Kernel& real) : real_(real) {}
+  std::string name() const override { return real_.name(); }
+  std::string description() const override { return real_.description(); }
+  std::vector<std::string> shape_dims() const override { return real_.shape_dims(); }
+  void validate_shape(const kernels::Shape& s) const override { real_.validate_shape(s); }
+  std::vector<kernels::Shape> default_shapes() const override { return real_.default_shapes(); }
+  std::vector<kernels::Shape> check_shapes() const override { return real_.check_shapes(); }
+  std::vector<kernels::Space> spaces() const override { return real_.spaces(); }
+  std::size_t space_index(const kernels::Shape& s) const override { return real_.space_index(s); }
+  kernels::Config baseline(const kernels::Shape& s) const override { return real_.baseline(s); }
+  std::string constraint_violation(const kernels::Config& c, const kernels::Shape& s,
+                                   const vk::DeviceInfo& d) const override {
+    return real_.constraint_violation(c, s, d);
+  }
+  kernels::ShaderPlan plan(const kernels::Config& c, const kernels::Shape& s) const override {
+    return real_.plan(c, s);
+  }
+  kernels::Problem make_problem(const kernels::Shape& s, std::uint64_t seed) const override {
+    auto p = real_.make_problem(s, seed);
+    auto it = std::max_element(p.expected.begin(), p.expected.end(), [](double a, double b) {
+      return !(std::fabs(b) <= std::fabs(a)) && !std::isnan(b);  // NaN (unchecked) entries never win
+    });
+    *it *= 1.1;
+    return p;
+  }
+  kernels::Tolerance tolerance(const kernels::Shape& s) const override { return real_.tolerance(s); }
+  kernels::Metrics metrics(const kernels::Shape& s) const override { return real_.metrics(s); }
+  std::uint64_t device_bytes(const kernels::Shape& s) const override { return real_.device_bytes(s); }
+
+ private:
+  const kernels::Kernel& real_;
+};
+
+}  // namespace vktune::testing_support

@@ -1,0 +1,259 @@
+// The GGUF-quantized matmuls that share kernels/quant_matmul.hpp and the
+// generic templates matvec_quant.comp / matmul_quant.comp (matmul_q8_0,
+// matmul_q4_0, matmul_q6k, matmul_q5k): shapes, spaces, plans, constraints
+// on an H200-like device, the reference problem, and on the test device
+// (VKTUNE_TEST_DEVICE, else 0) every valid variant at every check shape plus a
+// deliberately wrong reference that must fail.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "common/error.hpp"
+#include "harness/instance.hpp"
+#include "kernels/registry.hpp"
+#include "reference/gguf_types.hpp"
+#include "reference/matmul.hpp"
+#include "tuner/progress.hpp"
+#include "tuner/session.hpp"
+#include "tuner/space.hpp"
+#include "tuner/template_library.hpp"
+#include "kernel_test_support.hpp"
+
+namespace vktune {
+namespace {
+
+using kernels::Config;
+using kernels::Kernel;
+using kernels::Shape;
+using testing_support::h200_like;
+using testing_support::test_device_index;
+using testing_support::WrongReference;
+
+struct Format {
+  std::string kernel;
+  ref::GgmlType type;
+  std::uint32_t block_weights;
+  std::uint32_t block_bytes;
+  int qtype;
+};
+
+const std::vector<Format> kFormats = {
+    {"matmul_q8_0", ref::GgmlType::Q8_0, 32, 34, 2},
+};
+
+std::string label(const std::string& name, const Shape& shape) { return name + " " + kernels::shape_to_string(shape); }
+
+std::string define_value(const kernels::ShaderPlan& plan, const std::string& name) {
+  for (const auto& [key, value] : plan.defines) {
+    if (key == name) return value;
+  }
+  return {};
+}
+
+class QuantMatmul : public ::testing::TestWithParam<Format> {
+ protected:
+  const Kernel& kernel() const { return kernels::find_kernel(GetParam().kernel); }
+  std::uint64_t row_bytes(std::uint32_t k) const { return k / GetParam().block_weights * GetParam().block_bytes; }
+};
+
+TEST_P(QuantMatmul, RejectsBadShapes) {
+  const auto bw = GetParam().block_weights;
+  EXPECT_EQ(kernel().shape_dims(), (std::vector<std::string>{"M", "N", "K"}));
+  EXPECT_THROW(kernel().validate_shape({1, 64}), Error);
+  try {
+    kernel().validate_shape({1, 64, bw + 16});
+    FAIL() << "K not a whole number of blocks accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::usage);
+    EXPECT_NE(std::string(e.what()).find("is not a multiple of " + std::to_string(bw)), std::string::npos)
+        << e.what();
+  }
+  try {
+    kernel().validate_shape({0, 64, bw});
+    FAIL() << "M=0 accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("M must be positive"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(kernel().validate_shape({1, 1u << 20, 16384}), Error) << "more than 2^32 weight bytes accepted";
+  EXPECT_NO_THROW(kernel().validate_shape({5, 7, 2 * bw}));
+}
+
+TEST_P(QuantMatmul, DecodeUpToEightRowsPrefillAbove) {
+  const auto bw = GetParam().block_weights;
+  EXPECT_EQ(kernel().spaces().at(kernel().space_index({1, 64, bw})).name, "decode");
+  EXPECT_EQ(kernel().spaces().at(kernel().space_index({8, 64, bw})).name, "decode");
+  EXPECT_EQ(kernel().spaces().at(kernel().space_index({9, 64, bw})).name, "prefill");
+}
+
+TEST_P(QuantMatmul, MetricsCountWeightsInputsOutputs) {
+  const auto k = 2 * GetParam().block_weights;
+  const auto m = kernel().metrics({2, 9, k});
+  EXPECT_DOUBLE_EQ(m.bytes, 9.0 * row_bytes(k) + 2.0 * k * 4 + 2 * 9 * 4);
+  EXPECT_DOUBLE_EQ(m.flops, 2.0 * 2 * 9 * k);
+  // The weights buffer is padded to whole words.
+  EXPECT_EQ(kernel().device_bytes({2, 9, k}), (9 * row_bytes(k) + 3) / 4 * 4 + 2 * k * 4 + 2 * 9 * 4);
+}
+
+TEST_P(QuantMatmul, PlansPutNOnXAndMOnYAndSelectTheBlockType) {
+  const Shape decode{3, 4096, 4096};
+  auto plan = kernel().plan(kernel().baseline(decode), decode);
+  EXPECT_EQ(plan.template_file, "matvec_quant.comp");
+  EXPECT_EQ(define_value(plan, "QTYPE"), std::to_string(GetParam().qtype));
+  EXPECT_EQ(plan.dispatch[0].shape_dim, 1);
+  EXPECT_EQ(plan.dispatch[1].shape_dim, 0);
+  EXPECT_EQ(kernels::workgroup_counts(plan.dispatch, decode), (std::array<std::uint32_t, 3>{512, 1, 1}));
+  EXPECT_EQ(plan.defines.size(), kernel().spaces()[0].parameters.size() + 1);
+
+  const Shape prefill{512, 14336, 4096};
+  plan = kernel().plan(kernel().baseline(prefill), prefill);
+  EXPECT_EQ(plan.template_file, "matmul_quant.comp");
+  EXPECT_EQ(define_value(plan, "QTYPE"), std::to_string(GetParam().qtype));
+  EXPECT_EQ(plan.local_size, (std::array<std::uint32_t, 3>{256, 1, 1}));
+  EXPECT_EQ(kernels::workgroup_counts(plan.dispatch, prefill), (std::array<std::uint32_t, 3>{224, 8, 1}));
+  EXPECT_GT(plan.shared_memory_bytes, 0u);
+  EXPECT_EQ(plan.defines.size(), kernel().spaces()[1].parameters.size() + 1);
+}
+
+TEST_P(QuantMatmul, BaselineIsValidAtEveryShapeOnAnH200LikeDevice) {
+  const auto device = h200_like();
+  auto shapes = kernel().default_shapes();
+  const auto checks = kernel().check_shapes();
+  shapes.insert(shapes.end(), checks.begin(), checks.end());
+  for (const auto& shape : shapes) {
+    EXPECT_EQ(kernel().constraint_violation(kernel().baseline(shape), shape, device), "")
+        << label(GetParam().kernel, shape);
+    EXPECT_FALSE(enumerate_space(kernel(), shape, device).valid.empty()) << label(GetParam().kernel, shape);
+  }
+}
+
+// The CI gate validates every valid variant of every kernel on a 2-core CPU
+// driver; an H200-like device allows more variants than such a driver.
+TEST_P(QuantMatmul, CheckShapesKeepTheGateSmall) {
+  const auto device = h200_like();
+  const auto checks = kernel().check_shapes();
+  EXPECT_LE(checks.size(), 4u);
+  bool decode = false, prefill = false;
+  for (const auto& shape : checks) {
+    (kernel().space_index(shape) == 0 ? decode : prefill) = true;
+    EXPECT_LE(enumerate_space(kernel(), shape, device).valid.size(), 120u) << label(GetParam().kernel, shape);
+  }
+  EXPECT_TRUE(decode && prefill);
+}
+
+TEST_P(QuantMatmul, ConstraintsRejectWhatTheDeviceCannotRun) {
+  const auto device = h200_like();
+  const Shape decode{1, 4096, 4096};
+  auto config = kernel().baseline(decode);
+  config["SUBGROUP_SIZE"] = 16;
+  EXPECT_NE(kernel().constraint_violation(config, decode, device), "");
+  config["SUBGROUP_SIZE"] = 32;  // the device's only size: same as 0
+  EXPECT_NE(kernel().constraint_violation(config, decode, device), "");
+  config = kernel().baseline(decode);
+  config["THREADS_PER_ROW"] = 64;  // more than a subgroup for the shuffle reduction
+  config["ROWS_PER_WG"] = 1;
+  EXPECT_NE(kernel().constraint_violation(config, decode, device).find("subgroup"), std::string::npos);
+  config["REDUCTION"] = 1;
+  EXPECT_EQ(kernel().constraint_violation(config, decode, device), "");
+
+  const Shape prefill{512, 4096, 4096};
+  config = kernel().baseline(prefill);
+  config["TILE_M"] = config["TILE_N"] = 128;
+  config["TILE_K"] = 64;
+  config["THREAD_M"] = config["THREAD_N"] = 8;
+  const auto reason = kernel().constraint_violation(config, prefill, device);
+  EXPECT_NE(reason.find("shared memory"), std::string::npos) << reason;
+  config.erase("TILE_K");
+  EXPECT_NE(kernel().constraint_violation(config, prefill, device), "");
+  config["TILE_K"] = 32;
+  config["UNROLL"] = 1;
+  EXPECT_NE(kernel().constraint_violation(config, prefill, device), "");
+}
+
+TEST_P(QuantMatmul, ProblemHoldsPaddedWeightsAndTheReference) {
+  const auto k = 2 * GetParam().block_weights;
+  const auto problem = kernel().make_problem({3, 5, k}, 11);
+  ASSERT_EQ(problem.buffers.size(), 3u);
+  EXPECT_EQ(problem.output_index, 2u);
+  EXPECT_TRUE(problem.buffers[1].is_weights);
+  const auto& w = problem.buffers[1].bytes;
+  EXPECT_EQ(w.size(), (5 * row_bytes(k) + 3) / 4 * 4);
+  std::vector<float> x(3 * k);
+  std::memcpy(x.data(), problem.buffers[0].bytes.data(), x.size() * sizeof(float));
+  EXPECT_EQ(problem.expected, ref::matmul_quantized(x.data(), 3, w.data(), GetParam().type, 5, k));
+}
+
+TEST_P(QuantMatmul, SampledReferenceForLargeShapes) {
+  const auto problem = kernel().make_problem({512, 4096, 4096}, 7);
+  ASSERT_EQ(problem.expected.size(), 512u * 4096u);
+  const auto sampled = std::count_if(problem.expected.begin(), problem.expected.end(),
+                                     [](double v) { return !std::isnan(v); });
+  EXPECT_GT(sampled, 1000);
+  EXPECT_FALSE(std::isnan(problem.expected.front()));
+  EXPECT_FALSE(std::isnan(problem.expected.back()));
+  const auto& x = problem.buffers[0].bytes;
+  const auto& w = problem.buffers[1].bytes;
+  std::vector<float> last_row(4096);
+  std::memcpy(last_row.data(), x.data() + 511 * 4096 * sizeof(float), 4096 * sizeof(float));
+  const auto ref = ref::matmul_quantized(last_row.data(), 1, w.data(), GetParam().type, 4096, 4096);
+  EXPECT_EQ(problem.expected.back(), ref.back());
+}
+
+std::string format_name(const ::testing::TestParamInfo<Format>& info) { return info.param.kernel; }
+
+INSTANTIATE_TEST_SUITE_P(Kernels, QuantMatmul, ::testing::ValuesIn(kFormats), format_name);
+
+// ---- on the device ----
+
+class QuantMatmulDevice : public ::testing::TestWithParam<Format> {
+ protected:
+  static void SetUpTestSuite() { instance_ = new vk::Instance(); }
+  static void TearDownTestSuite() {
+    delete instance_;
+    instance_ = nullptr;
+  }
+  static vk::Instance* instance_;
+};
+
+vk::Instance* QuantMatmulDevice::instance_ = nullptr;
+
+TEST_P(QuantMatmulDevice, EveryValidVariantPassesAtEveryCheckShape) {
+  const auto& k = kernels::find_kernel(GetParam().kernel);
+  const auto templates = TemplateLibrary::embedded();
+  Progress progress(false, true);
+  TuneSession session(*instance_, test_device_index(), nullptr, templates, progress);
+  for (const auto& shape : k.check_shapes()) {
+    const auto space = enumerate_space(k, shape, session.device().info());
+    ASSERT_FALSE(space.valid.empty()) << label(GetParam().kernel, shape);
+    ASSERT_EQ(k.constraint_violation(k.baseline(shape), shape, session.device().info()), "")
+        << label(GetParam().kernel, shape);
+    const auto result = session.check(k, shape, space.valid, 2024);
+    ASSERT_EQ(result.outcomes.size(), space.valid.size());
+    std::string failures;
+    for (const auto& o : result.outcomes) {
+      if (o.status != results::Status::ok) failures += kernels::config_to_string(o.config) + ": " + o.reason + "\n";
+    }
+    EXPECT_TRUE(failures.empty()) << label(GetParam().kernel, shape) << ":\n" << failures;
+  }
+}
+
+TEST_P(QuantMatmulDevice, AWrongReferenceFails) {
+  const WrongReference wrong(kernels::find_kernel(GetParam().kernel));
+  const auto templates = TemplateLibrary::embedded();
+  Progress progress(false, true);
+  TuneSession session(*instance_, test_device_index(), nullptr, templates, progress);
+  for (const auto& shape : {wrong.check_shapes().at(0), wrong.check_shapes().at(2)}) {
+    const auto result = session.check(wrong, shape, {wrong.baseline(shape)}, 7);
+    ASSERT_EQ(result.outcomes.size(), 1u);
+    EXPECT_EQ(result.outcomes[0].status, results::Status::wrong_result)
+        << label(GetParam().kernel, shape) << ": " << result.outcomes[0].reason;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Kernels, QuantMatmulDevice, ::testing::ValuesIn(kFormats), format_name);
+
+}  // namespace
+}  // namespace vktune
