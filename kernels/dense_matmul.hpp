@@ -1,0 +1,180 @@
+#pragma once
+// What the dense matmuls y[M×N] = x[M×K]·Wᵀ share (matmul_f32, matmul_f16):
+// shape checks, the scalar tiled space of templates/include/matmul_tiled.glsl
+// (parameters, constraints, plan), the reference (full, or sampled for large
+// shapes) and the metrics.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/error.hpp"
+#include "harness/pipeline.hpp"
+#include "kernels/kernel.hpp"
+#include "kernels/row_ops.hpp"
+#include "reference/matmul.hpp"
+
+namespace vktune::kernels::dense {
+
+// Above this many multiply-adds the CPU reference is computed for a sample of
+// outputs only (see Problem::expected).
+constexpr double kFullReferenceMacs = 3.0e8;
+
+inline std::uint32_t next_pow2(std::uint32_t v) {
+  std::uint32_t p = 1;
+  while (p < v) p *= 2;
+  return p;
+}
+
+// M, N, K positive, and every element index 32-bit.
+inline void validate_mnk(const std::string& kernel, const Shape& shape) {
+  if (shape.size() != 3) {
+    throw Error(ErrorKind::usage, kernel + " takes shapes M,N,K; got " + std::to_string(shape.size()) + " dimensions");
+  }
+  static const char* dims[] = {"M", "N", "K"};
+  for (std::size_t i = 0; i < 3; ++i) {
+    if (shape[i] == 0) throw Error(ErrorKind::usage, kernel + ": " + dims[i] + " must be positive");
+  }
+  const std::uint64_t m = shape[0], n = shape[1], k = shape[2];
+  if (m * k >= (1ull << 32) || n * k >= (1ull << 32) || m * n >= (1ull << 32)) {
+    throw Error(ErrorKind::usage, kernel + ": shape " + shape_to_string(shape) + " is too large for 32-bit indexing");
+  }
+}
+
+// 4096³, the 7-8B model prefill projections (512 tokens) and one decode row.
+inline std::vector<Shape> default_shapes() {
+  return {{4096, 4096, 4096}, {512, 4096, 4096}, {512, 14336, 4096}, {512, 4096, 14336}, {1, 4096, 4096}};
+}
+
+// Odd sizes, no dimension a multiple of any tile: K a multiple of 4 but not 8
+// with a tail in every TILE_K (vec4 loads), K odd (scalar loads), and one row
+// with K a multiple of 8 (8-half loads of the coopmat path). M and N stay
+// below 64 so the gate's variant count stays small.
+inline std::vector<Shape> check_shapes() { return {{37, 45, 100}, {61, 50, 33}, {1, 29, 72}}; }
+
+// A tile along a dimension is at most the dimension rounded up to a power of
+// two (or the smallest candidate): larger tiles only add idle invocations.
+inline std::string tile_violation(const char* name, int tile, std::uint32_t dim, int smallest) {
+  const auto limit = std::max<std::uint32_t>(static_cast<std::uint32_t>(smallest), next_pow2(dim));
+  if (static_cast<std::uint32_t>(tile) > limit) {
+    return std::string(name) + "=" + std::to_string(tile) + " exceeds " + std::to_string(limit) +
+           " (the dimension rounded up to a power of two): the rest of the tile would be idle";
+  }
+  return {};
+}
+
+// The scalar tiled parameters (templates/include/matmul_tiled.glsl).
+inline std::vector<Parameter> tiled_parameters() {
+  return {
+      {"TILE_M", {32, 64, 128}, "output rows (along M) per workgroup"},
+      {"TILE_N", {32, 64, 128}, "output columns (along N) per workgroup"},
+      {"TILE_K", {8, 16, 32}, "K slice staged in shared memory per step"},
+      {"THREAD_M", {4, 8}, "register tile rows per invocation (groups of 4, read as vec4 from shared memory)"},
+      {"THREAD_N", {4, 8}, "register tile columns per invocation (groups of 4)"},
+  };
+}
+
+// The widest global load that divides K, among `widths` (widest first): a
+// narrower one is never faster, so it is not a separate variant.
+inline std::string vec_violation(int vec, std::uint32_t k, const std::vector<int>& widths) {
+  for (int w : widths) {
+    if (k % static_cast<std::uint32_t>(w) == 0) {
+      if (vec == w) return {};
+      return "VEC=" + std::to_string(vec) + ": loads of " + std::to_string(w) + " elements divide K=" +
+             std::to_string(k) + " and are never slower (only the widest dividing width is varied)";
+    }
+  }
+  return "VEC=" + std::to_string(vec) + " does not divide K=" + std::to_string(k);
+}
+
+inline std::uint32_t tiled_invocations(const Config& c) {
+  return static_cast<std::uint32_t>((c.at("TILE_M") / c.at("THREAD_M")) * (c.at("TILE_N") / c.at("THREAD_N")));
+}
+
+inline std::string tiled_violation(const Config& c, const Shape& shape) {
+  const auto wg = tiled_invocations(c);
+  if (wg < 32 || wg > 512) {
+    return "(TILE_M/THREAD_M)*(TILE_N/THREAD_N) = " + std::to_string(wg) + " invocations is outside 32..512";
+  }
+  if (auto p = tile_violation("TILE_M", c.at("TILE_M"), shape[0], 32); !p.empty()) return p;
+  if (auto p = tile_violation("TILE_N", c.at("TILE_N"), shape[1], 32); !p.empty()) return p;
+  return {};
+}
+
+// Local size, dispatch (x over N, y over M) and shared memory of the tiled body.
+inline void tiled_plan(const Config& c, ShaderPlan& plan) {
+  const auto tm = static_cast<std::uint32_t>(c.at("TILE_M"));
+  const auto tn = static_cast<std::uint32_t>(c.at("TILE_N"));
+  const auto tk = static_cast<std::uint32_t>(c.at("TILE_K"));
+  plan.local_size = {tiled_invocations(c), 1, 1};
+  plan.dispatch = {DispatchAxis{1, tn}, DispatchAxis{0, tm}, DispatchAxis{}};
+  plan.shared_memory_bytes = 4 * tk * ((tm + 4) + (tn + 4));
+}
+
+// Device limits for a plan with three buffers and three push-constant words.
+inline std::string limits_violation(const ShaderPlan& plan, const Shape& shape, const vk::DeviceInfo& device) {
+  vk::PipelineDesc desc;
+  desc.storage_buffers = 3;
+  desc.push_constant_bytes = 12;
+  desc.local_size = plan.local_size;
+  desc.required_subgroup_size = plan.required_subgroup_size;
+  desc.require_full_subgroups = plan.require_full_subgroups;
+  if (auto problem = vk::check_pipeline_limits(device, desc); !problem.empty()) return problem;
+  if (plan.shared_memory_bytes > device.max_shared_memory_bytes) {
+    return std::to_string(plan.shared_memory_bytes) + " bytes of shared memory exceed the device's " +
+           std::to_string(device.max_shared_memory_bytes);
+  }
+  const auto groups = workgroup_counts(plan.dispatch, shape);
+  for (int axis = 0; axis < 3; ++axis) {
+    if (groups[axis] > device.max_workgroup_count[axis]) {
+      return std::to_string(groups[axis]) + " workgroups along axis " + std::to_string(axis) +
+             " exceed the device's maxComputeWorkGroupCount of " + std::to_string(device.max_workgroup_count[axis]);
+    }
+  }
+  return {};
+}
+
+// The double-precision reference of x (m×k) · wᵀ (w n×k): all of it for small
+// shapes, else a sample (first, last and evenly spread rows and columns, each
+// accumulated in double in K order like ref::matmul_f32) with NaN elsewhere.
+inline std::vector<double> reference(const std::vector<float>& x, const std::vector<float>& w, std::size_t m,
+                                     std::size_t n, std::size_t k) {
+  if (static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) <= kFullReferenceMacs) {
+    return ref::matmul_f32(x.data(), w.data(), m, n, k);
+  }
+  std::vector<double> expected(m * n, std::nan(""));
+  const auto spread = [](std::size_t count, std::size_t want) {
+    std::vector<std::size_t> picks;
+    const std::size_t take = std::min(count, want);
+    for (std::size_t i = 0; i < take; ++i) picks.push_back(take == 1 ? 0 : i * (count - 1) / (take - 1));
+    return picks;
+  };
+  for (const auto i : spread(m, 24)) {
+    for (const auto j : spread(n, 96)) {
+      double sum = 0;
+      for (std::size_t t = 0; t < k; ++t) sum += static_cast<double>(x[i * k + t]) * static_cast<double>(w[j * k + t]);
+      expected[i * n + j] = sum;
+    }
+  }
+  return expected;
+}
+
+// Both paths accumulate in fp32 against a double reference (fp16 inputs are
+// rounded first, and a product of two halves is exact in fp32). For random
+// signs the rounding error of a K-term fp32 sum grows like eps*sqrt(K)
+// relative to the result (eps = 6e-8; K = 14336 gives about 1e-5 at worst);
+// typical errors are 1e-7 to 1e-6. An fp16 accumulator (eps = 1e-3) or a
+// wrong tile, index or padding gives errors far above these bounds.
+inline Tolerance tolerance() { return Tolerance{1e-4, 1e-3}; }
+
+// Minimal traffic: x and W read once, y written once.
+inline Metrics metrics(const Shape& shape, double element_bytes) {
+  const double m = shape.at(0), n = shape.at(1), k = shape.at(2);
+  Metrics metrics;
+  metrics.bytes = (m * k + n * k) * element_bytes + m * n * 4;
+  metrics.flops = 2 * m * n * k;
+  return metrics;
+}
+
+}  // namespace vktune::kernels::dense

@@ -1,0 +1,245 @@
+#version 450
+// matmul_f16: y[M×N] = x[M×K] · Wᵀ with x and W fp16 (W is N rows of K),
+// products accumulated in fp32, y fp32; all row-major. The fp16 buffers are
+// read as 32-bit words (two halves each; the host pads them to 16 bytes).
+//
+// USE_COOPMAT=0: the scalar tiled body of templates/include/matmul_tiled.glsl
+//   (halves widened to fp32 while staging). Parameters TILE_M, TILE_N,
+//   TILE_K, THREAD_M, THREAD_N, VEC (1 or 4 halves per load).
+// USE_COOPMAT=1: tensor cores through GL_NV_cooperative_matrix. A workgroup
+//   of WARPS_M × WARPS_N subgroups (32 invocations each) computes a
+//   TILE_M × TILE_N tile; each subgroup holds TILES_M × TILES_N fp32
+//   accumulators of CM_M × CM_N (TILES_M = TILE_M/(WARPS_M*CM_M), TILES_N =
+//   TILE_N/(WARPS_N*CM_N); CM_SHAPE 0: 16×16×16, 1: 16×8×16, 2: 16×8×8).
+//   Every TILE_K slice of K
+//   is staged in shared memory as fp16, zero-padded past M, N and K, so
+//   partial tiles multiply zeros. CM_STAGES=1: load, barrier, multiply,
+//   barrier; CM_STAGES=2: two shared buffers, the next slice's global loads
+//   in flight (in registers) while the current slice is multiplied, one
+//   barrier per slice. VEC is 1, 4 or 8 halves per global load (K a
+//   multiple of VEC). Accumulators whose CM_M × CM_N block lies inside y
+//   (and N % 4 == 0, for 16-byte aligned rows) are stored directly; the
+//   others go through a per-subgroup shared scratch and guarded stores.
+
+#extension GL_GOOGLE_include_directive : require
+
+layout(push_constant) uniform Shape { uint M; uint N; uint K; };
+
+layout(std430, set = 0, binding = 0) readonly buffer XBuf1 { uint x1[]; };
+layout(std430, set = 0, binding = 0) readonly buffer XBuf2 { uvec2 x2[]; };
+layout(std430, set = 0, binding = 0) readonly buffer XBuf4 { uvec4 x4[]; };
+layout(std430, set = 0, binding = 1) readonly buffer WBuf1 { uint w1[]; };
+layout(std430, set = 0, binding = 1) readonly buffer WBuf2 { uvec2 w2[]; };
+layout(std430, set = 0, binding = 1) readonly buffer WBuf4 { uvec4 w4[]; };
+layout(std430, set = 0, binding = 2) writeonly buffer YBuf { float y[]; };
+
+// The bits of half e of a packed buffer, in the low 16 bits.
+#define HALF_BITS(buf, e) (((buf[(e) >> 1u]) >> (16u * ((e) & 1u))) & 0xFFFFu)
+
+#if USE_COOPMAT == 0
+
+vec4 tiled_load_x4(uint e) {
+  const uvec2 v = x2[e / 4u];
+  return vec4(unpackHalf2x16(v.x), unpackHalf2x16(v.y));
+}
+vec4 tiled_load_w4(uint e) {
+  const uvec2 v = w2[e / 4u];
+  return vec4(unpackHalf2x16(v.x), unpackHalf2x16(v.y));
+}
+float tiled_load_x1(uint e) { return unpackHalf2x16(HALF_BITS(x1, e)).x; }
+float tiled_load_w1(uint e) { return unpackHalf2x16(HALF_BITS(w1, e)).x; }
+
+#include "matmul_tiled.glsl"
+
+void main() { tiled_main(); }
+
+#else  // USE_COOPMAT
+
+#extension GL_NV_cooperative_matrix : require
+#extension GL_KHR_memory_scope_semantics : require
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_EXT_control_flow_attributes : require
+
+#if CM_SHAPE == 0
+#define CM_M 16
+#define CM_N 16
+#define CM_K 16
+#elif CM_SHAPE == 1
+#define CM_M 16
+#define CM_N 8
+#define CM_K 16
+#else
+#define CM_M 16
+#define CM_N 8
+#define CM_K 8
+#endif
+
+#define BM TILE_M
+#define BN TILE_N
+#define BK TILE_K
+#define TILES_M (TILE_M / (WARPS_M * CM_M))
+#define TILES_N (TILE_N / (WARPS_N * CM_N))
+#define CM_WG (WARPS_M * WARPS_N * 32)
+#define S_STRIDE (BK + 8)  // halves per staged row: 16-byte aligned rows, banks spread
+#define CHUNKS_PER_ROW (BK / VEC)
+#define A_CHUNKS (BM * CHUNKS_PER_ROW)
+#define B_CHUNKS (BN * CHUNKS_PER_ROW)
+#define A_PER_THREAD ((A_CHUNKS + CM_WG - 1) / CM_WG)
+#define B_PER_THREAD ((B_CHUNKS + CM_WG - 1) / CM_WG)
+
+#if (BK % CM_K) != 0 || (BK % VEC) != 0 || TILES_M * WARPS_M * CM_M != BM || TILES_N * WARPS_N * CM_N != BN
+#error "TILE_K must be a multiple of the matrix K and of VEC, TILE_M/TILE_N of the subgroups' matrices"
+#endif
+
+layout(local_size_x = CM_WG, local_size_y = 1, local_size_z = 1) in;
+
+shared float16_t as_[CM_STAGES * BM * S_STRIDE];
+shared float16_t bs_[CM_STAGES * BN * S_STRIDE];
+shared float cs_[WARPS_M * WARPS_N * CM_M * CM_N];
+
+// One global load of VEC halves, zero when outside the matrix.
+#if VEC == 8
+#define CHUNK uvec4
+#define CHUNK_ZERO uvec4(0u)
+#define LOAD_CHUNK(buf1, buf2, buf4, e) buf4[(e) / 8u]
+#elif VEC == 4
+#define CHUNK uvec2
+#define CHUNK_ZERO uvec2(0u)
+#define LOAD_CHUNK(buf1, buf2, buf4, e) buf2[(e) / 4u]
+#else
+#define CHUNK uint
+#define CHUNK_ZERO 0u
+#define LOAD_CHUNK(buf1, buf2, buf4, e) HALF_BITS(buf1, e)
+#endif
+
+void store_chunk_a(uint s, CHUNK v) {
+#if VEC == 1
+  as_[s] = unpackFloat2x16(v).x;
+#else
+  [[unroll]] for (uint w = 0; w < VEC / 2; ++w) {
+    const f16vec2 h = unpackFloat2x16(v[w]);
+    as_[s + 2u * w] = h.x;
+    as_[s + 2u * w + 1u] = h.y;
+  }
+#endif
+}
+
+void store_chunk_b(uint s, CHUNK v) {
+#if VEC == 1
+  bs_[s] = unpackFloat2x16(v).x;
+#else
+  [[unroll]] for (uint w = 0; w < VEC / 2; ++w) {
+    const f16vec2 h = unpackFloat2x16(v[w]);
+    bs_[s + 2u * w] = h.x;
+    bs_[s + 2u * w + 1u] = h.y;
+  }
+#endif
+}
+
+void main() {
+  const uint tid = gl_LocalInvocationID.x;
+  const uint warp = gl_SubgroupID;
+  const uint wm = warp / WARPS_N;
+  const uint wn = warp % WARPS_N;
+  const uint n0 = gl_WorkGroupID.x * BN;
+  const uint m0 = gl_WorkGroupID.y * BM;
+
+  fcoopmatNV<32, gl_ScopeSubgroup, CM_M, CM_N> acc[TILES_M * TILES_N];
+  [[unroll]] for (uint t = 0; t < TILES_M * TILES_N; ++t) acc[t] = fcoopmatNV<32, gl_ScopeSubgroup, CM_M, CM_N>(0.0);
+
+  CHUNK ra[A_PER_THREAD];
+  CHUNK rb[B_PER_THREAD];
+
+  const uint slices = (K + BK - 1u) / BK;
+
+  // Global -> registers for slice s.
+#define FETCH(s)                                                                         \
+  {                                                                                      \
+    const uint k0 = (s) * BK;                                                            \
+    [[unroll]] for (uint i = 0; i < A_PER_THREAD; ++i) {                                 \
+      const uint c = tid + i * CM_WG;                                                    \
+      const uint row = c / CHUNKS_PER_ROW, gk = k0 + (c % CHUNKS_PER_ROW) * VEC;         \
+      ra[i] = (c < A_CHUNKS && m0 + row < M && gk < K) ? LOAD_CHUNK(x1, x2, x4, (m0 + row) * K + gk) : CHUNK_ZERO; \
+    }                                                                                    \
+    [[unroll]] for (uint i = 0; i < B_PER_THREAD; ++i) {                                 \
+      const uint c = tid + i * CM_WG;                                                    \
+      const uint row = c / CHUNKS_PER_ROW, gk = k0 + (c % CHUNKS_PER_ROW) * VEC;         \
+      rb[i] = (c < B_CHUNKS && n0 + row < N && gk < K) ? LOAD_CHUNK(w1, w2, w4, (n0 + row) * K + gk) : CHUNK_ZERO; \
+    }                                                                                    \
+  }
+  // Registers -> shared buffer b.
+#define STAGE(b)                                                                         \
+  {                                                                                      \
+    [[unroll]] for (uint i = 0; i < A_PER_THREAD; ++i) {                                 \
+      const uint c = tid + i * CM_WG;                                                    \
+      if (c < A_CHUNKS) store_chunk_a(((b) * BM + c / CHUNKS_PER_ROW) * S_STRIDE + (c % CHUNKS_PER_ROW) * VEC, ra[i]); \
+    }                                                                                    \
+    [[unroll]] for (uint i = 0; i < B_PER_THREAD; ++i) {                                 \
+      const uint c = tid + i * CM_WG;                                                    \
+      if (c < B_CHUNKS) store_chunk_b(((b) * BN + c / CHUNKS_PER_ROW) * S_STRIDE + (c % CHUNKS_PER_ROW) * VEC, rb[i]); \
+    }                                                                                    \
+  }
+  // Tensor-core products over shared buffer b.
+#define MULTIPLY(b)                                                                      \
+  {                                                                                      \
+    [[unroll]] for (uint kk = 0; kk < BK; kk += CM_K) {                                  \
+      fcoopmatNV<16, gl_ScopeSubgroup, CM_M, CM_K> fa[TILES_M];                          \
+      fcoopmatNV<16, gl_ScopeSubgroup, CM_K, CM_N> fb[TILES_N];                          \
+      [[unroll]] for (uint i = 0; i < TILES_M; ++i)                                      \
+        coopMatLoadNV(fa[i], as_, ((b) * BM + (wm * TILES_M + i) * CM_M) * S_STRIDE + kk, S_STRIDE, false); \
+      [[unroll]] for (uint j = 0; j < TILES_N; ++j)                                      \
+        coopMatLoadNV(fb[j], bs_, ((b) * BN + (wn * TILES_N + j) * CM_N) * S_STRIDE + kk, S_STRIDE, true); \
+      [[unroll]] for (uint i = 0; i < TILES_M; ++i) {                                    \
+        [[unroll]] for (uint j = 0; j < TILES_N; ++j)                                    \
+          acc[i * TILES_N + j] = coopMatMulAddNV(fa[i], fb[j], acc[i * TILES_N + j]);   \
+      }                                                                                  \
+    }                                                                                    \
+  }
+
+#if CM_STAGES == 1
+  for (uint s = 0; s < slices; ++s) {
+    FETCH(s);
+    STAGE(0u);
+    barrier();
+    MULTIPLY(0u);
+    barrier();
+  }
+#else
+  FETCH(0u);
+  STAGE(0u);
+  barrier();
+  for (uint s = 0; s < slices; ++s) {
+    const uint cur = s & 1u;
+    const bool more = s + 1u < slices;
+    if (more) FETCH(s + 1u);
+    MULTIPLY(cur);
+    if (more) STAGE(cur ^ 1u);
+    barrier();
+  }
+#endif
+
+  // Output: direct stores for blocks inside y with 16-byte aligned rows, a
+  // per-subgroup scratch and guarded stores for the rest.
+  const uint scratch = warp * (CM_M * CM_N);
+  [[unroll]] for (uint i = 0; i < TILES_M; ++i) {
+    [[unroll]] for (uint j = 0; j < TILES_N; ++j) {
+      const uint gm = m0 + (wm * TILES_M + i) * CM_M;
+      const uint gn = n0 + (wn * TILES_N + j) * CM_N;
+      if (gm + CM_M <= M && gn + CM_N <= N && (N % 4u) == 0u) {
+        coopMatStoreNV(acc[i * TILES_N + j], y, gm * N + gn, N, false);
+      } else if (gm < M && gn < N) {
+        coopMatStoreNV(acc[i * TILES_N + j], cs_, scratch, CM_N, false);
+        subgroupMemoryBarrierShared();
+        subgroupBarrier();
+        for (uint e = gl_SubgroupInvocationID; e < CM_M * CM_N; e += gl_SubgroupSize) {
+          const uint m = gm + e / CM_N, n = gn + e % CM_N;
+          if (m < M && n < N) y[m * N + n] = cs_[scratch + e];
+        }
+        subgroupBarrier();
+      }
+    }
+  }
+}
+
+#endif  // USE_COOPMAT

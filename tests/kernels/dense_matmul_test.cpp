@@ -1,0 +1,325 @@
+// matmul_f32 and matmul_f16: shapes, spaces, plans, constraints (the
+// cooperative-matrix path on an H200-like device with and without the
+// extension and shapes), reference problems and, on the test device
+// (VKTUNE_TEST_DEVICE, else 0), every valid variant at every check shape and a
+// perturbed reference that must fail.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "common/error.hpp"
+#include "harness/device.hpp"
+#include "harness/instance.hpp"
+#include "kernels/registry.hpp"
+#include "reference/fp16.hpp"
+#include "tuner/device_problem.hpp"
+#include "tuner/evaluator.hpp"
+#include "tuner/template_library.hpp"
+#include "tuner/variant.hpp"
+
+namespace vktune {
+namespace {
+
+using kernels::Config;
+using kernels::Kernel;
+using kernels::Shape;
+
+const Kernel& f32() { return kernels::find_kernel("matmul_f32"); }
+const Kernel& f16() { return kernels::find_kernel("matmul_f16"); }
+
+std::uint32_t test_device_index() {
+  const char* text = std::getenv("VKTUNE_TEST_DEVICE");
+  return text && *text ? static_cast<std::uint32_t>(std::strtoul(text, nullptr, 10)) : 0;
+}
+
+std::vector<Config> all_configs(const Kernel& kernel, const Shape& shape) {
+  const auto space = kernel.spaces().at(kernel.space_index(shape));
+  std::vector<Config> configs{Config{}};
+  for (const auto& p : space.parameters) {
+    std::vector<Config> next;
+    for (const auto& c : configs) {
+      for (int v : p.values) {
+        auto d = c;
+        d[p.name] = v;
+        next.push_back(d);
+      }
+    }
+    configs = std::move(next);
+  }
+  return configs;
+}
+
+std::vector<Config> valid_configs(const Kernel& kernel, const Shape& shape, const vk::DeviceInfo& info) {
+  std::vector<Config> valid;
+  for (const auto& c : all_configs(kernel, shape)) {
+    if (kernel.constraint_violation(c, shape, info).empty()) valid.push_back(c);
+  }
+  return valid;
+}
+
+// NVIDIA's H200 as vktune sees it (results/h200/devices.json), with its
+// cooperative-matrix shapes.
+vk::DeviceInfo h200_like() {
+  vk::DeviceInfo d;
+  d.name = "H200-like";
+  d.subgroup_size = d.min_subgroup_size = d.max_subgroup_size = 32;
+  d.compute_required_subgroup_size = true;
+  d.features.subgroup_size_control = true;
+  d.features.storage_buffer_16bit = true;
+  d.features.shader_float16 = true;
+  d.features.cooperative_matrix_nv = true;
+  d.max_compute_workgroup_subgroups = 32;
+  d.subgroup_operations = {"basic", "vote", "arithmetic", "ballot", "shuffle", "shuffle_relative", "clustered"};
+  d.subgroup_in_compute = true;
+  d.max_workgroup_size = {1024, 1024, 64};
+  d.max_workgroup_invocations = 1024;
+  d.max_workgroup_count = {2147483647u, 65535, 65535};
+  d.max_shared_memory_bytes = 49152;
+  d.max_push_constants_bytes = 256;
+  for (const char* acc : {"f16", "f32"}) {
+    for (auto [m, n, k] : {std::array<std::uint32_t, 3>{16, 16, 16}, {16, 8, 16}, {16, 8, 8}}) {
+      d.cooperative_matrix_shapes.push_back({m, n, k, "f16", "f16", acc, acc, "subgroup"});
+    }
+  }
+  return d;
+}
+
+std::size_t count_coopmat(const std::vector<Config>& configs) {
+  return static_cast<std::size_t>(
+      std::count_if(configs.begin(), configs.end(), [](const Config& c) { return c.at("USE_COOPMAT") == 1; }));
+}
+
+TEST(DenseMatmul, RegisteredWithShapeDims) {
+  for (const Kernel* k : {&f32(), &f16()}) {
+    EXPECT_EQ(k->shape_dims(), (std::vector<std::string>{"M", "N", "K"}));
+    EXPECT_EQ(k->check_shapes().size(), 3u);
+  }
+}
+
+TEST(DenseMatmul, RejectsBadShapes) {
+  for (const Kernel* k : {&f32(), &f16()}) {
+    EXPECT_THROW(k->validate_shape({4, 4}), Error);
+    EXPECT_THROW(k->validate_shape({4, 0, 4}), Error);
+    EXPECT_THROW(k->validate_shape({70000, 70000, 4}), Error);  // M*N past 32-bit indices
+    EXPECT_NO_THROW(k->validate_shape({1, 7, 3}));
+    try {
+      k->validate_shape({0, 4, 4});
+      FAIL() << "M=0 accepted";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::usage);
+      EXPECT_NE(std::string(e.what()).find("M must be positive"), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(DenseMatmul, Metrics) {
+  EXPECT_DOUBLE_EQ(f32().metrics({2, 8, 16}).bytes, (2.0 * 16 + 8 * 16) * 4 + 2 * 8 * 4);
+  EXPECT_DOUBLE_EQ(f16().metrics({2, 8, 16}).bytes, (2.0 * 16 + 8 * 16) * 2 + 2 * 8 * 4);
+  EXPECT_DOUBLE_EQ(f16().metrics({2, 8, 16}).flops, 2.0 * 2 * 8 * 16);
+}
+
+TEST(DenseMatmul, BaselinesValidOnAnH200LikeDevice) {
+  const auto device = h200_like();
+  for (const Kernel* k : {&f32(), &f16()}) {
+    auto shapes = k->default_shapes();
+    for (const auto& s : k->check_shapes()) shapes.push_back(s);
+    for (const auto& shape : shapes) {
+      EXPECT_EQ(k->constraint_violation(k->baseline(shape), shape, device), "")
+          << k->name() << " " << kernels::shape_to_string(shape);
+    }
+  }
+  const Shape big{4096, 4096, 4096};
+  const auto plan = f32().plan(f32().baseline(big), big);
+  EXPECT_EQ(plan.local_size, (std::array<std::uint32_t, 3>{256, 1, 1}));
+  EXPECT_EQ(kernels::workgroup_counts(plan.dispatch, {512, 14336, 4096}), (std::array<std::uint32_t, 3>{224, 8, 1}));
+  EXPECT_EQ(f16().baseline(big).at("USE_COOPMAT"), 0);
+}
+
+TEST(DenseMatmul, CoopmatAllowedOnlyWithTheExtensionAndAnF32AccumulatorShape) {
+  const Shape shape{512, 4096, 4096};
+  auto device = h200_like();
+  const auto valid = valid_configs(f16(), shape, device);
+  const auto coopmat = count_coopmat(valid);
+  EXPECT_GT(coopmat, 50u);
+  EXPECT_GT(valid.size() - coopmat, 50u);
+  // Every matrix shape appears; 16-byte loads only on the coopmat path.
+  for (int s = 0; s < 3; ++s) {
+    EXPECT_TRUE(std::any_of(valid.begin(), valid.end(), [&](const Config& c) { return c.at("CM_SHAPE") == s && c.at("USE_COOPMAT") == 1; }));
+  }
+  for (const auto& c : valid) EXPECT_TRUE(c.at("USE_COOPMAT") == 1 || c.at("VEC") == 4);
+
+  auto config = f16().baseline(shape);
+  config["USE_COOPMAT"] = 1;
+  config["TILE_M"] = config["TILE_N"] = 64;
+  config["TILE_K"] = 32;
+  config["VEC"] = 8;
+  config["WARPS_M"] = config["WARPS_N"] = 2;
+  EXPECT_EQ(f16().constraint_violation(config, shape, device), "");
+  const auto plan = f16().plan(config, shape);
+  EXPECT_EQ(plan.local_size, (std::array<std::uint32_t, 3>{128, 1, 1}));
+  EXPECT_EQ(kernels::workgroup_counts(plan.dispatch, shape), (std::array<std::uint32_t, 3>{64, 8, 1}));
+  // A scalar-path parameter away from its first value duplicates the variant.
+  auto dup = config;
+  dup["THREAD_M"] = 8;
+  EXPECT_NE(f16().constraint_violation(dup, shape, device).find("only varied with USE_COOPMAT=0"), std::string::npos);
+
+  // Shapes with only fp16 accumulators are not enough.
+  auto f16_acc = device;
+  f16_acc.cooperative_matrix_shapes.resize(3);
+  EXPECT_NE(f16().constraint_violation(config, shape, f16_acc).find("f32 accumulators"), std::string::npos);
+  // One shape missing rejects only that shape.
+  auto no_16x16 = device;
+  no_16x16.cooperative_matrix_shapes.erase(no_16x16.cooperative_matrix_shapes.begin() + 3);
+  EXPECT_NE(f16().constraint_violation(config, shape, no_16x16), "");
+  config["CM_SHAPE"] = 1;
+  EXPECT_EQ(f16().constraint_violation(config, shape, no_16x16), "");
+  // Without the extension nothing of the coopmat path remains.
+  auto plain = device;
+  plain.features.cooperative_matrix_nv = false;
+  plain.cooperative_matrix_shapes.clear();
+  EXPECT_EQ(count_coopmat(valid_configs(f16(), shape, plain)), 0u);
+  EXPECT_NE(f16().constraint_violation(config, shape, plain).find("VK_NV_cooperative_matrix"), std::string::npos);
+}
+
+TEST(DenseMatmul, ConstraintsRejectWhatTheDeviceCannotRun) {
+  const auto device = h200_like();
+  const Shape shape{512, 4096, 4096};
+  auto config = f32().baseline(shape);
+  config["TILE_M"] = config["TILE_N"] = 128;
+  config["TILE_K"] = 32;
+  config["THREAD_M"] = config["THREAD_N"] = 8;
+  EXPECT_EQ(f32().constraint_violation(config, shape, device), "");
+  config["THREAD_M"] = config["THREAD_N"] = 4;  // 1024 invocations
+  EXPECT_NE(f32().constraint_violation(config, shape, device), "");
+  config = f32().baseline(shape);
+  config["VEC"] = 1;  // vec4 divides K
+  EXPECT_NE(f32().constraint_violation(config, shape, device), "");
+  config = f32().baseline({5, 64, 33});
+  EXPECT_EQ(config.at("VEC"), 1);
+  config["TILE_M"] = 64;  // 5 rows
+  EXPECT_NE(f32().constraint_violation(config, {5, 64, 33}, device), "");
+  config.erase("TILE_K");
+  EXPECT_NE(f32().constraint_violation(config, shape, device), "");
+}
+
+TEST(DenseMatmul, GateSizeOnACpuLikeDevice) {
+  auto device = h200_like();
+  device.features.cooperative_matrix_nv = false;
+  device.cooperative_matrix_shapes.clear();
+  for (const Kernel* k : {&f32(), &f16()}) {
+    for (const auto& shape : k->check_shapes()) {
+      const auto n = valid_configs(*k, shape, device).size();
+      EXPECT_GT(n, 0u);
+      EXPECT_LE(n, 60u) << k->name() << " " << kernels::shape_to_string(shape);
+    }
+  }
+}
+
+TEST(DenseMatmul, Problems) {
+  // fp16 inputs: the reference is computed from the rounded values.
+  const auto p = f16().make_problem({3, 5, 7}, 11);
+  ASSERT_EQ(p.buffers.size(), 3u);
+  EXPECT_EQ(p.buffers[0].bytes.size(), 48u);  // 21 halves, padded to 16 bytes
+  EXPECT_EQ(p.buffers[1].bytes.size(), 80u);
+  EXPECT_TRUE(p.buffers[1].is_weights);
+  EXPECT_EQ(p.output_index, 2u);
+  std::uint16_t h = 0;
+  double sum = 0;
+  for (int t = 0; t < 7; ++t) {
+    std::uint16_t a = 0;
+    std::memcpy(&a, p.buffers[0].bytes.data() + 2 * t, 2);
+    std::memcpy(&h, p.buffers[1].bytes.data() + 2 * t, 2);
+    sum += static_cast<double>(ref::fp16_to_fp32(a)) * ref::fp16_to_fp32(h);
+  }
+  EXPECT_EQ(p.expected[0], sum);
+
+  const auto big = f32().make_problem({512, 4096, 4096}, 7);
+  const auto sampled = std::count_if(big.expected.begin(), big.expected.end(), [](double v) { return !std::isnan(v); });
+  EXPECT_GT(sampled, 1000);
+  EXPECT_FALSE(std::isnan(big.expected.back()));
+}
+
+// ---- on the device ----
+
+class DenseMatmulDevice : public ::testing::TestWithParam<std::string> {
+ protected:
+  static void SetUpTestSuite() {
+    instance_ = new vk::Instance(vk::InstanceOptions{.validation = true});
+    device_ = new vk::Device(*instance_, test_device_index());
+  }
+  static void TearDownTestSuite() {
+    delete device_;
+    device_ = nullptr;
+    if (instance_) {
+      const auto messages = instance_->take_validation_messages();
+      std::string text;
+      for (const auto& m : messages) text += m + "\n";
+      EXPECT_TRUE(messages.empty()) << "validation layer reported:\n" << text;
+    }
+    delete instance_;
+    instance_ = nullptr;
+  }
+
+  // Validates every config against `problem`; returns the failures.
+  std::vector<std::string> run_all(const Kernel& kernel, const Shape& shape, const std::vector<Config>& configs,
+                                   const kernels::Problem& problem) {
+    const auto templates = TemplateLibrary::embedded();
+    DeviceProblem on_device(*device_, problem, 1);
+    std::vector<std::string> failures;
+    for (const auto& c : configs) {
+      const std::string label = kernels::config_to_string(c);
+      try {
+        auto variant = describe_variant(kernel, c, shape, templates);
+        compile_variant(variant, templates);
+        VariantRunner runner(*device_, variant, 3, 3, 2);
+        const auto v = runner.validate(on_device, problem, kernel.tolerance(shape));
+        if (!v.passed) failures.push_back(label + ": " + v.reason);
+      } catch (const Error& e) {
+        failures.push_back(label + ": " + e.what());
+      }
+    }
+    return failures;
+  }
+
+  static vk::Instance* instance_;
+  static vk::Device* device_;
+};
+
+vk::Instance* DenseMatmulDevice::instance_ = nullptr;
+vk::Device* DenseMatmulDevice::device_ = nullptr;
+
+TEST_P(DenseMatmulDevice, EveryValidVariantPassesAtEveryCheckShape) {
+  const Kernel& kernel = kernels::find_kernel(GetParam());
+  for (const auto& shape : kernel.check_shapes()) {
+    const auto configs = valid_configs(kernel, shape, device_->info());
+    ASSERT_FALSE(configs.empty());
+    const auto problem = kernel.make_problem(shape, 1234);
+    const auto failures = run_all(kernel, shape, configs, problem);
+    std::string text;
+    for (const auto& f : failures) text += f + "\n";
+    EXPECT_TRUE(failures.empty()) << kernels::shape_to_string(shape) << ": " << failures.size() << " of "
+                                  << configs.size() << " variants failed:\n" << text;
+    std::cout << "[ " << kernel.name() << " " << kernels::shape_to_string(shape) << " ] " << configs.size()
+              << " variants\n";
+  }
+}
+
+TEST_P(DenseMatmulDevice, PerturbedReferenceFails) {
+  const Kernel& kernel = kernels::find_kernel(GetParam());
+  const Shape shape = kernel.check_shapes().front();
+  auto problem = kernel.make_problem(shape, 99);
+  problem.expected[problem.expected.size() / 2] += 0.05;
+  const auto failures = run_all(kernel, shape, {kernel.baseline(shape)}, problem);
+  EXPECT_EQ(failures.size(), 1u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Kernels, DenseMatmulDevice, ::testing::Values("matmul_f32", "matmul_f16"));
+
+}  // namespace
+}  // namespace vktune
