@@ -102,22 +102,23 @@ std::vector<Shape> QuantMatmul::default_shapes() const {
 }
 
 // Small odd shapes, N never a multiple of the rows per workgroup or the tile.
-// Decode: one x row on a row of units that leaves a remainder after the
-// unrolled loop and admits 16 invocations per row (5 blocks of 32 or 2
+// Decode: one x row on a row whose unit count leaves a remainder after the
+// unrolled loop and admits 16 invocations per row (5 blocks of 32 or 3
 // super-blocks), and M=3 (a tail of COLS_PER_PASS=2) on a single block.
 // Prefill: M=40 (tails of TILE_M 32 and 64, two tiles of 32) on N=30 (one
-// tile of 32) with K a tail of TILE_K=64 for the 32-weight blocks, and M=9
-// (one row past decode) on N=70 (tails of every TILE_N) over a single block.
+// tile of 32) with K a tail of TILE_K=64 for the 32-weight blocks and several
+// super-blocks for the K-quants, and M=9 (one row past decode) on N=60 (tails
+// of TILE_N 32 and 64) over a single block.
 std::vector<Shape> QuantMatmul::check_shapes() const {
   const bool small = format_.block_weights == 32;
-  return {{1, 37, small ? 160u : 512u}, {3, 19, format_.block_weights}, {40, 30, small ? 96u : 512u},
-          {9, 70, format_.block_weights}};
+  return {{1, 37, small ? 160u : 768u}, {3, 19, format_.block_weights}, {40, 30, small ? 96u : 512u},
+          {9, 60, format_.block_weights}};
 }
 
 std::vector<Space> QuantMatmul::spaces() const {
   Space decode{"decode", "matvec_quant.comp", {}};
   decode.parameters = {
-      {"WG_SIZE", {32, 64, 128, 256}, "invocations per workgroup"},
+      {"WG_SIZE", {64, 128, 256}, "invocations per workgroup"},
       {"ROWS_PER_WG", {1, 2, 4, 8, 16}, "rows of W (outputs along N) per workgroup"},
       {"THREADS_PER_ROW", {4, 8, 16, 32, 64}, "invocations sharing a row of W, each taking every T-th unit of the row "
                                               "(WG_SIZE/THREADS_PER_ROW row groups)"},
@@ -204,7 +205,11 @@ std::string QuantMatmul::decode_violation(const Config& config, const Shape& sha
            std::to_string(m);
   }
   if (rows_per_thread * cols > 16) return "more than 16 sums (rows per invocation * COLS_PER_PASS) per invocation";
-  if (rows_per_thread * unroll > 8) return "more than 8 rows per invocation * UNROLL units in flight";
+  const std::uint32_t unit_weights = format_.block_weights / format_.units;
+  if (static_cast<std::uint32_t>(rows_per_thread * unroll) * unit_weights > 64) {
+    return "rows per invocation * UNROLL * " + std::to_string(unit_weights) +
+           " weights per unit = more than 64 weights in flight per invocation";
+  }
   if (reduction == 1) {
     if (rows_per_thread * cols > 4) {
       return "REDUCTION=1 reduces rows per invocation * COLS_PER_PASS = " + std::to_string(rows_per_thread * cols) +
@@ -233,6 +238,7 @@ std::string QuantMatmul::prefill_violation(const Config& config, const Shape& sh
   if (wg < 32 || wg > 1024) {
     return "(TILE_M/THREAD_M)*(TILE_N/THREAD_N) = " + std::to_string(wg) + " invocations is outside 32..1024";
   }
+  if (thm * thn < 8) return "a 2×2 register tile (one FMA per shared-memory load) is never competitive";
   // Tiles larger than the shape (rounded up, at least the smallest tile) only
   // add idle work.
   if (static_cast<std::uint32_t>(tm) > std::max(32u, next_pow2(shape[0]))) {

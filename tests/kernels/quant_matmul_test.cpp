@@ -43,6 +43,7 @@ struct Format {
 
 const std::vector<Format> kFormats = {
     {"matmul_q8_0", ref::GgmlType::Q8_0, 32, 34, 2},
+    {"matmul_q4_0", ref::GgmlType::Q4_0, 32, 18, 1},
 };
 
 std::string label(const std::string& name, const Shape& shape) { return name + " " + kernels::shape_to_string(shape); }
@@ -139,7 +140,7 @@ TEST_P(QuantMatmul, CheckShapesKeepTheGateSmall) {
   bool decode = false, prefill = false;
   for (const auto& shape : checks) {
     (kernel().space_index(shape) == 0 ? decode : prefill) = true;
-    EXPECT_LE(enumerate_space(kernel(), shape, device).valid.size(), 120u) << label(GetParam().kernel, shape);
+    EXPECT_LE(enumerate_space(kernel(), shape, device).valid.size(), 100u) << label(GetParam().kernel, shape);
   }
   EXPECT_TRUE(decode && prefill);
 }

@@ -1,0 +1,19 @@
+// matmul_q4_0: y[M×N] = x[M×K]·Wᵀ with W in GGUF Q4_0 rows (18-byte blocks of
+// 32 weights: fp16 d, 16 bytes of nibbles; templates/include/q4_0.glsl).
+// Spaces, plans and problems are those of every quantized matmul
+// (kernels/quant_matmul.hpp).
+#include <memory>
+
+#include "kernels/quant_matmul.hpp"
+#include "kernels/registry.hpp"
+
+namespace vktune::kernels {
+namespace {
+
+// QTYPE 1 in templates/include/quant_block.glsl; 4 units (one qs word, 8 weights) per block.
+const KernelRegistration registration([] {
+  return std::make_unique<QuantMatmul>(QuantFormat{"matmul_q4_0", "Q4_0", ref::GgmlType::Q4_0, 1, 32, 18, 4});
+});
+
+}  // namespace
+}  // namespace vktune::kernels
