@@ -1,0 +1,19 @@
+// matmul_q6k: y[M×N] = x[M×K]·Wᵀ with W in GGUF Q6_K rows (210-byte
+// super-blocks of 256 weights: 4+2-bit codes, int8 scales per 16 weights,
+// fp16 d; templates/include/q6k.glsl). Spaces, plans and problems are those
+// of every quantized matmul (kernels/quant_matmul.hpp).
+#include <memory>
+
+#include "kernels/quant_matmul.hpp"
+#include "kernels/registry.hpp"
+
+namespace vktune::kernels {
+namespace {
+
+// QTYPE 4 in templates/include/quant_block.glsl; 16 units (16 weights each) per super-block.
+const KernelRegistration registration([] {
+  return std::make_unique<QuantMatmul>(QuantFormat{"matmul_q6k", "Q6_K", ref::GgmlType::Q6_K, 4, 256, 210, 16});
+});
+
+}  // namespace
+}  // namespace vktune::kernels
