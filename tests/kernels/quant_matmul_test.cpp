@@ -45,6 +45,7 @@ const std::vector<Format> kFormats = {
     {"matmul_q8_0", ref::GgmlType::Q8_0, 32, 34, 2},
     {"matmul_q4_0", ref::GgmlType::Q4_0, 32, 18, 1},
     {"matmul_q6k", ref::GgmlType::Q6_K, 256, 210, 4},
+    {"matmul_q5k", ref::GgmlType::Q5_K, 256, 176, 3},
 };
 
 std::string label(const std::string& name, const Shape& shape) { return name + " " + kernels::shape_to_string(shape); }
