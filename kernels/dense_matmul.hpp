@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "common/error.hpp"
-#include "harness/pipeline.hpp"
 #include "kernels/kernel.hpp"
 #include "kernels/row_ops.hpp"
 #include "reference/matmul.hpp"
@@ -114,25 +113,7 @@ inline void tiled_plan(const Config& c, ShaderPlan& plan) {
 
 // Device limits for a plan with three buffers and three push-constant words.
 inline std::string limits_violation(const ShaderPlan& plan, const Shape& shape, const vk::DeviceInfo& device) {
-  vk::PipelineDesc desc;
-  desc.storage_buffers = 3;
-  desc.push_constant_bytes = 12;
-  desc.local_size = plan.local_size;
-  desc.required_subgroup_size = plan.required_subgroup_size;
-  desc.require_full_subgroups = plan.require_full_subgroups;
-  if (auto problem = vk::check_pipeline_limits(device, desc); !problem.empty()) return problem;
-  if (plan.shared_memory_bytes > device.max_shared_memory_bytes) {
-    return std::to_string(plan.shared_memory_bytes) + " bytes of shared memory exceed the device's " +
-           std::to_string(device.max_shared_memory_bytes);
-  }
-  const auto groups = workgroup_counts(plan.dispatch, shape);
-  for (int axis = 0; axis < 3; ++axis) {
-    if (groups[axis] > device.max_workgroup_count[axis]) {
-      return std::to_string(groups[axis]) + " workgroups along axis " + std::to_string(axis) +
-             " exceed the device's maxComputeWorkGroupCount of " + std::to_string(device.max_workgroup_count[axis]);
-    }
-  }
-  return {};
+  return plan_limits_violation(plan, shape, 3, device);
 }
 
 // The double-precision reference of x (m×k) · wᵀ (w n×k): all of it for small
