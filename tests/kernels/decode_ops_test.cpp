@@ -15,6 +15,7 @@
 #include "common/error.hpp"
 #include "harness/instance.hpp"
 #include "kernels/registry.hpp"
+#include "kernel_test_support.hpp"
 #include "tuner/device_problem.hpp"
 #include "tuner/progress.hpp"
 #include "tuner/session.hpp"
@@ -27,15 +28,11 @@ namespace {
 using kernels::Config;
 using kernels::Kernel;
 using kernels::Shape;
+using testing_support::test_device_index;
+using testing_support::WrongReference;
 
 const std::vector<std::string> kNames = {"rope",          "rope_neox",     "rope_f16",     "rope_neox_f16",
                                          "get_rows_f16",  "get_rows_q8_0", "get_rows_q4k", "attention_decode"};
-
-std::uint32_t device_index() {
-  const char* text = std::getenv("VKTUNE_TEST_DEVICE");
-  return text && *text ? static_cast<std::uint32_t>(std::strtoul(text, nullptr, 10)) : 0;
-}
-
 // NVIDIA's H200 as vktune sees it (results/h200/devices.json), for
 // device-free checks.
 vk::DeviceInfo h200() {
@@ -225,7 +222,7 @@ TEST_P(DecodeOpsDevice, EveryValidVariantPassesAtEveryCheckShape) {
   const auto& k = kernels::find_kernel(GetParam());
   const auto templates = TemplateLibrary::embedded();
   Progress progress(false, true);
-  TuneSession session(*instance_, device_index(), nullptr, templates, progress);
+  TuneSession session(*instance_, test_device_index(), nullptr, templates, progress);
   for (const auto& shape : k.check_shapes()) {
     const auto space = enumerate_space(k, shape, session.device().info());
     ASSERT_FALSE(space.valid.empty()) << label(GetParam(), shape);
@@ -240,44 +237,11 @@ TEST_P(DecodeOpsDevice, EveryValidVariantPassesAtEveryCheckShape) {
     EXPECT_TRUE(failures.empty()) << label(GetParam(), shape) << ":\n" << failures;
   }
 }
-
-// The real kernel with its largest expected value moved by a tenth.
-class Perturbed final : public Kernel {
- public:
-  explicit Perturbed(const Kernel& real) : real_(real) {}
-  std::string name() const override { return real_.name(); }
-  std::string description() const override { return real_.description(); }
-  std::vector<std::string> shape_dims() const override { return real_.shape_dims(); }
-  void validate_shape(const Shape& s) const override { real_.validate_shape(s); }
-  std::vector<Shape> default_shapes() const override { return real_.default_shapes(); }
-  std::vector<Shape> check_shapes() const override { return real_.check_shapes(); }
-  std::vector<kernels::Space> spaces() const override { return real_.spaces(); }
-  std::size_t space_index(const Shape& s) const override { return real_.space_index(s); }
-  Config baseline(const Shape& s) const override { return real_.baseline(s); }
-  std::string constraint_violation(const Config& c, const Shape& s, const vk::DeviceInfo& d) const override {
-    return real_.constraint_violation(c, s, d);
-  }
-  kernels::ShaderPlan plan(const Config& c, const Shape& s) const override { return real_.plan(c, s); }
-  kernels::Problem make_problem(const Shape& s, std::uint64_t seed) const override {
-    auto p = real_.make_problem(s, seed);
-    auto it = std::max_element(p.expected.begin(), p.expected.end(),
-                               [](double a, double b) { return std::fabs(a) < std::fabs(b); });
-    *it *= 1.1;
-    return p;
-  }
-  kernels::Tolerance tolerance(const Shape& s) const override { return real_.tolerance(s); }
-  kernels::Metrics metrics(const Shape& s) const override { return real_.metrics(s); }
-  std::uint64_t device_bytes(const Shape& s) const override { return real_.device_bytes(s); }
-
- private:
-  const Kernel& real_;
-};
-
 TEST_P(DecodeOpsDevice, APerturbedReferenceFails) {
-  const Perturbed wrong(kernels::find_kernel(GetParam()));
+  const WrongReference wrong(kernels::find_kernel(GetParam()));
   const auto templates = TemplateLibrary::embedded();
   Progress progress(false, true);
-  TuneSession session(*instance_, device_index(), nullptr, templates, progress);
+  TuneSession session(*instance_, test_device_index(), nullptr, templates, progress);
   const Shape shape = wrong.check_shapes().back();
   const auto result = session.check(wrong, shape, {wrong.baseline(shape)}, 7);
   ASSERT_EQ(result.outcomes.size(), 1u);

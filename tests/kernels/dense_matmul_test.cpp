@@ -17,6 +17,7 @@
 #include "harness/device.hpp"
 #include "harness/instance.hpp"
 #include "kernels/registry.hpp"
+#include "kernel_test_support.hpp"
 #include "reference/fp16.hpp"
 #include "tuner/device_problem.hpp"
 #include "tuner/evaluator.hpp"
@@ -29,15 +30,10 @@ namespace {
 using kernels::Config;
 using kernels::Kernel;
 using kernels::Shape;
+using testing_support::test_device_index;
 
 const Kernel& f32() { return kernels::find_kernel("matmul_f32"); }
 const Kernel& f16() { return kernels::find_kernel("matmul_f16"); }
-
-std::uint32_t test_device_index() {
-  const char* text = std::getenv("VKTUNE_TEST_DEVICE");
-  return text && *text ? static_cast<std::uint32_t>(std::strtoul(text, nullptr, 10)) : 0;
-}
-
 std::vector<Config> all_configs(const Kernel& kernel, const Shape& shape) {
   const auto space = kernel.spaces().at(kernel.space_index(shape));
   std::vector<Config> configs{Config{}};
@@ -64,24 +60,12 @@ std::vector<Config> valid_configs(const Kernel& kernel, const Shape& shape, cons
 }
 
 // NVIDIA's H200 as vktune sees it (results/h200/devices.json), with its
-// cooperative-matrix shapes.
+// fp16 features and cooperative-matrix shapes.
 vk::DeviceInfo h200_like() {
-  vk::DeviceInfo d;
-  d.name = "H200-like";
-  d.subgroup_size = d.min_subgroup_size = d.max_subgroup_size = 32;
-  d.compute_required_subgroup_size = true;
-  d.features.subgroup_size_control = true;
+  auto d = testing_support::h200_like();
   d.features.storage_buffer_16bit = true;
   d.features.shader_float16 = true;
   d.features.cooperative_matrix_nv = true;
-  d.max_compute_workgroup_subgroups = 32;
-  d.subgroup_operations = {"basic", "vote", "arithmetic", "ballot", "shuffle", "shuffle_relative", "clustered"};
-  d.subgroup_in_compute = true;
-  d.max_workgroup_size = {1024, 1024, 64};
-  d.max_workgroup_invocations = 1024;
-  d.max_workgroup_count = {2147483647u, 65535, 65535};
-  d.max_shared_memory_bytes = 49152;
-  d.max_push_constants_bytes = 256;
   for (const char* acc : {"f16", "f32"}) {
     for (auto [m, n, k] : {std::array<std::uint32_t, 3>{16, 16, 16}, {16, 8, 16}, {16, 8, 8}}) {
       d.cooperative_matrix_shapes.push_back({m, n, k, "f16", "f16", acc, acc, "subgroup"});

@@ -18,6 +18,7 @@
 #include "harness/device.hpp"
 #include "harness/instance.hpp"
 #include "kernels/registry.hpp"
+#include "kernel_test_support.hpp"
 #include "reference/gguf_types.hpp"
 #include "reference/matmul.hpp"
 #include "tuner/device_problem.hpp"
@@ -31,14 +32,10 @@ namespace {
 using kernels::Config;
 using kernels::Kernel;
 using kernels::Shape;
+using testing_support::h200_like;
+using testing_support::test_device_index;
 
 const Kernel& kernel() { return kernels::find_kernel("matmul_q4k"); }
-
-std::uint32_t test_device_index() {
-  const char* text = std::getenv("VKTUNE_TEST_DEVICE");
-  return text && *text ? static_cast<std::uint32_t>(std::strtoul(text, nullptr, 10)) : 0;
-}
-
 // Every config of the shape's space, valid or not (cartesian product).
 std::vector<Config> all_configs(const Shape& shape) {
   const auto space = kernel().spaces().at(kernel().space_index(shape));
@@ -64,26 +61,6 @@ std::vector<Config> valid_configs(const Shape& shape, const vk::DeviceInfo& info
   }
   return valid;
 }
-
-// A device like NVIDIA's H200 as vktune sees it, for device-free checks.
-vk::DeviceInfo h200_like() {
-  vk::DeviceInfo d;
-  d.name = "H200-like";
-  d.subgroup_size = d.min_subgroup_size = d.max_subgroup_size = 32;
-  d.compute_required_subgroup_size = true;
-  d.features.subgroup_size_control = true;
-  d.max_compute_workgroup_subgroups = 32;
-  d.subgroup_operations = {"basic", "vote", "arithmetic", "ballot", "shuffle", "shuffle_relative", "clustered"};
-  d.features.shader_int8 = true;
-  d.subgroup_in_compute = true;
-  d.max_workgroup_size = {1024, 1024, 64};
-  d.max_workgroup_invocations = 1024;
-  d.max_workgroup_count = {2147483647u, 65535, 65535};
-  d.max_shared_memory_bytes = 49152;
-  d.max_push_constants_bytes = 256;
-  return d;
-}
-
 TEST(MatmulQ4K, IsRegisteredWithShapeDims) {
   EXPECT_EQ(kernel().name(), "matmul_q4k");
   EXPECT_EQ(kernel().shape_dims(), (std::vector<std::string>{"M", "N", "K"}));

@@ -17,6 +17,7 @@
 #include "common/error.hpp"
 #include "harness/instance.hpp"
 #include "kernels/registry.hpp"
+#include "kernel_test_support.hpp"
 #include "tuner/progress.hpp"
 #include "tuner/session.hpp"
 #include "tuner/space.hpp"
@@ -28,6 +29,9 @@ namespace {
 using kernels::Config;
 using kernels::Kernel;
 using kernels::Shape;
+using testing_support::h200_like;
+using testing_support::test_device_index;
+using testing_support::WrongReference;
 
 const std::vector<std::string> kRowKernels = {"rmsnorm", "rmsnorm_mul", "layernorm", "softmax", "softmax_causal",
                                               "argmax"};
@@ -38,30 +42,6 @@ std::vector<std::string> all_names() {
   names.insert(names.end(), kElementwiseKernels.begin(), kElementwiseKernels.end());
   return names;
 }
-
-std::uint32_t test_device_index() {
-  const char* text = std::getenv("VKTUNE_TEST_DEVICE");
-  return text && *text ? static_cast<std::uint32_t>(std::strtoul(text, nullptr, 10)) : 0;
-}
-
-// A device like NVIDIA's H200 as vktune sees it, for device-free checks.
-vk::DeviceInfo h200_like() {
-  vk::DeviceInfo d;
-  d.name = "H200-like";
-  d.subgroup_size = d.min_subgroup_size = d.max_subgroup_size = 32;
-  d.compute_required_subgroup_size = true;
-  d.features.subgroup_size_control = true;
-  d.max_compute_workgroup_subgroups = 32;
-  d.subgroup_operations = {"basic", "vote", "arithmetic", "ballot", "shuffle", "shuffle_relative", "clustered"};
-  d.subgroup_in_compute = true;
-  d.max_workgroup_size = {1024, 1024, 64};
-  d.max_workgroup_invocations = 1024;
-  d.max_workgroup_count = {2147483647u, 65535, 65535};
-  d.max_shared_memory_bytes = 49152;
-  d.max_push_constants_bytes = 256;
-  return d;
-}
-
 std::vector<float> floats_of(const kernels::HostBuffer& b) {
   std::vector<float> v(b.bytes.size() / sizeof(float));
   std::memcpy(v.data(), b.bytes.data(), b.bytes.size());
@@ -265,41 +245,6 @@ TEST_P(RowOpsDevice, EveryValidVariantPassesAtEveryCheckShape) {
     EXPECT_TRUE(failures.empty()) << label(GetParam(), shape) << ":\n" << failures;
   }
 }
-
-// The real kernel with one expected value moved: every variant must fail.
-class WrongReference final : public Kernel {
- public:
-  explicit WrongReference(const Kernel& real) : real_(real) {}
-  std::string name() const override { return real_.name(); }
-  std::string description() const override { return real_.description(); }
-  std::vector<std::string> shape_dims() const override { return real_.shape_dims(); }
-  void validate_shape(const Shape& s) const override { real_.validate_shape(s); }
-  std::vector<Shape> default_shapes() const override { return real_.default_shapes(); }
-  std::vector<Shape> check_shapes() const override { return real_.check_shapes(); }
-  std::vector<kernels::Space> spaces() const override { return real_.spaces(); }
-  std::size_t space_index(const Shape& s) const override { return real_.space_index(s); }
-  Config baseline(const Shape& s) const override { return real_.baseline(s); }
-  std::string constraint_violation(const Config& c, const Shape& s, const vk::DeviceInfo& d) const override {
-    return real_.constraint_violation(c, s, d);
-  }
-  kernels::ShaderPlan plan(const Config& c, const Shape& s) const override { return real_.plan(c, s); }
-  kernels::Problem make_problem(const Shape& s, std::uint64_t seed) const override {
-    auto p = real_.make_problem(s, seed);
-    // The largest expected value, moved by a tenth of itself (an argmax
-    // index by one).
-    auto it = std::max_element(p.expected.begin(), p.expected.end(),
-                               [](double a, double b) { return std::fabs(a) < std::fabs(b); });
-    *it = real_.tolerance(s).rel_l2 == 0.0 ? *it + 1.0 : *it * 1.1;
-    return p;
-  }
-  kernels::Tolerance tolerance(const Shape& s) const override { return real_.tolerance(s); }
-  kernels::Metrics metrics(const Shape& s) const override { return real_.metrics(s); }
-  std::uint64_t device_bytes(const Shape& s) const override { return real_.device_bytes(s); }
-
- private:
-  const Kernel& real_;
-};
-
 TEST_P(RowOpsDevice, AWrongReferenceFails) {
   const WrongReference wrong(kernels::find_kernel(GetParam()));
   const auto templates = TemplateLibrary::embedded();
