@@ -9,7 +9,12 @@
 #include <string>
 #include <vector>
 
+#include "harness/instance.hpp"
 #include "kernels/kernel.hpp"
+#include "tuner/progress.hpp"
+#include "tuner/session.hpp"
+#include "tuner/space.hpp"
+#include "tuner/template_library.hpp"
 
 namespace vktune::testing_support {
 
@@ -74,5 +79,40 @@ class WrongReference final : public kernels::Kernel {
  private:
   const kernels::Kernel& real_;
 };
+
+// Validates `configs` of `kernel` at `shape` on the test device; one line
+// per variant that failed (its config and why).
+inline std::vector<std::string> failing_variants(vk::Instance& instance, const kernels::Kernel& kernel,
+                                                 const kernels::Shape& shape,
+                                                 const std::vector<kernels::Config>& configs, std::uint64_t seed) {
+  const auto templates = TemplateLibrary::embedded();
+  Progress progress(false, true);
+  TuneSession session(instance, test_device_index(), nullptr, templates, progress);
+  const auto result = session.check(kernel, shape, configs, seed);
+  std::vector<std::string> failures;
+  for (const auto& o : result.outcomes) {
+    if (o.status != results::Status::ok) failures.push_back(kernels::config_to_string(o.config) + ": " + o.reason);
+  }
+  if (result.outcomes.size() != configs.size()) failures.push_back("not every variant was evaluated");
+  return failures;
+}
+
+// Every valid variant of `kernel` at each of its check shapes on the test
+// device (what `vktune check` does in CI). "" when all pass; otherwise what
+// failed, including an empty space or an invalid baseline.
+inline std::string check_every_variant(vk::Instance& instance, const kernels::Kernel& kernel) {
+  std::string report;
+  vk::Device device(instance, test_device_index());
+  for (const auto& shape : kernel.check_shapes()) {
+    const auto label = kernel.name() + " " + kernels::shape_to_string(shape);
+    const auto space = enumerate_space(kernel, shape, device.info());
+    if (space.valid.empty()) report += label + ": no valid variant\n";
+    if (auto why = kernel.constraint_violation(kernel.baseline(shape), shape, device.info()); !why.empty()) {
+      report += label + ": the baseline is invalid: " + why + "\n";
+    }
+    for (const auto& f : failing_variants(instance, kernel, shape, space.valid, 2024)) report += label + ": " + f + "\n";
+  }
+  return report;
+}
 
 }  // namespace vktune::testing_support

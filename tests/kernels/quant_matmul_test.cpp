@@ -224,23 +224,8 @@ class QuantMatmulDevice : public ::testing::TestWithParam<Format> {
 vk::Instance* QuantMatmulDevice::instance_ = nullptr;
 
 TEST_P(QuantMatmulDevice, EveryValidVariantPassesAtEveryCheckShape) {
-  const auto& k = kernels::find_kernel(GetParam().kernel);
-  const auto templates = TemplateLibrary::embedded();
-  Progress progress(false, true);
-  TuneSession session(*instance_, test_device_index(), nullptr, templates, progress);
-  for (const auto& shape : k.check_shapes()) {
-    const auto space = enumerate_space(k, shape, session.device().info());
-    ASSERT_FALSE(space.valid.empty()) << label(GetParam().kernel, shape);
-    ASSERT_EQ(k.constraint_violation(k.baseline(shape), shape, session.device().info()), "")
-        << label(GetParam().kernel, shape);
-    const auto result = session.check(k, shape, space.valid, 2024);
-    ASSERT_EQ(result.outcomes.size(), space.valid.size());
-    std::string failures;
-    for (const auto& o : result.outcomes) {
-      if (o.status != results::Status::ok) failures += kernels::config_to_string(o.config) + ": " + o.reason + "\n";
-    }
-    EXPECT_TRUE(failures.empty()) << label(GetParam().kernel, shape) << ":\n" << failures;
-  }
+  const auto failures = testing_support::check_every_variant(*instance_, kernels::find_kernel(GetParam().kernel));
+  EXPECT_TRUE(failures.empty()) << failures;
 }
 
 TEST_P(QuantMatmulDevice, AWrongReferenceFails) {
