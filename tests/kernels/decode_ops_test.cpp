@@ -206,17 +206,7 @@ TEST(AttentionDecode, LongCachesSplitAndTheSplitIsARule) {
 
 // ---- on the device ----
 
-class DecodeOpsDevice : public ::testing::TestWithParam<std::string> {
- protected:
-  static void SetUpTestSuite() { instance_ = new vk::Instance(); }
-  static void TearDownTestSuite() {
-    delete instance_;
-    instance_ = nullptr;
-  }
-  static vk::Instance* instance_;
-};
-
-vk::Instance* DecodeOpsDevice::instance_ = nullptr;
+class DecodeOpsDevice : public testing_support::DeviceSuite<std::string> {};
 
 TEST_P(DecodeOpsDevice, EveryValidVariantPassesAtEveryCheckShape) {
   const auto failures = testing_support::check_every_variant(*instance_, kernels::find_kernel(GetParam()));

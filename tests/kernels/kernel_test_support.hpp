@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include <gtest/gtest.h>
+
 #include "harness/instance.hpp"
 #include "kernels/kernel.hpp"
 #include "tuner/progress.hpp"
@@ -78,6 +80,18 @@ class WrongReference final : public kernels::Kernel {
 
  private:
   const kernels::Kernel& real_;
+};
+
+// A parameterised suite that shares one Vulkan instance among its tests.
+template <class Param>
+class DeviceSuite : public ::testing::TestWithParam<Param> {
+ protected:
+  static void SetUpTestSuite() { instance_ = new vk::Instance(); }
+  static void TearDownTestSuite() {
+    delete instance_;
+    instance_ = nullptr;
+  }
+  static inline vk::Instance* instance_ = nullptr;
 };
 
 // Validates `configs` of `kernel` at `shape` on the test device; one line

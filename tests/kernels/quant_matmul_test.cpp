@@ -211,17 +211,7 @@ INSTANTIATE_TEST_SUITE_P(Kernels, QuantMatmul, ::testing::ValuesIn(kFormats), fo
 
 // ---- on the device ----
 
-class QuantMatmulDevice : public ::testing::TestWithParam<Format> {
- protected:
-  static void SetUpTestSuite() { instance_ = new vk::Instance(); }
-  static void TearDownTestSuite() {
-    delete instance_;
-    instance_ = nullptr;
-  }
-  static vk::Instance* instance_;
-};
-
-vk::Instance* QuantMatmulDevice::instance_ = nullptr;
+class QuantMatmulDevice : public testing_support::DeviceSuite<Format> {};
 
 TEST_P(QuantMatmulDevice, EveryValidVariantPassesAtEveryCheckShape) {
   const auto failures = testing_support::check_every_variant(*instance_, kernels::find_kernel(GetParam().kernel));

@@ -214,17 +214,7 @@ TEST(RmsNorm, FusedWeightIsItsOwnKernelWithAWeightBuffer) {
 
 // ---- on the device ----
 
-class RowOpsDevice : public ::testing::TestWithParam<std::string> {
- protected:
-  static void SetUpTestSuite() { instance_ = new vk::Instance(); }
-  static void TearDownTestSuite() {
-    delete instance_;
-    instance_ = nullptr;
-  }
-  static vk::Instance* instance_;
-};
-
-vk::Instance* RowOpsDevice::instance_ = nullptr;
+class RowOpsDevice : public testing_support::DeviceSuite<std::string> {};
 
 TEST_P(RowOpsDevice, EveryValidVariantPassesAtEveryCheckShape) {
   const auto failures = testing_support::check_every_variant(*instance_, kernels::find_kernel(GetParam()));
