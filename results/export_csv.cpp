@@ -4,7 +4,6 @@
 #include <map>
 #include <tuple>
 
-#include "results/sqlite.hpp"
 
 namespace vktune::results {
 namespace {
@@ -22,42 +21,17 @@ std::string csv_field(std::string_view text) {
 }  // namespace
 
 std::vector<MeasurementRow> measurement_rows(const Store& store, const Selection& selection) {
-  auto connection = sqlite::Connection::open(store.path(), sqlite::Connection::Mode::read_only);
-  sqlite::Statement query(
-      connection,
-      "SELECT m.device, v.kernel, v.config_json, w.variant IS NOT NULL, m.variant, m.shape, m.cache_mode, m.status, "
-      "m.reason, m.median_ns, m.min_ns, m.p10_ns, m.p90_ns, m.mad_ns, m.repetitions, m.rel_l2_error, "
-      "m.max_abs_error, m.gbps, m.gflops, m.created_at "
-      "FROM measurements m JOIN variants v ON v.hash = m.variant "
-      "LEFT JOIN winners w ON w.device = m.device AND w.kernel = v.kernel AND w.shape = m.shape "
-      "AND w.cache_mode = m.cache_mode AND w.variant = m.variant");
   std::vector<MeasurementRow> rows;
-  while (query.step()) {
+  for (auto& found : store.all_measurements()) {
+    const auto device_row = found.measurement.device_id;
+    if (!selection.has_device(device_row) || !selection.has_kernel(found.kernel)) continue;
     MeasurementRow row;
-    row.device_row = query.column_int64(0);
-    row.kernel = query.column_text(1);
-    if (!selection.has_device(row.device_row) || !selection.has_kernel(row.kernel)) continue;
-    row.device = selection.devices[selection.device_rank(row.device_row)].second;
-    row.config_json = query.column_text(2);
-    row.is_winner = query.column_int64(3) != 0;
-    auto& m = row.measurement;
-    m.device_id = row.device_row;
-    m.variant_hash = query.column_text(4);
-    m.shape = query.column_text(5);
-    m.cache_mode = query.column_text(6);
-    m.status = status_from_string(query.column_text(7));
-    m.reason = query.column_text(8);
-    m.median_ns = query.column_double(9);
-    m.min_ns = query.column_double(10);
-    m.p10_ns = query.column_double(11);
-    m.p90_ns = query.column_double(12);
-    m.mad_ns = query.column_double(13);
-    m.repetitions = static_cast<int>(query.column_int64(14));
-    m.rel_l2_error = query.column_double(15);
-    m.max_abs_error = query.column_double(16);
-    m.gbps = query.column_double(17);
-    m.gflops = query.column_double(18);
-    m.created_at = query.column_text(19);
+    row.device_row = device_row;
+    row.device = selection.devices[selection.device_rank(device_row)].second;
+    row.kernel = std::move(found.kernel);
+    row.config_json = std::move(found.config_json);
+    row.is_winner = found.is_winner;
+    row.measurement = std::move(found.measurement);
     rows.push_back(std::move(row));
   }
   std::stable_sort(rows.begin(), rows.end(), [&](const MeasurementRow& a, const MeasurementRow& b) {

@@ -29,8 +29,7 @@ struct MeasurementRow {
   Measurement measurement;
 };
 
-// The selected measurements in CSV order. Reads the store's file through a
-// read-only connection of its own.
+// The selected measurements in CSV order.
 std::vector<MeasurementRow> measurement_rows(const Store& store, const Selection& selection);
 
 void write_measurements_csv(std::ostream& out, std::span<const MeasurementRow> rows);

@@ -348,6 +348,21 @@ std::vector<Measurement> Store::measurements(std::int64_t device_id, const std::
   return result;
 }
 
+std::vector<Store::MeasurementInContext> Store::all_measurements() const {
+  static const std::string sql =
+      select(std::string(measurement_columns) + ", v.kernel, v.config_json, w.variant IS NOT NULL",
+             "FROM measurements m JOIN variants v ON v.hash = m.variant "
+             "LEFT JOIN winners w ON w.device = m.device AND w.kernel = v.kernel AND w.shape = m.shape "
+             "AND w.cache_mode = m.cache_mode AND w.variant = m.variant");
+  auto query = statement(sql);
+  std::vector<MeasurementInContext> result;
+  while (query->step()) {
+    result.push_back({read_measurement(*query), query->column_text(17), query->column_text(18),
+                      query->column_int64(19) != 0});
+  }
+  return result;
+}
+
 void Store::put_ceiling(std::int64_t device_id, const std::string& name, double value, const std::string& unit) {
   auto insert = statement(
       "INSERT INTO ceilings (device, name, value, unit, measured_at) VALUES (?1, ?2, ?3, ?4, " VKTUNE_SQL_NOW ") "

@@ -78,6 +78,16 @@ class Store {
   std::vector<Measurement> measurements(std::int64_t device_id, const std::string& kernel, const std::string& shape,
                                         const std::string& cache_mode) const;
 
+  // Every measurement of every device, with its variant's kernel and config
+  // and whether it is the stored winner of its key; in no particular order
+  // (for exports).
+  struct MeasurementInContext {
+    Measurement measurement;
+    std::string kernel, config_json;
+    bool is_winner = false;
+  };
+  std::vector<MeasurementInContext> all_measurements() const;
+
   // Device ceilings ("read_bandwidth" GB/s, "fp32_fma" GFLOP/s, ...).
   void put_ceiling(std::int64_t device_id, const std::string& name, double value, const std::string& unit);
   std::optional<double> ceiling(std::int64_t device_id, const std::string& name) const;
