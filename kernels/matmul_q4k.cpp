@@ -12,6 +12,7 @@
 #include "common/error.hpp"
 #include "harness/pipeline.hpp"
 #include "kernels/kernel.hpp"
+#include "kernels/quant_matmul.hpp"
 #include "kernels/registry.hpp"
 #include "reference/dequantize.hpp"
 #include "reference/gguf_types.hpp"
@@ -25,10 +26,6 @@ constexpr std::size_t kDecode = 0;
 constexpr std::size_t kPrefill = 1;
 constexpr std::uint32_t kMaxDecodeM = 8;
 constexpr std::uint32_t kBlockBytes = 144;  // one Q4_K super-block of 256 weights
-
-// Above this many multiply-adds the CPU reference is computed for a sample of
-// outputs only (see Problem::expected).
-constexpr double kFullReferenceMacs = 3.0e8;
 
 std::uint32_t next_pow2(std::uint32_t v) {
   std::uint32_t p = 1;
@@ -323,32 +320,8 @@ class MatmulQ4K final : public Kernel {
     const auto weights = ref::random_quantized_rows(ref::GgmlType::Q4_K, n, k, seed);
     const auto x = ref::random_floats(m * k, seed ^ 0x9e3779b97f4a7c15ull);
 
-    if (static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) <= kFullReferenceMacs) {
-      problem.expected = ref::matmul_quantized(x.data(), m, weights.data(), ref::GgmlType::Q4_K, n, k);
-    } else {
-      // A sample of outputs (first, last and evenly spread rows and columns),
-      // each accumulated in double in K order on the bit-exact dequantized
-      // row, as ref::matmul_quantized does; the rest only needs to be finite.
-      problem.expected.assign(m * n, std::nan(""));
-      const auto spread = [](std::size_t count, std::size_t want) {
-        std::vector<std::size_t> picks;
-        const std::size_t take = std::min(count, want);
-        for (std::size_t i = 0; i < take; ++i) picks.push_back(take == 1 ? 0 : i * (count - 1) / (take - 1));
-        return picks;
-      };
-      const auto rows = spread(n, 96);
-      const auto cols = spread(m, 24);
-      const std::size_t row_bytes = ref::row_bytes(ref::GgmlType::Q4_K, k);
-      std::vector<float> w(k);
-      for (const auto j : rows) {
-        ref::dequantize_row(ref::GgmlType::Q4_K, weights.data() + j * row_bytes, w.data(), k);
-        for (const auto i : cols) {
-          double sum = 0;
-          for (std::size_t t = 0; t < k; ++t) sum += static_cast<double>(x[i * k + t]) * static_cast<double>(w[t]);
-          problem.expected[i * n + j] = sum;
-        }
-      }
-    }
+    // Full, or for large shapes a sample of outputs with NaN elsewhere.
+    problem.expected = quantized_matmul_reference(x, m, weights, ref::GgmlType::Q4_K, n, k);
 
     HostBuffer xb{"x", {}, false, false};
     xb.bytes.resize(x.size() * sizeof(float));
