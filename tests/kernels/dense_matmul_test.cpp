@@ -231,25 +231,8 @@ TEST(DenseMatmul, Problems) {
 
 // ---- on the device ----
 
-class DenseMatmulDevice : public ::testing::TestWithParam<std::string> {
+class DenseMatmulDevice : public testing_support::ValidatedDeviceSuite<std::string> {
  protected:
-  static void SetUpTestSuite() {
-    instance_ = new vk::Instance(vk::InstanceOptions{.validation = true});
-    device_ = new vk::Device(*instance_, test_device_index());
-  }
-  static void TearDownTestSuite() {
-    delete device_;
-    device_ = nullptr;
-    if (instance_) {
-      const auto messages = instance_->take_validation_messages();
-      std::string text;
-      for (const auto& m : messages) text += m + "\n";
-      EXPECT_TRUE(messages.empty()) << "validation layer reported:\n" << text;
-    }
-    delete instance_;
-    instance_ = nullptr;
-  }
-
   // Validates every config against `problem`; returns the failures.
   std::vector<std::string> run_all(const Kernel& kernel, const Shape& shape, const std::vector<Config>& configs,
                                    const kernels::Problem& problem) {
@@ -271,12 +254,8 @@ class DenseMatmulDevice : public ::testing::TestWithParam<std::string> {
     return failures;
   }
 
-  static vk::Instance* instance_;
-  static vk::Device* device_;
 };
 
-vk::Instance* DenseMatmulDevice::instance_ = nullptr;
-vk::Device* DenseMatmulDevice::device_ = nullptr;
 
 TEST_P(DenseMatmulDevice, EveryValidVariantPassesAtEveryCheckShape) {
   const Kernel& kernel = kernels::find_kernel(GetParam());

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,7 @@
 
 #include "harness/instance.hpp"
 #include "kernels/kernel.hpp"
+#include "reference/matmul.hpp"
 #include "tuner/progress.hpp"
 #include "tuner/session.hpp"
 #include "tuner/space.hpp"
@@ -93,6 +95,50 @@ class DeviceSuite : public ::testing::TestWithParam<Param> {
   }
   static inline vk::Instance* instance_ = nullptr;
 };
+
+// A parameterised suite with one validated instance and one open device for
+// all its tests; the validation layer must have reported nothing at the end.
+template <class Param>
+class ValidatedDeviceSuite : public ::testing::TestWithParam<Param> {
+ protected:
+  static void SetUpTestSuite() {
+    instance_ = new vk::Instance(vk::InstanceOptions{.validation = true});
+    device_ = new vk::Device(*instance_, test_device_index());
+  }
+  static void TearDownTestSuite() {
+    delete device_;
+    device_ = nullptr;
+    if (instance_) {
+      const auto messages = instance_->take_validation_messages();
+      std::string text;
+      for (const auto& m : messages) text += m + "\n";
+      EXPECT_TRUE(messages.empty()) << "validation layer reported:\n" << text;
+    }
+    delete instance_;
+    instance_ = nullptr;
+  }
+  static inline vk::Instance* instance_ = nullptr;
+  static inline vk::Device* device_ = nullptr;
+};
+
+// For a quantized matmul kernel of GGUF `type`: at 512×4096×4096 the
+// reference is a sample (first and last outputs included), and a sampled
+// element equals the full reference for its row of x.
+inline void expect_sampled_reference(const kernels::Kernel& kernel, ref::GgmlType type) {
+  const auto problem = kernel.make_problem({512, 4096, 4096}, 7);
+  ASSERT_EQ(problem.expected.size(), 512u * 4096u);
+  const auto sampled = std::count_if(problem.expected.begin(), problem.expected.end(),
+                                     [](double v) { return !std::isnan(v); });
+  EXPECT_GT(sampled, 1000);
+  EXPECT_FALSE(std::isnan(problem.expected.front()));
+  EXPECT_FALSE(std::isnan(problem.expected.back()));
+  const auto& x = problem.buffers[0].bytes;
+  const auto& w = problem.buffers[1].bytes;
+  std::vector<float> last_row(4096);
+  std::memcpy(last_row.data(), x.data() + 511 * 4096 * sizeof(float), 4096 * sizeof(float));
+  const auto ref = ref::matmul_quantized(last_row.data(), 1, w.data(), type, 4096, 4096);
+  EXPECT_EQ(problem.expected.back(), ref.back());
+}
 
 // Validates `configs` of `kernel` at `shape` on the test device; one line
 // per variant that failed (its config and why).

@@ -140,43 +140,13 @@ TEST(MatmulQ4K, ConstraintsRejectWhatTheDeviceCannotRun) {
 }
 
 TEST(MatmulQ4K, SampledReferenceForLargeShapes) {
-  const auto problem = kernel().make_problem({512, 4096, 4096}, 7);
-  ASSERT_EQ(problem.expected.size(), 512u * 4096u);
-  const auto sampled = std::count_if(problem.expected.begin(), problem.expected.end(),
-                                     [](double v) { return !std::isnan(v); });
-  EXPECT_GT(sampled, 1000);
-  EXPECT_FALSE(std::isnan(problem.expected.front()));
-  EXPECT_FALSE(std::isnan(problem.expected.back()));
-  // A sampled element agrees with the full reference for its row of x.
-  const auto& x = problem.buffers[0].bytes;
-  const auto& w = problem.buffers[1].bytes;
-  std::vector<float> last_row(4096);
-  std::memcpy(last_row.data(), x.data() + 511 * 4096 * sizeof(float), 4096 * sizeof(float));
-  const auto ref = ref::matmul_quantized(last_row.data(), 1, w.data(), ref::GgmlType::Q4_K, 4096, 4096);
-  EXPECT_EQ(problem.expected.back(), ref.back());
+  testing_support::expect_sampled_reference(kernel(), ref::GgmlType::Q4_K);
 }
 
 // ---- on the device ----
 
-class MatmulQ4KDevice : public ::testing::TestWithParam<Shape> {
+class MatmulQ4KDevice : public testing_support::ValidatedDeviceSuite<Shape> {
  protected:
-  static void SetUpTestSuite() {
-    instance_ = new vk::Instance(vk::InstanceOptions{.validation = true});
-    device_ = new vk::Device(*instance_, test_device_index());
-  }
-  static void TearDownTestSuite() {
-    delete device_;
-    device_ = nullptr;
-    if (instance_) {
-      const auto messages = instance_->take_validation_messages();
-      std::string text;
-      for (const auto& m : messages) text += m + "\n";
-      EXPECT_TRUE(messages.empty()) << "validation layer reported:\n" << text;
-    }
-    delete instance_;
-    instance_ = nullptr;
-  }
-
   // Compiles (two threads) and validates every config; returns failures.
   std::vector<std::string> run_all(const Shape& shape, const std::vector<Config>& configs) {
     const auto templates = TemplateLibrary::embedded();
@@ -226,12 +196,8 @@ class MatmulQ4KDevice : public ::testing::TestWithParam<Shape> {
     return failures;
   }
 
-  static vk::Instance* instance_;
-  static vk::Device* device_;
 };
 
-vk::Instance* MatmulQ4KDevice::instance_ = nullptr;
-vk::Device* MatmulQ4KDevice::device_ = nullptr;
 
 TEST_P(MatmulQ4KDevice, EveryValidVariantPasses) {
   const Shape shape = GetParam();

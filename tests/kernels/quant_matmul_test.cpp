@@ -190,19 +190,7 @@ TEST_P(QuantMatmul, ProblemHoldsPaddedWeightsAndTheReference) {
 }
 
 TEST_P(QuantMatmul, SampledReferenceForLargeShapes) {
-  const auto problem = kernel().make_problem({512, 4096, 4096}, 7);
-  ASSERT_EQ(problem.expected.size(), 512u * 4096u);
-  const auto sampled = std::count_if(problem.expected.begin(), problem.expected.end(),
-                                     [](double v) { return !std::isnan(v); });
-  EXPECT_GT(sampled, 1000);
-  EXPECT_FALSE(std::isnan(problem.expected.front()));
-  EXPECT_FALSE(std::isnan(problem.expected.back()));
-  const auto& x = problem.buffers[0].bytes;
-  const auto& w = problem.buffers[1].bytes;
-  std::vector<float> last_row(4096);
-  std::memcpy(last_row.data(), x.data() + 511 * 4096 * sizeof(float), 4096 * sizeof(float));
-  const auto ref = ref::matmul_quantized(last_row.data(), 1, w.data(), GetParam().type, 4096, 4096);
-  EXPECT_EQ(problem.expected.back(), ref.back());
+  testing_support::expect_sampled_reference(kernel(), GetParam().type);
 }
 
 std::string format_name(const ::testing::TestParamInfo<Format>& info) { return info.param.kernel; }
