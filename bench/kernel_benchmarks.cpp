@@ -67,7 +67,7 @@ void run_variant(benchmark::State& state, Context& ctx, const kernels::Kernel& k
                                              static_cast<std::uint32_t>(entry.problem.buffers.size()),
                                              static_cast<std::uint32_t>(kernel.shape_dims().size()),
                                              entry.on_device->copies() + 2);
-    const auto check = runner->validate(*entry.on_device, entry.problem, kernel.tolerance(shape));
+    const auto check = runner->validate(*entry.on_device, entry.problem, kernel.variant_tolerance(config, shape));
     if (!check.passed) {
       state.SkipWithError(("wrong result: " + check.reason).c_str());
       return;

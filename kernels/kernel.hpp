@@ -111,6 +111,13 @@ class Kernel {
   virtual ShaderPlan plan(const Config& config, const Shape& shape) const = 0;
   virtual Problem make_problem(const Shape& shape, std::uint64_t seed) const = 0;
   virtual Tolerance tolerance(const Shape& shape) const = 0;
+  // The accuracy one variant must reach: the kernel's, unless its variants
+  // differ in numerics (a kernel offering 8-bit activations as a parameter
+  // value documents and returns their looser bound here).
+  virtual Tolerance variant_tolerance(const Config& config, const Shape& shape) const {
+    static_cast<void>(config);
+    return tolerance(shape);
+  }
   virtual Metrics metrics(const Shape& shape) const = 0;
   // Device memory one problem instance needs (one copy of every buffer).
   virtual std::uint64_t device_bytes(const Shape& shape) const = 0;

@@ -1,7 +1,9 @@
 // matmul_q4k: y[M×N] = x[M×K] · Wᵀ with W (N rows of K weights) in GGUF Q4_K
-// rows and x, y fp32 row-major. Two spaces: "decode" (M <= 8, a
-// matrix-vector template, templates/matvec_q4k.comp) and "prefill" (M > 8, a
-// tiled template, templates/matmul_q4k.comp).
+// rows and x, y fp32 row-major. Two spaces: "decode" (M <= 8, matrix-vector
+// templates: templates/matvec_q4k.comp with fp32 activations, or
+// templates/matvec_q4k_q8.comp with activations quantized to 8 bits, chosen by
+// the parameter X_QUANT) and "prefill" (M > 8, a tiled template,
+// templates/matmul_q4k.comp).
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -26,6 +28,13 @@ constexpr std::size_t kDecode = 0;
 constexpr std::size_t kPrefill = 1;
 constexpr std::uint32_t kMaxDecodeM = 8;
 constexpr std::uint32_t kBlockBytes = 144;  // one Q4_K super-block of 256 weights
+// Shared memory for the x values a matvec_q4k_q8.comp workgroup quantizes at
+// a time (its SEG: 16384 for one x row, else 4096 per row): one byte each plus
+// a (scale, sum) pair of floats per 32.
+std::uint32_t q8_segment_bytes(std::uint32_t cols) {
+  const std::uint32_t segment = cols == 1 ? 16384 : 4096;
+  return cols * (segment + segment / 32 * 8);
+}
 
 std::uint32_t next_pow2(std::uint32_t v) {
   std::uint32_t p = 1;
@@ -67,6 +76,22 @@ std::string subgroup_violation(int subgroup_size, std::uint32_t wg_size, const v
   }
   if (wg_size % sg != 0) {
     return "workgroup size " + std::to_string(wg_size) + " is not a multiple of SUBGROUP_SIZE " + std::to_string(sg);
+  }
+  return {};
+}
+
+// Why an X_QUANT=1 config (templates/matvec_q4k_q8.comp) cannot run, or "".
+// The fp32-only parameters are pinned to one value so that no two configs
+// build the same shader.
+std::string quantized_activation_violation(const Config& config, const vk::DeviceInfo& device) {
+  if (!device.features.integer_dot_product) return "X_QUANT=1 needs shaderIntegerDotProduct";
+  // Measured on an H200: 16 threads per block and fewer than 8 rows per
+  // workgroup (little reuse of the quantized x) were never among the best.
+  const int t = config.at("THREADS_PER_BLOCK");
+  if (t != 4 && t != 8) return "X_QUANT=1 takes THREADS_PER_BLOCK 4 or 8";
+  if (config.at("ROWS_PER_WG") < 8) return "X_QUANT=1 takes ROWS_PER_WG >= 8 (quantizing x is per workgroup)";
+  if (config.at("DEQUANT") != 0 || config.at("REDUCTION") != 0 || config.at("LOAD_WIDTH") != 4) {
+    return "X_QUANT=1 has no DEQUANT, REDUCTION or LOAD_WIDTH choice (pinned to 0, 0 and 4)";
   }
   return {};
 }
@@ -115,7 +140,9 @@ class MatmulQ4K final : public Kernel {
 
   // Small odd shapes: N never a multiple of the rows per workgroup or the tile,
   // M a tail of COLS_PER_PASS or of TILE_M, K from one super-block to several
-  // per workgroup step. M <= 8 exercises decode, M > 8 prefill.
+  // per workgroup step. M <= 8 exercises decode, M > 8 prefill. (X_QUANT=1
+  // quantizes x in segments of 4096 or 16384 values; a test in
+  // tests/kernels/matmul_q4k_test.cpp covers K spanning two of them.)
   std::vector<Shape> check_shapes() const override {
     return {{1, 37, 2048}, {3, 67, 512}, {8, 5, 768}, {13, 70, 512}, {65, 33, 256}};
   }
@@ -124,7 +151,7 @@ class MatmulQ4K final : public Kernel {
     Space decode{"decode", "matvec_q4k.comp", {}};
     decode.parameters = {
         {"WG_SIZE", {64, 128, 256}, "invocations per workgroup"},
-        {"ROWS_PER_WG", {2, 4, 8, 16}, "rows of W (outputs along N) per workgroup"},
+        {"ROWS_PER_WG", {2, 4, 8, 16, 32}, "rows of W (outputs along N) per workgroup (32 only with X_QUANT=1)"},
         {"THREADS_PER_BLOCK", {4, 8, 16, 32}, "threads sharing one 256-weight super-block (256/T weights each)"},
         {"BLOCK_SLOTS", {1, 2, 4, 8}, "super-blocks a workgroup walks side by side; the rest of the invocations "
                                       "split the rows (WG_SIZE/(THREADS_PER_BLOCK*BLOCK_SLOTS) row groups)"},
@@ -135,6 +162,9 @@ class MatmulQ4K final : public Kernel {
         {"LOAD_WIDTH", {1, 2, 4}, "32-bit words per weight load (uint, uvec2, uvec4)"},
         {"DEQUANT", {0, 1}, "nibble to float: 0 = shift and mask per weight (1+q/16), 1 = mask four at once and "
                             "move bytes (1/2+q/256, needs shaderInt8)"},
+        {"X_QUANT", {0, 1}, "activations: 0 = fp32 (exact); 1 = quantized to 8 bits per 32 values in shared memory, "
+                            "weights enter integer dot products (relative error about 0.5%, needs "
+                            "shaderIntegerDotProduct)"},
     };
     Space prefill{"prefill", "matmul_q4k.comp", {}};
     prefill.parameters = {
@@ -165,7 +195,7 @@ class MatmulQ4K final : public Kernel {
       const int slots = blocks >= 2 ? 2 : 1;
       return {{"WG_SIZE", 64},        {"ROWS_PER_WG", 8 / slots}, {"THREADS_PER_BLOCK", 8}, {"BLOCK_SLOTS", slots},
               {"BLOCK_UNROLL", 1},    {"SUBGROUP_SIZE", 0},       {"REDUCTION", 0},         {"COLS_PER_PASS", cols},
-              {"LOAD_WIDTH", 4},      {"DEQUANT", 0}};
+              {"LOAD_WIDTH", 4},      {"DEQUANT", 0},             {"X_QUANT", 0}};
     }
     // The textbook 64×64 tile, 4×4 per invocation (256 invocations), K in
     // 32-weight sub-blocks: 16.6 KB of shared memory.
@@ -204,6 +234,11 @@ class MatmulQ4K final : public Kernel {
       if (static_cast<std::uint32_t>(cols) * 4 <= next_pow2(m)) {
         return "COLS_PER_PASS " + std::to_string(cols) + " takes more than two passes over the weights for M=" +
                std::to_string(m);
+      }
+      if (get(config, "X_QUANT") == 1) {
+        if (auto problem = quantized_activation_violation(config, device); !problem.empty()) return problem;
+      } else if (rows == 32) {
+        return "ROWS_PER_WG=32 is only varied with X_QUANT=1 (it amortises the quantization of x)";
       }
       if (unroll > 1 && get(config, "DEQUANT") != 0) return "BLOCK_UNROLL is only varied with DEQUANT=0";
       if (get(config, "DEQUANT") != 0 && t > 8) return "DEQUANT=1 is only varied with THREADS_PER_BLOCK <= 8";
@@ -274,7 +309,9 @@ class MatmulQ4K final : public Kernel {
     const auto space_list = spaces();
     const auto& params = space_list[space].parameters;
     ShaderPlan plan;
-    plan.template_file = space == kDecode ? "matvec_q4k.comp" : "matmul_q4k.comp";
+    plan.template_file = space == kPrefill                ? "matmul_q4k.comp"
+                         : get(config, "X_QUANT") == 1 ? "matvec_q4k_q8.comp"
+                                                         : "matvec_q4k.comp";
     for (const auto& p : params) {
       const auto it = config.find(p.name);
       if (it == config.end()) {
@@ -293,7 +330,9 @@ class MatmulQ4K final : public Kernel {
       plan.dispatch = {DispatchAxis{1, rows}, DispatchAxis{0, cols}, DispatchAxis{}};
       const auto t = static_cast<std::uint32_t>(get(config, "THREADS_PER_BLOCK"));
       const auto slots = static_cast<std::uint32_t>(get(config, "BLOCK_SLOTS"));
-      if (get(config, "REDUCTION") == 0) {
+      if (get(config, "X_QUANT") == 1) {
+        plan.shared_memory_bytes = q8_segment_bytes(cols) + 4 * slots * rows * cols;
+      } else if (get(config, "REDUCTION") == 0) {
         plan.shared_memory_bytes = 4 * slots * rows * cols;
       } else {
         const std::uint32_t groups = std::max(1u, wg / (t * slots));
@@ -341,6 +380,17 @@ class MatmulQ4K final : public Kernel {
   // adds a few ulps of cancellation per sub-block. Typical errors are 1e-7 to
   // 1e-6; a wrong scale, nibble or block gives errors above 1e-2.
   Tolerance tolerance(const Shape&) const override { return Tolerance{1e-4, 1e-3}; }
+
+  // X_QUANT=1 rounds x to 8 bits per 32 values (step max|x|/127): for
+  // Gaussian x that is a relative error of about 0.5% per value, and the
+  // same, averaged, in y (measured 4e-3 to 6e-3 relative L2 on the check and
+  // default shapes). The bound leaves room for heavier-tailed x; a wrong
+  // scale, nibble or block still gives errors above 1e-1.
+  Tolerance variant_tolerance(const Config& config, const Shape& shape) const override {
+    const auto it = config.find("X_QUANT");
+    if (space_index(shape) == kDecode && it != config.end() && it->second == 1) return Tolerance{2e-2, 2e-2};
+    return tolerance(shape);
+  }
 
   Metrics metrics(const Shape& shape) const override {
     const double m = shape.at(0), n = shape.at(1), k = shape.at(2);

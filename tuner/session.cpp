@@ -263,7 +263,6 @@ ShapeResult TuneSession::run(const kernels::Kernel& kernel, const kernels::Shape
   }
 
   const auto problem = kernel.make_problem(shape, options.seed);
-  const auto tolerance = kernel.tolerance(shape);
   const auto metrics = kernel.metrics(shape);
   std::uint64_t weight_bytes = 0;
   for (const auto& b : problem.buffers)
@@ -316,7 +315,7 @@ ShapeResult TuneSession::run(const kernels::Kernel& kernel, const kernels::Shape
           if (c.compile_error) throw *c.compile_error;
           if (store_) store_->put_spirv(c.variant.variant_hash, c.variant.spirv);
           VariantRunner runner(*device_, c.variant, buffer_count, dims, copies + 2);
-          o.validation = runner.validate(*on_device, problem, tolerance);
+          o.validation = runner.validate(*on_device, problem, kernel.variant_tolerance(c.variant.config, shape));
           if (!o.validation.passed) throw Error(ErrorKind::wrong_result, o.validation.reason);
           if (options.time_variants) {
             o.timing = runner.time(*on_device, shape, options.timer).per_dispatch_ns;

@@ -38,6 +38,7 @@ inline vk::DeviceInfo h200_like() {
   d.max_compute_workgroup_subgroups = 32;
   d.subgroup_operations = {"basic", "vote", "arithmetic", "ballot", "shuffle", "shuffle_relative", "clustered"};
   d.features.shader_int8 = true;
+  d.features.integer_dot_product = true;
   d.subgroup_in_compute = true;
   d.max_workgroup_size = {1024, 1024, 64};
   d.max_workgroup_invocations = 1024;
@@ -77,6 +78,9 @@ class WrongReference final : public kernels::Kernel {
     return p;
   }
   kernels::Tolerance tolerance(const kernels::Shape& s) const override { return real_.tolerance(s); }
+  kernels::Tolerance variant_tolerance(const kernels::Config& c, const kernels::Shape& s) const override {
+    return real_.variant_tolerance(c, s);
+  }
   kernels::Metrics metrics(const kernels::Shape& s) const override { return real_.metrics(s); }
   std::uint64_t device_bytes(const kernels::Shape& s) const override { return real_.device_bytes(s); }
 
