@@ -28,11 +28,10 @@ constexpr std::size_t kDecode = 0;
 constexpr std::size_t kPrefill = 1;
 constexpr std::uint32_t kMaxDecodeM = 8;
 constexpr std::uint32_t kBlockBytes = 144;  // one Q4_K super-block of 256 weights
-// Shared memory for the x values a matvec_q4k_q8.comp workgroup quantizes at
-// a time (its SEG: 16384 for one x row, else 4096 per row): one byte each plus
-// a (scale, sum) pair of floats per 32.
-std::uint32_t q8_segment_bytes(std::uint32_t cols) {
-  const std::uint32_t segment = cols == 1 ? 16384 : 4096;
+// Shared memory for the X_SEGMENT values of each of `cols` x rows that a
+// matvec_q4k_q8.comp workgroup quantizes at a time: one byte each plus a
+// (scale, sum) pair of floats per 32.
+std::uint32_t q8_segment_bytes(std::uint32_t segment, std::uint32_t cols) {
   return cols * (segment + segment / 32 * 8);
 }
 
@@ -165,6 +164,8 @@ class MatmulQ4K final : public Kernel {
         {"X_QUANT", {0, 1}, "activations: 0 = fp32 (exact); 1 = quantized to 8 bits per 32 values in shared memory, "
                             "weights enter integer dot products (relative error about 0.5%, needs "
                             "shaderIntegerDotProduct)"},
+        {"X_SEGMENT", {4096, 16384}, "X_QUANT=1: x values quantized into shared memory at a time (16384 only for "
+                                     "K > 4096)"},
     };
     Space prefill{"prefill", "matmul_q4k.comp", {}};
     prefill.parameters = {
@@ -195,7 +196,8 @@ class MatmulQ4K final : public Kernel {
       const int slots = blocks >= 2 ? 2 : 1;
       return {{"WG_SIZE", 64},        {"ROWS_PER_WG", 8 / slots}, {"THREADS_PER_BLOCK", 8}, {"BLOCK_SLOTS", slots},
               {"BLOCK_UNROLL", 1},    {"SUBGROUP_SIZE", 0},       {"REDUCTION", 0},         {"COLS_PER_PASS", cols},
-              {"LOAD_WIDTH", 4},      {"DEQUANT", 0},             {"X_QUANT", 0}};
+              {"LOAD_WIDTH", 4},      {"DEQUANT", 0},             {"X_QUANT", 0},
+              {"X_SEGMENT", 4096}};
     }
     // The textbook 64×64 tile, 4×4 per invocation (256 invocations), K in
     // 32-weight sub-blocks: 16.6 KB of shared memory.
@@ -237,8 +239,14 @@ class MatmulQ4K final : public Kernel {
       }
       if (get(config, "X_QUANT") == 1) {
         if (auto problem = quantized_activation_violation(config, device); !problem.empty()) return problem;
+        if (get(config, "X_SEGMENT") > 4096 && k <= 4096) {
+          return "X_SEGMENT=" + std::to_string(get(config, "X_SEGMENT")) + " quantizes no more of K=" +
+                 std::to_string(k) + " than 4096 does, in more shared memory";
+        }
       } else if (rows == 32) {
         return "ROWS_PER_WG=32 is only varied with X_QUANT=1 (it amortises the quantization of x)";
+      } else if (get(config, "X_SEGMENT") != 4096) {
+        return "X_SEGMENT is only varied with X_QUANT=1";
       }
       if (unroll > 1 && get(config, "DEQUANT") != 0) return "BLOCK_UNROLL is only varied with DEQUANT=0";
       if (get(config, "DEQUANT") != 0 && t > 8) return "DEQUANT=1 is only varied with THREADS_PER_BLOCK <= 8";
@@ -331,7 +339,8 @@ class MatmulQ4K final : public Kernel {
       const auto t = static_cast<std::uint32_t>(get(config, "THREADS_PER_BLOCK"));
       const auto slots = static_cast<std::uint32_t>(get(config, "BLOCK_SLOTS"));
       if (get(config, "X_QUANT") == 1) {
-        plan.shared_memory_bytes = q8_segment_bytes(cols) + 4 * slots * rows * cols;
+        plan.shared_memory_bytes =
+            q8_segment_bytes(static_cast<std::uint32_t>(get(config, "X_SEGMENT")), cols) + 4 * slots * rows * cols;
       } else if (get(config, "REDUCTION") == 0) {
         plan.shared_memory_bytes = 4 * slots * rows * cols;
       } else {

@@ -4,9 +4,8 @@
 // enter integer dot products (four multiply-adds per instruction) instead of
 // being converted to floats one by one.
 //
-// Activations: the workgroup walks K in segments of SEG values (16384 for one
-// x row, so a 7-8B model's rows are quantized once; 4096 per row for more, to
-// stay within 48 KiB of shared memory). For each it
+// Activations: the workgroup walks K in segments of SEG = X_SEGMENT values
+// (4096, or 16384 so that a 14336-long row is quantized at once). For each it
 // quantizes its COLS_PER_PASS rows of x into shared memory: every 32 values
 // (one Q4_K sub-block) get a scale dx = max|x|/127 and signed bytes
 // round(x/dx), plus the exact fp32 sum of the 32 values for the sub-block's
@@ -27,7 +26,8 @@
 // parts, then through shared memory over the slots.
 //
 // Parameters (#defines): WG_SIZE, ROWS_PER_WG, THREADS_PER_BLOCK (4, 8 or 16),
-// BLOCK_SLOTS, BLOCK_UNROLL, COLS_PER_PASS, SUBGROUP_SIZE (host only).
+// BLOCK_SLOTS, BLOCK_UNROLL, COLS_PER_PASS, X_SEGMENT, SUBGROUP_SIZE (host
+// only).
 // Needs shaderIntegerDotProduct and subgroup shuffles.
 
 #extension GL_GOOGLE_include_directive : require
@@ -47,14 +47,10 @@
 #define G (WG_SIZE / (T * S))  // row groups
 #define RT (R / G)             // rows per invocation
 #define WPT (32 / T)           // qs words per invocation per block
-#if C == 1
-#define SEG_BLOCKS 64           // super-blocks of x quantized per segment
-#else
-#define SEG_BLOCKS 16
-#endif
-#define SEG (SEG_BLOCKS * 256)
+#define SEG X_SEGMENT            // x values quantized per segment
+#define SEG_BLOCKS (SEG / 256)
 
-#if (T != 4 && T != 8 && T != 16) || (WG_SIZE % (T * S)) != 0 || G < 1 || (R % G) != 0 || (C * SEG / 8) % WG_SIZE != 0
+#if (T != 4 && T != 8 && T != 16) || (SEG % 256) != 0 || (WG_SIZE % (T * S)) != 0 || G < 1 || (R % G) != 0
 #error "THREADS_PER_BLOCK must be 4, 8 or 16, THREADS_PER_BLOCK*BLOCK_SLOTS must divide WG_SIZE, the row groups must divide ROWS_PER_WG"
 #endif
 
@@ -81,14 +77,19 @@ float acc[RT][C];
 
 // Quantizes x[col][k0 .. k0+len) of every column into xq/xds; each
 // invocation takes 8 consecutive values, four invocations a 32-value group.
+// Every invocation runs the same number of iterations (len is uniform), and a
+// group of four is either wholly inside C*len or wholly past it, so the
+// shuffles only ever read active invocations.
 void quantize_segment(uint k0, uint len) {
   const uint tid = gl_LocalInvocationID.x;
-  [[unroll]] for (uint e0 = 0u; e0 < C * SEG / 8u; e0 += WG_SIZE) {
+  const uint pieces = len / 8u;  // per column
+  for (uint e0 = 0u; e0 < C * pieces; e0 += WG_SIZE) {
     const uint e = e0 + tid;
-    const uint c = e / (SEG / 8u);
-    const uint kk = (e % (SEG / 8u)) * 8u;
+    const uint c = min(e / pieces, C - 1u);
+    const uint kk = (e - c * pieces) * 8u;
+    const bool inside = e < C * pieces;
     vec4 a = vec4(0.0), b = vec4(0.0);
-    if (kk < len) {
+    if (inside) {
       const uint v = (col_row[c] * K + k0 + kk) / 4u;
       a = xv[v];
       b = xv[v + 1u];
@@ -101,10 +102,13 @@ void quantize_segment(uint k0, uint len) {
     amax = max(amax, subgroupShuffleXor(amax, 2u));
     sum += subgroupShuffleXor(sum, 2u);
     const float inv = amax > 0.0 ? 1.0 / amax : 0.0;
-    // packSnorm4x8 rounds clamp(v, -1, 1) * 127 to the nearest integer.
-    xq[2u * e] = packSnorm4x8(a * inv);
-    xq[2u * e + 1u] = packSnorm4x8(b * inv);
-    if ((tid & 3u) == 0u) xds[e / 4u] = vec2(amax * (1.0 / 127.0), sum);
+    if (inside) {
+      // packSnorm4x8 rounds clamp(v, -1, 1) * 127 to the nearest integer.
+      const uint w = (c * SEG + kk) / 4u;
+      xq[w] = packSnorm4x8(a * inv);
+      xq[w + 1u] = packSnorm4x8(b * inv);
+      if ((tid & 3u) == 0u) xds[w / 8u] = vec2(amax * (1.0 / 127.0), sum);
+    }
   }
 }
 

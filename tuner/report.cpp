@@ -70,6 +70,7 @@ nlohmann::json shape_report_json(const kernels::Kernel& kernel, const ShapeResul
                       {"space_total", r.space_total},
                       {"space_filtered", r.space_filtered},
                       {"space_valid", r.space_valid},
+                      {"space_selected", r.space_selected ? nlohmann::json(*r.space_selected) : nlohmann::json()},
                       {"evaluated", r.outcomes.size()},
                       {"failures", r.failures()},
                       {"stopped_early", r.stopped_early},
@@ -87,7 +88,8 @@ void print_shape_report(std::ostream& out, const kernels::Kernel& kernel, const 
   char line[512];
   out << "\n" << kernel.name() << " " << kernels::shape_to_string(r.shape) << " (" << r.space_name << " space: "
       << r.space_total << " configs, " << r.space_filtered << " filtered by constraints, " << r.space_valid
-      << " valid; " << r.outcomes.size() << " evaluated, " << r.failures() << " failed"
+      << " valid" << (r.space_selected ? ", " + std::to_string(*r.space_selected) + " selected by --only" : "")
+      << "; " << r.outcomes.size() << " evaluated, " << r.failures() << " failed"
       << (r.stopped_early ? ", stopped by budget/time" : "") << ")\n";
   const auto ok = ranked(r);
   if (ok.empty()) {

@@ -241,6 +241,11 @@ ShapeResult TuneSession::run(const kernels::Kernel& kernel, const kernels::Shape
   result.space_total = space.total;
   result.space_filtered = space.filtered;
   result.space_valid = space.valid.size();
+  auto candidates = space.valid;
+  if (!options.only.empty()) {
+    candidates = select_only(kernel, shape, space.valid, options.only);
+    result.space_selected = candidates.size();
+  }
 
   // What to evaluate, in order: the baseline first, then the proposals.
   std::vector<kernels::Config> order;
@@ -249,7 +254,7 @@ ShapeResult TuneSession::run(const kernels::Kernel& kernel, const kernels::Shape
   } else {
     const auto baseline = kernel.baseline(shape);
     order.push_back(baseline);
-    auto strategy = make_strategy(options.strategy, space.valid, options.seed);
+    auto strategy = make_strategy(options.strategy, candidates, options.seed);
     std::size_t proposed = 0;
     while (auto config = strategy->next()) {
       if (options.budget && proposed >= *options.budget) {

@@ -41,6 +41,9 @@ struct TuneOptions {
   // pick the winner or distort the speedup. 0 turns it off.
   std::size_t confirm_top = 5;
   int confirm_rounds = 3;
+  // Search only configs whose parameter NAME takes one of these values
+  // (`--only NAME=V,...`), e.g. to compare one template's variants.
+  std::map<std::string, std::vector<int>> only;
 };
 
 struct Outcome {
@@ -60,6 +63,7 @@ struct ShapeResult {
   kernels::Shape shape;
   std::string space_name;
   std::size_t space_total = 0, space_filtered = 0, space_valid = 0;
+  std::optional<std::size_t> space_selected;  // of the valid, those --only kept
   std::vector<Outcome> outcomes;  // baseline first
   std::optional<std::size_t> winner;
   std::optional<std::size_t> baseline;

@@ -1,5 +1,9 @@
 #include "tuner/space.hpp"
 
+#include <algorithm>
+
+#include "common/error.hpp"
+
 namespace vktune {
 
 SpaceEnumeration enumerate_space(const kernels::Kernel& kernel, const kernels::Shape& shape,
@@ -33,6 +37,37 @@ SpaceEnumeration enumerate_space(const kernels::Kernel& kernel, const kernels::S
     }
     if (params.empty()) return result;
   }
+}
+
+std::vector<kernels::Config> select_only(const kernels::Kernel& kernel, const kernels::Shape& shape,
+                                         const std::vector<kernels::Config>& valid,
+                                         const std::map<std::string, std::vector<int>>& only) {
+  const auto spaces = kernel.spaces();
+  const auto& space = spaces.at(kernel.space_index(shape));
+  for (const auto& [name, values] : only) {
+    const auto p = std::find_if(space.parameters.begin(), space.parameters.end(),
+                                [&](const kernels::Parameter& q) { return q.name == name; });
+    if (p == space.parameters.end()) {
+      std::string names;
+      for (const auto& q : space.parameters) names += (names.empty() ? "" : ", ") + q.name;
+      throw Error(ErrorKind::usage, "--only: " + kernel.name() + "'s " + space.name + " space (shape " +
+                                        kernels::shape_to_string(shape) + ") has no parameter " + name +
+                                        "; it has " + names);
+    }
+    for (int v : values) {
+      if (std::find(p->values.begin(), p->values.end(), v) == p->values.end()) {
+        throw Error(ErrorKind::usage, "--only: " + std::to_string(v) + " is not a candidate value of " + name);
+      }
+    }
+  }
+  std::vector<kernels::Config> kept;
+  for (const auto& config : valid) {
+    const bool keep = std::all_of(only.begin(), only.end(), [&](const auto& entry) {
+      return std::find(entry.second.begin(), entry.second.end(), config.at(entry.first)) != entry.second.end();
+    });
+    if (keep) kept.push_back(config);
+  }
+  return kept;
 }
 
 }  // namespace vktune

@@ -22,4 +22,11 @@ struct SpaceEnumeration {
 SpaceEnumeration enumerate_space(const kernels::Kernel& kernel, const kernels::Shape& shape,
                                  const vk::DeviceInfo& device);
 
+// The configs of `valid` whose parameters named in `only` take one of the
+// listed values (the tune command's --only). Throws Error(usage) naming a
+// parameter that the shape's space lacks or a value it never takes.
+std::vector<kernels::Config> select_only(const kernels::Kernel& kernel, const kernels::Shape& shape,
+                                         const std::vector<kernels::Config>& valid,
+                                         const std::map<std::string, std::vector<int>>& only);
+
 }  // namespace vktune

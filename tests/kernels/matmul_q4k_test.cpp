@@ -141,7 +141,7 @@ TEST(MatmulQ4K, ConstraintsRejectWhatTheDeviceCannotRun) {
 
 TEST(MatmulQ4K, QuantizedActivationsHaveTheirOwnTemplateAndTolerance) {
   auto device = h200_like();
-  const Shape decode{1, 14336, 4096};
+  const Shape decode{1, 4096, 14336};
   auto config = kernel().baseline(decode);
   EXPECT_EQ(config.at("X_QUANT"), 0);
   const auto exact = kernel().variant_tolerance(config, decode);
@@ -151,10 +151,13 @@ TEST(MatmulQ4K, QuantizedActivationsHaveTheirOwnTemplateAndTolerance) {
   config["ROWS_PER_WG"] = 16;
   config["THREADS_PER_BLOCK"] = 4;
   config["BLOCK_SLOTS"] = 4;
+  config["X_SEGMENT"] = 16384;
   EXPECT_EQ(kernel().constraint_violation(config, decode, device), "");
   const auto plan = kernel().plan(config, decode);
   EXPECT_EQ(plan.template_file, "matvec_q4k_q8.comp");
   EXPECT_GT(plan.shared_memory_bytes, 16384u);  // x as bytes, for the whole row
+  // A segment longer than K would only cost shared memory.
+  EXPECT_NE(kernel().constraint_violation(config, Shape{1, 4096, 4096}, device), "");
   EXPECT_GT(kernel().variant_tolerance(config, decode).rel_l2, exact.rel_l2);
 
   // Parameters the template does not have are pinned, so no two configs

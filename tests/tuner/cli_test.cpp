@@ -94,6 +94,11 @@ TEST_F(CliTest, BadInputsLeaveTheDatabaseUntouched) {
       {"--time soon", "duration", 2},
       {"--no-such-option", "no-such-option", 2},
       {"--device 99", "99", 4},
+      {"--shape 1,256,256 --only X_QUANT", "NAME=VALUE", 2},
+      {"--shape 1,256,256 --only X_QUANT=one", "not an integer", 2},
+      {"--shape 1,256,256 --only NO_SUCH=1", "no parameter NO_SUCH", 2},
+      {"--shape 1,256,256 --only X_QUANT=7", "not a candidate value", 2},
+      {"--shape 64,256,256 --only X_QUANT=1", "prefill space", 2},
   };
   for (const auto& c : cases) {
     auto r = run("matmul_q4k --db " + db.string() + " " + c.args);

@@ -34,6 +34,20 @@ std::vector<kernels::Config> drain(Strategy& s) {
   return out;
 }
 
+TEST(Space, SelectOnlyKeepsConfigsWithTheListedValues) {
+  testing::TestScaleKernel kernel;
+  const auto e = enumerate_space(kernel, {100}, small_device());
+  const auto kept = select_only(kernel, {100}, e.valid, {{"BUG", {1, 3}}, {"WG", {64}}});
+  ASSERT_EQ(kept.size(), 2u);
+  for (const auto& c : kept) {
+    EXPECT_EQ(c.at("WG"), 64);
+    EXPECT_TRUE(c.at("BUG") == 1 || c.at("BUG") == 3);
+  }
+  EXPECT_EQ(select_only(kernel, {100}, e.valid, {}).size(), e.valid.size());
+  EXPECT_THROW(select_only(kernel, {100}, e.valid, {{"NOPE", {1}}}), Error);
+  EXPECT_THROW(select_only(kernel, {100}, e.valid, {{"WG", {65}}}), Error);
+}
+
 TEST(Strategy, ExhaustiveKeepsOrder) {
   testing::TestScaleKernel kernel;
   auto e = enumerate_space(kernel, {100}, small_device());

@@ -1,9 +1,13 @@
 // `vktune KERNEL`: tune a kernel on a device, store every measurement, and
 // show the best variants per shape.
+#include <algorithm>
 #include <chrono>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <random>
+#include <string>
+#include <vector>
 
 #include "common/error.hpp"
 #include "harness/instance.hpp"
@@ -32,7 +36,38 @@ struct TuneArgs {
   std::string templates;
   std::size_t top = 5;
   bool validation = false;
+  std::vector<std::string> only;
 };
+
+// "NAME=V1,V2" (repeatable) into a map; throws Error(usage) on bad text.
+std::map<std::string, std::vector<int>> parse_only(const std::vector<std::string>& items) {
+  std::map<std::string, std::vector<int>> only;
+  for (const auto& item : items) {
+    const auto eq = item.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == item.size()) {
+      throw Error(ErrorKind::usage, "--only takes NAME=VALUE[,VALUE...], not '" + item + "'");
+    }
+    auto& values = only[item.substr(0, eq)];
+    std::size_t start = eq + 1;
+    while (start <= item.size()) {
+      const auto comma = std::min(item.find(',', start), item.size());
+      const auto text = item.substr(start, comma - start);
+      std::size_t used = 0;
+      int v = 0;
+      try {
+        v = std::stoi(text, &used);
+      } catch (const std::exception&) {
+        used = std::string::npos;
+      }
+      if (text.empty() || used != text.size()) {
+        throw Error(ErrorKind::usage, "--only " + item + ": '" + text + "' is not an integer");
+      }
+      values.push_back(v);
+      start = comma + 1;
+    }
+  }
+  return only;
+}
 
 // On a CPU device (lavapipe) the full default set would take far too long:
 // only shapes of modest work, with a small budget, unless the user says
@@ -63,6 +98,7 @@ void run_tune(const kernels::Kernel& kernel, TuneArgs args, int& result_code) {
     deadline = std::chrono::steady_clock::now() +
                std::chrono::duration_cast<std::chrono::steady_clock::duration>(parse_duration(args.time));
   }
+  const auto only = parse_only(args.only);  // bad text fails before the device is opened
   auto shapes = parse_shapes(kernel, args.shapes);
   const bool user_shapes = !shapes.empty();
   if (!user_shapes) shapes = kernel.default_shapes();
@@ -84,6 +120,7 @@ void run_tune(const kernels::Kernel& kernel, TuneArgs args, int& result_code) {
       }
     }
   }
+  for (const auto& s : shapes) select_only(kernel, s, {}, only);  // names and values, before the database
   if (!args.seed_given) args.seed = std::random_device{}();
 
   auto store = open_store(args.db);
@@ -109,6 +146,7 @@ void run_tune(const kernels::Kernel& kernel, TuneArgs args, int& result_code) {
   options.deadline = deadline;
   options.seed = args.seed;
   options.cache_mode = args.cache;
+  options.only = only;
 
   nlohmann::json report = {{"device", session.device().info().name},
                            {"driver", session.device().info().driver_version},
@@ -161,6 +199,9 @@ void add_tune_commands(CLI::App& root, int& result_code) {
     cmd->add_option("--templates", args->templates, "Read templates from DIR instead of the built-in ones");
     cmd->add_option("--top", args->top, "Rows per shape in the table")->capture_default_str();
     cmd->add_flag("--validation", args->validation, "Enable Vulkan validation layers if installed");
+    cmd->add_option("--only", args->only,
+                    "Search only configs with parameter NAME among the values, e.g. --only X_QUANT=1 or "
+                    "--only WG_SIZE=64,128 (repeatable; see `vktune list`)");
     cmd->callback([kernel, args, &result_code] { run_tune(*kernel, *args, result_code); });
   }
 }
