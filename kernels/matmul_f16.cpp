@@ -79,7 +79,10 @@ class MatmulF16 final : public Kernel {
 
   std::vector<Space> spaces() const override {
     Space space{"dense", "matmul_f16.comp", dense::tiled_parameters()};
-    space.parameters[2].values = {8, 16, 32, 64};  // TILE_K: 64 only with USE_COOPMAT=1
+    // TILE_M, TILE_N: 256 and TILE_K: 64 only with USE_COOPMAT=1.
+    space.parameters[0].values.push_back(256);
+    space.parameters[1].values.push_back(256);
+    space.parameters[2].values = {8, 16, 32, 64};
     space.parameters.insert(space.parameters.end(), {
         {"VEC", {1, 4, 8}, "halves per global load (one, 8 bytes, 16 bytes; K a multiple of it; 8 only with "
                            "USE_COOPMAT=1)"},
@@ -88,8 +91,8 @@ class MatmulF16 final : public Kernel {
         {"CM_SHAPE", {0, 1, 2}, "cooperative matrix M×N×K: 0 = 16×16×16, 1 = 16×8×16, 2 = 16×8×8"},
         {"WARPS_M", {1, 2, 4}, "subgroups of 32 along M per workgroup (each takes TILE_M/WARPS_M rows)"},
         {"WARPS_N", {1, 2, 4}, "subgroups of 32 along N per workgroup (each takes TILE_N/WARPS_N columns)"},
-        {"CM_STAGES", {1, 2}, "shared-memory buffers: 1 = load, barrier, multiply; 2 = the next slice loads while "
-                              "this one multiplies"},
+        {"CM_STAGES", {1, 2}, "shared-memory buffers (the next slice's global loads are in flight while this one "
+                              "multiplies either way): 1 = two barriers per slice; 2 = one"},
     });
     return {space};
   }
@@ -128,6 +131,9 @@ class MatmulF16 final : public Kernel {
     }
     if (!coopmat) {
       if (config.at("TILE_K") > 32) return "TILE_K=64 is only varied with USE_COOPMAT=1";
+      if (config.at("TILE_M") > 128 || config.at("TILE_N") > 128) {
+        return "TILE_M, TILE_N = 256 are only varied with USE_COOPMAT=1";
+      }
       if (auto p = dense::tiled_violation(config, shape); !p.empty()) return p;
     } else if (auto p = coopmat_violation(config, shape, device); !p.empty()) {
       return p;
@@ -135,12 +141,12 @@ class MatmulF16 final : public Kernel {
     return dense::limits_violation(plan(config, shape), shape, device);
   }
 
-  ShaderPlan plan(const Config& config, const Shape&) const override {
+  ShaderPlan plan(const Config& config, const Shape& shape) const override {
     ShaderPlan plan;
     plan.template_file = "matmul_f16.comp";
     plan.defines = rowops::config_defines(config, spaces()[0]);
     if (config.at("USE_COOPMAT") == 0) {
-      dense::tiled_plan(config, plan);
+      dense::tiled_plan(config, shape, plan);
       return plan;
     }
     const auto t = coopmat_tile(config);
@@ -194,9 +200,12 @@ class MatmulF16 final : public Kernel {
              cm + " matrices";
     }
     if (t.bk < 16 || t.bk % t.cm.k != 0) return "TILE_K=" + std::to_string(t.bk) + " is below 16 or not a multiple of " + std::to_string(t.cm.k);
+    // Up to 64×64 of C per subgroup (sixteen 16×16 accumulators): the
+    // larger the subgroup's part, the more matrix products per fragment
+    // loaded from shared memory; past 128 floats the registers spill.
     const std::uint32_t acc_floats = t.wm * t.wn / kWarp;
-    if (acc_floats > 64) {
-      return "a subgroup's accumulators hold " + std::to_string(acc_floats) + " floats per invocation, more than 64";
+    if (acc_floats > 128) {
+      return "a subgroup's accumulators hold " + std::to_string(acc_floats) + " floats per invocation, more than 128";
     }
     // Global loads held in registers per invocation, in 32-bit words.
     const auto vec = static_cast<std::uint32_t>(c.at("VEC"));

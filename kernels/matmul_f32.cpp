@@ -59,11 +59,11 @@ class MatmulF32 final : public Kernel {
     return dense::limits_violation(plan(config, shape), shape, device);
   }
 
-  ShaderPlan plan(const Config& config, const Shape&) const override {
+  ShaderPlan plan(const Config& config, const Shape& shape) const override {
     ShaderPlan plan;
     plan.template_file = "matmul_f32.comp";
     plan.defines = rowops::config_defines(config, spaces()[0]);
-    dense::tiled_plan(config, plan);
+    dense::tiled_plan(config, shape, plan);
     return plan;
   }
 

@@ -13,11 +13,15 @@
 //   TILE_N/(WARPS_N*CM_N); CM_SHAPE 0: 16×16×16, 1: 16×8×16, 2: 16×8×8).
 //   Every TILE_K slice of K
 //   is staged in shared memory as fp16, zero-padded past M, N and K, so
-//   partial tiles multiply zeros. CM_STAGES=1: load, barrier, multiply,
-//   barrier; CM_STAGES=2: two shared buffers, the next slice's global loads
-//   in flight (in registers) while the current slice is multiplied, one
-//   barrier per slice. VEC is 1, 4 or 8 halves per global load (K a
-//   multiple of VEC). Accumulators whose CM_M × CM_N block lies inside y
+//   partial tiles multiply zeros; the next slice's global loads are in
+//   flight (in registers) while the current slice is multiplied.
+//   CM_STAGES=1: one shared buffer (multiply, barrier, store, barrier);
+//   CM_STAGES=2: two, one barrier per slice. VEC is 1, 4 or 8 halves per
+//   global load (K a multiple of VEC); with 4 or 8 the shared buffers are
+//   arrays of those chunks (uvec2, uvec4), so a load is staged with one
+//   shared store and the matrices are loaded in units of chunks; rows are
+//   padded by 8 halves (16 bytes), which keeps the 8 rows that one matrix
+//   load reads at a time in distinct banks. Accumulators whose CM_M × CM_N block lies inside y
 //   (and N % 4 == 0, for 16-byte aligned rows) are stored directly; the
 //   others go through a per-subgroup shared scratch and guarded stores.
 
@@ -94,48 +98,43 @@ void main() { tiled_main(); }
 
 layout(local_size_x = CM_WG, local_size_y = 1, local_size_z = 1) in;
 
-shared float16_t as_[CM_STAGES * BM * S_STRIDE];
-shared float16_t bs_[CM_STAGES * BN * S_STRIDE];
-shared float cs_[WARPS_M * WARPS_N * CM_M * CM_N];
-
-// One global load of VEC halves, zero when outside the matrix.
+// One global load of VEC halves, zero when outside the matrix, and the
+// shared element type (SH_UNIT halves each; offsets and strides of the
+// shared buffers are counted in those).
 #if VEC == 8
 #define CHUNK uvec4
 #define CHUNK_ZERO uvec4(0u)
 #define LOAD_CHUNK(buf1, buf2, buf4, e) buf4[(e) / 8u]
+#define SH_TYPE uvec4
+#define SH_UNIT 8
 #elif VEC == 4
 #define CHUNK uvec2
 #define CHUNK_ZERO uvec2(0u)
 #define LOAD_CHUNK(buf1, buf2, buf4, e) buf2[(e) / 4u]
+#define SH_TYPE uvec2
+#define SH_UNIT 4
 #else
 #define CHUNK uint
 #define CHUNK_ZERO 0u
 #define LOAD_CHUNK(buf1, buf2, buf4, e) HALF_BITS(buf1, e)
+#define SH_TYPE float16_t
+#define SH_UNIT 1
 #endif
 
-void store_chunk_a(uint s, CHUNK v) {
-#if VEC == 1
-  as_[s] = unpackFloat2x16(v).x;
-#else
-  [[unroll]] for (uint w = 0; w < VEC / 2; ++w) {
-    const f16vec2 h = unpackFloat2x16(v[w]);
-    as_[s + 2u * w] = h.x;
-    as_[s + 2u * w + 1u] = h.y;
-  }
+#if (S_STRIDE % 8) != 0 || (CM_K % SH_UNIT) != 0
+#error "shared rows and matrix K must be whole chunks"
 #endif
-}
 
-void store_chunk_b(uint s, CHUNK v) {
+shared SH_TYPE as_[CM_STAGES * BM * S_STRIDE / SH_UNIT];
+shared SH_TYPE bs_[CM_STAGES * BN * S_STRIDE / SH_UNIT];
+shared float cs_[WARPS_M * WARPS_N * CM_M * CM_N];
+
+// Store chunk v at half offset s of a shared buffer.
 #if VEC == 1
-  bs_[s] = unpackFloat2x16(v).x;
+#define STORE_CHUNK(buf, s, v) buf[s] = unpackFloat2x16(v).x
 #else
-  [[unroll]] for (uint w = 0; w < VEC / 2; ++w) {
-    const f16vec2 h = unpackFloat2x16(v[w]);
-    bs_[s + 2u * w] = h.x;
-    bs_[s + 2u * w + 1u] = h.y;
-  }
+#define STORE_CHUNK(buf, s, v) buf[(s) / SH_UNIT] = v
 #endif
-}
 
 void main() {
   const uint tid = gl_LocalInvocationID.x;
@@ -160,12 +159,12 @@ void main() {
     [[unroll]] for (uint i = 0; i < A_PER_THREAD; ++i) {                                 \
       const uint c = tid + i * CM_WG;                                                    \
       const uint row = c / CHUNKS_PER_ROW, gk = k0 + (c % CHUNKS_PER_ROW) * VEC;         \
-      ra[i] = (c < A_CHUNKS && m0 + row < M && gk < K) ? LOAD_CHUNK(x1, x2, x4, (m0 + row) * K + gk) : CHUNK_ZERO; \
+      ra[i] = ((A_CHUNKS % CM_WG == 0 || c < A_CHUNKS) && m0 + row < M && gk < K) ? LOAD_CHUNK(x1, x2, x4, (m0 + row) * K + gk) : CHUNK_ZERO; \
     }                                                                                    \
     [[unroll]] for (uint i = 0; i < B_PER_THREAD; ++i) {                                 \
       const uint c = tid + i * CM_WG;                                                    \
       const uint row = c / CHUNKS_PER_ROW, gk = k0 + (c % CHUNKS_PER_ROW) * VEC;         \
-      rb[i] = (c < B_CHUNKS && n0 + row < N && gk < K) ? LOAD_CHUNK(w1, w2, w4, (n0 + row) * K + gk) : CHUNK_ZERO; \
+      rb[i] = ((B_CHUNKS % CM_WG == 0 || c < B_CHUNKS) && n0 + row < N && gk < K) ? LOAD_CHUNK(w1, w2, w4, (n0 + row) * K + gk) : CHUNK_ZERO; \
     }                                                                                    \
   }
   // Registers -> shared buffer b.
@@ -173,11 +172,11 @@ void main() {
   {                                                                                      \
     [[unroll]] for (uint i = 0; i < A_PER_THREAD; ++i) {                                 \
       const uint c = tid + i * CM_WG;                                                    \
-      if (c < A_CHUNKS) store_chunk_a(((b) * BM + c / CHUNKS_PER_ROW) * S_STRIDE + (c % CHUNKS_PER_ROW) * VEC, ra[i]); \
+      if (A_CHUNKS % CM_WG == 0 || c < A_CHUNKS) STORE_CHUNK(as_, ((b) * BM + c / CHUNKS_PER_ROW) * S_STRIDE + (c % CHUNKS_PER_ROW) * VEC, ra[i]); \
     }                                                                                    \
     [[unroll]] for (uint i = 0; i < B_PER_THREAD; ++i) {                                 \
       const uint c = tid + i * CM_WG;                                                    \
-      if (c < B_CHUNKS) store_chunk_b(((b) * BN + c / CHUNKS_PER_ROW) * S_STRIDE + (c % CHUNKS_PER_ROW) * VEC, rb[i]); \
+      if (B_CHUNKS % CM_WG == 0 || c < B_CHUNKS) STORE_CHUNK(bs_, ((b) * BN + c / CHUNKS_PER_ROW) * S_STRIDE + (c % CHUNKS_PER_ROW) * VEC, rb[i]); \
     }                                                                                    \
   }
   // Tensor-core products over shared buffer b.
@@ -187,9 +186,9 @@ void main() {
       fcoopmatNV<16, gl_ScopeSubgroup, CM_M, CM_K> fa[TILES_M];                          \
       fcoopmatNV<16, gl_ScopeSubgroup, CM_K, CM_N> fb[TILES_N];                          \
       [[unroll]] for (uint i = 0; i < TILES_M; ++i)                                      \
-        coopMatLoadNV(fa[i], as_, ((b) * BM + (wm * TILES_M + i) * CM_M) * S_STRIDE + kk, S_STRIDE, false); \
+        coopMatLoadNV(fa[i], as_, (((b) * BM + (wm * TILES_M + i) * CM_M) * S_STRIDE + kk) / SH_UNIT, S_STRIDE / SH_UNIT, false); \
       [[unroll]] for (uint j = 0; j < TILES_N; ++j)                                      \
-        coopMatLoadNV(fb[j], bs_, ((b) * BN + (wn * TILES_N + j) * CM_N) * S_STRIDE + kk, S_STRIDE, true); \
+        coopMatLoadNV(fb[j], bs_, (((b) * BN + (wn * TILES_N + j) * CM_N) * S_STRIDE + kk) / SH_UNIT, S_STRIDE / SH_UNIT, true); \
       [[unroll]] for (uint i = 0; i < TILES_M; ++i) {                                    \
         [[unroll]] for (uint j = 0; j < TILES_N; ++j)                                    \
           acc[i * TILES_N + j] = coopMatMulAddNV(fa[i], fb[j], acc[i * TILES_N + j]);   \
@@ -197,27 +196,21 @@ void main() {
     }                                                                                    \
   }
 
-#if CM_STAGES == 1
-  for (uint s = 0; s < slices; ++s) {
-    FETCH(s);
-    STAGE(0u);
-    barrier();
-    MULTIPLY(0u);
-    barrier();
-  }
-#else
+  // Slice s goes to shared buffer s % CM_STAGES at the top of iteration s,
+  // from the registers its loads went to during iteration s - 1 (see
+  // templates/include/matmul_tiled.glsl for why one barrier per iteration
+  // suffices with two buffers).
   FETCH(0u);
-  STAGE(0u);
-  barrier();
   for (uint s = 0; s < slices; ++s) {
-    const uint cur = s & 1u;
-    const bool more = s + 1u < slices;
-    if (more) FETCH(s + 1u);
-    MULTIPLY(cur);
-    if (more) STAGE(cur ^ 1u);
+    const uint buf = CM_STAGES == 2 ? (s & 1u) : 0u;
+    STAGE(buf);
     barrier();
-  }
+    if (s + 1u < slices) FETCH(s + 1u);
+    MULTIPLY(buf);
+#if CM_STAGES == 1
+    barrier();
 #endif
+  }
 
   // Output: direct stores for blocks inside y with 16-byte aligned rows, a
   // per-subgroup scratch and guarded stores for the rest.

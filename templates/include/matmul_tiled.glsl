@@ -11,71 +11,173 @@
 // its shared reads are aligned vec4 loads and neighbouring invocations read
 // neighbouring vec4s.
 //
+// Software pipelining: the global loads of slice s+1 are issued into
+// registers before slice s is multiplied, and written to shared memory after
+// it, so their latency hides behind the FMAs. TILED_STAGES (set by the
+// kernel's plan, not a tuning parameter) is the number of shared buffers: 2
+// (double buffering, one barrier per slice) for slices of at most 16 k whose
+// two buffers fit in 32 KiB, else 1 (two barriers per slice). The plan also
+// defines TILED_UNROLL_K for large K (see below).
+//
+// Shared rows are not padded; instead the vec4 column of element (k, m) is
+// XOR-swizzled by bit 2 of k (index (m/4) ^ (k & 4)), which keeps the
+// transposing stores free of bank conflicts (the two k rows written by one
+// warp land in opposite halves of the banks) while each k row stays a
+// permutation of itself for the vec4 reads. TILE_M and TILE_N must be at
+// least 32 (8 vec4s per row).
+//
+// Global loads (VEC == 4): pairs of invocations read the 32 bytes of 8
+// consecutive k of one row, 16 rows per subgroup of 32.
+//
 // The includer defines TILE_M, TILE_N, TILE_K, THREAD_M, THREAD_N (4 or 8),
 // VEC (1: scalar global loads, any K; 4: four consecutive k per load, K a
-// multiple of 4), the push constants M, N, K, the output buffer y[], and
+// multiple of 4), TILED_STAGES (1 or 2), optionally TILED_UNROLL_K, the
+// push constants M, N, K, the
+// output buffer y[], and
 //   vec4  tiled_load_x4(uint e), tiled_load_w4(uint e)  // elements e..e+3, e % 4 == 0
 //   float tiled_load_x1(uint e), tiled_load_w1(uint e)  // element e
 // with e the element index in x or W. Call tiled_main() from main().
 
 #extension GL_EXT_control_flow_attributes : require
 
+#ifndef TILED_STAGES
+#define TILED_STAGES 1
+#endif
+
 #define TMT (TILE_M / THREAD_M)  // invocations along M
 #define TNT (TILE_N / THREAD_N)  // invocations along N
 #define TILED_WG (TMT * TNT)
-#define XS_STRIDE (TILE_M + 4)  // floats per k row; +4 keeps vec4 alignment and spreads banks
-#define WS_STRIDE (TILE_N + 4)
+#define XS_ROW (TILE_M / 4)  // vec4s per k row
+#define WS_ROW (TILE_N / 4)
+#define XS_SLICE (TILE_K * XS_ROW)  // vec4s per stage
+#define WS_SLICE (TILE_K * WS_ROW)
 
 #if (THREAD_M % 4) != 0 || (THREAD_N % 4) != 0 || (TILE_M % (4 * TMT)) != 0 || (TILE_N % (4 * TNT)) != 0
 #error "THREAD_M and THREAD_N must be multiples of 4 dividing TILE_M and TILE_N"
 #endif
-#if (TILE_K % 4) != 0 || (VEC != 1 && VEC != 4)
-#error "TILE_K must be a multiple of 4 and VEC 1 or 4"
+#if (TILE_K % 8) != 0 || (VEC != 1 && VEC != 4) || TILE_M < 32 || TILE_N < 32
+#error "TILE_K must be a multiple of 8, VEC 1 or 4, TILE_M and TILE_N at least 32"
+#endif
+#if TILED_STAGES != 1 && TILED_STAGES != 2
+#error "TILED_STAGES must be 1 or 2"
 #endif
 
 layout(local_size_x = TILED_WG, local_size_y = 1, local_size_z = 1) in;
 
-shared vec4 xs[TILE_K * XS_STRIDE / 4];
-shared vec4 ws[TILE_K * WS_STRIDE / 4];
+shared vec4 xs[TILED_STAGES * XS_SLICE];
+shared vec4 ws[TILED_STAGES * WS_SLICE];
 
-void tiled_stage(uint m0, uint n0, uint k0, uint tid) {
-#if VEC == 4
-  for (uint u = tid; u < TILE_M * (TILE_K / 4u); u += TILED_WG) {
-    const uint kq = u % (TILE_K / 4u);  // consecutive invocations: consecutive k (coalesced)
-    const uint m = u / (TILE_K / 4u);
-    const uint gm = m0 + m, gk = k0 + 4u * kq;
-    const vec4 v = (gm < M && gk < K) ? tiled_load_x4(gm * K + gk) : vec4(0.0);
-    [[unroll]] for (uint e = 0; e < 4u; ++e) {
-      const uint s = (4u * kq + e) * XS_STRIDE + m;
-      xs[s / 4u][s % 4u] = v[e];
-    }
-  }
-  for (uint u = tid; u < TILE_N * (TILE_K / 4u); u += TILED_WG) {
-    const uint kq = u % (TILE_K / 4u);
-    const uint n = u / (TILE_K / 4u);
-    const uint gn = n0 + n, gk = k0 + 4u * kq;
-    const vec4 v = (gn < N && gk < K) ? tiled_load_w4(gn * K + gk) : vec4(0.0);
-    [[unroll]] for (uint e = 0; e < 4u; ++e) {
-      const uint s = (4u * kq + e) * WS_STRIDE + n;
-      ws[s / 4u][s % 4u] = v[e];
-    }
-  }
+// Index of the vec4 holding column group q (= m / 4) of k row k.
+#define TILED_SWZ(k, q) ((q) ^ ((k) & 4u))
+
+// TILED_UNROLL_K (set by the kernel's plan for large K) unrolls the K loop
+// of the multiply in SPIR-V: 15% faster on NVIDIA (whose driver leaves the
+// loop rolled), but 3-5 times the code, which the CPU driver of the CI gate
+// compiles several times slower; the small check shapes run the same loop
+// rolled.
+#ifdef TILED_UNROLL_K
+#define TILED_K_UNROLL [[unroll]]
 #else
+#define TILED_K_UNROLL
+#endif
+
+vec4 tiled_acc[THREAD_M][THREAD_N / 4];
+
+#if VEC == 4
+#define X_UNITS (TILE_M * (TILE_K / 4))  // vec4 loads per slice
+#define W_UNITS (TILE_N * (TILE_K / 4))
+#define X_REGS ((X_UNITS + TILED_WG - 1) / TILED_WG)
+#define W_REGS ((W_UNITS + TILED_WG - 1) / TILED_WG)
+vec4 tiled_rx[X_REGS];
+vec4 tiled_rw[W_REGS];
+
+// Load unit u of a rows × TILE_K slice: row, and first k of its 4.
+uvec2 tiled_unit(uint u, uint rows) {
+  const uint r = u >> 1u;
+  return uvec2(r % rows, 4u * (2u * (r / rows) + (u & 1u)));
+}
+
+// Global -> registers: the slice starting at k0, held until tiled_store.
+// Outside the matrices an invocation loads element 0 and keeps zero: no
+// branches, so the unrolled loads stay one basic block.
+void tiled_fetch(uint m0, uint n0, uint k0, uint tid) {
+  [[unroll]] for (uint i = 0; i < X_REGS; ++i) {
+    const uint u = tid + i * TILED_WG;
+    const uvec2 p = tiled_unit(u, TILE_M);
+    const uint gm = m0 + p.x, gk = k0 + p.y;
+    const bool inside = (X_UNITS % TILED_WG == 0 || u < X_UNITS) && gm < M && gk < K;
+    const vec4 v = tiled_load_x4(inside ? gm * K + gk : 0u);
+    tiled_rx[i] = inside ? v : vec4(0.0);
+  }
+  [[unroll]] for (uint i = 0; i < W_REGS; ++i) {
+    const uint u = tid + i * TILED_WG;
+    const uvec2 p = tiled_unit(u, TILE_N);
+    const uint gn = n0 + p.x, gk = k0 + p.y;
+    const bool inside = (W_UNITS % TILED_WG == 0 || u < W_UNITS) && gn < N && gk < K;
+    const vec4 v = tiled_load_w4(inside ? gn * K + gk : 0u);
+    tiled_rw[i] = inside ? v : vec4(0.0);
+  }
+}
+
+// Registers -> shared buffer `buf`, transposed to k-major.
+void tiled_store(uint buf, uint m0, uint n0, uint k0, uint tid) {
+  [[unroll]] for (uint i = 0; i < X_REGS; ++i) {
+    const uint u = tid + i * TILED_WG;
+    if (X_UNITS % TILED_WG == 0 || u < X_UNITS) {
+      const uvec2 p = tiled_unit(u, TILE_M);
+      [[unroll]] for (uint e = 0; e < 4u; ++e) {
+        const uint k = p.y + e;
+        xs[buf * XS_SLICE + k * XS_ROW + TILED_SWZ(k, p.x / 4u)][p.x % 4u] = tiled_rx[i][e];
+      }
+    }
+  }
+  [[unroll]] for (uint i = 0; i < W_REGS; ++i) {
+    const uint u = tid + i * TILED_WG;
+    if (W_UNITS % TILED_WG == 0 || u < W_UNITS) {
+      const uvec2 p = tiled_unit(u, TILE_N);
+      [[unroll]] for (uint e = 0; e < 4u; ++e) {
+        const uint k = p.y + e;
+        ws[buf * WS_SLICE + k * WS_ROW + TILED_SWZ(k, p.x / 4u)][p.x % 4u] = tiled_rw[i][e];
+      }
+    }
+  }
+}
+
+#else  // VEC == 1: scalar loads (K not a multiple of 4, a rare case) go
+       // straight to shared memory in loops, without the register stage.
+
+void tiled_fetch(uint m0, uint n0, uint k0, uint tid) {}
+
+void tiled_store(uint buf, uint m0, uint n0, uint k0, uint tid) {
   for (uint u = tid; u < TILE_M * TILE_K; u += TILED_WG) {
-    const uint kk = u % TILE_K;
-    const uint m = u / TILE_K;
-    const uint gm = m0 + m, gk = k0 + kk;
-    const uint s = kk * XS_STRIDE + m;
-    xs[s / 4u][s % 4u] = (gm < M && gk < K) ? tiled_load_x1(gm * K + gk) : 0.0;
+    const uint k = u % TILE_K, m = u / TILE_K;  // consecutive invocations: consecutive k
+    const uint gm = m0 + m, gk = k0 + k;
+    xs[buf * XS_SLICE + k * XS_ROW + TILED_SWZ(k, m / 4u)][m % 4u] = (gm < M && gk < K) ? tiled_load_x1(gm * K + gk) : 0.0;
   }
   for (uint u = tid; u < TILE_N * TILE_K; u += TILED_WG) {
-    const uint kk = u % TILE_K;
-    const uint n = u / TILE_K;
-    const uint gn = n0 + n, gk = k0 + kk;
-    const uint s = kk * WS_STRIDE + n;
-    ws[s / 4u][s % 4u] = (gn < N && gk < K) ? tiled_load_w1(gn * K + gk) : 0.0;
+    const uint k = u % TILE_K, n = u / TILE_K;
+    const uint gn = n0 + n, gk = k0 + k;
+    ws[buf * WS_SLICE + k * WS_ROW + TILED_SWZ(k, n / 4u)][n % 4u] = (gn < N && gk < K) ? tiled_load_w1(gn * K + gk) : 0.0;
   }
+}
+
 #endif
+
+// The register-tile FMAs over shared buffer `buf`.
+void tiled_multiply(uint buf, uint tx, uint ty) {
+  TILED_K_UNROLL for (uint k = 0; k < TILE_K; ++k) {
+    vec4 a[THREAD_M / 4];
+    vec4 b[THREAD_N / 4];
+    [[unroll]] for (uint g = 0; g < THREAD_M / 4; ++g) a[g] = xs[buf * XS_SLICE + k * XS_ROW + TILED_SWZ(k, g * TMT + ty)];
+    [[unroll]] for (uint h = 0; h < THREAD_N / 4; ++h) b[h] = ws[buf * WS_SLICE + k * WS_ROW + TILED_SWZ(k, h * TNT + tx)];
+    [[unroll]] for (uint g = 0; g < THREAD_M / 4; ++g) {
+      [[unroll]] for (uint r = 0; r < 4u; ++r) {
+        [[unroll]] for (uint h = 0; h < THREAD_N / 4; ++h) {
+          tiled_acc[4 * g + r][h] = fma(vec4(a[g][r]), b[h], tiled_acc[4 * g + r][h]);
+        }
+      }
+    }
+  }
 }
 
 void tiled_main() {
@@ -85,26 +187,26 @@ void tiled_main() {
   const uint n0 = gl_WorkGroupID.x * TILE_N;
   const uint m0 = gl_WorkGroupID.y * TILE_M;
 
-  vec4 acc[THREAD_M][THREAD_N / 4];
   [[unroll]] for (uint i = 0; i < THREAD_M; ++i) {
-    [[unroll]] for (uint j = 0; j < THREAD_N / 4; ++j) acc[i][j] = vec4(0.0);
+    [[unroll]] for (uint j = 0; j < THREAD_N / 4; ++j) tiled_acc[i][j] = vec4(0.0);
   }
 
-  for (uint k0 = 0; k0 < K; k0 += TILE_K) {
-    tiled_stage(m0, n0, k0, tid);
+  // Slice s is stored to shared buffer s % TILED_STAGES at the top of
+  // iteration s, from the registers its loads went to during iteration
+  // s - 1. With two buffers the one barrier per iteration suffices: a store
+  // to buffer s % 2 follows iteration s - 1's barrier, which every
+  // invocation passed after its multiply of slice s - 2 from that buffer.
+  const uint slices = (K + TILE_K - 1u) / TILE_K;
+  tiled_fetch(m0, n0, 0u, tid);
+  for (uint s = 0; s < slices; ++s) {
+    const uint buf = TILED_STAGES == 2 ? (s & 1u) : 0u;
+    tiled_store(buf, m0, n0, s * TILE_K, tid);
     barrier();
-    for (uint k = 0; k < TILE_K; ++k) {
-      vec4 a[THREAD_M / 4];
-      vec4 b[THREAD_N / 4];
-      [[unroll]] for (uint g = 0; g < THREAD_M / 4; ++g) a[g] = xs[k * (XS_STRIDE / 4u) + g * TMT + ty];
-      [[unroll]] for (uint h = 0; h < THREAD_N / 4; ++h) b[h] = ws[k * (WS_STRIDE / 4u) + h * TNT + tx];
-      [[unroll]] for (uint g = 0; g < THREAD_M / 4; ++g) {
-        [[unroll]] for (uint r = 0; r < 4u; ++r) {
-          [[unroll]] for (uint h = 0; h < THREAD_N / 4; ++h) acc[4 * g + r][h] = fma(vec4(a[g][r]), b[h], acc[4 * g + r][h]);
-        }
-      }
-    }
+    if (s + 1u < slices) tiled_fetch(m0, n0, (s + 1u) * TILE_K, tid);
+    tiled_multiply(buf, tx, ty);
+#if TILED_STAGES == 1
     barrier();
+#endif
   }
 
   [[unroll]] for (uint g = 0; g < THREAD_M / 4; ++g) {
@@ -114,7 +216,7 @@ void tiled_main() {
       [[unroll]] for (uint h = 0; h < THREAD_N / 4; ++h) {
         const uint n = n0 + 4u * (h * TNT + tx);
         [[unroll]] for (uint c = 0; c < 4u; ++c) {
-          if (n + c < N) y[m * N + n + c] = acc[4 * g + r][h][c];
+          if (n + c < N) y[m * N + n + c] = tiled_acc[4 * g + r][h][c];
         }
       }
     }

@@ -192,6 +192,75 @@ TEST(DenseMatmul, ConstraintsRejectWhatTheDeviceCannotRun) {
   EXPECT_NE(f32().constraint_violation(config, shape, device), "");
 }
 
+std::string define_of(const kernels::ShaderPlan& plan, const std::string& name) {
+  for (const auto& [n, v] : plan.defines) {
+    if (n == name) return v;
+  }
+  return "";
+}
+
+TEST(DenseMatmul, TiledPlanStagesAndUnroll) {
+  const Shape big{4096, 4096, 4096};
+  auto config = f32().baseline(big);
+  config["TILE_M"] = config["TILE_N"] = 128;
+  config["THREAD_M"] = config["THREAD_N"] = 8;
+  // Double-buffered up to 32 KiB for slices of at most 16 k.
+  auto plan = f32().plan(config, big);
+  EXPECT_EQ(define_of(plan, "TILED_STAGES"), "2");
+  EXPECT_EQ(plan.shared_memory_bytes, 2u * 4 * 16 * (128 + 128));
+  config["TILE_K"] = 32;
+  plan = f32().plan(config, big);
+  EXPECT_EQ(define_of(plan, "TILED_STAGES"), "1");
+  EXPECT_EQ(plan.shared_memory_bytes, 4u * 32 * (128 + 128));
+  // The K loop is unrolled for large K only: the check shapes run it rolled.
+  EXPECT_EQ(define_of(plan, "TILED_UNROLL_K"), "1");
+  for (const auto& shape : f32().check_shapes()) {
+    EXPECT_EQ(define_of(f32().plan(f32().baseline(shape), shape), "TILED_UNROLL_K"), "");
+  }
+  // The small check shapes still see both buffer layouts.
+  bool one = false, two = false;
+  const auto device = h200_like();
+  for (const auto& shape : f32().check_shapes()) {
+    for (const auto& c : valid_configs(f32(), shape, device)) {
+      const auto stages = define_of(f32().plan(c, shape), "TILED_STAGES");
+      one = one || stages == "1";
+      two = two || stages == "2";
+    }
+  }
+  EXPECT_TRUE(one);
+  EXPECT_TRUE(two);
+}
+
+TEST(DenseMatmul, CoopmatLargeSubgroupTiles) {
+  const auto device = h200_like();
+  const Shape shape{4096, 4096, 4096};
+  auto config = f16().baseline(shape);
+  config["USE_COOPMAT"] = 1;
+  config["VEC"] = 8;
+  config["TILE_K"] = 32;
+  // 128×128 over 2×2 subgroups: 64×64 of C (16 accumulators) each.
+  config["TILE_M"] = config["TILE_N"] = 128;
+  config["WARPS_M"] = config["WARPS_N"] = 2;
+  config["CM_STAGES"] = 2;
+  EXPECT_EQ(f16().constraint_violation(config, shape, device), "");
+  EXPECT_LE(f16().plan(config, shape).shared_memory_bytes, 48u * 1024);
+  // 128×256 over 2×4 subgroups fits with one shared buffer, not two.
+  config["TILE_N"] = 256;
+  config["WARPS_N"] = 4;
+  EXPECT_NE(f16().constraint_violation(config, shape, device).find("shared memory"), std::string::npos);
+  config["CM_STAGES"] = 1;
+  EXPECT_EQ(f16().constraint_violation(config, shape, device), "");
+  // 128×64 of C per subgroup is past the accumulator limit.
+  config["WARPS_N"] = 2;
+  EXPECT_NE(f16().constraint_violation(config, shape, device).find("accumulators"), std::string::npos);
+  // 256-wide tiles are only for the cooperative-matrix path.
+  auto scalar = f16().baseline(shape);
+  scalar["TILE_M"] = 256;
+  scalar["THREAD_M"] = 8;
+  scalar["THREAD_N"] = 8;
+  EXPECT_NE(f16().constraint_violation(scalar, shape, device).find("USE_COOPMAT=1"), std::string::npos);
+}
+
 TEST(DenseMatmul, GateSizeOnACpuLikeDevice) {
   auto device = h200_like();
   device.features.cooperative_matrix_nv = false;
