@@ -5,16 +5,26 @@
 // [kv_len][kv_heads][head_dim], out fp32 [heads][head_dim]. One template,
 // templates/attention_decode.comp.
 //
+// A workgroup takes the QH query heads of one KV head (grouped-query: QH =
+// heads/kv_heads, at most 8), so each K and V byte is read once, not once per
+// query head; QH is a parameter only because the template needs it at
+// compile time (the registers of QH queries and accumulators), and the
+// constraints pin it to the shape. A team of lanes takes a cache entry with
+// 16-byte loads (LOADS per lane), TOKENS entries per step with their loads
+// issued together (PREFETCH=1: a step ahead); see the template for the walk
+// and the merges.
+//
 // The KV split is the parameter KV_CHUNK, cache entries per workgroup
-// (0 = all: one workgroup per head). It is a chunk length rather than a split
-// count because a dispatch rule divides a shape dim by a constant: the
-// splits are ceil(kv_len / KV_CHUNK) workgroups along x, so a tuned chunk
-// keeps its meaning at any cache length. The kernel interface has one
-// dispatch per variant, so the splits are merged inside it: each workgroup
-// of a head writes a partial (max, sum, accumulator) to a scratch buffer and
-// the last one to finish (an atomic counter per head, reset by that
-// workgroup) merges them. The scratch buffer is sized for the most splits
-// (64), so one problem serves every variant.
+// (0 = all: one workgroup per head group). It is a chunk length rather than
+// a split count because a dispatch rule divides a shape dim by a constant:
+// the splits are ceil(kv_len / KV_CHUNK) workgroups along x, so a tuned
+// chunk keeps its meaning at any cache length. The kernel interface has one
+// dispatch per variant, so the splits are merged inside it (no second
+// dispatch and its ~4 us launch-and-barrier floor): each workgroup writes
+// per head a partial (max, sum, accumulator) to a scratch buffer and the
+// last one of its head group to finish (an atomic counter per group, reset
+// by that workgroup) merges them. The scratch buffer is sized for the most
+// splits (64), so one problem serves every variant.
 #include <algorithm>
 #include <memory>
 #include <string>
@@ -32,13 +42,41 @@ namespace {
 constexpr std::uint32_t kMaxHeads = 256;  // counters in the scratch buffer (MAX_HEADS)
 constexpr std::uint32_t kMaxSplits = 64;  // MAX_SPLITS
 constexpr std::uint32_t kMaxHeadDim = 512;
-constexpr std::uint32_t kChunksPerLane = 4;  // CMAX in the template
+constexpr std::uint32_t kMinTeam = 4;  // the template's per-team arrays assume it
+// Registers per lane, in 32-bit words: the queries and accumulators of its QH
+// heads (2*QH*LOADS*VEC) and the K and V words of a step (TOKENS*LOADS*VEC,
+// twice that with PREFETCH). Past 160 the H200 spills: PREFETCH=1 with
+// LOADS=2 (head_dim 128, four heads) ran at 79 us against 34 us without.
+constexpr std::uint32_t kMaxHeadFloats = 64;  // QH*LOADS*VEC
+constexpr std::uint32_t kMaxStepWords = 32;   // TOKENS*LOADS*VEC
+constexpr std::uint32_t kMaxLaneWords = 160;
 
 std::uint64_t scratch_bytes(const Shape& shape) {
-  return 4 * (kMaxHeads + std::uint64_t{shape.at(0)} * kMaxSplits * (shape.at(2) + 2));
+  return 4 * (kMaxHeads + std::uint64_t{shape.at(0)} * kMaxSplits * (shape.at(2) + 4));
 }
 
 std::uint64_t kv_values(const Shape& shape) { return std::uint64_t{shape.at(3)} * shape.at(1) * shape.at(2); }
+
+// Lanes per cache entry: the smallest power of two with team*dims >= head_dim
+// (as the template computes it).
+std::uint32_t team_of(std::uint32_t head_dim, std::uint32_t dims) {
+  const std::uint32_t need = (head_dim + dims - 1) / dims;
+  std::uint32_t team = 1;
+  while (team < need) team *= 2;
+  return team;
+}
+
+// The query heads a workgroup takes: all the heads per KV head
+// (grouped-query) where they are at most 8, else the most of 8, 4 and 2
+// that divides them.
+std::uint32_t group_heads(const Shape& shape) {
+  const std::uint32_t group = shape.at(0) / shape.at(1);
+  std::uint32_t qh = 1;
+  for (std::uint32_t c : {2u, 4u, 8u}) {
+    if (group % c == 0) qh = c;
+  }
+  return qh;
+}
 
 class AttentionDecode final : public Kernel {
  public:
@@ -46,8 +84,8 @@ class AttentionDecode final : public Kernel {
 
   std::string description() const override {
     return "decode attention: one fp32 query token per head against an fp16 KV cache [kv_len][kv_heads][head_dim], "
-           "grouped-query heads, scale 1/sqrt(head_dim), fp32 out; KV length split across workgroups (KV_CHUNK entries each) "
-           "merged in the same dispatch";
+           "grouped-query heads, scale 1/sqrt(head_dim), fp32 out; a workgroup takes the query heads of one KV head "
+           "(K and V read once), KV length split across workgroups (KV_CHUNK entries each) merged in the same dispatch";
   }
 
   std::vector<std::string> shape_dims() const override { return {"heads", "kv_heads", "head_dim", "kv_len"}; }
@@ -83,26 +121,40 @@ class AttentionDecode final : public Kernel {
   std::vector<Space> spaces() const override {
     Space space{"decode", "attention_decode.comp", {}};
     space.parameters = {
-        {"WG_SIZE", {64, 128, 256}, "invocations per workgroup"},
-        {"TEAM", {8, 16, 32}, "lanes per KV token (WG_SIZE/TEAM tokens in flight)"},
-        {"VEC", {2, 4, 8}, "fp16 values per K/V load (uint, uvec2, uvec4)"},
-        {"KV_CHUNK", {0, 32, 64, 128, 256, 512, 1024, 2048},
-         "cache entries per workgroup (ceil(kv_len/KV_CHUNK) workgroups per head, merged through scratch "
-         "memory and a per-head atomic counter); 0 = one workgroup per head"},
-        {"REDUCTION", {0, 1}, "a team's dot product: 0 = subgroup shuffle-xor butterfly, 1 = shared-memory tree"},
+        {"WG_SIZE", {128, 256}, "invocations per workgroup (64 was never the fastest on the H200)"},
+        {"LOADS", {1, 2, 4},
+         "K (and V) loads per lane per cache entry: a team of head_dim/(LOADS*VEC) lanes (rounded up to a power of "
+         "two) takes an entry"},
+        {"VEC", {4, 8}, "fp16 values per K/V load (uvec2, uvec4)"},
+        {"QH", {1, 2, 4, 8},
+         "query heads per workgroup, of one KV head: all of heads/kv_heads (at most 8), so K and V are read once; "
+         "not tuned, the shape sets it"},
+        {"TOKENS", {2, 4}, "cache entries per team per step, their loads issued together"},
+        {"PREFETCH", {0, 1}, "1 = issue the next step's loads before this step's arithmetic (software pipelining)"},
+        {"KV_CHUNK", {0, 64, 128, 256, 512, 1024, 2048},
+         "cache entries per workgroup (ceil(kv_len/KV_CHUNK) workgroups per head group, merged through scratch "
+         "memory and a per-group atomic counter); 0 = one workgroup per head group"},
+        {"REDUCTION", {0, 1}, "a team's dot products: 0 = subgroup shuffle-xor butterfly, 1 = shared-memory sum"},
     };
     return {space};
   }
 
   std::size_t space_index(const Shape&) const override { return 0; }
 
-  // Eight lanes per token with 16-byte loads (head_dim 128: two loads each),
-  // 128 invocations (16 tokens in flight), subgroup sums; one workgroup per
-  // head up to 1024 cache entries, else chunks of 512 (8192 entries: 16
-  // workgroups per head).
+  // 16-byte loads, one per lane per entry where that leaves a team of at most
+  // 8 lanes (head_dim 64), else two (head_dim 128: 8 lanes, within any
+  // subgroup) where the registers allow, all the heads of a KV head per
+  // workgroup, 128 invocations, two entries per team per step, subgroup sums;
+  // no prefetch; the cache split in chunks of about a sixteenth (at least 64
+  // entries): 8192 entries, 16 workgroups of 512 entries per KV head.
   Config baseline(const Shape& shape) const override {
-    const int chunk = shape.at(3) > 1024 ? 512 : 0;
-    return {{"WG_SIZE", 128}, {"TEAM", 8}, {"VEC", 8}, {"KV_CHUNK", chunk}, {"REDUCTION", 0}};
+    const auto qh = static_cast<int>(group_heads(shape));
+    const int loads = shape.at(2) > 64 && qh * 16 <= static_cast<int>(kMaxHeadFloats) ? 2 : 1;
+    int chunk = 64;
+    while (chunk < 2048 && chunk * 32 <= static_cast<int>(shape.at(3))) chunk *= 2;
+    if (static_cast<std::uint32_t>(chunk) >= shape.at(3)) chunk = 0;
+    return {{"WG_SIZE", 128}, {"LOADS", loads}, {"VEC", 8},        {"QH", qh},
+            {"TOKENS", 2},    {"PREFETCH", 0},  {"KV_CHUNK", chunk}, {"REDUCTION", 0}};
   }
 
   std::string constraint_violation(const Config& config, const Shape& shape,
@@ -110,48 +162,68 @@ class AttentionDecode final : public Kernel {
     validate_shape(shape);
     if (auto problem = rowops::parameter_violation(config, spaces()[0]); !problem.empty()) return problem;
     const auto wg = static_cast<std::uint32_t>(config.at("WG_SIZE"));
-    const auto team = static_cast<std::uint32_t>(config.at("TEAM"));
+    const auto loads = static_cast<std::uint32_t>(config.at("LOADS"));
     const auto vec = static_cast<std::uint32_t>(config.at("VEC"));
+    const auto qh = static_cast<std::uint32_t>(config.at("QH"));
+    const auto tokens = static_cast<std::uint32_t>(config.at("TOKENS"));
+    const auto prefetch = static_cast<std::uint32_t>(config.at("PREFETCH"));
     const auto chunk = static_cast<std::uint32_t>(config.at("KV_CHUNK"));
     const std::uint32_t head_dim = shape[2], kv_len = shape[3];
-    const std::uint32_t slots = wg / team;
-    if (head_dim % (team * vec) != 0) {
-      return "TEAM*VEC = " + std::to_string(team * vec) + " does not divide head_dim " + std::to_string(head_dim);
+    const std::uint32_t dims = loads * vec, team = team_of(head_dim, dims);
+    if (team < kMinTeam) {
+      return "LOADS*VEC = " + std::to_string(dims) + " leaves a team of " + std::to_string(team) +
+             " lanes for head_dim " + std::to_string(head_dim) + " (at least " + std::to_string(kMinTeam) + ")";
     }
-    if (vec < 8 && 2 * team * vec <= head_dim) {
+    if (team > wg) return "a team of " + std::to_string(team) + " lanes exceeds WG_SIZE=" + std::to_string(wg);
+    if (vec < 8 && team_of(head_dim, 2 * dims) >= kMinTeam) {
       return "VEC=" + std::to_string(vec) + ": loads twice as wide also fit head_dim " + std::to_string(head_dim) +
-             " with TEAM=" + std::to_string(team) + " (narrower loads are only varied where they do not)";
+             " with LOADS=" + std::to_string(loads) + " (narrower loads are only varied where they do not)";
     }
-    if (head_dim / (team * vec) > kChunksPerLane) {
-      return "head_dim " + std::to_string(head_dim) + " needs more than " + std::to_string(kChunksPerLane) +
-             " loads per lane with TEAM*VEC = " + std::to_string(team * vec);
+    if (qh != group_heads(shape)) {
+      return "QH=" + std::to_string(qh) + ": a workgroup takes " + std::to_string(group_heads(shape)) + " of the " +
+             std::to_string(shape[0] / shape[1]) + " query heads per KV head (fewer reread K and V)";
     }
+    if (qh * dims > kMaxHeadFloats) {
+      return "QH*LOADS*VEC = " + std::to_string(qh * dims) + ": the queries and accumulators would take more than " +
+             std::to_string(2 * kMaxHeadFloats) + " registers";
+    }
+    if (tokens * dims > kMaxStepWords) {
+      return "TOKENS*LOADS*VEC = " + std::to_string(tokens * dims) + " K and V words per step exceed " +
+             std::to_string(kMaxStepWords) + " registers";
+    }
+    if (const auto words = 2 * qh * dims + (1 + prefetch) * tokens * dims; words > kMaxLaneWords) {
+      return "about " + std::to_string(words) + " registers per lane for queries, accumulators and loads (more than " +
+             std::to_string(kMaxLaneWords) + " spill)";
+    }
+    const std::uint32_t step = wg / team * tokens;  // entries per workgroup step
     if (chunk > 0) {
       if (chunk >= kv_len) return "KV_CHUNK=" + std::to_string(chunk) + " covers the cache: KV_CHUNK=0 without merging";
       if ((kv_len + chunk - 1) / chunk > kMaxSplits) {
         return "KV_CHUNK=" + std::to_string(chunk) + " splits the cache of " + std::to_string(kv_len) +
-               " into more than " + std::to_string(kMaxSplits) + " workgroups per head";
+               " into more than " + std::to_string(kMaxSplits) + " workgroups per head group";
       }
-      if (chunk < 4 * slots) {
-        return "KV_CHUNK=" + std::to_string(chunk) + " is less than four steps of the " + std::to_string(slots) +
-               " slots (WG_SIZE/TEAM): the merge would cost more than the walk";
+      if (chunk < 2 * step) {
+        return "KV_CHUNK=" + std::to_string(chunk) + " is less than two steps of " + std::to_string(step) +
+               " entries (WG_SIZE/team*TOKENS): the merge would cost more than the walk";
       }
     }
-    if (slots > 2 * kv_len && wg > 64) {
-      return "WG_SIZE/TEAM = " + std::to_string(slots) + " slots exceed twice the " + std::to_string(kv_len) +
-             " cache entries";
+    if (step >= 2 * kv_len && wg > 128) {
+      return std::to_string(step) + " entries per step are twice the " + std::to_string(kv_len) + " cache entries";
+    }
+    if (prefetch == 1 && (chunk > 0 ? chunk : kv_len) < 2 * step) {
+      return "PREFETCH=1 needs two steps of " + std::to_string(step) + " entries per workgroup";
     }
     // The shuffle butterfly needs shuffles and the team inside the smallest
-    // subgroup; where it runs, the shared-memory tree (log2(TEAM) barriers
-    // per step) is never faster, so the tree is only the fallback.
+    // subgroup; where it runs, the shared-memory sum (three barriers a step)
+    // is never faster, so it is only the fallback.
     const std::uint32_t smallest = device.min_subgroup_size != 0 ? device.min_subgroup_size : device.subgroup_size;
     const bool butterfly = device.subgroup_in_compute && device.has_subgroup_operation("shuffle") && team <= smallest;
     if (config.at("REDUCTION") == 0 && !butterfly) {
-      return "REDUCTION=0 needs subgroup shuffles in compute shaders and TEAM=" + std::to_string(team) +
+      return "REDUCTION=0 needs subgroup shuffles in compute shaders and a team of " + std::to_string(team) +
              " within the device's smallest subgroup of " + std::to_string(smallest);
     }
     if (config.at("REDUCTION") == 1 && butterfly) {
-      return "REDUCTION=1 (shared-memory tree) is only the fallback where REDUCTION=0 cannot run TEAM=" +
+      return "REDUCTION=1 (shared-memory sum) is only the fallback where REDUCTION=0 cannot run a team of " +
              std::to_string(team);
     }
     return plan_limits_violation(plan(config, shape), shape, 5, device);
@@ -164,13 +236,21 @@ class AttentionDecode final : public Kernel {
     plan.defines.emplace_back("MAX_HEADS", std::to_string(kMaxHeads));
     plan.defines.emplace_back("MAX_SPLITS", std::to_string(kMaxSplits));
     const auto wg = static_cast<std::uint32_t>(config.at("WG_SIZE"));
-    const auto team = static_cast<std::uint32_t>(config.at("TEAM"));
-    const auto vec = static_cast<std::uint32_t>(config.at("VEC"));
-    plan.local_size = {wg, 1, 1};
-    // x: the splits of the cache (kv_len / KV_CHUNK, or one), y: the heads.
+    const auto dims = static_cast<std::uint32_t>(config.at("LOADS") * config.at("VEC"));
+    const auto qh = static_cast<std::uint32_t>(config.at("QH"));
+    const auto tokens = static_cast<std::uint32_t>(config.at("TOKENS"));
     const auto chunk = static_cast<std::uint32_t>(config.at("KV_CHUNK"));
-    plan.dispatch = {chunk > 0 ? DispatchAxis{3, chunk} : DispatchAxis{}, DispatchAxis{0, 1}, DispatchAxis{}};
-    plan.shared_memory_bytes = 4 * (2 * (wg / team) + wg * vec + (config.at("REDUCTION") == 1 ? wg : 0)) + 4;
+    // The shared float array: the team sums (REDUCTION=1), the team merge
+    // (two halves), the split merge (m and l of every split, then a vec4 per invocation).
+    std::uint32_t floats = (qh > 1 ? 2 : 1) * wg * dims;
+    if (config.at("REDUCTION") == 1) floats = std::max(floats, wg * qh * tokens);
+    if (chunk > 0) floats = std::max(floats, 2 * qh * kMaxSplits + 4 * wg);
+    floats = (floats + 3) / 4 * 4;
+    plan.defines.emplace_back("SH_FLOATS", std::to_string(floats));
+    plan.local_size = {wg, 1, 1};
+    // x: the splits of the cache (kv_len / KV_CHUNK, or one), y: the head groups.
+    plan.dispatch = {chunk > 0 ? DispatchAxis{3, chunk} : DispatchAxis{}, DispatchAxis{0, qh}, DispatchAxis{}};
+    plan.shared_memory_bytes = 4 * (floats + 2 * (wg / kMinTeam) * qh + 2 * qh) + 4;
     return plan;
   }
 
@@ -196,8 +276,8 @@ class AttentionDecode final : public Kernel {
   }
 
   // fp32 throughout: head_dim-term dot products, exp (a few ulps), and per
-  // slot an online softmax over KV_CHUNK/slots entries, merged by sums over
-  // slots and splits. The output is an average of values of either sign, so
+  // team an online softmax over KV_CHUNK/teams entries, merged by sums over
+  // teams and splits. The output is an average of values of either sign, so
   // it is ~1/sqrt(kv_len) of |v| while the errors scale with the sum of
   // |p v|: measured 2e-7 to 4e-7 relative L2 at every default shape on
   // lavapipe. A wrong KV head or scale moves it by O(1), a dropped or

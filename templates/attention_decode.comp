@@ -5,32 +5,56 @@
 // HEAD_DIM values per head:
 //   s[t] = dot(q_h, k[t]) / sqrt(HEAD_DIM), p = softmax(s), out_h = sum_t p[t] v[t].
 // The single query sees every cache entry (causal over the cache). K and V
-// are fp16, [KV_LEN][KV_HEADS][HEAD_DIM], read as packed 32-bit words and
-// widened with unpackHalf2x16 (no 16-bit storage feature needed); q and out
-// are fp32.
+// are fp16, [KV_LEN][KV_HEADS][HEAD_DIM], read as packed 32-bit words
+// (VEC fp16 values per load: uvec2 or uvec4) and widened with
+// unpackHalf2x16 (no 16-bit storage feature needed); q and out are fp32.
 //
-// Workgroup (gl_WorkGroupID.x: split s, .y: head h) walks the KV tokens
-// [s*KV_CHUNK, min((s+1)*KV_CHUNK, KV_LEN)); KV_CHUNK 0 = the whole cache (one
-// workgroup per head). The split count is gl_NumWorkGroups.x =
+// Workgroup (gl_WorkGroupID.x: split s, .y: head group g) computes the QH
+// query heads g*QH .. g*QH+QH-1, which share one KV head (QH divides
+// HEADS/KV_HEADS), so each K and V byte is read once per split rather than
+// once per query head. It walks the KV tokens [s*KV_CHUNK,
+// min((s+1)*KV_CHUNK, KV_LEN)); KV_CHUNK 0 = the whole cache (one workgroup
+// per head group). The split count is gl_NumWorkGroups.x =
 // ceil(KV_LEN / KV_CHUNK), at most MAX_SPLITS.
-// A team of TEAM lanes takes one token at a time (SLOTS = WG_SIZE/TEAM
-// tokens in flight): lane l holds dims (c*TEAM + l)*VEC .. +VEC for
-// c < HEAD_DIM/(TEAM*VEC) <= CMAX, of q in registers, and keeps an online
-// softmax (running max m, sum l, accumulator) for its slot. The team's dot
-// product is summed by REDUCTION: 0 = a subgroupShuffleXor butterfly (TEAM
-// no larger than the subgroup), 1 = a shared-memory tree. At the end the slots are
-// merged through shared memory.
+//
+// A team of T lanes takes a token (T = the smallest power of two with
+// T*LOADS*VEC >= HEAD_DIM, from the push constants; SLOTS = WG_SIZE/T teams):
+// lane l holds dims (c*T + l)*VEC .. +VEC for c < LOADS of the QH queries
+// (pre-scaled) and of its QH accumulators in registers. A step of a team is
+// TOKENS tokens (t = base + u*SLOTS + slot, u < TOKENS): all their K and V
+// loads are issued first (2*TOKENS*LOADS loads in flight per lane), then the
+// QH*TOKENS partial dot products are summed over the team by REDUCTION (0: a
+// subgroupShuffleXor butterfly, the team inside a subgroup; 1: a
+// shared-memory sum, three barriers per step), then an online softmax over the
+// step's tokens per head (one rescale of the accumulators per step), then
+// the V accumulation. Each team keeps its own (max m, sum l, accumulator) per
+// head; at the end the teams are merged through shared memory, one head at a
+// time.
 //
 // KV_CHUNK > 0: there is one dispatch, so the splits are merged in it: each
-// workgroup writes (m, l, acc[HEAD_DIM]) to the scratch buffer, then bumps
-// the head's counter; the workgroup that sees splits-1 (the last to
-// finish) merges all the partials into out and resets the counter to 0 for
-// the next dispatch. Partials are `coherent` and fenced with
+// workgroup writes per head (m, l, acc[HEAD_DIM]) to the scratch buffer,
+// then bumps the head group's counter; the workgroup that sees splits-1
+// (the last to finish) merges all the partials into out (vec4 loads, the
+// splits shared among the invocations) and resets the counter to 0 for the
+// next dispatch. Partials are `coherent` and fenced with
 // memoryBarrierBuffer() before the counter is bumped and after it is read.
 //
-// Parameters: WG_SIZE, TEAM, VEC, KV_CHUNK, REDUCTION. Buffers: q, k, v,
-// scratch (MAX_HEADS counters, then MAX_SPLITS partials of HEAD_DIM+2 floats
-// per head), out. Semantics: MAX_HEADS, MAX_SPLITS.
+// PREFETCH=1 software-pipelines the walk: a step's loads are issued a step
+// ahead, before the previous step's arithmetic (twice the load registers).
+//
+// Tried on the H200 and not kept (each measured with the parameters
+// re-tuned): integer fp16 widening instead of unpackHalf2x16 (F2F runs at a
+// quarter of the FMA rate), scores in log2 units with exp2, team and split
+// maxima through shared atomicMax on order-preserving keys, constant-offset
+// shuffle levels. Together they measured 42 us at 32,8,128,8192 against
+// 24 us for this version; the widening alone took 59 -> 42 us on that
+// reworked version, so it may pay here too (unmeasured).
+//
+// Parameters: WG_SIZE, LOADS, VEC, QH, TOKENS, PREFETCH, KV_CHUNK, REDUCTION.
+// Buffers: q, k, v, scratch (MAX_HEADS counters, then per head MAX_SPLITS
+// partials of 1 + HEAD_DIM/4 vec4s: (m, l, -, -) and the accumulator), out.
+// Semantics: MAX_HEADS, MAX_SPLITS, SH_FLOATS (the shared scratch array,
+// sized by the host for the phases below).
 // Push constants: HEADS, KV_HEADS, HEAD_DIM, KV_LEN.
 #extension GL_EXT_control_flow_attributes : require
 #if REDUCTION == 0
@@ -42,70 +66,70 @@ layout(local_size_x = WG_SIZE, local_size_y = 1, local_size_z = 1) in;
 layout(push_constant) uniform Shape { uint HEADS; uint KV_HEADS; uint HEAD_DIM; uint KV_LEN; };
 
 layout(std430, set = 0, binding = 0) readonly buffer Q { float qs[]; };
-#if VEC == 2
-#define KTYPE uint
-#elif VEC == 4
+#if VEC == 4
 #define KTYPE uvec2
 #elif VEC == 8
 #define KTYPE uvec4
 #else
-#error "VEC must be 2, 4 or 8"
+#error "VEC must be 4 or 8"
 #endif
 layout(std430, set = 0, binding = 1) readonly buffer K { KTYPE ks[]; };
 layout(std430, set = 0, binding = 2) readonly buffer V { KTYPE vs[]; };
-layout(std430, set = 0, binding = 3) coherent buffer Scratch { uint counters[MAX_HEADS]; float partials[]; };
+layout(std430, set = 0, binding = 3) coherent buffer Scratch { uint counters[MAX_HEADS]; vec4 partials[]; };
 layout(std430, set = 0, binding = 4) writeonly buffer Out { float outs[]; };
 
-#define SLOTS (WG_SIZE / TEAM)
-#define CMAX 4
-#define LOWEST (-3.0e38)  // finite: empty slots merge to 0 without NaN
+#define LD (LOADS * VEC)   // dims of a lane per head
+#define LD4 (LD / 4)         // ... in vec4s
+#define V4 (VEC / 4)         // vec4s per load
+#define NV (QH * TOKENS)   // scores of a lane per step
+#define LOWEST (-3.0e38)   // finite: empty teams merge to 0 without NaN
 
-// VEC fp16 values widened, component i of KTYPE w as floats f[0..VEC).
-void widen(KTYPE w, out float f[VEC]) {
-#if VEC == 2
-  const vec2 a = unpackHalf2x16(w);
-  f[0] = a.x, f[1] = a.y;
-#else
-  [[unroll]] for (uint i = 0u; i < VEC / 2; ++i) {
-    const vec2 a = unpackHalf2x16(w[i]);
-    f[2u * i] = a.x, f[2u * i + 1u] = a.y;
-  }
-#endif
+// The VEC fp16 values of a load widened, as V4 vec4s.
+void widen(KTYPE w, out vec4 f[V4]) {
+  [[unroll]] for (uint i = 0u; i < V4; ++i) f[i] = vec4(unpackHalf2x16(w[2u * i]), unpackHalf2x16(w[2u * i + 1u]));
 }
 
-#if REDUCTION == 1
-shared float red[WG_SIZE];
-#endif
-
-// The sum of v over the team, in every lane of it (called by all invocations).
-float team_sum(float v, uint lane) {
-#if REDUCTION == 0
-  [[unroll]] for (uint o = TEAM / 2u; o > 0u; o >>= 1u) v += subgroupShuffleXor(v, o);
-  return v;
-#else
-  const uint i = gl_LocalInvocationID.x;
-  red[i] = v;
-  barrier();
-  [[unroll]] for (uint s = TEAM / 2u; s > 0u; s >>= 1u) {
-    if (lane < s) red[i] += red[i + s];
-    barrier();
-  }
-  const float r = red[i - lane];
-  barrier();
-  return r;
-#endif
-}
-
-shared float slot_m[SLOTS], slot_l[SLOTS];
-shared float merge[WG_SIZE * VEC];
+// One array for the phases that do not overlap: the REDUCTION=1 sums
+// (WG_SIZE*NV), the team merge (WG_SIZE*LD) and the split merge (weights,
+// then WG_SIZE vec4 partial sums).
+shared vec4 sh[SH_FLOATS / 4];
+#define SHF(x) sh[(x) >> 2u][(x) & 3u]  // float x of sh
+shared float team_m[(WG_SIZE / 4) * QH], team_l[(WG_SIZE / 4) * QH];  // teams of at least 4
+shared float head_m[QH], head_l[QH];
 shared bool last_split;
+
+// The sums of s[v] over the team, in every lane of it (called by all
+// invocations; team a power of two).
+void team_sum(inout float s[NV], uint lid, uint slot, uint lane, uint team) {
+#if REDUCTION == 0
+  for (uint o = team >> 1u; o > 0u; o >>= 1u) {
+    [[unroll]] for (uint v = 0u; v < NV; ++v) s[v] += subgroupShuffleXor(s[v], o);
+  }
+#else
+  [[unroll]] for (uint v = 0u; v < NV; ++v) SHF(lid * NV + v) = s[v];
+  barrier();
+  // Lane l sums values l, l+team, ... over the team into the team's first row.
+  const uint first = slot * team * NV;
+  for (uint v = lane; v < NV; v += team) {
+    float t = 0.0;
+    for (uint k = 0u; k < team; ++k) t += SHF(first + k * NV + v);
+    SHF(first + v) = t;
+  }
+  barrier();
+  [[unroll]] for (uint v = 0u; v < NV; ++v) s[v] = SHF(first + v);
+  barrier();
+#endif
+}
 
 void main() {
   const uint lid = gl_LocalInvocationID.x;
-  const uint slot = lid / TEAM, lane = lid % TEAM;
-  const uint h = gl_WorkGroupID.y, split = gl_WorkGroupID.x;
-  const uint kvh = h / (HEADS / KV_HEADS);
-  const uint nc = HEAD_DIM / (TEAM * VEC);
+  const uint need = (HEAD_DIM + LD - 1u) / LD;
+  const uint team = need <= 1u ? 1u : 1u << uint(findMSB(need - 1u) + 1);
+  const uint slots = WG_SIZE / team;
+  const uint slot = lid / team, lane = lid % team;
+  const uint g = gl_WorkGroupID.y, split = gl_WorkGroupID.x;
+  const uint h0 = g * QH;
+  const uint kvh = h0 / (HEADS / KV_HEADS);
 #if KV_CHUNK == 0
   const uint begin = 0u, end = KV_LEN;
 #else
@@ -113,95 +137,202 @@ void main() {
 #endif
   const float scale = inversesqrt(float(HEAD_DIM));
 
-  float q[CMAX * VEC], acc[CMAX * VEC];
-  [[unroll]] for (uint c = 0u; c < CMAX; ++c) {
-    [[unroll]] for (uint i = 0u; i < VEC; ++i) {
-      q[c * VEC + i] = c < nc ? qs[h * HEAD_DIM + (c * TEAM + lane) * VEC + i] * scale : 0.0;
-      acc[c * VEC + i] = 0.0;
-    }
-  }
-  float m = LOWEST, l = 0.0;
-
-  // Every invocation runs the same number of steps (barriers in team_sum).
-  for (uint base = begin; base < end; base += SLOTS) {
-    const uint t = base + slot;
-    const bool valid = t < end;
-    const uint row = (min(t, KV_LEN - 1u) * KV_HEADS + kvh) * (HEAD_DIM / VEC);
-    float dot = 0.0;
-    [[unroll]] for (uint c = 0u; c < CMAX; ++c) {
-      if (c < nc) {
-        float k[VEC];
-        widen(ks[row + c * TEAM + lane], k);
-        [[unroll]] for (uint i = 0u; i < VEC; ++i) dot += q[c * VEC + i] * k[i];
+  // Lane dims of chunk c start at (c*team + lane)*VEC; past HEAD_DIM (a
+  // head_dim that is no power of two) the lane holds zeros.
+  bool has[LOADS];
+  [[unroll]] for (uint c = 0u; c < LOADS; ++c) has[c] = (c * team + lane) * VEC < HEAD_DIM;
+  vec4 q[QH * LD4], acc[QH * LD4];
+  [[unroll]] for (uint i = 0u; i < QH; ++i) {
+    [[unroll]] for (uint c = 0u; c < LOADS; ++c) {
+      const uint at = (h0 + i) * HEAD_DIM + (c * team + lane) * VEC;
+      [[unroll]] for (uint e = 0u; e < V4; ++e) {
+        const uint x = at + 4u * e;
+        q[i * LD4 + c * V4 + e] = has[c] ? vec4(qs[x], qs[x + 1u], qs[x + 2u], qs[x + 3u]) * scale : vec4(0.0);
+        acc[i * LD4 + c * V4 + e] = vec4(0.0);
       }
     }
-    const float s = team_sum(dot, lane);
-    if (valid) {
-      const float m_new = max(m, s);
-      const float corr = exp(m - m_new), p = exp(s - m_new);
-      l = l * corr + p;
-      m = m_new;
-      [[unroll]] for (uint c = 0u; c < CMAX; ++c) {
-        if (c < nc) {
-          float v[VEC];
-          widen(vs[row + c * TEAM + lane], v);
-          [[unroll]] for (uint i = 0u; i < VEC; ++i) acc[c * VEC + i] = acc[c * VEC + i] * corr + p * v[i];
+  }
+  float m[QH], l[QH];
+  [[unroll]] for (uint i = 0u; i < QH; ++i) m[i] = LOWEST, l[i] = 0.0;
+
+  const uint row_words = KV_HEADS * (HEAD_DIM / VEC);  // KTYPE per token
+  // Load c of the lane; a lane past HEAD_DIM rereads the row's last load
+  // (its q is zero, its accumulator is dropped), so loads need no branch.
+  uint col[LOADS];
+  [[unroll]] for (uint c = 0u; c < LOADS; ++c) col[c] = kvh * (HEAD_DIM / VEC) + min(c * team + lane, HEAD_DIM / VEC - 1u);
+  // The K and V words of the step at `base` (entries past the end reread
+  // the last one).
+#define LOAD_STEP(base, kw, vw)                                           \
+  [[unroll]] for (uint u = 0u; u < TOKENS; ++u) {                         \
+    const uint row = min((base) + u * slots + slot, end - 1u) * row_words; \
+    [[unroll]] for (uint c = 0u; c < LOADS; ++c) {                        \
+      kw[u * LOADS + c] = ks[row + col[c]];                               \
+      vw[u * LOADS + c] = vs[row + col[c]];                               \
+    }                                                                     \
+  }
+#if PREFETCH
+  KTYPE kn[TOKENS * LOADS], vn[TOKENS * LOADS];
+  LOAD_STEP(begin, kn, vn)
+#endif
+  // Every invocation runs the same number of steps (barriers in team_sum).
+  for (uint base = begin; base < end; base += slots * TOKENS) {
+#if PREFETCH
+    // This step's words were loaded a step ago; load the next step's now.
+    const KTYPE kw[TOKENS * LOADS] = kn, vw[TOKENS * LOADS] = vn;
+    LOAD_STEP(base + slots * TOKENS, kn, vn)
+#else
+    KTYPE kw[TOKENS * LOADS], vw[TOKENS * LOADS];
+    LOAD_STEP(base, kw, vw)
+#endif
+    float s[NV];
+    [[unroll]] for (uint u = 0u; u < TOKENS; ++u) {
+      [[unroll]] for (uint i = 0u; i < QH; ++i) s[u * QH + i] = 0.0;
+      [[unroll]] for (uint c = 0u; c < LOADS; ++c) {
+        vec4 k[V4];
+        widen(kw[u * LOADS + c], k);
+        [[unroll]] for (uint i = 0u; i < QH; ++i) {
+          [[unroll]] for (uint e = 0u; e < V4; ++e) s[u * QH + i] += dot(q[i * LD4 + c * V4 + e], k[e]);
+        }
+      }
+    }
+    team_sum(s, lid, slot, lane, team);
+    // Online softmax over the step's tokens: one rescale per head.
+    float p[NV];
+    [[unroll]] for (uint i = 0u; i < QH; ++i) {
+      float mx = m[i];
+      [[unroll]] for (uint u = 0u; u < TOKENS; ++u) {
+        if (base + u * slots + slot < end) mx = max(mx, s[u * QH + i]);
+      }
+      const float corr = exp(m[i] - mx);
+      m[i] = mx;
+      l[i] *= corr;
+      [[unroll]] for (uint d = 0u; d < LD4; ++d) acc[i * LD4 + d] *= corr;
+      [[unroll]] for (uint u = 0u; u < TOKENS; ++u) {
+        p[u * QH + i] = base + u * slots + slot < end ? exp(s[u * QH + i] - mx) : 0.0;
+        l[i] += p[u * QH + i];
+      }
+    }
+    [[unroll]] for (uint u = 0u; u < TOKENS; ++u) {
+      [[unroll]] for (uint c = 0u; c < LOADS; ++c) {
+        vec4 x[V4];
+        widen(vw[u * LOADS + c], x);
+        [[unroll]] for (uint i = 0u; i < QH; ++i) {
+          [[unroll]] for (uint e = 0u; e < V4; ++e) acc[i * LD4 + c * V4 + e] += p[u * QH + i] * x[e];
         }
       }
     }
   }
 
-  // Merge the slots: M = max m, L = sum l e^(m - M), A = sum acc e^(m - M).
-  if (lane == 0u) slot_m[slot] = m, slot_l[slot] = l;
+  // Merge the teams, per head: M = max m, L = sum l e^(m - M), A = sum acc e^(m - M).
+  if (lane == 0u) {
+    [[unroll]] for (uint i = 0u; i < QH; ++i) team_m[slot * QH + i] = m[i], team_l[slot * QH + i] = l[i];
+  }
   barrier();
-  float big_m = LOWEST;
-  for (uint j = 0u; j < SLOTS; ++j) big_m = max(big_m, slot_m[j]);
-  float big_l = 0.0;
-  for (uint j = 0u; j < SLOTS; ++j) big_l += slot_l[j] * exp(slot_m[j] - big_m);
-  const float mine = exp(m - big_m);
-  const uint span = TEAM * VEC;  // dims of one chunk c
-  const uint part = (h * MAX_SPLITS + split) * (HEAD_DIM + 2u);
-  [[unroll]] for (uint c = 0u; c < CMAX; ++c) {
-    if (c >= nc) break;  // uniform: nc comes from the push constants
-    [[unroll]] for (uint i = 0u; i < VEC; ++i) merge[slot * span + lane * VEC + i] = acc[c * VEC + i] * mine;
-    barrier();
-    for (uint d = lid; d < span; d += WG_SIZE) {
-      float a = 0.0;
-      for (uint j = 0u; j < SLOTS; ++j) a += merge[j * span + d];
-#if KV_CHUNK == 0
-      outs[h * HEAD_DIM + c * span + d] = a / big_l;
-#else
-      partials[part + 2u + c * span + d] = a;
+  if (lid < QH) {
+    float big_m = LOWEST;
+    for (uint j = 0u; j < slots; ++j) big_m = max(big_m, team_m[j * QH + lid]);
+    float big_l = 0.0;
+    for (uint j = 0u; j < slots; ++j) big_l += team_l[j * QH + lid] * exp(team_m[j * QH + lid] - big_m);
+    head_m[lid] = big_m, head_l[lid] = big_l;
+  }
+  barrier();
+  const uint dim4 = HEAD_DIM / 4u;
+#if KV_CHUNK > 0
+  const uint record = 1u + dim4;  // vec4s per partial
 #endif
+  // Head i goes through half i%2 of sh: one barrier per head.
+  [[unroll]] for (uint i = 0u; i < QH; ++i) {
+    const float mine = exp(m[i] - head_m[i]);
+    const uint half_at = (i & 1u) * (WG_SIZE * LD4);
+    [[unroll]] for (uint c = 0u; c < LOADS; ++c) {
+      if (has[c]) {
+        const uint at = half_at + (slot * HEAD_DIM + (c * team + lane) * VEC) / 4u;
+        [[unroll]] for (uint e = 0u; e < V4; ++e) sh[at + e] = acc[i * LD4 + c * V4 + e] * mine;
+      }
     }
     barrier();
+    for (uint d = lid; d < dim4; d += WG_SIZE) {
+      vec4 a = vec4(0.0);
+      for (uint j = 0u; j < slots; ++j) a += sh[half_at + j * dim4 + d];
+#if KV_CHUNK == 0
+      a /= head_l[i];
+      const uint o = (h0 + i) * HEAD_DIM + 4u * d;
+      outs[o] = a.x, outs[o + 1u] = a.y, outs[o + 2u] = a.z, outs[o + 3u] = a.w;
+#else
+      partials[((h0 + i) * MAX_SPLITS + split) * record + 1u + d] = a;
+#endif
+    }
   }
 #if KV_CHUNK > 0
   const uint splits = gl_NumWorkGroups.x;
-  if (lid == 0u) partials[part] = big_m, partials[part + 1u] = big_l;
+  if (lid < QH) partials[((h0 + lid) * MAX_SPLITS + split) * record] = vec4(head_m[lid], head_l[lid], 0.0, 0.0);
   memoryBarrierBuffer();
   barrier();
-  if (lid == 0u) last_split = atomicAdd(counters[h], 1u) == splits - 1u;
+  if (lid == 0u) last_split = atomicAdd(counters[g], 1u) == splits - 1u;
   barrier();
   if (!last_split) return;
   memoryBarrierBuffer();
-  // The last workgroup of head h merges the head's partials.
-  const uint first = h * MAX_SPLITS * (HEAD_DIM + 2u);
-  float gm = LOWEST;
-  for (uint j = 0u; j < splits; ++j) gm = max(gm, partials[first + j * (HEAD_DIM + 2u)]);
-  float gl = 0.0;
-  for (uint j = 0u; j < splits; ++j) {
-    const uint pj = first + j * (HEAD_DIM + 2u);
-    gl += partials[pj + 1u] * exp(partials[pj] - gm);
+
+  // The last workgroup of the group merges its partials. sh: m then the
+  // weights e^(m - M)/L at [i*splits + j], l at QH*MAX_SPLITS + ..., then the
+  // vec4 sums of the split groups at 2*QH*MAX_SPLITS.
+  for (uint x = lid; x < QH * splits; x += WG_SIZE) {
+    const uint i = x / splits, j = x - i * splits;
+    const vec4 ml = partials[((h0 + i) * MAX_SPLITS + j) * record];
+    SHF(x) = ml.x, SHF(QH * MAX_SPLITS + x) = ml.y;
   }
-  for (uint d = lid; d < HEAD_DIM; d += WG_SIZE) {
-    float a = 0.0;
-    for (uint j = 0u; j < splits; ++j) {
-      const uint pj = first + j * (HEAD_DIM + 2u);
-      a += partials[pj + 2u + d] * exp(partials[pj] - gm);
+  barrier();
+  if (lid < QH) {
+    float big_m = LOWEST;
+    for (uint j = 0u; j < splits; ++j) big_m = max(big_m, SHF(lid * splits + j));
+    float big_l = 0.0;
+    for (uint j = 0u; j < splits; ++j) big_l += SHF(QH * MAX_SPLITS + lid * splits + j) * exp(SHF(lid * splits + j) - big_m);
+    head_m[lid] = big_m, head_l[lid] = big_l;
+  }
+  barrier();
+  for (uint x = lid; x < QH * splits; x += WG_SIZE) {
+    const uint i = x / splits;
+    SHF(x) = exp(SHF(x) - head_m[i]) / head_l[i];
+  }
+  barrier();
+  // outs: P vec4s; R groups of invocations share the splits (j = r, r+R, ...).
+  const uint P = QH * dim4;
+  const uint R = P >= WG_SIZE ? 1u : WG_SIZE / P;
+  const uint r = lid / P;
+  const uint sums = QH * MAX_SPLITS / 2u;  // in vec4s
+  if (r < R) {
+    for (uint x = lid - r * P; x < P; x += WG_SIZE) {
+      const uint i = x / dim4, d = x - i * dim4;
+      const uint first = (h0 + i) * MAX_SPLITS * record + 1u + d;
+      // Eight splits per round: their loads in flight together.
+      vec4 a0 = vec4(0.0), a1 = vec4(0.0);
+      for (uint j0 = r; j0 < splits; j0 += 8u * R) {
+        [[unroll]] for (uint k = 0u; k < 8u; k += 2u) {
+          // Past the last split: reread it, weighted 0 (no branch).
+          const uint j = min(j0 + k * R, splits - 1u), j1 = min(j0 + (k + 1u) * R, splits - 1u);
+          a0 += partials[first + j * record] * (j0 + k * R < splits ? SHF(i * splits + j) : 0.0);
+          a1 += partials[first + j1 * record] * (j0 + (k + 1u) * R < splits ? SHF(i * splits + j1) : 0.0);
+        }
+      }
+      a0 += a1;
+      if (R == 1u) {
+        const uint o = (h0 + i) * HEAD_DIM + 4u * d;
+        outs[o] = a0.x, outs[o + 1u] = a0.y, outs[o + 2u] = a0.z, outs[o + 3u] = a0.w;
+      } else {
+        sh[sums + r * P + x] = a0;
+      }
     }
-    outs[h * HEAD_DIM + d] = a / gl;
   }
-  if (lid == 0u) counters[h] = 0u;
+  if (R > 1u) {
+    barrier();
+    for (uint x = lid; x < P; x += WG_SIZE) {
+      vec4 a = vec4(0.0);
+      for (uint k = 0u; k < R; ++k) a += sh[sums + k * P + x];
+      const uint i = x / dim4, d = x - i * dim4;
+      const uint o = (h0 + i) * HEAD_DIM + 4u * d;
+      outs[o] = a.x, outs[o + 1u] = a.y, outs[o + 2u] = a.z, outs[o + 3u] = a.w;
+    }
+  }
+  if (lid == 0u) counters[g] = 0u;
 #endif
 }

@@ -190,18 +190,22 @@ TEST(Rope, LayoutsAndStoragesAreKernelsOfTheirOwn) {
 
 TEST(AttentionDecode, LongCachesSplitAndTheSplitIsARule) {
   const auto& k = kernels::find_kernel("attention_decode");
-  EXPECT_EQ(k.baseline({32, 8, 128, 512}).at("KV_CHUNK"), 0);
+  // A workgroup per KV head leaves most of a GPU idle: only a cache shorter
+  // than a chunk goes unsplit.
+  EXPECT_EQ(k.baseline({4, 2, 64, 37}).at("KV_CHUNK"), 0);
+  EXPECT_EQ(k.baseline({32, 8, 128, 512}).at("KV_CHUNK"), 64);
   const Shape long_cache{32, 8, 128, 8192};
   const auto config = k.baseline(long_cache);
   ASSERT_GT(config.at("KV_CHUNK"), 0);
   const auto groups = kernels::workgroup_counts(k.plan(config, long_cache).dispatch, long_cache);
   EXPECT_EQ(groups[0], 8192u / static_cast<std::uint32_t>(config.at("KV_CHUNK")));
-  EXPECT_EQ(groups[1], 32u);
+  // A workgroup takes all four query heads of a KV head: K and V read once.
+  EXPECT_EQ(config.at("QH"), 4);
+  EXPECT_EQ(groups[1], 8u);
   // Too many splits for the scratch buffer are rejected.
   auto tiny = config;
-  tiny["KV_CHUNK"] = 32;
-  tiny["WG_SIZE"] = 64;
-  EXPECT_NE(k.constraint_violation(tiny, long_cache, h200()), "");
+  tiny["KV_CHUNK"] = 64;  // 128 splits
+  EXPECT_NE(k.constraint_violation(tiny, long_cache, h200()).find("workgroups per head group"), std::string::npos);
 }
 
 // ---- on the device ----
