@@ -75,6 +75,8 @@ nlohmann::json shape_report_json(const kernels::Kernel& kernel, const ShapeResul
                       {"failures", r.failures()},
                       {"stopped_early", r.stopped_early},
                       {"baseline_drift", r.drift ? nlohmann::json(*r.drift) : nlohmann::json(nullptr)},
+                      {"kept_stored_winner_ns",
+                       r.kept_stored_winner_ns ? nlohmann::json(*r.kept_stored_winner_ns) : nlohmann::json(nullptr)},
                       {"outcomes", outcomes}};
   if (r.winner) j["winner"] = outcome_json(r.outcomes[*r.winner]);
   if (r.winner && r.baseline && r.outcomes[*r.baseline].status == results::Status::ok) {
@@ -121,6 +123,12 @@ void print_shape_report(std::ostream& out, const kernels::Kernel& kernel, const 
                     b.timing.median / r.outcomes[*r.winner].timing.median);
       out << line;
     }
+  }
+  if (r.kept_stored_winner_ns) {
+    std::snprintf(line, sizeof line,
+                  "  the stored winner from an earlier run (%.3f us) is faster and stays the winner\n",
+                  *r.kept_stored_winner_ns / 1e3);
+    out << line;
   }
   if (r.drift && (*r.drift > 1.25 || *r.drift < 0.8)) {
     std::snprintf(line, sizeof line,

@@ -355,7 +355,18 @@ ShapeResult TuneSession::run(const kernels::Kernel& kernel, const kernels::Shape
     confirm(kernel, problem, *on_device, options, result);
   }
 
+  // The stored winner is replaced only by a faster variant (or re-measured
+  // itself): a short or restricted run (--budget, --only) must not undo what a
+  // longer one found.
+  std::optional<results::Winner> stored;
   if (store_ && options.time_variants && result.winner) {
+    stored = store_->find_winner(*device_row_, kernel.name(), shape_text, options.cache_mode);
+    const auto& w = result.outcomes[*result.winner];
+    if (stored && stored->variant_hash != w.variant_hash && stored->median_ns < w.timing.median) {
+      result.kept_stored_winner_ns = stored->median_ns;
+    }
+  }
+  if (store_ && options.time_variants && result.winner && !result.kept_stored_winner_ns) {
     const auto& w = result.outcomes[*result.winner];
     auto variant = describe_variant(kernel, w.config, shape, templates_);
     auto spirv = store_->get_spirv(variant.variant_hash);

@@ -73,6 +73,9 @@ struct ShapeResult {
   // the search (clocks, thermal limits, other work on the GPU) and the
   // search-phase numbers are not comparable with each other.
   std::optional<double> drift;
+  // A faster winner stored by an earlier run (another variant), which this
+  // run did not beat and so left in place: its median, ns.
+  std::optional<double> kept_stored_winner_ns;
   std::size_t failures() const;
 };
 

@@ -103,6 +103,49 @@ TEST_F(SessionTest, TuneRecordsEveryOutcomeAndResumes) {
   std::filesystem::remove(db.string() + "-shm");
 }
 
+// A run never replaces a faster stored winner of another variant (say, from
+// a longer run): the stored one stays and is reported as kept.
+TEST_F(SessionTest, FasterStoredWinnerStays) {
+  const auto db = std::filesystem::temp_directory_path() / ("vktune-kept-" + std::to_string(seed) + ".db");
+  {
+    auto store = results::Store::open(db);
+    TuneSession session(instance, test_device(), &store, templates, progress);
+    TuneOptions options;
+    options.seed = seed;
+    options.timer.samples = 3;
+    options.timer.warmup_samples = 1;
+    options.confirm_top = 0;  // so that a resumed run picks the same winner
+    options.only = {{"WG", {32}}, {"BUG", {0}}};  // with the baseline: two correct variants
+    auto first = session.tune(kernel, {1000}, options);
+    ASSERT_TRUE(first.winner.has_value());
+    const auto& won = first.outcomes[*first.winner];
+    const Outcome* other = nullptr;
+    for (const auto& o : first.outcomes)
+      if (o.status == results::Status::ok && o.variant_hash != won.variant_hash) other = &o;
+    ASSERT_NE(other, nullptr);
+
+    // Pretend an earlier run measured the other variant faster than anything.
+    auto stored = store.find_winner(*session.device_row(), "test_scale", "1000", "cold");
+    ASSERT_TRUE(stored.has_value());
+    stored->variant_hash = other->variant_hash;
+    stored->config_json = kernels::config_to_json(other->config);
+    stored->median_ns = 1.0;
+    stored->updated_at.clear();
+    store.set_winner(*stored);
+
+    auto second = session.tune(kernel, {1000}, options);  // resumes: the same winner
+    ASSERT_TRUE(second.winner.has_value());
+    EXPECT_EQ(second.outcomes[*second.winner].variant_hash, won.variant_hash);
+    ASSERT_TRUE(second.kept_stored_winner_ns.has_value());
+    EXPECT_EQ(*second.kept_stored_winner_ns, 1.0);
+    EXPECT_EQ(store.find_winner(*session.device_row(), "test_scale", "1000", "cold")->variant_hash,
+              other->variant_hash);
+  }
+  std::filesystem::remove(db);
+  std::filesystem::remove(db.string() + "-wal");
+  std::filesystem::remove(db.string() + "-shm");
+}
+
 TEST_F(SessionTest, BudgetLimitsProposalsButAlwaysRunsBaseline) {
   TuneSession session(instance, test_device(), nullptr, templates, progress);
   TuneOptions options;
