@@ -55,6 +55,7 @@ class QuantMatmul final : public Kernel {
   ShaderPlan plan(const Config& config, const Shape& shape) const override;
   Problem make_problem(const Shape& shape, std::uint64_t seed) const override;
   Tolerance tolerance(const Shape& shape) const override;
+  Tolerance variant_tolerance(const Config& config, const Shape& shape) const override;
   Metrics metrics(const Shape& shape) const override;
   std::uint64_t device_bytes(const Shape& shape) const override;
 

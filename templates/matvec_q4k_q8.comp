@@ -65,52 +65,15 @@ layout(std430, set = 0, binding = 1) readonly buffer WBuf2 { uvec2 w2[]; };
 #endif
 layout(std430, set = 0, binding = 2) writeonly buffer YBuf { float y[]; };
 
-shared uint xq[C * SEG / 4u];      // x as signed bytes, column-major by segment
-shared vec2 xds[C * SEG / 32u];    // per 32 values: (dx, exact sum)
 shared float partial[S * R * C];
 
 uint row_base[RT];  // first uvec4 of each row of this invocation
 uint col_row[C];    // row of x of each column (clamped)
+
+#include "x_q8.glsl"
 uint chunk, wl0;
 float own_min;      // 1 for the invocation that adds its chunk's min terms
 float acc[RT][C];
-
-// Quantizes x[col][k0 .. k0+len) of every column into xq/xds; each
-// invocation takes 8 consecutive values, four invocations a 32-value group.
-// Every invocation runs the same number of iterations (len is uniform), and a
-// group of four is either wholly inside C*len or wholly past it, so the
-// shuffles only ever read active invocations.
-void quantize_segment(uint k0, uint len) {
-  const uint tid = gl_LocalInvocationID.x;
-  const uint pieces = len / 8u;  // per column
-  for (uint e0 = 0u; e0 < C * pieces; e0 += WG_SIZE) {
-    const uint e = e0 + tid;
-    const uint c = min(e / pieces, C - 1u);
-    const uint kk = (e - c * pieces) * 8u;
-    const bool inside = e < C * pieces;
-    vec4 a = vec4(0.0), b = vec4(0.0);
-    if (inside) {
-      const uint v = (col_row[c] * K + k0 + kk) / 4u;
-      a = xv[v];
-      b = xv[v + 1u];
-    }
-    const vec4 m4 = max(abs(a), abs(b));
-    float amax = max(max(m4.x, m4.y), max(m4.z, m4.w));
-    float sum = (a.x + a.y) + (a.z + a.w) + ((b.x + b.y) + (b.z + b.w));
-    amax = max(amax, subgroupShuffleXor(amax, 1u));
-    sum += subgroupShuffleXor(sum, 1u);
-    amax = max(amax, subgroupShuffleXor(amax, 2u));
-    sum += subgroupShuffleXor(sum, 2u);
-    const float inv = amax > 0.0 ? 1.0 / amax : 0.0;
-    if (inside) {
-      // packSnorm4x8 rounds clamp(v, -1, 1) * 127 to the nearest integer.
-      const uint w = (c * SEG + kk) / 4u;
-      xq[w] = packSnorm4x8(a * inv);
-      xq[w + 1u] = packSnorm4x8(b * inv);
-      if ((tid & 3u) == 0u) xds[w / 8u] = vec2(amax * (1.0 / 127.0), sum);
-    }
-  }
-}
 
 // The header and this invocation's qs words of super-block b of every row.
 void load_block(uint b, out uvec4 hd[RT], out uint q[RT][WPT]) {

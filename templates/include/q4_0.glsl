@@ -22,4 +22,14 @@ void qb_run(uint blk, uint r, out vec4 q, out float a, out float b) {
   q = qw_u8x4((w >> (4u * (r >> 2u))) & 0x0F0F0F0Fu) - 8.0;
 }
 
+// Unit u: word u of the nibbles, low nibbles (run u) then high (run u + 4).
+void qb_unit_i8(uint blk, uint u, out uint q[QB_UNIT_RUNS], out float a[QB_UNIT_RUNS], out float m[QB_UNIT_RUNS]) {
+  const float d = qw_half(blk);
+  const uint w = qw_at(blk + 2u + 4u * u);
+  q[0] = qw_sub_bias(w & 0x0F0F0F0Fu, 8u);
+  q[1] = qw_sub_bias((w >> 4u) & 0x0F0F0F0Fu, 8u);
+  a[0] = a[1] = d;
+  m[0] = m[1] = 0.0;
+}
+
 #endif

@@ -36,4 +36,24 @@ void qb_run(uint blk, uint r, out vec4 q, out float a, out float b) {
   q = qw_u8x4(((qs >> (4u * h)) & 0x0F0F0F0Fu) | (((qh >> (2u * c + h)) & 0x01010101u) << 4u));
 }
 
+// Unit u: l = 4*(u%8) in chunk c = u/8, low (sub-block 2c) and high (2c+1)
+// halves; codes 0..31. The unit with l = 0 owns both sub-blocks' min terms.
+void qb_unit_i8(uint blk, uint u, out uint q[QB_UNIT_RUNS], out float a[QB_UNIT_RUNS], out float m[QB_UNIT_RUNS]) {
+  const uint c = u / 8u, l = 4u * (u % 8u);
+  const uint w0 = blk / 4u;  // super-blocks are 16-byte aligned
+  const uvec4 header = uvec4(qwords[w0], qwords[w0 + 1u], qwords[w0 + 2u], qwords[w0 + 3u]);
+  const vec2 dm = unpackHalf2x16(header.x);
+  const uint qs = qwords[w0 + (Q5K_QS_BYTE + 32u * c + l) / 4u];
+  const uint qh = qwords[w0 + (Q5K_QH_BYTE + l) / 4u];
+  [[unroll]] for (uint h = 0u; h < 2u; ++h) {
+    float sc, mn;
+    q4k_scale_min(header, 2u * c + h, sc, mn);
+    a[h] = dm.x * sc;
+    m[h] = dm.y * mn;
+    q[h] = ((qs >> (4u * h)) & 0x0F0F0F0Fu) | (((qh >> (2u * c + h)) & 0x01010101u) << 4u);
+  }
+}
+
+bool qb_owns_min(uint u) { return u % 8u == 0u; }
+
 #endif

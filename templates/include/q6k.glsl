@@ -32,4 +32,21 @@ void qb_run(uint blk, uint r, out vec4 q, out float a, out float b) {
   q = qw_u8x4(((ql >> (4u * (j >> 1u))) & 0x0F0F0F0Fu) | (((qh >> (2u * j)) & 0x03030303u) << 4u)) - 32.0;
 }
 
+// Unit u: l = 4*(u%8) in half h = u/8, quarters j = 0..3 (one run each, all
+// with the same 16-weight scale half l/16); codes q - 32 in -32..31.
+void qb_unit_i8(uint blk, uint u, out uint q[QB_UNIT_RUNS], out float a[QB_UNIT_RUNS], out float m[QB_UNIT_RUNS]) {
+  const uint h = u / 8u, l = 4u * (u % 8u);
+  const uint ql0 = qw_at(blk + 64u * h + l);
+  const uint ql1 = qw_at(blk + 64u * h + 32u + l);
+  const uint qh = qw_at(blk + Q6K_QH_BYTE + 32u * h + l);
+  const float d = qw_half(blk + Q6K_D_BYTE);
+  [[unroll]] for (uint j = 0u; j < 4u; ++j) {
+    const uint ql = (j & 1u) == 0u ? ql0 : ql1;
+    const uint code = ((ql >> (4u * (j >> 1u))) & 0x0F0F0F0Fu) | (((qh >> (2u * j)) & 0x03030303u) << 4u);
+    q[j] = qw_sub_bias(code, 32u);
+    a[j] = d * float(qw_i8(blk + Q6K_SCALES_BYTE + 8u * h + 2u * j + l / 16u));
+    m[j] = 0.0;
+  }
+}
+
 #endif

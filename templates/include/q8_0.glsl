@@ -19,4 +19,13 @@ void qb_run(uint blk, uint r, out vec4 q, out float a, out float b) {
   q = qw_i8x4(qw_at(blk + 2u + 4u * r));
 }
 
+void qb_unit_i8(uint blk, uint u, out uint q[QB_UNIT_RUNS], out float a[QB_UNIT_RUNS], out float m[QB_UNIT_RUNS]) {
+  const float d = qw_half(blk);
+  [[unroll]] for (uint i = 0u; i < QB_UNIT_RUNS; ++i) {
+    q[i] = qw_at(blk + 2u + 4u * qb_unit_run(u, i));
+    a[i] = d;
+    m[i] = 0.0;
+  }
+}
+
 #endif

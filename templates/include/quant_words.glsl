@@ -19,6 +19,13 @@
 //                  the block as QB_UNITS units of QB_UNIT_RUNS runs each that
 //                  share their loaded words (run i of unit u); matrix-vector
 //                  threads take whole units.
+//   qb_unit_i8(blk, u, q, a, m)
+//                  for integer dot products (matvec_quant_q8.comp): run i of
+//                  unit u as four signed-byte codes q[i], its weights being
+//                  a[i]*code - m[i] (m = 0 unless QB_HAS_OFFSET).
+//   qb_owns_min(u) with QB_HAS_OFFSET: whether unit u adds m*sum(x) over the
+//                  whole 32-weight groups of its runs (exactly one unit per
+//                  group does).
 #ifndef VKTUNE_QUANT_WORDS_GLSL
 #define VKTUNE_QUANT_WORDS_GLSL
 
@@ -36,6 +43,13 @@ float qw_half(uint byte) { return unpackHalf2x16(qwords[byte >> 2u] >> (8u * (by
 
 // The signed byte at byte offset `byte`.
 int qw_i8(uint byte) { return bitfieldExtract(int(qwords[byte >> 2u]), int(8u * (byte & 3u)), 8); }
+
+// Four bytes below 128 each minus `bias` (0..127), as signed bytes: the
+// biased bytes never borrow from each other.
+uint qw_sub_bias(uint w, uint bias) {
+  const uint b4 = bias * 0x01010101u;
+  return ((w | 0x80808080u) - b4) ^ 0x80808080u;
+}
 
 // The four bytes of a word as floats, unsigned (0..255) or signed.
 vec4 qw_u8x4(uint w) { return vec4(w & 0xFFu, (w >> 8u) & 0xFFu, (w >> 16u) & 0xFFu, w >> 24u); }

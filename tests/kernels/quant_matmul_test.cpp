@@ -142,9 +142,32 @@ TEST_P(QuantMatmul, CheckShapesKeepTheGateSmall) {
   bool decode = false, prefill = false;
   for (const auto& shape : checks) {
     (kernel().space_index(shape) == 0 ? decode : prefill) = true;
-    EXPECT_LE(enumerate_space(kernel(), shape, device).valid.size(), 100u) << label(GetParam().kernel, shape);
+    // The decode space holds both activation paths (X_QUANT 0 and 1).
+    EXPECT_LE(enumerate_space(kernel(), shape, device).valid.size(), 160u) << label(GetParam().kernel, shape);
   }
   EXPECT_TRUE(decode && prefill);
+}
+
+TEST_P(QuantMatmul, QuantizedActivationsHaveTheirOwnTemplateAndTolerance) {
+  auto device = h200_like();
+  const Shape decode{1, 4096, 14336};
+  auto config = kernel().baseline(decode);
+  EXPECT_EQ(config.at("X_QUANT"), 0);
+  EXPECT_EQ(kernel().variant_tolerance(config, decode).rel_l2, kernel().tolerance(decode).rel_l2);
+  config["X_QUANT"] = 1;
+  config["X_SEGMENT"] = 16384;
+  ASSERT_EQ(kernel().constraint_violation(config, decode, device), "");
+  const auto plan = kernel().plan(config, decode);
+  EXPECT_EQ(plan.template_file, "matvec_quant_q8.comp");
+  EXPECT_GE(plan.shared_memory_bytes, 16384u);
+  EXPECT_GT(kernel().variant_tolerance(config, decode).rel_l2, kernel().tolerance(decode).rel_l2);
+  // A segment longer than K only costs shared memory; the fp32 path has none.
+  EXPECT_NE(kernel().constraint_violation(config, Shape{1, 4096, 4096}, device), "");
+  auto exact = kernel().baseline(decode);
+  exact["X_SEGMENT"] = 16384;
+  EXPECT_NE(kernel().constraint_violation(exact, decode, device), "");
+  device.features.integer_dot_product = false;
+  EXPECT_NE(kernel().constraint_violation(config, decode, device).find("shaderIntegerDotProduct"), std::string::npos);
 }
 
 TEST_P(QuantMatmul, ConstraintsRejectWhatTheDeviceCannotRun) {
@@ -204,6 +227,24 @@ class QuantMatmulDevice : public testing_support::DeviceSuite<Format> {};
 TEST_P(QuantMatmulDevice, EveryValidVariantPassesAtEveryCheckShape) {
   const auto failures = testing_support::check_every_variant(*instance_, kernels::find_kernel(GetParam().kernel));
   EXPECT_TRUE(failures.empty()) << failures;
+}
+
+// The check shapes keep K below one quantization segment (4096 values); this
+// covers the integer path's segment loop: K = 4352 spans two, two x rows per
+// workgroup.
+TEST_P(QuantMatmulDevice, QuantizedActivationsAcrossSegments) {
+  const auto& k = kernels::find_kernel(GetParam().kernel);
+  const Shape shape{2, 9, 4352};
+  vk::Device device(*instance_, test_device_index());
+  std::vector<kernels::Config> configs;
+  for (const auto& c : enumerate_space(k, shape, device.info()).valid) {
+    if (c.at("X_QUANT") == 1 && c.at("COLS_PER_PASS") == 2 && c.at("WG_SIZE") == 64) configs.push_back(c);
+  }
+  ASSERT_FALSE(configs.empty());
+  const auto failures = testing_support::failing_variants(*instance_, k, shape, configs, 77);
+  std::string text;
+  for (const auto& f : failures) text += f + "\n";
+  EXPECT_TRUE(failures.empty()) << text;
 }
 
 TEST_P(QuantMatmulDevice, AWrongReferenceFails) {

@@ -1,0 +1,58 @@
+// Activations quantized to 8 bits in shared memory, for the integer-dot
+// matrix-vector templates (matvec_q4k_q8.comp, matvec_quant_q8.comp).
+//
+// The including template defines C (rows of x per workgroup), SEG (x values
+// per row quantized at a time, a multiple of 256), WG_SIZE, the push
+// constant K, the x buffer `xv` (vec4) and `uint col_row[C]` (the x row of
+// each column, clamped), then includes this file.
+//
+// quantize_segment(k0, len) writes, for x[col_row[c]][k0 .. k0+len):
+//   xq[(c*SEG + k)/4]  four values as signed bytes round(x/dx), x value k
+//                      in byte k%4 (packSnorm4x8 order);
+//   xds[(c*SEG + k)/32] (dx, exact fp32 sum) of the 32 values k..k+31, with
+//                      dx = max|x|/127 over them.
+// Callers put a barrier() before (the previous segment is no longer read)
+// and after it.
+#ifndef VKTUNE_X_Q8_GLSL
+#define VKTUNE_X_Q8_GLSL
+
+shared uint xq[C * SEG / 4];
+shared vec2 xds[C * SEG / 32];
+
+// Each invocation takes 8 consecutive values, four invocations a 32-value
+// group. Every invocation runs the same number of iterations (len is
+// uniform), and a group of four is either wholly inside C*len or wholly past
+// it, so the shuffles only ever read active invocations.
+void quantize_segment(uint k0, uint len) {
+  const uint tid = gl_LocalInvocationID.x;
+  const uint pieces = len / 8u;  // per column
+  for (uint e0 = 0u; e0 < C * pieces; e0 += WG_SIZE) {
+    const uint e = e0 + tid;
+    const uint c = min(e / pieces, C - 1u);
+    const uint kk = (e - c * pieces) * 8u;
+    const bool inside = e < C * pieces;
+    vec4 a = vec4(0.0), b = vec4(0.0);
+    if (inside) {
+      const uint v = (col_row[c] * K + k0 + kk) / 4u;
+      a = xv[v];
+      b = xv[v + 1u];
+    }
+    const vec4 m4 = max(abs(a), abs(b));
+    float amax = max(max(m4.x, m4.y), max(m4.z, m4.w));
+    float sum = (a.x + a.y) + (a.z + a.w) + ((b.x + b.y) + (b.z + b.w));
+    amax = max(amax, subgroupShuffleXor(amax, 1u));
+    sum += subgroupShuffleXor(sum, 1u);
+    amax = max(amax, subgroupShuffleXor(amax, 2u));
+    sum += subgroupShuffleXor(sum, 2u);
+    const float inv = amax > 0.0 ? 1.0 / amax : 0.0;
+    if (inside) {
+      // packSnorm4x8 rounds clamp(v, -1, 1) * 127 to the nearest integer.
+      const uint w = (c * SEG + kk) / 4u;
+      xq[w] = packSnorm4x8(a * inv);
+      xq[w + 1u] = packSnorm4x8(b * inv);
+      if ((tid & 3u) == 0u) xds[w / 8u] = vec2(amax * (1.0 / 127.0), sum);
+    }
+  }
+}
+
+#endif
