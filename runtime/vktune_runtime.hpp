@@ -116,6 +116,18 @@ using DispatchRule = std::array<DispatchAxis, 3>;
 // zero divisor.
 std::array<std::uint32_t, 3> workgroup_counts(const DispatchRule& rule, std::span<const std::uint32_t> shape);
 
+// The optional Vulkan device features a SPIR-V module needs enabled, from its
+// OpCapability instructions, as the feature members' names:
+// "shaderIntegerDotProduct" (8-bit integer dot products, e.g. the quantized
+// kernels' X_QUANT=1 variants), "shaderInt8", "shaderInt16", "shaderFloat16",
+// "shaderFloat64", "storageBuffer8BitAccess", "storageBuffer16BitAccess",
+// "uniformAndStorageBuffer16BitAccess", "vulkanMemoryModel" and
+// "cooperativeMatrixNV" (VK_NV_cooperative_matrix's cooperativeMatrix).
+// Capabilities every Vulkan compute device has (Shader, the subgroup
+// operations) add nothing. Sorted, without duplicates. Throws Error(format)
+// when the words are not a SPIR-V module.
+std::vector<std::string> required_features(std::span<const std::uint32_t> spirv);
+
 // A specialization constant: its constant_id and its 32-bit value (integers
 // as uint32, booleans as 0/1, floats as the bits of a 32-bit float).
 struct SpecializationConstant {

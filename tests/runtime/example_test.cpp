@@ -79,6 +79,31 @@ TEST(RuntimeExample, OtherDriverAndArchitectureLevels) {
   fs::remove_all(dir);
 }
 
+// A winner with 8-bit activations (X_QUANT=1): the example enables the
+// integer dot product feature its SPIR-V declares, and holds the result to the
+// accuracy recorded for the variant rather than the fp32 1e-4.
+TEST(RuntimeExample, IntegerDotVariantGetsItsFeatureAndRecordedAccuracy) {
+  const auto dir = rt_test::fresh_dir("example-xq");
+  const auto db = dir / "xq.db";
+  auto r = rt_test::run(std::string(VKTUNE_BINARY) + " matmul_q4k" + device_arg() +
+                        " --shape 1,37,1024 --only X_QUANT=1 --budget 2 --seed 3 --db " + db.string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto table = dir / "xq.json";
+  r = rt_test::run(std::string(VKTUNE_BINARY) + " export --format json -o " + table.string() + " --db " + db.string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  auto doc = nlohmann::json::parse(rt_test::read_file(table));
+  ASSERT_EQ(doc["winners"].size(), 1u);
+  const bool integer_winner = doc["winners"][0]["config"]["X_QUANT"] == 1;
+  r = example(table, "--shape 1,37,1024 --seed 11");
+  EXPECT_EQ(r.exit_code, 0);
+  expect_contains(r.output, ": OK");
+  if (integer_winner) {  // else the baseline (fp32, never X_QUANT) was faster on this device
+    expect_contains(r.output, "features: shaderIntegerDotProduct");
+    EXPECT_EQ(r.output.find("tolerance 1.0e-04"), std::string::npos) << r.output;
+  }
+  fs::remove_all(dir);
+}
+
 TEST(RuntimeExample, NoUsableEntryOrBadTableFails) {
   const auto dir = rt_test::fresh_dir("example-fail");
   // Only the decode winner: a prefill shape has nothing, and the example has no baseline.

@@ -1,0 +1,40 @@
+// required_features: the device features a SPIR-V module declares it needs.
+#include <gtest/gtest.h>
+
+#include "vktune_runtime.hpp"
+
+namespace rt = vktune::runtime;
+
+namespace {
+
+constexpr std::uint32_t kCapability = (2u << 16) | 17u;  // OpCapability, 2 words
+
+std::vector<std::uint32_t> module_with(std::initializer_list<std::uint32_t> capabilities) {
+  std::vector<std::uint32_t> words = {0x07230203u, 0x00010300u, 0, 100, 0};
+  for (auto c : capabilities) words.insert(words.end(), {kCapability, c});
+  words.insert(words.end(), {(3u << 16) | 14u, 0, 1});  // OpMemoryModel Logical GLSL450
+  words.insert(words.end(), {kCapability, 9});          // after the capabilities: not read
+  return words;
+}
+
+}  // namespace
+
+TEST(RequiredFeatures, MapsCapabilitiesToFeatureNames) {
+  // Shader (1) and GroupNonUniformShuffle (65) need nothing; DotProduct (6019)
+  // and DotProductInput4x8BitPacked (6018) both mean shaderIntegerDotProduct.
+  EXPECT_EQ(rt::required_features(module_with({1, 65, 6019, 6018, 39})),
+            (std::vector<std::string>{"shaderInt8", "shaderIntegerDotProduct"}));
+  EXPECT_EQ(rt::required_features(module_with({1, 4433, 5357})),
+            (std::vector<std::string>{"cooperativeMatrixNV", "storageBuffer16BitAccess"}));
+  EXPECT_TRUE(rt::required_features(module_with({1})).empty());
+}
+
+TEST(RequiredFeatures, RejectsWhatIsNotSpirv) {
+  EXPECT_THROW(rt::required_features(std::vector<std::uint32_t>{1, 2, 3}), rt::Error);
+  auto words = module_with({1});
+  words[0] = 0x03022307u;  // byte-swapped magic
+  EXPECT_THROW(rt::required_features(words), rt::Error);
+  words = module_with({1});
+  words[5] = (40u << 16) | 17u;  // an instruction running past the end
+  EXPECT_THROW(rt::required_features(words), rt::Error);
+}
