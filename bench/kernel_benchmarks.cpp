@@ -76,20 +76,22 @@ void run_variant(benchmark::State& state, Context& ctx, const kernels::Kernel& k
     state.SkipWithError(e.what());
     return;
   }
-  // One iteration = one timed sample of K back-to-back dispatches; the
-  // iteration time is the GPU time per dispatch.
+  // One iteration = one submission of 15 timed samples of K back-to-back
+  // dependent dispatches, as the tuner times them; the iteration time is their
+  // median per dispatch. Each iteration first keeps the GPU busy for a few
+  // milliseconds: between iterations the host reads results, and some GPUs
+  // (an H200 here) drop their clocks within that gap.
   vk::TimerOptions timer;
   timer.warmup_samples = 1;
   timer.warmup = std::chrono::milliseconds(200);
-  timer.samples = 1;
+  timer.samples = 15;
   std::uint32_t k = 0;
   double total_s = 0;
   for (auto _ : state) {
     timer.dispatches_per_sample = k;
     auto result = runner->time(*entry.on_device, shape, timer);
     k = result.dispatches_per_sample;  // probe once, then keep K
-    timer.warmup_samples = 0;
-    timer.warmup = std::chrono::milliseconds(0);  // clocks are up after the first iteration's warm-up
+    timer.warmup = std::chrono::milliseconds(10);
     state.SetIterationTime(result.per_dispatch_ns.median * 1e-9);
     total_s += result.per_dispatch_ns.median * 1e-9;
   }
@@ -148,6 +150,7 @@ std::size_t register_kernel_benchmarks(const BenchOptions& options) {
                                      run_variant(state, *shared, kernel, shape, config);
                                    })
           ->UseManualTime()
+          ->Iterations(options.iterations)
           ->Unit(benchmark::kMicrosecond);
       ++registered;
     }

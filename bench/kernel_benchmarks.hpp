@@ -15,6 +15,12 @@ struct BenchOptions {
   std::string db;                    // "" = the default database
   std::vector<std::string> kernels;  // empty = every kernel with winners
   std::string cache_mode = "cold";
+  // Iterations per benchmark. Each is one submission of 15 timed samples (K
+  // back-to-back dependent dispatches each) after a short warm-up, reporting
+  // their median per dispatch: a fixed count, because Google Benchmark's
+  // --benchmark_min_time would count per-dispatch microseconds and ask for
+  // tens of thousands of iterations.
+  int iterations = 10;
 };
 
 // Returns how many benchmarks were registered; throws vktune::Error.

@@ -1,5 +1,5 @@
 // vktune-bench: Google Benchmark over the stored winners and baselines.
-//   vktune-bench [--device N] [--db PATH] [--kernel NAME]... [--cache cold|hot]
+//   vktune-bench [--device N] [--db PATH] [--kernel NAME]... [--cache cold|hot] [--iterations N]
 //                [Google Benchmark flags: --benchmark_filter=, --benchmark_format=json, ...]
 // Usually run through `vktune bench`.
 #include <benchmark/benchmark.h>
@@ -16,8 +16,11 @@ namespace {
 
 void usage() {
   std::cout << "usage: vktune-bench [--device N] [--db PATH] [--kernel NAME]... [--cache cold|hot] "
-               "[Google Benchmark flags]\n"
-               "Benchmarks the stored winner and the baseline of every tuned (kernel, shape) of the device.\n\n";
+               "[--iterations N] [Google Benchmark flags]\n"
+               "Benchmarks the stored winner and the baseline of every tuned (kernel, shape) of the device.\n"
+               "An iteration is one submission of 15 timed samples of back-to-back dispatches; its time is\n"
+               "their median per dispatch. --iterations (default 10) fixes the count, so\n"
+               "--benchmark_min_time has no effect; --benchmark_repetitions does.\n\n";
   benchmark::PrintDefaultHelp();
 }
 
@@ -43,6 +46,9 @@ int main(int argc, char** argv) {
         options.db = value("--db");
       } else if (arg == "--kernel") {
         options.kernels.push_back(value("--kernel"));
+      } else if (arg == "--iterations") {
+        options.iterations = std::stoi(value("--iterations"));
+        if (options.iterations < 1) throw Error(ErrorKind::usage, "--iterations must be at least 1");
       } else if (arg == "--cache") {
         options.cache_mode = value("--cache");
         if (options.cache_mode != "cold" && options.cache_mode != "hot") {

@@ -33,8 +33,7 @@ class BenchTest : public ::testing::Test {
 
 TEST_F(BenchTest, ReportsWinnerAndBaselineWithCountersInGoogleBenchmarkJson) {
   ASSERT_EQ(vktune("matmul_q4k --device 0 --shape 13,70,512 --budget 2 --seed 1 --db " + db).first, 0);
-  auto [code, out] = vktune("bench matmul_q4k --device 0 --db " + db +
-                            " -- --benchmark_format=json --benchmark_min_time=0.01");
+  auto [code, out] = vktune("bench matmul_q4k --device 0 --db " + db + " -- --benchmark_format=json");
   ASSERT_EQ(code, 0) << out;
   const auto report = nlohmann::json::parse(out);
   std::set<std::string> names;
@@ -45,19 +44,21 @@ TEST_F(BenchTest, ReportsWinnerAndBaselineWithCountersInGoogleBenchmarkJson) {
     EXPECT_GT(b["items_per_second"].get<double>(), 0);
     EXPECT_GT(b["pct_peak"].get<double>(), 0);
     EXPECT_GT(b["real_time"].get<double>(), 0);
+    EXPECT_EQ(b["iterations"].get<int>(), 10);  // the fixed default: each is 15 timed samples
   }
-  EXPECT_EQ(names, (std::set<std::string>{"matmul_q4k/M13_N70_K512/winner/manual_time",
-                                          "matmul_q4k/M13_N70_K512/baseline/manual_time"}));
+  EXPECT_EQ(names, (std::set<std::string>{"matmul_q4k/M13_N70_K512/winner/iterations:10/manual_time",
+                                          "matmul_q4k/M13_N70_K512/baseline/iterations:10/manual_time"}));
 }
 
 TEST_F(BenchTest, StandardFlagsPassThrough) {
   ASSERT_EQ(vktune("matmul_q4k --device 0 --shape 13,70,512 --budget 1 --seed 1 --db " + db).first, 0);
   auto [code, out] = vktune("bench --device 0 --db " + db +
-                            " -- --benchmark_format=json --benchmark_min_time=0.01 --benchmark_filter=winner");
+                            " -- --benchmark_format=json --benchmark_filter=winner --iterations 3");
   ASSERT_EQ(code, 0) << out;
   const auto report = nlohmann::json::parse(out);
   ASSERT_EQ(report["benchmarks"].size(), 1u);
-  EXPECT_EQ(report["benchmarks"][0]["name"], "matmul_q4k/M13_N70_K512/winner/manual_time");
+  EXPECT_EQ(report["benchmarks"][0]["name"], "matmul_q4k/M13_N70_K512/winner/iterations:3/manual_time");
+  EXPECT_EQ(report["benchmarks"][0]["iterations"], 3);
 }
 
 TEST_F(BenchTest, NoResultsForTheDeviceIsAClearError) {
