@@ -29,19 +29,17 @@ std::vector<std::uint32_t> compile(const TemplateLibrary& templates, const std::
   return vk::compile_compute_shader({file, templates.text(file)}, templates, options);
 }
 
-double measure_read(vk::Device& device, const TemplateLibrary& templates) {
-  constexpr std::uint32_t items = 16;
-  // 1 GiB, or a quarter of a small device: far beyond any cache.
-  std::uint64_t bytes = std::min<std::uint64_t>(std::uint64_t{1} << 30, device.info().device_local_bytes() / 4);
-  bytes = std::min<std::uint64_t>(bytes, device.info().max_storage_buffer_range);
-  const std::uint64_t per_group = std::uint64_t{kWgSize} * items * 16;
-  const std::uint64_t groups = std::max<std::uint64_t>(1, bytes / per_group);
-  bytes = groups * per_group;
+constexpr std::uint32_t kReadItems = 16;
+constexpr std::uint64_t kReadBytesPerGroup = std::uint64_t{kWgSize} * kReadItems * 16;
+
+// Median ns per dispatch of ceiling_read.comp over `groups` workgroups.
+double time_read(vk::Device& device, const TemplateLibrary& templates, std::uint64_t groups) {
+  const std::uint64_t bytes = groups * kReadBytesPerGroup;
   vk::Buffer data(device, bytes);
   data.fill(0x01020304u);
   vk::Buffer sink(device, 16);
   const auto spirv = compile(templates, "ceiling_read.comp",
-                             {{"WG_SIZE", std::to_string(kWgSize)}, {"ITEMS", std::to_string(items)}});
+                             {{"WG_SIZE", std::to_string(kWgSize)}, {"ITEMS", std::to_string(kReadItems)}});
   vk::PipelineDesc desc;
   desc.label = "read ceiling";
   desc.storage_buffers = 2;
@@ -58,7 +56,15 @@ double measure_read(vk::Device& device, const TemplateLibrary& templates) {
                                  {reinterpret_cast<const std::uint8_t*>(&count), sizeof count});
       },
       ceiling_timer());
-  return static_cast<double>(bytes) / result.per_dispatch_ns.median;  // bytes/ns = GB/s
+  return result.per_dispatch_ns.median;
+}
+
+double measure_read(vk::Device& device, const TemplateLibrary& templates) {
+  // 1 GiB, or a quarter of a small device: far beyond any cache.
+  std::uint64_t bytes = std::min<std::uint64_t>(std::uint64_t{1} << 30, device.info().device_local_bytes() / 4);
+  bytes = std::min<std::uint64_t>(bytes, device.info().max_storage_buffer_range);
+  const std::uint64_t groups = std::max<std::uint64_t>(1, bytes / kReadBytesPerGroup);
+  return static_cast<double>(groups * kReadBytesPerGroup) / time_read(device, templates, groups);  // GB/s
 }
 
 double measure_fma(vk::Device& device, const TemplateLibrary& templates) {
@@ -91,8 +97,12 @@ double measure_fma(vk::Device& device, const TemplateLibrary& templates) {
 
 }  // namespace
 
+double measure_dispatch_floor(vk::Device& device, const TemplateLibrary& templates) {
+  return time_read(device, templates, 1);
+}
+
 Ceilings measure_ceilings(vk::Device& device, const TemplateLibrary& templates) {
-  return {measure_read(device, templates), measure_fma(device, templates)};
+  return {measure_read(device, templates), measure_fma(device, templates), measure_dispatch_floor(device, templates)};
 }
 
 }  // namespace vktune

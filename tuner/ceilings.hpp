@@ -1,7 +1,10 @@
 #pragma once
 // Measuring a device's ceilings through Vulkan, so results can be reported as
 // a fraction of what this device can actually do: streaming read bandwidth
-// (GB/s) and fp32 FMA throughput (GFLOP/s).
+// (GB/s) and fp32 FMA throughput (GFLOP/s); and the dependent-dispatch floor,
+// what a dispatch that waits for the previous one costs when it does almost
+// nothing, timed as every kernel is (so small kernels can be read against it:
+// at best they take the floor plus their bytes over the read bandwidth).
 #include "harness/device.hpp"
 #include "tuner/template_library.hpp"
 
@@ -10,11 +13,17 @@ namespace vktune {
 struct Ceilings {
   double read_gbps = 0;
   double fp32_gflops = 0;
+  double dispatch_floor_ns = 0;  // 0 = not measured
 };
 
 inline constexpr const char* kCeilingRead = "read_bandwidth";
 inline constexpr const char* kCeilingFma = "fp32_fma";
+inline constexpr const char* kCeilingDispatchFloor = "dependent_dispatch";  // stored in ns
 
 Ceilings measure_ceilings(vk::Device& device, const TemplateLibrary& templates);
+// One workgroup reading 64 KiB, dispatched back to back with a
+// compute-to-compute barrier between dispatches (vk::time_dispatches): median
+// ns per dispatch.
+double measure_dispatch_floor(vk::Device& device, const TemplateLibrary& templates);
 
 }  // namespace vktune

@@ -147,6 +147,8 @@ TEST_F(CliTest, KilledRunResumesWithoutLosingOrRepeatingWork) {
   auto r = run(args + " --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto j = nlohmann::json::parse(r.out);
+  EXPECT_GT(j["ceilings"]["read_gbps"].get<double>(), 0);
+  EXPECT_GT(j["ceilings"]["dependent_dispatch_us"].get<double>(), 0);
   ASSERT_EQ(j["shapes"].size(), 1u);
   std::size_t resumed = 0, total = 0;
   for (const auto& o : j["shapes"][0]["outcomes"]) {

@@ -2,6 +2,7 @@
 // show the best variants per shape.
 #include <algorithm>
 #include <chrono>
+#include <iomanip>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -138,6 +139,13 @@ void run_tune(const kernels::Kernel& kernel, TuneArgs args, int& result_code) {
     ceilings = measure_ceilings(session.device(), templates);
     store.put_ceiling(row, kCeilingRead, ceilings->read_gbps, "GB/s");
     store.put_ceiling(row, kCeilingFma, ceilings->fp32_gflops, "GFLOP/s");
+    store.put_ceiling(row, kCeilingDispatchFloor, ceilings->dispatch_floor_ns, "ns");
+  }
+  if (auto floor = store.ceiling(row, kCeilingDispatchFloor)) {
+    ceilings->dispatch_floor_ns = *floor;
+  } else {  // a database from before the floor was measured: add it
+    ceilings->dispatch_floor_ns = measure_dispatch_floor(session.device(), templates);
+    store.put_ceiling(row, kCeilingDispatchFloor, ceilings->dispatch_floor_ns, "ns");
   }
 
   TuneOptions options;
@@ -153,14 +161,18 @@ void run_tune(const kernels::Kernel& kernel, TuneArgs args, int& result_code) {
                            {"database", store.path().string()},
                            {"seed", args.seed},
                            {"cache", args.cache},
-                           {"ceilings", {{"read_gbps", ceilings->read_gbps}, {"fp32_gflops", ceilings->fp32_gflops}}},
+                           {"ceilings",
+                            {{"read_gbps", ceilings->read_gbps},
+                             {"fp32_gflops", ceilings->fp32_gflops},
+                             {"dependent_dispatch_us", ceilings->dispatch_floor_ns / 1e3}}},
                            {"shapes", nlohmann::json::array()}};
   if (note) report["note"] = *note;
   if (!args.json) {
     std::cout << kernel.name() << " on " << session.device().info().name << " (driver "
               << session.device().info().driver_version << "), cache " << args.cache << ", ceilings "
               << static_cast<long>(ceilings->read_gbps) << " GB/s read, " << static_cast<long>(ceilings->fp32_gflops)
-              << " GFLOP/s fp32; results in " << store.path().string() << "\n";
+              << " GFLOP/s fp32, " << std::fixed << std::setprecision(1) << ceilings->dispatch_floor_ns / 1e3
+              << std::defaultfloat << " us per dependent dispatch; results in " << store.path().string() << "\n";
   }
   bool every_shape_validated = true;
   for (const auto& shape : shapes) {
