@@ -15,6 +15,7 @@
 #include "harness/pipeline.hpp"
 #include "kernels/kernel.hpp"
 #include "kernels/quant_matmul.hpp"
+#include "kernels/quantized_activations.hpp"
 #include "kernels/registry.hpp"
 #include "reference/dequantize.hpp"
 #include "reference/gguf_types.hpp"
@@ -28,12 +29,6 @@ constexpr std::size_t kDecode = 0;
 constexpr std::size_t kPrefill = 1;
 constexpr std::uint32_t kMaxDecodeM = 8;
 constexpr std::uint32_t kBlockBytes = 144;  // one Q4_K super-block of 256 weights
-// Shared memory for the X_SEGMENT values of each of `cols` x rows that a
-// matvec_q4k_q8.comp workgroup quantizes at a time: one byte each plus a
-// (scale, sum) pair of floats per 32.
-std::uint32_t q8_segment_bytes(std::uint32_t segment, std::uint32_t cols) {
-  return cols * (segment + segment / 32 * 8);
-}
 
 std::uint32_t next_pow2(std::uint32_t v) {
   std::uint32_t p = 1;
@@ -79,11 +74,10 @@ std::string subgroup_violation(int subgroup_size, std::uint32_t wg_size, const v
   return {};
 }
 
-// Why an X_QUANT=1 config (templates/matvec_q4k_q8.comp) cannot run, or "".
-// The fp32-only parameters are pinned to one value so that no two configs
-// build the same shader.
-std::string quantized_activation_violation(const Config& config, const vk::DeviceInfo& device) {
-  if (!device.features.integer_dot_product) return "X_QUANT=1 needs shaderIntegerDotProduct";
+// Why an X_QUANT=1 config cannot run matvec_q4k_q8.comp, beyond the rules
+// of kernels/quantized_activations.hpp, or "". The fp32-only parameters are
+// pinned to one value so that no two configs build the same shader.
+std::string q4k_quantized_activation_violation(const Config& config) {
   // Measured on an H200: 16 threads per block and fewer than 8 rows per
   // workgroup (little reuse of the quantized x) were never among the best.
   const int t = config.at("THREADS_PER_BLOCK");
@@ -161,12 +155,8 @@ class MatmulQ4K final : public Kernel {
         {"LOAD_WIDTH", {1, 2, 4}, "32-bit words per weight load (uint, uvec2, uvec4)"},
         {"DEQUANT", {0, 1}, "nibble to float: 0 = shift and mask per weight (1+q/16), 1 = mask four at once and "
                             "move bytes (1/2+q/256, needs shaderInt8)"},
-        {"X_QUANT", {0, 1}, "activations: 0 = fp32 (exact); 1 = quantized to 8 bits per 32 values in shared memory, "
-                            "weights enter integer dot products (relative error about 0.5%, needs "
-                            "shaderIntegerDotProduct)"},
-        {"X_SEGMENT", {4096, 16384}, "X_QUANT=1: x values quantized into shared memory at a time (16384 only for "
-                                     "K > 4096)"},
     };
+    for (auto& p : quantized_activation_parameters()) decode.parameters.push_back(std::move(p));
     Space prefill{"prefill", "matmul_q4k.comp", {}};
     prefill.parameters = {
         {"TILE_M", {32, 64, 128}, "output rows (along M) per workgroup"},
@@ -237,16 +227,11 @@ class MatmulQ4K final : public Kernel {
         return "COLS_PER_PASS " + std::to_string(cols) + " takes more than two passes over the weights for M=" +
                std::to_string(m);
       }
-      if (get(config, "X_QUANT") == 1) {
-        if (auto problem = quantized_activation_violation(config, device); !problem.empty()) return problem;
-        if (get(config, "X_SEGMENT") > 4096 && k <= 4096) {
-          return "X_SEGMENT=" + std::to_string(get(config, "X_SEGMENT")) + " quantizes no more of K=" +
-                 std::to_string(k) + " than 4096 does, in more shared memory";
-        }
+      if (auto problem = quantized_activation_violation(config, k, device); !problem.empty()) return problem;
+      if (uses_quantized_activations(config)) {
+        if (auto problem = q4k_quantized_activation_violation(config); !problem.empty()) return problem;
       } else if (rows == 32) {
         return "ROWS_PER_WG=32 is only varied with X_QUANT=1 (it amortises the quantization of x)";
-      } else if (get(config, "X_SEGMENT") != 4096) {
-        return "X_SEGMENT is only varied with X_QUANT=1";
       }
       if (unroll > 1 && get(config, "DEQUANT") != 0) return "BLOCK_UNROLL is only varied with DEQUANT=0";
       if (get(config, "DEQUANT") != 0 && t > 8) return "DEQUANT=1 is only varied with THREADS_PER_BLOCK <= 8";
@@ -318,7 +303,7 @@ class MatmulQ4K final : public Kernel {
     const auto& params = space_list[space].parameters;
     ShaderPlan plan;
     plan.template_file = space == kPrefill                ? "matmul_q4k.comp"
-                         : get(config, "X_QUANT") == 1 ? "matvec_q4k_q8.comp"
+                         : uses_quantized_activations(config) ? "matvec_q4k_q8.comp"
                                                          : "matvec_q4k.comp";
     for (const auto& p : params) {
       const auto it = config.find(p.name);
@@ -338,9 +323,8 @@ class MatmulQ4K final : public Kernel {
       plan.dispatch = {DispatchAxis{1, rows}, DispatchAxis{0, cols}, DispatchAxis{}};
       const auto t = static_cast<std::uint32_t>(get(config, "THREADS_PER_BLOCK"));
       const auto slots = static_cast<std::uint32_t>(get(config, "BLOCK_SLOTS"));
-      if (get(config, "X_QUANT") == 1) {
-        plan.shared_memory_bytes =
-            q8_segment_bytes(static_cast<std::uint32_t>(get(config, "X_SEGMENT")), cols) + 4 * slots * rows * cols;
+      if (uses_quantized_activations(config)) {
+        plan.shared_memory_bytes = quantized_activation_shared_bytes(config, cols) + 4 * slots * rows * cols;
       } else if (get(config, "REDUCTION") == 0) {
         plan.shared_memory_bytes = 4 * slots * rows * cols;
       } else {
@@ -390,14 +374,9 @@ class MatmulQ4K final : public Kernel {
   // 1e-6; a wrong scale, nibble or block gives errors above 1e-2.
   Tolerance tolerance(const Shape&) const override { return Tolerance{1e-4, 1e-3}; }
 
-  // X_QUANT=1 rounds x to 8 bits per 32 values (step max|x|/127): for
-  // Gaussian x that is a relative error of about 0.5% per value, and the
-  // same, averaged, in y (measured 1.8e-3 to 4.5e-3 relative L2 at the check
-  // and default shapes, on lavapipe and an H200). The bound leaves room for heavier-tailed x; a wrong
-  // scale, nibble or block still gives errors above 1e-1.
+  // X_QUANT=1: see kernels/quantized_activations.hpp.
   Tolerance variant_tolerance(const Config& config, const Shape& shape) const override {
-    const auto it = config.find("X_QUANT");
-    if (space_index(shape) == kDecode && it != config.end() && it->second == 1) return Tolerance{2e-2, 2e-2};
+    if (space_index(shape) == kDecode && uses_quantized_activations(config)) return kQuantizedActivationTolerance;
     return tolerance(shape);
   }
 

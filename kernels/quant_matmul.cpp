@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "common/error.hpp"
+#include "kernels/quantized_activations.hpp"
 #include "kernels/row_ops.hpp"
 #include "reference/dequantize.hpp"
 #include "reference/matmul.hpp"
@@ -126,12 +127,8 @@ std::vector<Space> QuantMatmul::spaces() const {
       {"REDUCTION", {0, 1}, "0 = subgroup shuffle butterfly over a row's invocations; 1 = shared-memory tree"},
       {"COLS_PER_PASS", {1, 2, 4, 8}, "rows of x (outputs along M) per workgroup"},
       {"SUBGROUP_SIZE", {0, 8, 16, 32, 64}, "required subgroup size; 0 = the device's choice"},
-      {"X_QUANT", {0, 1}, "activations: 0 = fp32 (exact); 1 = quantized to 8 bits per 32 values in shared memory, "
-                          "weights enter integer dot products (matvec_quant_q8.comp; relative error about 0.5%, "
-                          "needs shaderIntegerDotProduct)"},
-      {"X_SEGMENT", {4096, 16384}, "X_QUANT=1: x values quantized into shared memory at a time (16384 only for "
-                                   "K > 4096)"},
   };
+  for (auto& p : quantized_activation_parameters()) decode.parameters.push_back(std::move(p));
   Space prefill{"prefill", "matmul_quant.comp", {}};
   prefill.parameters = {
       {"TILE_M", {32, 64, 128}, "output rows (along M) per workgroup"},
@@ -211,20 +208,14 @@ std::string QuantMatmul::decode_violation(const Config& config, const Shape& sha
            std::to_string(m);
   }
   if (rows_per_thread * cols > 16) return "more than 16 sums (rows per invocation * COLS_PER_PASS) per invocation";
-  if (config.at("X_QUANT") == 1) {
-    if (!device.features.integer_dot_product) return "X_QUANT=1 needs shaderIntegerDotProduct";
+  if (auto problem = quantized_activation_violation(config, shape[2], device); !problem.empty()) return problem;
+  if (uses_quantized_activations(config)) {
     if (reduction != 0) return "X_QUANT=1 reduces with subgroup shuffles only (REDUCTION pinned to 0)";
     // Each workgroup quantizes its x rows, so few rows per workgroup waste
     // it; UNROLL=4 was never among the best on an H200. Both keep the CI
     // gate within its budget.
     if (rows < 4) return "X_QUANT=1 takes ROWS_PER_WG >= 4 (quantizing x is per workgroup)";
     if (unroll > 2) return "X_QUANT=1 takes UNROLL 1 or 2";
-    if (config.at("X_SEGMENT") > 4096 && shape[2] <= 4096) {
-      return "X_SEGMENT=" + std::to_string(config.at("X_SEGMENT")) + " quantizes no more of K=" +
-             std::to_string(shape[2]) + " than 4096 does, in more shared memory";
-    }
-  } else if (config.at("X_SEGMENT") != 4096) {
-    return "X_SEGMENT is only varied with X_QUANT=1";
   }
   const std::uint32_t unit_weights = format_.block_weights / format_.units;
   if (static_cast<std::uint32_t>(rows_per_thread * unroll) * unit_weights > 64) {
@@ -278,7 +269,7 @@ ShaderPlan QuantMatmul::plan(const Config& config, const Shape& shape) const {
   const auto space = space_index(shape);
   ShaderPlan plan;
   plan.template_file = spaces()[space].template_file;
-  if (space == kDecode && config.at("X_QUANT") == 1) plan.template_file = "matvec_quant_q8.comp";
+  if (space == kDecode && uses_quantized_activations(config)) plan.template_file = "matvec_quant_q8.comp";
   plan.defines = rowops::config_defines(config, spaces()[space]);
   plan.defines.emplace_back("QTYPE", std::to_string(format_.qtype));
   plan.required_subgroup_size = static_cast<std::uint32_t>(config.at("SUBGROUP_SIZE"));
@@ -290,11 +281,7 @@ ShaderPlan QuantMatmul::plan(const Config& config, const Shape& shape) const {
     plan.local_size = {wg, 1, 1};
     plan.dispatch = {DispatchAxis{1, rows}, DispatchAxis{0, cols}, DispatchAxis{}};
     if (config.at("REDUCTION") == 1) plan.shared_memory_bytes = 4 * (rows / std::max(1u, wg / t)) * cols * wg;
-    if (config.at("X_QUANT") == 1) {
-      // Per x row: one byte per value plus a (scale, sum) pair per 32.
-      const auto segment = static_cast<std::uint32_t>(config.at("X_SEGMENT"));
-      plan.shared_memory_bytes = cols * (segment + segment / 32 * 8);
-    }
+    if (uses_quantized_activations(config)) plan.shared_memory_bytes = quantized_activation_shared_bytes(config, cols);
   } else {
     const auto tm = static_cast<std::uint32_t>(config.at("TILE_M"));
     const auto tn = static_cast<std::uint32_t>(config.at("TILE_N"));
@@ -336,13 +323,9 @@ Problem QuantMatmul::make_problem(const Shape& shape, std::uint64_t seed) const 
 // 1e-6, while a wrong scale, nibble or block gives errors above 1e-2.
 Tolerance QuantMatmul::tolerance(const Shape&) const { return Tolerance{1e-4, 1e-3}; }
 
-// X_QUANT=1 rounds x to 8 bits per 32 values (step max|x|/127), about 0.5%
-// relative error per value and the same, averaged, in y; matmul_q4k's
-// integer path measured 2e-3 to 6e-3 relative L2. A wrong scale, code or
-// block still gives errors above 1e-1.
+// X_QUANT=1: see kernels/quantized_activations.hpp.
 Tolerance QuantMatmul::variant_tolerance(const Config& config, const Shape& shape) const {
-  const auto it = config.find("X_QUANT");
-  if (space_index(shape) == kDecode && it != config.end() && it->second == 1) return Tolerance{2e-2, 2e-2};
+  if (space_index(shape) == kDecode && uses_quantized_activations(config)) return kQuantizedActivationTolerance;
   return tolerance(shape);
 }
 

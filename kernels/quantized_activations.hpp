@@ -1,0 +1,38 @@
+#pragma once
+// The 8-bit-activation decode path that matmul_q4k (templates/matvec_q4k_q8.comp)
+// and the QuantMatmul kernels (templates/matvec_quant_q8.comp) offer as the
+// parameter value X_QUANT=1: x quantized per 32 values into shared memory
+// (templates/include/x_q8.glsl), X_SEGMENT values of each x row at a time, the
+// weights entering integer dot products. What is the same for both lives here;
+// each kernel adds the constraints of its own template.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "harness/device_info.hpp"
+#include "kernels/kernel.hpp"
+
+namespace vktune::kernels {
+
+// X_QUANT {0, 1} and X_SEGMENT {4096, 16384}, for a decode space.
+std::vector<Parameter> quantized_activation_parameters();
+
+bool uses_quantized_activations(const Config& config);
+
+// The rules both templates share, or "": X_QUANT=1 needs
+// shaderIntegerDotProduct, and X_SEGMENT is varied only with X_QUANT=1 and
+// only above 4096 where K is longer than 4096.
+std::string quantized_activation_violation(const Config& config, std::uint32_t k, const vk::DeviceInfo& device);
+
+// Shared memory for the quantized x of `cols` rows: one byte per value of a
+// segment plus a (scale, sum) pair of floats per 32.
+std::uint32_t quantized_activation_shared_bytes(const Config& config, std::uint32_t cols);
+
+// X_QUANT=1 rounds x to 8 bits per 32 values (step max|x|/127): for Gaussian x
+// a relative error of about 0.5% per value, and the same, averaged, in y
+// (measured 1.4e-3 to 5.5e-3 relative L2 at the check and default shapes, on
+// lavapipe and an H200). The bound leaves room for heavier-tailed x; a wrong
+// scale, code or block still gives errors above 1e-1.
+inline constexpr Tolerance kQuantizedActivationTolerance{2e-2, 2e-2};
+
+}  // namespace vktune::kernels
