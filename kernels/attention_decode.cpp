@@ -130,11 +130,17 @@ class AttentionDecode final : public Kernel {
          "query heads per workgroup, of one KV head: all of heads/kv_heads (at most 8), so K and V are read once; "
          "not tuned, the shape sets it"},
         {"TOKENS", {2, 4}, "cache entries per team per step, their loads issued together"},
-        {"PREFETCH", {0, 1}, "1 = issue the next step's loads before this step's arithmetic (software pipelining)"},
+        {"PREFETCH", {0, 1, 2},
+         "1 = issue the next step's loads before this step's arithmetic (software pipelining); 2 = two steps ahead "
+         "(twice the bytes in flight, for few workgroups per SM)"},
         {"KV_CHUNK", {0, 64, 128, 256, 512, 1024, 2048},
          "cache entries per workgroup (ceil(kv_len/KV_CHUNK) workgroups per head group, merged through scratch "
          "memory and a per-group atomic counter); 0 = one workgroup per head group"},
         {"REDUCTION", {0, 1}, "a team's dot products: 0 = subgroup shuffle-xor butterfly, 1 = shared-memory sum"},
+        {"MERGE", {0, 1},
+         "the split merge by the last workgroup (KV_CHUNK > 0): 0 = in phases ((m, l) of every split, the weights in "
+         "shared memory, then the accumulators); 1 = one pass, each invocation loads (m, l) with its accumulator "
+         "vec4, 16 splits a round, merged online (fewer serial load round trips)"},
     };
     return {space};
   }
@@ -146,7 +152,8 @@ class AttentionDecode final : public Kernel {
   // subgroup) where the registers allow, all the heads of a KV head per
   // workgroup, 128 invocations, two entries per team per step, subgroup sums;
   // no prefetch; the cache split in chunks of about a sixteenth (at least 64
-  // entries): 8192 entries, 16 workgroups of 512 entries per KV head.
+  // entries, merged in one pass): 8192 entries, 16 workgroups of 512 entries
+  // per KV head.
   Config baseline(const Shape& shape) const override {
     const auto qh = static_cast<int>(group_heads(shape));
     const int loads = shape.at(2) > 64 && qh * 16 <= static_cast<int>(kMaxHeadFloats) ? 2 : 1;
@@ -154,7 +161,8 @@ class AttentionDecode final : public Kernel {
     while (chunk < 2048 && chunk * 32 <= static_cast<int>(shape.at(3))) chunk *= 2;
     if (static_cast<std::uint32_t>(chunk) >= shape.at(3)) chunk = 0;
     return {{"WG_SIZE", 128}, {"LOADS", loads}, {"VEC", 8},        {"QH", qh},
-            {"TOKENS", 2},    {"PREFETCH", 0},  {"KV_CHUNK", chunk}, {"REDUCTION", 0}};
+            {"TOKENS", 2},    {"PREFETCH", 0},  {"KV_CHUNK", chunk}, {"REDUCTION", 0},
+            {"MERGE", chunk > 0 ? 1 : 0}};
   }
 
   std::string constraint_violation(const Config& config, const Shape& shape,
@@ -168,6 +176,7 @@ class AttentionDecode final : public Kernel {
     const auto tokens = static_cast<std::uint32_t>(config.at("TOKENS"));
     const auto prefetch = static_cast<std::uint32_t>(config.at("PREFETCH"));
     const auto chunk = static_cast<std::uint32_t>(config.at("KV_CHUNK"));
+    const auto merge = static_cast<std::uint32_t>(config.at("MERGE"));
     const std::uint32_t head_dim = shape[2], kv_len = shape[3];
     const std::uint32_t dims = loads * vec, team = team_of(head_dim, dims);
     if (team < kMinTeam) {
@@ -196,6 +205,21 @@ class AttentionDecode final : public Kernel {
              std::to_string(kMaxLaneWords) + " spill)";
     }
     const std::uint32_t step = wg / team * tokens;  // entries per workgroup step
+    if (chunk == 0 && merge != 0) return "MERGE=" + std::to_string(merge) + " needs splits to merge (KV_CHUNK > 0)";
+    // Two steps ahead pays only where one step ahead is already the largest
+    // step the registers allow; a smaller step grows its bytes in flight
+    // with more TOKENS instead (fewer registers, one pipeline stage).
+    if (prefetch == 2 && tokens * dims < kMaxStepWords) {
+      return "PREFETCH=2 with TOKENS*LOADS*VEC = " + std::to_string(tokens * dims) + " below " +
+             std::to_string(kMaxStepWords) + ": a larger step with PREFETCH=1 holds more bytes in flight";
+    }
+    // The phased merge is kept, for comparison, where the previous tuning
+    // found its winners (WG_SIZE=128, PREFETCH=1: the winners at every
+    // default shape on the H200); everything else gets the one-pass merge,
+    // which needs fewer serial round trips, and the gate stays small.
+    if (chunk > 0 && merge == 0 && (prefetch != 1 || wg != 128)) {
+      return "MERGE=0 (the phased merge) is only kept with WG_SIZE=128 and PREFETCH=1";
+    }
     if (chunk > 0) {
       if (chunk >= kv_len) return "KV_CHUNK=" + std::to_string(chunk) + " covers the cache: KV_CHUNK=0 without merging";
       if ((kv_len + chunk - 1) / chunk > kMaxSplits) {
@@ -210,8 +234,9 @@ class AttentionDecode final : public Kernel {
     if (step >= 2 * kv_len && wg > 128) {
       return std::to_string(step) + " entries per step are twice the " + std::to_string(kv_len) + " cache entries";
     }
-    if (prefetch == 1 && (chunk > 0 ? chunk : kv_len) < 2 * step) {
-      return "PREFETCH=1 needs two steps of " + std::to_string(step) + " entries per workgroup";
+    if (prefetch > 0 && (chunk > 0 ? chunk : kv_len) < (prefetch + 1) * step) {
+      return "PREFETCH=" + std::to_string(prefetch) + " needs " + std::to_string(prefetch + 1) + " steps of " +
+             std::to_string(step) + " entries per workgroup";
     }
     // The shuffle butterfly needs shuffles and the team inside the smallest
     // subgroup; where it runs, the shared-memory sum (three barriers a step)
@@ -245,6 +270,8 @@ class AttentionDecode final : public Kernel {
     std::uint32_t floats = (qh > 1 ? 2 : 1) * wg * dims;
     if (config.at("REDUCTION") == 1) floats = std::max(floats, wg * qh * tokens);
     if (chunk > 0) floats = std::max(floats, 2 * qh * kMaxSplits + 4 * wg);
+    // MERGE=1 with split groups: an accumulator and an (m, l) vec4 per invocation.
+    if (chunk > 0 && config.at("MERGE") == 1) floats = std::max(floats, 8 * wg);
     floats = (floats + 3) / 4 * 4;
     plan.defines.emplace_back("SH_FLOATS", std::to_string(floats));
     plan.local_size = {wg, 1, 1};

@@ -39,8 +39,22 @@
 // next dispatch. Partials are `coherent` and fenced with
 // memoryBarrierBuffer() before the counter is bumped and after it is read.
 //
+// MERGE selects how the last workgroup merges the splits: 0 = in phases:
+// every split's (m, l) to shared memory (one load round trip), the global
+// max and sum and the weights e^(m - M)/L there (three barriers), then the
+// accumulators eight splits a round; 1 = in one pass: each invocation loads
+// the (m, l) record together with its accumulator vec4, MB splits a round,
+// and merges them online (at 32 splits: two load round trips instead of
+// five, no barriers where the outputs cover the workgroup). The tail after
+// the last walk is serial (the whole dispatch waits for it), so round trips
+// there cost the dispatch directly.
+//
 // PREFETCH=1 software-pipelines the walk: a step's loads are issued a step
 // ahead, before the previous step's arithmetic (twice the load registers).
+// PREFETCH=2 issues them two steps ahead (three times the load registers):
+// twice the bytes in flight per lane, for where the workgroups per SM are
+// few (a split count near the SM count) and one step of loads does not
+// cover the memory latency.
 //
 // Tried on the H200 and not kept (each measured with the parameters
 // re-tuned): integer fp16 widening instead of unpackHalf2x16 (F2F runs at a
@@ -50,7 +64,7 @@
 // 24 us for this version; the widening alone took 59 -> 42 us on that
 // reworked version, so it may pay here too (unmeasured).
 //
-// Parameters: WG_SIZE, LOADS, VEC, QH, TOKENS, PREFETCH, KV_CHUNK, REDUCTION.
+// Parameters: WG_SIZE, LOADS, VEC, QH, TOKENS, PREFETCH, KV_CHUNK, REDUCTION, MERGE.
 // Buffers: q, k, v, scratch (MAX_HEADS counters, then per head MAX_SPLITS
 // partials of 1 + HEAD_DIM/4 vec4s: (m, l, -, -) and the accumulator), out.
 // Semantics: MAX_HEADS, MAX_SPLITS, SH_FLOATS (the shared scratch array,
@@ -83,6 +97,7 @@ layout(std430, set = 0, binding = 4) writeonly buffer Out { float outs[]; };
 #define V4 (VEC / 4)         // vec4s per load
 #define NV (QH * TOKENS)   // scores of a lane per step
 #define LOWEST (-3.0e38)   // finite: empty teams merge to 0 without NaN
+#define MB 16              // MERGE=1: splits per round of the merge (their loads in flight together)
 
 // The VEC fp16 values of a load widened, as V4 vec4s.
 void widen(KTYPE w, out vec4 f[V4]) {
@@ -170,13 +185,24 @@ void main() {
       vw[u * LOADS + c] = vs[row + col[c]];                               \
     }                                                                     \
   }
-#if PREFETCH
+#if PREFETCH >= 1
   KTYPE kn[TOKENS * LOADS], vn[TOKENS * LOADS];
   LOAD_STEP(begin, kn, vn)
 #endif
+#if PREFETCH == 2
+  KTYPE kn2[TOKENS * LOADS], vn2[TOKENS * LOADS];
+  LOAD_STEP(begin + slots * TOKENS, kn2, vn2)
+#endif
   // Every invocation runs the same number of steps (barriers in team_sum).
   for (uint base = begin; base < end; base += slots * TOKENS) {
-#if PREFETCH
+#if PREFETCH == 2
+    // This step's words were loaded two steps ago, the next step's one step
+    // ago; load the one after now (two steps of loads in flight during the
+    // arithmetic).
+    const KTYPE kw[TOKENS * LOADS] = kn, vw[TOKENS * LOADS] = vn;
+    kn = kn2, vn = vn2;
+    LOAD_STEP(base + 2u * slots * TOKENS, kn2, vn2)
+#elif PREFETCH == 1
     // This step's words were loaded a step ago; load the next step's now.
     const KTYPE kw[TOKENS * LOADS] = kn, vw[TOKENS * LOADS] = vn;
     LOAD_STEP(base + slots * TOKENS, kn, vn)
@@ -273,6 +299,73 @@ void main() {
   if (!last_split) return;
   memoryBarrierBuffer();
 
+#if MERGE == 1
+  // The last workgroup of the group merges its partials in one pass: an
+  // invocation takes an output vec4 (head i, vec4 d) over the splits j = r,
+  // r+R, ... (R groups of invocations share the splits), loading each
+  // split's (m, l) record with its accumulator vec4 (the (m, l) loads of a
+  // subgroup hit one address), MB splits a round with all their loads in
+  // flight, and merges them online (one rescale per round). No separate
+  // (m, l) round trip, no shared-memory weights, no barriers where R = 1.
+  const uint P = QH * dim4;
+  const uint R = P >= WG_SIZE ? 1u : WG_SIZE / P;
+  const uint r = lid / P;
+  if (r < R) {
+    for (uint x = lid - r * P; x < P; x += WG_SIZE) {
+      const uint i = x / dim4, d = x - i * dim4;
+      const uint first = (h0 + i) * MAX_SPLITS * record;
+      float bm = LOWEST, bl = 0.0;
+      vec4 a = vec4(0.0);
+      for (uint j0 = r; j0 < splits; j0 += MB * R) {
+        vec4 ml[MB], pa[MB];
+        [[unroll]] for (uint k = 0u; k < MB; ++k) {
+          // Past the last split: reread it, weighted 0 (no branch).
+          const uint j = min(j0 + k * R, splits - 1u);
+          ml[k] = partials[first + j * record];
+          pa[k] = partials[first + j * record + 1u + d];
+        }
+        float nm = bm;
+        [[unroll]] for (uint k = 0u; k < MB; ++k) nm = max(nm, ml[k].x);  // rereads repeat a real split
+        const float corr = exp(bm - nm);
+        bl *= corr, a *= corr;
+        [[unroll]] for (uint k = 0u; k < MB; ++k) {
+          const float w = j0 + k * R < splits ? exp(ml[k].x - nm) : 0.0;
+          bl += ml[k].y * w;
+          a += pa[k] * w;
+        }
+        bm = nm;
+      }
+      if (R == 1u) {
+        a /= bl;
+        const uint o = (h0 + i) * HEAD_DIM + 4u * d;
+        outs[o] = a.x, outs[o + 1u] = a.y, outs[o + 2u] = a.z, outs[o + 3u] = a.w;
+      } else {
+        // A group with no split keeps (LOWEST, 0, 0): weight 0 below.
+        sh[r * P + x] = a;
+        sh[WG_SIZE + r * P + x] = vec4(bm, bl, 0.0, 0.0);
+      }
+    }
+  }
+  if (R > 1u) {
+    barrier();
+    for (uint x = lid; x < P; x += WG_SIZE) {
+      float big_m = LOWEST;
+      for (uint k = 0u; k < R; ++k) big_m = max(big_m, sh[WG_SIZE + k * P + x].x);
+      float big_l = 0.0;
+      vec4 a = vec4(0.0);
+      for (uint k = 0u; k < R; ++k) {
+        const vec4 ml = sh[WG_SIZE + k * P + x];
+        const float w = exp(ml.x - big_m);
+        big_l += ml.y * w;
+        a += sh[k * P + x] * w;
+      }
+      a /= big_l;
+      const uint i = x / dim4, d = x - i * dim4;
+      const uint o = (h0 + i) * HEAD_DIM + 4u * d;
+      outs[o] = a.x, outs[o + 1u] = a.y, outs[o + 2u] = a.z, outs[o + 3u] = a.w;
+    }
+  }
+#else
   // The last workgroup of the group merges its partials. sh: m then the
   // weights e^(m - M)/L at [i*splits + j], l at QH*MAX_SPLITS + ..., then the
   // vec4 sums of the split groups at 2*QH*MAX_SPLITS.
@@ -333,6 +426,7 @@ void main() {
       outs[o] = a.x, outs[o + 1u] = a.y, outs[o + 2u] = a.z, outs[o + 3u] = a.w;
     }
   }
+#endif
   if (lid == 0u) counters[g] = 0u;
 #endif
 }

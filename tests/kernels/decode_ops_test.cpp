@@ -211,6 +211,7 @@ TEST(AttentionDecode, LongCachesSplitAndTheSplitIsARule) {
 // ---- on the device ----
 
 class DecodeOpsDevice : public testing_support::DeviceSuite<std::string> {};
+class AttentionDecodeDevice : public testing_support::DeviceSuite<int> {};
 
 TEST_P(DecodeOpsDevice, EveryValidVariantPassesAtEveryCheckShape) {
   const auto failures = testing_support::check_every_variant(*instance_, kernels::find_kernel(GetParam()));
@@ -222,6 +223,31 @@ TEST_P(DecodeOpsDevice, APerturbedReferenceFails) {
   const auto failures = testing_support::failing_variants(*instance_, wrong, shape, {wrong.baseline(shape)}, 7);
   ASSERT_EQ(failures.size(), 1u);  // the baseline passes against the true reference
   EXPECT_NE(failures[0].find("exceeds"), std::string::npos) << failures[0];
+}
+
+// The check shapes split a cache into at most five: the split merges'
+// rounds (MERGE=0: eight splits, MERGE=1: sixteen per invocation group,
+// online rescale between rounds) and MERGE=1's split groups (WG_SIZE=256:
+// two groups of 128 invocations) are checked here at 17 splits.
+TEST_F(AttentionDecodeDevice, MergesOfMoreSplitsThanARound) {
+  const auto& k = kernels::find_kernel("attention_decode");
+  const Shape shape{8, 2, 128, 4200};  // QH=4, 128 outputs per group, KV_CHUNK=256: 17 splits
+  const kernels::Config walk{{"WG_SIZE", 128}, {"LOADS", 1},      {"VEC", 8},         {"QH", 4},
+                             {"TOKENS", 4},    {"PREFETCH", 1},   {"KV_CHUNK", 256}, {"REDUCTION", 0},
+                             {"MERGE", 0}};
+  std::vector<kernels::Config> configs{walk};
+  configs.push_back(walk), configs.back()["MERGE"] = 1;
+  configs.push_back(configs.back()), configs.back()["PREFETCH"] = 2;
+  configs.push_back(configs[1]), configs.back()["WG_SIZE"] = 256;
+  // The team sum the test device runs (a team of 16 lanes: shuffles where
+  // the subgroup holds it).
+  const vk::Device device(*instance_, testing_support::test_device_index());
+  for (auto& config : configs) {
+    if (!k.constraint_violation(config, shape, device.info()).empty()) config["REDUCTION"] = 1;
+    EXPECT_EQ(k.constraint_violation(config, shape, device.info()), "");
+  }
+  const auto failures = testing_support::failing_variants(*instance_, k, shape, configs, 11);
+  EXPECT_TRUE(failures.empty()) << ::testing::PrintToString(failures);
 }
 
 INSTANTIATE_TEST_SUITE_P(Kernels, DecodeOpsDevice, ::testing::ValuesIn(kNames),
