@@ -101,14 +101,13 @@ inline std::string tiled_violation(const Config& c, const Shape& shape) {
   return {};
 }
 
-// The tiled body double-buffers its shared memory (TILED_STAGES=2, one
-// barrier per K slice instead of two) for slices of at most 16 k whose two
-// buffers fit in 32 KiB, the least that the devices of interest offer
-// (lavapipe; 48 KiB on NVIDIA): 128×128×16 tiles just fit. A 32-deep slice
-// already spreads its second barrier over twice the FMAs and keeps one
-// buffer (which also leaves both layouts exercised by the small check
-// shapes). A function of the config, not a tuning parameter: that would
-// double the variants for a few percent.
+// The number of shared buffers of the tiled body (TILED_STAGES): 2 = double
+// buffering, one barrier per K slice; 1 = two barriers per slice.
+// matmul_f32 tunes it (parameter STAGES, see tiled_stages_violation);
+// matmul_f16's scalar path has no STAGES parameter and keeps this rule:
+// double-buffered for slices of at most 16 k whose two buffers fit in 32
+// KiB, the least that the devices of interest offer (lavapipe; 48 KiB on
+// NVIDIA): 128×128×16 tiles just fit.
 constexpr std::uint32_t kTiledDoubleBufferBytes = 32 * 1024;
 
 inline std::uint32_t tiled_stage_bytes(const Config& c) {
@@ -116,7 +115,37 @@ inline std::uint32_t tiled_stage_bytes(const Config& c) {
 }
 
 inline std::uint32_t tiled_stages(const Config& c) {
+  if (const auto it = c.find("STAGES"); it != c.end()) return static_cast<std::uint32_t>(it->second);
   return c.at("TILE_K") <= 16 && 2 * tiled_stage_bytes(c) <= kTiledDoubleBufferBytes ? 2 : 1;
+}
+
+// The STAGES parameter of a kernel that tunes it (values 1 and 2).
+inline Parameter tiled_stages_parameter() {
+  return {"STAGES", {1, 2},
+          "shared-memory buffers: 2 = double buffering (one barrier per K slice, where two fit in the device's "
+          "shared memory), 1 = two barriers per slice"};
+}
+
+// Which STAGES a config may take, so that each tile is timed where the
+// choice can matter. Slices of at most 16 k are double-buffered wherever two
+// buffers fit in the device's shared memory (one buffer would put two
+// barriers on a short slice); slices of 32 k take either, since their second
+// barrier is spread over twice the FMAs (on the H200 two 64×128×32 buffers
+// are exactly its 48 KiB); deeper slices keep one buffer, which is their
+// point (half the barriers per k of a 32-deep slice without a second
+// buffer). The device's limit itself is checked on the plan.
+inline std::string tiled_stages_violation(const Config& c, const vk::DeviceInfo& device) {
+  const auto stages = c.at("STAGES");
+  const auto tk = c.at("TILE_K");
+  const bool two_fit = 2 * tiled_stage_bytes(c) <= device.max_shared_memory_bytes;
+  if (stages == 1 && tk < 32 && two_fit) {
+    return "STAGES=1 with TILE_K=" + std::to_string(tk) + ": slices under 32 k are double-buffered wherever two "
+           "buffers fit (" + std::to_string(2 * tiled_stage_bytes(c)) + " bytes here)";
+  }
+  if (stages == 2 && tk > 32) {
+    return "STAGES=2 with TILE_K=" + std::to_string(tk) + ": slices deeper than 32 k keep one buffer";
+  }
+  return {};
 }
 
 // From this K on the tiled body's K loop is unrolled in SPIR-V
@@ -127,7 +156,7 @@ inline std::uint32_t tiled_stages(const Config& c) {
 constexpr std::uint32_t kTiledUnrollMinK = 256;
 
 // Local size, dispatch (x over N, y over M), shared memory and the
-// TILED_STAGES and TILED_UNROLL_K defines of the tiled body.
+// TILED_STAGES (tiled_stages) and TILED_UNROLL_K defines of the tiled body.
 inline void tiled_plan(const Config& c, const Shape& shape, ShaderPlan& plan) {
   const auto tm = static_cast<std::uint32_t>(c.at("TILE_M"));
   const auto tn = static_cast<std::uint32_t>(c.at("TILE_N"));

@@ -1,7 +1,9 @@
 // matmul_f32: y[M×N] = x[M×K]·Wᵀ, all fp32 row-major (W is N rows of K, the
 // GGUF layout of a weight matrix). One space, the shared-memory tiled template
 // with register blocking and vec4 loads (templates/matmul_f32.comp over
-// templates/include/matmul_tiled.glsl).
+// templates/include/matmul_tiled.glsl), with the number of shared buffers
+// (STAGES), a 64-deep K slice and the subgroup layout of the invocations
+// (LANES_N) as parameters beyond matmul_f16's scalar path.
 #include <cstring>
 #include <memory>
 #include <string>
@@ -16,6 +18,47 @@ namespace vktune::kernels {
 namespace {
 
 const std::vector<int> kVecWidths{4, 1};
+
+// Floats an invocation holds across a K slice: its accumulators and the next
+// slice's vec4 global loads (the register prefetch of the tiled body).
+int tiled_register_floats(const Config& c) {
+  const int wg = static_cast<int>(dense::tiled_invocations(c));
+  const int loads = (c.at("TILE_M") * c.at("TILE_K") / 4 + wg - 1) / wg + (c.at("TILE_N") * c.at("TILE_K") / 4 + wg - 1) / wg;
+  return c.at("THREAD_M") * c.at("THREAD_N") + 4 * loads;
+}
+
+// TILE_K=64, double-buffered 32-deep slices (STAGES=2) and the 8 × 4
+// subgroup layout (LANES_N=8) are aimed at the H200's fastest tiles: vec4
+// loads, at least 32 accumulators per invocation and slices of 32 k or more
+// (every variant within 20% of the best at 4096³ has the first two, the best
+// seven all three), so they are varied only there, which keeps the gate
+// small. A 64-deep slice also doubles the prefetched loads; it is kept where
+// those and the accumulators fit in 128 floats (NVIDIA's register file holds
+// two workgroups of 256 at 128 registers each; past that occupancy halves or
+// registers spill). LANES_N=8 needs TILE_N/THREAD_N of at least 16: at 8 the
+// default layout is already 8 × 4 per subgroup.
+std::string fast_path_violation(const Config& c) {
+  const bool deep = c.at("TILE_K") == 64 || (c.at("TILE_K") == 32 && c.at("STAGES") == 2);
+  const bool lanes = c.at("LANES_N") == 8;
+  if (!deep && !lanes) return {};
+  const std::string what = lanes ? "LANES_N=8" : c.at("TILE_K") == 64 ? "TILE_K=64" : "STAGES=2 with TILE_K=32";
+  if (c.at("VEC") != 4) return what + " is only varied with VEC=4";
+  if (c.at("THREAD_M") * c.at("THREAD_N") < 32) return what + " is only varied with THREAD_M*THREAD_N >= 32";
+  if (lanes) {
+    if (c.at("TILE_K") < 32) return "LANES_N=8 is only varied with TILE_K >= 32";
+    const int tnt = c.at("TILE_N") / c.at("THREAD_N"), tmt = c.at("TILE_M") / c.at("THREAD_M");
+    if (tnt < 16) {
+      return "LANES_N=8 with TILE_N/THREAD_N = " + std::to_string(tnt) +
+             ": the default layout is already 8 invocations wide per subgroup";
+    }
+    if (tmt % 4 != 0) return "LANES_N=8 needs TILE_M/THREAD_M a multiple of 4, not " + std::to_string(tmt);
+  }
+  if (c.at("TILE_K") == 64 && tiled_register_floats(c) > 128) {
+    return "TILE_K=64: " + std::to_string(tiled_register_floats(c)) +
+           " floats of accumulators and prefetched loads per invocation exceed 128";
+  }
+  return {};
+}
 
 class MatmulF32 final : public Kernel {
  public:
@@ -32,7 +75,12 @@ class MatmulF32 final : public Kernel {
 
   std::vector<Space> spaces() const override {
     Space space{"tiled", "matmul_f32.comp", dense::tiled_parameters()};
+    space.parameters[2].values.push_back(64);  // TILE_K (see fast_path_violation)
     space.parameters.push_back({"VEC", {1, 4}, "floats per global load (float, vec4 when K % 4 == 0)"});
+    space.parameters.push_back(dense::tiled_stages_parameter());
+    space.parameters.push_back({"LANES_N", {32, 8},
+                                "invocations along N in each group of 32 (a subgroup on NVIDIA): 32 = whole rows "
+                                "of the invocation grid; 8 = 8×4 blocks, half the shared-memory wavefronts per k"});
     return {space};
   }
 
@@ -40,14 +88,16 @@ class MatmulF32 final : public Kernel {
 
   // The textbook 64×64 tile with 4×4 outputs per invocation (256
   // invocations), a 16-deep K slice (8.7 KB of shared memory), vec4 loads
-  // where K allows; 32-wide tiles along a dimension below 64.
+  // where K allows, double-buffered; 32-wide tiles along a dimension below 64.
   Config baseline(const Shape& shape) const override {
     return {{"TILE_M", shape[0] <= 32 ? 32 : 64},
             {"TILE_N", shape[1] <= 32 ? 32 : 64},
             {"TILE_K", 16},
             {"THREAD_M", 4},
             {"THREAD_N", 4},
-            {"VEC", shape[2] % 4 == 0 ? 4 : 1}};
+            {"VEC", shape[2] % 4 == 0 ? 4 : 1},
+            {"STAGES", 2},
+            {"LANES_N", 32}};
   }
 
   std::string constraint_violation(const Config& config, const Shape& shape,
@@ -56,6 +106,8 @@ class MatmulF32 final : public Kernel {
     if (auto p = rowops::parameter_violation(config, spaces()[0]); !p.empty()) return p;
     if (auto p = dense::vec_violation(config.at("VEC"), shape[2], kVecWidths); !p.empty()) return p;
     if (auto p = dense::tiled_violation(config, shape); !p.empty()) return p;
+    if (auto p = dense::tiled_stages_violation(config, device); !p.empty()) return p;
+    if (auto p = fast_path_violation(config); !p.empty()) return p;
     return dense::limits_violation(plan(config, shape), shape, device);
   }
 

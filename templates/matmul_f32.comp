@@ -4,8 +4,9 @@
 // templates/include/matmul_tiled.glsl.
 //
 // Parameters (#defines): TILE_M, TILE_N, TILE_K, THREAD_M, THREAD_N, VEC
-// (1 = scalar loads, any K; 4 = vec4 loads, K a multiple of 4); from the
-// plan, TILED_STAGES and TILED_UNROLL_K (kernels/dense_matmul.hpp).
+// (1 = scalar loads, any K; 4 = vec4 loads, K a multiple of 4), STAGES
+// (shared buffers, read through TILED_STAGES); from the plan, TILED_STAGES
+// and TILED_UNROLL_K (kernels/dense_matmul.hpp).
 
 #extension GL_GOOGLE_include_directive : require
 

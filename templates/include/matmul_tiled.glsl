@@ -13,11 +13,11 @@
 //
 // Software pipelining: the global loads of slice s+1 are issued into
 // registers before slice s is multiplied, and written to shared memory after
-// it, so their latency hides behind the FMAs. TILED_STAGES (set by the
-// kernel's plan, not a tuning parameter) is the number of shared buffers: 2
-// (double buffering, one barrier per slice) for slices of at most 16 k whose
-// two buffers fit in 32 KiB, else 1 (two barriers per slice). The plan also
-// defines TILED_UNROLL_K for large K (see below).
+// it, so their latency hides behind the FMAs. TILED_STAGES (defined by the
+// kernel's plan: matmul_f32's STAGES parameter, a fixed rule for matmul_f16,
+// see kernels/dense_matmul.hpp) is the number of shared buffers: 2 (double
+// buffering, one barrier per slice) or 1 (two barriers per slice). The plan
+// also defines TILED_UNROLL_K for large K (see below).
 //
 // Shared rows are not padded; instead the vec4 column of element (k, m) is
 // XOR-swizzled by bit 2 of k (index (m/4) ^ (k & 4)), which keeps the
@@ -26,12 +26,25 @@
 // permutation of itself for the vec4 reads. TILE_M and TILE_N must be at
 // least 32 (8 vec4s per row).
 //
+// Invocation layout (LANES_N, optional, default 32): invocation (tx, ty) of
+// the TNT × TMT grid takes output column groups tx + h*TNT and row groups
+// ty + g*TMT. By default tx = tid % TNT (each aligned group of 32, an NVIDIA
+// subgroup, spans one or more whole rows of the grid). LANES_N = 8 (when
+// TNT > 8) makes each group of 32 an 8 × 4 block of the grid instead: per k
+// its shared reads then touch 8 column vec4s (128 bytes, one wavefront) and
+// 4 row vec4s (one wavefront) rather than 32 column vec4s (four wavefronts)
+// and 1 row vec4, halving the shared-memory wavefronts of a 8×4 register
+// tile (6 -> 3 per k for 32 FMAs) where they compete with the FMAs for
+// issue. A permutation of the invocations only, so correct for any
+// subgroup size.
+//
 // Global loads (VEC == 4): pairs of invocations read the 32 bytes of 8
 // consecutive k of one row, 16 rows per subgroup of 32.
 //
 // The includer defines TILE_M, TILE_N, TILE_K, THREAD_M, THREAD_N (4 or 8),
 // VEC (1: scalar global loads, any K; 4: four consecutive k per load, K a
-// multiple of 4), TILED_STAGES (1 or 2), optionally TILED_UNROLL_K, the
+// multiple of 4), TILED_STAGES (1 or 2), optionally TILED_UNROLL_K and
+// LANES_N, the
 // push constants M, N, K, the
 // output buffer y[], and
 //   vec4  tiled_load_x4(uint e), tiled_load_w4(uint e)  // elements e..e+3, e % 4 == 0
@@ -60,6 +73,12 @@
 #endif
 #if TILED_STAGES != 1 && TILED_STAGES != 2
 #error "TILED_STAGES must be 1 or 2"
+#endif
+#ifndef LANES_N
+#define LANES_N 32
+#endif
+#if LANES_N < TNT && (LANES_N != 8 || (TNT % 8) != 0 || (TMT % 4) != 0)
+#error "LANES_N must be 8 (with TILE_N/THREAD_N a multiple of 8 and TILE_M/THREAD_M of 4) or at least TILE_N/THREAD_N"
 #endif
 
 layout(local_size_x = TILED_WG, local_size_y = 1, local_size_z = 1) in;
@@ -182,8 +201,15 @@ void tiled_multiply(uint buf, uint tx, uint ty) {
 
 void tiled_main() {
   const uint tid = gl_LocalInvocationID.x;
+#if LANES_N < TNT
+  // Group of 32 `grp` is the 8 × 4 block (grp % (TNT/8), grp / (TNT/8)).
+  const uint lane = tid % 32u, grp = tid / 32u;
+  const uint tx = (grp % (TNT / 8u)) * 8u + lane % 8u;
+  const uint ty = (grp / (TNT / 8u)) * 4u + lane / 8u;
+#else
   const uint tx = tid % TNT;
   const uint ty = tid / TNT;
+#endif
   const uint n0 = gl_WorkGroupID.x * TILE_N;
   const uint m0 = gl_WorkGroupID.y * TILE_M;
 
