@@ -141,6 +141,9 @@ class AttentionDecode final : public Kernel {
          "the split merge by the last workgroup (KV_CHUNK > 0): 0 = in phases ((m, l) of every split, the weights in "
          "shared memory, then the accumulators); 1 = one pass, each invocation loads (m, l) with its accumulator "
          "vec4, 16 splits a round, merged online (fewer serial load round trips)"},
+        {"WIDEN", {0, 1},
+         "fp16 to fp32: 0 = unpackHalf2x16 (a conversion per value); 1 = the bits moved into an fp32 unrebiased "
+         "(integer operations; the 2^112 folded into q and the softmax weights; fp16 subnormals may flush)"},
     };
     return {space};
   }
@@ -162,7 +165,7 @@ class AttentionDecode final : public Kernel {
     if (static_cast<std::uint32_t>(chunk) >= shape.at(3)) chunk = 0;
     return {{"WG_SIZE", 128}, {"LOADS", loads}, {"VEC", 8},        {"QH", qh},
             {"TOKENS", 2},    {"PREFETCH", 0},  {"KV_CHUNK", chunk}, {"REDUCTION", 0},
-            {"MERGE", chunk > 0 ? 1 : 0}};
+            {"MERGE", chunk > 0 ? 1 : 0}, {"WIDEN", 0}};
   }
 
   std::string constraint_violation(const Config& config, const Shape& shape,
@@ -177,6 +180,7 @@ class AttentionDecode final : public Kernel {
     const auto prefetch = static_cast<std::uint32_t>(config.at("PREFETCH"));
     const auto chunk = static_cast<std::uint32_t>(config.at("KV_CHUNK"));
     const auto merge = static_cast<std::uint32_t>(config.at("MERGE"));
+    const auto widen = static_cast<std::uint32_t>(config.at("WIDEN"));
     const std::uint32_t head_dim = shape[2], kv_len = shape[3];
     const std::uint32_t dims = loads * vec, team = team_of(head_dim, dims);
     if (team < kMinTeam) {
@@ -213,12 +217,20 @@ class AttentionDecode final : public Kernel {
       return "PREFETCH=2 with TOKENS*LOADS*VEC = " + std::to_string(tokens * dims) + " below " +
              std::to_string(kMaxStepWords) + ": a larger step with PREFETCH=1 holds more bytes in flight";
     }
+    // The integer widening is offered with the walks that won on the H200
+    // (split, prefetched, the largest step: where the conversions compete
+    // with the streaming; an unsplit walk of a few workgroups is bound by
+    // latency), which keeps the gate small.
+    if (widen == 1 && (chunk == 0 || prefetch == 0 || tokens * dims < kMaxStepWords)) {
+      return "WIDEN=1 is only paired with KV_CHUNK > 0, PREFETCH 1 or 2 and TOKENS*LOADS*VEC = " +
+             std::to_string(kMaxStepWords);
+    }
     // The phased merge is kept, for comparison, where the previous tuning
-    // found its winners (WG_SIZE=128, PREFETCH=1: the winners at every
-    // default shape on the H200); everything else gets the one-pass merge,
+    // found its winners (WG_SIZE=128, PREFETCH=1, WIDEN=0: the winners at
+    // every default shape on the H200); everything else gets the one-pass merge,
     // which needs fewer serial round trips, and the gate stays small.
-    if (chunk > 0 && merge == 0 && (prefetch != 1 || wg != 128)) {
-      return "MERGE=0 (the phased merge) is only kept with WG_SIZE=128 and PREFETCH=1";
+    if (chunk > 0 && merge == 0 && (prefetch != 1 || wg != 128 || widen != 0)) {
+      return "MERGE=0 (the phased merge) is only kept with WG_SIZE=128, PREFETCH=1 and WIDEN=0";
     }
     if (chunk > 0) {
       if (chunk >= kv_len) return "KV_CHUNK=" + std::to_string(chunk) + " covers the cache: KV_CHUNK=0 without merging";

@@ -6,8 +6,9 @@
 //   s[t] = dot(q_h, k[t]) / sqrt(HEAD_DIM), p = softmax(s), out_h = sum_t p[t] v[t].
 // The single query sees every cache entry (causal over the cache). K and V
 // are fp16, [KV_LEN][KV_HEADS][HEAD_DIM], read as packed 32-bit words
-// (VEC fp16 values per load: uvec2 or uvec4) and widened with
-// unpackHalf2x16 (no 16-bit storage feature needed); q and out are fp32.
+// (VEC fp16 values per load: uvec2 or uvec4) and widened (no 16-bit storage
+// feature needed) by WIDEN: 0 = unpackHalf2x16 (a conversion instruction per
+// value), 1 = integer bit moves (see widen); q and out are fp32.
 //
 // Workgroup (gl_WorkGroupID.x: split s, .y: head group g) computes the QH
 // query heads g*QH .. g*QH+QH-1, which share one KV head (QH divides
@@ -62,9 +63,10 @@
 // maxima through shared atomicMax on order-preserving keys, constant-offset
 // shuffle levels. Together they measured 42 us at 32,8,128,8192 against
 // 24 us for this version; the widening alone took 59 -> 42 us on that
-// reworked version, so it may pay here too (unmeasured).
+// reworked version, so it is offered here as WIDEN=1 (a different
+// widening: no rebias, the factor folded into q and the weights).
 //
-// Parameters: WG_SIZE, LOADS, VEC, QH, TOKENS, PREFETCH, KV_CHUNK, REDUCTION, MERGE.
+// Parameters: WG_SIZE, LOADS, VEC, QH, TOKENS, PREFETCH, KV_CHUNK, REDUCTION, MERGE, WIDEN.
 // Buffers: q, k, v, scratch (MAX_HEADS counters, then per head MAX_SPLITS
 // partials of 1 + HEAD_DIM/4 vec4s: (m, l, -, -) and the accumulator), out.
 // Semantics: MAX_HEADS, MAX_SPLITS, SH_FLOATS (the shared scratch array,
@@ -99,10 +101,33 @@ layout(std430, set = 0, binding = 4) writeonly buffer Out { float outs[]; };
 #define LOWEST (-3.0e38)   // finite: empty teams merge to 0 without NaN
 #define MB 16              // MERGE=1: splits per round of the merge (their loads in flight together)
 
+#if WIDEN == 0
 // The VEC fp16 values of a load widened, as V4 vec4s.
+#define WSCALE 1.0
 void widen(KTYPE w, out vec4 f[V4]) {
   [[unroll]] for (uint i = 0u; i < V4; ++i) f[i] = vec4(unpackHalf2x16(w[2u * i]), unpackHalf2x16(w[2u * i + 1u]));
 }
+#elif WIDEN == 1
+// The VEC fp16 values of a load times 2^-112, as V4 vec4s: an fp16's sign,
+// exponent and mantissa moved into an fp32's fields without rebiasing the
+// exponent (15 -> 127), two or three integer operations a value instead of
+// a conversion. Exact for zero and normal fp16 values; fp16 subnormals
+// (below 6.1e-5) become fp32 subnormals, 0 where the device flushes them
+// (an error below 6.1e-5 of that value); inf and NaN, not expected in a KV
+// cache, become 65536-ish finite values. The factor 2^112 (WSCALE) is folded
+// into the pre-scaled queries (K) and the softmax weights (V), so the
+// scores and accumulators keep their magnitudes.
+#define WSCALE uintBitsToFloat(0x77800000u)  // 2^112
+vec2 widen_word(uint w) {
+  return uintBitsToFloat(uvec2(((w << 13u) & 0x0fffe000u) | ((w << 16u) & 0x80000000u),
+                               ((w >> 3u) & 0x0fffe000u) | (w & 0x80000000u)));
+}
+void widen(KTYPE w, out vec4 f[V4]) {
+  [[unroll]] for (uint i = 0u; i < V4; ++i) f[i] = vec4(widen_word(w[2u * i]), widen_word(w[2u * i + 1u]));
+}
+#else
+#error "WIDEN must be 0 or 1"
+#endif
 
 // One array for the phases that do not overlap: the REDUCTION=1 sums
 // (WG_SIZE*NV), the team merge (WG_SIZE*LD) and the split merge (weights,
@@ -150,7 +175,7 @@ void main() {
 #else
   const uint begin = min(split * KV_CHUNK, KV_LEN), end = min(begin + KV_CHUNK, KV_LEN);
 #endif
-  const float scale = inversesqrt(float(HEAD_DIM));
+  const float scale = inversesqrt(float(HEAD_DIM)) * WSCALE;  // WSCALE: see widen
 
   // Lane dims of chunk c start at (c*team + lane)*VEC; past HEAD_DIM (a
   // head_dim that is no power of two) the lane holds zeros.
@@ -238,6 +263,9 @@ void main() {
         l[i] += p[u * QH + i];
       }
     }
+#if WIDEN == 1
+    [[unroll]] for (uint v = 0u; v < NV; ++v) p[v] *= WSCALE;  // the V words are 2^-112 of their values
+#endif
     [[unroll]] for (uint u = 0u; u < TOKENS; ++u) {
       [[unroll]] for (uint c = 0u; c < LOADS; ++c) {
         vec4 x[V4];
