@@ -116,7 +116,9 @@ void widen(KTYPE w, out vec4 f[V4]) {
 // (an error below 6.1e-5 of that value); inf and NaN, not expected in a KV
 // cache, become 65536-ish finite values. The factor 2^112 (WSCALE) is folded
 // into the pre-scaled queries (K) and the softmax weights (V), so the
-// scores and accumulators keep their magnitudes.
+// scores and accumulators keep their magnitudes; a pre-scaled query value
+// q*2^112/sqrt(HEAD_DIM) stays finite for |q| below 65536*sqrt(HEAD_DIM)
+// (7.4e5 at 128), far above real queries.
 #define WSCALE uintBitsToFloat(0x77800000u)  // 2^112
 vec2 widen_word(uint w) {
   return uintBitsToFloat(uvec2(((w << 13u) & 0x0fffe000u) | ((w << 16u) & 0x80000000u),
