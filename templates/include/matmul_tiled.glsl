@@ -4,8 +4,9 @@
 //
 // Workgroup (i, j) computes the TILE_M × TILE_N output tile at rows
 // j*TILE_M.. and columns i*TILE_N... For each TILE_K slice of K it stages x
-// and W in shared memory, k-major (xs[k][m], ws[k][n]), zero-padded past M, N
-// and K so partial tiles need no other care; then every invocation
+// and W in shared memory, k-major (xs[k][m], ws[k][n]), zero-padded past K
+// and past M and N with VEC=1 (VEC=4 repeats the last row there instead,
+// see tiled_fetch) so partial tiles need no other care; then every invocation
 // accumulates a THREAD_M × THREAD_N register tile with FMAs. An invocation
 // owns groups of 4 consecutive rows (and columns) strided by 4*threads, so
 // its shared reads are aligned vec4 loads and neighbouring invocations read
@@ -117,23 +118,45 @@ uvec2 tiled_unit(uint u, uint rows) {
 }
 
 // Global -> registers: the slice starting at k0, held until tiled_store.
-// Outside the matrices an invocation loads element 0 and keeps zero: no
-// branches, so the unrolled loads stay one basic block.
+// Rows past M (columns past N) reread row M - 1 (N - 1): they only feed
+// outputs that are never written, so they need no zeros. Only k past K must
+// read as zero, since those terms would add to real outputs; a slice wholly
+// inside K (all but a partial last one: a uniform branch) therefore loads
+// without per-element selects, and a loop-invariant row offset plus k0 is
+// all its address arithmetic. Load units past the slice (u >= X_UNITS, only
+// where the invocations do not divide it) are never stored: they load
+// element 0. No branches per load, so the unrolled loads stay one basic
+// block.
 void tiled_fetch(uint m0, uint n0, uint k0, uint tid) {
+  if (k0 + TILE_K <= K) {
+    [[unroll]] for (uint i = 0; i < X_REGS; ++i) {
+      const uint u = tid + i * TILED_WG;
+      const uvec2 p = tiled_unit(u, TILE_M);
+      const uint e = min(m0 + p.x, M - 1u) * K + p.y + k0;
+      tiled_rx[i] = tiled_load_x4(X_UNITS % TILED_WG == 0 || u < X_UNITS ? e : 0u);
+    }
+    [[unroll]] for (uint i = 0; i < W_REGS; ++i) {
+      const uint u = tid + i * TILED_WG;
+      const uvec2 p = tiled_unit(u, TILE_N);
+      const uint e = min(n0 + p.x, N - 1u) * K + p.y + k0;
+      tiled_rw[i] = tiled_load_w4(W_UNITS % TILED_WG == 0 || u < W_UNITS ? e : 0u);
+    }
+    return;
+  }
   [[unroll]] for (uint i = 0; i < X_REGS; ++i) {
     const uint u = tid + i * TILED_WG;
     const uvec2 p = tiled_unit(u, TILE_M);
-    const uint gm = m0 + p.x, gk = k0 + p.y;
-    const bool inside = (X_UNITS % TILED_WG == 0 || u < X_UNITS) && gm < M && gk < K;
-    const vec4 v = tiled_load_x4(inside ? gm * K + gk : 0u);
+    const uint gk = k0 + p.y;
+    const bool inside = (X_UNITS % TILED_WG == 0 || u < X_UNITS) && gk < K;
+    const vec4 v = tiled_load_x4(inside ? min(m0 + p.x, M - 1u) * K + gk : 0u);
     tiled_rx[i] = inside ? v : vec4(0.0);
   }
   [[unroll]] for (uint i = 0; i < W_REGS; ++i) {
     const uint u = tid + i * TILED_WG;
     const uvec2 p = tiled_unit(u, TILE_N);
-    const uint gn = n0 + p.x, gk = k0 + p.y;
-    const bool inside = (W_UNITS % TILED_WG == 0 || u < W_UNITS) && gn < N && gk < K;
-    const vec4 v = tiled_load_w4(inside ? gn * K + gk : 0u);
+    const uint gk = k0 + p.y;
+    const bool inside = (W_UNITS % TILED_WG == 0 || u < W_UNITS) && gk < K;
+    const vec4 v = tiled_load_w4(inside ? min(n0 + p.x, N - 1u) * K + gk : 0u);
     tiled_rw[i] = inside ? v : vec4(0.0);
   }
 }
