@@ -277,9 +277,19 @@ class AttentionDecode final : public Kernel {
     const auto qh = static_cast<std::uint32_t>(config.at("QH"));
     const auto tokens = static_cast<std::uint32_t>(config.at("TOKENS"));
     const auto chunk = static_cast<std::uint32_t>(config.at("KV_CHUNK"));
+    // The team merge takes `heads` heads a pass: the most (a power of two
+    // dividing QH) whose passes fit 4096 floats (16 KiB) or the two halves of
+    // one head a pass (the old layout), whichever is larger; one pass (all QH
+    // heads: one barrier instead of QH, the sums over the whole workgroup)
+    // where they fit: QH=4 with WG_SIZE=128 and LOADS*VEC=8.
+    const std::uint32_t budget = std::max(4096u, 2 * wg * dims);
+    std::uint32_t heads = qh;
+    while (heads > 1 && (heads < qh ? 2 : 1) * heads * wg * dims > budget) heads /= 2;
+    plan.defines.emplace_back("TEAM_HEADS", std::to_string(heads));
     // The shared float array: the team sums (REDUCTION=1), the team merge
-    // (two halves), the split merge (m and l of every split, then a vec4 per invocation).
-    std::uint32_t floats = (qh > 1 ? 2 : 1) * wg * dims;
+    // (two halves where it takes several passes), the split merge (m and l of
+    // every split, then a vec4 per invocation).
+    std::uint32_t floats = (heads < qh ? 2 : 1) * heads * wg * dims;
     if (config.at("REDUCTION") == 1) floats = std::max(floats, wg * qh * tokens);
     if (chunk > 0) floats = std::max(floats, 2 * qh * kMaxSplits + 4 * wg);
     // MERGE=1 with split groups: an accumulator and an (m, l) vec4 per invocation.

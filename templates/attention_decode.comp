@@ -29,8 +29,9 @@
 // shared-memory sum, three barriers per step), then an online softmax over the
 // step's tokens per head (one rescale of the accumulators per step), then
 // the V accumulation. Each team keeps its own (max m, sum l, accumulator) per
-// head; at the end the teams are merged through shared memory, one head at a
-// time.
+// head; at the end the teams are merged through shared memory, TEAM_HEADS
+// heads a pass (all QH in one pass, one barrier, where they fit the
+// host's budget).
 //
 // KV_CHUNK > 0: there is one dispatch, so the splits are merged in it: each
 // workgroup writes per head (m, l, acc[HEAD_DIM]) to the scratch buffer,
@@ -70,7 +71,8 @@
 // Buffers: q, k, v, scratch (MAX_HEADS counters, then per head MAX_SPLITS
 // partials of 1 + HEAD_DIM/4 vec4s: (m, l, -, -) and the accumulator), out.
 // Semantics: MAX_HEADS, MAX_SPLITS, SH_FLOATS (the shared scratch array,
-// sized by the host for the phases below).
+// sized by the host for the phases below), TEAM_HEADS (heads per pass of the
+// team merge, a power of two dividing QH, chosen by the host).
 // Push constants: HEADS, KV_HEADS, HEAD_DIM, KV_LEN.
 #extension GL_EXT_control_flow_attributes : require
 #if REDUCTION == 0
@@ -296,20 +298,27 @@ void main() {
 #if KV_CHUNK > 0
   const uint record = 1u + dim4;  // vec4s per partial
 #endif
-  // Head i goes through half i%2 of sh: one barrier per head.
-  [[unroll]] for (uint i = 0u; i < QH; ++i) {
-    const float mine = exp(m[i] - head_m[i]);
-    const uint half_at = (i & 1u) * (WG_SIZE * LD4);
-    [[unroll]] for (uint c = 0u; c < LOADS; ++c) {
-      if (has[c]) {
-        const uint at = half_at + (slot * HEAD_DIM + (c * team + lane) * VEC) / 4u;
-        [[unroll]] for (uint e = 0u; e < V4; ++e) sh[at + e] = acc[i * LD4 + c * V4 + e] * mine;
+  // TEAM_HEADS heads a pass (from the host: as many as a shared budget
+  // holds), pass k through half k%2 of sh where there are several: one
+  // barrier per pass, and the pass's sums spread over the workgroup.
+  const uint region = WG_SIZE * LD4;  // vec4s of sh per head
+  [[unroll]] for (uint i0 = 0u; i0 < QH; i0 += TEAM_HEADS) {
+    const uint half_at = ((i0 / TEAM_HEADS) & 1u) * (TEAM_HEADS * region);
+    [[unroll]] for (uint hh = 0u; hh < TEAM_HEADS; ++hh) {
+      const uint i = i0 + hh;
+      const float mine = exp(m[i] - head_m[i]);
+      [[unroll]] for (uint c = 0u; c < LOADS; ++c) {
+        if (has[c]) {
+          const uint at = half_at + hh * region + (slot * HEAD_DIM + (c * team + lane) * VEC) / 4u;
+          [[unroll]] for (uint e = 0u; e < V4; ++e) sh[at + e] = acc[i * LD4 + c * V4 + e] * mine;
+        }
       }
     }
     barrier();
-    for (uint d = lid; d < dim4; d += WG_SIZE) {
+    for (uint x = lid; x < TEAM_HEADS * dim4; x += WG_SIZE) {
+      const uint hh = x / dim4, d = x - hh * dim4, i = i0 + hh;
       vec4 a = vec4(0.0);
-      for (uint j = 0u; j < slots; ++j) a += sh[half_at + j * dim4 + d];
+      for (uint j = 0u; j < slots; ++j) a += sh[half_at + hh * region + j * dim4 + d];
 #if KV_CHUNK == 0
       a /= head_l[i];
       const uint o = (h0 + i) * HEAD_DIM + 4u * d;
