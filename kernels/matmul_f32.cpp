@@ -23,8 +23,8 @@ const std::vector<int> kVecWidths{4, 1};
 // slice's vec4 global loads (the register prefetch of the tiled body).
 int tiled_register_floats(const Config& c) {
   const int wg = static_cast<int>(dense::tiled_invocations(c));
-  const int loads = (c.at("TILE_M") * c.at("TILE_K") / 4 + wg - 1) / wg + (c.at("TILE_N") * c.at("TILE_K") / 4 + wg - 1) / wg;
-  return c.at("THREAD_M") * c.at("THREAD_N") + 4 * loads;
+  const auto vec4_loads = [&](int rows) { return (rows * c.at("TILE_K") / 4 + wg - 1) / wg; };
+  return c.at("THREAD_M") * c.at("THREAD_N") + 4 * (vec4_loads(c.at("TILE_M")) + vec4_loads(c.at("TILE_N")));
 }
 
 // TILE_K=64, double-buffered 32-deep slices (STAGES=2) and the 8 × 4
