@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <numeric>
 
 #include "common/error.hpp"
 #include "kernels/quantized_activations.hpp"
@@ -103,17 +104,32 @@ std::vector<Shape> QuantMatmul::default_shapes() const {
 }
 
 // Small odd shapes, N never a multiple of the rows per workgroup or the tile.
-// Decode: one x row on a row whose unit count leaves a remainder after the
-// unrolled loop and admits 16 invocations per row (5 blocks of 32 or 3
-// super-blocks), and M=3 (a tail of COLS_PER_PASS=2) on a single block.
+// Decode: one x row on a row that is 16-byte aligned, so that the staged
+// integer template (W_STAGE > 0) runs, whose unit count admits 16
+// invocations per row and, but for Q6_K, leaves a remainder after the
+// unrolled loop (24 blocks of 32, 3 Q5_K super-blocks; 8 Q6_K super-blocks,
+// the fewest that are 16-byte aligned); the staged runs are cut at the row's
+// end (a run longer than the row, or full runs and a shorter last one). And M=3 (a tail of
+// COLS_PER_PASS=2) on a single block, not 16-byte aligned but for Q5_K
+// (W_STAGE > 0 is rejected there). tests/kernels/quant_matmul_test.cpp runs
+// the staged template at every decode M over two x segments.
 // Prefill: M=40 (tails of TILE_M 32 and 64, two tiles of 32) on N=30 (one
 // tile of 32) with K a tail of TILE_K=64 for the 32-weight blocks and several
 // super-blocks for the K-quants, and M=9 (one row past decode) on N=60 (tails
 // of TILE_N 32 and 64) over a single block.
 std::vector<Shape> QuantMatmul::check_shapes() const {
   const bool small = format_.block_weights == 32;
-  return {{1, 37, small ? 160u : 768u}, {3, 19, format_.block_weights}, {40, 30, small ? 96u : 512u},
+  const std::uint32_t aligned_k = small ? 768u : format_.block_bytes % 16 == 0 ? 768u : 2048u;
+  return {{1, 37, aligned_k}, {3, 19, format_.block_weights}, {40, 30, small ? 96u : 512u},
           {9, 60, format_.block_weights}};
+}
+
+std::uint32_t QuantMatmul::aligned_run_blocks() const { return 16 / std::gcd(format_.block_bytes, 16u); }
+
+std::uint32_t QuantMatmul::stage_blocks(const Config& config) const {
+  const auto bytes = static_cast<std::uint32_t>(config.at("W_STAGE"));
+  const std::uint32_t run = aligned_run_blocks();
+  return bytes / (run * format_.block_bytes) * run;
 }
 
 std::vector<Space> QuantMatmul::spaces() const {
@@ -129,6 +145,13 @@ std::vector<Space> QuantMatmul::spaces() const {
       {"SUBGROUP_SIZE", {0, 8, 16, 32, 64}, "required subgroup size; 0 = the device's choice"},
   };
   for (auto& p : quantized_activation_parameters()) decode.parameters.push_back(std::move(p));
+  decode.parameters.push_back(
+      {"W_STAGE", {0, 1024, 2048}, "X_QUANT=1 weight reads: 0 = each invocation reads its units' fields as "
+                                   "32-bit words (matvec_quant_q8.comp); B > 0 = a row group (one subgroup) reads "
+                                   "runs of up to B bytes of each row as coalesced 16-byte loads into shared "
+                                   "memory, the next run in flight while the current one is worked on, and each "
+                                   "lane takes UNROLL consecutive units (matvec_quant_q8_staged.comp; rows must "
+                                   "be 16-byte aligned)"});
   Space prefill{"prefill", "matmul_quant.comp", {}};
   prefill.parameters = {
       {"TILE_M", {32, 64, 128}, "output rows (along M) per workgroup"},
@@ -158,7 +181,7 @@ Config QuantMatmul::baseline(const Shape& shape) const {
             {"THREADS_PER_ROW", t},    {"UNROLL", unroll},
             {"REDUCTION", 0},          {"COLS_PER_PASS", static_cast<int>(next_pow2(shape[0]))},
             {"SUBGROUP_SIZE", 0},      {"X_QUANT", 0},
-            {"X_SEGMENT", 4096}};
+            {"X_SEGMENT", 4096},       {"W_STAGE", 0}};
   }
   // The textbook 64×64 tile, 4×4 per invocation, K in 32-weight slices
   // (16.6 KB of shared memory); 32 along M or N where the shape is that small.
@@ -215,8 +238,9 @@ std::string QuantMatmul::decode_violation(const Config& config, const Shape& sha
     // it; UNROLL=4 was never among the best on an H200. Both keep the CI
     // gate within its budget.
     if (rows < 4) return "X_QUANT=1 takes ROWS_PER_WG >= 4 (quantizing x is per workgroup)";
-    if (unroll > 2) return "X_QUANT=1 takes UNROLL 1 or 2";
+    if (unroll > 2 && config.at("W_STAGE") == 0) return "X_QUANT=1 with W_STAGE=0 takes UNROLL 1 or 2";
   }
+  if (auto problem = staged_violation(config, shape, rows_per_thread, device); !problem.empty()) return problem;
   const std::uint32_t unit_weights = format_.block_weights / format_.units;
   if (static_cast<std::uint32_t>(rows_per_thread * unroll) * unit_weights > 64) {
     return "rows per invocation * UNROLL * " + std::to_string(unit_weights) +
@@ -240,6 +264,65 @@ std::string QuantMatmul::decode_violation(const Config& config, const Shape& sha
     }
   }
   return rowops::subgroup_size_violation(sg, static_cast<std::uint32_t>(wg), device);
+}
+
+// W_STAGE > 0 (templates/matvec_quant_q8_staged.comp). Its subgroup barriers
+// need a row group inside one subgroup, which the shuffle reduction's rule
+// (THREADS_PER_ROW <= the smallest subgroup, REDUCTION pinned to 0) ensures.
+std::string QuantMatmul::staged_violation(const Config& config, const Shape& shape, int rows_per_thread,
+                                          const vk::DeviceInfo& device) const {
+  const int stage = config.at("W_STAGE");
+  if (stage == 0) return {};
+  if (!uses_quantized_activations(config)) {
+    return "W_STAGE is only varied with X_QUANT=1 (the staged template is an integer-dot path)";
+  }
+  const int t = config.at("THREADS_PER_ROW");
+  // A row group is one whole subgroup: each load instruction then reads one
+  // contiguous stretch of a row (512 bytes on 32-wide subgroups), the widest
+  // the subgroup barriers allow.
+  const std::uint32_t smallest = smallest_subgroup(config.at("SUBGROUP_SIZE"), device);
+  if (static_cast<std::uint32_t>(t) != smallest) {
+    return "W_STAGE > 0 takes THREADS_PER_ROW = the subgroup size (" + std::to_string(smallest) +
+           "): a row group is one subgroup";
+  }
+  // As for matmul_q4k's integer path: the staged x and weights serve more
+  // rows per workgroup.
+  if (config.at("ROWS_PER_WG") < 8) return "W_STAGE > 0 takes ROWS_PER_WG >= 8";
+  const std::uint32_t k = shape[2];
+  const std::uint64_t row = static_cast<std::uint64_t>(k / format_.block_weights) * format_.block_bytes;
+  if (row % 16 != 0) {
+    return "W_STAGE > 0 reads rows as 16-byte vectors, but a row of K=" + std::to_string(k) + " " +
+           format_.type_name + " weights is " + std::to_string(row) + " bytes, not a multiple of 16 (K must be a "
+           "multiple of " + std::to_string(aligned_run_blocks() * format_.block_weights) + "); W_STAGE=0 serves it";
+  }
+  const std::uint32_t run_bytes = aligned_run_blocks() * format_.block_bytes;
+  const std::uint32_t blocks = stage_blocks(config);
+  if (blocks == 0) {
+    return "W_STAGE=" + std::to_string(stage) + " bytes hold no 16-byte-aligned run of " + format_.type_name +
+           " blocks (" + std::to_string(aligned_run_blocks()) + " blocks, " + std::to_string(run_bytes) + " bytes)";
+  }
+  // Where the whole row fits a run of half the bytes, both are one run of
+  // the row; the larger only takes more shared memory.
+  if (stage > 1024) {
+    Config half = config;
+    half["W_STAGE"] = stage / 2;
+    if (stage_blocks(half) >= k / format_.block_weights) {
+      return "W_STAGE=" + std::to_string(stage) + ": the row of K=" + std::to_string(k) + " fits one run of W_STAGE=" +
+             std::to_string(stage / 2) + " already";
+    }
+  }
+  // Runs never cross an x segment (the shortest, 4096 values, holds the
+  // longest run, 112 Q4_0 blocks); a row shorter than a run is one shorter run.
+  if (blocks * format_.block_weights > static_cast<std::uint32_t>(config.at("X_SEGMENT"))) {
+    return "W_STAGE=" + std::to_string(stage) + " runs of " + std::to_string(blocks) + " blocks exceed X_SEGMENT";
+  }
+  const std::uint32_t vec4s = blocks * format_.block_bytes / 16;
+  const std::uint32_t per_lane = (vec4s + t - 1) / t;
+  if (static_cast<std::uint32_t>(rows_per_thread) * per_lane > 16) {
+    return std::to_string(rows_per_thread) + " rows per invocation * " + std::to_string(per_lane) +
+           " 16-byte loads per lane per run = more than 16 uvec4 registers for the run in flight";
+  }
+  return {};
 }
 
 std::string QuantMatmul::prefill_violation(const Config& config, const Shape& shape,
@@ -269,9 +352,17 @@ ShaderPlan QuantMatmul::plan(const Config& config, const Shape& shape) const {
   const auto space = space_index(shape);
   ShaderPlan plan;
   plan.template_file = spaces()[space].template_file;
-  if (space == kDecode && uses_quantized_activations(config)) plan.template_file = "matvec_quant_q8.comp";
+  const bool staged = space == kDecode && config.at("W_STAGE") != 0;
+  if (space == kDecode && uses_quantized_activations(config)) {
+    plan.template_file = staged ? "matvec_quant_q8_staged.comp" : "matvec_quant_q8.comp";
+  }
   plan.defines = rowops::config_defines(config, spaces()[space]);
   plan.defines.emplace_back("QTYPE", std::to_string(format_.qtype));
+  const std::uint32_t blocks = staged ? stage_blocks(config) : 0;
+  if (staged) {
+    plan.defines.emplace_back("STAGE_BLOCKS", std::to_string(blocks));
+    plan.defines.emplace_back("STAGE_VEC4S", std::to_string(blocks * format_.block_bytes / 16));
+  }
   plan.required_subgroup_size = static_cast<std::uint32_t>(config.at("SUBGROUP_SIZE"));
   if (space == kDecode) {
     const auto wg = static_cast<std::uint32_t>(config.at("WG_SIZE"));
@@ -282,6 +373,7 @@ ShaderPlan QuantMatmul::plan(const Config& config, const Shape& shape) const {
     plan.dispatch = {DispatchAxis{1, rows}, DispatchAxis{0, cols}, DispatchAxis{}};
     if (config.at("REDUCTION") == 1) plan.shared_memory_bytes = 4 * (rows / std::max(1u, wg / t)) * cols * wg;
     if (uses_quantized_activations(config)) plan.shared_memory_bytes = quantized_activation_shared_bytes(config, cols);
+    if (staged) plan.shared_memory_bytes += rows * (blocks * format_.block_bytes / 16 * 16);
   } else {
     const auto tm = static_cast<std::uint32_t>(config.at("TILE_M"));
     const auto tn = static_cast<std::uint32_t>(config.at("TILE_N"));

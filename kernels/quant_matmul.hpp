@@ -10,6 +10,11 @@
 // Buffers: x (fp32), W (the rows of blocks, padded with zero bytes to a
 // multiple of 4 bytes: the templates read 2-byte-aligned fields as 32-bit
 // words), y (fp32). Push constants: M, N, K.
+//
+// The decode space's X_QUANT=1 path has two templates: matvec_quant_q8.comp
+// (W_STAGE=0, every field read as 32-bit words from the buffer) and, where
+// rows are 16-byte aligned, matvec_quant_q8_staged.comp (W_STAGE > 0: rows
+// read as coalesced 16-byte vectors, staged in shared memory).
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -63,6 +68,14 @@ class QuantMatmul final : public Kernel {
   std::uint64_t weight_bytes(const Shape& shape) const;
   std::string decode_violation(const Config& config, const Shape& shape, const vk::DeviceInfo& device) const;
   std::string prefill_violation(const Config& config, const Shape& shape, const vk::DeviceInfo& device) const;
+  std::string staged_violation(const Config& config, const Shape& shape, int rows_per_thread,
+                               const vk::DeviceInfo& device) const;
+  // Blocks of the smallest run that starts and ends 16-byte aligned (8 for
+  // 18-, 34- and 210-byte blocks, 1 for 176-byte ones).
+  std::uint32_t aligned_run_blocks() const;
+  // Blocks per staged run of a W_STAGE > 0 config: whole aligned runs
+  // within W_STAGE bytes.
+  std::uint32_t stage_blocks(const Config& config) const;
 
   QuantFormat format_;
 };

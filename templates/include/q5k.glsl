@@ -23,7 +23,7 @@ void qb_run(uint blk, uint r, out vec4 q, out float a, out float b) {
   const uint t = 4u * r;
   const uint c = t / 64u, h = (t / 32u) & 1u, l = t % 32u;
   const uint w0 = blk / 4u;  // super-blocks are 16-byte aligned
-  const uvec4 header = uvec4(qwords[w0], qwords[w0 + 1u], qwords[w0 + 2u], qwords[w0 + 3u]);
+  const uvec4 header = uvec4(QW_WORD(w0), QW_WORD(w0 + 1u), QW_WORD(w0 + 2u), QW_WORD(w0 + 3u));
   const vec2 dm = unpackHalf2x16(header.x);
   float sc, mn;
   q4k_scale_min(header, 2u * c + h, sc, mn);
@@ -31,8 +31,8 @@ void qb_run(uint blk, uint r, out vec4 q, out float a, out float b) {
   precise const float m1 = dm.y * mn;
   a = d1;
   b = m1;
-  const uint qs = qwords[w0 + (Q5K_QS_BYTE + 32u * c + l) / 4u];
-  const uint qh = qwords[w0 + (Q5K_QH_BYTE + l) / 4u];
+  const uint qs = QW_WORD(w0 + (Q5K_QS_BYTE + 32u * c + l) / 4u);
+  const uint qh = QW_WORD(w0 + (Q5K_QH_BYTE + l) / 4u);
   q = qw_u8x4(((qs >> (4u * h)) & 0x0F0F0F0Fu) | (((qh >> (2u * c + h)) & 0x01010101u) << 4u));
 }
 
@@ -41,10 +41,10 @@ void qb_run(uint blk, uint r, out vec4 q, out float a, out float b) {
 void qb_unit_i8(uint blk, uint u, out uint q[QB_UNIT_RUNS], out float a[QB_UNIT_RUNS], out float m[QB_UNIT_RUNS]) {
   const uint c = u / 8u, l = 4u * (u % 8u);
   const uint w0 = blk / 4u;  // super-blocks are 16-byte aligned
-  const uvec4 header = uvec4(qwords[w0], qwords[w0 + 1u], qwords[w0 + 2u], qwords[w0 + 3u]);
+  const uvec4 header = uvec4(QW_WORD(w0), QW_WORD(w0 + 1u), QW_WORD(w0 + 2u), QW_WORD(w0 + 3u));
   const vec2 dm = unpackHalf2x16(header.x);
-  const uint qs = qwords[w0 + (Q5K_QS_BYTE + 32u * c + l) / 4u];
-  const uint qh = qwords[w0 + (Q5K_QH_BYTE + l) / 4u];
+  const uint qs = QW_WORD(w0 + (Q5K_QS_BYTE + 32u * c + l) / 4u);
+  const uint qh = QW_WORD(w0 + (Q5K_QH_BYTE + l) / 4u);
   [[unroll]] for (uint h = 0u; h < 2u; ++h) {
     float sc, mn;
     q4k_scale_min(header, 2u * c + h, sc, mn);

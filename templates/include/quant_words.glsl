@@ -29,20 +29,28 @@
 #ifndef VKTUNE_QUANT_WORDS_GLSL
 #define VKTUNE_QUANT_WORDS_GLSL
 
+// QW_WORD(i) is 32-bit word i of the weights. By default the weight buffer;
+// a template that stages the weights elsewhere (matvec_quant_q8_staged.comp:
+// a shared-memory copy) defines QW_WORD before including a block header, and
+// the byte offsets passed to the functions below then count from the start
+// of that copy.
+#ifndef QW_WORD
 layout(std430, set = 0, binding = 1) readonly buffer QWords { uint qwords[]; };
+#define QW_WORD(i) qwords[i]
+#endif
 
 // The 4 bytes at byte offset `byte` (a multiple of 2) as one word.
 uint qw_at(uint byte) {
   const uint i = byte >> 2u;
-  if ((byte & 2u) == 0u) return qwords[i];
-  return (qwords[i] >> 16u) | (qwords[i + 1u] << 16u);
+  if ((byte & 2u) == 0u) return QW_WORD(i);
+  return (QW_WORD(i) >> 16u) | (QW_WORD(i + 1u) << 16u);
 }
 
 // The fp16 value at byte offset `byte` (a multiple of 2).
-float qw_half(uint byte) { return unpackHalf2x16(qwords[byte >> 2u] >> (8u * (byte & 2u))).x; }
+float qw_half(uint byte) { return unpackHalf2x16(QW_WORD(byte >> 2u) >> (8u * (byte & 2u))).x; }
 
 // The signed byte at byte offset `byte`.
-int qw_i8(uint byte) { return bitfieldExtract(int(qwords[byte >> 2u]), int(8u * (byte & 3u)), 8); }
+int qw_i8(uint byte) { return bitfieldExtract(int(QW_WORD(byte >> 2u)), int(8u * (byte & 3u)), 8); }
 
 // Four bytes below 128 each minus `bias` (0..127), as signed bytes: the
 // biased bytes never borrow from each other.

@@ -170,6 +170,63 @@ TEST_P(QuantMatmul, QuantizedActivationsHaveTheirOwnTemplateAndTolerance) {
   EXPECT_NE(kernel().constraint_violation(config, decode, device).find("shaderIntegerDotProduct"), std::string::npos);
 }
 
+// W_STAGE > 0: the staged template, on rows that are 16-byte aligned only.
+TEST_P(QuantMatmul, StagedWeightsNeedAlignedRows) {
+  const auto device = h200_like();
+  const Shape decode{1, 14336, 4096};
+  auto config = kernel().baseline(decode);
+  config["WG_SIZE"] = 256;
+  config["THREADS_PER_ROW"] = 32;
+  config["ROWS_PER_WG"] = 8;
+  config["UNROLL"] = 1;
+  config["COLS_PER_PASS"] = 1;
+  config["X_QUANT"] = 1;
+  config["W_STAGE"] = 2048;
+  ASSERT_EQ(kernel().constraint_violation(config, decode, device), "");
+  const auto plan = kernel().plan(config, decode);
+  EXPECT_EQ(plan.template_file, "matvec_quant_q8_staged.comp");
+  const auto blocks = std::stoul(define_value(plan, "STAGE_BLOCKS"));
+  const auto vec4s = std::stoul(define_value(plan, "STAGE_VEC4S"));
+  EXPECT_GT(blocks, 0u);
+  EXPECT_EQ(blocks * GetParam().block_bytes, vec4s * 16);
+  EXPECT_LE(vec4s * 16, 2048u);
+  // Staged weights plus the quantized x (4096 values, 5120 bytes, one row).
+  EXPECT_EQ(plan.shared_memory_bytes, 8 * vec4s * 16 + 5120);
+
+  auto unstaged = config;
+  unstaged["W_STAGE"] = 0;
+  EXPECT_EQ(kernel().plan(unstaged, decode).template_file, "matvec_quant_q8.comp");
+  auto exact = config;
+  exact["X_QUANT"] = 0;
+  EXPECT_NE(kernel().constraint_violation(exact, decode, device).find("X_QUANT=1"), std::string::npos);
+  auto unrolled = config;  // consecutive units per lane: up to 4 (a Q4_0 block)
+  unrolled["UNROLL"] = 4;
+  EXPECT_EQ(kernel().constraint_violation(unrolled, decode, device), "");
+  unstaged["UNROLL"] = 4;
+  EXPECT_NE(kernel().constraint_violation(unstaged, decode, device), "");
+  unstaged["UNROLL"] = 1;
+  auto narrow = config;  // a row group is one subgroup (32 lanes)
+  narrow["THREADS_PER_ROW"] = 16;
+  narrow["ROWS_PER_WG"] = 16;
+  EXPECT_NE(kernel().constraint_violation(narrow, decode, device).find("subgroup"), std::string::npos);
+
+  // Every check shape list holds a shape the staged template runs at.
+  bool staged_checked = false;
+  for (const auto& shape : kernel().check_shapes()) {
+    if (kernel().space_index(shape) != 0) continue;
+    for (const auto& c : enumerate_space(kernel(), shape, device).valid) staged_checked |= c.at("W_STAGE") != 0;
+  }
+  EXPECT_TRUE(staged_checked);
+
+  // A row of one more 32-weight block (or 17 Q6_K super-blocks) is not
+  // 16-byte aligned; Q5_K rows always are.
+  if (GetParam().type == ref::GgmlType::Q5_K) return;
+  const Shape unaligned{1, 14336, GetParam().block_weights == 32 ? 4096u + 32u : 4352u};
+  const auto reason = kernel().constraint_violation(config, unaligned, device);
+  EXPECT_NE(reason.find("not a multiple of 16"), std::string::npos) << reason;
+  EXPECT_EQ(kernel().constraint_violation(unstaged, unaligned, device), "");
+}
+
 TEST_P(QuantMatmul, ConstraintsRejectWhatTheDeviceCannotRun) {
   const auto device = h200_like();
   const Shape decode{1, 4096, 4096};
@@ -229,9 +286,9 @@ TEST_P(QuantMatmulDevice, EveryValidVariantPassesAtEveryCheckShape) {
   EXPECT_TRUE(failures.empty()) << failures;
 }
 
-// The check shapes keep K below one quantization segment (4096 values); this
-// covers the integer path's segment loop: K = 4352 spans two, two x rows per
-// workgroup.
+// The integer paths' segment loop at M=2 (two x rows per workgroup): K = 4352
+// spans two segments of 4096 (the staged template too where the rows are
+// 16-byte aligned).
 TEST_P(QuantMatmulDevice, QuantizedActivationsAcrossSegments) {
   const auto& k = kernels::find_kernel(GetParam().kernel);
   const Shape shape{2, 9, 4352};
@@ -245,6 +302,38 @@ TEST_P(QuantMatmulDevice, QuantizedActivationsAcrossSegments) {
   std::string text;
   for (const auto& f : failures) text += f + "\n";
   EXPECT_TRUE(failures.empty()) << text;
+}
+
+// The staged template (W_STAGE > 0) at every M of the decode space, on
+// aligned rows spanning two x segments of 4096 (and, at M=1, one of 16384);
+// N = 9 is no multiple of the rows per workgroup. (The check shapes have one
+// segment.)
+TEST_P(QuantMatmulDevice, StagedWeightsAtEveryDecodeM) {
+  const auto& k = kernels::find_kernel(GetParam().kernel);
+  const std::uint32_t kk = GetParam().block_weights == 32 || GetParam().type == ref::GgmlType::Q5_K ? 4352 : 6144;
+  vk::Device device(*instance_, test_device_index());
+  std::string text;
+  for (std::uint32_t m = 1; m <= 8; ++m) {
+    const Shape shape{m, 9, kk};
+    // One pass up to M=4; two passes of 4 above (8 x rows of 4096 values
+    // would not fit the 32 KiB of shared memory of a CPU driver).
+    std::uint32_t cols = 1;
+    while (cols < std::min(m, 4u)) cols *= 2;
+    std::vector<kernels::Config> configs;
+    for (const auto& c : enumerate_space(k, shape, device.info()).valid) {
+      if (c.at("W_STAGE") != 0 && (c.at("X_SEGMENT") == 4096 || m == 1) && c.at("WG_SIZE") == 64 &&
+          c.at("COLS_PER_PASS") == static_cast<int>(cols) && c.at("SUBGROUP_SIZE") == 0) {
+        configs.push_back(c);
+      }
+    }
+    // Only Q6_K runs (1680 bytes) can leave none: from M=3 its runs of 8
+    // rows plus 4 x rows of quantized x exceed the 32 KiB of shared memory
+    // of a CPU driver.
+    if (configs.empty() && GetParam().type == ref::GgmlType::Q6_K && m >= 3) continue;
+    ASSERT_FALSE(configs.empty()) << label(GetParam().kernel, shape);
+    for (const auto& f : testing_support::failing_variants(*instance_, k, shape, configs, 78 + m)) text += f + "\n";
+  }
+  EXPECT_TRUE(text.empty()) << text;
 }
 
 TEST_P(QuantMatmulDevice, AWrongReferenceFails) {
