@@ -1,15 +1,17 @@
 // matmul_f32: y[M×N] = x[M×K]·Wᵀ, all fp32 row-major (W is N rows of K, the
-// GGUF layout of a weight matrix). One space, the shared-memory tiled template
+// GGUF layout of a weight matrix). The tiled space: the shared-memory template
 // with register blocking and vec4 loads (templates/matmul_f32.comp over
 // templates/include/matmul_tiled.glsl), with the number of shared buffers
 // (STAGES), a 64-deep K slice and the subgroup layout of the invocations
-// (LANES_N) as parameters beyond matmul_f16's scalar path.
+// (LANES_N) as parameters beyond matmul_f16's scalar path; shapes with M <= 8
+// (decode) use the matrix-vector space of kernels/dense_matvec.hpp.
 #include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "kernels/dense_matmul.hpp"
+#include "kernels/dense_matvec.hpp"
 #include "kernels/kernel.hpp"
 #include "kernels/registry.hpp"
 #include "kernels/row_ops.hpp"
@@ -61,17 +63,20 @@ std::string fast_path_violation(const Config& c) {
 }
 
 class MatmulF32 final : public Kernel {
+  static constexpr std::size_t kTiled = 0, kDecode = 1;
+
  public:
   std::string name() const override { return "matmul_f32"; }
 
   std::string description() const override {
-    return "y[M×N] = x[M×K]·Wᵀ, all fp32; shared-memory tiles, register blocking, vec4 loads";
+    return "y[M×N] = x[M×K]·Wᵀ, all fp32; shared-memory tiles, register blocking, vec4 loads; a matrix-vector "
+           "template for M <= 8";
   }
 
   std::vector<std::string> shape_dims() const override { return {"M", "N", "K"}; }
   void validate_shape(const Shape& shape) const override { dense::validate_mnk(name(), shape); }
   std::vector<Shape> default_shapes() const override { return dense::default_shapes(); }
-  std::vector<Shape> check_shapes() const override { return dense::check_shapes(); }
+  std::vector<Shape> check_shapes() const override { return dense_matvec::check_shapes(dense::check_shapes()); }
 
   std::vector<Space> spaces() const override {
     Space space{"tiled", "matmul_f32.comp", dense::tiled_parameters()};
@@ -81,15 +86,18 @@ class MatmulF32 final : public Kernel {
     space.parameters.push_back({"LANES_N", {32, 8},
                                 "invocations along N in each group of 32 (a subgroup on NVIDIA): 32 = whole rows "
                                 "of the invocation grid; 8 = 8×4 blocks, half the shared-memory wavefronts per k"});
-    return {space};
+    return {space, Space{"decode", "matvec_dense.comp", dense_matvec::parameters(false)}};
   }
 
-  std::size_t space_index(const Shape&) const override { return 0; }
+  std::size_t space_index(const Shape& shape) const override {
+    return shape.at(0) <= dense_matvec::kMaxDecodeM ? kDecode : kTiled;
+  }
 
   // The textbook 64×64 tile with 4×4 outputs per invocation (256
   // invocations), a 16-deep K slice (8.7 KB of shared memory), vec4 loads
   // where K allows, double-buffered; 32-wide tiles along a dimension below 64.
   Config baseline(const Shape& shape) const override {
+    if (space_index(shape) == kDecode) return dense_matvec::baseline(shape, false);
     return {{"TILE_M", shape[0] <= 32 ? 32 : 64},
             {"TILE_N", shape[1] <= 32 ? 32 : 64},
             {"TILE_K", 16},
@@ -103,6 +111,11 @@ class MatmulF32 final : public Kernel {
   std::string constraint_violation(const Config& config, const Shape& shape,
                                    const vk::DeviceInfo& device) const override {
     validate_shape(shape);
+    if (space_index(shape) == kDecode) {
+      if (auto p = rowops::parameter_violation(config, spaces()[kDecode]); !p.empty()) return p;
+      if (auto p = dense_matvec::violation(config, shape, device, false); !p.empty()) return p;
+      return dense::limits_violation(plan(config, shape), shape, device);
+    }
     if (auto p = rowops::parameter_violation(config, spaces()[0]); !p.empty()) return p;
     if (auto p = dense::vec_violation(config.at("VEC"), shape[2], kVecWidths); !p.empty()) return p;
     if (auto p = dense::tiled_violation(config, shape); !p.empty()) return p;
@@ -112,6 +125,7 @@ class MatmulF32 final : public Kernel {
   }
 
   ShaderPlan plan(const Config& config, const Shape& shape) const override {
+    if (space_index(shape) == kDecode) return dense_matvec::plan(config, false);
     ShaderPlan plan;
     plan.template_file = "matmul_f32.comp";
     plan.defines = rowops::config_defines(config, spaces()[0]);

@@ -84,7 +84,7 @@ std::size_t count_coopmat(const std::vector<Config>& configs) {
 TEST(DenseMatmul, RegisteredWithShapeDims) {
   for (const Kernel* k : {&f32(), &f16()}) {
     EXPECT_EQ(k->shape_dims(), (std::vector<std::string>{"M", "N", "K"}));
-    EXPECT_EQ(k->check_shapes().size(), 3u);
+    EXPECT_EQ(k->check_shapes().size(), 5u);  // three tiled, two decode (dense_matvec_test.cpp)
   }
 }
 
@@ -320,6 +320,7 @@ TEST(DenseMatmul, F32CheckShapesCoverEveryStageChoice) {
   std::set<std::pair<int, int>> seen;
   std::set<int> lanes;
   for (const auto& shape : f32().check_shapes()) {
+    if (shape[0] <= 8) continue;  // the decode space
     for (const auto& c : valid_configs(f32(), shape, device)) {
       EXPECT_EQ(define_of(f32().plan(c, shape), "TILED_STAGES"), std::to_string(c.at("STAGES")));
       seen.insert({c.at("TILE_K"), c.at("STAGES")});
@@ -366,6 +367,7 @@ TEST(DenseMatmul, GateSizeOnACpuLikeDevice) {
   device.cooperative_matrix_shapes.clear();
   for (const Kernel* k : {&f32(), &f16()}) {
     for (const auto& shape : k->check_shapes()) {
+      if (shape[0] <= 8) continue;  // the decode space's cap: dense_matvec_test.cpp
       const auto n = valid_configs(*k, shape, device).size();
       EXPECT_GT(n, 0u);
       EXPECT_LE(n, 70u) << k->name() << " " << kernels::shape_to_string(shape);

@@ -1,0 +1,59 @@
+#include "kernels/coopmat.hpp"
+
+namespace vktune::kernels::coopmat {
+
+Parameter shape_parameter() {
+  return {"CM_SHAPE", {0, 1, 2}, "cooperative matrix M×N×K: 0 = 16×16×16, 1 = 16×8×16, 2 = 16×8×8"};
+}
+Parameter warps_m_parameter() {
+  return {"WARPS_M", {1, 2, 4}, "subgroups of 32 along M per workgroup (each takes TILE_M/WARPS_M rows)"};
+}
+Parameter warps_n_parameter() {
+  return {"WARPS_N", {1, 2, 4}, "subgroups of 32 along N per workgroup (each takes TILE_N/WARPS_N columns)"};
+}
+
+Tile tile_of(const Config& c) {
+  Tile t{};
+  t.cm = kShapes.at(static_cast<std::size_t>(c.at("CM_SHAPE")));
+  t.warps = static_cast<std::uint32_t>(c.at("WARPS_M") * c.at("WARPS_N"));
+  t.bm = static_cast<std::uint32_t>(c.at("TILE_M"));
+  t.bn = static_cast<std::uint32_t>(c.at("TILE_N"));
+  t.bk = static_cast<std::uint32_t>(c.at("TILE_K"));
+  t.wm = t.bm / static_cast<std::uint32_t>(c.at("WARPS_M"));
+  t.wn = t.bn / static_cast<std::uint32_t>(c.at("WARPS_N"));
+  return t;
+}
+
+std::string violation(const Config& c, const vk::DeviceInfo& device) {
+  if (!device.features.cooperative_matrix_nv) return "USE_COOPMAT=1 needs VK_NV_cooperative_matrix";
+  if (!device.features.shader_float16) return "USE_COOPMAT=1 needs shaderFloat16 (fp16 staging in shared memory)";
+  const auto t = tile_of(c);
+  bool reported = false;
+  for (const auto& s : device.cooperative_matrix_shapes) {
+    reported = reported || (s.m == t.cm.m && s.n == t.cm.n && s.k == t.cm.k && s.a_type == "f16" && s.b_type == "f16" &&
+                            s.c_type == "f32" && s.d_type == "f32" && s.scope == "subgroup");
+  }
+  const std::string cm = std::to_string(t.cm.m) + "x" + std::to_string(t.cm.n) + "x" + std::to_string(t.cm.k);
+  if (!reported) return "the device reports no " + cm + " cooperative matrix with f16 inputs and f32 accumulators";
+  const bool only32 = device.subgroup_size == kWarp && (device.min_subgroup_size == 0 || device.min_subgroup_size == kWarp) &&
+                      (device.max_subgroup_size == 0 || device.max_subgroup_size == kWarp);
+  if (!only32) return "USE_COOPMAT=1 assumes subgroups of exactly 32 invocations";
+  if (t.warps > 8) return "WARPS_M*WARPS_N = " + std::to_string(t.warps) + " subgroups is more than 8";
+  if (t.wm % t.cm.m != 0 || t.wn % t.cm.n != 0) {
+    return "a subgroup's " + std::to_string(t.wm) + "×" + std::to_string(t.wn) + " part of the tile is not made of " + cm +
+           " matrices";
+  }
+  if (t.bk < 16 || t.bk % t.cm.k != 0) {
+    return "TILE_K=" + std::to_string(t.bk) + " is below 16 or not a multiple of " + std::to_string(t.cm.k);
+  }
+  // Up to 64×64 of C per subgroup (sixteen 16×16 accumulators): the larger
+  // the subgroup's part, the more matrix products per fragment loaded from
+  // shared memory; past 128 floats the registers spill.
+  const std::uint32_t acc_floats = t.wm * t.wn / kWarp;
+  if (acc_floats > 128) {
+    return "a subgroup's accumulators hold " + std::to_string(acc_floats) + " floats per invocation, more than 128";
+  }
+  return {};
+}
+
+}  // namespace vktune::kernels::coopmat

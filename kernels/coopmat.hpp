@@ -1,0 +1,41 @@
+#pragma once
+// What the cooperative-matrix (tensor-core) paths of the matmul kernels share
+// (matmul_f16's dense path, the quantized kernels' prefill): the matrix
+// shapes a CM_SHAPE parameter names, the workgroup tile it implies, and the
+// rules a variant must meet on a device (GL_NV_cooperative_matrix with fp16
+// inputs and fp32 accumulators, subgroups of 32, register and tile limits).
+#include <array>
+#include <cstdint>
+#include <string>
+
+#include "harness/device_info.hpp"
+#include "kernels/kernel.hpp"
+
+namespace vktune::kernels::coopmat {
+
+struct MatrixShape {
+  std::uint32_t m, n, k;
+};
+// CM_SHAPE indexes this list; the constraint keeps those the device reports.
+constexpr std::array<MatrixShape, 3> kShapes{{{16, 16, 16}, {16, 8, 16}, {16, 8, 8}}};
+constexpr std::uint32_t kWarp = 32;
+
+// The CM_SHAPE parameter and the subgroup grid (WARPS_M, WARPS_N).
+Parameter shape_parameter();
+Parameter warps_m_parameter();
+Parameter warps_n_parameter();
+
+// A workgroup's tile (TILE_M × TILE_N × TILE_K) and how its subgroups split it.
+struct Tile {
+  MatrixShape cm;
+  std::uint32_t warps, bm, bn, bk;
+  std::uint32_t wm, wn;  // rows and columns of one subgroup's part
+};
+Tile tile_of(const Config& config);
+
+// Empty when the device runs fp16 × fp16 + fp32 matrices of the config's
+// CM_SHAPE in 32-wide subgroups and the tile splits into whole matrices per
+// subgroup within the accumulator budget; else why not.
+std::string violation(const Config& config, const vk::DeviceInfo& device);
+
+}  // namespace vktune::kernels::coopmat
