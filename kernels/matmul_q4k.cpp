@@ -2,8 +2,9 @@
 // rows and x, y fp32 row-major. Two spaces: "decode" (M <= 8, matrix-vector
 // templates: templates/matvec_q4k.comp with fp32 activations, or
 // templates/matvec_q4k_q8.comp with activations quantized to 8 bits, chosen by
-// the parameter X_QUANT) and "prefill" (M > 8, a tiled template,
-// templates/matmul_q4k.comp).
+// the parameter X_QUANT) and "prefill" (M > 8: fp32 tiles,
+// templates/matmul_q4k.comp, or with USE_COOPMAT=1 fp16 tensor cores,
+// templates/matmul_quant_cm.comp, see kernels/quant_coopmat.hpp).
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -14,6 +15,7 @@
 #include "common/error.hpp"
 #include "harness/pipeline.hpp"
 #include "kernels/kernel.hpp"
+#include "kernels/quant_coopmat.hpp"
 #include "kernels/quant_matmul.hpp"
 #include "kernels/quantized_activations.hpp"
 #include "kernels/registry.hpp"
@@ -29,6 +31,7 @@ constexpr std::size_t kDecode = 0;
 constexpr std::size_t kPrefill = 1;
 constexpr std::uint32_t kMaxDecodeM = 8;
 constexpr std::uint32_t kBlockBytes = 144;  // one Q4_K super-block of 256 weights
+constexpr int kCoopmatQtype = 5;              // Q4_K in matmul_quant_cm.comp
 
 std::uint32_t next_pow2(std::uint32_t v) {
   std::uint32_t p = 1;
@@ -166,6 +169,7 @@ class MatmulQ4K final : public Kernel {
         {"THREAD_N", {2, 4, 8}, "register tile columns per invocation"},
         {"SUBGROUP_SIZE", {0, 8, 16, 32, 64}, "required subgroup size; 0 = the device's choice"},
     };
+    for (auto& p : quant_coopmat::parameters()) prefill.parameters.push_back(std::move(p));
     return {decode, prefill};
   }
 
@@ -191,7 +195,11 @@ class MatmulQ4K final : public Kernel {
     }
     // The textbook 64×64 tile, 4×4 per invocation (256 invocations), K in
     // 32-weight sub-blocks: 16.6 KB of shared memory.
-    return {{"TILE_M", 64}, {"TILE_N", 64}, {"TILE_K", 32}, {"THREAD_M", 4}, {"THREAD_N", 4}, {"SUBGROUP_SIZE", 0}};
+    // The fp32 path even on tensor-core devices: a tensor-core winner's
+    // speedup then shows what the tensor cores gain.
+    return {{"TILE_M", 64},       {"TILE_N", 64},     {"TILE_K", 32},      {"THREAD_M", 4},
+            {"THREAD_N", 4},      {"SUBGROUP_SIZE", 0}, {"USE_COOPMAT", 0}, {"CM_SHAPE", 0},
+            {"WARPS_M", 1},       {"WARPS_N", 1}};
   }
 
   std::string constraint_violation(const Config& config, const Shape& shape,
@@ -283,6 +291,10 @@ class MatmulQ4K final : public Kernel {
       if (auto problem = subgroup_violation(sg, static_cast<std::uint32_t>(wg), device); !problem.empty()) {
         return problem;
       }
+    } else if (auto problem = quant_coopmat::idle_violation(config, space_list[space]); !problem.empty()) {
+      return problem;
+    } else if (quant_coopmat::uses_coopmat(config)) {
+      if (auto problem = quant_coopmat::violation(config, shape, device); !problem.empty()) return problem;
     } else {
       const int tm = get(config, "TILE_M"), tn = get(config, "TILE_N");
       const int thm = get(config, "THREAD_M"), thn = get(config, "THREAD_N");
@@ -300,6 +312,9 @@ class MatmulQ4K final : public Kernel {
   ShaderPlan plan(const Config& config, const Shape& shape) const override {
     const auto space = space_index(shape);
     const auto space_list = spaces();
+    if (space == kPrefill && quant_coopmat::uses_coopmat(config)) {
+      return quant_coopmat::plan(config, space_list[space], kCoopmatQtype);
+    }
     const auto& params = space_list[space].parameters;
     ShaderPlan plan;
     plan.template_file = space == kPrefill                ? "matmul_q4k.comp"
@@ -374,9 +389,11 @@ class MatmulQ4K final : public Kernel {
   // 1e-6; a wrong scale, nibble or block gives errors above 1e-2.
   Tolerance tolerance(const Shape&) const override { return Tolerance{1e-4, 1e-3}; }
 
-  // X_QUANT=1: see kernels/quantized_activations.hpp.
+  // X_QUANT=1: see kernels/quantized_activations.hpp; USE_COOPMAT=1:
+  // kernels/quant_coopmat.hpp.
   Tolerance variant_tolerance(const Config& config, const Shape& shape) const override {
     if (space_index(shape) == kDecode && uses_quantized_activations(config)) return kQuantizedActivationTolerance;
+    if (space_index(shape) == kPrefill && quant_coopmat::uses_coopmat(config)) return quant_coopmat::kTolerance;
     return tolerance(shape);
   }
 

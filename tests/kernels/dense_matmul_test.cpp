@@ -61,20 +61,8 @@ std::vector<Config> valid_configs(const Kernel& kernel, const Shape& shape, cons
   return valid;
 }
 
-// NVIDIA's H200 as vktune sees it (results/h200/devices.json), with its
-// fp16 features and cooperative-matrix shapes.
-vk::DeviceInfo h200_like() {
-  auto d = testing_support::h200_like();
-  d.features.storage_buffer_16bit = true;
-  d.features.shader_float16 = true;
-  d.features.cooperative_matrix_nv = true;
-  for (const char* acc : {"f16", "f32"}) {
-    for (auto [m, n, k] : {std::array<std::uint32_t, 3>{16, 16, 16}, {16, 8, 16}, {16, 8, 8}}) {
-      d.cooperative_matrix_shapes.push_back({m, n, k, "f16", "f16", acc, acc, "subgroup"});
-    }
-  }
-  return d;
-}
+// NVIDIA's H200 as vktune sees it, with its cooperative-matrix shapes.
+vk::DeviceInfo h200_like() { return testing_support::h200_like_tensor_cores(); }
 
 std::size_t count_coopmat(const std::vector<Config>& configs) {
   return static_cast<std::size_t>(

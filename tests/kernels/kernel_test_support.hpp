@@ -3,6 +3,7 @@
 // DeviceInfo for device-free constraint checks, and a kernel wrapper whose
 // reference is deliberately wrong.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -45,6 +46,22 @@ inline vk::DeviceInfo h200_like() {
   d.max_workgroup_count = {2147483647u, 65535, 65535};
   d.max_shared_memory_bytes = 49152;
   d.max_push_constants_bytes = 256;
+  return d;
+}
+
+// The H200-like device with its fp16 features and cooperative-matrix shapes
+// (fp16 inputs; fp16 and fp32 accumulators), as results/h200/devices.json
+// lists them.
+inline vk::DeviceInfo h200_like_tensor_cores() {
+  auto d = h200_like();
+  d.features.storage_buffer_16bit = true;
+  d.features.shader_float16 = true;
+  d.features.cooperative_matrix_nv = true;
+  for (const char* acc : {"f16", "f32"}) {
+    for (auto [m, n, k] : {std::array<std::uint32_t, 3>{16, 16, 16}, {16, 8, 16}, {16, 8, 8}}) {
+      d.cooperative_matrix_shapes.push_back({m, n, k, "f16", "f16", acc, acc, "subgroup"});
+    }
+  }
   return d;
 }
 
