@@ -135,14 +135,17 @@ void unit_step(uint lb0, uint lb, uint u) {
 // Each lane takes U consecutive units of one block at a time (QB_UNITS is a
 // multiple of U), the lanes in turn: the units' loads from wst overlap (the
 // block's scale and header, neighbouring words), so the compiler loads them
-// once, and so do the scales they decode alike. Lanes may run different
-// numbers of steps; no barrier is inside.
+// once, and so do the scales they decode alike. Unit u0 + s is written
+// u0 | s (u0 is a multiple of U, s < U a constant after unrolling): then
+// u / 8 and (u % 8) / 4, which pick a K-quant's scales, fold to those of u0
+// without the compiler having to prove u0's low bits zero. Lanes may run
+// different numbers of steps; no barrier is inside.
 void work_run(uint lb0, uint nblk) {
   const uint units = nblk * QB_UNITS;
   for (uint unit = part * U; unit < units; unit += T * U) {
     const uint lb = unit / QB_UNITS;
     const uint u0 = unit % QB_UNITS;
-    [[unroll]] for (uint s = 0; s < U; ++s) unit_step(lb0, lb, u0 + s);
+    [[unroll]] for (uint s = 0; s < U; ++s) unit_step(lb0, lb, u0 | s);
   }
 }
 
