@@ -26,7 +26,7 @@ std::vector<Parameter> parameters(bool f16) {
       {"ROWS_PER_WG", {1, 2, 4, 8, 16, 32}, "rows of W (outputs along N) per workgroup"},
       {"THREADS_PER_ROW", {4, 8, 16, 32}, "invocations sharing a row of W, neighbours reading neighbouring chunks "
                                           "(WG_SIZE/THREADS_PER_ROW row groups)"},
-      {"UNROLL", {1, 2, 4}, "chunks per row per invocation per loop step, loads of all issued together"},
+      {"UNROLL", {1, 2, 4, 8}, "chunks per row per invocation per loop step, loads of all issued together"},
       {"COLS_PER_PASS", {1, 2, 4, 8}, "rows of x (outputs along M) per workgroup"},
       {"VEC", vec_widths(f16), "elements per load (the widest dividing K)"},
       {"SUBGROUP_SIZE", {0, 8, 16, 32, 64}, "required subgroup size; 0 = the device's choice"},

@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "common/error.hpp"
+#include "kernels/quant_coopmat.hpp"
 #include "kernels/quantized_activations.hpp"
 #include "kernels/row_ops.hpp"
 #include "reference/dequantize.hpp"
@@ -161,6 +162,7 @@ std::vector<Space> QuantMatmul::spaces() const {
       {"THREAD_N", {2, 4, 8}, "register tile columns per invocation"},
       {"SUBGROUP_SIZE", {0, 8, 16, 32, 64}, "required subgroup size; 0 = the device's choice"},
   };
+  for (auto& p : quant_coopmat::parameters()) prefill.parameters.push_back(std::move(p));
   return {decode, prefill};
 }
 
@@ -185,9 +187,12 @@ Config QuantMatmul::baseline(const Shape& shape) const {
   }
   // The textbook 64×64 tile, 4×4 per invocation, K in 32-weight slices
   // (16.6 KB of shared memory); 32 along M or N where the shape is that small.
+  // The fp32 path even on tensor-core devices, so a tensor-core winner's
+  // speedup shows what the tensor cores gain.
   const int tm = next_pow2(shape[0]) <= 32 ? 32 : 64;
   const int tn = next_pow2(shape[1]) <= 32 ? 32 : 64;
-  return {{"TILE_M", tm}, {"TILE_N", tn}, {"TILE_K", 32}, {"THREAD_M", 4}, {"THREAD_N", 4}, {"SUBGROUP_SIZE", 0}};
+  return {{"TILE_M", tm},      {"TILE_N", tn},    {"TILE_K", 32},  {"THREAD_M", 4}, {"THREAD_N", 4},
+          {"SUBGROUP_SIZE", 0}, {"USE_COOPMAT", 0}, {"CM_SHAPE", 0}, {"WARPS_M", 1},  {"WARPS_N", 1}};
 }
 
 std::string QuantMatmul::constraint_violation(const Config& config, const Shape& shape,
@@ -327,7 +332,12 @@ std::string QuantMatmul::staged_violation(const Config& config, const Shape& sha
 
 std::string QuantMatmul::prefill_violation(const Config& config, const Shape& shape,
                                            const vk::DeviceInfo& device) const {
-  const int tm = config.at("TILE_M"), tn = config.at("TILE_N"), tk = config.at("TILE_K");
+  if (auto problem = quant_coopmat::idle_violation(config, spaces()[kPrefill]); !problem.empty()) return problem;
+  if (static_cast<std::uint32_t>(config.at("TILE_K")) > next_pow2(shape[2])) {
+    return "TILE_K=" + std::to_string(config.at("TILE_K")) + " exceeds K=" + std::to_string(shape[2]) + " rounded up";
+  }
+  if (quant_coopmat::uses_coopmat(config)) return quant_coopmat::violation(config, shape, device);
+  const int tm = config.at("TILE_M"), tn = config.at("TILE_N");
   const int thm = config.at("THREAD_M"), thn = config.at("THREAD_N");
   const int wg = (tm / thm) * (tn / thn);
   if (wg < 32 || wg > 1024) {
@@ -342,14 +352,14 @@ std::string QuantMatmul::prefill_violation(const Config& config, const Shape& sh
   if (static_cast<std::uint32_t>(tn) > std::max(32u, next_pow2(shape[1]))) {
     return "TILE_N=" + std::to_string(tn) + " exceeds N=" + std::to_string(shape[1]) + " rounded up";
   }
-  if (static_cast<std::uint32_t>(tk) > next_pow2(shape[2])) {
-    return "TILE_K=" + std::to_string(tk) + " exceeds K=" + std::to_string(shape[2]) + " rounded up";
-  }
   return rowops::subgroup_size_violation(config.at("SUBGROUP_SIZE"), static_cast<std::uint32_t>(wg), device);
 }
 
 ShaderPlan QuantMatmul::plan(const Config& config, const Shape& shape) const {
   const auto space = space_index(shape);
+  if (space == kPrefill && quant_coopmat::uses_coopmat(config)) {
+    return quant_coopmat::plan(config, spaces()[kPrefill], format_.qtype);
+  }
   ShaderPlan plan;
   plan.template_file = spaces()[space].template_file;
   const bool staged = space == kDecode && config.at("W_STAGE") != 0;
@@ -415,9 +425,11 @@ Problem QuantMatmul::make_problem(const Shape& shape, std::uint64_t seed) const 
 // 1e-6, while a wrong scale, nibble or block gives errors above 1e-2.
 Tolerance QuantMatmul::tolerance(const Shape&) const { return Tolerance{1e-4, 1e-3}; }
 
-// X_QUANT=1: see kernels/quantized_activations.hpp.
+// X_QUANT=1: see kernels/quantized_activations.hpp; USE_COOPMAT=1:
+// kernels/quant_coopmat.hpp.
 Tolerance QuantMatmul::variant_tolerance(const Config& config, const Shape& shape) const {
   if (space_index(shape) == kDecode && uses_quantized_activations(config)) return kQuantizedActivationTolerance;
+  if (space_index(shape) == kPrefill && quant_coopmat::uses_coopmat(config)) return quant_coopmat::kTolerance;
   return tolerance(shape);
 }
 

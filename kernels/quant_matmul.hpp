@@ -3,7 +3,8 @@
 // matmul_q5k and matmul_q6k share: y[M×N] = x[M×K]·Wᵀ with W in N rows of
 // GGUF blocks of one type, x and y fp32 row-major; the "decode" space
 // (M <= 8, templates/matvec_quant.comp) and the "prefill" space (M > 8,
-// templates/matmul_quant.comp), both generic over the block type through
+// templates/matmul_quant.comp; with USE_COOPMAT=1 tensor cores,
+// templates/matmul_quant_cm.comp), all generic over the block type through
 // templates/include/quant_block.glsl (QTYPE picks the block header). A kernel
 // file describes its block format (QuantFormat) and registers a QuantMatmul.
 //
