@@ -58,6 +58,15 @@
 // few (a split count near the SM count) and one step of loads does not
 // cover the memory latency.
 //
+// LEAN=1 trims the fixed cost (the serial part of a short walk): the first
+// K and V loads are issued before q's (the walk's first DRAM round trip
+// does not wait behind q's), the prefetches past the chunk's end are
+// skipped (they reread its last entry, and the tail would wait on them
+// where it reuses their registers), and the team merge takes one barrier a
+// pass instead of three (the accumulators go to shared memory unscaled with
+// (m, l); each summing invocation computes the weights e^(m - M) itself and
+// writes the split's (m, l) record). LEAN=0 is the previous order.
+//
 // Tried on the H200 and not kept (each measured with the parameters
 // re-tuned): integer fp16 widening instead of unpackHalf2x16 (F2F runs at a
 // quarter of the FMA rate), scores in log2 units with exp2, team and split
@@ -67,7 +76,7 @@
 // reworked version, so it is offered here as WIDEN=1 (a different
 // widening: no rebias, the factor folded into q and the weights).
 //
-// Parameters: WG_SIZE, LOADS, VEC, QH, TOKENS, PREFETCH, KV_CHUNK, REDUCTION, MERGE, WIDEN.
+// Parameters: WG_SIZE, LOADS, VEC, QH, TOKENS, PREFETCH, KV_CHUNK, REDUCTION, MERGE, WIDEN, LEAN.
 // Buffers: q, k, v, scratch (MAX_HEADS counters, then per head MAX_SPLITS
 // partials of 1 + HEAD_DIM/4 vec4s: (m, l, -, -) and the accumulator), out.
 // Semantics: MAX_HEADS, MAX_SPLITS, SH_FLOATS (the shared scratch array,
@@ -132,6 +141,9 @@ void widen(KTYPE w, out vec4 f[V4]) {
 #else
 #error "WIDEN must be 0 or 1"
 #endif
+#if LEAN != 0 && LEAN != 1
+#error "LEAN must be 0 or 1"
+#endif
 
 // One array for the phases that do not overlap: the REDUCTION=1 sums
 // (WG_SIZE*NV), the team merge (WG_SIZE*LD) and the split merge (weights,
@@ -186,16 +198,22 @@ void main() {
   bool has[LOADS];
   [[unroll]] for (uint c = 0u; c < LOADS; ++c) has[c] = (c * team + lane) * VEC < HEAD_DIM;
   vec4 q[QH * LD4], acc[QH * LD4];
-  [[unroll]] for (uint i = 0u; i < QH; ++i) {
-    [[unroll]] for (uint c = 0u; c < LOADS; ++c) {
-      const uint at = (h0 + i) * HEAD_DIM + (c * team + lane) * VEC;
-      [[unroll]] for (uint e = 0u; e < V4; ++e) {
-        const uint x = at + 4u * e;
-        q[i * LD4 + c * V4 + e] = has[c] ? vec4(qs[x], qs[x + 1u], qs[x + 2u], qs[x + 3u]) * scale : vec4(0.0);
-        acc[i * LD4 + c * V4 + e] = vec4(0.0);
-      }
-    }
+  // The lane's query values (pre-scaled); LEAN=1 loads them after the first
+  // K and V words, so the walk's first loads do not queue behind them.
+#define LOAD_Q                                                                                                 \
+  [[unroll]] for (uint i = 0u; i < QH; ++i) {                                                                  \
+    [[unroll]] for (uint c = 0u; c < LOADS; ++c) {                                                             \
+      const uint at = (h0 + i) * HEAD_DIM + (c * team + lane) * VEC;                                           \
+      [[unroll]] for (uint e = 0u; e < V4; ++e) {                                                              \
+        const uint x = at + 4u * e;                                                                            \
+        q[i * LD4 + c * V4 + e] = has[c] ? vec4(qs[x], qs[x + 1u], qs[x + 2u], qs[x + 3u]) * scale : vec4(0.0); \
+      }                                                                                                        \
+    }                                                                                                          \
   }
+#if LEAN == 0
+  LOAD_Q
+#endif
+  [[unroll]] for (uint i = 0u; i < QH * LD4; ++i) acc[i] = vec4(0.0);
   float m[QH], l[QH];
   [[unroll]] for (uint i = 0u; i < QH; ++i) m[i] = LOWEST, l[i] = 0.0;
 
@@ -222,6 +240,15 @@ void main() {
   KTYPE kn2[TOKENS * LOADS], vn2[TOKENS * LOADS];
   LOAD_STEP(begin + slots * TOKENS, kn2, vn2)
 #endif
+#if LEAN == 1
+  LOAD_Q
+  // The prefetches of the last steps would reread the chunk's last entry
+  // (never used); skipped, so that the tail does not wait on them (a register
+  // the merge reuses waits for its load). The branch is uniform.
+#define PAST(b) if ((b) < end)
+#else
+#define PAST(b)
+#endif
   // Every invocation runs the same number of steps (barriers in team_sum).
   for (uint base = begin; base < end; base += slots * TOKENS) {
 #if PREFETCH == 2
@@ -230,11 +257,11 @@ void main() {
     // arithmetic).
     const KTYPE kw[TOKENS * LOADS] = kn, vw[TOKENS * LOADS] = vn;
     kn = kn2, vn = vn2;
-    LOAD_STEP(base + 2u * slots * TOKENS, kn2, vn2)
+    PAST(base + 2u * slots * TOKENS) { LOAD_STEP(base + 2u * slots * TOKENS, kn2, vn2) }
 #elif PREFETCH == 1
     // This step's words were loaded a step ago; load the next step's now.
     const KTYPE kw[TOKENS * LOADS] = kn, vw[TOKENS * LOADS] = vn;
-    LOAD_STEP(base + slots * TOKENS, kn, vn)
+    PAST(base + slots * TOKENS) { LOAD_STEP(base + slots * TOKENS, kn, vn) }
 #else
     KTYPE kw[TOKENS * LOADS], vw[TOKENS * LOADS];
     LOAD_STEP(base, kw, vw)
@@ -282,9 +309,14 @@ void main() {
   }
 
   // Merge the teams, per head: M = max m, L = sum l e^(m - M), A = sum acc e^(m - M).
+  // LEAN=0: the head maxima and sums first (two barriers and a serial loop
+  // of QH invocations), then the accumulators scaled by their lanes; LEAN=1:
+  // the accumulators unscaled, and each summing invocation weighs the teams
+  // itself (slots exps each, no extra barrier or serial phase).
   if (lane == 0u) {
     [[unroll]] for (uint i = 0u; i < QH; ++i) team_m[slot * QH + i] = m[i], team_l[slot * QH + i] = l[i];
   }
+#if LEAN == 0
   barrier();
   if (lid < QH) {
     float big_m = LOWEST;
@@ -294,6 +326,7 @@ void main() {
     head_m[lid] = big_m, head_l[lid] = big_l;
   }
   barrier();
+#endif
   const uint dim4 = HEAD_DIM / 4u;
 #if KV_CHUNK > 0
   const uint record = 1u + dim4;  // vec4s per partial
@@ -306,7 +339,11 @@ void main() {
     const uint half_at = ((i0 / TEAM_HEADS) & 1u) * (TEAM_HEADS * region);
     [[unroll]] for (uint hh = 0u; hh < TEAM_HEADS; ++hh) {
       const uint i = i0 + hh;
+#if LEAN == 0
       const float mine = exp(m[i] - head_m[i]);
+#else
+      const float mine = 1.0;
+#endif
       [[unroll]] for (uint c = 0u; c < LOADS; ++c) {
         if (has[c]) {
           const uint at = half_at + hh * region + (slot * HEAD_DIM + (c * team + lane) * VEC) / 4u;
@@ -318,19 +355,37 @@ void main() {
     for (uint x = lid; x < TEAM_HEADS * dim4; x += WG_SIZE) {
       const uint hh = x / dim4, d = x - hh * dim4, i = i0 + hh;
       vec4 a = vec4(0.0);
+#if LEAN == 0
       for (uint j = 0u; j < slots; ++j) a += sh[half_at + hh * region + j * dim4 + d];
+      const float big_l = head_l[i];
+#else
+      float big_m = LOWEST;
+      for (uint j = 0u; j < slots; ++j) big_m = max(big_m, team_m[j * QH + i]);
+      float big_l = 0.0;
+      for (uint j = 0u; j < slots; ++j) {
+        const float w = exp(team_m[j * QH + i] - big_m);  // an empty team: l = 0, acc = 0
+        big_l += team_l[j * QH + i] * w;
+        a += sh[half_at + hh * region + j * dim4 + d] * w;
+      }
+#endif
 #if KV_CHUNK == 0
-      a /= head_l[i];
+      a /= big_l;
       const uint o = (h0 + i) * HEAD_DIM + 4u * d;
       outs[o] = a.x, outs[o + 1u] = a.y, outs[o + 2u] = a.z, outs[o + 3u] = a.w;
 #else
-      partials[((h0 + i) * MAX_SPLITS + split) * record + 1u + d] = a;
+      const uint at = ((h0 + i) * MAX_SPLITS + split) * record;
+      partials[at + 1u + d] = a;
+#if LEAN == 1
+      if (d == 0u) partials[at] = vec4(big_m, big_l, 0.0, 0.0);  // the head's (m, l) record
+#endif
 #endif
     }
   }
 #if KV_CHUNK > 0
   const uint splits = gl_NumWorkGroups.x;
+#if LEAN == 0
   if (lid < QH) partials[((h0 + lid) * MAX_SPLITS + split) * record] = vec4(head_m[lid], head_l[lid], 0.0, 0.0);
+#endif
   memoryBarrierBuffer();
   barrier();
   if (lid == 0u) last_split = atomicAdd(counters[g], 1u) == splits - 1u;

@@ -229,18 +229,22 @@ TEST_P(DecodeOpsDevice, APerturbedReferenceFails) {
 // rounds (MERGE=0: eight splits, MERGE=1: sixteen per invocation group,
 // online rescale between rounds) and MERGE=1's split groups (WG_SIZE=256:
 // two groups of 128 invocations) are checked here at 17 splits, with the
-// integer widening (WIDEN=1) on the longest walks.
+// integer widening (WIDEN=1) on the longest walks, and the fixed-cost cuts
+// (LEAN=1: skipped prefetches past the chunk, whose last split is short here,
+// and the one-barrier team merge) on each merge that takes them.
 TEST_F(AttentionDecodeDevice, MergesOfMoreSplitsThanARound) {
   const auto& k = kernels::find_kernel("attention_decode");
   const Shape shape{8, 2, 128, 4200};  // QH=4, 128 outputs per group, KV_CHUNK=256: 17 splits
   const kernels::Config walk{{"WG_SIZE", 128}, {"LOADS", 1},      {"VEC", 8},         {"QH", 4},
                              {"TOKENS", 4},    {"PREFETCH", 1},   {"KV_CHUNK", 256}, {"REDUCTION", 0},
-                             {"MERGE", 0},      {"WIDEN", 0}};
+                             {"MERGE", 0},      {"WIDEN", 0},       {"LEAN", 0}};
   std::vector<kernels::Config> configs{walk};
   configs.push_back(walk), configs.back()["MERGE"] = 1;
   configs.push_back(configs.back()), configs.back()["PREFETCH"] = 2;
-  configs.push_back(configs[1]), configs.back()["WG_SIZE"] = 256;
-  configs.push_back(configs[2]), configs.back()["WIDEN"] = 1;
+  configs.push_back(configs[1]), configs.back()["LEAN"] = 1;
+  configs.push_back(configs[2]), configs.back()["LEAN"] = 1;
+  configs.push_back(configs[3]), configs.back()["WG_SIZE"] = 256;
+  configs.push_back(configs[4]), configs.back()["WIDEN"] = 1;
   // The team sum the test device runs (a team of 16 lanes: shuffles where
   // the subgroup holds it).
   const vk::Device device(*instance_, testing_support::test_device_index());
