@@ -138,7 +138,9 @@ class AttentionDecode final : public Kernel {
          "cache entries per workgroup (ceil(kv_len/KV_CHUNK) workgroups per head group, merged through scratch "
          "memory and a per-group atomic counter); 0 = one workgroup per head group; 32: short caches over about "
          "one workgroup per SM (two steps of TOKENS=2)"},
-        {"REDUCTION", {0, 1}, "a team's dot products: 0 = subgroup shuffle-xor butterfly, 1 = shared-memory sum"},
+        {"REDUCTION", {0, 1, 2},
+         "a team's dot products: 0 = subgroup shuffle-xor butterfly, 1 = shared-memory sum, 2 = subgroup "
+         "reduce-scatter (a score per lane, one exp each, the weights shuffled back; QH*TOKENS <= team)"},
         {"MERGE", {0, 1},
          "the split merge by the last workgroup (KV_CHUNK > 0): 0 = in phases ((m, l) of every split, the weights in "
          "shared memory, then the accumulators); 1 = one pass, each invocation loads (m, l) with its accumulator "
@@ -233,9 +235,12 @@ class AttentionDecode final : public Kernel {
       return "WIDEN=1 is only paired with KV_CHUNK > 0, WG_SIZE=128, PREFETCH=2 and TOKENS*LOADS*VEC = " +
              std::to_string(kMaxStepWords);
     }
-    // 256 invocations never won on the H200, and neither did LOADS=2 with
-    // 128: their pair is dropped to keep the gate small.
-    if (wg == 256 && loads > 1) return "WG_SIZE=256 is only paired with LOADS=1";
+    // 256 invocations never won on the H200: they are kept only with the
+    // walk of the winners at 128 (LOADS=1, TOKENS=4, prefetched), to keep
+    // the gate small.
+    if (wg == 256 && (loads != 1 || tokens != 4 || prefetch == 0)) {
+      return "WG_SIZE=256 is only paired with LOADS=1, TOKENS=4 and PREFETCH 1 or 2";
+    }
     // The phased merge is kept, for comparison, where the previous tuning
     // found its winners (WG_SIZE=128, PREFETCH=1, WIDEN=0: the winners at
     // every default shape on the H200); everything else gets the one-pass merge,
@@ -277,6 +282,26 @@ class AttentionDecode final : public Kernel {
     if (config.at("REDUCTION") == 0 && !butterfly) {
       return "REDUCTION=0 needs subgroup shuffles in compute shaders and a team of " + std::to_string(team) +
              " within the device's smallest subgroup of " + std::to_string(smallest);
+    }
+    if (config.at("REDUCTION") == 2) {
+      if (!butterfly) {
+        return "REDUCTION=2 needs subgroup shuffles in compute shaders and a team of " + std::to_string(team) +
+               " within the device's smallest subgroup of " + std::to_string(smallest);
+      }
+      if (qh * tokens > team) {
+        return "REDUCTION=2 scatters QH*TOKENS = " + std::to_string(qh * tokens) + " scores over a team of " +
+               std::to_string(team) + " lanes (at most one per lane)";
+      }
+      // Offered with the other fixed-cost cuts on the winners' walk (128
+      // invocations, 16-byte loads one per lane, WIDEN=0; split: prefetched,
+      // the one-pass merge), which keeps the gate small; unsplit without
+      // prefetch too, where a short cache at head_dim 64 (a team of 8 lanes)
+      // puts it in the CPU gate.
+      if (lean != 1 || wg != 128 || loads != 1 || vec != 8 || widen != 0 ||
+          (chunk > 0 && (prefetch == 0 || merge != 1)) || (chunk == 0 && prefetch != 0)) {
+        return "REDUCTION=2 is only paired with LEAN=1, WG_SIZE=128, LOADS=1, VEC=8, WIDEN=0 and, split, with "
+               "PREFETCH 1 or 2 and MERGE=1, unsplit with PREFETCH=0";
+      }
     }
     if (config.at("REDUCTION") == 1 && butterfly) {
       return "REDUCTION=1 (shared-memory sum) is only the fallback where REDUCTION=0 cannot run a team of " +

@@ -26,9 +26,12 @@
 // loads are issued first (2*TOKENS*LOADS loads in flight per lane), then the
 // QH*TOKENS partial dot products are summed over the team by REDUCTION (0: a
 // subgroupShuffleXor butterfly, the team inside a subgroup; 1: a
-// shared-memory sum, three barriers per step), then an online softmax over the
-// step's tokens per head (one rescale of the accumulators per step), then
-// the V accumulation. Each team keeps its own (max m, sum l, accumulator) per
+// shared-memory sum, three barriers per step; 2: a reduce-scatter inside
+// the subgroup, QH*TOKENS <= T: each lane ends with one score, takes its
+// exp, and the weights go to the team by shuffles: at QH=4, TOKENS=4, T=16
+// 37 shuffles and 5 exps a lane per step instead of 64 and 20), then an
+// online softmax over the step's tokens per head (one rescale of the
+// accumulators per step), then the V accumulation. Each team keeps its own (max m, sum l, accumulator) per
 // head; at the end the teams are merged through shared memory, TEAM_HEADS
 // heads a pass (all QH in one pass, one barrier, where they fit the
 // host's budget).
@@ -84,7 +87,7 @@
 // team merge, a power of two dividing QH, chosen by the host).
 // Push constants: HEADS, KV_HEADS, HEAD_DIM, KV_LEN.
 #extension GL_EXT_control_flow_attributes : require
-#if REDUCTION == 0
+#if REDUCTION == 0 || REDUCTION == 2
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_shuffle : require
 #endif
@@ -111,6 +114,21 @@ layout(std430, set = 0, binding = 4) writeonly buffer Out { float outs[]; };
 #define NV (QH * TOKENS)   // scores of a lane per step
 #define LOWEST (-3.0e38)   // finite: empty teams merge to 0 without NaN
 #define MB 16              // MERGE=1: splits per round of the merge (their loads in flight together)
+#if NV == 1
+#define NV_LOG 0u
+#elif NV == 2
+#define NV_LOG 1u
+#elif NV == 4
+#define NV_LOG 2u
+#elif NV == 8
+#define NV_LOG 3u
+#elif NV == 16
+#define NV_LOG 4u
+#elif NV == 32
+#define NV_LOG 5u
+#else
+#error "QH*TOKENS must be a power of two up to 32"
+#endif
 
 #if WIDEN == 0
 // The VEC fp16 values of a load widened, as V4 vec4s.
@@ -154,6 +172,7 @@ shared float team_m[(WG_SIZE / 4) * QH], team_l[(WG_SIZE / 4) * QH];  // teams o
 shared float head_m[QH], head_l[QH];
 shared bool last_split;
 
+#if REDUCTION != 2
 // The sums of s[v] over the team, in every lane of it (called by all
 // invocations; team a power of two).
 void team_sum(inout float s[NV], uint lid, uint slot, uint lane, uint team) {
@@ -176,6 +195,7 @@ void team_sum(inout float s[NV], uint lid, uint slot, uint lane, uint team) {
   barrier();
 #endif
 }
+#endif
 
 void main() {
   const uint lid = gl_LocalInvocationID.x;
@@ -277,9 +297,50 @@ void main() {
         }
       }
     }
+    float p[NV];
+#if REDUCTION == 2
+    // Reduce-scatter: at level k the lanes of a pair (offset team >> (k+1))
+    // swap halves of their NV >> k sums, each keeping the half its offset
+    // bit selects, so NV - 1 shuffles (15 at 16) leave every lane one full
+    // score (against 4*16 = 64 for the butterfly at a team of 16); teams
+    // wider than NV add plain levels on it. The lane then holds score
+    // idx = lane >> shift (shift = log2(team / NV)): token u = idx / QH of
+    // head i = idx % QH.
+    [[unroll]] for (uint k = 0u; k < NV_LOG; ++k) {
+      const uint h = NV >> (k + 1u), o = team >> (k + 1u);
+      const bool upper = (lane & o) != 0u;
+      [[unroll]] for (uint v = 0u; v < h; ++v) {
+        const float send = upper ? s[v] : s[v + h], keep = upper ? s[v + h] : s[v];
+        s[v] = keep + subgroupShuffleXor(send, o);
+      }
+    }
+    for (uint o = team >> (NV_LOG + 1u); o > 0u; o >>= 1u) s[0] += subgroupShuffleXor(s[0], o);
+    const uint shift = uint(findMSB(team)) - NV_LOG;
+    const uint idx = lane >> shift, mine_u = idx / QH, mine_i = idx - mine_u * QH;
+    const bool valid = base + mine_u * slots + slot < end;
+    // The step's maximum of head mine_i over its tokens (log2(TOKENS)
+    // shuffles), then every head's new maximum from the lane holding it.
+    float mx = valid ? s[0] : LOWEST;
+    for (uint o = QH << shift; o < team; o <<= 1u) mx = max(mx, subgroupShuffleXor(mx, o));
+    const uint first = gl_SubgroupInvocationID - lane;  // the team's first lane in its subgroup
+    float mine_m = LOWEST;
+    [[unroll]] for (uint i = 0u; i < QH; ++i) {
+      const float mi = max(m[i], subgroupShuffle(mx, first + (i << shift)));
+      if (i == mine_i) mine_m = mi;
+      const float corr = exp(m[i] - mi);
+      m[i] = mi;
+      l[i] *= corr;
+      [[unroll]] for (uint d = 0u; d < LD4; ++d) acc[i * LD4 + d] *= corr;
+    }
+    // One exp per lane; the weights to every lane of the team (NV shuffles).
+    const float mine_p = valid ? exp(s[0] - mine_m) : 0.0;
+    [[unroll]] for (uint v = 0u; v < NV; ++v) {
+      p[v] = subgroupShuffle(mine_p, first + (v << shift));
+      l[v % QH] += p[v];
+    }
+#else
     team_sum(s, lid, slot, lane, team);
     // Online softmax over the step's tokens: one rescale per head.
-    float p[NV];
     [[unroll]] for (uint i = 0u; i < QH; ++i) {
       float mx = m[i];
       [[unroll]] for (uint u = 0u; u < TOKENS; ++u) {
@@ -294,6 +355,7 @@ void main() {
         l[i] += p[u * QH + i];
       }
     }
+#endif
 #if WIDEN == 1
     [[unroll]] for (uint v = 0u; v < NV; ++v) p[v] *= WSCALE;  // the V words are 2^-112 of their values
 #endif

@@ -256,6 +256,28 @@ TEST_F(AttentionDecodeDevice, MergesOfMoreSplitsThanARound) {
   EXPECT_TRUE(failures.empty()) << ::testing::PrintToString(failures);
 }
 
+// REDUCTION=2 (the reduce-scatter) with split merges: the check shapes hold
+// it only unsplit (a team of 16 lanes at head_dim 128 exceeds a CPU
+// driver's subgroup of 8). At head_dim 64 (teams of 8) with 17 splits: a
+// score per lane (QH*TOKENS = 8) and a score per two lanes (4: the plain
+// levels after the scatter), prefetched one and two steps ahead.
+TEST_F(AttentionDecodeDevice, ReduceScatterWithSplits) {
+  const auto& k = kernels::find_kernel("attention_decode");
+  const kernels::Config walk{{"WG_SIZE", 128}, {"LOADS", 1},      {"VEC", 8},         {"QH", 4},
+                             {"TOKENS", 2},    {"PREFETCH", 1},   {"KV_CHUNK", 256}, {"REDUCTION", 2},
+                             {"MERGE", 1},      {"WIDEN", 0},       {"LEAN", 1}};
+  std::vector<std::pair<Shape, kernels::Config>> cases{{{8, 2, 64, 4200}, walk}};
+  cases.push_back({{4, 2, 64, 4200}, walk}), cases.back().second["QH"] = 2;
+  cases.push_back(cases.back()), cases.back().second["TOKENS"] = 4, cases.back().second["PREFETCH"] = 2;
+  const vk::Device device(*instance_, testing_support::test_device_index());
+  for (const auto& [shape, config] : cases) {
+    const auto violation = k.constraint_violation(config, shape, device.info());
+    if (!violation.empty()) GTEST_SKIP() << "the test device cannot run REDUCTION=2: " << violation;
+    const auto failures = testing_support::failing_variants(*instance_, k, shape, {config}, 13);
+    EXPECT_TRUE(failures.empty()) << kernels::shape_to_string(shape) << ": " << ::testing::PrintToString(failures);
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Kernels, DecodeOpsDevice, ::testing::ValuesIn(kNames),
                          [](const auto& info) { return info.param; });
 
