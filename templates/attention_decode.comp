@@ -31,10 +31,10 @@
 // exp, and the weights go to the team by shuffles: at QH=4, TOKENS=4, T=16
 // 37 shuffles and 5 exps a lane per step instead of 64 and 20), then an
 // online softmax over the step's tokens per head (one rescale of the
-// accumulators per step), then the V accumulation. Each team keeps its own (max m, sum l, accumulator) per
-// head; at the end the teams are merged through shared memory, TEAM_HEADS
-// heads a pass (all QH in one pass, one barrier, where they fit the
-// host's budget).
+// accumulators per step), then the V accumulation. Each team keeps its own
+// (max m, sum l, accumulator) per head; at the end the teams are merged
+// through shared memory, TEAM_HEADS heads a pass (all QH in one pass, one
+// barrier, where they fit the host's budget).
 //
 // KV_CHUNK > 0: there is one dispatch, so the splits are merged in it: each
 // workgroup writes per head (m, l, acc[HEAD_DIM]) to the scratch buffer,
@@ -62,8 +62,9 @@
 // cover the memory latency.
 //
 // LEAN=1 trims the fixed cost (the serial part of a short walk): the first
-// K and V loads are issued before q's (the walk's first DRAM round trip
-// does not wait behind q's), the prefetches past the chunk's end are
+// K and V loads are issued before q's where they are prefetched (PREFETCH
+// 1 or 2: the walk's first DRAM round trip does not wait behind q's), the
+// prefetches past the chunk's end are
 // skipped (they reread its last entry, and the tail would wait on them
 // where it reuses their registers), and the team merge takes one barrier a
 // pass instead of three (the accumulators go to shared memory unscaled with
