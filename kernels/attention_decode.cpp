@@ -131,9 +131,10 @@ class AttentionDecode final : public Kernel {
          "query heads per workgroup, of one KV head: all of heads/kv_heads (at most 8), so K and V are read once; "
          "not tuned, the shape sets it"},
         {"TOKENS", {2, 4}, "cache entries per team per step, their loads issued together"},
-        {"PREFETCH", {0, 1, 2},
+        {"PREFETCH", {0, 1, 2, 3},
          "1 = issue the next step's loads before this step's arithmetic (software pipelining); 2 = two steps ahead "
-         "(twice the bytes in flight, for few workgroups per SM)"},
+         "(twice the bytes in flight, for few workgroups per SM); 3 = three steps ahead, q in shared memory read at "
+         "each use (its registers hold the third step)"},
         {"KV_CHUNK", {0, 32, 64, 128, 256, 512, 1024, 2048},
          "cache entries per workgroup (ceil(kv_len/KV_CHUNK) workgroups per head group, merged through scratch "
          "memory and a per-group atomic counter); 0 = one workgroup per head group; 32: short caches over about "
@@ -212,7 +213,9 @@ class AttentionDecode final : public Kernel {
       return "TOKENS*LOADS*VEC = " + std::to_string(tokens * dims) + " K and V words per step exceed " +
              std::to_string(kMaxStepWords) + " registers";
     }
-    if (const auto words = 2 * qh * dims + (1 + prefetch) * tokens * dims; words > kMaxLaneWords) {
+    // PREFETCH=3 keeps q in shared memory: only the accumulators take QH*LOADS*VEC.
+    if (const auto words = (prefetch == 3 ? 1 : 2) * qh * dims + (1 + prefetch) * tokens * dims;
+        words > kMaxLaneWords) {
       return "about " + std::to_string(words) + " registers per lane for queries, accumulators and loads (more than " +
              std::to_string(kMaxLaneWords) + " spill)";
     }
@@ -221,8 +224,9 @@ class AttentionDecode final : public Kernel {
     // Two steps ahead pays only where one step ahead is already the largest
     // step the registers allow; a smaller step grows its bytes in flight
     // with more TOKENS instead (fewer registers, one pipeline stage).
-    if (prefetch == 2 && tokens * dims < kMaxStepWords) {
-      return "PREFETCH=2 with TOKENS*LOADS*VEC = " + std::to_string(tokens * dims) + " below " +
+    if (prefetch >= 2 && tokens * dims < kMaxStepWords) {
+      return "PREFETCH=" + std::to_string(prefetch) + " with TOKENS*LOADS*VEC = " + std::to_string(tokens * dims) +
+             " below " +
              std::to_string(kMaxStepWords) + ": a larger step with PREFETCH=1 holds more bytes in flight";
     }
     // The integer widening is offered with the walks that won on the H200
@@ -230,9 +234,10 @@ class AttentionDecode final : public Kernel {
     // with the streaming; an unsplit walk of a few workgroups is bound by
     // latency), which keeps the gate small.
     // It never won (slightly slower than WIDEN=0 at every default shape), so
-    // it is kept only beside the 8192 winner (WG_SIZE=128, PREFETCH=2).
-    if (widen == 1 && (chunk == 0 || prefetch != 2 || wg != 128 || tokens * dims < kMaxStepWords)) {
-      return "WIDEN=1 is only paired with KV_CHUNK > 0, WG_SIZE=128, PREFETCH=2 and TOKENS*LOADS*VEC = " +
+    // it is kept only beside the 8192 winner (KV_CHUNK=256, WG_SIZE=128,
+    // PREFETCH=2).
+    if (widen == 1 && (chunk != 256 || prefetch != 2 || wg != 128 || tokens * dims < kMaxStepWords)) {
+      return "WIDEN=1 is only paired with KV_CHUNK=256, WG_SIZE=128, PREFETCH=2 and TOKENS*LOADS*VEC = " +
              std::to_string(kMaxStepWords);
     }
     // 256 invocations never won on the H200: they are kept only with the
@@ -253,6 +258,15 @@ class AttentionDecode final : public Kernel {
     // tuning found its winners (WG_SIZE=128, TOKENS=4, WIDEN=0), to measure
     // the cuts against, and the gate stays small.
     if (lean == 1 && chunk > 0 && merge == 0) return "LEAN=1 is only paired with MERGE=1 (or KV_CHUNK=0)";
+    // Without prefetch LEAN=1 is kept on the baseline's walk (TOKENS=2)
+    // only: unprefetched walks never won, and the gate stays small.
+    if (lean == 1 && prefetch == 0 && tokens != 2) return "LEAN=1 without prefetch is only paired with TOKENS=2";
+    // Three steps ahead is offered on the split walk of the winners (128
+    // invocations, the fixed-cost cuts, WIDEN=0), where the bytes in flight
+    // per SM are short.
+    if (prefetch == 3 && (lean != 1 || wg != 128 || widen != 0 || chunk == 0)) {
+      return "PREFETCH=3 is only paired with LEAN=1, WG_SIZE=128, WIDEN=0 and KV_CHUNK > 0";
+    }
     if (lean == 0 && (wg != 128 || tokens != 4 || widen != 0)) {
       return "LEAN=0 (the previous order) is only kept with WG_SIZE=128, TOKENS=4 and WIDEN=0";
     }
@@ -340,10 +354,14 @@ class AttentionDecode final : public Kernel {
     if (chunk > 0 && config.at("MERGE") == 1) floats = std::max(floats, 8 * wg);
     floats = (floats + 3) / 4 * 4;
     plan.defines.emplace_back("SH_FLOATS", std::to_string(floats));
+    // PREFETCH=3: the queries of QH heads in shared memory, sized for the
+    // largest head_dim so that the SPIR-V serves any shape.
+    const std::uint32_t q_vec4s = config.at("PREFETCH") == 3 ? qh * kMaxHeadDim / 4 : 0;
+    plan.defines.emplace_back("Q_SH", std::to_string(std::max(q_vec4s, 1u)));
     plan.local_size = {wg, 1, 1};
     // x: the splits of the cache (kv_len / KV_CHUNK, or one), y: the head groups.
     plan.dispatch = {chunk > 0 ? DispatchAxis{3, chunk} : DispatchAxis{}, DispatchAxis{0, qh}, DispatchAxis{}};
-    plan.shared_memory_bytes = 4 * (floats + 2 * (wg / kMinTeam) * qh + 2 * qh) + 4;
+    plan.shared_memory_bytes = 4 * (floats + 2 * (wg / kMinTeam) * qh + 2 * qh) + 4 + 16 * q_vec4s;
     return plan;
   }
 

@@ -59,7 +59,15 @@
 // PREFETCH=2 issues them two steps ahead (three times the load registers):
 // twice the bytes in flight per lane, for where the workgroups per SM are
 // few (a split count near the SM count) and one step of loads does not
-// cover the memory latency.
+// cover the memory latency. PREFETCH=3 issues them three steps ahead and
+// pays for the fourth step of load registers with q's: the queries live in
+// shared memory (qsh, Q_SH vec4s from the host, pre-scaled) and are read
+// at each use (the read's index carries a run-time zero that depends on the
+// step and the token, so the compiler neither hoists the reads out of the
+// loop nor merges them back into registers). At TOKENS*LOADS*VEC = 32 it
+// holds 3 steps of loads in flight during the arithmetic in the registers
+// that PREFETCH=2 holds 2 in (the walk at 8192 is short of bytes in flight
+// at two workgroups of 128 per SM).
 //
 // LEAN=1 trims the fixed cost (the serial part of a short walk): the first
 // K and V loads are issued before q's where they are prefetched (PREFETCH
@@ -83,9 +91,10 @@
 // Parameters: WG_SIZE, LOADS, VEC, QH, TOKENS, PREFETCH, KV_CHUNK, REDUCTION, MERGE, WIDEN, LEAN.
 // Buffers: q, k, v, scratch (MAX_HEADS counters, then per head MAX_SPLITS
 // partials of 1 + HEAD_DIM/4 vec4s: (m, l, -, -) and the accumulator), out.
-// Semantics: MAX_HEADS, MAX_SPLITS, SH_FLOATS (the shared scratch array,
-// sized by the host for the phases below), TEAM_HEADS (heads per pass of the
-// team merge, a power of two dividing QH, chosen by the host).
+// Semantics: MAX_HEADS, MAX_SPLITS, Q_SH (vec4s of qsh: PREFETCH=3),
+// SH_FLOATS (the shared scratch array, sized by the host for the phases
+// below), TEAM_HEADS (heads per pass of the team merge, a power of two
+// dividing QH, chosen by the host).
 // Push constants: HEADS, KV_HEADS, HEAD_DIM, KV_LEN.
 #extension GL_EXT_control_flow_attributes : require
 #if REDUCTION == 0 || REDUCTION == 2
@@ -163,6 +172,12 @@ void widen(KTYPE w, out vec4 f[V4]) {
 #if LEAN != 0 && LEAN != 1
 #error "LEAN must be 0 or 1"
 #endif
+#if PREFETCH < 0 || PREFETCH > 3
+#error "PREFETCH must be 0 to 3"
+#endif
+#if PREFETCH == 3
+shared vec4 qsh[Q_SH];  // the QH heads' queries, pre-scaled (see PREFETCH)
+#endif
 
 // One array for the phases that do not overlap: the REDUCTION=1 sums
 // (WG_SIZE*NV), the team merge (WG_SIZE*LD) and the split merge (weights,
@@ -231,6 +246,23 @@ void main() {
       }                                                                                                        \
     }                                                                                                          \
   }
+#if PREFETCH == 3
+  // Lane dims of chunk c in qsh (clamped like the K and V columns; a lane
+  // past HEAD_DIM reads zeros through has[c]).
+  uint qat[LOADS];
+  [[unroll]] for (uint c = 0u; c < LOADS; ++c) qat[c] = min(c * team + lane, HEAD_DIM / VEC - 1u) * V4;
+#undef LOAD_Q
+#define LOAD_Q                                                         \
+  for (uint x = lid; x < QH * (HEAD_DIM / 4u); x += WG_SIZE) {         \
+    const uint y = h0 * HEAD_DIM + 4u * x;                             \
+    qsh[x] = vec4(qs[y], qs[y + 1u], qs[y + 2u], qs[y + 3u]) * scale; \
+  }                                                                    \
+  barrier();
+// q's vec4 e of load c, head i, read for token u of the step (qz: 0).
+#define QV(i, c, e, u) (has[c] ? qsh[(i) * (HEAD_DIM / 4u) + qat[c] + (e) + ((u) + 1u) * qz] : vec4(0.0))
+#else
+#define QV(i, c, e, u) q[(i) * LD4 + (c) * V4 + (e)]
+#endif
 #if LEAN == 0
   LOAD_Q
 #endif
@@ -257,9 +289,13 @@ void main() {
   KTYPE kn[TOKENS * LOADS], vn[TOKENS * LOADS];
   LOAD_STEP(begin, kn, vn)
 #endif
-#if PREFETCH == 2
+#if PREFETCH >= 2
   KTYPE kn2[TOKENS * LOADS], vn2[TOKENS * LOADS];
   LOAD_STEP(begin + slots * TOKENS, kn2, vn2)
+#endif
+#if PREFETCH == 3
+  KTYPE kn3[TOKENS * LOADS], vn3[TOKENS * LOADS];
+  LOAD_STEP(begin + 2u * slots * TOKENS, kn3, vn3)
 #endif
 #if LEAN == 1
   LOAD_Q
@@ -272,7 +308,14 @@ void main() {
 #endif
   // Every invocation runs the same number of steps (barriers in team_sum).
   for (uint base = begin; base < end; base += slots * TOKENS) {
-#if PREFETCH == 2
+#if PREFETCH == 3
+    // Loaded three steps ago; the next two are in flight; load the third.
+    const KTYPE kw[TOKENS * LOADS] = kn, vw[TOKENS * LOADS] = vn;
+    kn = kn2, vn = vn2;
+    kn2 = kn3, vn2 = vn3;
+    PAST(base + 3u * slots * TOKENS) { LOAD_STEP(base + 3u * slots * TOKENS, kn3, vn3) }
+    const uint qz = base >> 31u;  // 0: base < KV_LEN < 2^31, which the compiler cannot see
+#elif PREFETCH == 2
     // This step's words were loaded two steps ago, the next step's one step
     // ago; load the one after now (two steps of loads in flight during the
     // arithmetic).
@@ -294,7 +337,7 @@ void main() {
         vec4 k[V4];
         widen(kw[u * LOADS + c], k);
         [[unroll]] for (uint i = 0u; i < QH; ++i) {
-          [[unroll]] for (uint e = 0u; e < V4; ++e) s[u * QH + i] += dot(q[i * LD4 + c * V4 + e], k[e]);
+          [[unroll]] for (uint e = 0u; e < V4; ++e) s[u * QH + i] += dot(QV(i, c, e, u), k[e]);
         }
       }
     }

@@ -231,7 +231,8 @@ TEST_P(DecodeOpsDevice, APerturbedReferenceFails) {
 // two groups of 128 invocations) are checked here at 17 splits, with the
 // integer widening (WIDEN=1) on the longest walks, and the fixed-cost cuts
 // (LEAN=1: skipped prefetches past the chunk, whose last split is short here,
-// and the one-barrier team merge) on each merge that takes them.
+// and the one-barrier team merge) on each merge that takes them, and three
+// steps ahead with q in shared memory (PREFETCH=3).
 TEST_F(AttentionDecodeDevice, MergesOfMoreSplitsThanARound) {
   const auto& k = kernels::find_kernel("attention_decode");
   const Shape shape{8, 2, 128, 4200};  // QH=4, 128 outputs per group, KV_CHUNK=256: 17 splits
@@ -245,6 +246,7 @@ TEST_F(AttentionDecodeDevice, MergesOfMoreSplitsThanARound) {
   configs.push_back(configs[2]), configs.back()["LEAN"] = 1;
   configs.push_back(configs[3]), configs.back()["WG_SIZE"] = 256;
   configs.push_back(configs[4]), configs.back()["WIDEN"] = 1;
+  configs.push_back(configs[4]), configs.back()["PREFETCH"] = 3;
   // The team sum the test device runs (a team of 16 lanes: shuffles where
   // the subgroup holds it).
   const vk::Device device(*instance_, testing_support::test_device_index());
@@ -260,7 +262,7 @@ TEST_F(AttentionDecodeDevice, MergesOfMoreSplitsThanARound) {
 // it only unsplit (a team of 16 lanes at head_dim 128 exceeds a CPU
 // driver's subgroup of 8). At head_dim 64 (teams of 8) with 17 splits: a
 // score per lane (QH*TOKENS = 8) and a score per two lanes (4: the plain
-// levels after the scatter), prefetched one and two steps ahead.
+// levels after the scatter), prefetched one, two and three steps ahead.
 TEST_F(AttentionDecodeDevice, ReduceScatterWithSplits) {
   const auto& k = kernels::find_kernel("attention_decode");
   const kernels::Config walk{{"WG_SIZE", 128}, {"LOADS", 1},      {"VEC", 8},         {"QH", 4},
@@ -269,6 +271,7 @@ TEST_F(AttentionDecodeDevice, ReduceScatterWithSplits) {
   std::vector<std::pair<Shape, kernels::Config>> cases{{{8, 2, 64, 4200}, walk}};
   cases.push_back({{4, 2, 64, 4200}, walk}), cases.back().second["QH"] = 2;
   cases.push_back(cases.back()), cases.back().second["TOKENS"] = 4, cases.back().second["PREFETCH"] = 2;
+  cases.push_back(cases.back()), cases.back().second["PREFETCH"] = 3;
   const vk::Device device(*instance_, testing_support::test_device_index());
   for (const auto& [shape, config] : cases) {
     const auto violation = k.constraint_violation(config, shape, device.info());
