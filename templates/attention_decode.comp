@@ -71,13 +71,14 @@
 //
 // LEAN=1 trims the fixed cost (the serial part of a short walk): the first
 // K and V loads are issued before q's where they are prefetched (PREFETCH
-// 1 or 2: the walk's first DRAM round trip does not wait behind q's), the
-// prefetches past the chunk's end are
-// skipped (they reread its last entry, and the tail would wait on them
-// where it reuses their registers), and the team merge takes one barrier a
-// pass instead of three (the accumulators go to shared memory unscaled with
-// (m, l); each summing invocation computes the weights e^(m - M) itself and
-// writes the split's (m, l) record). LEAN=0 is the previous order.
+// 1 to 3: the walk's first DRAM round trip does not wait behind q's); the
+// prefetches past the chunk's end are skipped (they reread its last entry,
+// and the tail would wait on them where it reuses their registers); the
+// team merge takes one barrier a pass instead of three (the accumulators go
+// to shared memory unscaled with (m, l); each summing invocation computes
+// the weights e^(m - M) itself and writes the split's (m, l) record); the
+// split merge (MERGE=1) loads no records past the last split. LEAN=0 is
+// the previous order.
 //
 // Tried on the H200 and not kept (each measured with the parameters
 // re-tuned): integer fp16 widening instead of unpackHalf2x16 (F2F runs at a
@@ -519,13 +520,25 @@ void main() {
       for (uint j0 = r; j0 < splits; j0 += MB * R) {
         vec4 ml[MB], pa[MB];
         [[unroll]] for (uint k = 0u; k < MB; ++k) {
+#if LEAN == 1
+          // Past the last split: nothing loaded (a branch uniform over each
+          // subgroup), weighted 0 below. The merge runs on one SM per head
+          // group, and its L2 reads are its cost: 8 splits are 8 records,
+          // not a round of 16.
+          ml[k] = vec4(LOWEST, 0.0, 0.0, 0.0), pa[k] = vec4(0.0);
+          if (j0 + k * R < splits) {
+            ml[k] = partials[first + (j0 + k * R) * record];
+            pa[k] = partials[first + (j0 + k * R) * record + 1u + d];
+          }
+#else
           // Past the last split: reread it, weighted 0 (no branch).
           const uint j = min(j0 + k * R, splits - 1u);
           ml[k] = partials[first + j * record];
           pa[k] = partials[first + j * record + 1u + d];
+#endif
         }
         float nm = bm;
-        [[unroll]] for (uint k = 0u; k < MB; ++k) nm = max(nm, ml[k].x);  // rereads repeat a real split
+        [[unroll]] for (uint k = 0u; k < MB; ++k) nm = max(nm, ml[k].x);  // rereads repeat a real split, or LOWEST
         const float corr = exp(bm - nm);
         bl *= corr, a *= corr;
         [[unroll]] for (uint k = 0u; k < MB; ++k) {
