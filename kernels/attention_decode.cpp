@@ -12,8 +12,9 @@
 // constraints pin it to the shape. A team of lanes takes a cache entry with
 // 16-byte loads (LOADS per lane), TOKENS entries per step with their loads
 // issued together (PREFETCH=1: a step ahead); see the template for the walk
-// and the merges, and for LEAN (the load order and the team merge that
-// trim the fixed cost of short walks).
+// and the merges, for LEAN (the load order and the merges trimmed for the
+// fixed cost of short walks), REDUCTION=2 (a reduce-scatter team sum) and
+// PREFETCH=3 (q in shared memory, three steps of loads in flight).
 //
 // The KV split is the parameter KV_CHUNK, cache entries per workgroup
 // (0 = all: one workgroup per head group). It is a chunk length rather than
@@ -226,16 +227,13 @@ class AttentionDecode final : public Kernel {
     // with more TOKENS instead (fewer registers, one pipeline stage).
     if (prefetch >= 2 && tokens * dims < kMaxStepWords) {
       return "PREFETCH=" + std::to_string(prefetch) + " with TOKENS*LOADS*VEC = " + std::to_string(tokens * dims) +
-             " below " +
-             std::to_string(kMaxStepWords) + ": a larger step with PREFETCH=1 holds more bytes in flight";
+             " below " + std::to_string(kMaxStepWords) + ": a larger step with PREFETCH=1 holds more bytes in flight";
     }
-    // The integer widening is offered with the walks that won on the H200
-    // (split, prefetched, the largest step: where the conversions compete
-    // with the streaming; an unsplit walk of a few workgroups is bound by
-    // latency), which keeps the gate small.
-    // It never won (slightly slower than WIDEN=0 at every default shape), so
-    // it is kept only beside the 8192 winner (KV_CHUNK=256, WG_SIZE=128,
-    // PREFETCH=2).
+    // The integer widening is offered where the conversions compete with
+    // the streaming (split, the largest step); it never won (slightly slower
+    // than WIDEN=0 at every default shape), so it is kept only beside the
+    // 8192 winner (KV_CHUNK=256, WG_SIZE=128, PREFETCH=2), which keeps the
+    // gate small.
     if (widen == 1 && (chunk != 256 || prefetch != 2 || wg != 128 || tokens * dims < kMaxStepWords)) {
       return "WIDEN=1 is only paired with KV_CHUNK=256, WG_SIZE=128, PREFETCH=2 and TOKENS*LOADS*VEC = " +
              std::to_string(kMaxStepWords);
@@ -314,7 +312,7 @@ class AttentionDecode final : public Kernel {
       if (lean != 1 || wg != 128 || loads != 1 || vec != 8 || widen != 0 ||
           (chunk > 0 && (prefetch == 0 || merge != 1)) || (chunk == 0 && prefetch != 0)) {
         return "REDUCTION=2 is only paired with LEAN=1, WG_SIZE=128, LOADS=1, VEC=8, WIDEN=0 and, split, with "
-               "PREFETCH 1 or 2 and MERGE=1, unsplit with PREFETCH=0";
+               "PREFETCH 1 to 3 and MERGE=1, unsplit with PREFETCH=0";
       }
     }
     if (config.at("REDUCTION") == 1 && butterfly) {
