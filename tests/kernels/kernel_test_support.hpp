@@ -15,6 +15,7 @@
 
 #include "harness/instance.hpp"
 #include "kernels/kernel.hpp"
+#include "kernels/quant_coopmat.hpp"
 #include "reference/matmul.hpp"
 #include "tuner/progress.hpp"
 #include "tuner/session.hpp"
@@ -63,6 +64,48 @@ inline vk::DeviceInfo h200_like_tensor_cores() {
     }
   }
   return d;
+}
+
+// The USE_COOPMAT=1 prefill path of a quantized kernel
+// (kernels/quant_coopmat.hpp) at `prefill`: valid only with fp16 cooperative
+// matrices and fp32 accumulators, planned as matmul_quant_cm.comp with QTYPE
+// `qtype`, held to the path's tolerance, the fp32 path's parameters pinned,
+// and offered at every prefill default shape.
+inline void expect_tensor_core_prefill(const kernels::Kernel& kernel, const kernels::Shape& prefill, int qtype) {
+  const auto device = h200_like_tensor_cores();
+  auto config = kernel.baseline(prefill);
+  EXPECT_EQ(config.at("USE_COOPMAT"), 0);  // the baseline stays on the fp32 path
+  config["USE_COOPMAT"] = 1;
+  config["TILE_M"] = 64;
+  config["TILE_N"] = 128;
+  config["TILE_K"] = 32;
+  config["WARPS_M"] = 2;
+  config["WARPS_N"] = 4;
+  config["THREAD_M"] = config["THREAD_N"] = 2;  // the fp32 path's, at their first value
+  EXPECT_EQ(kernel.constraint_violation(config, prefill, device), "");
+  const auto plan = kernel.plan(config, prefill);
+  EXPECT_EQ(plan.template_file, "matmul_quant_cm.comp");
+  EXPECT_NE(std::find(plan.defines.begin(), plan.defines.end(), std::make_pair(std::string("QTYPE"), std::to_string(qtype))),
+            plan.defines.end());
+  EXPECT_EQ(plan.local_size[0], 256u);
+  EXPECT_LE(plan.shared_memory_bytes, device.max_shared_memory_bytes);
+  EXPECT_EQ(kernel.variant_tolerance(config, prefill).rel_l2, kernels::quant_coopmat::kTolerance.rel_l2);
+  EXPECT_EQ(kernel.variant_tolerance(kernel.baseline(prefill), prefill).rel_l2, kernel.tolerance(prefill).rel_l2);
+  EXPECT_NE(kernel.constraint_violation(config, prefill, h200_like()).find("VK_NV_cooperative_matrix"),
+            std::string::npos);
+  auto pinned = config;
+  pinned["THREAD_N"] = 4;
+  EXPECT_NE(kernel.constraint_violation(pinned, prefill, device).find("USE_COOPMAT=0"), std::string::npos);
+  // 128×128 tiles in 128-deep slices exceed 48 KiB of fp16 staging.
+  config["TILE_M"] = config["TILE_K"] = 128;
+  EXPECT_NE(kernel.constraint_violation(config, prefill, device), "");
+  for (const auto& shape : kernel.default_shapes()) {
+    if (shape[0] <= 8) continue;
+    const auto space = enumerate_space(kernel, shape, device);
+    const auto cm = std::count_if(space.valid.begin(), space.valid.end(),
+                                  [](const kernels::Config& c) { return c.at("USE_COOPMAT") == 1; });
+    EXPECT_GT(cm, 20) << kernel.name() << " " << kernels::shape_to_string(shape);
+  }
 }
 
 // The real kernel with its largest expected value moved by a tenth of

@@ -17,7 +17,6 @@
 #include "common/error.hpp"
 #include "harness/device.hpp"
 #include "harness/instance.hpp"
-#include "kernels/quant_coopmat.hpp"
 #include "kernels/registry.hpp"
 #include "kernel_test_support.hpp"
 #include "reference/gguf_types.hpp"
@@ -141,46 +140,10 @@ TEST(MatmulQ4K, ConstraintsRejectWhatTheDeviceCannotRun) {
   EXPECT_NE(kernel().constraint_violation(config, prefill, device), "");
 }
 
-// USE_COOPMAT=1 (kernels/quant_coopmat.hpp): only where the device has fp16
-// cooperative matrices with fp32 accumulators; the tensor-core template with
-// QTYPE 5; its own tolerance; the fp32 path's parameters pinned.
+// USE_COOPMAT=1: see expect_tensor_core_prefill; Q4_K is QTYPE 5 of the
+// generic tensor-core template.
 TEST(MatmulQ4K, TensorCorePrefillOnlyWhereTheDeviceHasIt) {
-  const auto device = testing_support::h200_like_tensor_cores();
-  const Shape prefill{512, 4096, 4096};
-  auto config = kernel().baseline(prefill);
-  EXPECT_EQ(config.at("USE_COOPMAT"), 0);
-  config["USE_COOPMAT"] = 1;
-  config["TILE_M"] = config["TILE_N"] = 128;
-  config["TILE_K"] = 32;
-  config["WARPS_M"] = 2;
-  config["WARPS_N"] = 4;
-  config["THREAD_M"] = config["THREAD_N"] = 2;  // the fp32 path's, at their first value
-  EXPECT_EQ(kernel().constraint_violation(config, prefill, device), "");
-  const auto plan = kernel().plan(config, prefill);
-  EXPECT_EQ(plan.template_file, "matmul_quant_cm.comp");
-  EXPECT_NE(std::find(plan.defines.begin(), plan.defines.end(), std::make_pair(std::string("QTYPE"), std::string("5"))),
-            plan.defines.end());
-  EXPECT_EQ(plan.local_size[0], 256u);
-  EXPECT_LE(plan.shared_memory_bytes, device.max_shared_memory_bytes);
-  EXPECT_EQ(kernel().variant_tolerance(config, prefill).rel_l2, kernels::quant_coopmat::kTolerance.rel_l2);
-  EXPECT_EQ(kernel().variant_tolerance(kernel().baseline(prefill), prefill).rel_l2, kernel().tolerance(prefill).rel_l2);
-  // No extension, no tensor-core variant; the fp32 path's THREAD_M is pinned.
-  EXPECT_NE(kernel().constraint_violation(config, prefill, h200_like()).find("VK_NV_cooperative_matrix"),
-            std::string::npos);
-  auto pinned = config;
-  pinned["THREAD_M"] = 8;
-  EXPECT_NE(kernel().constraint_violation(pinned, prefill, device).find("USE_COOPMAT=0"), std::string::npos);
-  // 128-deep slices of 128×128 tiles exceed 48 KiB of fp16 staging.
-  config["TILE_K"] = 128;
-  EXPECT_NE(kernel().constraint_violation(config, prefill, device), "");
-  // The space offers tensor-core variants at every prefill default shape.
-  for (const auto& shape : kernel().default_shapes()) {
-    if (shape[0] <= 8) continue;
-    const auto space = enumerate_space(kernel(), shape, device);
-    const auto cm = std::count_if(space.valid.begin(), space.valid.end(),
-                                  [](const Config& c) { return c.at("USE_COOPMAT") == 1; });
-    EXPECT_GT(cm, 20) << kernels::shape_to_string(shape);
-  }
+  testing_support::expect_tensor_core_prefill(kernel(), {512, 4096, 4096}, 5);
 }
 
 TEST(MatmulQ4K, QuantizedActivationsHaveTheirOwnTemplateAndTolerance) {

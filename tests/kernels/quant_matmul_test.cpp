@@ -14,7 +14,6 @@
 
 #include "common/error.hpp"
 #include "harness/instance.hpp"
-#include "kernels/quant_coopmat.hpp"
 #include "kernels/registry.hpp"
 #include "reference/gguf_types.hpp"
 #include "reference/matmul.hpp"
@@ -228,39 +227,9 @@ TEST_P(QuantMatmul, StagedWeightsNeedAlignedRows) {
   EXPECT_EQ(kernel().constraint_violation(unstaged, unaligned, device), "");
 }
 
-// USE_COOPMAT=1 (kernels/quant_coopmat.hpp): only with fp16 cooperative
-// matrices and fp32 accumulators; the tensor-core template with the kernel's
-// QTYPE; its own tolerance; the fp32 path's parameters pinned.
+// USE_COOPMAT=1: see expect_tensor_core_prefill.
 TEST_P(QuantMatmul, TensorCorePrefillOnlyWhereTheDeviceHasIt) {
-  const auto device = testing_support::h200_like_tensor_cores();
-  const Shape prefill{512, 4096, 14336};
-  auto config = kernel().baseline(prefill);
-  EXPECT_EQ(config.at("USE_COOPMAT"), 0);
-  config["USE_COOPMAT"] = 1;
-  config["TILE_N"] = 128;
-  config["WARPS_M"] = 2;
-  config["WARPS_N"] = 4;
-  config["THREAD_M"] = config["THREAD_N"] = 2;  // the fp32 path's, at their first value
-  EXPECT_EQ(kernel().constraint_violation(config, prefill, device), "");
-  const auto plan = kernel().plan(config, prefill);
-  EXPECT_EQ(plan.template_file, "matmul_quant_cm.comp");
-  EXPECT_EQ(define_value(plan, "QTYPE"), std::to_string(GetParam().qtype));
-  EXPECT_EQ(plan.local_size[0], 256u);
-  EXPECT_EQ(kernel().variant_tolerance(config, prefill).rel_l2, kernels::quant_coopmat::kTolerance.rel_l2);
-  EXPECT_EQ(kernel().variant_tolerance(kernel().baseline(prefill), prefill).rel_l2,
-            kernel().tolerance(prefill).rel_l2);
-  EXPECT_NE(kernel().constraint_violation(config, prefill, h200_like()).find("VK_NV_cooperative_matrix"),
-            std::string::npos);
-  auto pinned = config;
-  pinned["THREAD_N"] = 4;
-  EXPECT_NE(kernel().constraint_violation(pinned, prefill, device).find("USE_COOPMAT=0"), std::string::npos);
-  for (const auto& shape : kernel().default_shapes()) {
-    if (shape[0] <= 8) continue;
-    const auto space = enumerate_space(kernel(), shape, device);
-    const auto cm = std::count_if(space.valid.begin(), space.valid.end(),
-                                  [](const Config& c) { return c.at("USE_COOPMAT") == 1; });
-    EXPECT_GT(cm, 20) << label(GetParam().kernel, shape);
-  }
+  testing_support::expect_tensor_core_prefill(kernel(), {512, 4096, 14336}, GetParam().qtype);
 }
 
 TEST_P(QuantMatmul, ConstraintsRejectWhatTheDeviceCannotRun) {
