@@ -10,9 +10,10 @@
 namespace vktune::kernels {
 namespace {
 
-// QTYPE 1 in templates/include/quant_block.glsl; 4 units (one qs word, 8 weights) per block.
+// QTYPE 1 in templates/include/quant_block.glsl; 4 units (one qs word, 8 weights) per block;
+// BLOCK_PAIRS=1 offered (templates/matvec_q4_0_q8.comp: pairs of blocks per invocation).
 const KernelRegistration registration([] {
-  return std::make_unique<QuantMatmul>(QuantFormat{"matmul_q4_0", "Q4_0", ref::GgmlType::Q4_0, 1, 32, 18, 4});
+  return std::make_unique<QuantMatmul>(QuantFormat{"matmul_q4_0", "Q4_0", ref::GgmlType::Q4_0, 1, 32, 18, 4, true});
 });
 
 }  // namespace

@@ -9,9 +9,10 @@
 namespace vktune::kernels {
 namespace {
 
-// QTYPE 2 in templates/include/quant_block.glsl; 4 units (8 weights each) per block.
+// QTYPE 2 in templates/include/quant_block.glsl; 4 units (8 weights each) per block;
+// BLOCK_PAIRS=1 offered (templates/matvec_q4_0_q8.comp: pairs of blocks per invocation).
 const KernelRegistration registration([] {
-  return std::make_unique<QuantMatmul>(QuantFormat{"matmul_q8_0", "Q8_0", ref::GgmlType::Q8_0, 2, 32, 34, 4});
+  return std::make_unique<QuantMatmul>(QuantFormat{"matmul_q8_0", "Q8_0", ref::GgmlType::Q8_0, 2, 32, 34, 4, true});
 });
 
 }  // namespace

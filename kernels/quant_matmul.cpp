@@ -153,6 +153,18 @@ std::vector<Space> QuantMatmul::spaces() const {
                                    "memory, the next run in flight while the current one is worked on, and each "
                                    "lane takes UNROLL consecutive units (matvec_quant_q8_staged.comp; rows must "
                                    "be 16-byte aligned)"});
+  if (format_.block_pairs) {
+    // 32 rows per workgroup (two per invocation at 256 invocations and 16
+    // per row) is matmul_q4k's integer-path winner; only BLOCK_PAIRS=1 takes it.
+    decode.parameters[1].values.push_back(32);
+    decode.parameters[1].help += " (32 only with BLOCK_PAIRS=1)";
+    decode.parameters.push_back(
+        {"BLOCK_PAIRS", {0, 1}, "X_QUANT=1 work split: 0 = units of a block (W_STAGE's templates); 1 = groups of 8 "
+                                "blocks (256 weights, 16-byte aligned) read as 16-byte vectors by 4 invocations, "
+                                "each taking a pair of blocks per step with one scale per block and Q4_0's -8 "
+                                "folded into a per-block sum of x, THREADS_PER_ROW/4 groups side by side "
+                                "(matvec_q4_0_q8.comp, modeled on matmul_q4k's integer path; K % 256 == 0)"});
+  }
   Space prefill{"prefill", "matmul_quant.comp", {}};
   prefill.parameters = {
       {"TILE_M", {32, 64, 128}, "output rows (along M) per workgroup"},
@@ -179,11 +191,13 @@ Config QuantMatmul::baseline(const Shape& shape) const {
     const std::uint32_t units = shape[2] / format_.block_weights * format_.units;
     const int t = units >= 8 ? 8 : 4;
     const int unroll = units >= 16 ? 2 : 1;
-    return {{"WG_SIZE", 64},           {"ROWS_PER_WG", 64 / t},
-            {"THREADS_PER_ROW", t},    {"UNROLL", unroll},
-            {"REDUCTION", 0},          {"COLS_PER_PASS", static_cast<int>(next_pow2(shape[0]))},
-            {"SUBGROUP_SIZE", 0},      {"X_QUANT", 0},
-            {"X_SEGMENT", 4096},       {"W_STAGE", 0}};
+    Config config{{"WG_SIZE", 64},           {"ROWS_PER_WG", 64 / t},
+                  {"THREADS_PER_ROW", t},    {"UNROLL", unroll},
+                  {"REDUCTION", 0},          {"COLS_PER_PASS", static_cast<int>(next_pow2(shape[0]))},
+                  {"SUBGROUP_SIZE", 0},      {"X_QUANT", 0},
+                  {"X_SEGMENT", 4096},       {"W_STAGE", 0}};
+    if (format_.block_pairs) config["BLOCK_PAIRS"] = 0;
+    return config;
   }
   // The textbook 64×64 tile, 4×4 per invocation, K in 32-weight slices
   // (16.6 KB of shared memory); 32 along M or N where the shape is that small.
@@ -219,6 +233,9 @@ std::string QuantMatmul::decode_violation(const Config& config, const Shape& sha
            std::to_string(rows);
   }
   const int rows_per_thread = rows / groups;
+  if (rows > 16 && !(format_.block_pairs && config.at("BLOCK_PAIRS") == 1)) {
+    return "ROWS_PER_WG=" + std::to_string(rows) + " is only varied with BLOCK_PAIRS=1";
+  }
   if (static_cast<std::uint32_t>(t) > units) {
     return "THREADS_PER_ROW=" + std::to_string(t) + " exceeds the " + std::to_string(units) +
            " units of a row (some invocations would never work)";
@@ -246,6 +263,8 @@ std::string QuantMatmul::decode_violation(const Config& config, const Shape& sha
     if (unroll > 2 && config.at("W_STAGE") == 0) return "X_QUANT=1 with W_STAGE=0 takes UNROLL 1 or 2";
   }
   if (auto problem = staged_violation(config, shape, rows_per_thread, device); !problem.empty()) return problem;
+  const bool pairs = format_.block_pairs && config.at("BLOCK_PAIRS") == 1;
+  if (auto problem = pairs_violation(config, shape, rows_per_thread, device); !problem.empty()) return problem;
   const std::uint32_t unit_weights = format_.block_weights / format_.units;
   if (static_cast<std::uint32_t>(rows_per_thread * unroll) * unit_weights > 64) {
     return "rows per invocation * UNROLL * " + std::to_string(unit_weights) +
@@ -263,12 +282,54 @@ std::string QuantMatmul::decode_violation(const Config& config, const Shape& sha
       return "REDUCTION=0 needs subgroup shuffles in compute shaders";
     }
     const std::uint32_t smallest = smallest_subgroup(sg, device);
-    if (smallest < static_cast<std::uint32_t>(t)) {
-      return "REDUCTION=0 sums THREADS_PER_ROW=" + std::to_string(t) + " invocations with subgroup shuffles, more "
-             "than the " + std::to_string(smallest) + " invocations of the smallest subgroup the variant may get";
+    // BLOCK_PAIRS=1 shuffles over the 4 invocations of a group only (the
+    // groups side by side meet in shared memory).
+    const int shuffled = pairs ? 4 : t;
+    if (smallest < static_cast<std::uint32_t>(shuffled)) {
+      return "REDUCTION=0 sums " + std::to_string(shuffled) + " invocations (THREADS_PER_ROW=" + std::to_string(t) +
+             ") with subgroup shuffles, more than the " + std::to_string(smallest) +
+             " invocations of the smallest subgroup the variant may get";
     }
   }
   return rowops::subgroup_size_violation(sg, static_cast<std::uint32_t>(wg), device);
+}
+
+// BLOCK_PAIRS=1 (templates/matvec_q4_0_q8.comp), where the format has it.
+std::string QuantMatmul::pairs_violation(const Config& config, const Shape& shape, int rows_per_thread,
+                                         const vk::DeviceInfo&) const {
+  if (!format_.block_pairs || config.at("BLOCK_PAIRS") == 0) return {};
+  if (!uses_quantized_activations(config)) return "BLOCK_PAIRS=1 is an integer-dot path: it takes X_QUANT=1";
+  if (config.at("W_STAGE") != 0) return "BLOCK_PAIRS=1 reads its rows itself (W_STAGE pinned to 0)";
+  // 4 invocations per group of 8 blocks, THREADS_PER_ROW/4 groups side by
+  // side: 4 and 8 (16 and 32 invocations per row) are what matmul_q4k's
+  // integer path, the same layout, won with on an H200. Fewer rows per
+  // workgroup waste the quantized x, as there.
+  const int t = config.at("THREADS_PER_ROW");
+  if (t != 16 && t != 32) {
+    return "BLOCK_PAIRS=1 takes THREADS_PER_ROW 16 or 32 (4 invocations per group of 8 blocks, 4 or 8 groups "
+           "side by side)";
+  }
+  if (config.at("ROWS_PER_WG") < 8) return "BLOCK_PAIRS=1 takes ROWS_PER_WG >= 8 (quantizing x is per workgroup)";
+  // matmul_q4k's integer-path winners all ran 128 or 256 invocations with 2
+  // or more rows each (every x word read from shared memory serves them
+  // all); the rest are left out to keep the CI gate small.
+  if (config.at("WG_SIZE") < 128) return "BLOCK_PAIRS=1 takes WG_SIZE 128 or 256";
+  if (rows_per_thread < 2) {
+    return "BLOCK_PAIRS=1 takes 2 or more rows per invocation (ROWS_PER_WG / (WG_SIZE/THREADS_PER_ROW))";
+  }
+  if (rows_per_thread * config.at("UNROLL") > 4) {
+    return "BLOCK_PAIRS=1: rows per invocation * UNROLL = " + std::to_string(rows_per_thread * config.at("UNROLL")) +
+           " pairs of blocks in flight per invocation; more than 4 (256 weights, as matmul_q4k's integer path) "
+           "only costs registers";
+  }
+  const std::uint32_t k = shape[2];
+  if (k % 256 != 0) {
+    const std::uint64_t row = static_cast<std::uint64_t>(k / format_.block_weights) * format_.block_bytes;
+    return "BLOCK_PAIRS=1 reads groups of 8 blocks as 16-byte vectors, but a row of K=" + std::to_string(k) + " " +
+           format_.type_name + " weights is " + std::to_string(row) +
+           " bytes, not a multiple of 16 (K must be a multiple of 256); BLOCK_PAIRS=0 serves it";
+  }
+  return {};
 }
 
 // W_STAGE > 0 (templates/matvec_quant_q8_staged.comp). Its subgroup barriers
@@ -363,8 +424,10 @@ ShaderPlan QuantMatmul::plan(const Config& config, const Shape& shape) const {
   ShaderPlan plan;
   plan.template_file = spaces()[space].template_file;
   const bool staged = space == kDecode && config.at("W_STAGE") != 0;
+  const bool pairs = space == kDecode && format_.block_pairs && config.at("BLOCK_PAIRS") == 1;
   if (space == kDecode && uses_quantized_activations(config)) {
     plan.template_file = staged ? "matvec_quant_q8_staged.comp" : "matvec_quant_q8.comp";
+    if (pairs) plan.template_file = "matvec_q4_0_q8.comp";
   }
   plan.defines = rowops::config_defines(config, spaces()[space]);
   plan.defines.emplace_back("QTYPE", std::to_string(format_.qtype));
@@ -384,6 +447,7 @@ ShaderPlan QuantMatmul::plan(const Config& config, const Shape& shape) const {
     if (config.at("REDUCTION") == 1) plan.shared_memory_bytes = 4 * (rows / std::max(1u, wg / t)) * cols * wg;
     if (uses_quantized_activations(config)) plan.shared_memory_bytes = quantized_activation_shared_bytes(config, cols);
     if (staged) plan.shared_memory_bytes += rows * (blocks * format_.block_bytes / 16 * 16);
+    if (pairs) plan.shared_memory_bytes += 4 * (t / 4) * rows * cols;  // partial sums of the groups side by side
   } else {
     const auto tm = static_cast<std::uint32_t>(config.at("TILE_M"));
     const auto tn = static_cast<std::uint32_t>(config.at("TILE_N"));

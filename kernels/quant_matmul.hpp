@@ -15,7 +15,10 @@
 // The decode space's X_QUANT=1 path has two templates: matvec_quant_q8.comp
 // (W_STAGE=0, every field read as 32-bit words from the buffer) and, where
 // rows are 16-byte aligned, matvec_quant_q8_staged.comp (W_STAGE > 0: rows
-// read as coalesced 16-byte vectors, staged in shared memory).
+// read as coalesced 16-byte vectors, staged in shared memory). For Q4_0 and
+// Q8_0 a third, BLOCK_PAIRS=1 (matvec_q4_0_q8.comp, on rows of K % 256 == 0):
+// groups of 8 blocks read as 16-byte vectors by 4 invocations, each taking a
+// pair of blocks, as matmul_q4k's integer path takes Q4_K super-blocks.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -33,6 +36,9 @@ struct QuantFormat {
   std::uint32_t block_weights;  // 32 or 256
   std::uint32_t block_bytes;    // 18, 34, 176, 210
   std::uint32_t units;          // QB_UNITS of the block header: matrix-vector work units per block
+  // Whether the decode space offers BLOCK_PAIRS=1 (templates/matvec_q4_0_q8.comp:
+  // an invocation takes a pair of 32-weight blocks per step; Q4_0 and Q8_0).
+  bool block_pairs = false;
 };
 
 // Doubles y[i*n + j] for the outputs of a sample of rows i of x and rows j of
@@ -69,6 +75,8 @@ class QuantMatmul final : public Kernel {
   std::uint64_t weight_bytes(const Shape& shape) const;
   std::string decode_violation(const Config& config, const Shape& shape, const vk::DeviceInfo& device) const;
   std::string prefill_violation(const Config& config, const Shape& shape, const vk::DeviceInfo& device) const;
+  std::string pairs_violation(const Config& config, const Shape& shape, int rows_per_thread,
+                              const vk::DeviceInfo& device) const;
   std::string staged_violation(const Config& config, const Shape& shape, int rows_per_thread,
                                const vk::DeviceInfo& device) const;
   // Blocks of the smallest run that starts and ends 16-byte aligned (8 for

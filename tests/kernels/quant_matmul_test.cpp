@@ -3,7 +3,9 @@
 // matmul_q4_0, matmul_q6k, matmul_q5k): shapes, spaces, plans, constraints
 // on an H200-like device, the reference problem, and on the test device
 // (VKTUNE_TEST_DEVICE, else 0) every valid variant at every check shape plus a
-// deliberately wrong reference that must fail.
+// deliberately wrong reference that must fail; the integer-dot decode paths
+// (matvec_quant_q8*.comp, and for Q4_0 and Q8_0 matvec_q4_0_q8.comp) at
+// shapes the check shapes do not reach.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -227,6 +229,80 @@ TEST_P(QuantMatmul, StagedWeightsNeedAlignedRows) {
   EXPECT_EQ(kernel().constraint_violation(unstaged, unaligned, device), "");
 }
 
+// BLOCK_PAIRS=1 (Q4_0 and Q8_0 only): templates/matvec_q4_0_q8.comp, an
+// integer-dot path beside W_STAGE's, on rows of K % 256 == 0 (groups of 8
+// blocks 16-byte aligned); ROWS_PER_WG=32 only there.
+TEST_P(QuantMatmul, BlockPairsOnAlignedRowsOnly) {
+  auto device = h200_like();
+  const Shape decode{1, 14336, 4096};
+  const auto params = kernel().spaces()[0].parameters;
+  const bool has = std::any_of(params.begin(), params.end(), [](const auto& p) { return p.name == "BLOCK_PAIRS"; });
+  EXPECT_EQ(has, GetParam().block_weights == 32);
+  auto config = kernel().baseline(decode);
+  if (!has) {
+    config["ROWS_PER_WG"] = 32;  // not a candidate without BLOCK_PAIRS
+    EXPECT_NE(kernel().constraint_violation(config, decode, device), "");
+    return;
+  }
+  EXPECT_EQ(config.at("BLOCK_PAIRS"), 0);
+  config["WG_SIZE"] = 256;
+  config["THREADS_PER_ROW"] = 16;
+  config["ROWS_PER_WG"] = 32;
+  config["UNROLL"] = 2;
+  config["COLS_PER_PASS"] = 1;
+  config["X_QUANT"] = 1;
+  config["BLOCK_PAIRS"] = 1;
+  ASSERT_EQ(kernel().constraint_violation(config, decode, device), "");
+  const auto plan = kernel().plan(config, decode);
+  EXPECT_EQ(plan.template_file, "matvec_q4_0_q8.comp");
+  EXPECT_EQ(define_value(plan, "QTYPE"), std::to_string(GetParam().qtype));
+  EXPECT_EQ(kernels::workgroup_counts(plan.dispatch, decode), (std::array<std::uint32_t, 3>{448, 1, 1}));
+  // The quantized x (4096 values, 5120 bytes) and 4 groups' partial sums of 32 rows.
+  EXPECT_EQ(plan.shared_memory_bytes, 5120u + 4 * 4 * 32);
+  EXPECT_GT(kernel().variant_tolerance(config, decode).rel_l2, kernel().tolerance(decode).rel_l2);
+
+  auto generic = config;  // 32 rows per workgroup are the pair path's only
+  generic["BLOCK_PAIRS"] = 0;
+  EXPECT_NE(kernel().constraint_violation(generic, decode, device).find("BLOCK_PAIRS=1"), std::string::npos);
+  auto exact = config;
+  exact["X_QUANT"] = 0;
+  EXPECT_NE(kernel().constraint_violation(exact, decode, device).find("X_QUANT=1"), std::string::npos);
+  auto staged = config;
+  staged["W_STAGE"] = 1024;
+  EXPECT_NE(kernel().constraint_violation(staged, decode, device), "");
+  auto narrow = config;  // 4 invocations per group, 4 or 8 groups side by side
+  narrow["THREADS_PER_ROW"] = 8;
+  EXPECT_NE(kernel().constraint_violation(narrow, decode, device).find("THREADS_PER_ROW"), std::string::npos);
+  auto heavy = config;  // 2 rows * UNROLL 4 pairs in flight
+  heavy["UNROLL"] = 4;
+  EXPECT_NE(kernel().constraint_violation(heavy, decode, device), "");
+  auto single = config;  // one row per invocation: an x word serves one row only
+  single["ROWS_PER_WG"] = 16;
+  EXPECT_NE(kernel().constraint_violation(single, decode, device).find("rows per invocation"), std::string::npos);
+  // Only 4 invocations meet in shuffles: a subgroup of 8 (a CPU driver's) runs 16 per row.
+  device.subgroup_size = device.min_subgroup_size = device.max_subgroup_size = 8;
+  EXPECT_EQ(kernel().constraint_violation(config, decode, device), "");
+  auto sixteen = config;
+  sixteen["BLOCK_PAIRS"] = 0;
+  sixteen["ROWS_PER_WG"] = 16;
+  EXPECT_NE(kernel().constraint_violation(sixteen, decode, device).find("subgroup"), std::string::npos);
+  device = h200_like();
+
+  // Rows of one more block than a multiple of 8 are only 2-byte aligned.
+  const Shape unaligned{1, 14336, 4096 + 32};
+  const auto reason = kernel().constraint_violation(config, unaligned, device);
+  EXPECT_NE(reason.find("not a multiple of 16"), std::string::npos) << reason;
+  EXPECT_NE(reason.find("K must be a multiple of 256"), std::string::npos) << reason;
+
+  // Every check shape list holds a shape the pair template runs at.
+  bool checked = false;
+  for (const auto& shape : kernel().check_shapes()) {
+    if (kernel().space_index(shape) != 0) continue;
+    for (const auto& c : enumerate_space(kernel(), shape, device).valid) checked |= c.at("BLOCK_PAIRS") == 1;
+  }
+  EXPECT_TRUE(checked);
+}
+
 // USE_COOPMAT=1: see expect_tensor_core_prefill.
 TEST_P(QuantMatmul, TensorCorePrefillOnlyWhereTheDeviceHasIt) {
   testing_support::expect_tensor_core_prefill(kernel(), {512, 4096, 14336}, GetParam().qtype);
@@ -338,6 +414,32 @@ TEST_P(QuantMatmulDevice, StagedWeightsAtEveryDecodeM) {
     if (configs.empty() && GetParam().type == ref::GgmlType::Q6_K && m >= 5) continue;
     ASSERT_FALSE(configs.empty()) << label(GetParam().kernel, shape);
     for (const auto& f : testing_support::failing_variants(*instance_, k, shape, configs, 78 + m)) text += f + "\n";
+  }
+  EXPECT_TRUE(text.empty()) << text;
+}
+
+// The pair template (BLOCK_PAIRS=1, Q4_0 and Q8_0) at every M of the decode
+// space on rows of 17 groups of 8 blocks (K = 4352: two x segments of 4096,
+// and at M=1 one of 16384), N = 9 no multiple of the rows per workgroup; the
+// check shapes have one segment of 3 groups.
+TEST_P(QuantMatmulDevice, BlockPairsAtEveryDecodeM) {
+  const auto& k = kernels::find_kernel(GetParam().kernel);
+  if (GetParam().block_weights != 32) GTEST_SKIP() << "no BLOCK_PAIRS for " << GetParam().kernel;
+  vk::Device device(*instance_, test_device_index());
+  std::string text;
+  for (std::uint32_t m = 1; m <= 8; ++m) {
+    const Shape shape{m, 9, 4352};
+    std::vector<kernels::Config> configs;
+    for (const auto& c : enumerate_space(k, shape, device.info()).valid) {
+      // 16 rows of 128 invocations: 4 and 8 groups side by side (2 and 4
+      // rows per invocation), UNROLL 1 and 2; every pass width that fits.
+      if (c.at("BLOCK_PAIRS") == 1 && (c.at("X_SEGMENT") == 4096 || m == 1) && c.at("WG_SIZE") == 128 &&
+          c.at("ROWS_PER_WG") == 16 && c.at("SUBGROUP_SIZE") == 0) {
+        configs.push_back(c);
+      }
+    }
+    ASSERT_FALSE(configs.empty()) << label(GetParam().kernel, shape);
+    for (const auto& f : testing_support::failing_variants(*instance_, k, shape, configs, 90 + m)) text += f + "\n";
   }
   EXPECT_TRUE(text.empty()) << text;
 }
