@@ -112,8 +112,11 @@ std::vector<Shape> QuantMatmul::default_shapes() const {
 // the fewest that are 16-byte aligned); the staged runs are cut at the row's
 // end (a run longer than the row, or full runs and a shorter last one). And M=3 (a tail of
 // COLS_PER_PASS=2) on a single block, not 16-byte aligned but for Q5_K
-// (W_STAGE > 0 is rejected there). tests/kernels/quant_matmul_test.cpp runs
-// the staged template at every decode M over two x segments.
+// (W_STAGE > 0 is rejected there). The dedicated layouts run at the first
+// shape: 3 groups of 8 blocks (BLOCK_PAIRS=1) or 3 Q5_K super-blocks
+// (SUPER_BLOCK=1, 4 slots, one idle; none at M=3's single super-block).
+// tests/kernels/quant_matmul_test.cpp runs the staged template and the
+// dedicated layouts at every decode M over two x segments.
 // Prefill: M=40 (tails of TILE_M 32 and 64, two tiles of 32) on N=30 (one
 // tile of 32) with K a tail of TILE_K=64 for the 32-weight blocks and several
 // super-blocks for the K-quants, and M=9 (one row past decode) on N=60 (tails
@@ -153,17 +156,28 @@ std::vector<Space> QuantMatmul::spaces() const {
                                    "memory, the next run in flight while the current one is worked on, and each "
                                    "lane takes UNROLL consecutive units (matvec_quant_q8_staged.comp; rows must "
                                    "be 16-byte aligned)"});
-  if (format_.block_pairs) {
+  if (!layout_parameter().empty()) {
     // 32 rows per workgroup (two per invocation at 256 invocations and 16
-    // per row) is matmul_q4k's integer-path winner; only BLOCK_PAIRS=1 takes it.
+    // per row) is matmul_q4k's integer-path winner; only the dedicated
+    // layouts take it.
     decode.parameters[1].values.push_back(32);
-    decode.parameters[1].help += " (32 only with BLOCK_PAIRS=1)";
+    decode.parameters[1].help += " (32 only with " + layout_parameter() + "=1)";
+  }
+  if (format_.block_pairs) {
     decode.parameters.push_back(
         {"BLOCK_PAIRS", {0, 1}, "X_QUANT=1 work split: 0 = units of a block (W_STAGE's templates); 1 = groups of 8 "
                                 "blocks (256 weights, 16-byte aligned) read as 16-byte vectors by 4 invocations, "
                                 "each taking a pair of blocks per step with one scale per block and Q4_0's -8 "
                                 "folded into a per-block sum of x, THREADS_PER_ROW/4 groups side by side "
                                 "(matvec_q4_0_q8.comp, modeled on matmul_q4k's integer path; K % 256 == 0)"});
+  }
+  if (format_.super_block) {
+    decode.parameters.push_back(
+        {"SUPER_BLOCK", {0, 1}, "X_QUANT=1 work split: 0 = units of a super-block (W_STAGE's templates); 1 = 4 "
+                                "invocations per super-block, each taking a 64-weight chunk (two sub-blocks) "
+                                "read as 16-byte vectors with the whole qh, scales decoded once per chunk, "
+                                "THREADS_PER_ROW/4 super-blocks side by side (matvec_q5k_q8.comp, matmul_q4k's "
+                                "integer path plus the fifth bits)"});
   }
   Space prefill{"prefill", "matmul_quant.comp", {}};
   prefill.parameters = {
@@ -197,6 +211,7 @@ Config QuantMatmul::baseline(const Shape& shape) const {
                   {"SUBGROUP_SIZE", 0},      {"X_QUANT", 0},
                   {"X_SEGMENT", 4096},       {"W_STAGE", 0}};
     if (format_.block_pairs) config["BLOCK_PAIRS"] = 0;
+    if (format_.super_block) config["SUPER_BLOCK"] = 0;
     return config;
   }
   // The textbook 64×64 tile, 4×4 per invocation, K in 32-weight slices
@@ -233,8 +248,8 @@ std::string QuantMatmul::decode_violation(const Config& config, const Shape& sha
            std::to_string(rows);
   }
   const int rows_per_thread = rows / groups;
-  if (rows > 16 && !(format_.block_pairs && config.at("BLOCK_PAIRS") == 1)) {
-    return "ROWS_PER_WG=" + std::to_string(rows) + " is only varied with BLOCK_PAIRS=1";
+  if (rows > 16 && !uses_layout(config)) {
+    return "ROWS_PER_WG=" + std::to_string(rows) + " is only varied with " + layout_parameter() + "=1";
   }
   if (static_cast<std::uint32_t>(t) > units) {
     return "THREADS_PER_ROW=" + std::to_string(t) + " exceeds the " + std::to_string(units) +
@@ -263,8 +278,8 @@ std::string QuantMatmul::decode_violation(const Config& config, const Shape& sha
     if (unroll > 2 && config.at("W_STAGE") == 0) return "X_QUANT=1 with W_STAGE=0 takes UNROLL 1 or 2";
   }
   if (auto problem = staged_violation(config, shape, rows_per_thread, device); !problem.empty()) return problem;
-  const bool pairs = format_.block_pairs && config.at("BLOCK_PAIRS") == 1;
-  if (auto problem = pairs_violation(config, shape, rows_per_thread, device); !problem.empty()) return problem;
+  const bool layout = uses_layout(config);
+  if (auto problem = layout_violation(config, shape, rows_per_thread); !problem.empty()) return problem;
   const std::uint32_t unit_weights = format_.block_weights / format_.units;
   if (static_cast<std::uint32_t>(rows_per_thread * unroll) * unit_weights > 64) {
     return "rows per invocation * UNROLL * " + std::to_string(unit_weights) +
@@ -282,9 +297,10 @@ std::string QuantMatmul::decode_violation(const Config& config, const Shape& sha
       return "REDUCTION=0 needs subgroup shuffles in compute shaders";
     }
     const std::uint32_t smallest = smallest_subgroup(sg, device);
-    // BLOCK_PAIRS=1 shuffles over the 4 invocations of a group only (the
-    // groups side by side meet in shared memory).
-    const int shuffled = pairs ? 4 : t;
+    // The dedicated layouts shuffle over the 4 invocations of a group of
+    // blocks or a super-block only (the slots side by side meet in shared
+    // memory).
+    const int shuffled = layout ? 4 : t;
     if (smallest < static_cast<std::uint32_t>(shuffled)) {
       return "REDUCTION=0 sums " + std::to_string(shuffled) + " invocations (THREADS_PER_ROW=" + std::to_string(t) +
              ") with subgroup shuffles, more than the " + std::to_string(smallest) +
@@ -294,40 +310,74 @@ std::string QuantMatmul::decode_violation(const Config& config, const Shape& sha
   return rowops::subgroup_size_violation(sg, static_cast<std::uint32_t>(wg), device);
 }
 
-// BLOCK_PAIRS=1 (templates/matvec_q4_0_q8.comp), where the format has it.
-std::string QuantMatmul::pairs_violation(const Config& config, const Shape& shape, int rows_per_thread,
-                                         const vk::DeviceInfo&) const {
-  if (!format_.block_pairs || config.at("BLOCK_PAIRS") == 0) return {};
-  if (!uses_quantized_activations(config)) return "BLOCK_PAIRS=1 is an integer-dot path: it takes X_QUANT=1";
-  if (config.at("W_STAGE") != 0) return "BLOCK_PAIRS=1 reads its rows itself (W_STAGE pinned to 0)";
-  // 4 invocations per group of 8 blocks, THREADS_PER_ROW/4 groups side by
-  // side: 4 and 8 (16 and 32 invocations per row) are what matmul_q4k's
-  // integer path, the same layout, won with on an H200. Fewer rows per
-  // workgroup waste the quantized x, as there.
+std::string QuantMatmul::layout_parameter() const {
+  if (format_.block_pairs) return "BLOCK_PAIRS";
+  if (format_.super_block) return "SUPER_BLOCK";
+  return {};
+}
+
+bool QuantMatmul::uses_layout(const Config& config) const {
+  const auto name = layout_parameter();
+  return !name.empty() && config.at(name) == 1;
+}
+
+// BLOCK_PAIRS=1 (templates/matvec_q4_0_q8.comp) and SUPER_BLOCK=1
+// (templates/matvec_q5k_q8.comp), where the format has them: both put 4
+// invocations on 256 weights (a group of 8 blocks, a super-block) as
+// matmul_q4k's integer path does with THREADS_PER_BLOCK=4, and both are
+// restricted to what that path won with on an H200.
+std::string QuantMatmul::layout_violation(const Config& config, const Shape& shape, int rows_per_thread) const {
+  if (!uses_layout(config)) return {};
+  const std::string p = layout_parameter() + "=1";
+  const std::string group = format_.block_pairs ? "group of 8 blocks" : "super-block";
+  if (!uses_quantized_activations(config)) return p + " is an integer-dot path: it takes X_QUANT=1";
+  if (config.at("W_STAGE") != 0) return p + " reads its rows itself (W_STAGE pinned to 0)";
+  // THREADS_PER_ROW/4 slots side by side: 4 and 8 (16 and 32 invocations
+  // per row) are the BLOCK_SLOTS that matmul_q4k's integer path won with.
+  // Fewer rows per workgroup waste the quantized x, as there.
   const int t = config.at("THREADS_PER_ROW");
   if (t != 16 && t != 32) {
-    return "BLOCK_PAIRS=1 takes THREADS_PER_ROW 16 or 32 (4 invocations per group of 8 blocks, 4 or 8 groups "
-           "side by side)";
+    return p + " takes THREADS_PER_ROW 16 or 32 (4 invocations per " + group + ", 4 or 8 side by side)";
   }
-  if (config.at("ROWS_PER_WG") < 8) return "BLOCK_PAIRS=1 takes ROWS_PER_WG >= 8 (quantizing x is per workgroup)";
+  if (config.at("ROWS_PER_WG") < 8) return p + " takes ROWS_PER_WG >= 8 (quantizing x is per workgroup)";
   // matmul_q4k's integer-path winners all ran 128 or 256 invocations with 2
   // or more rows each (every x word read from shared memory serves them
   // all); the rest are left out to keep the CI gate small.
-  if (config.at("WG_SIZE") < 128) return "BLOCK_PAIRS=1 takes WG_SIZE 128 or 256";
+  if (config.at("WG_SIZE") < 128) return p + " takes WG_SIZE 128 or 256";
   if (rows_per_thread < 2) {
-    return "BLOCK_PAIRS=1 takes 2 or more rows per invocation (ROWS_PER_WG / (WG_SIZE/THREADS_PER_ROW))";
+    return p + " takes 2 or more rows per invocation (ROWS_PER_WG / (WG_SIZE/THREADS_PER_ROW))";
   }
+  // What an invocation holds per row and step: a Q4_0 pair 12 words, a
+  // Q8_0 pair 20 (then 9 or 17 after the selects), a Q5_K chunk 20 (header,
+  // qh, qs).
   if (rows_per_thread * config.at("UNROLL") > 4) {
-    return "BLOCK_PAIRS=1: rows per invocation * UNROLL = " + std::to_string(rows_per_thread * config.at("UNROLL")) +
-           " pairs of blocks in flight per invocation; more than 4 (256 weights, as matmul_q4k's integer path) "
-           "only costs registers";
+    return p + ": rows per invocation * UNROLL = " + std::to_string(rows_per_thread * config.at("UNROLL")) + " " +
+           (format_.block_pairs ? "pairs of blocks" : "64-weight chunks") +
+           " in flight per invocation; more than 4 (256 weights, as matmul_q4k's integer path) only costs registers";
   }
   const std::uint32_t k = shape[2];
+  if (format_.super_block) {
+    // A slot past the row's super-blocks never works, and unrolling past
+    // them never runs the unrolled loop (as matmul_q4k's BLOCK_SLOTS). Rows
+    // of 4096 or more weights fill 8 slots; on shorter rows a few idle slots
+    // are allowed (the first check shape, 3 super-blocks, runs 4 slots, one
+    // idle), more than half are not.
+    const int slots = t / 4, unroll = config.at("UNROLL");
+    const std::uint32_t blocks = k / format_.block_weights;
+    if (static_cast<std::uint32_t>(slots) > 2 * blocks) {
+      return p + ": THREADS_PER_ROW/4 = " + std::to_string(slots) + " super-blocks side by side, more than half of "
+             "them idle on the " + std::to_string(blocks) + " of a row";
+    }
+    if (unroll > 1 && static_cast<std::uint32_t>(slots * unroll) > blocks) {
+      return p + ": THREADS_PER_ROW/4 * UNROLL = " + std::to_string(slots * unroll) + " exceeds the " +
+             std::to_string(blocks) + " super-blocks of a row (the unrolled loop would never run)";
+    }
+  }
   if (k % 256 != 0) {
     const std::uint64_t row = static_cast<std::uint64_t>(k / format_.block_weights) * format_.block_bytes;
-    return "BLOCK_PAIRS=1 reads groups of 8 blocks as 16-byte vectors, but a row of K=" + std::to_string(k) + " " +
+    return p + " reads groups of 8 blocks as 16-byte vectors, but a row of K=" + std::to_string(k) + " " +
            format_.type_name + " weights is " + std::to_string(row) +
-           " bytes, not a multiple of 16 (K must be a multiple of 256); BLOCK_PAIRS=0 serves it";
+           " bytes, not a multiple of 16 (K must be a multiple of 256); " + layout_parameter() + "=0 serves it";
   }
   return {};
 }
@@ -424,10 +474,10 @@ ShaderPlan QuantMatmul::plan(const Config& config, const Shape& shape) const {
   ShaderPlan plan;
   plan.template_file = spaces()[space].template_file;
   const bool staged = space == kDecode && config.at("W_STAGE") != 0;
-  const bool pairs = space == kDecode && format_.block_pairs && config.at("BLOCK_PAIRS") == 1;
+  const bool layout = space == kDecode && uses_layout(config);
   if (space == kDecode && uses_quantized_activations(config)) {
     plan.template_file = staged ? "matvec_quant_q8_staged.comp" : "matvec_quant_q8.comp";
-    if (pairs) plan.template_file = "matvec_q4_0_q8.comp";
+    if (layout) plan.template_file = format_.block_pairs ? "matvec_q4_0_q8.comp" : "matvec_q5k_q8.comp";
   }
   plan.defines = rowops::config_defines(config, spaces()[space]);
   plan.defines.emplace_back("QTYPE", std::to_string(format_.qtype));
@@ -447,7 +497,7 @@ ShaderPlan QuantMatmul::plan(const Config& config, const Shape& shape) const {
     if (config.at("REDUCTION") == 1) plan.shared_memory_bytes = 4 * (rows / std::max(1u, wg / t)) * cols * wg;
     if (uses_quantized_activations(config)) plan.shared_memory_bytes = quantized_activation_shared_bytes(config, cols);
     if (staged) plan.shared_memory_bytes += rows * (blocks * format_.block_bytes / 16 * 16);
-    if (pairs) plan.shared_memory_bytes += 4 * (t / 4) * rows * cols;  // partial sums of the groups side by side
+    if (layout) plan.shared_memory_bytes += 4 * (t / 4) * rows * cols;  // partial sums of the slots side by side
   } else {
     const auto tm = static_cast<std::uint32_t>(config.at("TILE_M"));
     const auto tn = static_cast<std::uint32_t>(config.at("TILE_N"));

@@ -18,7 +18,11 @@
 // read as coalesced 16-byte vectors, staged in shared memory). For Q4_0 and
 // Q8_0 a third, BLOCK_PAIRS=1 (matvec_q4_0_q8.comp, on rows of K % 256 == 0):
 // groups of 8 blocks read as 16-byte vectors by 4 invocations, each taking a
-// pair of blocks, as matmul_q4k's integer path takes Q4_K super-blocks.
+// pair of blocks, as matmul_q4k's integer path takes Q4_K super-blocks. For
+// Q5_K, SUPER_BLOCK=1 (matvec_q5k_q8.comp): matmul_q4k's integer layout with
+// the fifth bits added, 4 invocations per 176-byte super-block read as
+// 16-byte vectors. The two are the formats' "dedicated layouts"; their rules
+// are shared (layout_violation).
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -39,6 +43,9 @@ struct QuantFormat {
   // Whether the decode space offers BLOCK_PAIRS=1 (templates/matvec_q4_0_q8.comp:
   // an invocation takes a pair of 32-weight blocks per step; Q4_0 and Q8_0).
   bool block_pairs = false;
+  // Whether the decode space offers SUPER_BLOCK=1 (templates/matvec_q5k_q8.comp:
+  // 4 invocations per super-block, one 64-weight chunk each; Q5_K).
+  bool super_block = false;
 };
 
 // Doubles y[i*n + j] for the outputs of a sample of rows i of x and rows j of
@@ -75,8 +82,12 @@ class QuantMatmul final : public Kernel {
   std::uint64_t weight_bytes(const Shape& shape) const;
   std::string decode_violation(const Config& config, const Shape& shape, const vk::DeviceInfo& device) const;
   std::string prefill_violation(const Config& config, const Shape& shape, const vk::DeviceInfo& device) const;
-  std::string pairs_violation(const Config& config, const Shape& shape, int rows_per_thread,
-                              const vk::DeviceInfo& device) const;
+  // The parameter of the format's dedicated integer-dot layout
+  // ("BLOCK_PAIRS", "SUPER_BLOCK"), or "" where it has none.
+  std::string layout_parameter() const;
+  // Whether the config takes that layout (the parameter at 1).
+  bool uses_layout(const Config& config) const;
+  std::string layout_violation(const Config& config, const Shape& shape, int rows_per_thread) const;
   std::string staged_violation(const Config& config, const Shape& shape, int rows_per_thread,
                                const vk::DeviceInfo& device) const;
   // Blocks of the smallest run that starts and ends 16-byte aligned (8 for

@@ -4,8 +4,8 @@
 // on an H200-like device, the reference problem, and on the test device
 // (VKTUNE_TEST_DEVICE, else 0) every valid variant at every check shape plus a
 // deliberately wrong reference that must fail; the integer-dot decode paths
-// (matvec_quant_q8*.comp, and for Q4_0 and Q8_0 matvec_q4_0_q8.comp) at
-// shapes the check shapes do not reach.
+// (matvec_quant_q8*.comp, for Q4_0 and Q8_0 matvec_q4_0_q8.comp, for Q5_K
+// matvec_q5k_q8.comp) at shapes the check shapes do not reach.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -240,7 +240,7 @@ TEST_P(QuantMatmul, BlockPairsOnAlignedRowsOnly) {
   EXPECT_EQ(has, GetParam().block_weights == 32);
   auto config = kernel().baseline(decode);
   if (!has) {
-    config["ROWS_PER_WG"] = 32;  // not a candidate without BLOCK_PAIRS
+    config["ROWS_PER_WG"] = 32;  // not a candidate without BLOCK_PAIRS (SUPER_BLOCK for Q5_K)
     EXPECT_NE(kernel().constraint_violation(config, decode, device), "");
     return;
   }
@@ -299,6 +299,83 @@ TEST_P(QuantMatmul, BlockPairsOnAlignedRowsOnly) {
   for (const auto& shape : kernel().check_shapes()) {
     if (kernel().space_index(shape) != 0) continue;
     for (const auto& c : enumerate_space(kernel(), shape, device).valid) checked |= c.at("BLOCK_PAIRS") == 1;
+  }
+  EXPECT_TRUE(checked);
+}
+
+// SUPER_BLOCK=1 (Q5_K only): templates/matvec_q5k_q8.comp, an integer-dot
+// path beside W_STAGE's, 4 invocations per super-block and THREADS_PER_ROW/4
+// super-blocks side by side; ROWS_PER_WG=32 only there. Q5_K rows are always
+// 16-byte aligned; short rows limit the slots.
+TEST_P(QuantMatmul, SuperBlocksForQ5KOnly) {
+  auto device = h200_like();
+  const Shape decode{1, 14336, 4096};
+  const auto params = kernel().spaces()[0].parameters;
+  const bool has = std::any_of(params.begin(), params.end(), [](const auto& p) { return p.name == "SUPER_BLOCK"; });
+  EXPECT_EQ(has, GetParam().type == ref::GgmlType::Q5_K);
+  if (!has) return;
+  auto config = kernel().baseline(decode);
+  EXPECT_EQ(config.at("SUPER_BLOCK"), 0);
+  config["WG_SIZE"] = 256;
+  config["THREADS_PER_ROW"] = 16;
+  config["ROWS_PER_WG"] = 32;
+  config["UNROLL"] = 1;
+  config["COLS_PER_PASS"] = 1;
+  config["X_QUANT"] = 1;
+  config["SUPER_BLOCK"] = 1;
+  ASSERT_EQ(kernel().constraint_violation(config, decode, device), "");
+  const auto plan = kernel().plan(config, decode);
+  EXPECT_EQ(plan.template_file, "matvec_q5k_q8.comp");
+  EXPECT_EQ(define_value(plan, "QTYPE"), "3");
+  EXPECT_EQ(kernels::workgroup_counts(plan.dispatch, decode), (std::array<std::uint32_t, 3>{448, 1, 1}));
+  // The quantized x (4096 values, 5120 bytes) and 4 slots' partial sums of 32 rows.
+  EXPECT_EQ(plan.shared_memory_bytes, 5120u + 4 * 4 * 32);
+  EXPECT_GT(kernel().variant_tolerance(config, decode).rel_l2, kernel().tolerance(decode).rel_l2);
+  auto wide = config;  // 8 slots, 2 super-blocks per slot and step
+  wide["THREADS_PER_ROW"] = 32;
+  wide["ROWS_PER_WG"] = 16;
+  wide["UNROLL"] = 2;
+  EXPECT_EQ(kernel().constraint_violation(wide, decode, device), "");
+
+  auto generic = config;  // 32 rows per workgroup are the super-block path's only
+  generic["SUPER_BLOCK"] = 0;
+  EXPECT_NE(kernel().constraint_violation(generic, decode, device).find("SUPER_BLOCK=1"), std::string::npos);
+  auto exact = config;
+  exact["X_QUANT"] = 0;
+  EXPECT_NE(kernel().constraint_violation(exact, decode, device).find("X_QUANT=1"), std::string::npos);
+  auto staged = config;
+  staged["W_STAGE"] = 1024;
+  EXPECT_NE(kernel().constraint_violation(staged, decode, device).find("W_STAGE"), std::string::npos);
+  auto narrow = config;  // 4 invocations per super-block, 4 or 8 side by side
+  narrow["THREADS_PER_ROW"] = 8;
+  EXPECT_NE(kernel().constraint_violation(narrow, decode, device).find("THREADS_PER_ROW"), std::string::npos);
+  auto heavy = config;  // 4 rows * UNROLL 2 chunks in flight
+  heavy["WG_SIZE"] = 128;
+  heavy["UNROLL"] = 2;
+  EXPECT_NE(kernel().constraint_violation(heavy, decode, device).find("in flight"), std::string::npos);
+  auto single = config;  // one row per invocation: an x word serves one row only
+  single["ROWS_PER_WG"] = 16;
+  EXPECT_NE(kernel().constraint_violation(single, decode, device).find("rows per invocation"), std::string::npos);
+  // Only 4 invocations meet in shuffles: a subgroup of 8 (a CPU driver's) runs 16 per row.
+  device.subgroup_size = device.min_subgroup_size = device.max_subgroup_size = 8;
+  EXPECT_EQ(kernel().constraint_violation(config, decode, device), "");
+  device = h200_like();
+
+  // Short rows: 3 super-blocks take 4 slots (one idle), not 8, and no
+  // unrolling (8 super-blocks per step); one super-block takes none.
+  const Shape three{1, 14336, 768};
+  EXPECT_EQ(kernel().constraint_violation(config, three, device), "");
+  auto unrolled = config;
+  unrolled["UNROLL"] = 2;
+  EXPECT_NE(kernel().constraint_violation(unrolled, three, device).find("unrolled loop"), std::string::npos);
+  EXPECT_NE(kernel().constraint_violation(wide, three, device).find("idle"), std::string::npos);
+  EXPECT_NE(kernel().constraint_violation(config, Shape{1, 14336, 256}, device).find("idle"), std::string::npos);
+
+  // Every check shape list holds a shape the super-block template runs at.
+  bool checked = false;
+  for (const auto& shape : kernel().check_shapes()) {
+    if (kernel().space_index(shape) != 0) continue;
+    for (const auto& c : enumerate_space(kernel(), shape, device).valid) checked |= c.at("SUPER_BLOCK") == 1;
   }
   EXPECT_TRUE(checked);
 }
@@ -418,13 +495,18 @@ TEST_P(QuantMatmulDevice, StagedWeightsAtEveryDecodeM) {
   EXPECT_TRUE(text.empty()) << text;
 }
 
-// The pair template (BLOCK_PAIRS=1, Q4_0 and Q8_0) at every M of the decode
-// space on rows of 17 groups of 8 blocks (K = 4352: two x segments of 4096,
-// and at M=1 one of 16384), N = 9 no multiple of the rows per workgroup; the
-// check shapes have one segment of 3 groups.
+// The pair template (BLOCK_PAIRS=1, Q4_0 and Q8_0) and the super-block
+// template (SUPER_BLOCK=1, Q5_K) at every M of the decode space on rows of 17
+// groups of 8 blocks or 17 super-blocks (K = 4352: two x segments of 4096,
+// and at M=1 one of 16384; after the unrolled steps one group or super-block
+// is left), N = 9 no multiple of the rows per workgroup; the check shapes
+// have one segment of 3.
 TEST_P(QuantMatmulDevice, BlockPairsAtEveryDecodeM) {
   const auto& k = kernels::find_kernel(GetParam().kernel);
-  if (GetParam().block_weights != 32) GTEST_SKIP() << "no BLOCK_PAIRS for " << GetParam().kernel;
+  const std::string layout = GetParam().block_weights == 32              ? "BLOCK_PAIRS"
+                             : GetParam().type == ref::GgmlType::Q5_K ? "SUPER_BLOCK"
+                                                                      : "";
+  if (layout.empty()) GTEST_SKIP() << "no BLOCK_PAIRS or SUPER_BLOCK for " << GetParam().kernel;
   vk::Device device(*instance_, test_device_index());
   std::string text;
   for (std::uint32_t m = 1; m <= 8; ++m) {
@@ -433,7 +515,7 @@ TEST_P(QuantMatmulDevice, BlockPairsAtEveryDecodeM) {
     for (const auto& c : enumerate_space(k, shape, device.info()).valid) {
       // 16 rows of 128 invocations: 4 and 8 groups side by side (2 and 4
       // rows per invocation), UNROLL 1 and 2; every pass width that fits.
-      if (c.at("BLOCK_PAIRS") == 1 && (c.at("X_SEGMENT") == 4096 || m == 1) && c.at("WG_SIZE") == 128 &&
+      if (c.at(layout) == 1 && (c.at("X_SEGMENT") == 4096 || m == 1) && c.at("WG_SIZE") == 128 &&
           c.at("ROWS_PER_WG") == 16 && c.at("SUBGROUP_SIZE") == 0) {
         configs.push_back(c);
       }

@@ -1,0 +1,221 @@
+#version 450
+// y[M×N] = x[M×K] · Wᵀ for small M (decode), W in GGUF Q5_K rows (QTYPE 3),
+// x quantized to 8 bits in shared memory (include/x_q8.glsl), laid out as
+// matvec_q4k_q8.comp lays out Q4_K (matmul_q5k's SUPER_BLOCK=1).
+//
+// Why not the generic matvec_quant_q8.comp: there an invocation takes one
+// unit (one qs word, 8 weights) per step and redoes the super-block's work
+// for it: the header's four words, the 6-bit scale and min of both
+// sub-blocks, the fp16 d and dmin, the qh word, and two scaled dot products
+// per row; about 7 instructions per byte of weights, which is what an H200
+// issues per byte at its read ceiling. Here the super-block's costs are paid
+// once per 64 weights:
+//
+// A Q5_K super-block is 176 bytes = 11 uvec4, so it is 16-byte aligned
+// wherever the buffer is (q5k.glsl):
+//   uvec4 0       d|dmin, 12 bytes of 6-bit scales and mins (as Q4_K's)
+//   uvec4 1..2    qh: 32 bytes of fifth bits
+//   uvec4 3..10   qs: 128 bytes of nibbles, 32 per 64-weight chunk
+// Weight t = 64c + 32h + l is nibble h of qs byte 32c + l plus 16 times bit
+// 2c + h of qh byte l, in sub-block 2c + h. Four invocations share a
+// super-block, invocation `part` taking chunk c = part (sub-blocks 2c and
+// 2c+1, 64 weights): it reads the header, the whole qh (every l of its
+// chunk) and its chunk's two qs uvec4s, five 16-byte loads. For qs word w
+// (bytes l = 4w..4w+3) and u = qh word w >> 2c,
+//   low run  (sub-block 2c):   (q & 0x0F0F0F0F)      | ((u << 4) & 0x10101010)
+//   high run (sub-block 2c+1): ((q >> 4) & 0x0F0F0F0F) | ((u << 3) & 0x10101010)
+// are four codes 0..31 each, dotted with x words 16c + w and 16c + 8 + w of
+// the super-block (d*scale and dmin*min applied once per sub-block; the min
+// term uses the exact fp32 sum of x per 32 values, as matvec_q4k_q8.comp).
+// The codes are built once per row and serve every x row of the pass.
+//
+// Invocations: (part, row group, slot), part fastest; the WG_SIZE/
+// THREADS_PER_ROW row groups split the ROWS_PER_WG rows (each invocation
+// owning RT of them: every x word it loads from shared memory serves all of
+// them), the THREADS_PER_ROW/4 slots walk the super-blocks of a row side by
+// side, UNROLL super-blocks per slot per step with all loads issued first
+// (the first step's before x is quantized). Partial sums are reduced with
+// shuffles over the 4 parts and through shared memory over the slots.
+//
+// Parameters (#defines): WG_SIZE, ROWS_PER_WG, THREADS_PER_ROW (4 * slots),
+// UNROLL, COLS_PER_PASS, X_SEGMENT, SUBGROUP_SIZE (host only); REDUCTION,
+// X_QUANT, W_STAGE and SUPER_BLOCK are defined but fixed.
+// Needs shaderIntegerDotProduct and subgroup shuffles among 4 invocations.
+
+#extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_shuffle : require
+#extension GL_EXT_spirv_intrinsics : require
+
+#include "int_dot.glsl"
+#include "q4k.glsl"
+
+#define R ROWS_PER_WG
+#define C COLS_PER_PASS
+#define S (THREADS_PER_ROW / 4)        // slots: super-blocks walked side by side
+#define U UNROLL
+#define G (WG_SIZE / THREADS_PER_ROW)  // row groups
+#define RT (R / G)                     // rows per invocation
+#define SEG X_SEGMENT                  // x values quantized per segment
+#define SEG_BLOCKS (SEG / 256)
+
+#define BV 11u    // uvec4s per super-block
+#define QH_V 1u   // its first qh uvec4
+#define QS_V 3u   // its first qs uvec4
+
+#if QTYPE != 3
+#error "matvec_q5k_q8.comp takes QTYPE 3 (Q5_K)"
+#endif
+#if (THREADS_PER_ROW % 4) != 0 || (WG_SIZE % THREADS_PER_ROW) != 0 || G < 1 || (R % G) != 0 || (SEG % 256) != 0
+#error "THREADS_PER_ROW must be a multiple of 4 dividing WG_SIZE, the row groups must divide ROWS_PER_WG"
+#endif
+
+layout(local_size_x = WG_SIZE, local_size_y = 1, local_size_z = 1) in;
+
+layout(push_constant) uniform Shape { uint M; uint N; uint K; };
+
+layout(std430, set = 0, binding = 0) readonly buffer XBuf { vec4 xv[]; };
+layout(std430, set = 0, binding = 1) readonly buffer WBuf4 { uvec4 w4[]; };
+layout(std430, set = 0, binding = 2) writeonly buffer YBuf { float y[]; };
+
+shared float partial[S * R * C];
+
+uint row_base[RT];  // first uvec4 of each row of this invocation
+uint col_row[C];    // row of x of each column (clamped)
+
+#include "x_q8.glsl"
+
+uint chunk;  // 64-weight chunk (0..3) of every super-block this invocation takes
+float acc[RT][C];
+
+// The header, the qh words and this invocation's chunk of qs words of
+// super-block b of every row.
+void load_block(uint b, out uvec4 hd[RT], out uint qh[RT][8], out uint qs[RT][8]) {
+  [[unroll]] for (uint i = 0; i < RT; ++i) {
+    const uint block4 = row_base[i] + b * BV;
+    hd[i] = w4[block4];
+    [[unroll]] for (uint l = 0; l < 2u; ++l) {
+      const uvec4 h = w4[block4 + QH_V + l];
+      const uvec4 q = w4[block4 + QS_V + 2u * chunk + l];
+      qh[i][4 * l + 0] = h.x;
+      qh[i][4 * l + 1] = h.y;
+      qh[i][4 * l + 2] = h.z;
+      qh[i][4 * l + 3] = h.w;
+      qs[i][4 * l + 0] = q.x;
+      qs[i][4 * l + 1] = q.y;
+      qs[i][4 * l + 2] = q.z;
+      qs[i][4 * l + 3] = q.w;
+    }
+  }
+}
+
+// Adds super-block b (lb-th of the segment) for every row and column.
+void math_block(uint lb, uvec4 hd[RT], uint qh[RT][8], uint qs[RT][8]) {
+  const uint scale_shift = 16u * (chunk & 1u);
+  const uint bit_shift = 2u * chunk;  // qh bit of the low run; the high run's is the next
+  vec2 a[RT], m[RT];         // per row: d*scale and dmin*min of the low and high sub-block
+  uint lo[RT][8], hi[RT][8];  // per row: the 5-bit codes of the low and high runs
+  [[unroll]] for (uint i = 0; i < RT; ++i) {
+    const uvec4 h = hd[i];
+    const vec2 dm = unpackHalf2x16(h.x);
+    const uint sw = (chunk < 2u ? q4k_scales_lo(h.y) : q4k_scales_hi(h.y, h.w)) >> scale_shift;
+    const uint mw = (chunk < 2u ? q4k_mins_lo(h.z) : q4k_mins_hi(h.z, h.w)) >> scale_shift;
+    a[i] = dm.x * vec2(float(sw & 0xFFu), float((sw >> 8) & 0xFFu));
+    m[i] = dm.y * vec2(float(mw & 0xFFu), float((mw >> 8) & 0xFFu));
+    [[unroll]] for (uint w = 0; w < 8u; ++w) {
+      const uint u = qh[i][w] >> bit_shift;
+      lo[i][w] = (qs[i][w] & 0x0F0F0F0Fu) | ((u << 4) & 0x10101010u);
+      hi[i][w] = ((qs[i][w] >> 4) & 0x0F0F0F0Fu) | ((u << 3) & 0x10101010u);
+    }
+  }
+  [[unroll]] for (uint c = 0; c < C; ++c) {
+    const uint xw = c * (SEG / 4u) + lb * 64u + chunk * 16u;  // low-run x words
+    const uint xg = c * (SEG / 32u) + lb * 8u + chunk * 2u;   // their 32-value group
+    uint xlo[8], xhi[8];
+    [[unroll]] for (uint w = 0; w < 8u; ++w) {
+      xlo[w] = xq[xw + w];
+      xhi[w] = xq[xw + 8u + w];
+    }
+    const vec2 glo = xds[xg], ghi = xds[xg + 1u];
+    [[unroll]] for (uint i = 0; i < RT; ++i) {
+      int dlo = 0, dhi = 0;
+      [[unroll]] for (uint w = 0; w < 8u; ++w) {
+        dlo += dot4_i8(lo[i][w], xlo[w]);
+        dhi += dot4_i8(hi[i][w], xhi[w]);
+      }
+      acc[i][c] += (a[i].x * glo.x) * float(dlo) + (a[i].y * ghi.x) * float(dhi) -
+                   (m[i].x * glo.y + m[i].y * ghi.y);
+    }
+  }
+}
+
+void main() {
+  const uint tid = gl_LocalInvocationID.x;
+  const uint part = tid % 4u;
+  const uint group = (tid / 4u) % G;
+  const uint slot = tid / (4u * G);
+  const uint row0 = gl_WorkGroupID.x * R;
+  const uint col0 = gl_WorkGroupID.y * C;
+  const uint nb = K / 256u;
+  chunk = part;
+
+  // Rows and x rows past the end are clamped for loading; only stores check.
+  [[unroll]] for (uint i = 0; i < RT; ++i) {
+    row_base[i] = min(row0 + group + G * i, N - 1u) * (nb * BV);
+  }
+  [[unroll]] for (uint c = 0; c < C; ++c) col_row[c] = min(col0 + c, M - 1u);
+  [[unroll]] for (uint i = 0; i < RT; ++i) {
+    [[unroll]] for (uint c = 0; c < C; ++c) acc[i][c] = 0.0;
+  }
+
+  for (uint k0 = 0u; k0 < K; k0 += SEG) {
+    const uint b0 = k0 / 256u;
+    const uint b1 = min(nb, b0 + SEG_BLOCKS);
+    uint b = b0 + slot;
+    // The first step's weights are requested before x is quantized, so that
+    // their latency overlaps the quantization.
+    uvec4 hd[U][RT];
+    uint qh[U][RT][8], qs[U][RT][8];
+    const bool first_step = b + S * (U - 1) < b1;
+    if (first_step) {
+      [[unroll]] for (uint u = 0; u < U; ++u) load_block(b + S * u, hd[u], qh[u], qs[u]);
+    }
+    barrier();  // the previous segment's x is no longer read
+    quantize_segment(k0, min(SEG, K - k0));
+    barrier();
+    if (first_step) {
+      [[unroll]] for (uint u = 0; u < U; ++u) math_block(b + S * u - b0, hd[u], qh[u], qs[u]);
+      b += S * U;
+    }
+#if U > 1
+    for (; b + S * (U - 1) < b1; b += S * U) {
+      [[unroll]] for (uint u = 0; u < U; ++u) load_block(b + S * u, hd[u], qh[u], qs[u]);
+      [[unroll]] for (uint u = 0; u < U; ++u) math_block(b + S * u - b0, hd[u], qh[u], qs[u]);
+    }
+#endif
+    for (; b < b1; b += S) {
+      load_block(b, hd[0], qh[0], qs[0]);
+      math_block(b - b0, hd[0], qh[0], qs[0]);
+    }
+  }
+
+  // Reduce each acc[i][c] over the 4 parts (shuffles) and the slots (shared
+  // memory); invocation o < R*C then stores output o (row o / C, x row o % C).
+  [[unroll]] for (uint i = 0; i < RT; ++i) {
+    [[unroll]] for (uint c = 0; c < C; ++c) {
+      float s = acc[i][c];
+      s += subgroupShuffleXor(s, 2u);
+      s += subgroupShuffleXor(s, 1u);
+      if (part == 0u) partial[(slot * R + group + G * i) * C + c] = s;
+    }
+  }
+  barrier();
+  for (uint o = tid; o < R * C; o += WG_SIZE) {
+    float s = 0.0;
+    [[unroll]] for (uint k = 0; k < S; ++k) s += partial[k * (R * C) + o];
+    const uint row = row0 + o / C;
+    const uint col = col0 + o % C;
+    if (row < N && col < M) y[col * N + row] = s;
+  }
+}
