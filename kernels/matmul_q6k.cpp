@@ -3,6 +3,7 @@
 // fp16 d; templates/include/q6k.glsl). Spaces, plans and problems are those
 // of every quantized matmul (kernels/quant_matmul.hpp).
 #include <memory>
+#include <utility>
 
 #include "kernels/quant_matmul.hpp"
 #include "kernels/registry.hpp"
@@ -11,8 +12,12 @@ namespace vktune::kernels {
 namespace {
 
 // QTYPE 4 in templates/include/quant_block.glsl; 16 units (16 weights each) per super-block.
+// SUPER_BLOCK=1: templates/matvec_q6k_q8.comp, 4 invocations per super-block
+// as matmul_q4k's integer path, on rows of an even number of super-blocks.
 const KernelRegistration registration([] {
-  return std::make_unique<QuantMatmul>(QuantFormat{"matmul_q6k", "Q6_K", ref::GgmlType::Q6_K, 4, 256, 210, 16});
+  QuantFormat format{"matmul_q6k", "Q6_K", ref::GgmlType::Q6_K, 4, 256, 210, 16};
+  format.super_block = true;
+  return std::make_unique<QuantMatmul>(std::move(format));
 });
 
 }  // namespace

@@ -113,8 +113,9 @@ std::vector<Shape> QuantMatmul::default_shapes() const {
 // end (a run longer than the row, or full runs and a shorter last one). And M=3 (a tail of
 // COLS_PER_PASS=2) on a single block, not 16-byte aligned but for Q5_K
 // (W_STAGE > 0 is rejected there). The dedicated layouts run at the first
-// shape: 3 groups of 8 blocks (BLOCK_PAIRS=1) or 3 Q5_K super-blocks
-// (SUPER_BLOCK=1, 4 slots, one idle; none at M=3's single super-block).
+// shape: 3 groups of 8 blocks (BLOCK_PAIRS=1), 3 Q5_K super-blocks
+// (SUPER_BLOCK=1, 4 slots, one idle) or 8 Q6_K ones (4 and 8 slots, odd and
+// even blocks); none at M=3's single super-block.
 // tests/kernels/quant_matmul_test.cpp runs the staged template and the
 // dedicated layouts at every decode M over two x segments.
 // Prefill: M=40 (tails of TILE_M 32 and 64, two tiles of 32) on N=30 (one
@@ -171,7 +172,15 @@ std::vector<Space> QuantMatmul::spaces() const {
                                 "folded into a per-block sum of x, THREADS_PER_ROW/4 groups side by side "
                                 "(matvec_q4_0_q8.comp, modeled on matmul_q4k's integer path; K % 256 == 0)"});
   }
-  if (format_.super_block) {
+  if (format_.super_block && format_.type == ref::GgmlType::Q6_K) {
+    decode.parameters.push_back(
+        {"SUPER_BLOCK", {0, 1}, "X_QUANT=1 work split: 0 = units of a super-block (W_STAGE's templates); 1 = 4 "
+                                "invocations per super-block, each taking two 32-weight quarters of one half "
+                                "read as 32-bit words (odd blocks realigned by 16 bits), scales applied once per "
+                                "16 weights and the -32 folded into a sum of x, THREADS_PER_ROW/4 super-blocks "
+                                "side by side (matvec_q6k_q8.comp, laid out as matmul_q4k's integer path; "
+                                "K % 512 == 0)"});
+  } else if (format_.super_block) {
     decode.parameters.push_back(
         {"SUPER_BLOCK", {0, 1}, "X_QUANT=1 work split: 0 = units of a super-block (W_STAGE's templates); 1 = 4 "
                                 "invocations per super-block, each taking a 64-weight chunk (two sub-blocks) "
@@ -349,10 +358,10 @@ std::string QuantMatmul::layout_violation(const Config& config, const Shape& sha
   }
   // What an invocation holds per row and step: a Q4_0 pair 12 words, a
   // Q8_0 pair 20 (then 9 or 17 after the selects), a Q5_K chunk 20 (header,
-  // qh, qs).
+  // qh, qs), a Q6_K pair of quarters 26 (ql, qh, scales, d).
   if (rows_per_thread * config.at("UNROLL") > 4) {
     return p + ": rows per invocation * UNROLL = " + std::to_string(rows_per_thread * config.at("UNROLL")) + " " +
-           (format_.block_pairs ? "pairs of blocks" : "64-weight chunks") +
+           (format_.block_pairs ? "pairs of blocks" : "64-weight shares of a super-block") +
            " in flight per invocation; more than 4 (256 weights, as matmul_q4k's integer path) only costs registers";
   }
   const std::uint32_t k = shape[2];
@@ -360,8 +369,8 @@ std::string QuantMatmul::layout_violation(const Config& config, const Shape& sha
     // A slot past the row's super-blocks never works, and unrolling past
     // them never runs the unrolled loop (as matmul_q4k's BLOCK_SLOTS). Rows
     // of 4096 or more weights fill 8 slots; on shorter rows a few idle slots
-    // are allowed (the first check shape, 3 super-blocks, runs 4 slots, one
-    // idle), more than half are not.
+    // are allowed (Q5_K's first check shape, 3 super-blocks, runs 4 slots,
+    // one idle), more than half are not.
     const int slots = t / 4, unroll = config.at("UNROLL");
     const std::uint32_t blocks = k / format_.block_weights;
     if (static_cast<std::uint32_t>(slots) > 2 * blocks) {
@@ -371,6 +380,14 @@ std::string QuantMatmul::layout_violation(const Config& config, const Shape& sha
     if (unroll > 1 && static_cast<std::uint32_t>(slots * unroll) > blocks) {
       return p + ": THREADS_PER_ROW/4 * UNROLL = " + std::to_string(slots * unroll) + " exceeds the " +
              std::to_string(blocks) + " super-blocks of a row (the unrolled loop would never run)";
+    }
+    // matvec_q6k_q8.comp reads 32-bit words and realigns the odd blocks (2
+    // bytes past a word) by 16 bits: rows must start 4-byte aligned.
+    if (format_.type == ref::GgmlType::Q6_K && blocks % 2 != 0) {
+      const std::uint64_t row = static_cast<std::uint64_t>(blocks) * format_.block_bytes;
+      return p + " reads rows as 32-bit words, but a row of K=" + std::to_string(k) + " " + format_.type_name +
+             " weights is " + std::to_string(row) + " bytes, not a multiple of 4 (K must be a multiple of 512); " +
+             "SUPER_BLOCK=0 serves it";
     }
   }
   if (k % 256 != 0) {
@@ -477,7 +494,11 @@ ShaderPlan QuantMatmul::plan(const Config& config, const Shape& shape) const {
   const bool layout = space == kDecode && uses_layout(config);
   if (space == kDecode && uses_quantized_activations(config)) {
     plan.template_file = staged ? "matvec_quant_q8_staged.comp" : "matvec_quant_q8.comp";
-    if (layout) plan.template_file = format_.block_pairs ? "matvec_q4_0_q8.comp" : "matvec_q5k_q8.comp";
+    if (layout) {
+      plan.template_file = format_.block_pairs                    ? "matvec_q4_0_q8.comp"
+                           : format_.type == ref::GgmlType::Q6_K ? "matvec_q6k_q8.comp"
+                                                                 : "matvec_q5k_q8.comp";
+    }
   }
   plan.defines = rowops::config_defines(config, spaces()[space]);
   plan.defines.emplace_back("QTYPE", std::to_string(format_.qtype));

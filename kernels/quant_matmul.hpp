@@ -21,8 +21,10 @@
 // pair of blocks, as matmul_q4k's integer path takes Q4_K super-blocks. For
 // Q5_K, SUPER_BLOCK=1 (matvec_q5k_q8.comp): matmul_q4k's integer layout with
 // the fifth bits added, 4 invocations per 176-byte super-block read as
-// 16-byte vectors. The two are the formats' "dedicated layouts"; their rules
-// are shared (layout_violation).
+// 16-byte vectors; for Q6_K, SUPER_BLOCK=1 (matvec_q6k_q8.comp, on rows of
+// K % 512 == 0): the same split of 210-byte super-blocks read as 32-bit
+// words, odd blocks realigned by 16 bits. These are the formats' "dedicated
+// layouts"; their rules are shared (layout_violation).
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -43,8 +45,9 @@ struct QuantFormat {
   // Whether the decode space offers BLOCK_PAIRS=1 (templates/matvec_q4_0_q8.comp:
   // an invocation takes a pair of 32-weight blocks per step; Q4_0 and Q8_0).
   bool block_pairs = false;
-  // Whether the decode space offers SUPER_BLOCK=1 (templates/matvec_q5k_q8.comp:
-  // 4 invocations per super-block, one 64-weight chunk each; Q5_K).
+  // Whether the decode space offers SUPER_BLOCK=1 (templates/matvec_q5k_q8.comp,
+  // matvec_q6k_q8.comp: 4 invocations per super-block, 64 weights each; Q5_K
+  // and Q6_K).
   bool super_block = false;
 };
 

@@ -5,7 +5,8 @@
 // (VKTUNE_TEST_DEVICE, else 0) every valid variant at every check shape plus a
 // deliberately wrong reference that must fail; the integer-dot decode paths
 // (matvec_quant_q8*.comp, for Q4_0 and Q8_0 matvec_q4_0_q8.comp, for Q5_K
-// matvec_q5k_q8.comp) at shapes the check shapes do not reach.
+// and Q6_K matvec_q5k_q8.comp and matvec_q6k_q8.comp) at shapes the check
+// shapes do not reach.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -303,16 +304,18 @@ TEST_P(QuantMatmul, BlockPairsOnAlignedRowsOnly) {
   EXPECT_TRUE(checked);
 }
 
-// SUPER_BLOCK=1 (Q5_K only): templates/matvec_q5k_q8.comp, an integer-dot
-// path beside W_STAGE's, 4 invocations per super-block and THREADS_PER_ROW/4
-// super-blocks side by side; ROWS_PER_WG=32 only there. Q5_K rows are always
-// 16-byte aligned; short rows limit the slots.
-TEST_P(QuantMatmul, SuperBlocksForQ5KOnly) {
+// SUPER_BLOCK=1 (Q5_K and Q6_K): templates/matvec_q5k_q8.comp and
+// matvec_q6k_q8.comp, integer-dot paths beside W_STAGE's, 4 invocations per
+// super-block and THREADS_PER_ROW/4 super-blocks side by side; ROWS_PER_WG=32
+// only there. Q5_K rows are always 16-byte aligned, Q6_K rows need an even
+// number of super-blocks (4-byte aligned); short rows limit the slots.
+TEST_P(QuantMatmul, SuperBlocksForKQuants) {
   auto device = h200_like();
   const Shape decode{1, 14336, 4096};
   const auto params = kernel().spaces()[0].parameters;
   const bool has = std::any_of(params.begin(), params.end(), [](const auto& p) { return p.name == "SUPER_BLOCK"; });
-  EXPECT_EQ(has, GetParam().type == ref::GgmlType::Q5_K);
+  const bool q6k = GetParam().type == ref::GgmlType::Q6_K;
+  EXPECT_EQ(has, GetParam().block_weights == 256);
   if (!has) return;
   auto config = kernel().baseline(decode);
   EXPECT_EQ(config.at("SUPER_BLOCK"), 0);
@@ -325,8 +328,8 @@ TEST_P(QuantMatmul, SuperBlocksForQ5KOnly) {
   config["SUPER_BLOCK"] = 1;
   ASSERT_EQ(kernel().constraint_violation(config, decode, device), "");
   const auto plan = kernel().plan(config, decode);
-  EXPECT_EQ(plan.template_file, "matvec_q5k_q8.comp");
-  EXPECT_EQ(define_value(plan, "QTYPE"), "3");
+  EXPECT_EQ(plan.template_file, q6k ? "matvec_q6k_q8.comp" : "matvec_q5k_q8.comp");
+  EXPECT_EQ(define_value(plan, "QTYPE"), std::to_string(GetParam().qtype));
   EXPECT_EQ(kernels::workgroup_counts(plan.dispatch, decode), (std::array<std::uint32_t, 3>{448, 1, 1}));
   // The quantized x (4096 values, 5120 bytes) and 4 slots' partial sums of 32 rows.
   EXPECT_EQ(plan.shared_memory_bytes, 5120u + 4 * 4 * 32);
@@ -361,15 +364,28 @@ TEST_P(QuantMatmul, SuperBlocksForQ5KOnly) {
   EXPECT_EQ(kernel().constraint_violation(config, decode, device), "");
   device = h200_like();
 
-  // Short rows: 3 super-blocks take 4 slots (one idle), not 8, and no
+  // Short rows: 3 super-blocks (2 for Q6_K) take 4 slots, not 8, and no
   // unrolling (8 super-blocks per step); one super-block takes none.
-  const Shape three{1, 14336, 768};
-  EXPECT_EQ(kernel().constraint_violation(config, three, device), "");
+  const Shape short_row{1, 14336, q6k ? 512u : 768u};
+  EXPECT_EQ(kernel().constraint_violation(config, short_row, device), "");
   auto unrolled = config;
   unrolled["UNROLL"] = 2;
-  EXPECT_NE(kernel().constraint_violation(unrolled, three, device).find("unrolled loop"), std::string::npos);
-  EXPECT_NE(kernel().constraint_violation(wide, three, device).find("idle"), std::string::npos);
+  EXPECT_NE(kernel().constraint_violation(unrolled, short_row, device).find("unrolled loop"), std::string::npos);
+  auto eight = wide;
+  eight["UNROLL"] = 1;
+  EXPECT_NE(kernel().constraint_violation(eight, short_row, device).find("idle"), std::string::npos);
   EXPECT_NE(kernel().constraint_violation(config, Shape{1, 14336, 256}, device).find("idle"), std::string::npos);
+  // Q6_K rows of an odd number of super-blocks are only 2-byte aligned.
+  const Shape odd{1, 14336, 4352};
+  const auto reason = kernel().constraint_violation(config, odd, device);
+  if (q6k) {
+    EXPECT_NE(reason.find("not a multiple of 4"), std::string::npos) << reason;
+    EXPECT_NE(reason.find("K must be a multiple of 512"), std::string::npos) << reason;
+    generic["ROWS_PER_WG"] = 16;
+    EXPECT_EQ(kernel().constraint_violation(generic, odd, device), "");
+  } else {
+    EXPECT_EQ(reason, "");
+  }
 
   // Every check shape list holds a shape the super-block template runs at.
   bool checked = false;
@@ -496,21 +512,19 @@ TEST_P(QuantMatmulDevice, StagedWeightsAtEveryDecodeM) {
 }
 
 // The pair template (BLOCK_PAIRS=1, Q4_0 and Q8_0) and the super-block
-// template (SUPER_BLOCK=1, Q5_K) at every M of the decode space on rows of 17
-// groups of 8 blocks or 17 super-blocks (K = 4352: two x segments of 4096,
-// and at M=1 one of 16384; after the unrolled steps one group or super-block
-// is left), N = 9 no multiple of the rows per workgroup; the check shapes
-// have one segment of 3.
+// templates (SUPER_BLOCK=1, Q5_K and Q6_K) at every M of the decode space on
+// rows of 17 groups of 8 blocks or 17 super-blocks (K = 4352; Q6_K 18,
+// K = 4608, an even number): two x segments of 4096, and at M=1 one of 16384;
+// after the unrolled steps one or two are left. N = 9 is no multiple of the
+// rows per workgroup; the check shapes have one segment.
 TEST_P(QuantMatmulDevice, BlockPairsAtEveryDecodeM) {
   const auto& k = kernels::find_kernel(GetParam().kernel);
-  const std::string layout = GetParam().block_weights == 32              ? "BLOCK_PAIRS"
-                             : GetParam().type == ref::GgmlType::Q5_K ? "SUPER_BLOCK"
-                                                                      : "";
-  if (layout.empty()) GTEST_SKIP() << "no BLOCK_PAIRS or SUPER_BLOCK for " << GetParam().kernel;
+  const std::string layout = GetParam().block_weights == 32 ? "BLOCK_PAIRS" : "SUPER_BLOCK";
+  const std::uint32_t kk = GetParam().type == ref::GgmlType::Q6_K ? 4608 : 4352;
   vk::Device device(*instance_, test_device_index());
   std::string text;
   for (std::uint32_t m = 1; m <= 8; ++m) {
-    const Shape shape{m, 9, 4352};
+    const Shape shape{m, 9, kk};
     std::vector<kernels::Config> configs;
     for (const auto& c : enumerate_space(k, shape, device.info()).valid) {
       // 16 rows of 128 invocations: 4 and 8 groups side by side (2 and 4
