@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "kernels/dense_matmul.hpp"
+#include "kernels/matvec_rules.hpp"
 #include "kernels/row_ops.hpp"
 
 namespace vktune::kernels::dense_matvec {
@@ -66,36 +67,18 @@ std::string violation(const Config& config, const Shape& shape, const vk::Device
   const int unroll = config.at("UNROLL"), cols = config.at("COLS_PER_PASS"), vec = config.at("VEC");
   const int sg = config.at("SUBGROUP_SIZE");
   if (auto p = dense::vec_violation(vec, shape[2], vec_widths(f16)); !p.empty()) return p;
-  if (wg % t != 0) return "THREADS_PER_ROW must divide WG_SIZE";
-  const int groups = wg / t;
-  if (rows % groups != 0) {
-    return "the " + std::to_string(groups) + " row groups (WG_SIZE/THREADS_PER_ROW) do not divide ROWS_PER_WG=" +
-           std::to_string(rows);
-  }
-  const int rows_per_thread = rows / groups;
-  if (static_cast<std::uint32_t>(rows) > std::max(8u, dense::next_pow2(shape[1]))) {
+  int rows_per_thread = 0;
+  if (auto p = matvec::row_group_violation(wg, rows, t, rows_per_thread); !p.empty()) return p;
+  if (static_cast<std::uint32_t>(rows) > std::max(8u, matvec::next_pow2(shape[1]))) {
     return "ROWS_PER_WG=" + std::to_string(rows) + " exceeds N=" + std::to_string(shape[1]) +
            " rounded up to a power of two (the extra rows would be idle)";
   }
   const std::uint32_t chunks = shape[2] / static_cast<std::uint32_t>(vec);
-  if (static_cast<std::uint32_t>(t) > chunks) {
-    return "THREADS_PER_ROW=" + std::to_string(t) + " exceeds the " + std::to_string(chunks) +
-           " chunks of a row (some invocations would never work)";
+  if (auto p = matvec::row_steps_violation(t, unroll, chunks, "chunks", "the unrolled loads would never all be used");
+      !p.empty()) {
+    return p;
   }
-  if (unroll > 1 && static_cast<std::uint32_t>(t * unroll) > chunks) {
-    return "THREADS_PER_ROW*UNROLL = " + std::to_string(t * unroll) + " exceeds the " + std::to_string(chunks) +
-           " chunks of a row (the unrolled loads would never all be used)";
-  }
-  const std::uint32_t m = shape[0];
-  if (static_cast<std::uint32_t>(cols) > dense::next_pow2(m)) {
-    return "COLS_PER_PASS " + std::to_string(cols) + " exceeds M=" + std::to_string(m) +
-           " rounded up to a power of two (the extra columns would be idle)";
-  }
-  if (static_cast<std::uint32_t>(cols) * 4 <= dense::next_pow2(m)) {
-    return "COLS_PER_PASS " + std::to_string(cols) + " takes more than two passes over the weights for M=" +
-           std::to_string(m);
-  }
-  if (rows_per_thread * cols > 16) return "more than 16 sums (rows per invocation * COLS_PER_PASS) per invocation";
+  if (auto p = matvec::column_violation(cols, shape[0], rows_per_thread); !p.empty()) return p;
   const int words = load_words(vec, f16);
   if (unroll * (rows_per_thread + cols) * words > kMaxLoadWords) {
     return "UNROLL * (rows per invocation + COLS_PER_PASS) loads of " + std::to_string(words) +

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "kernels/coopmat.hpp"
+#include "kernels/matvec_rules.hpp"
 
 namespace vktune::kernels::quant_coopmat {
 namespace {
@@ -58,12 +59,7 @@ std::string violation(const Config& config, const Shape& shape, const vk::Device
            std::to_string(kMaxRunsPerInvocation);
   }
   // Tiles past the shape rounded up to a power of two only add idle work.
-  const auto pow2 = [](std::uint32_t v) {
-    std::uint32_t p = 1;
-    while (p < v) p *= 2;
-    return p;
-  };
-  if (t.bm > std::max(32u, pow2(shape[0])) || t.bn > std::max(32u, pow2(shape[1]))) {
+  if (t.bm > std::max(32u, matvec::next_pow2(shape[0])) || t.bn > std::max(32u, matvec::next_pow2(shape[1]))) {
     return "the " + std::to_string(t.bm) + "×" + std::to_string(t.bn) + " tile exceeds the shape rounded up to a "
            "power of two (the rest of the tile would be idle)";
   }

@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "common/error.hpp"
+#include "kernels/matvec_rules.hpp"
 #include "kernels/quant_coopmat.hpp"
 #include "kernels/quantized_activations.hpp"
 #include "kernels/row_ops.hpp"
@@ -24,11 +25,7 @@ constexpr std::uint32_t kMaxDecodeM = 8;
 // outputs only (see Problem::expected).
 constexpr double kFullReferenceMacs = 3.0e8;
 
-std::uint32_t next_pow2(std::uint32_t v) {
-  std::uint32_t p = 1;
-  while (p < v) p *= 2;
-  return p;
-}
+using matvec::next_pow2;
 
 std::uint32_t round_up4(std::uint64_t bytes) { return static_cast<std::uint32_t>((bytes + 3) / 4 * 4); }
 
@@ -250,33 +247,16 @@ std::string QuantMatmul::decode_violation(const Config& config, const Shape& sha
   const int sg = config.at("SUBGROUP_SIZE");
   const std::uint32_t m = shape[0];
   const std::uint32_t units = shape[2] / format_.block_weights * format_.units;
-  if (wg % t != 0) return "THREADS_PER_ROW must divide WG_SIZE";
-  const int groups = wg / t;
-  if (rows % groups != 0) {
-    return "the " + std::to_string(groups) + " row groups (WG_SIZE/THREADS_PER_ROW) do not divide ROWS_PER_WG=" +
-           std::to_string(rows);
-  }
-  const int rows_per_thread = rows / groups;
+  int rows_per_thread = 0;
+  if (auto problem = matvec::row_group_violation(wg, rows, t, rows_per_thread); !problem.empty()) return problem;
   if (rows > 16 && !uses_layout(config)) {
     return "ROWS_PER_WG=" + std::to_string(rows) + " is only varied with " + layout_parameter() + "=1";
   }
-  if (static_cast<std::uint32_t>(t) > units) {
-    return "THREADS_PER_ROW=" + std::to_string(t) + " exceeds the " + std::to_string(units) +
-           " units of a row (some invocations would never work)";
+  if (auto problem = matvec::row_steps_violation(t, unroll, units, "units", "the unrolled loop would never run");
+      !problem.empty()) {
+    return problem;
   }
-  if (unroll > 1 && static_cast<std::uint32_t>(t * unroll) > units) {
-    return "THREADS_PER_ROW*UNROLL = " + std::to_string(t * unroll) + " exceeds the " + std::to_string(units) +
-           " units of a row (the unrolled loop would never run)";
-  }
-  if (static_cast<std::uint32_t>(cols) > next_pow2(m)) {
-    return "COLS_PER_PASS " + std::to_string(cols) + " exceeds M=" + std::to_string(m) +
-           " rounded up to a power of two (the extra columns would be idle)";
-  }
-  if (static_cast<std::uint32_t>(cols) * 4 <= next_pow2(m)) {
-    return "COLS_PER_PASS " + std::to_string(cols) + " takes more than two passes over the weights for M=" +
-           std::to_string(m);
-  }
-  if (rows_per_thread * cols > 16) return "more than 16 sums (rows per invocation * COLS_PER_PASS) per invocation";
+  if (auto problem = matvec::column_violation(cols, m, rows_per_thread); !problem.empty()) return problem;
   if (auto problem = quantized_activation_violation(config, shape[2], device); !problem.empty()) return problem;
   if (uses_quantized_activations(config)) {
     if (reduction != 0) return "X_QUANT=1 reduces with subgroup shuffles only (REDUCTION pinned to 0)";

@@ -1,0 +1,62 @@
+#pragma once
+// The layout rules every matrix-vector (decode) space shares: a workgroup of
+// WG_SIZE invocations in row groups of THREADS_PER_ROW, ROWS_PER_WG rows of W
+// and COLS_PER_PASS rows of x per workgroup, each invocation walking every
+// THREADS_PER_ROW-th step of a row (a quantized unit, a dense chunk) UNROLL
+// at a time. Used by kernels/quant_matmul.cpp and kernels/dense_matvec.cpp.
+#include <cstdint>
+#include <string>
+
+namespace vktune::kernels::matvec {
+
+inline std::uint32_t next_pow2(std::uint32_t v) {
+  std::uint32_t p = 1;
+  while (p < v) p *= 2;
+  return p;
+}
+
+// The row groups (WG_SIZE / THREADS_PER_ROW) must divide ROWS_PER_WG; sets
+// rows_per_invocation when they do.
+inline std::string row_group_violation(int wg, int rows, int threads_per_row, int& rows_per_invocation) {
+  if (wg % threads_per_row != 0) return "THREADS_PER_ROW must divide WG_SIZE";
+  const int groups = wg / threads_per_row;
+  if (rows % groups != 0) {
+    return "the " + std::to_string(groups) + " row groups (WG_SIZE/THREADS_PER_ROW) do not divide ROWS_PER_WG=" +
+           std::to_string(rows);
+  }
+  rows_per_invocation = rows / groups;
+  return {};
+}
+
+// A row of `steps` steps (named `step_name`, e.g. "units") keeps every
+// invocation of a row group busy; `unroll_note` says what a too-long
+// unrolled step would waste.
+inline std::string row_steps_violation(int threads_per_row, int unroll, std::uint32_t steps, const char* step_name,
+                                       const char* unroll_note) {
+  if (static_cast<std::uint32_t>(threads_per_row) > steps) {
+    return "THREADS_PER_ROW=" + std::to_string(threads_per_row) + " exceeds the " + std::to_string(steps) + " " +
+           step_name + " of a row (some invocations would never work)";
+  }
+  if (unroll > 1 && static_cast<std::uint32_t>(threads_per_row * unroll) > steps) {
+    return "THREADS_PER_ROW*UNROLL = " + std::to_string(threads_per_row * unroll) + " exceeds the " +
+           std::to_string(steps) + " " + step_name + " of a row (" + unroll_note + ")";
+  }
+  return {};
+}
+
+// COLS_PER_PASS rows of x per workgroup: at most M rounded up to a power of
+// two, in at most two passes; at most 16 sums per invocation.
+inline std::string column_violation(int cols, std::uint32_t m, int rows_per_invocation) {
+  if (static_cast<std::uint32_t>(cols) > next_pow2(m)) {
+    return "COLS_PER_PASS " + std::to_string(cols) + " exceeds M=" + std::to_string(m) +
+           " rounded up to a power of two (the extra columns would be idle)";
+  }
+  if (static_cast<std::uint32_t>(cols) * 4 <= next_pow2(m)) {
+    return "COLS_PER_PASS " + std::to_string(cols) + " takes more than two passes over the weights for M=" +
+           std::to_string(m);
+  }
+  if (rows_per_invocation * cols > 16) return "more than 16 sums (rows per invocation * COLS_PER_PASS) per invocation";
+  return {};
+}
+
+}  // namespace vktune::kernels::matvec
