@@ -27,12 +27,17 @@
 // last one of its head group to finish (an atomic counter per group, reset
 // by that workgroup) merges them. The scratch buffer is sized for the most
 // splits (64), so one problem serves every variant.
+//
+// MMA=1 is a second template, templates/attention_decode_mma.comp: the
+// products on tensor cores (kernels/attention_mma.hpp), with the same
+// problem, scratch layout and split merge.
 #include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "common/error.hpp"
+#include "kernels/attention_mma.hpp"
 #include "kernels/half_buffers.hpp"
 #include "kernels/registry.hpp"
 #include "kernels/row_ops.hpp"
@@ -87,7 +92,8 @@ class AttentionDecode final : public Kernel {
   std::string description() const override {
     return "decode attention: one fp32 query token per head against an fp16 KV cache [kv_len][kv_heads][head_dim], "
            "grouped-query heads, scale 1/sqrt(head_dim), fp32 out; a workgroup takes the query heads of one KV head "
-           "(K and V read once), KV length split across workgroups (KV_CHUNK entries each) merged in the same dispatch";
+           "(K and V read once), KV length split across workgroups (KV_CHUNK entries each) merged in the same dispatch; "
+           "the products on CUDA cores or, MMA=1, on tensor cores";
   }
 
   std::vector<std::string> shape_dims() const override { return {"heads", "kv_heads", "head_dim", "kv_len"}; }
@@ -154,6 +160,7 @@ class AttentionDecode final : public Kernel {
          "the fixed cost: 1 = first K/V loads before q's, no prefetches past the chunk, a one-barrier team merge "
          "(weights computed by the summing invocations); 0 = the previous order"},
     };
+    for (auto& p : attention_mma::parameters()) space.parameters.push_back(std::move(p));
     return {space};
   }
 
@@ -174,13 +181,22 @@ class AttentionDecode final : public Kernel {
     if (static_cast<std::uint32_t>(chunk) >= shape.at(3)) chunk = 0;
     return {{"WG_SIZE", 128}, {"LOADS", loads}, {"VEC", 8},        {"QH", qh},
             {"TOKENS", 2},    {"PREFETCH", 0},  {"KV_CHUNK", chunk}, {"REDUCTION", 0},
-            {"MERGE", chunk > 0 ? 1 : 0}, {"WIDEN", 0}, {"LEAN", 1}};
+            {"MERGE", chunk > 0 ? 1 : 0}, {"WIDEN", 0}, {"LEAN", 1}, {"MMA", 0}, {"STEP", 32}};
   }
 
   std::string constraint_violation(const Config& config, const Shape& shape,
                                    const vk::DeviceInfo& device) const override {
     validate_shape(shape);
     if (auto problem = rowops::parameter_violation(config, spaces()[0]); !problem.empty()) return problem;
+    if (const auto qh = static_cast<std::uint32_t>(config.at("QH")); qh != group_heads(shape)) {
+      return "QH=" + std::to_string(qh) + ": a workgroup takes " + std::to_string(group_heads(shape)) + " of the " +
+             std::to_string(shape[0] / shape[1]) + " query heads per KV head (fewer reread K and V)";
+    }
+    if (config.at("MMA") == 1) {
+      if (auto problem = attention_mma::violation(config, shape, device, kMaxSplits); !problem.empty()) return problem;
+      return plan_limits_violation(plan(config, shape), shape, 5, device);
+    }
+    if (config.at("STEP") != 32) return "STEP is only varied with MMA=1";
     const auto wg = static_cast<std::uint32_t>(config.at("WG_SIZE"));
     const auto loads = static_cast<std::uint32_t>(config.at("LOADS"));
     const auto vec = static_cast<std::uint32_t>(config.at("VEC"));
@@ -201,10 +217,6 @@ class AttentionDecode final : public Kernel {
     if (vec < 8 && team_of(head_dim, 2 * dims) >= kMinTeam) {
       return "VEC=" + std::to_string(vec) + ": loads twice as wide also fit head_dim " + std::to_string(head_dim) +
              " with LOADS=" + std::to_string(loads) + " (narrower loads are only varied where they do not)";
-    }
-    if (qh != group_heads(shape)) {
-      return "QH=" + std::to_string(qh) + ": a workgroup takes " + std::to_string(group_heads(shape)) + " of the " +
-             std::to_string(shape[0] / shape[1]) + " query heads per KV head (fewer reread K and V)";
     }
     if (qh * dims > kMaxHeadFloats) {
       return "QH*LOADS*VEC = " + std::to_string(qh * dims) + ": the queries and accumulators would take more than " +
@@ -322,7 +334,8 @@ class AttentionDecode final : public Kernel {
     return plan_limits_violation(plan(config, shape), shape, 5, device);
   }
 
-  ShaderPlan plan(const Config& config, const Shape&) const override {
+  ShaderPlan plan(const Config& config, const Shape& shape) const override {
+    if (config.at("MMA") == 1) return attention_mma::plan(config, shape, spaces()[0], kMaxHeads, kMaxSplits);
     ShaderPlan plan;
     plan.template_file = "attention_decode.comp";
     plan.defines = rowops::config_defines(config, spaces()[0]);
@@ -390,7 +403,9 @@ class AttentionDecode final : public Kernel {
   // it is ~1/sqrt(kv_len) of |v| while the errors scale with the sum of
   // |p v|: measured 2e-7 to 4e-7 relative L2 at every default shape on
   // lavapipe. A wrong KV head or scale moves it by O(1), a dropped or
-  // doubled entry by ~1e-2 relative at 8192 entries.
+  // doubled entry by ~1e-2 relative at 8192 entries. MMA=1 keeps the same
+  // tolerance: q and the weights enter the fp16 products as two terms each
+  // (about 22 bits), measured 2e-7 to 9e-7 on the H200 at every default shape.
   Tolerance tolerance(const Shape&) const override { return Tolerance{2e-5, 1e-4}; }
 
   // Reads q and the two caches, writes out; per entry and head a dot product

@@ -33,6 +33,11 @@ struct Tile {
 };
 Tile tile_of(const Config& config);
 
+// Empty when the device multiplies fp16 `cm` matrices into fp32 ones in
+// subgroups of exactly 32 invocations; else why not, the message starting
+// with `path` (the parameter that asks for tensor cores, e.g. "MMA=1").
+std::string device_violation(const MatrixShape& cm, const vk::DeviceInfo& device, const std::string& path);
+
 // Empty when the device runs fp16 × fp16 + fp32 matrices of the config's
 // CM_SHAPE in 32-wide subgroups and the tile splits into whole matrices per
 // subgroup within the accumulator budget; else why not.

@@ -127,7 +127,11 @@ layout(local_size_x = CM_WG, local_size_y = 1, local_size_z = 1) in;
 
 shared SH_TYPE as_[CM_STAGES * BM * S_STRIDE / SH_UNIT];
 shared SH_TYPE bs_[CM_STAGES * BN * S_STRIDE / SH_UNIT];
-shared float cs_[WARPS_M * WARPS_N * CM_M * CM_N];
+// uvec4 (fp32 bits): a matrix store needs a 16-byte aligned address, which
+// only a 16-byte element type guarantees (on the H200 a float array was
+// placed 4 bytes off, shifting every stored matrix by one element), and the
+// stores take no vec4 arrays.
+shared uvec4 cs_[WARPS_M * WARPS_N * CM_M * CM_N / 4];
 
 // Store chunk v at half offset s of a shared buffer.
 #if VEC == 1
@@ -222,12 +226,12 @@ void main() {
       if (gm + CM_M <= M && gn + CM_N <= N && (N % 4u) == 0u) {
         coopMatStoreNV(acc[i * TILES_N + j], y, gm * N + gn, N, false);
       } else if (gm < M && gn < N) {
-        coopMatStoreNV(acc[i * TILES_N + j], cs_, scratch, CM_N, false);
+        coopMatStoreNV(acc[i * TILES_N + j], cs_, scratch / 4u, CM_N / 4u, false);
         subgroupMemoryBarrierShared();
         subgroupBarrier();
         for (uint e = gl_SubgroupInvocationID; e < CM_M * CM_N; e += gl_SubgroupSize) {
           const uint m = gm + e / CM_N, n = gn + e % CM_N;
-          if (m < M && n < N) y[m * N + n] = cs_[scratch + e];
+          if (m < M && n < N) y[m * N + n] = uintBitsToFloat(cs_[(scratch + e) / 4u][(scratch + e) % 4u]);
         }
         subgroupBarrier();
       }

@@ -87,7 +87,11 @@ layout(std430, set = 0, binding = 2) writeonly buffer YBuf { float y[]; };
 // (the units a coopMatLoadNV stride and offset count in).
 shared uvec2 as_[BM * S_STRIDE / 4];
 shared uvec2 bs_[BN * S_STRIDE / 4];
-shared float cs_[WARPS_M * WARPS_N * CM_M * CM_N];
+// uvec4 (fp32 bits): a matrix store needs a 16-byte aligned address, which
+// only a 16-byte element type guarantees (on the H200 a float array was
+// placed 4 bytes off, shifting every stored matrix by one element), and the
+// stores take no vec4 arrays.
+shared uvec4 cs_[WARPS_M * WARPS_N * CM_M * CM_N / 4];
 
 uvec2 pack4(vec4 v) { return uvec2(packHalf2x16(v.xy), packHalf2x16(v.zw)); }
 
@@ -157,12 +161,12 @@ void main() {
       if (gm + CM_M <= M && gn + CM_N <= N && (N % 4u) == 0u) {
         coopMatStoreNV(acc[i * TILES_N + j], y, gm * N + gn, N, false);
       } else if (gm < M && gn < N) {
-        coopMatStoreNV(acc[i * TILES_N + j], cs_, scratch, CM_N, false);
+        coopMatStoreNV(acc[i * TILES_N + j], cs_, scratch / 4u, CM_N / 4u, false);
         subgroupMemoryBarrierShared();
         subgroupBarrier();
         for (uint e = gl_SubgroupInvocationID; e < CM_M * CM_N; e += gl_SubgroupSize) {
           const uint m = gm + e / CM_N, n = gn + e % CM_N;
-          if (m < M && n < N) y[m * N + n] = cs_[scratch + e];
+          if (m < M && n < N) y[m * N + n] = uintBitsToFloat(cs_[(scratch + e) / 4u][(scratch + e) % 4u]);
         }
         subgroupBarrier();
       }

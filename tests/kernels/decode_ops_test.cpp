@@ -21,6 +21,7 @@
 #include "tuner/session.hpp"
 #include "tuner/space.hpp"
 #include "tuner/template_library.hpp"
+#include "tuner/variant.hpp"
 
 namespace vktune {
 namespace {
@@ -208,6 +209,55 @@ TEST(AttentionDecode, LongCachesSplitAndTheSplitIsARule) {
   EXPECT_NE(k.constraint_violation(tiny, long_cache, h200()).find("workgroups per head group"), std::string::npos);
 }
 
+// MMA=1 (kernels/attention_mma.hpp): offered at every default shape on a
+// device with fp16 cooperative matrices, within its shared memory, with the
+// walk's parameters pinned; refused without tensor cores, for chunks whose
+// weights do not fit, and for STEP without MMA=1. Lavapipe has no
+// cooperative matrices, so CI compiles every valid variant here (the GPU
+// validates them when it tunes).
+TEST(AttentionDecode, TensorCorePathRulesAndPlan) {
+  const auto& k = kernels::find_kernel("attention_decode");
+  const auto tensor_cores = testing_support::h200_like_tensor_cores();
+  const Shape shape{32, 8, 128, 8192};
+  auto config = k.baseline(shape);
+  EXPECT_EQ(config.at("MMA"), 0);  // the baseline stays on the CUDA-core walk
+  config["MMA"] = 1, config["STEP"] = 64, config["KV_CHUNK"] = 256, config["PREFETCH"] = 2, config["TOKENS"] = 2;
+  config["LOADS"] = 1, config["VEC"] = 8, config["REDUCTION"] = 0, config["MERGE"] = 1, config["WIDEN"] = 0;
+  config["LEAN"] = 1;
+  EXPECT_EQ(k.constraint_violation(config, shape, tensor_cores), "");
+  const auto plan = k.plan(config, shape);
+  EXPECT_EQ(plan.template_file, "attention_decode_mma.comp");
+  EXPECT_NE(std::find(plan.defines.begin(), plan.defines.end(), std::make_pair(std::string("HD"), std::string("128"))),
+            plan.defines.end());
+  EXPECT_LE(plan.shared_memory_bytes, tensor_cores.max_shared_memory_bytes);
+  const auto groups = kernels::workgroup_counts(plan.dispatch, shape);
+  EXPECT_EQ(groups[0], 32u);
+  EXPECT_EQ(groups[1], 8u);
+  EXPECT_NE(k.constraint_violation(config, shape, h200()).find("VK_NV_cooperative_matrix"), std::string::npos);
+  auto pinned = config;
+  pinned["TOKENS"] = 4;
+  EXPECT_NE(k.constraint_violation(pinned, shape, tensor_cores).find("MMA=1 does not use TOKENS"), std::string::npos);
+  auto wide = config;
+  wide["KV_CHUNK"] = 512;
+  EXPECT_NE(k.constraint_violation(wide, shape, tensor_cores).find("at most 256"), std::string::npos);
+  auto walk = k.baseline(shape);
+  walk["STEP"] = 64;
+  EXPECT_EQ(k.constraint_violation(walk, shape, tensor_cores), "STEP is only varied with MMA=1");
+
+  const auto templates = TemplateLibrary::embedded();
+  for (const auto& s : k.default_shapes()) {
+    const auto space = enumerate_space(k, s, tensor_cores);
+    std::size_t mma = 0;
+    for (const auto& c : space.valid) {
+      if (c.at("MMA") != 1) continue;
+      ++mma;
+      auto variant = describe_variant(k, c, s, templates);
+      EXPECT_NO_THROW(compile_variant(variant, templates)) << kernels::config_to_string(c);
+    }
+    EXPECT_GE(mma, 4u) << kernels::shape_to_string(s);
+  }
+}
+
 // ---- on the device ----
 
 class DecodeOpsDevice : public testing_support::DeviceSuite<std::string> {};
@@ -238,7 +288,8 @@ TEST_F(AttentionDecodeDevice, MergesOfMoreSplitsThanARound) {
   const Shape shape{8, 2, 128, 4200};  // QH=4, 128 outputs per group, KV_CHUNK=256: 17 splits
   const kernels::Config walk{{"WG_SIZE", 128}, {"LOADS", 1},      {"VEC", 8},         {"QH", 4},
                              {"TOKENS", 4},    {"PREFETCH", 1},   {"KV_CHUNK", 256}, {"REDUCTION", 0},
-                             {"MERGE", 0},      {"WIDEN", 0},       {"LEAN", 0}};
+                             {"MERGE", 0},      {"WIDEN", 0},       {"LEAN", 0},
+                             {"MMA", 0},        {"STEP", 32}};
   std::vector<kernels::Config> configs{walk};
   configs.push_back(walk), configs.back()["MERGE"] = 1;
   configs.push_back(configs.back()), configs.back()["PREFETCH"] = 2;
@@ -267,7 +318,8 @@ TEST_F(AttentionDecodeDevice, ReduceScatterWithSplits) {
   const auto& k = kernels::find_kernel("attention_decode");
   const kernels::Config walk{{"WG_SIZE", 128}, {"LOADS", 1},      {"VEC", 8},         {"QH", 4},
                              {"TOKENS", 2},    {"PREFETCH", 1},   {"KV_CHUNK", 256}, {"REDUCTION", 2},
-                             {"MERGE", 1},      {"WIDEN", 0},       {"LEAN", 1}};
+                             {"MERGE", 1},      {"WIDEN", 0},       {"LEAN", 1},
+                             {"MMA", 0},        {"STEP", 32}};
   std::vector<std::pair<Shape, kernels::Config>> cases{{{8, 2, 64, 4200}, walk}};
   cases.push_back({{4, 2, 64, 4200}, walk}), cases.back().second["QH"] = 2;
   cases.push_back(cases.back()), cases.back().second["TOKENS"] = 4, cases.back().second["PREFETCH"] = 2;

@@ -92,6 +92,14 @@ TEST(DenseMatmul, RejectsBadShapes) {
   }
 }
 
+// The tensor-core variants (never run in CI) compile, partial tiles
+// included (their stores go through the shared scratch).
+TEST(DenseMatmul, TensorCoreVariantsCompile) {
+  const auto compiled = testing_support::expect_variants_compile(
+      f16(), {100, 77, 96}, [](const Config& c) { return c.at("USE_COOPMAT") == 1; }, 6);
+  EXPECT_EQ(compiled, 6u);
+}
+
 TEST(DenseMatmul, Metrics) {
   EXPECT_DOUBLE_EQ(f32().metrics({2, 8, 16}).bytes, (2.0 * 16 + 8 * 16) * 4 + 2 * 8 * 4);
   EXPECT_DOUBLE_EQ(f16().metrics({2, 8, 16}).bytes, (2.0 * 16 + 8 * 16) * 2 + 2 * 8 * 4);

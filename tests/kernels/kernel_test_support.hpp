@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,7 @@
 #include "tuner/session.hpp"
 #include "tuner/space.hpp"
 #include "tuner/template_library.hpp"
+#include "tuner/variant.hpp"
 
 namespace vktune::testing_support {
 
@@ -66,6 +68,29 @@ inline vk::DeviceInfo h200_like_tensor_cores() {
   return d;
 }
 
+// Variants with GL_NV_cooperative_matrix run only on GPUs, never in CI
+// (lavapipe has no cooperative matrices): compile up to `count` valid
+// variants of `kernel` at `shape` on an H200-like device that `pick`
+// selects, spread over the space, so that CI still catches a template that
+// stops compiling. Returns how many were compiled.
+inline std::size_t expect_variants_compile(const kernels::Kernel& kernel, const kernels::Shape& shape,
+                                           const std::function<bool(const kernels::Config&)>& pick,
+                                           std::size_t count) {
+  const auto space = enumerate_space(kernel, shape, h200_like_tensor_cores());
+  std::vector<kernels::Config> picked;
+  for (const auto& c : space.valid) {
+    if (pick(c)) picked.push_back(c);
+  }
+  const auto templates = TemplateLibrary::embedded();
+  const std::size_t stride = std::max<std::size_t>(1, picked.size() / std::max<std::size_t>(count, 1));
+  std::size_t compiled = 0;
+  for (std::size_t i = 0; i < picked.size() && compiled < count; i += stride, ++compiled) {
+    auto variant = describe_variant(kernel, picked[i], shape, templates);
+    EXPECT_NO_THROW(compile_variant(variant, templates)) << kernels::config_to_string(picked[i]);
+  }
+  return compiled;
+}
+
 // The USE_COOPMAT=1 prefill path of a quantized kernel
 // (kernels/quant_coopmat.hpp) at `prefill`: valid only with fp16 cooperative
 // matrices and fp32 accumulators, planned as matmul_quant_cm.comp with QTYPE
@@ -106,6 +131,10 @@ inline void expect_tensor_core_prefill(const kernels::Kernel& kernel, const kern
                                   [](const kernels::Config& c) { return c.at("USE_COOPMAT") == 1; });
     EXPECT_GT(cm, 20) << kernel.name() << " " << kernels::shape_to_string(shape);
   }
+  // A shape of partial tiles (the guarded stores through shared memory).
+  const kernels::Shape partial{100, 77, prefill[2]};
+  EXPECT_EQ(expect_variants_compile(kernel, partial, [](const kernels::Config& c) { return c.at("USE_COOPMAT") == 1; }, 4),
+            4u);
 }
 
 // The real kernel with its largest expected value moved by a tenth of
