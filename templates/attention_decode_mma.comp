@@ -79,8 +79,9 @@ layout(std430, set = 0, binding = 4) writeonly buffer Out { float outs[]; };
 
 // One array for everything the matrix loads and stores touch, of uvec4s:
 // they need 16-byte aligned addresses, and only a 16-byte element type
-// makes the driver place an array so (on the H200, a float or uvec2 array
-// placed after a smaller variable shifted every matrix by its misalignment).
+// makes the driver place an array so (on the H200 the first version's fp32
+// tiles, a float array, sat 4 bytes off: every stored matrix came back
+// shifted by one element).
 // Offsets and strides are in uvec4s (8 halves, 4 floats). Regions: OPND
 // holds q's hi and lo rows during the K stages, then the weights' hi and lo
 // rows; STAGE a stage of K or V; TILE a 16×16 fp32 tile per warp (scores,
