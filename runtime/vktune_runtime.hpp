@@ -30,7 +30,13 @@
 //                  same regime (its dispatch rule covers the shape). The runtime
 //                  relies on that; an entry whose dispatch rule names a dimension
 //                  the shape lacks is skipped, and a caller that knows more can
-//                  pass a Validity predicate to reject entries.
+//                  pass a Validity predicate to reject entries. One exception:
+//                  attention_decode's variants are compiled for the shape's
+//                  query heads per KV head (QH must divide heads/kv_heads) and,
+//                  with MMA=1, its head_dim; the table does not say so yet, so
+//                  a caller serving other head layouts than it tuned must pass
+//                  a Validity predicate that keeps heads, kv_heads and head_dim
+//                  equal to the entry's shape.
 #include <array>
 #include <cstdint>
 #include <filesystem>
