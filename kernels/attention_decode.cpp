@@ -30,7 +30,11 @@
 //
 // MMA=1 is a second template, templates/attention_decode_mma.comp: the
 // products on tensor cores (kernels/attention_mma.hpp), with the same
-// problem, scratch layout and split merge.
+// problem, scratch layout and split merge. STREAM=1 is a third,
+// templates/attention_decode_stream.comp (kernels/attention_stream.hpp): a
+// whole round of loads in flight per lane, teams without barriers, up to
+// attention_stream::kMaxSplits splits (the scratch buffer is sized for them;
+// the other paths use the first kMaxSplits records of each head).
 #include <algorithm>
 #include <memory>
 #include <string>
@@ -38,6 +42,7 @@
 
 #include "common/error.hpp"
 #include "kernels/attention_mma.hpp"
+#include "kernels/attention_stream.hpp"
 #include "kernels/half_buffers.hpp"
 #include "kernels/registry.hpp"
 #include "kernels/row_ops.hpp"
@@ -59,7 +64,8 @@ constexpr std::uint32_t kMaxStepWords = 32;   // TOKENS*LOADS*VEC
 constexpr std::uint32_t kMaxLaneWords = 160;
 
 std::uint64_t scratch_bytes(const Shape& shape) {
-  return 4 * (kMaxHeads + std::uint64_t{shape.at(0)} * kMaxSplits * (shape.at(2) + 4));
+  const std::uint64_t splits = std::max(kMaxSplits, attention_stream::kMaxSplits);
+  return 4 * (kMaxHeads + std::uint64_t{shape.at(0)} * splits * (shape.at(2) + 4));
 }
 
 std::uint64_t kv_values(const Shape& shape) { return std::uint64_t{shape.at(3)} * shape.at(1) * shape.at(2); }
@@ -161,6 +167,7 @@ class AttentionDecode final : public Kernel {
          "(weights computed by the summing invocations); 0 = the previous order"},
     };
     for (auto& p : attention_mma::parameters()) space.parameters.push_back(std::move(p));
+    for (auto& p : attention_stream::parameters()) space.parameters.push_back(std::move(p));
     return {space};
   }
 
@@ -181,7 +188,8 @@ class AttentionDecode final : public Kernel {
     if (static_cast<std::uint32_t>(chunk) >= shape.at(3)) chunk = 0;
     return {{"WG_SIZE", 128}, {"LOADS", loads}, {"VEC", 8},        {"QH", qh},
             {"TOKENS", 2},    {"PREFETCH", 0},  {"KV_CHUNK", chunk}, {"REDUCTION", 0},
-            {"MERGE", chunk > 0 ? 1 : 0}, {"WIDEN", 0}, {"LEAN", 1}, {"MMA", 0}, {"STEP", 32}};
+            {"MERGE", chunk > 0 ? 1 : 0}, {"WIDEN", 0}, {"LEAN", 1}, {"MMA", 0}, {"STEP", 32},
+            {"STREAM", 0}, {"ENTRIES", attention_stream::kPinnedEntries}};
   }
 
   std::string constraint_violation(const Config& config, const Shape& shape,
@@ -191,6 +199,13 @@ class AttentionDecode final : public Kernel {
     if (const auto qh = static_cast<std::uint32_t>(config.at("QH")); qh != group_heads(shape)) {
       return "QH=" + std::to_string(qh) + ": a workgroup takes " + std::to_string(group_heads(shape)) + " of the " +
              std::to_string(shape[0] / shape[1]) + " query heads per KV head (fewer reread K and V)";
+    }
+    if (config.at("STREAM") == 1) {
+      if (auto problem = attention_stream::violation(config, shape, device); !problem.empty()) return problem;
+      return plan_limits_violation(plan(config, shape), shape, 5, device);
+    }
+    if (config.at("ENTRIES") != attention_stream::kPinnedEntries) {
+      return "ENTRIES is only varied with STREAM=1";
     }
     if (config.at("MMA") == 1) {
       if (auto problem = attention_mma::violation(config, shape, device, kMaxSplits); !problem.empty()) return problem;
@@ -335,6 +350,7 @@ class AttentionDecode final : public Kernel {
   }
 
   ShaderPlan plan(const Config& config, const Shape& shape) const override {
+    if (config.at("STREAM") == 1) return attention_stream::plan(config, shape, spaces()[0], kMaxHeads);
     if (config.at("MMA") == 1) return attention_mma::plan(config, shape, spaces()[0], kMaxHeads, kMaxSplits);
     ShaderPlan plan;
     plan.template_file = "attention_decode.comp";

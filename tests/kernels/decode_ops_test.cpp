@@ -289,7 +289,8 @@ TEST_F(AttentionDecodeDevice, MergesOfMoreSplitsThanARound) {
   const kernels::Config walk{{"WG_SIZE", 128}, {"LOADS", 1},      {"VEC", 8},         {"QH", 4},
                              {"TOKENS", 4},    {"PREFETCH", 1},   {"KV_CHUNK", 256}, {"REDUCTION", 0},
                              {"MERGE", 0},      {"WIDEN", 0},       {"LEAN", 0},
-                             {"MMA", 0},        {"STEP", 32}};
+                             {"MMA", 0},        {"STEP", 32},        {"STREAM", 0},
+                             {"ENTRIES", 4}};
   std::vector<kernels::Config> configs{walk};
   configs.push_back(walk), configs.back()["MERGE"] = 1;
   configs.push_back(configs.back()), configs.back()["PREFETCH"] = 2;
@@ -319,7 +320,8 @@ TEST_F(AttentionDecodeDevice, ReduceScatterWithSplits) {
   const kernels::Config walk{{"WG_SIZE", 128}, {"LOADS", 1},      {"VEC", 8},         {"QH", 4},
                              {"TOKENS", 2},    {"PREFETCH", 1},   {"KV_CHUNK", 256}, {"REDUCTION", 2},
                              {"MERGE", 1},      {"WIDEN", 0},       {"LEAN", 1},
-                             {"MMA", 0},        {"STEP", 32}};
+                             {"MMA", 0},        {"STEP", 32},        {"STREAM", 0},
+                             {"ENTRIES", 4}};
   std::vector<std::pair<Shape, kernels::Config>> cases{{{8, 2, 64, 4200}, walk}};
   cases.push_back({{4, 2, 64, 4200}, walk}), cases.back().second["QH"] = 2;
   cases.push_back(cases.back()), cases.back().second["TOKENS"] = 4, cases.back().second["PREFETCH"] = 2;

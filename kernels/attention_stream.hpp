@@ -1,0 +1,39 @@
+#pragma once
+// The streaming path of attention_decode (STREAM=1):
+// templates/attention_decode_stream.comp issues every K and V load of a
+// round (ENTRIES cache entries per team of lanes) before any arithmetic, so
+// a workgroup has a whole round in flight rather than a walk's step, and its
+// teams run without barriers until the final merge. Its parameters, the rules
+// a variant must meet and its plan; attention_decode.cpp owns the problem,
+// the reference and the other paths.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "harness/device_info.hpp"
+#include "kernels/kernel.hpp"
+
+namespace vktune::kernels::attention_stream {
+
+// The most splits per head group the streaming path's scratch layout holds
+// (the problem's scratch buffer is sized for it).
+inline constexpr std::uint32_t kMaxSplits = 256;
+
+// STREAM and ENTRIES, appended to attention_decode's space.
+std::vector<Parameter> parameters();
+
+// ENTRIES' value where STREAM=0 (the other paths do not vary it).
+inline constexpr int kPinnedEntries = 4;
+
+// STREAM=1 for `shape` on `device`: the other paths' parameters pinned, a
+// team of lanes that is a power of two within the smallest subgroup, a chunk
+// of whole rounds, the registers of a round. Device limits are the caller's
+// (plan_limits_violation).
+std::string violation(const Config& config, const Shape& shape, const vk::DeviceInfo& device);
+
+// The plan of a STREAM=1 variant: every parameter of `space` defined, HD (the
+// shape's head_dim), MAX_HEADS, MAX_SPLITS (kMaxSplits) and HP (heads per
+// pass of the team merge).
+ShaderPlan plan(const Config& config, const Shape& shape, const Space& space, std::uint32_t max_heads);
+
+}  // namespace vktune::kernels::attention_stream
