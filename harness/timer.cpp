@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <vector>
 
 #include "common/error.hpp"
@@ -70,6 +71,10 @@ std::vector<double> run_windows(Device& device, QueryPool& queries, const Record
 // Windows per warm-up submission: about 10 ms of GPU work.
 constexpr double kWarmupBatchNs = 10e6;
 constexpr std::uint32_t kMaxWindowsPerSubmission = 64;
+// The warm-up has settled when this many batches in a row are no more than
+// this fraction faster than the fastest batch before them.
+constexpr int kSettledBatches = 3;
+constexpr double kSettledFraction = 0.02;
 
 }  // namespace
 
@@ -106,13 +111,27 @@ TimingResult time_dispatches(Device& device, const RecordDispatch& record, const
                   options.timeout);
     }
   } else {
-    const auto warm_until = std::chrono::steady_clock::now() + options.warmup;
+    // A fixed warm-up was not enough: on an H200 whose clocks had dropped
+    // while the CPU validated a variant, 50 ms of load left kernels 4x slow
+    // for the first 20 s of a tuning run (each variant measured after its own
+    // validation), so the warm-up goes on until the clocks have settled.
+    const auto start = std::chrono::steady_clock::now();
+    const auto warm_until = start + options.warmup;
+    const auto give_up = start + std::max(options.warmup, options.warmup_limit);
     const auto batch = static_cast<std::uint32_t>(
         std::clamp(std::ceil(kWarmupBatchNs / (one * k)), 1.0, static_cast<double>(kMaxWindowsPerSubmission)));
-    int warmed = 0;
-    while (warmed < options.warmup_samples || std::chrono::steady_clock::now() < warm_until) {
-      run_windows(device, queries, record, next_dispatch, k, batch, options.timeout);
+    int warmed = 0, settled = 0;
+    double fastest = std::numeric_limits<double>::infinity();
+    while (true) {
+      auto windows = run_windows(device, queries, record, next_dispatch, k, batch, options.timeout);
       warmed += static_cast<int>(batch);
+      std::nth_element(windows.begin(), windows.begin() + windows.size() / 2, windows.end());
+      const double median = windows[windows.size() / 2];
+      settled = median >= fastest * (1.0 - kSettledFraction) ? settled + 1 : 0;
+      fastest = std::min(fastest, median);
+      const auto now = std::chrono::steady_clock::now();
+      if (now >= give_up) break;
+      if (warmed >= options.warmup_samples && now >= warm_until && settled >= kSettledBatches) break;
     }
   }
 

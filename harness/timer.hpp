@@ -19,8 +19,11 @@ namespace vktune::vk {
 struct TimerOptions {
   int warmup_samples = 2;
   // Also keep the GPU busy with the workload for at least this long before
-  // measuring, so its clocks are up (0 = only warmup_samples).
+  // measuring, so its clocks are up (0 = only warmup_samples), and then on
+  // until the workload stops getting faster (three batches of about 10 ms in a
+  // row within 2% of the fastest batch), for at most warmup_limit.
   std::chrono::milliseconds warmup{50};
+  std::chrono::milliseconds warmup_limit{3000};
   int samples = 15;  // measured in one submission, back to back
   // 0 = choose K from a probe so that one sample lasts min_window_ns.
   std::uint32_t dispatches_per_sample = 0;

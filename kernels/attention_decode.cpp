@@ -135,7 +135,8 @@ class AttentionDecode final : public Kernel {
   std::vector<Space> spaces() const override {
     Space space{"decode", "attention_decode.comp", {}};
     space.parameters = {
-        {"WG_SIZE", {128, 256}, "invocations per workgroup (64 was never the fastest on the H200)"},
+        {"WG_SIZE", {128, 256, 512},
+         "invocations per workgroup (64 was never the fastest on the H200; 512 only with STREAM=1)"},
         {"LOADS", {1, 2, 4},
          "K (and V) loads per lane per cache entry: a team of head_dim/(LOADS*VEC) lanes (rounded up to a power of "
          "two) takes an entry"},
@@ -207,6 +208,7 @@ class AttentionDecode final : public Kernel {
     if (config.at("ENTRIES") != attention_stream::kPinnedEntries) {
       return "ENTRIES is only varied with STREAM=1";
     }
+    if (config.at("WG_SIZE") > 256) return "WG_SIZE=" + std::to_string(config.at("WG_SIZE")) + " only with STREAM=1";
     if (config.at("MMA") == 1) {
       if (auto problem = attention_mma::violation(config, shape, device, kMaxSplits); !problem.empty()) return problem;
       return plan_limits_violation(plan(config, shape), shape, 5, device);
