@@ -3,6 +3,8 @@
 // optional feature later kernels use, enabled when the device has it.
 #include <volk.h>
 
+#include <chrono>
+
 #include <memory>
 #include <string>
 #include <vector>
@@ -39,6 +41,12 @@ class Device {
   bool usable() const { return unusable_reason_.empty(); }
   const std::string& unusable_reason() const { return unusable_reason_; }
 
+  // When timed work last ended on the device (steady clock; the epoch when
+  // none has run). GPUs lower their clocks after a few hundred milliseconds
+  // idle, so the timer warms up longer after a gap (harness/timer.hpp).
+  std::chrono::steady_clock::time_point last_timed_end() const { return last_timed_end_; }
+  void note_timed_end() { last_timed_end_ = std::chrono::steady_clock::now(); }
+
   // Memory type index with all of `required` (and `preferred` if possible)
   // among `type_bits`; throws when none fits.
   std::uint32_t memory_type(std::uint32_t type_bits, VkMemoryPropertyFlags required,
@@ -53,6 +61,7 @@ class Device {
   VkCommandPool pool_ = VK_NULL_HANDLE;
   VkPhysicalDeviceMemoryProperties memory_{};
   std::string unusable_reason_;
+  std::chrono::steady_clock::time_point last_timed_end_{};
 };
 
 }  // namespace vktune::vk

@@ -111,13 +111,14 @@ TimingResult time_dispatches(Device& device, const RecordDispatch& record, const
                   options.timeout);
     }
   } else {
-    // A fixed warm-up was not enough: on an H200 whose clocks had dropped
-    // while the CPU validated a variant, 50 ms of load left kernels 4x slow
-    // for the first 20 s of a tuning run (each variant measured after its own
-    // validation), so the warm-up goes on until the clocks have settled.
+    // A fixed 50 ms was not enough: an H200 drops to its idle clock while the
+    // CPU compiles a batch of variants, and the first variants measured after
+    // it ran 4x slow. After such a gap the warm-up takes warmup_after_idle;
+    // then it goes on until the workload stops getting faster.
     const auto start = std::chrono::steady_clock::now();
-    const auto warm_until = start + options.warmup;
-    const auto give_up = start + std::max(options.warmup, options.warmup_limit);
+    const bool was_idle = !info.is_cpu() && start - device.last_timed_end() > options.idle_gap;
+    const auto warm_until = start + (was_idle ? std::max(options.warmup, options.warmup_after_idle) : options.warmup);
+    const auto give_up = std::max(warm_until, start + options.warmup_limit);
     const auto batch = static_cast<std::uint32_t>(
         std::clamp(std::ceil(kWarmupBatchNs / (one * k)), 1.0, static_cast<double>(kMaxWindowsPerSubmission)));
     int warmed = 0, settled = 0;
@@ -141,6 +142,7 @@ TimingResult time_dispatches(Device& device, const RecordDispatch& record, const
     result.samples_ns.push_back(window / k);
   }
   result.per_dispatch_ns = compute_stats(result.samples_ns);
+  device.note_timed_end();
   return result;
 }
 

@@ -24,6 +24,13 @@ struct TimerOptions {
   // row within 2% of the fastest batch), for at most warmup_limit.
   std::chrono::milliseconds warmup{50};
   std::chrono::milliseconds warmup_limit{3000};
+  // After the GPU (not a CPU driver) has had no timed work for idle_gap, the
+  // warm-up lasts at least warmup_after_idle: an H200 idles at 345 MHz and
+  // reached its 1980 MHz about 0.7 s into sustained work, with the first
+  // ~0.2 s at the idle clock (so a warm-up that only waits for the time to
+  // stop improving ends too early).
+  std::chrono::milliseconds idle_gap{200};
+  std::chrono::milliseconds warmup_after_idle{1000};
   int samples = 15;  // measured in one submission, back to back
   // 0 = choose K from a probe so that one sample lasts min_window_ns.
   std::uint32_t dispatches_per_sample = 0;
