@@ -258,6 +258,51 @@ TEST(AttentionDecode, TensorCorePathRulesAndPlan) {
   }
 }
 
+// STREAM=1 (kernels/attention_stream.hpp): the H200's winner at kv 8192 is
+// valid and planned as the template expects it (one split a workgroup along
+// x, a head group along y, HD compiled in); the other paths' parameters are
+// pinned, a team must fit the smallest subgroup, a chunk must be whole
+// rounds, and the scratch holds at most 256 splits. ENTRIES and WG_SIZE=512
+// are refused off the streaming path.
+TEST(AttentionDecode, StreamingPathRulesAndPlan) {
+  const auto& k = kernels::find_kernel("attention_decode");
+  const Shape shape{32, 8, 128, 8192};
+  auto config = k.baseline(shape);
+  EXPECT_EQ(config.at("STREAM"), 0);  // the baseline stays on the walk
+  config["STREAM"] = 1, config["WG_SIZE"] = 256, config["LOADS"] = 1, config["ENTRIES"] = 2;
+  config["KV_CHUNK"] = 256, config["PREFETCH"] = 0;
+  EXPECT_EQ(k.constraint_violation(config, shape, h200()), "");
+  const auto plan = k.plan(config, shape);
+  EXPECT_EQ(plan.template_file, "attention_decode_stream.comp");
+  EXPECT_NE(std::find(plan.defines.begin(), plan.defines.end(), std::make_pair(std::string("HD"), std::string("128"))),
+            plan.defines.end());
+  EXPECT_LE(plan.shared_memory_bytes, h200().max_shared_memory_bytes);
+  const auto groups = kernels::workgroup_counts(plan.dispatch, shape);
+  EXPECT_EQ(groups[0], 32u);
+  EXPECT_EQ(groups[1], 8u);
+
+  auto pinned = config;
+  pinned["TOKENS"] = 4;
+  EXPECT_NE(k.constraint_violation(pinned, shape, h200()).find("STREAM=1 does not use TOKENS"), std::string::npos);
+  auto narrow = h200();
+  narrow.subgroup_size = narrow.min_subgroup_size = narrow.max_subgroup_size = 8;  // a team of 16 lanes does not fit
+  EXPECT_NE(k.constraint_violation(config, shape, narrow).find("smallest subgroup of 8"), std::string::npos);
+  auto partial = config;
+  partial["KV_CHUNK"] = 32;  // a round is 16 teams * 2 entries = 32: whole; 16 teams * 4 = 64 is not
+  partial["ENTRIES"] = 4;
+  EXPECT_NE(k.constraint_violation(partial, shape, h200()).find("whole number of rounds"), std::string::npos);
+  auto many = config;
+  many["WG_SIZE"] = 128, many["KV_CHUNK"] = 16 * 2;  // 8 teams * 2 entries = 16 a round: 256 splits of 32
+  EXPECT_EQ(k.constraint_violation(many, shape, h200()), "");
+  EXPECT_NE(k.constraint_violation(many, Shape{32, 8, 128, 8200}, h200()).find("more than 256"), std::string::npos);
+  auto walk = k.baseline(shape);
+  walk["ENTRIES"] = 8;
+  EXPECT_EQ(k.constraint_violation(walk, shape, h200()), "ENTRIES is only varied with STREAM=1");
+  walk = k.baseline(shape);
+  walk["WG_SIZE"] = 512;
+  EXPECT_NE(k.constraint_violation(walk, shape, h200()).find("only with STREAM=1"), std::string::npos);
+}
+
 // ---- on the device ----
 
 class DecodeOpsDevice : public testing_support::DeviceSuite<std::string> {};
@@ -331,6 +376,33 @@ TEST_F(AttentionDecodeDevice, ReduceScatterWithSplits) {
     const auto violation = k.constraint_violation(config, shape, device.info());
     if (!violation.empty()) GTEST_SKIP() << "the test device cannot run REDUCTION=2: " << violation;
     const auto failures = testing_support::failing_variants(*instance_, k, shape, {config}, 13);
+    EXPECT_TRUE(failures.empty()) << kernels::shape_to_string(shape) << ": " << ::testing::PrintToString(failures);
+  }
+}
+
+// STREAM=1 with more splits than the merge takes in a round (MB=8 per
+// invocation group) and a short last split: 1100 entries in chunks of 32
+// (35 splits, the last of 12 entries: at QH=2, head_dim 64, 32 outputs per
+// head group, so WG_SIZE=128 merges in 4 invocation groups of 9 or 8 splits)
+// and of 128 and 256 (9 and 5 splits, the last of 76), at WG_SIZE 128 and 256,
+// prefetched and not, a team that takes two loads per entry (LOADS=2), and
+// QH=4 (64 outputs).
+TEST_F(AttentionDecodeDevice, StreamingPathMergesManySplits) {
+  const auto& k = kernels::find_kernel("attention_decode");
+  const kernels::Config stream{{"WG_SIZE", 128}, {"LOADS", 1},   {"VEC", 8},       {"QH", 2},     {"TOKENS", 2},
+                               {"PREFETCH", 0},  {"KV_CHUNK", 32}, {"REDUCTION", 0}, {"MERGE", 1},  {"WIDEN", 0},
+                               {"LEAN", 1},      {"MMA", 0},     {"STEP", 32},     {"STREAM", 1}, {"ENTRIES", 2}};
+  std::vector<std::pair<Shape, kernels::Config>> cases{{{4, 2, 64, 1100}, stream}};
+  cases.push_back(cases.back()), cases.back().second["KV_CHUNK"] = 128, cases.back().second["PREFETCH"] = 1;
+  cases.push_back(cases.back()), cases.back().second["WG_SIZE"] = 256, cases.back().second["LOADS"] = 2;
+  cases.back().second["KV_CHUNK"] = 256;
+  cases.push_back({{8, 2, 64, 1100}, cases.back().second}), cases.back().second["QH"] = 4;
+  cases.back().second["ENTRIES"] = 4, cases.back().second["LOADS"] = 1, cases.back().second["PREFETCH"] = 0;
+  const vk::Device device(*instance_, testing_support::test_device_index());
+  for (const auto& [shape, config] : cases) {
+    const auto violation = k.constraint_violation(config, shape, device.info());
+    if (!violation.empty()) GTEST_SKIP() << "the test device cannot run STREAM=1 at head_dim 64: " << violation;
+    const auto failures = testing_support::failing_variants(*instance_, k, shape, {config}, 17);
     EXPECT_TRUE(failures.empty()) << kernels::shape_to_string(shape) << ": " << ::testing::PrintToString(failures);
   }
 }
