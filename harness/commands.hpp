@@ -11,6 +11,11 @@
 namespace vktune::vk {
 
 inline constexpr std::chrono::milliseconds kDefaultTimeout{20000};
+// A CPU driver (llvmpipe) compiles a pipeline's machine code at its first
+// dispatch; on a loaded 2-core machine with a cold shader cache that took
+// over 20 s for the largest unrolled variants, so waits on a CPU device get
+// this limit instead (a GPU hang is not what they would catch there).
+inline constexpr std::chrono::milliseconds kCpuDriverTimeout{180000};
 
 // A primary command buffer from the device's pool, freed on destruction.
 class CommandBuffer {

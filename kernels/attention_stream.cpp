@@ -12,8 +12,9 @@ namespace {
 // 2*ENTRIES*LOADS*4): past 160 the H200 spills (the walk's measured limit).
 constexpr std::uint32_t kMaxLaneWords = 160;
 // Scores a lane holds per round (QH*ENTRIES): each is a butterfly of
-// log2(team) shuffles.
-constexpr std::uint32_t kMaxScores = 32;
+// log2(team) shuffles. 32 (ENTRIES=8 at QH=4) never won on the H200 (20.5
+// against 17.5 us at kv 8192) and costs the gate a third of its variants.
+constexpr std::uint32_t kMaxScores = 16;
 // The rounds are unrolled: past 8 the code grows without more in flight.
 constexpr std::uint32_t kMaxRounds = 8;
 // The team merge's accumulators per pass (16 KiB).
@@ -84,6 +85,15 @@ std::string violation(const Config& config, const Shape& shape, const vk::Device
     return "STREAM=1 needs subgroup shuffles in compute shaders and a team of " + std::to_string(l.team) +
            " lanes within the device's smallest subgroup of " + std::to_string(smallest);
   }
+  // Two loads per entry halve the team (for subgroups of 8 at head_dim 128)
+  // at twice the query and accumulator registers; where one load's team
+  // fits they never won on the H200 (18.97 against 17.54 us at kv 8192), so
+  // they are offered only where it does not, and the gate stays small.
+  if (loads > 1 && hd % (8 * (loads / 2)) == 0 && power_of_two(hd / (8 * (loads / 2))) &&
+      hd / (8 * (loads / 2)) <= smallest) {
+    return "LOADS=" + std::to_string(loads) + ": a team of " + std::to_string(hd / (8 * (loads / 2))) +
+           " lanes with half the loads fits the smallest subgroup of " + std::to_string(smallest);
+  }
   if (prefetch > 1) return "STREAM=1 takes PREFETCH 0 or 1 (one round of loads ahead)";
   if (qh * entries > kMaxScores) {
     return "QH*ENTRIES = " + std::to_string(qh * entries) + " scores per lane per round exceed " +
@@ -102,6 +112,11 @@ std::string violation(const Config& config, const Shape& shape, const vk::Device
            std::to_string(kMaxRounds) + ", unrolled)";
   }
   if (prefetch == 1 && l.rounds < 2) return "PREFETCH=1 needs two rounds per workgroup (KV_CHUNK=" + std::to_string(chunk) + ")";
+  // A round ahead pays only where the workgroups per SM are fewest: on the
+  // H200 it won with 512 invocations (17.5 against 18.0 us at kv 8192) and
+  // was within 1% of PREFETCH=0 with 128 and 256, so it is offered there
+  // alone, and the gate stays small.
+  if (prefetch == 1 && wg < 512) return "PREFETCH=1 is only paired with WG_SIZE=512";
   if ((kv_len + chunk - 1) / chunk > kMaxSplits) {
     return "KV_CHUNK=" + std::to_string(chunk) + " splits the cache of " + std::to_string(kv_len) + " into more than " +
            std::to_string(kMaxSplits) + " workgroups per head group";

@@ -320,7 +320,8 @@ ShapeResult TuneSession::run(const kernels::Kernel& kernel, const kernels::Shape
           if (c.compile_error) throw *c.compile_error;
           if (store_) store_->put_spirv(c.variant.variant_hash, c.variant.spirv);
           VariantRunner runner(*device_, c.variant, buffer_count, dims, copies + 2);
-          o.validation = runner.validate(*on_device, problem, kernel.variant_tolerance(c.variant.config, shape));
+          o.validation = runner.validate(*on_device, problem, kernel.variant_tolerance(c.variant.config, shape),
+                                         device_->info().is_cpu() ? vk::kCpuDriverTimeout : vk::kDefaultTimeout);
           if (!o.validation.passed) throw Error(ErrorKind::wrong_result, o.validation.reason);
           if (options.time_variants) {
             o.timing = runner.time(*on_device, shape, options.timer).per_dispatch_ns;

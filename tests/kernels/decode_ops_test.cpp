@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <iostream>
 #include <string>
 #include <vector>
 
@@ -101,11 +102,15 @@ TEST_P(DecodeOps, BaselineIsValidAtEveryShapeOnAnH200LikeDevice) {
 }
 
 // The CI gate validates every valid variant on a 2-core CPU driver.
+// attention_decode has three paths (the walk, tensor cores, STREAM=1), so it
+// gets a larger budget; on a CPU driver (subgroups of 8) its streaming path
+// keeps only two-load teams at head_dim 128.
 TEST_P(DecodeOps, CheckShapesKeepTheGateSmall) {
   const auto checks = kernel().check_shapes();
   EXPECT_LE(checks.size(), 3u);
+  const std::size_t budget = GetParam() == "attention_decode" ? 90u : 60u;
   for (const auto& shape : checks) {
-    EXPECT_LE(enumerate_space(kernel(), shape, h200()).valid.size(), 60u) << label(GetParam(), shape);
+    EXPECT_LE(enumerate_space(kernel(), shape, h200()).valid.size(), budget) << label(GetParam(), shape);
   }
 }
 
@@ -384,27 +389,35 @@ TEST_F(AttentionDecodeDevice, ReduceScatterWithSplits) {
 // invocation group) and a short last split: 1100 entries in chunks of 32
 // (35 splits, the last of 12 entries: at QH=2, head_dim 64, 32 outputs per
 // head group, so WG_SIZE=128 merges in 4 invocation groups of 9 or 8 splits)
-// and of 128 and 256 (9 and 5 splits, the last of 76), at WG_SIZE 128 and 256,
-// prefetched and not, a team that takes two loads per entry (LOADS=2), and
-// QH=4 (64 outputs).
+// and of 128 and 256 (9 and 5 splits, the last of 76), at WG_SIZE 128, 256
+// and 512 (16 invocation groups, prefetched), QH=4 (64 outputs), and a team
+// that takes two loads per entry (LOADS=2) where the device needs it.
 TEST_F(AttentionDecodeDevice, StreamingPathMergesManySplits) {
   const auto& k = kernels::find_kernel("attention_decode");
   const kernels::Config stream{{"WG_SIZE", 128}, {"LOADS", 1},   {"VEC", 8},       {"QH", 2},     {"TOKENS", 2},
                                {"PREFETCH", 0},  {"KV_CHUNK", 32}, {"REDUCTION", 0}, {"MERGE", 1},  {"WIDEN", 0},
                                {"LEAN", 1},      {"MMA", 0},     {"STEP", 32},     {"STREAM", 1}, {"ENTRIES", 2}};
   std::vector<std::pair<Shape, kernels::Config>> cases{{{4, 2, 64, 1100}, stream}};
-  cases.push_back(cases.back()), cases.back().second["KV_CHUNK"] = 128, cases.back().second["PREFETCH"] = 1;
-  cases.push_back(cases.back()), cases.back().second["WG_SIZE"] = 256, cases.back().second["LOADS"] = 2;
-  cases.back().second["KV_CHUNK"] = 256;
-  cases.push_back({{8, 2, 64, 1100}, cases.back().second}), cases.back().second["QH"] = 4;
-  cases.back().second["ENTRIES"] = 4, cases.back().second["LOADS"] = 1, cases.back().second["PREFETCH"] = 0;
+  cases.push_back(cases.back()), cases.back().second["KV_CHUNK"] = 128;
+  cases.push_back(cases.back()), cases.back().second["WG_SIZE"] = 512, cases.back().second["KV_CHUNK"] = 256;
+  cases.back().second["PREFETCH"] = 1;
+  cases.push_back({{8, 2, 64, 1100}, cases[0].second}), cases.back().second["QH"] = 4;
+  cases.back().second["WG_SIZE"] = 256, cases.back().second["KV_CHUNK"] = 256, cases.back().second["ENTRIES"] = 4;
+  // Two loads per entry where one load's team of 16 exceeds the subgroup (a
+  // CPU driver's 8 lanes; refused where 16 fit, as on GPUs).
+  cases.push_back({{4, 2, 128, 1100}, cases[0].second}), cases.back().second["LOADS"] = 2;
   const vk::Device device(*instance_, testing_support::test_device_index());
+  std::size_t ran = 0;
   for (const auto& [shape, config] : cases) {
-    const auto violation = k.constraint_violation(config, shape, device.info());
-    if (!violation.empty()) GTEST_SKIP() << "the test device cannot run STREAM=1 at head_dim 64: " << violation;
+    if (const auto violation = k.constraint_violation(config, shape, device.info()); !violation.empty()) {
+      std::cout << "not on this device: " << kernels::shape_to_string(shape) << ": " << violation << "\n";
+      continue;
+    }
+    ++ran;
     const auto failures = testing_support::failing_variants(*instance_, k, shape, {config}, 17);
     EXPECT_TRUE(failures.empty()) << kernels::shape_to_string(shape) << ": " << ::testing::PrintToString(failures);
   }
+  if (ran < 4) GTEST_SKIP() << "the test device cannot run STREAM=1 at head_dim 64 (" << ran << " of the cases ran)";
 }
 
 INSTANTIATE_TEST_SUITE_P(Kernels, DecodeOpsDevice, ::testing::ValuesIn(kNames),
