@@ -91,7 +91,50 @@ std::uint32_t group_heads(const Shape& shape) {
   return qh;
 }
 
+// The one space; built once (enumerating it checks millions of configs).
+Space make_space() {
+  Space space{"decode", "attention_decode.comp", {}};
+  space.parameters = {
+      {"WG_SIZE", {128, 256, 512},
+       "invocations per workgroup (64 was never the fastest on the H200; 512 only with STREAM=1)"},
+      {"LOADS", {1, 2, 4},
+       "K (and V) loads per lane per cache entry: a team of head_dim/(LOADS*VEC) lanes (rounded up to a power of "
+       "two) takes an entry"},
+      {"VEC", {4, 8}, "fp16 values per K/V load (uvec2, uvec4)"},
+      {"QH", {1, 2, 4, 8},
+       "query heads per workgroup, of one KV head: all of heads/kv_heads (at most 8), so K and V are read once; "
+       "not tuned, the shape sets it"},
+      {"TOKENS", {2, 4}, "cache entries per team per step, their loads issued together"},
+      {"PREFETCH", {0, 1, 2, 3},
+       "1 = issue the next step's loads before this step's arithmetic (software pipelining); 2 = two steps ahead "
+       "(twice the bytes in flight, for few workgroups per SM); 3 = three steps ahead, q in shared memory read at "
+       "each use (its registers hold the third step)"},
+      {"KV_CHUNK", {0, 32, 64, 128, 256, 512, 1024, 2048},
+       "cache entries per workgroup (ceil(kv_len/KV_CHUNK) workgroups per head group, merged through scratch "
+       "memory and a per-group atomic counter); 0 = one workgroup per head group; 32: short caches over about "
+       "one workgroup per SM (two steps of TOKENS=2)"},
+      {"REDUCTION", {0, 1, 2},
+       "a team's dot products: 0 = subgroup shuffle-xor butterfly, 1 = shared-memory sum, 2 = subgroup "
+       "reduce-scatter (a score per lane, one exp each, the weights shuffled back; QH*TOKENS <= team)"},
+      {"MERGE", {0, 1},
+       "the split merge by the last workgroup (KV_CHUNK > 0): 0 = in phases ((m, l) of every split, the weights in "
+       "shared memory, then the accumulators); 1 = one pass, each invocation loads (m, l) with its accumulator "
+       "vec4, 16 splits a round, merged online (fewer serial load round trips)"},
+      {"WIDEN", {0, 1},
+       "fp16 to fp32: 0 = unpackHalf2x16 (a conversion per value); 1 = the bits moved into an fp32 unrebiased "
+       "(integer operations; the 2^112 folded into q and the softmax weights; fp16 subnormals may flush)"},
+      {"LEAN", {0, 1},
+       "the fixed cost: 1 = first K/V loads before q's, no prefetches past the chunk, a one-barrier team merge "
+       "(weights computed by the summing invocations); 0 = the previous order"},
+  };
+  for (auto& p : attention_mma::parameters()) space.parameters.push_back(std::move(p));
+  for (auto& p : attention_stream::parameters()) space.parameters.push_back(std::move(p));
+  return space;
+}
+
 class AttentionDecode final : public Kernel {
+  const Space space_ = make_space();
+
  public:
   std::string name() const override { return "attention_decode"; }
 
@@ -132,45 +175,7 @@ class AttentionDecode final : public Kernel {
   // of any slot count or split, head_dim 64 and 128.
   std::vector<Shape> check_shapes() const override { return {{4, 2, 64, 37}, {8, 2, 128, 300}}; }
 
-  std::vector<Space> spaces() const override {
-    Space space{"decode", "attention_decode.comp", {}};
-    space.parameters = {
-        {"WG_SIZE", {128, 256, 512},
-         "invocations per workgroup (64 was never the fastest on the H200; 512 only with STREAM=1)"},
-        {"LOADS", {1, 2, 4},
-         "K (and V) loads per lane per cache entry: a team of head_dim/(LOADS*VEC) lanes (rounded up to a power of "
-         "two) takes an entry"},
-        {"VEC", {4, 8}, "fp16 values per K/V load (uvec2, uvec4)"},
-        {"QH", {1, 2, 4, 8},
-         "query heads per workgroup, of one KV head: all of heads/kv_heads (at most 8), so K and V are read once; "
-         "not tuned, the shape sets it"},
-        {"TOKENS", {2, 4}, "cache entries per team per step, their loads issued together"},
-        {"PREFETCH", {0, 1, 2, 3},
-         "1 = issue the next step's loads before this step's arithmetic (software pipelining); 2 = two steps ahead "
-         "(twice the bytes in flight, for few workgroups per SM); 3 = three steps ahead, q in shared memory read at "
-         "each use (its registers hold the third step)"},
-        {"KV_CHUNK", {0, 32, 64, 128, 256, 512, 1024, 2048},
-         "cache entries per workgroup (ceil(kv_len/KV_CHUNK) workgroups per head group, merged through scratch "
-         "memory and a per-group atomic counter); 0 = one workgroup per head group; 32: short caches over about "
-         "one workgroup per SM (two steps of TOKENS=2)"},
-        {"REDUCTION", {0, 1, 2},
-         "a team's dot products: 0 = subgroup shuffle-xor butterfly, 1 = shared-memory sum, 2 = subgroup "
-         "reduce-scatter (a score per lane, one exp each, the weights shuffled back; QH*TOKENS <= team)"},
-        {"MERGE", {0, 1},
-         "the split merge by the last workgroup (KV_CHUNK > 0): 0 = in phases ((m, l) of every split, the weights in "
-         "shared memory, then the accumulators); 1 = one pass, each invocation loads (m, l) with its accumulator "
-         "vec4, 16 splits a round, merged online (fewer serial load round trips)"},
-        {"WIDEN", {0, 1},
-         "fp16 to fp32: 0 = unpackHalf2x16 (a conversion per value); 1 = the bits moved into an fp32 unrebiased "
-         "(integer operations; the 2^112 folded into q and the softmax weights; fp16 subnormals may flush)"},
-        {"LEAN", {0, 1},
-         "the fixed cost: 1 = first K/V loads before q's, no prefetches past the chunk, a one-barrier team merge "
-         "(weights computed by the summing invocations); 0 = the previous order"},
-    };
-    for (auto& p : attention_mma::parameters()) space.parameters.push_back(std::move(p));
-    for (auto& p : attention_stream::parameters()) space.parameters.push_back(std::move(p));
-    return {space};
-  }
+  std::vector<Space> spaces() const override { return {space_}; }
 
   std::size_t space_index(const Shape&) const override { return 0; }
 
@@ -196,7 +201,7 @@ class AttentionDecode final : public Kernel {
   std::string constraint_violation(const Config& config, const Shape& shape,
                                    const vk::DeviceInfo& device) const override {
     validate_shape(shape);
-    if (auto problem = rowops::parameter_violation(config, spaces()[0]); !problem.empty()) return problem;
+    if (auto problem = rowops::parameter_violation(config, space_); !problem.empty()) return problem;
     if (const auto qh = static_cast<std::uint32_t>(config.at("QH")); qh != group_heads(shape)) {
       return "QH=" + std::to_string(qh) + ": a workgroup takes " + std::to_string(group_heads(shape)) + " of the " +
              std::to_string(shape[0] / shape[1]) + " query heads per KV head (fewer reread K and V)";
@@ -352,11 +357,11 @@ class AttentionDecode final : public Kernel {
   }
 
   ShaderPlan plan(const Config& config, const Shape& shape) const override {
-    if (config.at("STREAM") == 1) return attention_stream::plan(config, shape, spaces()[0], kMaxHeads);
-    if (config.at("MMA") == 1) return attention_mma::plan(config, shape, spaces()[0], kMaxHeads, kMaxSplits);
+    if (config.at("STREAM") == 1) return attention_stream::plan(config, shape, space_, kMaxHeads);
+    if (config.at("MMA") == 1) return attention_mma::plan(config, shape, space_, kMaxHeads, kMaxSplits);
     ShaderPlan plan;
     plan.template_file = "attention_decode.comp";
-    plan.defines = rowops::config_defines(config, spaces()[0]);
+    plan.defines = rowops::config_defines(config, space_);
     plan.defines.emplace_back("MAX_HEADS", std::to_string(kMaxHeads));
     plan.defines.emplace_back("MAX_SPLITS", std::to_string(kMaxSplits));
     const auto wg = static_cast<std::uint32_t>(config.at("WG_SIZE"));
