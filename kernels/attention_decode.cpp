@@ -26,15 +26,16 @@
 // per head a partial (max, sum, accumulator) to a scratch buffer and the
 // last one of its head group to finish (an atomic counter per group, reset
 // by that workgroup) merges them. The scratch buffer is sized for the most
-// splits (64), so one problem serves every variant.
+// splits of any path (STREAM=1's 256; the walk and MMA=1 take at most 64),
+// so one problem serves every variant.
 //
 // MMA=1 is a second template, templates/attention_decode_mma.comp: the
 // products on tensor cores (kernels/attention_mma.hpp), with the same
 // problem, scratch layout and split merge. STREAM=1 is a third,
 // templates/attention_decode_stream.comp (kernels/attention_stream.hpp): a
 // whole round of loads in flight per lane, teams without barriers, up to
-// attention_stream::kMaxSplits splits (the scratch buffer is sized for them;
-// the other paths use the first kMaxSplits records of each head).
+// attention_stream::kMaxSplits splits (its records of a head are
+// attention_stream::kMaxSplits apart; the other paths' kMaxSplits).
 #include <algorithm>
 #include <memory>
 #include <string>

@@ -33,7 +33,7 @@
 //                  pass a Validity predicate to reject entries. One exception:
 //                  attention_decode's variants are compiled for the shape's
 //                  query heads per KV head (QH must divide heads/kv_heads) and,
-//                  with MMA=1, its head_dim; the table does not say so yet, so
+//                  with MMA=1 or STREAM=1, its head_dim; the table does not say so yet, so
 //                  a caller serving other head layouts than it tuned must pass
 //                  a Validity predicate that keeps heads, kv_heads and head_dim
 //                  equal to the entry's shape.
