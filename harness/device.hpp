@@ -4,7 +4,6 @@
 #include <volk.h>
 
 #include <chrono>
-
 #include <memory>
 #include <string>
 #include <vector>
