@@ -7,6 +7,7 @@ find_package(Vulkan REQUIRED)            # headers only (Vulkan::Headers)
 find_package(Threads REQUIRED)
 find_package(nlohmann_json 3.10 REQUIRED)
 find_package(CLI11 REQUIRED)
+find_package(Eigen3 3.3 REQUIRED NO_MODULE)  # the surrogate model's linear algebra
 
 find_path(VOLK_SOURCE_DIR NAMES volk.c volk.h PATHS /usr/include REQUIRED
   DOC "Directory holding volk.c and volk.h (Debian: libvulkan-volk-dev)")

@@ -5,6 +5,8 @@
 #include <cstring>
 #include <map>
 
+#include "tuner/search/importance.hpp"
+
 namespace vktune {
 
 namespace {
@@ -28,6 +30,13 @@ std::vector<const Outcome*> ranked(const ShapeResult& r) {
   return ok;
 }
 
+std::vector<ParameterImportance> importance_of(const ShapeResult& r) {
+  std::vector<std::pair<kernels::Config, double>> timed;
+  for (const auto& o : r.outcomes)
+    if (o.status == results::Status::ok && o.timing.median > 0) timed.emplace_back(o.config, o.timing.median);
+  return parameter_importance(timed);
+}
+
 }  // namespace
 
 nlohmann::json outcome_json(const Outcome& o) {
@@ -39,6 +48,7 @@ nlohmann::json outcome_json(const Outcome& o) {
                       {"baseline", o.is_baseline},
                       {"resumed", o.resumed},
                       {"confirmed", o.confirmed},
+                      {"transfer_seed", o.transfer_seed},
                       {"rel_l2_error", o.validation.rel_l2},
                       {"max_abs_error", o.validation.max_abs}};
   if (o.status == results::Status::ok && o.timing.count > 0) {
@@ -74,10 +84,20 @@ nlohmann::json shape_report_json(const kernels::Kernel& kernel, const ShapeResul
                       {"evaluated", r.outcomes.size()},
                       {"failures", r.failures()},
                       {"stopped_early", r.stopped_early},
+                      {"strategy", r.strategy},
+                      {"seed", r.seed},
+                      {"stop_reason", r.stop_reason},
+                      {"transfer_from", r.transfer_from},
+                      {"transfer_seeds", std::count_if(r.outcomes.begin(), r.outcomes.end(),
+                                                       [](const Outcome& o) { return o.transfer_seed; })},
                       {"baseline_drift", r.drift ? nlohmann::json(*r.drift) : nlohmann::json(nullptr)},
                       {"kept_stored_winner_ns",
                        r.kept_stored_winner_ns ? nlohmann::json(*r.kept_stored_winner_ns) : nlohmann::json(nullptr)},
                       {"outcomes", outcomes}};
+  nlohmann::json importance = nlohmann::json::array();
+  for (const auto& p : importance_of(r))
+    importance.push_back({{"parameter", p.name}, {"share_of_log_time_variance", p.share}, {"best_value", p.best_value}});
+  j["parameter_importance"] = importance;
   if (r.winner) j["winner"] = outcome_json(r.outcomes[*r.winner]);
   if (r.winner && r.baseline && r.outcomes[*r.baseline].status == results::Status::ok) {
     j["speedup_over_baseline"] = r.outcomes[*r.baseline].timing.median / r.outcomes[*r.winner].timing.median;
@@ -92,7 +112,16 @@ void print_shape_report(std::ostream& out, const kernels::Kernel& kernel, const 
       << r.space_total << " configs, " << r.space_filtered << " filtered by constraints, " << r.space_valid
       << " valid" << (r.space_selected ? ", " + std::to_string(*r.space_selected) + " selected by --only" : "")
       << "; " << r.outcomes.size() << " evaluated, " << r.failures() << " failed"
-      << (r.stopped_early ? ", stopped by budget/time" : "") << ")\n";
+      << ")\n";
+  if (!r.strategy.empty()) {
+    const auto seeded = std::count_if(r.outcomes.begin(), r.outcomes.end(), [](const Outcome& o) { return o.transfer_seed; });
+    out << "  search: " << r.strategy << " (seed " << r.seed << ")";
+    if (seeded) {
+      out << ", " << seeded << " transfer seeds from";
+      for (const auto& f : r.transfer_from) out << " " << f;
+    }
+    out << "; " << (r.stop_reason.empty() ? "the space was exhausted" : "stopped: " + r.stop_reason) << "\n";
+  }
   const auto ok = ranked(r);
   if (ok.empty()) {
     out << "  no variant validated\n";
@@ -136,6 +165,16 @@ void print_shape_report(std::ostream& out, const kernels::Kernel& kernel, const 
                   "changed during the run\n",
                   *r.drift);
     out << line;
+  }
+  const auto importance = importance_of(r);
+  if (!importance.empty()) {
+    out << "  parameter importance (share of log-time variance; value in the winner):";
+    for (std::size_t i = 0; i < importance.size(); ++i) {
+      std::snprintf(line, sizeof line, "%s %s %.0f%% (%d)", i ? "," : "", importance[i].name.c_str(),
+                    100 * importance[i].share, importance[i].best_value);
+      out << line;
+    }
+    out << "\n";
   }
   std::map<std::string, std::size_t> failures;
   for (const auto& o : r.outcomes)

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <future>
+#include <list>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -10,7 +12,11 @@
 #include "harness/compiler.hpp"
 #include "tuner/device_problem.hpp"
 #include "tuner/evaluator.hpp"
-#include "tuner/strategy.hpp"
+#include "common/hash.hpp"
+#include "tuner/search/search_loop.hpp"
+#include "tuner/search/search_space.hpp"
+#include "tuner/search/strategy.hpp"
+#include "tuner/search/transfer.hpp"
 #include "tuner/variant.hpp"
 
 namespace vktune {
@@ -92,6 +98,10 @@ std::string dispatch_json(const kernels::DispatchRule& rule) {
 std::size_t ShapeResult::failures() const {
   return static_cast<std::size_t>(std::count_if(outcomes.begin(), outcomes.end(),
                                                 [](const Outcome& o) { return o.status != results::Status::ok; }));
+}
+
+std::uint64_t shape_seed(std::uint64_t seed, const kernels::Shape& shape) {
+  return Hasher().add(seed).add(kernels::shape_to_string(shape)).value();
 }
 
 results::DeviceIdentity identity_of(const vk::DeviceInfo& info) {
@@ -230,12 +240,211 @@ ShapeResult TuneSession::check(const kernels::Kernel& kernel, const kernels::Sha
   return run(kernel, shape, options, configs, true);
 }
 
+// Evaluates configs of one shape: prepare() looks up stored results and
+// starts compiling a batch in the background; evaluate() validates and times
+// one config on the device (strictly one at a time), records the outcome and
+// reports it to the search.
+class TuneSession::Evaluation final : public BatchEvaluator {
+ public:
+  Evaluation(TuneSession& session, const kernels::Kernel& kernel, const kernels::Shape& shape,
+             const TuneOptions& options, const kernels::Problem& problem, std::unique_ptr<DeviceProblem>& on_device,
+             std::uint32_t copies, ShapeResult& result)
+      : session_(session),
+        kernel_(kernel),
+        shape_(shape),
+        shape_text_(kernels::shape_to_string(shape)),
+        options_(options),
+        problem_(problem),
+        on_device_(on_device),
+        copies_(copies),
+        metrics_(kernel.metrics(shape)),
+        result_(result) {
+    threads_ = options.compile_threads ? options.compile_threads : std::max(1u, std::thread::hardware_concurrency());
+  }
+  ~Evaluation() override {
+    for (auto& b : batches_)
+      if (b.compiling.valid()) b.compiling.wait();
+  }
+
+  // The configs behind the indices a search hands out.
+  void bind(const SearchSpace* space) { space_ = space; }
+
+  void prepare(const std::vector<std::size_t>& batch) override {
+    std::vector<kernels::Config> configs;
+    for (auto index : batch) configs.push_back(space_->config(index));
+    prepare_configs(configs, false);
+  }
+
+  void prepare_configs(const std::vector<kernels::Config>& configs, bool is_baseline) {
+    if (configs.empty()) return;
+    auto& b = batches_.emplace_back();
+    for (const auto& config : configs) {
+      Candidate c;
+      c.variant = describe_variant(kernel_, config, shape_, session_.templates_);
+      c.is_baseline = is_baseline;
+      auto* store = session_.store_;
+      if (store && options_.time_variants) {
+        c.previous = store->find_measurement(*session_.device_row_, c.variant.variant_hash, shape_text_,
+                                             options_.cache_mode);
+      }
+      if (!c.previous && store) {
+        if (auto cached = store->get_spirv(c.variant.variant_hash)) c.variant.spirv = std::move(*cached);
+      }
+      b.candidates.push_back(std::move(c));
+    }
+    auto* candidates = &b.candidates;
+    const auto& templates = session_.templates_;
+    const unsigned threads = threads_;
+    b.compiling = std::async(std::launch::async, [candidates, &templates, threads] {
+      compile_all(*candidates, templates, threads);
+    });
+  }
+
+  Observation evaluate(std::size_t index) override {
+    const auto& outcome = evaluate_config(space_->config(index));
+    return {index, outcome.status == results::Status::ok && options_.time_variants
+                       ? std::optional<double>(outcome.timing.median)
+                       : std::nullopt};
+  }
+
+  // Validates (and times) a prepared config; the outcome joins the result.
+  const Outcome& evaluate_config(const kernels::Config& config) {
+    Candidate& c = find(config);
+    if (c.previous) {
+      result_.outcomes.push_back(from_measurement(*c.previous, c.variant.config, c.is_baseline));
+    } else {
+      result_.outcomes.push_back(measure(c));
+    }
+    const auto& last = result_.outcomes.back();
+    if (c.is_baseline) result_.baseline = result_.outcomes.size() - 1;
+    if (last.status == results::Status::ok && options_.time_variants && (!best_ns_ || last.timing.median < *best_ns_)) {
+      best_ns_ = last.timing.median;
+      result_.winner = result_.outcomes.size() - 1;
+    }
+    session_.progress_.update(result_.outcomes.size(), result_.failures(),
+                              best_ns_ ? std::optional<double>(*best_ns_ / 1000.0) : std::nullopt);
+    return last;
+  }
+
+ private:
+  struct Batch {
+    std::vector<Candidate> candidates;
+    std::future<void> compiling;
+  };
+
+  Candidate& find(const kernels::Config& config) {
+    for (auto& b : batches_) {
+      for (auto& c : b.candidates) {
+        if (c.variant.config != config) continue;
+        if (b.compiling.valid()) b.compiling.get();
+        return c;
+      }
+    }
+    throw Error(ErrorKind::internal, "evaluation of a config that was never prepared");
+  }
+
+  Outcome measure(Candidate& c) {
+    auto& device = *session_.device_;
+    Outcome o;
+    o.config = c.variant.config;
+    o.variant_hash = c.variant.variant_hash;
+    o.is_baseline = c.is_baseline;
+    try {
+      if (c.compile_error) throw *c.compile_error;
+      if (session_.store_) session_.store_->put_spirv(c.variant.variant_hash, c.variant.spirv);
+      VariantRunner runner(device, c.variant, static_cast<std::uint32_t>(problem_.buffers.size()),
+                           static_cast<std::uint32_t>(kernel_.shape_dims().size()), copies_ + 2);
+      o.validation = runner.validate(*on_device_, problem_, kernel_.variant_tolerance(c.variant.config, shape_),
+                                     device.info().is_cpu() ? vk::kCpuDriverTimeout : vk::kDefaultTimeout);
+      if (!o.validation.passed) throw Error(ErrorKind::wrong_result, o.validation.reason);
+      if (options_.time_variants) {
+        o.timing = runner.time(*on_device_, shape_, options_.timer).per_dispatch_ns;
+        o.gbps = metrics_.bytes / o.timing.median;
+        o.gflops = metrics_.flops / o.timing.median;
+      }
+    } catch (const Error& e) {
+      o.status = status_for(e.kind());
+      o.reason = e.what();
+      if (!session_.device_->usable()) {
+        on_device_.reset();
+        session_.reopen_device();
+        on_device_ = std::make_unique<DeviceProblem>(*session_.device_, problem_, copies_);
+      }
+    }
+    if (session_.store_ && options_.time_variants) {
+      session_.record(kernel_, c.variant, o, shape_text_, options_.cache_mode);
+    }
+    return o;
+  }
+
+  TuneSession& session_;
+  const kernels::Kernel& kernel_;
+  const kernels::Shape& shape_;
+  const std::string shape_text_;
+  const TuneOptions& options_;
+  const kernels::Problem& problem_;
+  std::unique_ptr<DeviceProblem>& on_device_;
+  const std::uint32_t copies_;
+  const kernels::Metrics metrics_;
+  ShapeResult& result_;
+  unsigned threads_ = 1;
+  const SearchSpace* space_ = nullptr;
+  std::list<Batch> batches_;  // a list: a batch's address stays put while it compiles
+  std::optional<double> best_ns_;
+};
+
+std::vector<kernels::Config> TuneSession::transfer_seeds(const kernels::Kernel& kernel, const kernels::Shape& shape,
+                                                         const std::string& cache_mode,
+                                                         std::vector<std::string>& from) const {
+  if (!store_ || !device_row_) return {};
+  // This device first, then other devices of the same model (vendor and
+  // device id): their best configs are the likeliest to win here too.
+  std::vector<std::int64_t> rows{*device_row_};
+  const auto self = identity_of(device_->info());
+  for (const auto& [row, id] : store_->devices())
+    if (row != *device_row_ && id.vendor_id == self.vendor_id && id.device_id == self.device_id) rows.push_back(row);
+  std::vector<kernels::Config> seeds;
+  for (auto row : rows) {
+    std::vector<kernels::Shape> tuned;
+    for (const auto& w : store_->winners(row, kernel.name())) {
+      if (w.cache_mode != cache_mode) continue;
+      try {
+        tuned.push_back(kernels::parse_shape(w.shape, kernel.shape_dims().size()));
+      } catch (const Error&) {
+      }
+    }
+    // The same shape measured on a sibling device is the nearest of all.
+    const auto near = nearest_shapes(kernel, shape, tuned, row == *device_row_ ? 2 : 1);
+    std::vector<kernels::Shape> picks = near;
+    if (row != *device_row_ && std::find(tuned.begin(), tuned.end(), shape) != tuned.end()) picks.insert(picks.begin(), shape);
+    for (const auto& s : picks) {
+      const auto text = kernels::shape_to_string(s);
+      const auto measured = store_->measurements(row, kernel.name(), text, cache_mode);
+      std::size_t taken = 0;
+      if (auto w = store_->find_winner(row, kernel.name(), text, cache_mode)) {
+        seeds.push_back(kernels::config_from_json(w->config_json));
+        ++taken;
+      }
+      for (const auto& m : measured) {
+        if (taken >= kTransferTop + 1 || m.status != results::Status::ok) break;
+        if (auto v = store_->find_variant(m.variant_hash)) {
+          seeds.push_back(kernels::config_from_json(v->config_json));
+          ++taken;
+        }
+      }
+      from.push_back(text + (row == *device_row_ ? "" : " (device #" + std::to_string(row) + ")"));
+    }
+  }
+  return seeds;
+}
+
 ShapeResult TuneSession::run(const kernels::Kernel& kernel, const kernels::Shape& shape, const TuneOptions& options,
                              std::vector<kernels::Config> explicit_configs, bool use_explicit) {
   kernel.validate_shape(shape);
   const std::string shape_text = kernels::shape_to_string(shape);
   ShapeResult result;
   result.shape = shape;
+  result.seed = shape_seed(options.seed, shape);
   const auto space = enumerate_space(kernel, shape, device_->info());
   result.space_name = space.space_name;
   result.space_total = space.total;
@@ -247,28 +456,7 @@ ShapeResult TuneSession::run(const kernels::Kernel& kernel, const kernels::Shape
     result.space_selected = candidates.size();
   }
 
-  // What to evaluate, in order: the baseline first, then the proposals.
-  std::vector<kernels::Config> order;
-  if (use_explicit) {
-    order = std::move(explicit_configs);
-  } else {
-    const auto baseline = kernel.baseline(shape);
-    order.push_back(baseline);
-    auto strategy = make_strategy(options.strategy, candidates, options.seed);
-    std::size_t proposed = 0;
-    while (auto config = strategy->next()) {
-      if (options.budget && proposed >= *options.budget) {
-        result.stopped_early = true;
-        break;
-      }
-      if (*config == baseline) continue;
-      order.push_back(std::move(*config));
-      ++proposed;
-    }
-  }
-
-  const auto problem = kernel.make_problem(shape, options.seed);
-  const auto metrics = kernel.metrics(shape);
+  const auto problem = kernel.make_problem(shape, result.seed);
   std::uint64_t weight_bytes = 0;
   for (const auto& b : problem.buffers)
     if (b.is_weights) weight_bytes += b.bytes.size();
@@ -276,80 +464,59 @@ ShapeResult TuneSession::run(const kernels::Kernel& kernel, const kernels::Shape
                                    ? cold_cache_copies(weight_bytes, device_->info().device_local_bytes())
                                    : 1;
   auto on_device = std::make_unique<DeviceProblem>(*device_, problem, copies);
-  const auto buffer_count = static_cast<std::uint32_t>(problem.buffers.size());
-  const auto dims = static_cast<std::uint32_t>(kernel.shape_dims().size());
+  Evaluation evaluation(*this, kernel, shape, options, problem, on_device, copies, result);
 
-  const unsigned threads = options.compile_threads ? options.compile_threads
-                                                   : std::max(1u, std::thread::hardware_concurrency());
-  const std::size_t batch_size = std::max<std::size_t>(4, 2 * threads);
-  progress_.start(kernel.name() + " " + shape_text, order.size());
-  std::optional<double> best_ns;
-  auto out_of_time = [&] { return options.deadline && Clock::now() >= *options.deadline; };
-
-  bool out_of_budget_time = false;
-  for (std::size_t start = 0; start < order.size() && !out_of_budget_time; start += batch_size) {
-    std::vector<Candidate> batch;
-    for (std::size_t i = start; i < std::min(order.size(), start + batch_size); ++i) {
-      Candidate c;
-      c.variant = describe_variant(kernel, order[i], shape, templates_);
-      c.is_baseline = !use_explicit && i == 0;
-      if (store_ && options.time_variants) {
-        c.previous = store_->find_measurement(*device_row_, c.variant.variant_hash, shape_text, options.cache_mode);
-      }
-      if (!c.previous && store_) {
-        if (auto cached = store_->get_spirv(c.variant.variant_hash)) c.variant.spirv = std::move(*cached);
-      }
-      batch.push_back(std::move(c));
+  if (use_explicit) {
+    // Exactly these configs, in order (the check command).
+    progress_.start(kernel.name() + " " + shape_text, explicit_configs.size());
+    for (std::size_t start = 0; start < explicit_configs.size(); start += 8) {
+      const std::vector<kernels::Config> batch(explicit_configs.begin() + static_cast<long>(start),
+                                               explicit_configs.begin() +
+                                                   static_cast<long>(std::min(explicit_configs.size(), start + 8)));
+      evaluation.prepare_configs(batch, false);
+      for (const auto& config : batch) evaluation.evaluate_config(config);
     }
-    compile_all(batch, templates_, threads);
-
-    for (auto& c : batch) {
-      // The baseline always runs, so the speedup can be reported.
-      if (!c.is_baseline && out_of_time()) {
-        result.stopped_early = out_of_budget_time = true;
-        break;
-      }
-      if (c.previous) {
-        result.outcomes.push_back(from_measurement(*c.previous, c.variant.config, c.is_baseline));
-      } else {
-        Outcome o;
-        o.config = c.variant.config;
-        o.variant_hash = c.variant.variant_hash;
-        o.is_baseline = c.is_baseline;
-        try {
-          if (c.compile_error) throw *c.compile_error;
-          if (store_) store_->put_spirv(c.variant.variant_hash, c.variant.spirv);
-          VariantRunner runner(*device_, c.variant, buffer_count, dims, copies + 2);
-          o.validation = runner.validate(*on_device, problem, kernel.variant_tolerance(c.variant.config, shape),
-                                         device_->info().is_cpu() ? vk::kCpuDriverTimeout : vk::kDefaultTimeout);
-          if (!o.validation.passed) throw Error(ErrorKind::wrong_result, o.validation.reason);
-          if (options.time_variants) {
-            o.timing = runner.time(*on_device, shape, options.timer).per_dispatch_ns;
-            o.gbps = metrics.bytes / o.timing.median;
-            o.gflops = metrics.flops / o.timing.median;
-          }
-        } catch (const Error& e) {
-          o.status = status_for(e.kind());
-          o.reason = e.what();
-          if (!device_->usable()) {
-            on_device.reset();
-            reopen_device();
-            on_device = std::make_unique<DeviceProblem>(*device_, problem, copies);
-          }
+  } else {
+    const auto bounded = options.budget || options.deadline || options.target_ns || options.converge;
+    const SearchSpace search(kernel.spaces().at(kernel.space_index(shape)).parameters, candidates);
+    result.strategy = !options.strategy.empty()                            ? options.strategy
+                      : bounded || search.size() > kExhaustiveUpTo ? "model"
+                                                                           : "exhaustive";
+    auto strategy = make_strategy(result.strategy, {search, result.seed, static_cast<bool>(bounded)});
+    AnyStopCondition stop;
+    if (options.budget) stop.add(stop_after_variants(*options.budget));
+    if (options.deadline) stop.add(stop_at(*options.deadline));
+    if (options.target_ns) stop.add(stop_at_target(*options.target_ns, options.target_within));
+    if (options.converge) stop.add(stop_on_convergence(*options.converge));
+    SearchLoop loop(search, *strategy, stop, options.batch_size, options.budget);
+    std::vector<kernels::Config> seed_configs;
+    if (options.transfer) {
+      std::vector<std::size_t> seeds;
+      for (const auto& config : transfer_seeds(kernel, shape, options.cache_mode, result.transfer_from)) {
+        if (auto index = search.index_of(config)) {
+          seeds.push_back(*index);
+          seed_configs.push_back(config);
         }
-        if (store_ && options.time_variants) record(kernel, c.variant, o, shape_text, options.cache_mode);
-        result.outcomes.push_back(std::move(o));
       }
-      const auto& last = result.outcomes.back();
-      if (c.is_baseline) result.baseline = result.outcomes.size() - 1;
-      if (last.status == results::Status::ok && options.time_variants &&
-          (!best_ns || last.timing.median < *best_ns)) {
-        best_ns = last.timing.median;
-        result.winner = result.outcomes.size() - 1;
-      }
-      progress_.update(result.outcomes.size(), result.failures(),
-                       best_ns ? std::optional<double>(*best_ns / 1000.0) : std::nullopt);
+      loop.add_seeds(seeds);
     }
+    evaluation.bind(&search);
+    const std::size_t planned = 1 + std::min(search.size(), options.budget.value_or(search.size()));
+    progress_.start(kernel.name() + " " + shape_text, planned);
+
+    // The baseline always runs first, so that the speedup can be reported;
+    // the strategy learns from it like any result.
+    const auto baseline = kernel.baseline(shape);
+    evaluation.prepare_configs({baseline}, true);
+    const auto& base = evaluation.evaluate_config(baseline);
+    if (auto index = search.index_of(baseline)) {
+      loop.observe_outside({*index, base.status == results::Status::ok ? std::optional<double>(base.timing.median)
+                                                                       : std::nullopt});
+    }
+    result.stop_reason = run_search(loop, evaluation, [] { return Clock::now(); });
+    result.stopped_early = !result.stop_reason.empty();
+    for (auto& o : result.outcomes)
+      o.transfer_seed = !o.is_baseline && std::find(seed_configs.begin(), seed_configs.end(), o.config) != seed_configs.end();
   }
   progress_.finish();
   if (options.time_variants && options.confirm_top > 0 && result.winner) {

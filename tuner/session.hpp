@@ -27,10 +27,20 @@ namespace vktune {
 class DeviceProblem;
 
 struct TuneOptions {
-  std::string strategy = "exhaustive";
+  // A registered strategy's name; "" picks `model` when the search is bounded
+  // (budget, time, target, convergence) or the space holds more than
+  // kExhaustiveUpTo configs, else `exhaustive`.
+  std::string strategy;
   std::optional<std::size_t> budget;  // variants per shape, the baseline not counted
   std::optional<std::chrono::steady_clock::time_point> deadline;
-  std::uint64_t seed = 1;
+  std::optional<double> target_ns;  // stop once within target_within of this
+  double target_within = 0;
+  std::optional<std::size_t> converge;  // stop after this many variants without a faster one
+  // Before searching, evaluate the stored winners and best variants of the
+  // nearest tuned shapes (this device, then devices of the same model).
+  bool transfer = true;
+  std::size_t batch_size = 8;  // configs a strategy proposes at a time
+  std::uint64_t seed = 1;  // each shape derives its own from this and the shape
   std::string cache_mode = "cold";  // "cold" rotates weight copies; "hot" reuses one
   unsigned compile_threads = 0;     // 0 = hardware concurrency
   vk::TimerOptions timer;
@@ -46,6 +56,9 @@ struct TuneOptions {
   std::map<std::string, std::vector<int>> only;
 };
 
+// Up to this many valid configs a search without bounds is exhaustive.
+inline constexpr std::size_t kExhaustiveUpTo = 256;
+
 struct Outcome {
   kernels::Config config;
   std::string variant_hash;
@@ -57,6 +70,7 @@ struct Outcome {
   bool is_baseline = false;
   bool resumed = false;  // taken from the store, not measured in this run
   bool confirmed = false;  // re-timed in the confirmation pass
+  bool transfer_seed = false;  // proposed as a near shape's best, before the search
 };
 
 struct ShapeResult {
@@ -68,6 +82,10 @@ struct ShapeResult {
   std::optional<std::size_t> winner;
   std::optional<std::size_t> baseline;
   bool stopped_early = false;  // budget or time ran out before the space did
+  std::string strategy;        // the strategy that searched
+  std::uint64_t seed = 0;      // this shape's seed
+  std::string stop_reason;     // why the search ended ("" = the space was exhausted)
+  std::vector<std::string> transfer_from;  // shapes whose best configs were evaluated first
   // The baseline's time when re-measured at the end over its first
   // measurement (1 = steady). Far from 1, the device's speed changed during
   // the search (clocks, thermal limits, other work on the GPU) and the
@@ -95,9 +113,13 @@ class TuneSession {
                     const std::vector<kernels::Config>& configs, std::uint64_t seed);
 
  private:
-  struct Work;
+  class Evaluation;
+  friend class Evaluation;
   ShapeResult run(const kernels::Kernel& kernel, const kernels::Shape& shape, const TuneOptions& options,
                   std::vector<kernels::Config> explicit_configs, bool use_explicit);
+  // Configs to evaluate first: the best of the nearest tuned shapes.
+  std::vector<kernels::Config> transfer_seeds(const kernels::Kernel& kernel, const kernels::Shape& shape,
+                                              const std::string& cache_mode, std::vector<std::string>& from) const;
   void reopen_device();
   void record(const kernels::Kernel& kernel, const CompiledVariant& variant, const Outcome& outcome,
               const std::string& shape_text, const std::string& cache_mode);
@@ -113,6 +135,9 @@ class TuneSession {
   const TemplateLibrary& templates_;
   Progress& progress_;
 };
+
+// A shape's own seed: runs over several shapes sample each differently.
+std::uint64_t shape_seed(std::uint64_t seed, const kernels::Shape& shape);
 
 // The store's identity of a device.
 results::DeviceIdentity identity_of(const vk::DeviceInfo& info);

@@ -12,7 +12,8 @@
 #include "tuner/report.hpp"
 #include "tuner/session.hpp"
 #include "tuner/space.hpp"
-#include "tuner/strategy.hpp"
+#include "tuner/search/search_space.hpp"
+#include "tuner/search/strategy.hpp"
 
 namespace vktune::cli {
 
@@ -57,10 +58,10 @@ std::vector<kernels::Config> select_configs(const kernels::Kernel& kernel, const
     } catch (const std::exception&) {
     }
     if (n == 0) throw Error(ErrorKind::usage, "--variants sample:N needs a positive N, got '" + args.variants + "'");
-    auto strategy = make_random(space.valid, args.seed);
+    const SearchSpace search(space.valid);
+    auto strategy = make_strategy("random", {search, args.seed, true});
     std::vector<kernels::Config> configs;
-    while (configs.size() < n)
-      if (auto c = strategy->next()) configs.push_back(*c); else break;
+    for (auto index : strategy->propose(n)) configs.push_back(search.config(index));
     return configs;
   }
   throw Error(ErrorKind::usage, "--variants must be all, winners or sample:N, not '" + args.variants + "'");

@@ -17,6 +17,7 @@
 #include "tuner/commands/commands.hpp"
 #include "tuner/commands/options.hpp"
 #include "tuner/report.hpp"
+#include "tuner/search/strategy.hpp"
 #include "tuner/session.hpp"
 
 namespace vktune::cli {
@@ -26,9 +27,14 @@ namespace {
 struct TuneArgs {
   std::uint32_t device = 0;
   std::vector<std::string> shapes;
-  std::string strategy = "exhaustive";
+  std::string strategy;
   std::size_t budget = 0;
   std::string time;
+  std::string target;
+  double within = 0;
+  std::size_t converge = 0;
+  bool no_transfer = false;
+  std::size_t batch = 8;
   std::string db;
   std::string cache = "cold";
   bool json = false;
@@ -91,9 +97,9 @@ void run_tune(const kernels::Kernel& kernel, TuneArgs args, int& result_code) {
   if (args.cache != "cold" && args.cache != "hot") {
     throw Error(ErrorKind::usage, "--cache must be cold or hot, not '" + args.cache + "'");
   }
-  if (args.strategy != "exhaustive" && args.strategy != "random") {
-    throw Error(ErrorKind::usage, "unknown strategy '" + args.strategy + "'; use exhaustive or random");
-  }
+  if (!args.strategy.empty()) find_strategy(args.strategy);
+  std::optional<double> target_ns;
+  if (!args.target.empty()) target_ns = parse_duration(args.target).count() * 1e9;
   std::optional<std::chrono::steady_clock::time_point> deadline;
   if (!args.time.empty()) {
     deadline = std::chrono::steady_clock::now() +
@@ -151,6 +157,11 @@ void run_tune(const kernels::Kernel& kernel, TuneArgs args, int& result_code) {
   TuneOptions options;
   options.strategy = args.strategy;
   if (args.budget) options.budget = args.budget;
+  options.target_ns = target_ns;
+  options.target_within = args.within / 100;
+  if (args.converge) options.converge = args.converge;
+  options.transfer = !args.no_transfer;
+  options.batch_size = args.batch;
   options.deadline = deadline;
   options.seed = args.seed;
   options.cache_mode = args.cache;
@@ -199,9 +210,32 @@ void add_tune_commands(CLI::App& root, int& result_code) {
     std::string dims;
     for (const auto& d : kernel->shape_dims()) dims += (dims.empty() ? "" : ",") + d;
     cmd->add_option("--shape,-s", args->shapes, "Shape " + dims + " to tune (repeatable; default: the kernel's shapes)");
-    cmd->add_option("--strategy", args->strategy, "Search strategy: exhaustive or random")->capture_default_str();
+    cmd->add_option("--strategy", args->strategy,
+                    "Search strategy: " + strategy_names() +
+                        " (default: model when a budget, time, target or convergence bounds the search or the space "
+                        "holds over " + std::to_string(kExhaustiveUpTo) + " configs, else exhaustive)")
+        ->check(CLI::Validator(
+            [](std::string& name) {
+              try {
+                find_strategy(name);
+                return std::string();
+              } catch (const Error& e) {
+                return std::string(e.what());
+              }
+            },
+            "STRATEGY"));
     cmd->add_option("--budget", args->budget, "At most N variants per shape besides the baseline (0 = no limit)");
-    cmd->add_option("--time", args->time, "Stop proposing variants after this long, e.g. 90s, 5m");
+    cmd->add_option("--time", args->time, "Stop starting variants after this long, e.g. 90s, 5m (for the whole run)");
+    cmd->add_option("--target", args->target, "Stop a shape once a variant is this fast (e.g. 13.5us, 0.2ms)");
+    cmd->add_option("--within", args->within, "With --target: stop within this many percent of it")
+        ->check(CLI::Range(0.0, 1000.0));
+    cmd->add_option("--converge", args->converge, "Stop a shape after N variants in a row without a faster one");
+    cmd->add_flag("--no-transfer", args->no_transfer,
+                  "Do not evaluate the best configs of the nearest tuned shapes first");
+    cmd->add_option("--batch", args->batch, "Configs the strategy proposes at a time (the next batch compiles "
+                                            "while this one is timed)")
+        ->capture_default_str()
+        ->check(CLI::Range(1, 256));
     cmd->add_option("--db", args->db, "SQLite database (default: $VKTUNE_DB, else ~/.local/share/vktune/vktune.db)");
     cmd->add_option("--cache", args->cache, "cold: rotate weight copies larger than the GPU caches; hot: reuse one")
         ->capture_default_str();

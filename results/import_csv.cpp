@@ -1,0 +1,119 @@
+#include "results/import_csv.hpp"
+
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "common/error.hpp"
+
+namespace vktune::results {
+namespace {
+
+// One RFC 4180 record starting at `pos` (quoted fields may span lines);
+// advances `pos` past it. False at the end of the text.
+bool next_record(const std::string& text, std::size_t& pos, std::vector<std::string>& fields) {
+  fields.clear();
+  if (pos >= text.size()) return false;
+  std::string field;
+  bool quoted = false;
+  while (pos < text.size()) {
+    const char c = text[pos++];
+    if (quoted) {
+      if (c == '"') {
+        if (pos < text.size() && text[pos] == '"') {
+          field += '"';
+          ++pos;
+        } else {
+          quoted = false;
+        }
+      } else {
+        field += c;
+      }
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      fields.push_back(std::move(field));
+      field.clear();
+    } else if (c == '\n' || c == '\r') {
+      if (c == '\r' && pos < text.size() && text[pos] == '\n') ++pos;
+      break;
+    } else {
+      field += c;
+    }
+  }
+  if (quoted) throw Error(ErrorKind::format, "unterminated quoted field");
+  fields.push_back(std::move(field));
+  return true;
+}
+
+double number(const std::string& text, const char* column) {
+  if (text.empty()) return 0;
+  std::size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != text.size()) throw Error(ErrorKind::format, std::string(column) + " is not a number: '" + text + "'");
+  return v;
+}
+
+}  // namespace
+
+std::vector<MeasurementRow> read_measurements_csv(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(ErrorKind::io, "cannot read " + path.string());
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  const std::string text = buffer.str();
+  std::size_t pos = 0;
+  std::vector<std::string> fields;
+  if (!next_record(text, pos, fields)) throw Error(ErrorKind::format, path.string() + ": empty file");
+  std::map<std::string, std::size_t> column;
+  for (std::size_t i = 0; i < fields.size(); ++i) column[fields[i]] = i;
+  for (const char* required : {"kernel", "shape", "cache_mode", "config", "status", "median_ns"}) {
+    if (!column.count(required)) {
+      throw Error(ErrorKind::format, path.string() + ": not a vktune measurements CSV (no column '" +
+                                         std::string(required) + "')");
+    }
+  }
+  auto field = [&](const char* name) -> const std::string& {
+    static const std::string none;
+    const auto it = column.find(name);
+    return it == column.end() || it->second >= fields.size() ? none : fields[it->second];
+  };
+  std::vector<MeasurementRow> rows;
+  std::size_t line = 1;
+  while (next_record(text, pos, fields)) {
+    ++line;
+    if (fields.size() == 1 && fields[0].empty()) continue;  // a blank line
+    try {
+      if (fields.size() != column.size()) {
+        throw Error(ErrorKind::format, std::to_string(fields.size()) + " fields, the header has " +
+                                           std::to_string(column.size()));
+      }
+      MeasurementRow row;
+      row.device_row = static_cast<std::int64_t>(number(field("device_row"), "device_row"));
+      row.device.name = field("device_name");
+      row.kernel = field("kernel");
+      row.config_json = field("config");
+      row.is_winner = field("winner") == "1";
+      auto& m = row.measurement;
+      m.device_id = row.device_row;
+      m.variant_hash = field("variant_hash");
+      m.shape = field("shape");
+      m.cache_mode = field("cache_mode");
+      m.status = status_from_string(field("status"));
+      m.reason = field("reason");
+      m.median_ns = number(field("median_ns"), "median_ns");
+      if (m.status == Status::ok && !(m.median_ns > 0)) throw Error(ErrorKind::format, "an ok row without a time");
+      rows.push_back(std::move(row));
+    } catch (const Error& e) {
+      throw Error(ErrorKind::format, path.string() + ":" + std::to_string(line) + ": " + e.what());
+    }
+  }
+  return rows;
+}
+
+}  // namespace vktune::results

@@ -1,0 +1,101 @@
+#include "tuner/search/search_loop.hpp"
+
+#include <algorithm>
+
+#include "common/error.hpp"
+
+namespace vktune {
+
+SearchLoop::SearchLoop(const SearchSpace& space, Strategy& strategy, const StopCondition& stop,
+                       std::size_t batch_size, std::optional<std::size_t> max_variants)
+    : space_(space),
+      strategy_(strategy),
+      stop_(stop),
+      batch_size_(std::max<std::size_t>(1, batch_size)),
+      max_variants_(max_variants),
+      handed_out_(space.size(), false) {}
+
+void SearchLoop::add_seeds(const std::vector<std::size_t>& seeds) {
+  for (auto s : seeds)
+    if (s < space_.size() && std::find(seeds_.begin(), seeds_.end(), s) == seeds_.end()) seeds_.push_back(s);
+}
+
+void SearchLoop::observe_outside(const Observation& result) {
+  if (result.index >= space_.size()) return;
+  if (!handed_out_[result.index]) {
+    handed_out_[result.index] = true;  // not counted: it is no evaluation of the search
+    seeds_.erase(std::remove(seeds_.begin(), seeds_.end(), result.index), seeds_.end());
+  }
+  strategy_.observe({result});
+}
+
+bool SearchLoop::hand_out(std::size_t index) {
+  if (index >= space_.size()) throw Error(ErrorKind::internal, "a strategy proposed an index outside the space");
+  if (handed_out_[index]) return false;
+  handed_out_[index] = true;
+  ++handed_out_count_;
+  return true;
+}
+
+std::vector<std::size_t> SearchLoop::next_batch() {
+  std::vector<std::size_t> batch;
+  auto room = [&] {
+    const std::size_t cap = max_variants_ ? *max_variants_ : space_.size();
+    return handed_out_count_ < cap ? std::min(batch_size_ - batch.size(), cap - handed_out_count_) : 0;
+  };
+  // Seeds go out in batches of their own, so that the strategy's first
+  // proposals come after them.
+  while (seeds_given_ < seeds_.size() && room() > 0) {
+    if (hand_out(seeds_[seeds_given_])) batch.push_back(seeds_[seeds_given_]);
+    ++seeds_given_;
+  }
+  if (!batch.empty() || strategy_done_) return batch;
+  // A proposal may name a config handed out but not yet observed (a seed in
+  // flight): it is dropped and the strategy asked again.
+  for (int attempt = 0; attempt < 4 && room() > 0; ++attempt) {
+    const auto proposed = strategy_.propose(room());
+    if (proposed.empty()) {
+      strategy_done_ = batch.empty();
+      break;
+    }
+    for (auto index : proposed)
+      if (hand_out(index)) batch.push_back(index);
+    if (!batch.empty()) break;
+  }
+  return batch;
+}
+
+std::optional<std::string> SearchLoop::stop_reason(std::chrono::steady_clock::time_point now) const {
+  auto p = progress_;
+  p.now = now;
+  return stop_.reason(p);
+}
+
+void SearchLoop::record(const Observation& result) {
+  ++progress_.evaluated;
+  if (result.time_ns && (!progress_.best_ns || *result.time_ns < *progress_.best_ns)) {
+    progress_.best_ns = result.time_ns;
+    progress_.since_improvement = 0;
+  } else {
+    ++progress_.since_improvement;
+  }
+  strategy_.observe({result});
+}
+
+std::string run_search(SearchLoop& loop, BatchEvaluator& evaluator,
+                       const std::function<std::chrono::steady_clock::time_point()>& now) {
+  auto current = loop.next_batch();
+  evaluator.prepare(current);
+  while (!current.empty()) {
+    auto next = loop.next_batch();
+    evaluator.prepare(next);
+    for (auto index : current) {
+      if (auto why = loop.stop_reason(now())) return *why;
+      loop.record(evaluator.evaluate(index));
+    }
+    current = std::move(next);
+  }
+  return "";
+}
+
+}  // namespace vktune

@@ -1,0 +1,79 @@
+#pragma once
+// The order of a search, apart from how a config is evaluated: transfer
+// seeds first, then the strategy's batches, each result observed as it
+// arrives, until a stop condition or the space ends. The tune session drives
+// it with real compiles and timings and hands out the next batch while the
+// current one is timed (so its compile overlaps); replay drives it the same
+// way against stored measurements, so replayed scores are those of a tune.
+#include <chrono>
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tuner/search/search_space.hpp"
+#include "tuner/search/stop_condition.hpp"
+#include "tuner/search/strategy.hpp"
+
+namespace vktune {
+
+class SearchLoop {
+ public:
+  // `max_variants` caps what next_batch hands out in all (a budget), so that
+  // no compile is spent past it.
+  SearchLoop(const SearchSpace& space, Strategy& strategy, const StopCondition& stop, std::size_t batch_size,
+             std::optional<std::size_t> max_variants = std::nullopt);
+
+  // Indices evaluated before any proposal, in order; repeats are dropped.
+  void add_seeds(const std::vector<std::size_t>& seeds);
+  // A result from outside the search (the baseline): the strategy learns
+  // from it and never proposes it; it counts toward nothing.
+  void observe_outside(const Observation& result);
+
+  // The next indices to evaluate: seeds first, then the strategy's
+  // proposals (it has seen every result recorded so far). Empty when done.
+  std::vector<std::size_t> next_batch();
+  // Why the search must stop before its next evaluation, or nothing.
+  std::optional<std::string> stop_reason(std::chrono::steady_clock::time_point now) const;
+  // One evaluation of the search, which the strategy observes at once.
+  void record(const Observation& result);
+
+  const SearchProgress& progress() const { return progress_; }
+  std::size_t handed_out() const { return handed_out_count_; }
+  std::size_t seeds_given() const { return seeds_given_; }
+
+ private:
+  bool hand_out(std::size_t index);
+
+  const SearchSpace& space_;
+  Strategy& strategy_;
+  const StopCondition& stop_;
+  std::size_t batch_size_;
+  std::optional<std::size_t> max_variants_;
+  std::vector<std::size_t> seeds_;
+  std::size_t seeds_given_ = 0;
+  std::vector<bool> handed_out_;
+  std::size_t handed_out_count_ = 0;
+  bool strategy_done_ = false;
+  SearchProgress progress_;
+};
+
+// How the configs of a search are evaluated.
+class BatchEvaluator {
+ public:
+  virtual ~BatchEvaluator() = default;
+  // Starts getting a batch ready (compiling, possibly in the background).
+  virtual void prepare(const std::vector<std::size_t>& batch) = 0;
+  // Evaluates one config of a prepared batch.
+  virtual Observation evaluate(std::size_t index) = 0;
+};
+
+// Runs the search as a tune does: the next batch is handed out and its
+// preparation started before the current batch is evaluated, so that
+// compiling overlaps timing and the strategy is one batch behind. Returns
+// why it stopped, or "" when the strategy ran out of configs.
+std::string run_search(SearchLoop& loop, BatchEvaluator& evaluator,
+                       const std::function<std::chrono::steady_clock::time_point()>& now);
+
+}  // namespace vktune

@@ -1,0 +1,65 @@
+#pragma once
+// The legal configs of one kernel space at one shape on one device, as the
+// strategies see them: an index per config, the ordered values of each
+// parameter (so "one step up" means something), neighbours along those
+// values, and a numeric encoding for surrogate models. Legality is decided
+// once, when the space is built; strategies only ever pick indices.
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kernels/kernel.hpp"
+
+namespace vktune {
+
+class SearchSpace {
+ public:
+  // `legal` must hold distinct configs over the same parameter names. Each
+  // parameter's ordered values are those of `parameters` (the kernel's
+  // declared order) that some legal config takes, followed by any value not
+  // declared there, sorted numerically (a replay may hold configs of an older
+  // parameter list).
+  SearchSpace(const std::vector<kernels::Parameter>& parameters, std::vector<kernels::Config> legal);
+  // From the configs alone: each parameter's values sorted numerically.
+  explicit SearchSpace(std::vector<kernels::Config> legal);
+
+  std::size_t size() const { return configs_.size(); }
+  bool empty() const { return configs_.empty(); }
+  const kernels::Config& config(std::size_t index) const { return configs_.at(index); }
+  const std::vector<kernels::Config>& configs() const { return configs_; }
+  std::optional<std::size_t> index_of(const kernels::Config& config) const;
+
+  // Parameters that take more than one value among the legal configs; the
+  // others carry no information for a search.
+  const std::vector<std::string>& parameter_names() const { return names_; }
+  const std::vector<int>& values(std::size_t parameter) const { return values_.at(parameter); }
+  // Position of config `index`'s value in values(parameter).
+  std::size_t position(std::size_t index, std::size_t parameter) const {
+    return positions_[index * names_.size() + parameter];
+  }
+
+  // Legal configs that differ from `index` in one parameter, each the
+  // nearest legal one below and above along that parameter's ordered values.
+  std::vector<std::size_t> neighbours(std::size_t index) const;
+  // One legal config, uniformly.
+  std::size_t random_index(std::mt19937_64& rng) const;
+
+  // Numeric encoding: per parameter, the value's position scaled to [0, 1].
+  std::size_t feature_count() const { return names_.size(); }
+  double feature(std::size_t index, std::size_t parameter) const;
+
+ private:
+  void build(const std::vector<kernels::Parameter>& parameters);
+
+  std::vector<kernels::Config> configs_;
+  std::map<kernels::Config, std::size_t> index_;
+  std::vector<std::string> names_;
+  std::vector<std::vector<int>> values_;
+  std::vector<std::size_t> positions_;  // configs_ × names_
+};
+
+}  // namespace vktune

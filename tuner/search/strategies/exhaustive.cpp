@@ -1,0 +1,41 @@
+// exhaustive: every legal config; in enumeration order when the search runs
+// to the end, in a random order when a budget, time or target may cut it (a
+// prefix of the enumeration order would vary only the last parameters).
+#include <random>
+
+#include "tuner/search/strategy.hpp"
+
+namespace vktune {
+namespace {
+
+class ExhaustiveStrategy final : public TrackingStrategy {
+ public:
+  explicit ExhaustiveStrategy(const StrategyContext& context) : TrackingStrategy(context) {
+    order_.resize(space_.size());
+    for (std::size_t i = 0; i < order_.size(); ++i) order_[i] = i;
+    if (context.bounded) {
+      std::mt19937_64 rng(context.seed);
+      for (std::size_t i = order_.size(); i > 1; --i) std::swap(order_[i - 1], order_[rng() % i]);
+    }
+  }
+
+  std::vector<std::size_t> propose(std::size_t count) override {
+    std::vector<std::size_t> out;
+    while (out.size() < count && next_ < order_.size()) {
+      const auto index = order_[next_++];
+      if (spend(index)) out.push_back(index);
+    }
+    return out;
+  }
+
+ private:
+  std::vector<std::size_t> order_;
+  std::size_t next_ = 0;
+};
+
+const bool registered = register_strategy(
+    {"exhaustive", "every legal config: in enumeration order, or a random order when a budget or time may cut it",
+     [](const StrategyContext& c) { return std::make_unique<ExhaustiveStrategy>(c); }});
+
+}  // namespace
+}  // namespace vktune

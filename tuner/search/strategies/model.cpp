@@ -1,0 +1,166 @@
+// model: a Gaussian-process surrogate of log time over the parameter
+// encoding, with expected improvement as the acquisition. A batch is chosen
+// one config at a time, each time as if the configs already chosen had been
+// measured at the predicted mean ("kriging believer"): their neighbourhood's
+// uncertainty shrinks, so one batch does not crowd one spot. Before the model
+// has enough results it samples the space evenly (each pick the farthest of a
+// few random configs from everything spent).
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+#include "tuner/search/gaussian_process.hpp"
+#include "tuner/search/strategy.hpp"
+
+namespace vktune {
+namespace {
+
+constexpr std::size_t kInitialResults = 8;   // timed results before the model is trusted
+constexpr std::size_t kMaxTraining = 500;    // fits are cubic in this
+constexpr std::size_t kMaxCandidates = 3000; // predictions are linear in this
+constexpr double kExploration = 0.01;        // EI's margin, in standardised log time
+
+class ModelStrategy final : public TrackingStrategy {
+ public:
+  explicit ModelStrategy(const StrategyContext& context) : TrackingStrategy(context), rng_(context.seed) {}
+
+  std::vector<std::size_t> propose(std::size_t count) override {
+    std::size_t timed = 0;
+    for (const auto& r : results_) timed += r.time_ns.has_value();
+    std::vector<std::size_t> out;
+    if (timed >= kInitialResults && space_.feature_count() > 0) out = by_model(count);
+    while (out.size() < count && spent_count() < space_.size()) {
+      const auto index = spread_pick();
+      spend(index);
+      out.push_back(index);
+    }
+    return out;
+  }
+
+ private:
+  Eigen::VectorXd features(std::size_t index) const {
+    Eigen::VectorXd f(static_cast<Eigen::Index>(space_.feature_count()));
+    for (std::size_t p = 0; p < space_.feature_count(); ++p) f(static_cast<Eigen::Index>(p)) = space_.feature(index, p);
+    return f;
+  }
+
+  double distance_to_spent(std::size_t index) const {
+    double nearest = 1e9;
+    const auto f = features(index);
+    for (std::size_t j = 0; j < space_.size(); ++j)
+      if (spent(j)) nearest = std::min(nearest, (features(j) - f).squaredNorm());
+    return nearest;
+  }
+
+  std::size_t spread_pick() {
+    std::size_t best = space_.size();
+    double farthest = -1;
+    for (int tries = 0; tries < 32; ++tries) {
+      const auto index = space_.random_index(rng_);
+      if (spent(index)) continue;
+      const double d = distance_to_spent(index);
+      if (d > farthest) {
+        farthest = d;
+        best = index;
+      }
+    }
+    if (best == space_.size()) {  // nearly everything spent: take the first unspent
+      for (std::size_t j = 0; j < space_.size(); ++j)
+        if (!spent(j)) return j;
+    }
+    return best;
+  }
+
+  std::vector<std::size_t> by_model(std::size_t count) {
+    // Training set: timed results in log time; failures as the slowest time
+    // seen, so that the model steers away from where variants fail. Over the
+    // cap, the fastest half and the most recent half.
+    double worst = -1e300;
+    for (const auto& r : results_)
+      if (r.time_ns) worst = std::max(worst, std::log(*r.time_ns));
+    std::vector<std::pair<std::size_t, double>> points;
+    for (const auto& r : results_) points.emplace_back(r.index, r.time_ns ? std::log(*r.time_ns) : worst);
+    if (points.size() > kMaxTraining) {
+      std::vector<std::pair<std::size_t, double>> kept(points.end() - kMaxTraining / 2, points.end());
+      points.resize(points.size() - kMaxTraining / 2);
+      std::partial_sort(points.begin(), points.begin() + kMaxTraining / 2, points.end(),
+                        [](const auto& a, const auto& b) { return a.second < b.second; });
+      kept.insert(kept.end(), points.begin(), points.begin() + kMaxTraining / 2);
+      points = std::move(kept);
+    }
+    const auto d = static_cast<Eigen::Index>(space_.feature_count());
+    Eigen::MatrixXd x(static_cast<Eigen::Index>(points.size()), d);
+    Eigen::VectorXd y(static_cast<Eigen::Index>(points.size()));
+    for (std::size_t i = 0; i < points.size(); ++i) {
+      x.row(static_cast<Eigen::Index>(i)) = features(points[i].first);
+      y(static_cast<Eigen::Index>(i)) = points[i].second;
+    }
+    GaussianProcess gp;
+    gp.fit(x, y);
+
+    std::vector<std::size_t> candidates;
+    for (std::size_t j = 0; j < space_.size(); ++j)
+      if (!spent(j)) candidates.push_back(j);
+    if (candidates.size() > kMaxCandidates) {
+      for (std::size_t i = 0; i < kMaxCandidates; ++i)
+        std::swap(candidates[i], candidates[i + rng_() % (candidates.size() - i)]);
+      candidates.resize(kMaxCandidates);
+      if (best_)
+        for (auto n : space_.neighbours(best_->index))
+          if (!spent(n) && std::find(candidates.begin(), candidates.end(), n) == candidates.end())
+            candidates.push_back(n);
+    }
+    if (candidates.empty()) return {};
+    const auto m = static_cast<Eigen::Index>(candidates.size());
+    Eigen::MatrixXd c(m, d);
+    for (Eigen::Index j = 0; j < m; ++j) c.row(j) = features(candidates[static_cast<std::size_t>(j)]);
+    const auto post = gp.posterior(c);
+    Eigen::VectorXd variance = 1.0 - post.v.colwise().squaredNorm().transpose().array();
+    const double incumbent = best_ ? gp.standardise(std::log(*best_->time_ns)) : y.minCoeff();
+
+    std::vector<std::size_t> out;
+    std::vector<bool> taken(candidates.size(), false);
+    std::vector<Eigen::VectorXd> updates;  // believer corrections, one per pick
+    while (out.size() < count && out.size() < candidates.size()) {
+      Eigen::Index pick = -1;
+      double best_ei = -1;
+      for (Eigen::Index j = 0; j < m; ++j) {
+        if (taken[static_cast<std::size_t>(j)]) continue;
+        const double sigma = std::sqrt(std::max(variance(j), 1e-12));
+        const double gain = incumbent - post.mean(j) - kExploration;
+        const double z = gain / sigma;
+        const double ei = gain * 0.5 * std::erfc(-z / std::sqrt(2.0)) + sigma * std::exp(-0.5 * z * z) / std::sqrt(2 * M_PI);
+        if (ei > best_ei) {
+          best_ei = ei;
+          pick = j;
+        }
+      }
+      if (pick < 0) break;
+      taken[static_cast<std::size_t>(pick)] = true;
+      out.push_back(candidates[static_cast<std::size_t>(pick)]);
+      spend(out.back());
+      // Posterior covariance of every candidate with the pick, given the
+      // earlier picks as (believed) observations.
+      Eigen::VectorXd cov(m);
+      for (Eigen::Index j = 0; j < m; ++j) {
+        double v = gp.kernel(c.row(j).transpose(), c.row(pick).transpose()) - post.v.col(j).dot(post.v.col(pick));
+        for (const auto& u : updates) v -= u(j) * u(pick);
+        cov(j) = v;
+      }
+      const double denominator = std::max(variance(pick), 0.0) + gp.noise();
+      Eigen::VectorXd u = cov / std::sqrt(denominator);
+      variance.array() -= u.array().square();
+      updates.push_back(std::move(u));
+    }
+    return out;
+  }
+
+  std::mt19937_64 rng_;
+};
+
+const bool registered = register_strategy(
+    {"model", "a Gaussian-process model of log time with expected improvement (learns from every result)",
+     [](const StrategyContext& c) { return std::make_unique<ModelStrategy>(c); }});
+
+}  // namespace
+}  // namespace vktune
