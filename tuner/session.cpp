@@ -4,6 +4,7 @@
 #include <atomic>
 #include <future>
 #include <list>
+#include <set>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -275,10 +276,18 @@ class TuneSession::Evaluation final : public BatchEvaluator {
     prepare_configs(configs, false);
   }
 
+  // Compiles ahead in the background; a later prepare() finds them.
+  void speculate(const std::vector<std::size_t>& likely) override { prepare(likely); }
+
+  // Starts compiling the configs not prepared before.
   void prepare_configs(const std::vector<kernels::Config>& configs, bool is_baseline) {
-    if (configs.empty()) return;
+    std::vector<kernels::Config> fresh;
+    for (const auto& config : configs)
+      if (!prepared_.count(config)) fresh.push_back(config);
+    if (fresh.empty()) return;
     auto& b = batches_.emplace_back();
-    for (const auto& config : configs) {
+    for (const auto& config : fresh) {
+      prepared_.insert(config);
       Candidate c;
       c.variant = describe_variant(kernel_, config, shape_, session_.templates_);
       c.is_baseline = is_baseline;
@@ -390,6 +399,7 @@ class TuneSession::Evaluation final : public BatchEvaluator {
   unsigned threads_ = 1;
   const SearchSpace* space_ = nullptr;
   std::list<Batch> batches_;  // a list: a batch's address stays put while it compiles
+  std::set<kernels::Config> prepared_;
   std::optional<double> best_ns_;
 };
 

@@ -39,7 +39,7 @@ struct TuneOptions {
   // Before searching, evaluate the stored winners and best variants of the
   // nearest tuned shapes (this device, then devices of the same model).
   bool transfer = true;
-  std::size_t batch_size = 8;  // configs a strategy proposes at a time
+  std::size_t batch_size = 4;  // configs a strategy proposes at a time
   std::uint64_t seed = 1;  // each shape derives its own from this and the shape
   std::string cache_mode = "cold";  // "cold" rotates weight copies; "hot" reuses one
   unsigned compile_threads = 0;     // 0 = hardware concurrency

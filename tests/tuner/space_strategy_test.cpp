@@ -5,7 +5,6 @@
 #include "common/error.hpp"
 #include "tests/tuner/test_kernel.hpp"
 #include "tuner/space.hpp"
-#include "tuner/strategy.hpp"
 
 namespace vktune {
 namespace {
@@ -28,12 +27,6 @@ TEST(Space, EnumeratesCartesianProductAndFiltersByConstraint) {
   EXPECT_EQ(unique.size(), e.valid.size());
 }
 
-std::vector<kernels::Config> drain(Strategy& s) {
-  std::vector<kernels::Config> out;
-  while (auto c = s.next()) out.push_back(*c);
-  return out;
-}
-
 TEST(Space, SelectOnlyKeepsConfigsWithTheListedValues) {
   testing::TestScaleKernel kernel;
   const auto e = enumerate_space(kernel, {100}, small_device());
@@ -46,36 +39,6 @@ TEST(Space, SelectOnlyKeepsConfigsWithTheListedValues) {
   EXPECT_EQ(select_only(kernel, {100}, e.valid, {}).size(), e.valid.size());
   EXPECT_THROW(select_only(kernel, {100}, e.valid, {{"NOPE", {1}}}), Error);
   EXPECT_THROW(select_only(kernel, {100}, e.valid, {{"WG", {65}}}), Error);
-}
-
-TEST(Strategy, ExhaustiveKeepsOrder) {
-  testing::TestScaleKernel kernel;
-  auto e = enumerate_space(kernel, {100}, small_device());
-  auto s = make_exhaustive(e.valid);
-  EXPECT_EQ(drain(*s), e.valid);
-}
-
-TEST(Strategy, RandomIsAPermutationReproducibleFromSeed) {
-  std::vector<kernels::Config> configs;
-  for (int i = 0; i < 50; ++i) configs.push_back({{"P", i}});
-  auto a = drain(*make_random(configs, 42));
-  auto b = drain(*make_random(configs, 42));
-  auto c = drain(*make_random(configs, 43));
-  EXPECT_EQ(a, b);
-  EXPECT_NE(a, c);
-  EXPECT_NE(a, configs);
-  std::set<kernels::Config> seen(a.begin(), a.end());
-  EXPECT_EQ(seen.size(), configs.size());
-}
-
-TEST(Strategy, UnknownNameIsUsageError) {
-  try {
-    make_strategy("genetic", {}, 1);
-    FAIL();
-  } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), ErrorKind::usage);
-    EXPECT_NE(std::string(e.what()).find("genetic"), std::string::npos);
-  }
 }
 
 TEST(Shape, ParseAndFormat) {

@@ -34,7 +34,7 @@ struct TuneArgs {
   double within = 0;
   std::size_t converge = 0;
   bool no_transfer = false;
-  std::size_t batch = 8;
+  std::size_t batch = 4;
   std::string db;
   std::string cache = "cold";
   bool json = false;

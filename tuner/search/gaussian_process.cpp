@@ -8,55 +8,102 @@
 namespace vktune {
 
 namespace {
-double matern52(double distance, double length_scale) {
-  const double r = std::sqrt(5.0) * distance / length_scale;
+double matern52(double scaled_distance) {
+  const double r = std::sqrt(5.0) * scaled_distance;
   return (1 + r + r * r / 3) * std::exp(-r);
 }
+// Candidate length scales; the largest makes a dimension all but irrelevant.
+constexpr double kLengths[] = {0.1, 0.2, 0.4, 0.8, 1.6, 6.0};
+constexpr double kNoises[] = {1e-3, 1e-2, 5e-2, 0.2};
 }  // namespace
 
 double GaussianProcess::kernel(const Eigen::VectorXd& a, const Eigen::VectorXd& b) const {
-  return matern52((a - b).norm(), length_scale_);
+  double sum = 0;
+  for (Eigen::Index d = 0; d < a.size(); ++d) {
+    const double t = (a(d) - b(d)) / length_scales_[static_cast<std::size_t>(d)];
+    sum += t * t;
+  }
+  return matern52(std::sqrt(sum));
 }
 
 Eigen::MatrixXd GaussianProcess::covariance(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) const {
   Eigen::MatrixXd k(a.rows(), b.rows());
   for (Eigen::Index i = 0; i < a.rows(); ++i)
-    for (Eigen::Index j = 0; j < b.rows(); ++j) k(i, j) = matern52((a.row(i) - b.row(j)).norm(), length_scale_);
+    for (Eigen::Index j = 0; j < b.rows(); ++j) k(i, j) = kernel(a.row(i).transpose(), b.row(j).transpose());
   return k;
 }
 
-void GaussianProcess::fit(const Eigen::MatrixXd& x, const Eigen::VectorXd& y) {
+double GaussianProcess::log_likelihood(const std::vector<Eigen::MatrixXd>& squared, const Eigen::VectorXd& z) const {
+  const auto n = z.size();
+  Eigen::MatrixXd scaled = Eigen::MatrixXd::Zero(n, n);
+  for (std::size_t d = 0; d < squared.size(); ++d) scaled += squared[d] / (length_scales_[d] * length_scales_[d]);
+  Eigen::MatrixXd k = scaled.unaryExpr([](double s) { return matern52(std::sqrt(s)); });
+  k.diagonal().array() += noise_;
+  Eigen::LLT<Eigen::MatrixXd> llt(k);
+  if (llt.info() != Eigen::Success) return -std::numeric_limits<double>::infinity();
+  const Eigen::VectorXd alpha = llt.solve(z);
+  const double log_det = 2 * llt.matrixL().toDenseMatrix().diagonal().array().log().sum();
+  return -0.5 * z.dot(alpha) - 0.5 * log_det - 0.5 * static_cast<double>(n) * std::log(2 * M_PI);
+}
+
+void GaussianProcess::fit(const Eigen::MatrixXd& x, const Eigen::VectorXd& y, const GaussianProcess* previous) {
   if (x.rows() < 2 || x.rows() != y.size()) throw Error(ErrorKind::internal, "gaussian process: too few points");
   x_ = x;
   y_mean_ = y.mean();
   const double spread = std::sqrt((y.array() - y_mean_).square().mean());
   y_scale_ = spread > 1e-12 ? spread : 1.0;
   const Eigen::VectorXd z = (y.array() - y_mean_) / y_scale_;
-  const double n = static_cast<double>(x.rows());
+  const auto dims = static_cast<std::size_t>(x.cols());
+
+  std::vector<Eigen::MatrixXd> squared(dims);
+  for (std::size_t d = 0; d < dims; ++d) {
+    const Eigen::VectorXd column = x.col(static_cast<Eigen::Index>(d));
+    squared[d] = (column.replicate(1, x.rows()) - column.transpose().replicate(x.rows(), 1)).array().square();
+  }
 
   double best = -std::numeric_limits<double>::infinity();
-  double best_length = length_scale_, best_noise = noise_;
-  // Timing noise is about 1% of a time; in standardised log time that is
-  // small, but the model must also absorb what the encoding cannot express.
-  for (double length : {0.1, 0.17, 0.28, 0.45, 0.75, 1.2}) {
-    for (double noise : {1e-3, 1e-2, 5e-2, 0.2}) {
-      length_scale_ = length;
-      Eigen::MatrixXd k = covariance(x_, x_);
-      k.diagonal().array() += noise;
-      Eigen::LLT<Eigen::MatrixXd> llt(k);
-      if (llt.info() != Eigen::Success) continue;
-      const Eigen::VectorXd alpha = llt.solve(z);
-      const double log_det = 2 * llt.matrixL().toDenseMatrix().diagonal().array().log().sum();
-      const double likelihood = -0.5 * z.dot(alpha) - 0.5 * log_det - 0.5 * n * std::log(2 * M_PI);
-      if (likelihood > best) {
-        best = likelihood;
-        best_length = length;
-        best_noise = noise;
+  if (previous && previous->length_scales_.size() == dims) {
+    length_scales_ = previous->length_scales_;
+    noise_ = previous->noise_;
+    best = log_likelihood(squared, z);
+  } else {
+    // Start isotropic: one length scale for all, with the noise.
+    std::vector<double> start(dims, 0.4);
+    double start_noise = noise_;
+    for (double length : kLengths) {
+      for (double noise : kNoises) {
+        length_scales_.assign(dims, length);
+        noise_ = noise;
+        const double l = log_likelihood(squared, z);
+        if (l > best) best = l, start.assign(dims, length), start_noise = noise;
       }
     }
+    length_scales_ = start;
+    noise_ = start_noise;
   }
-  length_scale_ = best_length;
-  noise_ = best_noise;
+  // One pass of coordinate search: each dimension's length scale, then the
+  // noise, keeping whatever raises the likelihood.
+  for (std::size_t d = 0; d < dims; ++d) {
+    const double kept = length_scales_[d];
+    double chosen = kept;
+    for (double length : kLengths) {
+      if (length == kept) continue;
+      length_scales_[d] = length;
+      const double l = log_likelihood(squared, z);
+      if (l > best) best = l, chosen = length;
+    }
+    length_scales_[d] = chosen;
+  }
+  const double kept_noise = noise_;
+  double chosen_noise = kept_noise;
+  for (double noise : kNoises) {
+    if (noise == kept_noise) continue;
+    noise_ = noise;
+    const double l = log_likelihood(squared, z);
+    if (l > best) best = l, chosen_noise = noise;
+  }
+  noise_ = chosen_noise;
+
   Eigen::MatrixXd k = covariance(x_, x_);
   k.diagonal().array() += noise_;
   llt_.compute(k);

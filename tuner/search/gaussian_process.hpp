@@ -1,8 +1,12 @@
 #pragma once
 // A Gaussian-process regression of a standardised target over points in
-// [0,1]^d (a Matérn 5/2 kernel; length scale and noise chosen by marginal
-// likelihood from a small grid), with what a batch acquisition needs: the
-// posterior mean and the vectors that give posterior covariances.
+// [0,1]^d: a Matérn 5/2 kernel with one length scale per dimension (so that
+// parameters that do not matter stop counting in the distance), chosen with
+// the noise by marginal likelihood in a coordinate search over a grid; with
+// what a batch acquisition needs: the posterior mean and the vectors that
+// give posterior covariances.
+#include <vector>
+
 #include <Eigen/Dense>
 
 namespace vktune {
@@ -10,8 +14,9 @@ namespace vktune {
 class GaussianProcess {
  public:
   // Fits to the rows of `x` and the targets `y` (any scale: they are
-  // standardised here). Needs at least two points.
-  void fit(const Eigen::MatrixXd& x, const Eigen::VectorXd& y);
+  // standardised here). Needs at least two points. Starts the search for
+  // length scales from `previous`'s when given (same dimension count).
+  void fit(const Eigen::MatrixXd& x, const Eigen::VectorXd& y, const GaussianProcess* previous = nullptr);
 
   // The prior covariance of two points (signal variance 1).
   double kernel(const Eigen::VectorXd& a, const Eigen::VectorXd& b) const;
@@ -28,15 +33,20 @@ class GaussianProcess {
   };
   Posterior posterior(const Eigen::MatrixXd& c) const;
 
-  double length_scale() const { return length_scale_; }
+  const std::vector<double>& length_scales() const { return length_scales_; }
 
  private:
   Eigen::MatrixXd covariance(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) const;
+  // Log marginal likelihood of the standardised targets under the current
+  // hyperparameters, from per-dimension squared differences; -inf when the
+  // covariance is not positive definite.
+  double log_likelihood(const std::vector<Eigen::MatrixXd>& squared, const Eigen::VectorXd& z) const;
 
   Eigen::MatrixXd x_;
   Eigen::LLT<Eigen::MatrixXd> llt_;
   Eigen::VectorXd alpha_;
-  double length_scale_ = 0.3, noise_ = 1e-2;
+  std::vector<double> length_scales_;
+  double noise_ = 1e-2;
   double y_mean_ = 0, y_scale_ = 1;
 };
 

@@ -25,7 +25,7 @@ struct ReplayOptions {
   std::optional<std::size_t> budget;  // evaluations per run; default: the whole space
   std::size_t runs = 20;
   std::uint64_t seed = 1;
-  std::size_t batch = 8;
+  std::size_t batch = 4;
   // Evaluate the best configs of the nearest other shape first (the tune's
   // transfer seeding), where they were measured at this shape too.
   bool transfer = false;

@@ -65,6 +65,14 @@ std::vector<std::size_t> SearchLoop::next_batch() {
   return batch;
 }
 
+std::vector<std::size_t> SearchLoop::upcoming(std::size_t count) const {
+  std::vector<std::size_t> out(seeds_.begin() + static_cast<long>(seeds_given_), seeds_.end());
+  for (auto index : strategy_.upcoming(count))
+    if (index < space_.size() && !handed_out_[index]) out.push_back(index);
+  if (out.size() > count) out.resize(count);
+  return out;
+}
+
 std::optional<std::string> SearchLoop::stop_reason(std::chrono::steady_clock::time_point now) const {
   auto p = progress_;
   p.now = now;
@@ -87,14 +95,16 @@ std::string run_search(SearchLoop& loop, BatchEvaluator& evaluator,
   auto current = loop.next_batch();
   evaluator.prepare(current);
   while (!current.empty()) {
-    auto next = loop.next_batch();
-    evaluator.prepare(next);
+    evaluator.speculate(loop.upcoming(2 * current.size()));
     for (auto index : current) {
       if (auto why = loop.stop_reason(now())) return *why;
       loop.record(evaluator.evaluate(index));
     }
-    current = std::move(next);
+    current = loop.next_batch();
+    evaluator.prepare(current);
   }
+  // The loop hands out nothing past a budget: say so rather than "spent".
+  if (auto why = loop.stop_reason(now())) return *why;
   return "";
 }
 

@@ -2,9 +2,9 @@
 // The order of a search, apart from how a config is evaluated: transfer
 // seeds first, then the strategy's batches, each result observed as it
 // arrives, until a stop condition or the space ends. The tune session drives
-// it with real compiles and timings and hands out the next batch while the
-// current one is timed (so its compile overlaps); replay drives it the same
-// way against stored measurements, so replayed scores are those of a tune.
+// it with real compiles and timings, compiling the likely next configs while
+// the current batch is timed; replay drives it the same way against stored
+// measurements, so replayed scores are those of a tune.
 #include <chrono>
 #include <cstddef>
 #include <functional>
@@ -34,6 +34,9 @@ class SearchLoop {
   // The next indices to evaluate: seeds first, then the strategy's
   // proposals (it has seen every result recorded so far). Empty when done.
   std::vector<std::size_t> next_batch();
+  // Configs likely to be handed out after the current batch, for compiling
+  // ahead: pending seeds, then the strategy's guesses.
+  std::vector<std::size_t> upcoming(std::size_t count) const;
   // Why the search must stop before its next evaluation, or nothing.
   std::optional<std::string> stop_reason(std::chrono::steady_clock::time_point now) const;
   // One evaluation of the search, which the strategy observes at once.
@@ -65,14 +68,18 @@ class BatchEvaluator {
   virtual ~BatchEvaluator() = default;
   // Starts getting a batch ready (compiling, possibly in the background).
   virtual void prepare(const std::vector<std::size_t>& batch) = 0;
+  // Configs that may come next: get them ready in the background if that
+  // is cheap; a later prepare() of them then finds them done.
+  virtual void speculate(const std::vector<std::size_t>& likely) { (void)likely; }
   // Evaluates one config of a prepared batch.
   virtual Observation evaluate(std::size_t index) = 0;
 };
 
-// Runs the search as a tune does: the next batch is handed out and its
-// preparation started before the current batch is evaluated, so that
-// compiling overlaps timing and the strategy is one batch behind. Returns
-// why it stopped, or "" when the strategy ran out of configs.
+// Runs the search as a tune does: each batch is proposed with every earlier
+// result known; while it is evaluated, the configs the strategy expects to
+// propose next are prepared ahead (compiled in the background), so that the
+// device does not idle while the next batch compiles. Returns why it
+// stopped, or "" when the strategy ran out of configs.
 std::string run_search(SearchLoop& loop, BatchEvaluator& evaluator,
                        const std::function<std::chrono::steady_clock::time_point()>& now);
 

@@ -37,6 +37,12 @@ class Strategy {
   // Results of proposed indices, or of indices the loop evaluated on its own
   // (the baseline, transfer seeds), which must then never be proposed.
   virtual void observe(const std::vector<Observation>& results) = 0;
+  // Unspent indices the strategy expects to propose next, best guess first,
+  // so that the loop can compile them ahead. Only a hint: nothing is spent.
+  virtual std::vector<std::size_t> upcoming(std::size_t count) const {
+    (void)count;
+    return {};
+  }
 };
 
 // What most strategies share: which indices are spent (proposed or

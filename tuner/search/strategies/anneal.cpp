@@ -31,6 +31,14 @@ class AnnealStrategy final : public TrackingStrategy {
     return out;
   }
 
+  std::vector<std::size_t> upcoming(std::size_t count) const override {
+    std::vector<std::size_t> out;
+    if (current_)
+      for (auto index : space_.neighbours(*current_))
+        if (out.size() < count && !spent(index)) out.push_back(index);
+    return out;
+  }
+
  private:
   void on_result(const Observation& r) override {
     if (!r.time_ns) return;

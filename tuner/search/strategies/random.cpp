@@ -25,6 +25,13 @@ class RandomStrategy final : public TrackingStrategy {
     return out;
   }
 
+  std::vector<std::size_t> upcoming(std::size_t count) const override {
+    std::vector<std::size_t> out;
+    for (std::size_t i = next_; i < order_.size() && out.size() < count; ++i)
+      if (!spent(order_[i])) out.push_back(order_[i]);
+    return out;
+  }
+
  private:
   std::mt19937_64 rng_;
   std::vector<std::size_t> order_;
