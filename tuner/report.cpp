@@ -87,6 +87,8 @@ nlohmann::json shape_report_json(const kernels::Kernel& kernel, const ShapeResul
                       {"strategy", r.strategy},
                       {"seed", r.seed},
                       {"stop_reason", r.stop_reason},
+                      {"search_seconds", r.search_seconds},
+                      {"variants_per_second", r.search_seconds > 0 ? r.outcomes.size() / r.search_seconds : 0.0},
                       {"transfer_from", r.transfer_from},
                       {"transfer_seeds", std::count_if(r.outcomes.begin(), r.outcomes.end(),
                                                        [](const Outcome& o) { return o.transfer_seed; })},
@@ -120,7 +122,13 @@ void print_shape_report(std::ostream& out, const kernels::Kernel& kernel, const 
       out << ", " << seeded << " transfer seeds from";
       for (const auto& f : r.transfer_from) out << " " << f;
     }
-    out << "; " << (r.stop_reason.empty() ? "the space was exhausted" : "stopped: " + r.stop_reason) << "\n";
+    out << "; " << (r.stop_reason.empty() ? "the space was exhausted" : "stopped: " + r.stop_reason);
+    if (r.search_seconds > 0) {
+      std::snprintf(line, sizeof line, "; %zu variants in %.1f s (%.1f/s)", r.outcomes.size(), r.search_seconds,
+                    static_cast<double>(r.outcomes.size()) / r.search_seconds);
+      out << line;
+    }
+    out << "\n";
   }
   const auto ok = ranked(r);
   if (ok.empty()) {

@@ -260,7 +260,6 @@ class TuneSession::Evaluation final : public BatchEvaluator {
         copies_(copies),
         metrics_(kernel.metrics(shape)),
         result_(result) {
-    threads_ = options.compile_threads ? options.compile_threads : std::max(1u, std::thread::hardware_concurrency());
   }
   ~Evaluation() override {
     for (auto& b : batches_)
@@ -279,15 +278,12 @@ class TuneSession::Evaluation final : public BatchEvaluator {
   // Compiles ahead in the background; a later prepare() finds them.
   void speculate(const std::vector<std::size_t>& likely) override { prepare(likely); }
 
-  // Starts compiling the configs not prepared before.
+  // Starts compiling the configs not prepared before, each on its own
+  // thread, so that a config waits for its own compile only.
   void prepare_configs(const std::vector<kernels::Config>& configs, bool is_baseline) {
-    std::vector<kernels::Config> fresh;
-    for (const auto& config : configs)
-      if (!prepared_.count(config)) fresh.push_back(config);
-    if (fresh.empty()) return;
-    auto& b = batches_.emplace_back();
-    for (const auto& config : fresh) {
-      prepared_.insert(config);
+    for (const auto& config : configs) {
+      if (!prepared_.insert(config).second) continue;
+      auto& b = batches_.emplace_back();
       Candidate c;
       c.variant = describe_variant(kernel_, config, shape_, session_.templates_);
       c.is_baseline = is_baseline;
@@ -300,13 +296,10 @@ class TuneSession::Evaluation final : public BatchEvaluator {
         if (auto cached = store->get_spirv(c.variant.variant_hash)) c.variant.spirv = std::move(*cached);
       }
       b.candidates.push_back(std::move(c));
+      auto* candidates = &b.candidates;
+      const auto& templates = session_.templates_;
+      b.compiling = std::async(std::launch::async, [candidates, &templates] { compile_all(*candidates, templates, 1); });
     }
-    auto* candidates = &b.candidates;
-    const auto& templates = session_.templates_;
-    const unsigned threads = threads_;
-    b.compiling = std::async(std::launch::async, [candidates, &templates, threads] {
-      compile_all(*candidates, templates, threads);
-    });
   }
 
   Observation evaluate(std::size_t index) override {
@@ -396,7 +389,6 @@ class TuneSession::Evaluation final : public BatchEvaluator {
   const std::uint32_t copies_;
   const kernels::Metrics metrics_;
   ShapeResult& result_;
-  unsigned threads_ = 1;
   const SearchSpace* space_ = nullptr;
   std::list<Batch> batches_;  // a list: a batch's address stays put while it compiles
   std::set<kernels::Config> prepared_;
@@ -511,6 +503,7 @@ ShapeResult TuneSession::run(const kernels::Kernel& kernel, const kernels::Shape
       loop.add_seeds(seeds);
     }
     evaluation.bind(&search);
+    const auto search_start = Clock::now();
     const std::size_t planned = 1 + std::min(search.size(), options.budget.value_or(search.size()));
     progress_.start(kernel.name() + " " + shape_text, planned);
 
@@ -523,7 +516,12 @@ ShapeResult TuneSession::run(const kernels::Kernel& kernel, const kernels::Shape
       loop.observe_outside({*index, base.status == results::Status::ok ? std::optional<double>(base.timing.median)
                                                                        : std::nullopt});
     }
-    result.stop_reason = run_search(loop, evaluation, [] { return Clock::now(); });
+    // Compile ahead what the strategy expects to propose next, so that a
+    // batch rarely waits for its compile and the GPU rarely idles into a
+    // re-warm-up; on a CPU driver compiles compete with the device itself.
+    const std::size_t lookahead = device_->info().is_cpu() ? options.batch_size : 6 * options.batch_size;
+    result.stop_reason = run_search(loop, evaluation, [] { return Clock::now(); }, lookahead);
+    result.search_seconds = std::chrono::duration<double>(Clock::now() - search_start).count();
     result.stopped_early = !result.stop_reason.empty();
     for (auto& o : result.outcomes)
       o.transfer_seed = !o.is_baseline && std::find(seed_configs.begin(), seed_configs.end(), o.config) != seed_configs.end();

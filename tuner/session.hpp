@@ -42,7 +42,6 @@ struct TuneOptions {
   std::size_t batch_size = 4;  // configs a strategy proposes at a time
   std::uint64_t seed = 1;  // each shape derives its own from this and the shape
   std::string cache_mode = "cold";  // "cold" rotates weight copies; "hot" reuses one
-  unsigned compile_threads = 0;     // 0 = hardware concurrency
   vk::TimerOptions timer;
   bool time_variants = true;  // false: validate only (the check command)
   // After the search, the fastest `confirm_top` variants and the baseline are
@@ -85,6 +84,7 @@ struct ShapeResult {
   std::string strategy;        // the strategy that searched
   std::uint64_t seed = 0;      // this shape's seed
   std::string stop_reason;     // why the search ended ("" = the space was exhausted)
+  double search_seconds = 0;   // wall time of the search (baseline included, confirmation not)
   std::vector<std::string> transfer_from;  // shapes whose best configs were evaluated first
   // The baseline's time when re-measured at the end over its first
   // measurement (1 = steady). Far from 1, the device's speed changed during

@@ -168,7 +168,7 @@ ReplayReport replay(const kernels::Kernel& kernel, const std::vector<ReplayRecor
       std::vector<double> best_after;
       StoredEvaluator evaluator(*g, space, best_after);
       evaluator.bind();
-      run_search(loop, evaluator, [] { return std::chrono::steady_clock::time_point{}; });
+      run_search(loop, evaluator, [] { return std::chrono::steady_clock::time_point{}; }, 0);
       const double found = best_after.empty() ? INFINITY : best_after.back();
       result.quality.push_back(std::isfinite(found) ? result.best_ns / found : 0.0);
       auto share_within = [&](double margin) {

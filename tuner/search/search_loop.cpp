@@ -91,11 +91,11 @@ void SearchLoop::record(const Observation& result) {
 }
 
 std::string run_search(SearchLoop& loop, BatchEvaluator& evaluator,
-                       const std::function<std::chrono::steady_clock::time_point()>& now) {
+                       const std::function<std::chrono::steady_clock::time_point()>& now, std::size_t lookahead) {
   auto current = loop.next_batch();
   evaluator.prepare(current);
   while (!current.empty()) {
-    evaluator.speculate(loop.upcoming(2 * current.size()));
+    evaluator.speculate(loop.upcoming(lookahead));
     for (auto index : current) {
       if (auto why = loop.stop_reason(now())) return *why;
       loop.record(evaluator.evaluate(index));

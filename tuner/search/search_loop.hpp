@@ -80,7 +80,8 @@ class BatchEvaluator {
 // propose next are prepared ahead (compiled in the background), so that the
 // device does not idle while the next batch compiles. Returns why it
 // stopped, or "" when the strategy ran out of configs.
+// `lookahead`: how many likely configs to prepare ahead per batch.
 std::string run_search(SearchLoop& loop, BatchEvaluator& evaluator,
-                       const std::function<std::chrono::steady_clock::time_point()>& now);
+                       const std::function<std::chrono::steady_clock::time_point()>& now, std::size_t lookahead);
 
 }  // namespace vktune

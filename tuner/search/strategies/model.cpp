@@ -133,8 +133,9 @@ class ModelStrategy final : public TrackingStrategy {
     std::vector<std::size_t> near;
     std::size_t local_quota = count / 2;
     if (best_) near = space_.neighbours(best_->index);
-    // Past `count`, the picks are only guesses at the next batch (upcoming).
-    while (out.size() + upcoming_.size() < 2 * count && out.size() + upcoming_.size() < candidates.size()) {
+    // Past `count`, the picks are only guesses at the next batches (upcoming,
+    // compiled ahead): the loop asks for up to six batches' worth.
+    while (out.size() + upcoming_.size() < 7 * count && out.size() + upcoming_.size() < candidates.size()) {
       const bool guess = out.size() >= count;
       Eigen::Index pick = -1;
       double best_ei = -1;
@@ -187,9 +188,15 @@ class ModelStrategy final : public TrackingStrategy {
   }
 
   std::vector<std::size_t> upcoming(std::size_t count) const override {
+    // The best config's neighbours first (the exploiting half of the next
+    // batch comes from them), then the model's further picks.
     std::vector<std::size_t> out;
+    if (best_)
+      for (auto index : space_.neighbours(best_->index))
+        if (out.size() < count && !spent(index)) out.push_back(index);
     for (auto index : upcoming_)
-      if (out.size() < count && !spent(index)) out.push_back(index);
+      if (out.size() < count && !spent(index) && std::find(out.begin(), out.end(), index) == out.end())
+        out.push_back(index);
     return out;
   }
 
