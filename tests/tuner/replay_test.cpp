@@ -20,18 +20,7 @@ namespace {
 const std::filesystem::path kSession5 = std::filesystem::path(VKTUNE_SOURCE_DIR) / "results/h200/measurements_session5.csv";
 
 std::vector<ReplayRecord> records(const std::filesystem::path& csv, const std::string& kernel) {
-  std::vector<ReplayRecord> out;
-  for (const auto& row : results::read_measurements_csv(csv)) {
-    if (row.kernel != kernel) continue;
-    ReplayRecord r;
-    r.device = row.device.name;
-    r.shape = row.measurement.shape;
-    r.cache_mode = row.measurement.cache_mode;
-    r.config = kernels::config_from_json(row.config_json);
-    if (row.measurement.status == results::Status::ok) r.time_ns = row.measurement.median_ns;
-    out.push_back(std::move(r));
-  }
-  return out;
+  return replay_records(kernel, results::read_measurements_csv(csv));
 }
 
 // Every run's shares of the three shapes, pooled.

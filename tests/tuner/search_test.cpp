@@ -220,7 +220,7 @@ TEST(SearchLoop, SeedsComeFirstTheBudgetHoldsAndNothingRepeats) {
   loop.observe_outside({3, 120.0});  // the baseline
   loop.add_seeds({7, 7, 3, 12});     // a repeat and the baseline are dropped
   CostEvaluator evaluator(space);
-  const auto why = run_search(loop, evaluator, [] { return std::chrono::steady_clock::now(); });
+  const auto why = run_search(loop, evaluator, [] { return std::chrono::steady_clock::now(); }, 4);
   EXPECT_NE(why.find("budget"), std::string::npos);
   ASSERT_EQ(evaluator.evaluated.size(), 9u);
   EXPECT_EQ(evaluator.evaluated[0], 7u);
@@ -237,7 +237,7 @@ TEST(SearchLoop, EndsWhenTheSpaceIsSpent) {
   AnyStopCondition never;
   SearchLoop loop(space, *strategy, never, 3);
   CostEvaluator evaluator(space);
-  EXPECT_EQ(run_search(loop, evaluator, [] { return std::chrono::steady_clock::now(); }), "");
+  EXPECT_EQ(run_search(loop, evaluator, [] { return std::chrono::steady_clock::now(); }, 4), "");
   EXPECT_EQ(evaluator.evaluated.size(), space.size());
 }
 

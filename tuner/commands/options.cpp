@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "common/error.hpp"
+#include "tuner/search/strategy.hpp"
 
 namespace vktune::cli {
 
@@ -41,6 +42,19 @@ std::vector<kernels::Shape> parse_shapes(const kernels::Kernel& kernel, const st
     shapes.push_back(std::move(shape));
   }
   return shapes;
+}
+
+CLI::Validator strategy_validator() {
+  return CLI::Validator(
+      [](std::string& name) {
+        try {
+          find_strategy(name);
+          return std::string();
+        } catch (const Error& e) {
+          return std::string(e.what());
+        }
+      },
+      "STRATEGY");
 }
 
 }  // namespace vktune::cli

@@ -1,5 +1,7 @@
 #pragma once
 // Option parsing shared by the subcommands.
+#include <CLI/CLI.hpp>
+
 #include <chrono>
 #include <filesystem>
 #include <string>
@@ -12,6 +14,9 @@ namespace vktune::cli {
 
 // "90s", "5m", "1h", "90" (seconds), "1.5m"; throws Error(usage).
 std::chrono::duration<double> parse_duration(const std::string& text);
+
+// Accepts the name of a registered search strategy; the error lists them.
+CLI::Validator strategy_validator();
 
 // --db if given, else the store's default path; creates the parent directory.
 results::Store open_store(const std::string& db_option);

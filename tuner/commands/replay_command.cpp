@@ -14,6 +14,7 @@
 #include "results/import_csv.hpp"
 #include "results/store.hpp"
 #include "tuner/commands/commands.hpp"
+#include "tuner/commands/options.hpp"
 #include "tuner/search/replay.hpp"
 #include "tuner/search/strategy.hpp"
 
@@ -29,21 +30,6 @@ struct ReplayArgs {
   bool transfer = false, json = false;
   std::string shape;
 };
-
-std::vector<ReplayRecord> records_for(const std::string& kernel, const std::vector<results::MeasurementRow>& rows) {
-  std::vector<ReplayRecord> records;
-  for (const auto& row : rows) {
-    if (row.kernel != kernel) continue;
-    ReplayRecord r;
-    r.device = row.device.name + " #" + std::to_string(row.device_row);
-    r.shape = row.measurement.shape;
-    r.cache_mode = row.measurement.cache_mode;
-    r.config = kernels::config_from_json(row.config_json);
-    if (row.measurement.status == results::Status::ok) r.time_ns = row.measurement.median_ns;
-    records.push_back(std::move(r));
-  }
-  return records;
-}
 
 std::vector<results::MeasurementRow> rows_from_db(const std::string& path) {
   auto store = results::Store::open_read_only(path);
@@ -76,7 +62,7 @@ void run_replay(const ReplayArgs& args, int& result_code) {
     throw Error(ErrorKind::usage, "replay needs exactly one of --from FILE.csv and --db PATH");
   }
   const auto rows = args.from.empty() ? rows_from_db(args.db) : results::read_measurements_csv(args.from);
-  const auto records = records_for(kernel.name(), rows);
+  const auto records = replay_records(kernel.name(), rows);
   if (records.empty()) {
     throw Error(ErrorKind::usage, (args.from.empty() ? args.db : args.from) + " holds no measurement of " +
                                       kernel.name());
@@ -146,16 +132,7 @@ void add_replay_command(CLI::App& root, int& result_code) {
   cmd->add_option("--shape,-s", args->shape, "Only this shape");
   cmd->add_option("--strategy", args->strategy, "Strategy to score: " + strategy_names())
       ->capture_default_str()
-      ->check(CLI::Validator(
-          [](std::string& name) {
-            try {
-              find_strategy(name);
-              return std::string();
-            } catch (const Error& e) {
-              return std::string(e.what());
-            }
-          },
-          "STRATEGY"));
+      ->check(strategy_validator());
   cmd->add_option("--budget", args->budget, "Evaluations per run (0 = the whole space)");
   cmd->add_option("--runs", args->runs, "Runs per shape, each with its own seed")
       ->capture_default_str()

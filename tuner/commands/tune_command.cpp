@@ -214,16 +214,7 @@ void add_tune_commands(CLI::App& root, int& result_code) {
                     "Search strategy: " + strategy_names() +
                         " (default: model when a budget, time, target or convergence bounds the search or the space "
                         "holds over " + std::to_string(kExhaustiveUpTo) + " configs, else exhaustive)")
-        ->check(CLI::Validator(
-            [](std::string& name) {
-              try {
-                find_strategy(name);
-                return std::string();
-              } catch (const Error& e) {
-                return std::string(e.what());
-              }
-            },
-            "STRATEGY"));
+        ->check(strategy_validator());
     cmd->add_option("--budget", args->budget, "At most N variants per shape besides the baseline (0 = no limit)");
     cmd->add_option("--time", args->time, "Stop starting variants after this long, e.g. 90s, 5m (for the whole run)");
     cmd->add_option("--target", args->target, "Stop a shape once a variant is this fast (e.g. 13.5us, 0.2ms)");

@@ -57,6 +57,21 @@ std::vector<std::size_t> best_indices(const Group& group, std::size_t count) {
 
 }  // namespace
 
+std::vector<ReplayRecord> replay_records(const std::string& kernel, const std::vector<results::MeasurementRow>& rows) {
+  std::vector<ReplayRecord> records;
+  for (const auto& row : rows) {
+    if (row.kernel != kernel) continue;
+    ReplayRecord r;
+    r.device = row.device.name + " #" + std::to_string(row.device_row);
+    r.shape = row.measurement.shape;
+    r.cache_mode = row.measurement.cache_mode;
+    r.config = kernels::config_from_json(row.config_json);
+    if (row.measurement.status == results::Status::ok) r.time_ns = row.measurement.median_ns;
+    records.push_back(std::move(r));
+  }
+  return records;
+}
+
 double percentile(std::vector<double> values, double q) {
   if (values.empty()) return NAN;
   std::sort(values.begin(), values.end());

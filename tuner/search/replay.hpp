@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "kernels/kernel.hpp"
+#include "results/export_csv.hpp"
 
 namespace vktune {
 
@@ -19,6 +20,9 @@ struct ReplayRecord {
   kernels::Config config;
   std::optional<double> time_ns;  // empty: the variant failed
 };
+
+// The rows of `kernel` among stored measurement rows (a CSV or a database).
+std::vector<ReplayRecord> replay_records(const std::string& kernel, const std::vector<results::MeasurementRow>& rows);
 
 struct ReplayOptions {
   std::string strategy = "model";

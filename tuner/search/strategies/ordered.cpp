@@ -1,6 +1,8 @@
-// exhaustive: every legal config; in enumeration order when the search runs
-// to the end, in a random order when a budget, time or target may cut it (a
-// prefix of the enumeration order would vary only the last parameters).
+// exhaustive and random: a fixed order over every legal config, fixed before
+// the search starts. exhaustive keeps the enumeration order when the search
+// runs to the end and takes a random order when a budget, time or target may
+// cut it (a prefix of the enumeration order would vary only the last
+// parameters); random always samples uniformly without repetition.
 #include <random>
 
 #include "tuner/search/strategy.hpp"
@@ -8,12 +10,14 @@
 namespace vktune {
 namespace {
 
-class ExhaustiveStrategy final : public TrackingStrategy {
+class OrderedStrategy final : public TrackingStrategy {
  public:
-  explicit ExhaustiveStrategy(const StrategyContext& context) : TrackingStrategy(context) {
+  OrderedStrategy(const StrategyContext& context, bool shuffle) : TrackingStrategy(context) {
     order_.resize(space_.size());
     for (std::size_t i = 0; i < order_.size(); ++i) order_[i] = i;
-    if (context.bounded) {
+    if (shuffle) {
+      // Fisher-Yates with our own index draws: std::shuffle's use of the
+      // engine differs between standard libraries, and seeds must reproduce.
       std::mt19937_64 rng(context.seed);
       for (std::size_t i = order_.size(); i > 1; --i) std::swap(order_[i - 1], order_[rng() % i]);
     }
@@ -40,9 +44,13 @@ class ExhaustiveStrategy final : public TrackingStrategy {
   std::size_t next_ = 0;
 };
 
-const bool registered = register_strategy(
+const bool exhaustive_registered = register_strategy(
     {"exhaustive", "every legal config: in enumeration order, or a random order when a budget or time may cut it",
-     [](const StrategyContext& c) { return std::make_unique<ExhaustiveStrategy>(c); }});
+     [](const StrategyContext& c) { return std::make_unique<OrderedStrategy>(c, c.bounded); }});
+
+const bool random_registered = register_strategy(
+    {"random", "a uniform random sample of the legal configs, without repetition",
+     [](const StrategyContext& c) { return std::make_unique<OrderedStrategy>(c, true); }});
 
 }  // namespace
 }  // namespace vktune
