@@ -51,11 +51,47 @@ class CliTest : public ::testing::Test {
   }
 };
 
+TEST_F(CliTest, ReplayScoresAStrategyAndRejectsBadInputInOneLine) {
+  const std::string csv = std::string(VKTUNE_SOURCE_DIR) + "/results/h200/measurements_session5.csv";
+  auto ok = run("replay attention_decode --from " + csv + " --budget 20 --runs 2 --strategy random --json");
+  ASSERT_EQ(ok.exit_code, 0) << ok.err;
+  const auto j = nlohmann::json::parse(ok.out);
+  EXPECT_EQ(j["version"], 1);
+  ASSERT_EQ(j["shapes"].size(), 3u);
+  for (const auto& s : j["shapes"]) {
+    EXPECT_EQ(s["budget"], 20);
+    EXPECT_LE(s["median_quality"].get<double>(), 1.0);
+    EXPECT_GT(s["median_quality"].get<double>(), 0.5);
+  }
+  struct Case {
+    std::string args, words;
+  };
+  const Case cases[] = {
+      {"attention_decode --from " + csv + " --strategy nope", "anneal, exhaustive, model, random"},
+      {"attention_decode --from " + dir.string() + "/missing.csv", "no such file"},
+      {"rmsnorm --from " + csv, "no measurement of rmsnorm"},
+      {"attention_decode --from " + csv + " --shape 32,8,128,1024", "measured shapes"},
+      {"attention_decode", "exactly one of --from"},
+      {"nope --from " + csv, "nope"},
+  };
+  for (const auto& c : cases) {
+    const auto r = run("replay " + c.args);
+    EXPECT_EQ(r.exit_code, 2) << c.args;
+    EXPECT_EQ(lines(r.err), 1u) << c.args << ": " << r.err;
+    EXPECT_NE(r.err.find(c.words), std::string::npos) << c.args << ": " << r.err;
+  }
+}
+
 TEST_F(CliTest, HelpWorksEverywhere) {
   EXPECT_EQ(run("--help").exit_code, 0);
   EXPECT_EQ(run("matmul_q4k --help").exit_code, 0);
   EXPECT_EQ(run("check --help").exit_code, 0);
   EXPECT_EQ(run("list --help").exit_code, 0);
+  const auto replay = run("replay --help");
+  EXPECT_EQ(replay.exit_code, 0);
+  EXPECT_NE(replay.out.find("model"), std::string::npos);  // the registered strategies
+  const auto tune = run("matmul_q4k --help");
+  EXPECT_NE(tune.out.find("anneal, exhaustive, model, random"), std::string::npos);
 }
 
 TEST_F(CliTest, ListNamesKernelParametersAndShapes) {

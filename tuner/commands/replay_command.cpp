@@ -2,6 +2,7 @@
 // measurements, as Kernel Tuner's simulation mode does: only measured configs
 // exist, each evaluation returns its stored time, and the search runs as a
 // tune would. Deterministic for a seed.
+#include <filesystem>
 #include <iomanip>
 #include <iostream>
 #include <memory>
@@ -61,6 +62,8 @@ void run_replay(const ReplayArgs& args, int& result_code) {
   if ((args.from.empty()) == (args.db.empty())) {
     throw Error(ErrorKind::usage, "replay needs exactly one of --from FILE.csv and --db PATH");
   }
+  const auto& input = args.from.empty() ? args.db : args.from;
+  if (!std::filesystem::is_regular_file(input)) throw Error(ErrorKind::usage, "no such file: " + input);
   const auto rows = args.from.empty() ? rows_from_db(args.db) : results::read_measurements_csv(args.from);
   const auto records = replay_records(kernel.name(), rows);
   if (records.empty()) {
