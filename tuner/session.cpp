@@ -262,7 +262,7 @@ class TuneSession::Evaluation final : public BatchEvaluator {
         result_(result) {
   }
   ~Evaluation() override {
-    for (auto& b : batches_)
+    for (auto& b : compiles_)
       if (b.compiling.valid()) b.compiling.wait();
   }
 
@@ -283,7 +283,7 @@ class TuneSession::Evaluation final : public BatchEvaluator {
   void prepare_configs(const std::vector<kernels::Config>& configs, bool is_baseline) {
     for (const auto& config : configs) {
       if (!prepared_.insert(config).second) continue;
-      auto& b = batches_.emplace_back();
+      auto& b = compiles_.emplace_back();
       Candidate c;
       c.variant = describe_variant(kernel_, config, shape_, session_.templates_);
       c.is_baseline = is_baseline;
@@ -329,13 +329,13 @@ class TuneSession::Evaluation final : public BatchEvaluator {
   }
 
  private:
-  struct Batch {
+  struct PendingCompile {  // one config, compiling on its own thread
     std::vector<Candidate> candidates;
     std::future<void> compiling;
   };
 
   Candidate& find(const kernels::Config& config) {
-    for (auto& b : batches_) {
+    for (auto& b : compiles_) {
       for (auto& c : b.candidates) {
         if (c.variant.config != config) continue;
         if (b.compiling.valid()) b.compiling.get();
@@ -390,7 +390,7 @@ class TuneSession::Evaluation final : public BatchEvaluator {
   const kernels::Metrics metrics_;
   ShapeResult& result_;
   const SearchSpace* space_ = nullptr;
-  std::list<Batch> batches_;  // a list: a batch's address stays put while it compiles
+  std::list<PendingCompile> compiles_;  // a list: an entry stays put while it compiles
   std::set<kernels::Config> prepared_;
   std::optional<double> best_ns_;
 };
