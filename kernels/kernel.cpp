@@ -1,5 +1,7 @@
 #include "kernels/kernel.hpp"
 
+#include <cstdio>
+
 #include <nlohmann/json.hpp>
 
 #include "common/error.hpp"
@@ -42,6 +44,28 @@ std::string plan_limits_violation(const ShaderPlan& plan, const Shape& shape, st
     }
   }
   return {};
+}
+
+std::vector<SubSpace> Space::effective_paths() const {
+  if (!paths.empty()) return paths;
+  return {SubSpace{name, parameters, {}}};
+}
+
+bool DeviceKey::matches(const vk::DeviceInfo& device) const {
+  if (vendor_id != 0 && device.vendor_id != vendor_id) return false;
+  return name_contains.empty() || device.name.find(name_contains) != std::string::npos;
+}
+
+std::string DeviceKey::describe() const {
+  if (vendor_id == 0 && name_contains.empty()) return "every device";
+  std::string text;
+  if (vendor_id != 0) {
+    char hex[16];
+    std::snprintf(hex, sizeof hex, "0x%04x", vendor_id);
+    text = (vendor_id == kVendorNvidia ? std::string("NVIDIA (") + hex + ")" : std::string("vendor ") + hex);
+  }
+  if (!name_contains.empty()) text += (text.empty() ? "" : " ") + std::string("named *") + name_contains + "*";
+  return text;
 }
 
 std::string shape_to_string(const Shape& shape) {

@@ -12,6 +12,7 @@
 //     the order of shape_dims() (so one SPIR-V serves every shape).
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <utility>
@@ -30,12 +31,60 @@ struct Parameter {
   std::string help;
 };
 
-// One template and its parameters. A kernel may have several spaces, one per
-// regime (matrix-vector for decode, tiled for prefill), chosen by shape.
+// One path through a space: a template path (attention_decode's walk,
+// tensor-core and streaming paths; a quantized layout) and the parameters it
+// varies, each with the values it takes on this path (a subset of the
+// space's). Every other parameter of the space is pinned at `pinned`'s value:
+// the path selectors (MMA=1) and values this path does not read, which stay
+// in the config and the defines so that stored variants keep their hashes.
+struct SubSpace {
+  std::string name;  // "walk", "tensor-cores"
+  std::vector<Parameter> parameters;
+  Config pinned;
+};
+
+// The devices a pruning rule was measured on: every device (vendor_id 0) or
+// one vendor's, optionally only those whose name contains `name_contains`.
+struct DeviceKey {
+  std::uint32_t vendor_id = 0;
+  std::string name_contains;
+  bool matches(const vk::DeviceInfo& device) const;
+  std::string describe() const;  // "every device", "NVIDIA (0x10de)"
+};
+
+// PCI vendor ids of the devices pruning rules have been measured on.
+constexpr std::uint32_t kVendorNvidia = 0x10de;
+
+// A rule that drops legal configs which are not worth measuring, with the
+// evidence for it. Legality (device limits, correctness preconditions) is
+// constraint_violation's; pruning only narrows a search, it is listed by
+// `vktune list`, and `--space full` turns every rule off. A rule drawn from
+// measurements on one GPU is keyed to that GPU's vendor (or name), so that
+// other GPUs search the whole legal space.
+struct PruningRule {
+  std::string name;    // "attention.wg256-walk"
+  std::string reason;  // one line: what was measured, where
+  DeviceKey measured_on;
+  std::function<bool(const Config& config, const Shape& shape)> prunes;
+};
+
+// A kernel's parameters for one regime (matrix-vector for decode, tiled for
+// prefill), chosen by shape. A kernel may have several spaces.
 struct Space {
   std::string name;           // "decode", "prefill"
   std::string template_file;  // e.g. "matvec_q4k.comp" under templates/
+  // Every parameter a config of this space carries, in define order, with
+  // all its candidate values on any path.
   std::vector<Parameter> parameters;
+  // The template paths; empty means one path that varies every parameter.
+  std::vector<SubSpace> paths;
+  // Values the shape sets rather than the search (grouped-query heads per
+  // workgroup, ...): a config carries them, no path varies them.
+  std::function<Config(const Shape& shape)> shape_values;
+  std::vector<PruningRule> pruning;
+
+  // The paths, with the implicit single path spelled out.
+  std::vector<SubSpace> effective_paths() const;
 };
 
 // Workgroups along one axis: ceil(shape[shape_dim] / divisor), or 1 when

@@ -79,6 +79,8 @@ nlohmann::json shape_report_json(const kernels::Kernel& kernel, const ShapeResul
                       {"space", r.space_name},
                       {"space_total", r.space_total},
                       {"space_filtered", r.space_filtered},
+                      {"space_pruned", r.space_pruned},
+                      {"space_scope", to_string(r.space_scope)},
                       {"space_valid", r.space_valid},
                       {"space_selected", r.space_selected ? nlohmann::json(*r.space_selected) : nlohmann::json()},
                       {"evaluated", r.outcomes.size()},
@@ -111,8 +113,10 @@ void print_shape_report(std::ostream& out, const kernels::Kernel& kernel, const 
                         const std::optional<Ceilings>& ceilings, std::size_t top) {
   char line[512];
   out << "\n" << kernel.name() << " " << kernels::shape_to_string(r.shape) << " (" << r.space_name << " space: "
-      << r.space_total << " configs, " << r.space_filtered << " filtered by constraints, " << r.space_valid
-      << " valid" << (r.space_selected ? ", " + std::to_string(*r.space_selected) + " selected by --only" : "")
+      << r.space_total << " configs, " << r.space_filtered - r.space_pruned << " illegal, "
+      << (r.space_scope == SpaceScope::full ? std::string("no pruning (--space full)")
+                                            : std::to_string(r.space_pruned) + " pruned")
+      << ", " << r.space_valid << " valid" << (r.space_selected ? ", " + std::to_string(*r.space_selected) + " selected by --only" : "")
       << "; " << r.outcomes.size() << " evaluated, " << r.failures() << " failed"
       << ")\n";
   if (!r.strategy.empty()) {

@@ -447,8 +447,10 @@ ShapeResult TuneSession::run(const kernels::Kernel& kernel, const kernels::Shape
   ShapeResult result;
   result.shape = shape;
   result.seed = shape_seed(options.seed, shape);
-  const auto space = enumerate_space(kernel, shape, device_->info());
+  const auto space = enumerate_space(kernel, shape, device_->info(), options.space);
   result.space_name = space.space_name;
+  result.space_scope = options.space;
+  for (const auto& [rule, count] : space.pruned_by) result.space_pruned += count;
   result.space_total = space.total;
   result.space_filtered = space.filtered;
   result.space_valid = space.valid.size();

@@ -53,6 +53,8 @@ struct TuneOptions {
   // Search only configs whose parameter NAME takes one of these values
   // (`--only NAME=V,...`), e.g. to compare one template's variants.
   std::map<std::string, std::vector<int>> only;
+  // `--space`: pruned (the kernel's pruning rules for this device) or full.
+  SpaceScope space = SpaceScope::pruned;
 };
 
 // Up to this many valid configs a search without bounds is exhaustive.
@@ -76,6 +78,8 @@ struct ShapeResult {
   kernels::Shape shape;
   std::string space_name;
   std::size_t space_total = 0, space_filtered = 0, space_valid = 0;
+  SpaceScope space_scope = SpaceScope::pruned;
+  std::size_t space_pruned = 0;  // of the filtered, those pruning rules dropped
   std::optional<std::size_t> space_selected;  // of the valid, those --only kept
   std::vector<Outcome> outcomes;  // baseline first
   std::optional<std::size_t> winner;

@@ -1,6 +1,8 @@
 #pragma once
-// Enumerating a kernel's parameter space for one shape and device, with the
-// kernel's constraints applied before anything is compiled.
+// Enumerating a kernel's parameter space for one shape and device, path by
+// path (kernels::SubSpace), with the kernel's legality and, unless the
+// search is asked for the full space, its pruning rules applied before
+// anything is compiled.
 #include <cstddef>
 #include <map>
 #include <string>
@@ -11,16 +13,37 @@
 
 namespace vktune {
 
-struct SpaceEnumeration {
-  std::string space_name;
-  std::vector<kernels::Config> valid;  // in lexicographic parameter order
-  std::size_t total = 0;               // size of the cartesian product
-  std::size_t filtered = 0;            // rejected by constraints
-  std::map<std::string, std::size_t> filter_reasons;  // first words of each reason -> count
+// --space: "pruned" applies the kernel's pruning rules that match the
+// device; "full" every legal config.
+enum class SpaceScope { pruned, full };
+SpaceScope parse_space_scope(const std::string& text);  // throws Error(usage)
+const char* to_string(SpaceScope scope);
+
+struct PathEnumeration {
+  std::string name;
+  std::size_t cartesian = 0;  // the product of the path's value counts
+  std::size_t valid = 0;      // legal, and not pruned
 };
 
+struct SpaceEnumeration {
+  std::string space_name;
+  std::vector<kernels::Config> valid;  // path after path, each in lexicographic parameter order
+  std::vector<std::size_t> path_of;    // valid[i] belongs to paths[path_of[i]]
+  std::vector<PathEnumeration> paths;
+  std::size_t total = 0;     // the paths' cartesian sizes, summed
+  std::size_t filtered = 0;  // pruned or illegal
+  std::map<std::string, std::size_t> filter_reasons;  // illegal: first words of each reason -> count
+  std::map<std::string, std::size_t> pruned_by;       // pruning rule name -> configs it dropped
+};
+
+// Pruning rules run first (they are cheap predicates), so a config both
+// pruned and illegal counts as pruned.
 SpaceEnumeration enumerate_space(const kernels::Kernel& kernel, const kernels::Shape& shape,
-                                 const vk::DeviceInfo& device);
+                                 const vk::DeviceInfo& device, SpaceScope scope = SpaceScope::pruned);
+
+// The pruning rules of `space` that apply on `device` (none for `full`).
+std::vector<const kernels::PruningRule*> active_pruning(const kernels::Space& space, const vk::DeviceInfo& device,
+                                                        SpaceScope scope);
 
 // The configs of `valid` whose parameters named in `only` take one of the
 // listed values (the tune command's --only). Throws Error(usage) naming a

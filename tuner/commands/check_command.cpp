@@ -1,16 +1,22 @@
 // `vktune check`: the correctness gate. Validates kernel variants against the
 // CPU reference and prints every failure with its config.
+#include <algorithm>
+#include <fstream>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <random>
+#include <sstream>
 
 #include "common/error.hpp"
 #include "harness/instance.hpp"
 #include "kernels/registry.hpp"
+#include "results/import.hpp"
 #include "tuner/commands/commands.hpp"
 #include "tuner/commands/options.hpp"
 #include "tuner/report.hpp"
 #include "tuner/session.hpp"
+#include "tuner/covering.hpp"
 #include "tuner/space.hpp"
 #include "tuner/search/search_space.hpp"
 #include "tuner/search/strategy.hpp"
@@ -22,7 +28,9 @@ namespace {
 struct CheckArgs {
   std::vector<std::string> kernels;
   std::uint32_t device = 0;
-  std::string variants = "all";
+  std::string variants = "covering";
+  std::string space = "full";
+  std::vector<std::string> tables;  // exported tables whose winners are checked too
   std::string shapes = "ci";
   std::string db;
   std::uint64_t seed = 0;
@@ -31,6 +39,43 @@ struct CheckArgs {
   bool json = false;
   bool validation = false;
 };
+
+// The winners of every table in `files`, per kernel: (shape, config).
+using TableWinners = std::map<std::string, std::vector<std::pair<std::string, kernels::Config>>>;
+TableWinners read_table_winners(const std::vector<std::string>& files) {
+  TableWinners winners;
+  for (const auto& file : files) {
+    std::ifstream in(file, std::ios::binary);
+    if (!in) throw Error(ErrorKind::io, "cannot read table " + file);
+    std::ostringstream text;
+    text << in.rdbuf();
+    for (const auto& w : results::read_table_text(text.str(), file).winners) {
+      winners[w.winner.kernel].emplace_back(w.winner.shape, kernels::config_from_json(w.winner.config_json));
+    }
+  }
+  return winners;
+}
+
+// The table winners of `kernel` tuned in the space of `shape` and legal
+// there, not already in `configs`; marks in `checked` which winners were.
+void add_table_winners(const kernels::Kernel& kernel, const kernels::Shape& shape, const vk::DeviceInfo& info,
+                       const std::vector<std::pair<std::string, kernels::Config>>& winners,
+                       std::vector<char>& checked, std::vector<kernels::Config>& configs) {
+  const auto space = kernel.space_index(shape);
+  for (std::size_t i = 0; i < winners.size(); ++i) {
+    kernels::Shape tuned;
+    try {
+      tuned = kernels::parse_shape(winners[i].first, kernel.shape_dims().size());
+      kernel.validate_shape(tuned);
+    } catch (const Error&) {
+      continue;  // a shape this build no longer accepts: reported as unchecked
+    }
+    const auto& config = winners[i].second;
+    if (kernel.space_index(tuned) != space || !kernel.constraint_violation(config, shape, info).empty()) continue;
+    checked[i] = 1;
+    if (std::find(configs.begin(), configs.end(), config) == configs.end()) configs.push_back(config);
+  }
+}
 
 // The configs to check for one shape, by --variants.
 std::vector<kernels::Config> select_configs(const kernels::Kernel& kernel, const kernels::Shape& shape,
@@ -48,8 +93,14 @@ std::vector<kernels::Config> select_configs(const kernels::Kernel& kernel, const
     if (configs.empty()) configs.push_back(kernel.baseline(shape));  // what a runtime would fall back to
     return configs;
   }
-  auto space = enumerate_space(kernel, shape, info);
+  auto space = enumerate_space(kernel, shape, info, parse_space_scope(args.space));
   if (args.variants == "all") return space.valid;
+  if (args.variants == "covering") {
+    auto configs = covering_configs(space);
+    const auto baseline = kernel.baseline(shape);
+    if (std::find(configs.begin(), configs.end(), baseline) == configs.end()) configs.insert(configs.begin(), baseline);
+    return configs;
+  }
   const std::string prefix = "sample:";
   if (args.variants.rfind(prefix, 0) == 0) {
     std::size_t n = 0;
@@ -64,7 +115,8 @@ std::vector<kernels::Config> select_configs(const kernels::Kernel& kernel, const
     for (auto index : strategy->propose(n)) configs.push_back(search.config(index));
     return configs;
   }
-  throw Error(ErrorKind::usage, "--variants must be all, winners or sample:N, not '" + args.variants + "'");
+  throw Error(ErrorKind::usage,
+              "--variants must be covering, all, winners or sample:N, not '" + args.variants + "'");
 }
 
 void run_check(CheckArgs args, int& result_code) {
@@ -80,16 +132,21 @@ void run_check(CheckArgs args, int& result_code) {
   vk::Instance instance({.validation = args.validation});
   std::optional<results::Store> store;
   if (args.variants == "winners") store = open_store(args.db);
+  const auto table_winners = read_table_winners(args.tables);  // before any device work
   Progress progress(stderr_is_terminal(), args.json);
   TuneSession session(instance, args.device, store ? &*store : nullptr, templates, progress);
   const auto& info = session.device().info();
 
   std::size_t passed = 0, failed = 0;
   nlohmann::json failures = nlohmann::json::array();
+  nlohmann::json unchecked = nlohmann::json::array();  // table winners legal at no check shape
   for (const auto* kernel : selected) {
     const auto shapes = args.shapes == "ci" ? kernel->check_shapes() : kernel->default_shapes();
+    const auto winners = table_winners.find(kernel->name());
+    std::vector<char> winner_checked(winners == table_winners.end() ? 0 : winners->second.size(), 0);
     for (const auto& shape : shapes) {
       auto configs = select_configs(*kernel, shape, args, info, store ? &*store : nullptr, session.device_row());
+      if (winners != table_winners.end()) add_table_winners(*kernel, shape, info, winners->second, winner_checked, configs);
       auto result = session.check(*kernel, shape, configs, args.seed);
       for (const auto& o : result.outcomes) {
         if (o.status == results::Status::ok) {
@@ -112,10 +169,19 @@ void run_check(CheckArgs args, int& result_code) {
                   << " variants checked, " << result.failures() << " failed\n";
       }
     }
+    for (std::size_t i = 0; i < winner_checked.size(); ++i) {
+      if (winner_checked[i]) continue;
+      const auto& [tuned, config] = winners->second[i];
+      unchecked.push_back({{"kernel", kernel->name()}, {"shape", tuned}, {"config", kernels::config_to_json(config)}});
+      if (!args.json) {
+        std::cout << "not checked: " << kernel->name() << " " << tuned << " winner [" << kernels::config_to_string(config)
+                  << "] is legal at none of the check shapes of its space\n";
+      }
+    }
   }
   if (args.json) {
     std::cout << nlohmann::json{{"device", info.name}, {"seed", args.seed}, {"passed", passed}, {"failed", failed},
-                                {"failures", failures}}
+                                {"failures", failures}, {"unchecked_winners", unchecked}}
                      .dump(2)
               << "\n";
   } else {
@@ -131,7 +197,14 @@ void add_check_command(CLI::App& root, int& result_code) {
   auto args = std::make_shared<CheckArgs>();
   cmd->add_option("kernels", args->kernels, "Kernels to check (default: all)");
   cmd->add_option("--device,-d", args->device, "Vulkan device index")->capture_default_str();
-  cmd->add_option("--variants", args->variants, "all | winners | sample:N")->capture_default_str();
+  cmd->add_option("--variants", args->variants,
+                  "covering (every value and every pair of values of two parameters in each path, and the "
+                  "baseline) | all | winners | sample:N")
+      ->capture_default_str();
+  add_space_option(*cmd, args->space);
+  cmd->add_option("--table", args->tables,
+                  "Also check every winner of this kernel in an exported table (vktune export), at each check "
+                  "shape of its space where it is legal (repeatable)");
   cmd->add_option("--shapes", args->shapes, "ci (small check shapes) | default (the kernels' real shapes)")
       ->capture_default_str();
   cmd->add_option("--db", args->db, "Database for --variants winners");

@@ -1,16 +1,30 @@
-// `vktune list`: the kernels, their parameters and shapes.
+// `vktune list`: the kernels, their spaces (paths, parameters, pruning
+// rules) and shapes; with --device, each path's cartesian and valid size at
+// the kernel's default shapes on that device.
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
 #include "common/error.hpp"
+#include "harness/device.hpp"
+#include "harness/instance.hpp"
 #include "kernels/registry.hpp"
 #include "tuner/commands/commands.hpp"
+#include "tuner/commands/options.hpp"
+#include "tuner/space.hpp"
 
 namespace vktune::cli {
 
 namespace {
+
+struct ListArgs {
+  std::vector<std::string> kernels;
+  std::optional<std::uint32_t> device;
+  std::string space = "pruned";
+  bool json = false;
+};
 
 std::string shapes_text(const std::vector<kernels::Shape>& shapes) {
   std::string text;
@@ -18,12 +32,51 @@ std::string shapes_text(const std::vector<kernels::Shape>& shapes) {
   return text;
 }
 
-nlohmann::json kernel_json(const kernels::Kernel& k) {
+std::string values_text(const std::vector<int>& values) {
+  std::string text;
+  for (int v : values) text += (text.empty() ? "" : ",") + std::to_string(v);
+  return "{" + text + "}";
+}
+
+// Each path's sizes at each default shape of `space_index`.
+nlohmann::json sizes_json(const kernels::Kernel& k, std::size_t space_index, const vk::DeviceInfo& device,
+                          SpaceScope scope) {
+  nlohmann::json sizes = nlohmann::json::array();
+  for (const auto& shape : k.default_shapes()) {
+    if (k.space_index(shape) != space_index) continue;
+    const auto e = enumerate_space(k, shape, device, scope);
+    nlohmann::json paths = nlohmann::json::array();
+    for (const auto& p : e.paths) paths.push_back({{"path", p.name}, {"cartesian", p.cartesian}, {"valid", p.valid}});
+    sizes.push_back({{"shape", kernels::shape_to_string(shape)},
+                     {"cartesian", e.total},
+                     {"valid", e.valid.size()},
+                     {"pruned_by", e.pruned_by},
+                     {"paths", paths}});
+  }
+  return sizes;
+}
+
+nlohmann::json kernel_json(const kernels::Kernel& k, const vk::DeviceInfo* device, SpaceScope scope) {
   nlohmann::json spaces = nlohmann::json::array();
-  for (const auto& space : k.spaces()) {
+  const auto all = k.spaces();
+  for (std::size_t s = 0; s < all.size(); ++s) {
+    const auto& space = all[s];
     nlohmann::json params = nlohmann::json::array();
     for (const auto& p : space.parameters) params.push_back({{"name", p.name}, {"values", p.values}, {"help", p.help}});
-    spaces.push_back({{"name", space.name}, {"template", space.template_file}, {"parameters", params}});
+    nlohmann::json paths = nlohmann::json::array();
+    for (const auto& path : space.effective_paths()) {
+      nlohmann::json varied = nlohmann::json::object();
+      for (const auto& p : path.parameters) varied[p.name] = p.values;
+      paths.push_back({{"name", path.name}, {"parameters", varied}, {"pinned", path.pinned}});
+    }
+    nlohmann::json rules = nlohmann::json::array();
+    for (const auto& r : space.pruning) {
+      rules.push_back({{"name", r.name}, {"reason", r.reason}, {"measured_on", r.measured_on.describe()}});
+    }
+    nlohmann::json j = {{"name", space.name}, {"template", space.template_file}, {"parameters", params},
+                        {"paths", paths},     {"pruning", rules}};
+    if (device) j["sizes"] = sizes_json(k, s, *device, scope);
+    spaces.push_back(j);
   }
   auto shapes = [](const std::vector<kernels::Shape>& list) {
     nlohmann::json j = nlohmann::json::array();
@@ -35,36 +88,79 @@ nlohmann::json kernel_json(const kernels::Kernel& k) {
           {"default_shapes", shapes(k.default_shapes())}, {"check_shapes", shapes(k.check_shapes())}};
 }
 
+void print_kernel(const kernels::Kernel& k, const vk::DeviceInfo* device, SpaceScope scope) {
+  std::string dims;
+  for (const auto& d : k.shape_dims()) dims += (dims.empty() ? "" : ",") + d;
+  std::cout << k.name() << " — " << k.description() << "\n  shape " << dims << "\n";
+  const auto all = k.spaces();
+  for (std::size_t s = 0; s < all.size(); ++s) {
+    const auto& space = all[s];
+    std::cout << "  space " << space.name << " (" << space.template_file << ")\n";
+    for (const auto& p : space.parameters) std::cout << "    " << p.name << " " << values_text(p.values) << "  " << p.help << "\n";
+    const auto paths = space.effective_paths();
+    if (paths.size() > 1) {
+      for (const auto& path : paths) {
+        std::cout << "    path " << path.name << ":";
+        for (const auto& p : path.parameters) std::cout << " " << p.name << values_text(p.values);
+        if (!path.pinned.empty()) std::cout << "; pinned " << kernels::config_to_string(path.pinned);
+        std::cout << "\n";
+      }
+    }
+    for (const auto& r : space.pruning) {
+      std::cout << "    pruning " << r.name << " [" << r.measured_on.describe() << "]: " << r.reason << "\n";
+    }
+    if (!device) continue;
+    for (const auto& shape : k.default_shapes()) {
+      if (k.space_index(shape) != s) continue;
+      const auto e = enumerate_space(k, shape, *device, scope);
+      std::cout << "    at " << kernels::shape_to_string(shape) << " on " << device->name << " (" << to_string(scope)
+                << "): " << e.valid.size() << " valid of " << e.total;
+      for (const auto& p : e.paths) std::cout << "; " << p.name << " " << p.valid << "/" << p.cartesian;
+      std::cout << "\n";
+    }
+  }
+  std::cout << "  default shapes: " << shapes_text(k.default_shapes()) << "\n"
+            << "  check shapes:   " << shapes_text(k.check_shapes()) << "\n";
+}
+
+void run_list(const ListArgs& args, int& result_code) {
+  std::vector<const kernels::Kernel*> selected;
+  if (args.kernels.empty()) selected = kernels::all_kernels();
+  for (const auto& name : args.kernels) selected.push_back(&kernels::find_kernel(name));
+  const auto scope = parse_space_scope(args.space);
+  std::optional<vk::Instance> instance;
+  std::optional<vk::DeviceInfo> device;
+  if (args.device) {
+    instance.emplace(vk::InstanceOptions{});
+    const auto devices = vk::list_devices(*instance);
+    if (*args.device >= devices.size()) {
+      throw Error(ErrorKind::no_device, "no Vulkan device " + std::to_string(*args.device) + " (" +
+                                            std::to_string(devices.size()) + " found; see `vktune devices`)");
+    }
+    device = devices[*args.device];
+  }
+  const vk::DeviceInfo* info = device ? &*device : nullptr;
+  if (args.json) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const auto* k : selected) list.push_back(kernel_json(*k, info, scope));
+    std::cout << list.dump(2) << "\n";
+  } else {
+    for (const auto* k : selected) print_kernel(*k, info, scope);
+  }
+  result_code = exit_code::ok;
+}
+
 }  // namespace
 
 void add_list_command(CLI::App& root, int& result_code) {
-  auto* cmd = root.add_subcommand("list", "List kernels with their parameters, candidate values and shapes");
-  auto json = std::make_shared<bool>(false);
-  cmd->add_flag("--json", *json, "Print as JSON");
-  cmd->callback([json, &result_code] {
-    if (*json) {
-      nlohmann::json list = nlohmann::json::array();
-      for (const auto* k : kernels::all_kernels()) list.push_back(kernel_json(*k));
-      std::cout << list.dump(2) << "\n";
-    } else {
-      for (const auto* k : kernels::all_kernels()) {
-        std::string dims;
-        for (const auto& d : k->shape_dims()) dims += (dims.empty() ? "" : ",") + d;
-        std::cout << k->name() << " — " << k->description() << "\n  shape " << dims << "\n";
-        for (const auto& space : k->spaces()) {
-          std::cout << "  space " << space.name << " (" << space.template_file << ")\n";
-          for (const auto& p : space.parameters) {
-            std::string values;
-            for (int v : p.values) values += (values.empty() ? "" : ",") + std::to_string(v);
-            std::cout << "    " << p.name << " {" << values << "}  " << p.help << "\n";
-          }
-        }
-        std::cout << "  default shapes: " << shapes_text(k->default_shapes()) << "\n"
-                  << "  check shapes:   " << shapes_text(k->check_shapes()) << "\n";
-      }
-    }
-    result_code = exit_code::ok;
-  });
+  auto* cmd = root.add_subcommand("list", "List kernels with their spaces (paths, parameters, pruning rules) and "
+                                          "shapes; with --device, each path's size at the default shapes");
+  auto args = std::make_shared<ListArgs>();
+  cmd->add_option("kernels", args->kernels, "Kernels to list (default: all)");
+  cmd->add_option("--device,-d", args->device, "Also enumerate each space on this Vulkan device (see `vktune devices`)");
+  add_space_option(*cmd, args->space);
+  cmd->add_flag("--json", args->json, "Print as JSON");
+  cmd->callback([args, &result_code] { run_list(*args, result_code); });
 }
 
 }  // namespace vktune::cli

@@ -57,4 +57,12 @@ CLI::Validator strategy_validator() {
       "STRATEGY");
 }
 
+void add_space_option(CLI::App& cmd, std::string& scope) {
+  cmd.add_option("--space", scope,
+                 "pruned: skip the configs the kernel's pruning rules drop on this device (see `vktune list`); "
+                 "full: every legal config")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"pruned", "full"}));
+}
+
 }  // namespace vktune::cli

@@ -18,6 +18,9 @@ std::chrono::duration<double> parse_duration(const std::string& text);
 // Accepts the name of a registered search strategy; the error lists them.
 CLI::Validator strategy_validator();
 
+// --space pruned|full on `cmd`, into `scope`.
+void add_space_option(CLI::App& cmd, std::string& scope);
+
 // --db if given, else the store's default path; creates the parent directory.
 results::Store open_store(const std::string& db_option);
 

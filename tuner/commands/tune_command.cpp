@@ -44,6 +44,7 @@ struct TuneArgs {
   std::size_t top = 5;
   bool validation = false;
   std::vector<std::string> only;
+  std::string space = "pruned";
 };
 
 // "NAME=V1,V2" (repeatable) into a map; throws Error(usage) on bad text.
@@ -166,6 +167,7 @@ void run_tune(const kernels::Kernel& kernel, TuneArgs args, int& result_code) {
   options.seed = args.seed;
   options.cache_mode = args.cache;
   options.only = only;
+  options.space = parse_space_scope(args.space);
 
   nlohmann::json report = {{"device", session.device().info().name},
                            {"driver", session.device().info().driver_version},
@@ -239,6 +241,7 @@ void add_tune_commands(CLI::App& root, int& result_code) {
     cmd->add_option("--only", args->only,
                     "Search only configs with parameter NAME among the values, e.g. --only X_QUANT=1 or "
                     "--only WG_SIZE=64,128 (repeatable; see `vktune list`)");
+    add_space_option(*cmd, args->space);
     cmd->callback([kernel, args, &result_code] { run_tune(*kernel, *args, result_code); });
   }
 }

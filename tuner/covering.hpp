@@ -1,0 +1,20 @@
+#pragma once
+// A pairwise covering array over an enumerated space, for the correctness
+// gate: a few configs that, together, take every value of every parameter
+// and every pair of values of two parameters that some valid config of the
+// same path takes. Most template bugs need one value or the meeting of two
+// to show, so this finds them at a small fraction of "every valid variant".
+#include <vector>
+
+#include "kernels/kernel.hpp"
+#include "tuner/space.hpp"
+
+namespace vktune {
+
+// Path by path, greedily: the next config is the valid one that covers the
+// most pairs (values, for a path varying one parameter) not yet covered,
+// ties to the first in enumeration order; deterministic. A path whose
+// valid configs never differ contributes its first one.
+std::vector<kernels::Config> covering_configs(const SpaceEnumeration& space);
+
+}  // namespace vktune
