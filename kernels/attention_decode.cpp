@@ -176,7 +176,7 @@ class AttentionDecode final : public Kernel {
   // of any slot count or split, head_dim 64 and 128.
   std::vector<Shape> check_shapes() const override { return {{4, 2, 64, 37}, {8, 2, 128, 300}}; }
 
-  std::vector<Space> spaces() const override { return {space_}; }
+  std::vector<Space> build_spaces() const override { return {space_}; }
 
   std::size_t space_index(const Shape&) const override { return 0; }
 

@@ -87,7 +87,7 @@ class GetRows final : public Kernel {
     return {{1, 7, 96}, {5, 9, 416}, {9, 3, 1248}};
   }
 
-  std::vector<Space> spaces() const override {
+  std::vector<Space> build_spaces() const override {
     Space space{"rows", "get_rows.comp", {}};
     space.parameters = {
         {"WG_SIZE", {32, 64, 128, 256}, "invocations per workgroup"},

@@ -46,6 +46,11 @@ std::string plan_limits_violation(const ShaderPlan& plan, const Shape& shape, st
   return {};
 }
 
+const std::vector<Space>& Kernel::spaces() const {
+  std::call_once(spaces_built_, [this] { spaces_ = build_spaces(); });
+  return spaces_;
+}
+
 std::vector<SubSpace> Space::effective_paths() const {
   if (!paths.empty()) return paths;
   return {SubSpace{name, parameters, {}}};

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -150,7 +151,9 @@ class Kernel {
   virtual void validate_shape(const Shape& shape) const = 0;
   virtual std::vector<Shape> default_shapes() const = 0;
   virtual std::vector<Shape> check_shapes() const = 0;  // small, for the CI gate
-  virtual std::vector<Space> spaces() const = 0;
+  // Built once, on first use, by build_spaces; enumerations call this for
+  // every config, so it must not rebuild anything.
+  const std::vector<Space>& spaces() const;
   virtual std::size_t space_index(const Shape& shape) const = 0;
   // A sensible untuned default, what a careful engineer would pick by hand.
   virtual Config baseline(const Shape& shape) const = 0;
@@ -170,6 +173,13 @@ class Kernel {
   virtual Metrics metrics(const Shape& shape) const = 0;
   // Device memory one problem instance needs (one copy of every buffer).
   virtual std::uint64_t device_bytes(const Shape& shape) const = 0;
+
+ protected:
+  virtual std::vector<Space> build_spaces() const = 0;
+
+ private:
+  mutable std::once_flag spaces_built_;
+  mutable std::vector<Space> spaces_;
 };
 
 // Why `plan` cannot run on `device` for `shape`, or "" when it can: local

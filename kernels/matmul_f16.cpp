@@ -56,7 +56,7 @@ class MatmulF16 final : public Kernel {
   std::vector<Shape> default_shapes() const override { return dense::default_shapes(); }
   std::vector<Shape> check_shapes() const override { return dense_matvec::check_shapes(dense::check_shapes()); }
 
-  std::vector<Space> spaces() const override {
+  std::vector<Space> build_spaces() const override {
     Space space{"dense", "matmul_f16.comp", dense::tiled_parameters()};
     // TILE_M, TILE_N: 256 and TILE_K: 64 only with USE_COOPMAT=1.
     space.parameters[0].values.push_back(256);

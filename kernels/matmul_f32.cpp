@@ -78,7 +78,7 @@ class MatmulF32 final : public Kernel {
   std::vector<Shape> default_shapes() const override { return dense::default_shapes(); }
   std::vector<Shape> check_shapes() const override { return dense_matvec::check_shapes(dense::check_shapes()); }
 
-  std::vector<Space> spaces() const override {
+  std::vector<Space> build_spaces() const override {
     Space space{"tiled", "matmul_f32.comp", dense::tiled_parameters()};
     space.parameters[2].values.push_back(64);  // TILE_K (see fast_path_violation)
     space.parameters.push_back({"VEC", {1, 4}, "floats per global load (float, vec4 when K % 4 == 0)"});

@@ -143,7 +143,7 @@ class MatmulQ4K final : public Kernel {
     return {{1, 37, 2048}, {3, 67, 512}, {8, 5, 768}, {13, 70, 512}, {65, 33, 256}};
   }
 
-  std::vector<Space> spaces() const override {
+  std::vector<Space> build_spaces() const override {
     Space decode{"decode", "matvec_q4k.comp", {}};
     decode.parameters = {
         {"WG_SIZE", {64, 128, 256}, "invocations per workgroup"},

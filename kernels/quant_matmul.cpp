@@ -134,7 +134,7 @@ std::uint32_t QuantMatmul::stage_blocks(const Config& config) const {
   return bytes / (run * format_.block_bytes) * run;
 }
 
-std::vector<Space> QuantMatmul::spaces() const {
+std::vector<Space> QuantMatmul::build_spaces() const {
   Space decode{"decode", "matvec_quant.comp", {}};
   decode.parameters = {
       {"WG_SIZE", {64, 128, 256}, "invocations per workgroup"},

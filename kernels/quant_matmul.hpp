@@ -69,7 +69,7 @@ class QuantMatmul final : public Kernel {
   void validate_shape(const Shape& shape) const override;
   std::vector<Shape> default_shapes() const override;
   std::vector<Shape> check_shapes() const override;
-  std::vector<Space> spaces() const override;
+  std::vector<Space> build_spaces() const override;
   std::size_t space_index(const Shape& shape) const override;
   Config baseline(const Shape& shape) const override;
   std::string constraint_violation(const Config& config, const Shape& shape,

@@ -62,7 +62,7 @@ class Rope final : public Kernel {
   // power of two, one token and several.
   std::vector<Shape> check_shapes() const override { return {{1, 5, 64}, {3, 3, 80}, {6, 7, 128}}; }
 
-  std::vector<Space> spaces() const override {
+  std::vector<Space> build_spaces() const override {
     Space space{"rope", "rope.comp", {}};
     space.parameters = {
         {"WG_SIZE", {32, 64, 128, 256}, "invocations per workgroup"},

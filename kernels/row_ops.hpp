@@ -143,7 +143,7 @@ class RowKernel : public Kernel {
     }
   }
 
-  std::vector<Space> spaces() const override {
+  std::vector<Space> build_spaces() const override {
     Space space{"rows", template_file(), {}};
     space.parameters = {
         {"WG_SIZE", {64, 128, 256, 512, 1024}, "invocations per workgroup"},
@@ -266,7 +266,7 @@ class ElementwiseKernel : public Kernel {
 
   void validate_shape(const Shape& shape) const override { check_dims(name(), shape_dims(), shape); }
 
-  std::vector<Space> spaces() const override {
+  std::vector<Space> build_spaces() const override {
     Space space{"flat", template_file(), {}};
     space.parameters = {
         {"WG_SIZE", {64, 128, 256, 512, 1024}, "invocations per workgroup"},

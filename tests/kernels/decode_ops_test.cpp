@@ -39,7 +39,8 @@ const std::vector<std::string> kNames = {"rope",          "rope_neox",     "rope
 // device-free checks.
 vk::DeviceInfo h200() {
   vk::DeviceInfo d;
-  d.name = "H200-like";
+  d.name = "NVIDIA H200-like";
+  d.vendor_id = kernels::kVendorNvidia;
   d.subgroup_size = d.min_subgroup_size = d.max_subgroup_size = 32;
   d.compute_required_subgroup_size = true;
   d.features.subgroup_size_control = true;

@@ -35,7 +35,8 @@ inline std::uint32_t test_device_index() {
 // A device like NVIDIA's H200 as vktune sees it.
 inline vk::DeviceInfo h200_like() {
   vk::DeviceInfo d;
-  d.name = "H200-like";
+  d.name = "NVIDIA H200-like";
+  d.vendor_id = kernels::kVendorNvidia;  // the pruning rules measured on the H200 apply
   d.subgroup_size = d.min_subgroup_size = d.max_subgroup_size = 32;
   d.compute_required_subgroup_size = true;
   d.features.subgroup_size_control = true;
@@ -148,7 +149,7 @@ class WrongReference final : public kernels::Kernel {
   void validate_shape(const kernels::Shape& s) const override { real_.validate_shape(s); }
   std::vector<kernels::Shape> default_shapes() const override { return real_.default_shapes(); }
   std::vector<kernels::Shape> check_shapes() const override { return real_.check_shapes(); }
-  std::vector<kernels::Space> spaces() const override { return real_.spaces(); }
+  std::vector<kernels::Space> build_spaces() const override { return real_.spaces(); }
   std::size_t space_index(const kernels::Shape& s) const override { return real_.space_index(s); }
   kernels::Config baseline(const kernels::Shape& s) const override { return real_.baseline(s); }
   std::string constraint_violation(const kernels::Config& c, const kernels::Shape& s,

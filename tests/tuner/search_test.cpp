@@ -290,7 +290,7 @@ TEST(Transfer, NearestShapesShareTheSpaceAndComeNearestFirst) {
     void validate_shape(const kernels::Shape&) const override {}
     std::vector<kernels::Shape> default_shapes() const override { return {}; }
     std::vector<kernels::Shape> check_shapes() const override { return {}; }
-    std::vector<kernels::Space> spaces() const override { return {}; }
+    std::vector<kernels::Space> build_spaces() const override { return {}; }
     std::size_t space_index(const kernels::Shape& s) const override { return s[0] <= 8 ? 0 : 1; }
     kernels::Config baseline(const kernels::Shape&) const override { return {}; }
     std::string constraint_violation(const kernels::Config&, const kernels::Shape&,
