@@ -58,7 +58,6 @@ class MatmulF16 final : public Kernel {
 
   std::vector<Space> build_spaces() const override {
     Space space{"dense", "matmul_f16.comp", dense::tiled_parameters()};
-    // TILE_M, TILE_N: 256 and TILE_K: 64 only with USE_COOPMAT=1.
     space.parameters[0].values.push_back(256);
     space.parameters[1].values.push_back(256);
     space.parameters[2].values = {8, 16, 32, 64};
@@ -73,6 +72,27 @@ class MatmulF16 final : public Kernel {
         {"CM_STAGES", {1, 2}, "shared-memory buffers (the next slice's global loads are in flight while this one "
                               "multiplies either way): 1 = two barriers per slice; 2 = one"},
     });
+    // Each path varies what its half of the template reads; the other
+    // half's parameters stay at their first value.
+    SubSpace tiled{"tiled", {}, {{"USE_COOPMAT", 0}}}, cores{"tensor-cores", {}, {{"USE_COOPMAT", 1}}};
+    for (const auto& p : space.parameters) {
+      if (p.name == "USE_COOPMAT") continue;
+      const bool cm_only = std::find(kCoopmatNames.begin(), kCoopmatNames.end(), p.name) != kCoopmatNames.end();
+      const bool tiled_only = std::find(kTiledNames.begin(), kTiledNames.end(), p.name) != kTiledNames.end();
+      if (cm_only) tiled.pinned[p.name] = p.values.front();
+      if (tiled_only) cores.pinned[p.name] = p.values.front();
+      if (!cm_only) tiled.parameters.push_back(p.name == "VEC" ? Parameter{p.name, kTiledVec, p.help} : p);
+      if (!tiled_only) cores.parameters.push_back(p);
+    }
+    space.paths = {tiled, cores};
+    space.pruning.push_back(PruningRule{
+        "tiled.coopmat-sized-tiles",
+        "256-wide tiles and 64-deep slices are varied on tensor cores only: on the H200 the CUDA-core path's "
+        "winners have tiles of at most 128 and slices of at most 32",
+        DeviceKey{kVendorNvidia, ""},
+        [](const Config& c, const Shape&) {
+          return c.at("USE_COOPMAT") == 0 && (c.at("TILE_K") > 32 || c.at("TILE_M") > 128 || c.at("TILE_N") > 128);
+        }});
     return {space, Space{"decode", "matvec_dense.comp", dense_matvec::parameters(true)}};
   }
 
@@ -110,17 +130,14 @@ class MatmulF16 final : public Kernel {
     for (const auto& p : space.parameters) {
       const auto& idle = coopmat ? kTiledNames : kCoopmatNames;
       if (std::find(idle.begin(), idle.end(), p.name) != idle.end() && config.at(p.name) != p.values.front()) {
-        return p.name + " is only varied with USE_COOPMAT=" + (coopmat ? "0" : "1");
+        return p.name + " is not read with USE_COOPMAT=" + std::string(coopmat ? "1" : "0") +
+               " (it stays at its first value)";
       }
     }
     if (auto p = dense::vec_violation(config.at("VEC"), shape[2], coopmat ? kCoopmatVec : kTiledVec); !p.empty()) {
       return p;
     }
     if (!coopmat) {
-      if (config.at("TILE_K") > 32) return "TILE_K=64 is only varied with USE_COOPMAT=1";
-      if (config.at("TILE_M") > 128 || config.at("TILE_N") > 128) {
-        return "TILE_M, TILE_N = 256 are only varied with USE_COOPMAT=1";
-      }
       if (auto p = dense::tiled_violation(config, shape); !p.empty()) return p;
     } else if (auto p = coopmat_violation(config, shape, device); !p.empty()) {
       return p;

@@ -29,37 +29,35 @@ int tiled_register_floats(const Config& c) {
   return c.at("THREAD_M") * c.at("THREAD_N") + 4 * (vec4_loads(c.at("TILE_M")) + vec4_loads(c.at("TILE_N")));
 }
 
+// The 8 × 4 subgroup layout (LANES_N=8) needs TILE_M/THREAD_M a multiple
+// of 4 (the template's layout) and TILE_N/THREAD_N of at least 16: at 8 the
+// default layout is already 8 × 4 per subgroup, the same variant.
+std::string lanes_violation(const Config& c) {
+  if (c.at("LANES_N") != 8) return {};
+  const int tnt = c.at("TILE_N") / c.at("THREAD_N"), tmt = c.at("TILE_M") / c.at("THREAD_M");
+  if (tnt < 16) {
+    return "LANES_N=8 with TILE_N/THREAD_N = " + std::to_string(tnt) +
+           ": the default layout is already 8 invocations wide per subgroup";
+  }
+  if (tmt % 4 != 0) return "LANES_N=8 needs TILE_M/THREAD_M a multiple of 4, not " + std::to_string(tmt);
+  return {};
+}
+
 // TILE_K=64, double-buffered 32-deep slices (STAGES=2) and the 8 × 4
-// subgroup layout (LANES_N=8) are aimed at the H200's fastest tiles: vec4
+// subgroup layout (LANES_N=8) were aimed at the H200's fastest tiles: vec4
 // loads, at least 32 accumulators per invocation and slices of 32 k or more
-// (every variant within 20% of the best at 4096³ has the first two, the best
-// seven all three), so they are varied only there, which keeps the gate
-// small. A 64-deep slice also doubles the prefetched loads; it is kept where
-// those and the accumulators fit in 128 floats (NVIDIA's register file holds
-// two workgroups of 256 at 128 registers each; past that occupancy halves or
-// registers spill). LANES_N=8 needs TILE_N/THREAD_N of at least 16: at 8 the
-// default layout is already 8 × 4 per subgroup.
-std::string fast_path_violation(const Config& c) {
+// (every variant within 20% of the best at 4096³ had the first two, the best
+// seven all three). On NVIDIA they are varied only there; a 64-deep slice,
+// which also doubles the prefetched loads, only where those and the
+// accumulators fit in 128 floats (the register file holds two workgroups of
+// 256 at 128 registers each; past that occupancy halves or registers spill).
+bool outside_h200_fast_path(const Config& c) {
   const bool deep = c.at("TILE_K") == 64 || (c.at("TILE_K") == 32 && c.at("STAGES") == 2);
   const bool lanes = c.at("LANES_N") == 8;
-  if (!deep && !lanes) return {};
-  const std::string what = lanes ? "LANES_N=8" : c.at("TILE_K") == 64 ? "TILE_K=64" : "STAGES=2 with TILE_K=32";
-  if (c.at("VEC") != 4) return what + " is only varied with VEC=4";
-  if (c.at("THREAD_M") * c.at("THREAD_N") < 32) return what + " is only varied with THREAD_M*THREAD_N >= 32";
-  if (lanes) {
-    if (c.at("TILE_K") < 32) return "LANES_N=8 is only varied with TILE_K >= 32";
-    const int tnt = c.at("TILE_N") / c.at("THREAD_N"), tmt = c.at("TILE_M") / c.at("THREAD_M");
-    if (tnt < 16) {
-      return "LANES_N=8 with TILE_N/THREAD_N = " + std::to_string(tnt) +
-             ": the default layout is already 8 invocations wide per subgroup";
-    }
-    if (tmt % 4 != 0) return "LANES_N=8 needs TILE_M/THREAD_M a multiple of 4, not " + std::to_string(tmt);
-  }
-  if (c.at("TILE_K") == 64 && tiled_register_floats(c) > 128) {
-    return "TILE_K=64: " + std::to_string(tiled_register_floats(c)) +
-           " floats of accumulators and prefetched loads per invocation exceed 128";
-  }
-  return {};
+  if (!deep && !lanes) return false;
+  if (c.at("VEC") != 4 || c.at("THREAD_M") * c.at("THREAD_N") < 32) return true;
+  if (lanes && c.at("TILE_K") < 32) return true;
+  return c.at("TILE_K") == 64 && tiled_register_floats(c) > 128;
 }
 
 class MatmulF32 final : public Kernel {
@@ -80,12 +78,18 @@ class MatmulF32 final : public Kernel {
 
   std::vector<Space> build_spaces() const override {
     Space space{"tiled", "matmul_f32.comp", dense::tiled_parameters()};
-    space.parameters[2].values.push_back(64);  // TILE_K (see fast_path_violation)
+    space.parameters[2].values.push_back(64);  // TILE_K
     space.parameters.push_back({"VEC", {1, 4}, "floats per global load (float, vec4 when K % 4 == 0)"});
     space.parameters.push_back(dense::tiled_stages_parameter());
     space.parameters.push_back({"LANES_N", {32, 8},
                                 "invocations along N in each group of 32 (a subgroup on NVIDIA): 32 = whole rows "
                                 "of the invocation grid; 8 = 8×4 blocks, half the shared-memory wavefronts per k"});
+    space.pruning.push_back(PruningRule{
+        "tiled.h200-fast-path",
+        "TILE_K=64, STAGES=2 at TILE_K=32 and LANES_N=8 only with VEC=4 and at least 32 accumulators (LANES_N=8: "
+        "TILE_K >= 32; TILE_K=64: at most 128 register floats): every variant within 20% of the H200's best at "
+        "4096^3 had them",
+        DeviceKey{kVendorNvidia, ""}, [](const Config& c, const Shape&) { return outside_h200_fast_path(c); }});
     return {space, Space{"decode", "matvec_dense.comp", dense_matvec::parameters(false)}};
   }
 
@@ -120,7 +124,7 @@ class MatmulF32 final : public Kernel {
     if (auto p = dense::vec_violation(config.at("VEC"), shape[2], kVecWidths); !p.empty()) return p;
     if (auto p = dense::tiled_violation(config, shape); !p.empty()) return p;
     if (auto p = dense::tiled_stages_violation(config, device); !p.empty()) return p;
-    if (auto p = fast_path_violation(config); !p.empty()) return p;
+    if (auto p = lanes_violation(config); !p.empty()) return p;
     return dense::limits_violation(plan(config, shape), shape, device);
   }
 

@@ -154,6 +154,19 @@ class RowKernel : public Kernel {
         {"REDUCTION", {0, 1}, "0 = subgroup operation then shared memory across subgroups; 1 = shared-memory tree"},
         {"SUBGROUP_SIZE", {0, 8, 16, 32, 64}, "required subgroup size; 0 = the device's choice"},
     };
+    // The shared-memory tree uses no subgroup operations: it does not vary
+    // the subgroup size.
+    SubSpace subgroup{"subgroup-reduction", {}, {{"REDUCTION", 0}}}, tree{"shared-memory-tree", {}, {{"REDUCTION", 1}}};
+    for (const auto& p : space.parameters) {
+      if (p.name == "REDUCTION") continue;
+      subgroup.parameters.push_back(p);
+      if (p.name == "SUBGROUP_SIZE") {
+        tree.pinned[p.name] = 0;
+      } else {
+        tree.parameters.push_back(p);
+      }
+    }
+    space.paths = {subgroup, tree};
     return {space};
   }
 
@@ -224,7 +237,7 @@ class RowKernel : public Kernel {
                std::to_string(largest);
       }
     } else if (sg != 0) {
-      return "REDUCTION=1 uses no subgroup operations; SUBGROUP_SIZE is only varied with REDUCTION=0";
+      return "REDUCTION=1 uses no subgroup operations: SUBGROUP_SIZE is not read (it stays 0)";
     }
     if (auto problem = subgroup_size_violation(sg, wg, device); !problem.empty()) return problem;
     return plan_limits_violation(plan(config, shape), shape, buffer_count(), device);

@@ -149,7 +149,7 @@ TEST(DenseMatmul, CoopmatAllowedOnlyWithTheExtensionAndAnF32AccumulatorShape) {
   // A scalar-path parameter away from its first value duplicates the variant.
   auto dup = config;
   dup["THREAD_M"] = 8;
-  EXPECT_NE(f16().constraint_violation(dup, shape, device).find("only varied with USE_COOPMAT=0"), std::string::npos);
+  EXPECT_NE(f16().constraint_violation(dup, shape, device).find("not read with USE_COOPMAT=1"), std::string::npos);
 
   // Shapes with only fp16 accumulators are not enough.
   auto f16_acc = device;
@@ -263,22 +263,28 @@ TEST(DenseMatmul, F32DeepSlices) {
   config["STAGES"] = 1;
   EXPECT_EQ(f32().constraint_violation(config, big, device), "");
   EXPECT_EQ(f32().plan(config, big).shared_memory_bytes, 48u * 1024);
-  // Deep slices only with vec4 loads and at least 32 accumulators.
+  // On NVIDIA, deep slices are pruned to vec4 loads and at least 32
+  // accumulators; legal everywhere, and searched elsewhere.
+  EXPECT_EQ(testing_support::pruning_rule_for(f32(), config, big, device), "");
   auto thin = config;
   thin["THREAD_M"] = thin["THREAD_N"] = 4;
-  EXPECT_NE(f32().constraint_violation(thin, big, device).find("THREAD_M*THREAD_N >= 32"), std::string::npos);
+  EXPECT_EQ(f32().constraint_violation(thin, big, device), "");
+  EXPECT_EQ(testing_support::pruning_rule_for(f32(), thin, big, device), "tiled.h200-fast-path");
+  auto elsewhere = device;
+  elsewhere.vendor_id = 0x1002;
+  EXPECT_EQ(testing_support::pruning_rule_for(f32(), thin, big, elsewhere), "");
   thin = config;
   thin["TILE_K"] = 32;
   thin["STAGES"] = 2;
   thin["VEC"] = 1;
   const Shape odd{4096, 4096, 4095};
-  EXPECT_NE(f32().constraint_violation(thin, odd, device).find("VEC=4"), std::string::npos);
+  EXPECT_EQ(testing_support::pruning_rule_for(f32(), thin, odd, device), "tiled.h200-fast-path");
   // 32×64×64 with 8×8 per invocation (32 invocations): 64 accumulators and
   // 192 floats of loads.
   config["TILE_M"] = 32;
   config["TILE_N"] = 64;
   config["THREAD_M"] = config["THREAD_N"] = 8;
-  EXPECT_NE(f32().constraint_violation(config, big, device).find("exceed 128"), std::string::npos);
+  EXPECT_EQ(testing_support::pruning_rule_for(f32(), config, big, device), "tiled.h200-fast-path");
 }
 
 TEST(DenseMatmul, F32SubgroupLayout) {
@@ -300,12 +306,13 @@ TEST(DenseMatmul, F32SubgroupLayout) {
   config["TILE_N"] = 64;
   config["THREAD_N"] = 8;
   EXPECT_NE(f32().constraint_violation(config, big, device).find("already 8"), std::string::npos);
-  // Only at slices of 32 k or more.
+  // On NVIDIA only at slices of 32 k or more.
   config["TILE_N"] = 128;
   config["THREAD_N"] = 4;
   config["TILE_K"] = 16;
   config["STAGES"] = 2;
-  EXPECT_NE(f32().constraint_violation(config, big, device).find("TILE_K >= 32"), std::string::npos);
+  EXPECT_EQ(f32().constraint_violation(config, big, device), "");
+  EXPECT_EQ(testing_support::pruning_rule_for(f32(), config, big, device), "tiled.h200-fast-path");
 }
 
 TEST(DenseMatmul, F32CheckShapesCoverEveryStageChoice) {
@@ -349,26 +356,12 @@ TEST(DenseMatmul, CoopmatLargeSubgroupTiles) {
   // 128×64 of C per subgroup is past the accumulator limit.
   config["WARPS_N"] = 2;
   EXPECT_NE(f16().constraint_violation(config, shape, device).find("accumulators"), std::string::npos);
-  // 256-wide tiles are only for the cooperative-matrix path.
+  // On NVIDIA, 256-wide tiles are searched on the cooperative-matrix path only.
   auto scalar = f16().baseline(shape);
   scalar["TILE_M"] = 256;
   scalar["THREAD_M"] = 8;
   scalar["THREAD_N"] = 8;
-  EXPECT_NE(f16().constraint_violation(scalar, shape, device).find("USE_COOPMAT=1"), std::string::npos);
-}
-
-TEST(DenseMatmul, GateSizeOnACpuLikeDevice) {
-  auto device = h200_like();
-  device.features.cooperative_matrix_nv = false;
-  device.cooperative_matrix_shapes.clear();
-  for (const Kernel* k : {&f32(), &f16()}) {
-    for (const auto& shape : k->check_shapes()) {
-      if (shape[0] <= 8) continue;  // the decode space's cap: dense_matvec_test.cpp
-      const auto n = valid_configs(*k, shape, device).size();
-      EXPECT_GT(n, 0u);
-      EXPECT_LE(n, 70u) << k->name() << " " << kernels::shape_to_string(shape);
-    }
-  }
+  EXPECT_EQ(testing_support::pruning_rule_for(f16(), scalar, shape, device), "tiled.coopmat-sized-tiles");
 }
 
 TEST(DenseMatmul, Problems) {

@@ -32,6 +32,17 @@ inline std::uint32_t test_device_index() {
   return text && *text ? static_cast<std::uint32_t>(std::strtoul(text, nullptr, 10)) : 0;
 }
 
+// The name of the first pruning rule of `kernel` that drops `config` at
+// `shape` on `device`, or "" when none does.
+inline std::string pruning_rule_for(const kernels::Kernel& kernel, const kernels::Config& config,
+                                    const kernels::Shape& shape, const vk::DeviceInfo& device) {
+  const auto& space = kernel.spaces().at(kernel.space_index(shape));
+  for (const auto* rule : active_pruning(space, device, SpaceScope::pruned)) {
+    if (rule->prunes(config, shape)) return rule->name;
+  }
+  return {};
+}
+
 // A device like NVIDIA's H200 as vktune sees it.
 inline vk::DeviceInfo h200_like() {
   vk::DeviceInfo d;

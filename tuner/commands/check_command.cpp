@@ -5,6 +5,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <random>
 #include <sstream>
 
@@ -77,6 +78,44 @@ void add_table_winners(const kernels::Kernel& kernel, const kernels::Shape& shap
   }
 }
 
+// The shape of `kernel`'s space at `tuned` on which `config` is legal with
+// the least work: each dimension halved in turn while the config stays legal
+// in the same space. Empty when the config is not legal at `tuned` itself.
+std::optional<kernels::Shape> smallest_legal_shape(const kernels::Kernel& kernel, const kernels::Config& config,
+                                                   const std::string& tuned, const vk::DeviceInfo& info) {
+  kernels::Shape shape;
+  try {
+    shape = kernels::parse_shape(tuned, kernel.shape_dims().size());
+    kernel.validate_shape(shape);
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+  const auto space = kernel.space_index(shape);
+  auto legal = [&](const kernels::Shape& s) {
+    try {
+      kernel.validate_shape(s);
+    } catch (const Error&) {
+      return false;
+    }
+    return kernel.space_index(s) == space && kernel.constraint_violation(config, s, info).empty();
+  };
+  if (!legal(shape)) return std::nullopt;
+  for (bool shrank = true; shrank;) {
+    shrank = false;
+    for (auto& dim : shape) {
+      if (dim < 2) continue;
+      const auto kept = dim;
+      dim /= 2;
+      if (legal(shape)) {
+        shrank = true;
+      } else {
+        dim = kept;
+      }
+    }
+  }
+  return shape;
+}
+
 // The configs to check for one shape, by --variants.
 std::vector<kernels::Config> select_configs(const kernels::Kernel& kernel, const kernels::Shape& shape,
                                             const CheckArgs& args, const vk::DeviceInfo& info,
@@ -139,7 +178,31 @@ void run_check(CheckArgs args, int& result_code) {
 
   std::size_t passed = 0, failed = 0;
   nlohmann::json failures = nlohmann::json::array();
-  nlohmann::json unchecked = nlohmann::json::array();  // table winners legal at no check shape
+  nlohmann::json unchecked = nlohmann::json::array();  // table winners legal at no shape tried
+  auto check_shape = [&](const kernels::Kernel& kernel, const kernels::Shape& shape,
+                         const std::vector<kernels::Config>& configs) {
+    auto result = session.check(kernel, shape, configs, args.seed);
+    for (const auto& o : result.outcomes) {
+      if (o.status == results::Status::ok) {
+        ++passed;
+        continue;
+      }
+      ++failed;
+      auto j = outcome_json(o);
+      j["kernel"] = kernel.name();
+      j["shape"] = kernels::shape_to_string(shape);
+      failures.push_back(j);
+      if (!args.json) {
+        std::cout << "FAIL " << kernel.name() << " " << kernels::shape_to_string(shape) << " ["
+                  << kernels::config_to_string(o.config) << "]: " << results::to_string(o.status) << ": " << o.reason
+                  << "\n";
+      }
+    }
+    if (!args.json) {
+      std::cout << kernel.name() << " " << kernels::shape_to_string(shape) << ": " << result.outcomes.size()
+                << " variants checked, " << result.failures() << " failed\n";
+    }
+  };
   for (const auto* kernel : selected) {
     const auto shapes = args.shapes == "ci" ? kernel->check_shapes() : kernel->default_shapes();
     const auto winners = table_winners.find(kernel->name());
@@ -147,37 +210,35 @@ void run_check(CheckArgs args, int& result_code) {
     for (const auto& shape : shapes) {
       auto configs = select_configs(*kernel, shape, args, info, store ? &*store : nullptr, session.device_row());
       if (winners != table_winners.end()) add_table_winners(*kernel, shape, info, winners->second, winner_checked, configs);
-      auto result = session.check(*kernel, shape, configs, args.seed);
-      for (const auto& o : result.outcomes) {
-        if (o.status == results::Status::ok) {
-          ++passed;
-          continue;
-        }
-        ++failed;
-        auto j = outcome_json(o);
-        j["kernel"] = kernel->name();
-        j["shape"] = kernels::shape_to_string(shape);
-        failures.push_back(j);
-        if (!args.json) {
-          std::cout << "FAIL " << kernel->name() << " " << kernels::shape_to_string(shape) << " ["
-                    << kernels::config_to_string(o.config) << "]: " << results::to_string(o.status) << ": " << o.reason
-                    << "\n";
-        }
-      }
-      if (!args.json) {
-        std::cout << kernel->name() << " " << kernels::shape_to_string(shape) << ": " << result.outcomes.size()
-                  << " variants checked, " << result.failures() << " failed\n";
-      }
+      check_shape(*kernel, shape, configs);
     }
+    // A winner that no check shape admits (its tiles or steps are too large
+    // for them) is checked at the smallest shape of its space that it runs
+    // on, found by halving its tuned shape.
+    std::map<kernels::Shape, std::vector<kernels::Config>> shrunk;
     for (std::size_t i = 0; i < winner_checked.size(); ++i) {
       if (winner_checked[i]) continue;
       const auto& [tuned, config] = winners->second[i];
-      unchecked.push_back({{"kernel", kernel->name()}, {"shape", tuned}, {"config", kernels::config_to_json(config)}});
+      if (auto shape = smallest_legal_shape(*kernel, config, tuned, info)) {
+        auto& configs = shrunk[*shape];
+        if (std::find(configs.begin(), configs.end(), config) == configs.end()) configs.push_back(config);
+        continue;
+      }
+      std::string why = "its tuned shape is not a valid shape";
+      try {
+        why = kernel->constraint_violation(config, kernels::parse_shape(tuned, kernel->shape_dims().size()), info);
+      } catch (const Error&) {
+      }
+      unchecked.push_back({{"kernel", kernel->name()},
+                           {"shape", tuned},
+                           {"config", kernels::config_to_json(config)},
+                           {"reason", why}});
       if (!args.json) {
         std::cout << "not checked: " << kernel->name() << " " << tuned << " winner [" << kernels::config_to_string(config)
-                  << "] is legal at none of the check shapes of its space\n";
+                  << "]: not legal on this device: " << why << "\n";
       }
     }
+    for (const auto& [shape, configs] : shrunk) check_shape(*kernel, shape, configs);
   }
   if (args.json) {
     std::cout << nlohmann::json{{"device", info.name}, {"seed", args.seed}, {"passed", passed}, {"failed", failed},
