@@ -1,0 +1,185 @@
+// What every registered kernel promises the tuner, checked for each of them
+// without a device: shapes are validated with one clear error, the baseline
+// is legal, the space declarations (paths, shape values, pruning rules) are
+// consistent, an enumeration holds only legal, distinct configs, pruning only
+// narrows and only on the devices a rule is keyed to, and the gate's covering
+// array takes every pair of values that some valid config takes.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "common/error.hpp"
+#include "kernels/registry.hpp"
+#include "kernel_test_support.hpp"
+#include "tuner/covering.hpp"
+#include "tuner/space.hpp"
+
+namespace vktune {
+namespace {
+
+using kernels::Config;
+using kernels::Kernel;
+using kernels::Shape;
+
+std::vector<std::string> kernel_names() {
+  std::vector<std::string> names;
+  for (const auto* k : kernels::all_kernels()) names.push_back(k->name());
+  return names;
+}
+
+std::vector<Shape> every_shape(const Kernel& k) {
+  auto shapes = k.default_shapes();
+  for (const auto& s : k.check_shapes()) shapes.push_back(s);
+  return shapes;
+}
+
+// The H200-like device as another vendor's: no NVIDIA-keyed rule applies.
+vk::DeviceInfo other_vendor() {
+  auto d = testing_support::h200_like_tensor_cores();
+  d.name = "AMD-like";
+  d.vendor_id = 0x1002;
+  return d;
+}
+
+class KernelContract : public ::testing::TestWithParam<std::string> {
+ protected:
+  const Kernel& kernel() const { return kernels::find_kernel(GetParam()); }
+  std::string label(const Shape& s) const { return GetParam() + " " + kernels::shape_to_string(s); }
+};
+
+TEST_P(KernelContract, RejectsBadShapesInOneLine) {
+  const auto dims = kernel().shape_dims().size();
+  for (const Shape& bad : {Shape(dims + 1, 4), Shape(dims - 1 == 0 ? 2 : dims - 1, 4)}) {
+    try {
+      kernel().validate_shape(bad);
+      FAIL() << GetParam() << " accepted a shape of " << bad.size() << " dimensions";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::usage);
+      EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos) << e.what();
+    }
+  }
+  Shape zero = kernel().default_shapes().front();
+  zero.back() = 0;
+  EXPECT_THROW(kernel().validate_shape(zero), Error);
+}
+
+TEST_P(KernelContract, BaselineIsLegalAtEveryShapeOnAnH200LikeDevice) {
+  const auto device = testing_support::h200_like_tensor_cores();
+  for (const auto& shape : every_shape(kernel())) {
+    EXPECT_EQ(kernel().constraint_violation(kernel().baseline(shape), shape, device), "") << label(shape);
+  }
+}
+
+TEST_P(KernelContract, PathsDeclareEveryParameterOnce) {
+  for (const auto& space : kernel().spaces()) {
+    std::set<std::string> declared;
+    for (const auto& p : space.parameters) {
+      EXPECT_TRUE(declared.insert(p.name).second) << space.name << " declares " << p.name << " twice";
+      EXPECT_FALSE(p.values.empty()) << p.name;
+    }
+    std::set<std::string> shape_set;
+    if (space.shape_values) {
+      for (const auto& [name, value] : space.shape_values(kernel().default_shapes().front())) shape_set.insert(name);
+    }
+    for (const auto& path : space.effective_paths()) {
+      std::multiset<std::string> seen(shape_set.begin(), shape_set.end());
+      for (const auto& [name, value] : path.pinned) seen.insert(name);
+      for (const auto& p : path.parameters) {
+        seen.insert(p.name);
+        const auto d = std::find_if(space.parameters.begin(), space.parameters.end(),
+                                    [&](const kernels::Parameter& q) { return q.name == p.name; });
+        ASSERT_NE(d, space.parameters.end()) << path.name << " varies undeclared " << p.name;
+        for (int v : p.values) {
+          EXPECT_NE(std::find(d->values.begin(), d->values.end(), v), d->values.end())
+              << path.name << ": " << p.name << "=" << v << " is not a declared value";
+        }
+      }
+      for (const auto& name : declared) {
+        EXPECT_EQ(seen.count(name), 1u) << space.name << "/" << path.name << ": " << name
+                                        << " must be varied, pinned or set by the shape, exactly once";
+      }
+      EXPECT_EQ(seen.size(), declared.size()) << space.name << "/" << path.name << " names an undeclared parameter";
+    }
+    std::set<std::string> rule_names;
+    for (const auto& rule : space.pruning) {
+      EXPECT_TRUE(rule_names.insert(rule.name).second) << "two pruning rules named " << rule.name;
+      EXPECT_FALSE(rule.reason.empty()) << rule.name;
+      EXPECT_EQ(rule.reason.find('\n'), std::string::npos) << rule.name;
+      EXPECT_TRUE(static_cast<bool>(rule.prunes)) << rule.name;
+    }
+  }
+}
+
+TEST_P(KernelContract, EnumerationsHoldDistinctLegalConfigsAndPruningOnlyNarrows) {
+  const auto nvidia = testing_support::h200_like_tensor_cores();
+  const auto other = other_vendor();
+  for (const auto& shape : every_shape(kernel())) {
+    const auto full = enumerate_space(kernel(), shape, nvidia, SpaceScope::full);
+    const std::set<Config> full_set(full.valid.begin(), full.valid.end());
+    EXPECT_EQ(full_set.size(), full.valid.size()) << label(shape) << ": a config is enumerated twice";
+    EXPECT_TRUE(full.pruned_by.empty()) << label(shape);
+    std::size_t sampled = 0;
+    for (std::size_t i = 0; i < full.valid.size(); i += 1 + full.valid.size() / 64, ++sampled) {
+      EXPECT_EQ(kernel().constraint_violation(full.valid[i], shape, nvidia), "") << label(shape);
+    }
+    const auto pruned = enumerate_space(kernel(), shape, nvidia, SpaceScope::pruned);
+    for (const auto& c : pruned.valid) EXPECT_TRUE(full_set.count(c)) << label(shape) << ": pruning added a config";
+    std::size_t dropped = 0;
+    for (const auto& [rule, count] : pruned.pruned_by) dropped += count;
+    EXPECT_LE(pruned.valid.size() + dropped, full.total) << label(shape);
+    // Another vendor's device loses only to rules keyed to every device.
+    const auto elsewhere = enumerate_space(kernel(), shape, other, SpaceScope::pruned);
+    const auto& space = kernel().spaces().at(kernel().space_index(shape));
+    for (const auto& [name, count] : elsewhere.pruned_by) {
+      const auto rule = std::find_if(space.pruning.begin(), space.pruning.end(),
+                                     [&](const kernels::PruningRule& r) { return r.name == name; });
+      ASSERT_NE(rule, space.pruning.end());
+      EXPECT_EQ(rule->measured_on.vendor_id, 0u) << name << " pruned on another vendor's device";
+    }
+  }
+}
+
+// Every pair of values of two parameters that a valid config of a path
+// takes is in the covering array, counted here by brute force.
+TEST_P(KernelContract, TheCoveringArrayTakesEveryPairOfEachPath) {
+  const auto device = other_vendor();
+  for (const auto& shape : kernel().check_shapes()) {
+    const auto space = enumerate_space(kernel(), shape, device, SpaceScope::full);
+    const auto cover = covering_configs(space);
+    EXPECT_LE(cover.size(), 80u) << label(shape) << ": the gate would validate " << cover.size() << " variants";
+    for (std::size_t path = 0; path < space.paths.size(); ++path) {
+      using Pair = std::tuple<std::string, int, std::string, int>;
+      auto pairs_of = [](const Config& c) {
+        std::set<Pair> pairs;
+        for (auto a = c.begin(); a != c.end(); ++a) {
+          for (auto b = std::next(a); b != c.end(); ++b) pairs.insert({a->first, a->second, b->first, b->second});
+        }
+        return pairs;
+      };
+      std::set<Pair> needed, covered;
+      for (std::size_t i = 0; i < space.valid.size(); ++i) {
+        if (space.path_of[i] != path) continue;
+        for (const auto& p : pairs_of(space.valid[i])) needed.insert(p);
+      }
+      for (const auto& c : cover) {
+        for (const auto& p : pairs_of(c)) covered.insert(p);
+      }
+      for (const auto& [a, va, b, vb] : needed) {
+        EXPECT_TRUE(covered.count({a, va, b, vb}))
+            << label(shape) << " path " << space.paths[path].name << ": " << a << "=" << va << " with " << b << "="
+            << vb << " is never validated";
+      }
+    }
+    const std::set<Config> distinct(cover.begin(), cover.end());
+    EXPECT_EQ(distinct.size(), cover.size()) << label(shape);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Registered, KernelContract, ::testing::ValuesIn(kernel_names()),
+                         [](const auto& info) { return info.param; });
+
+}  // namespace
+}  // namespace vktune
