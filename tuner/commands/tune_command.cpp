@@ -167,7 +167,9 @@ void run_tune(const kernels::Kernel& kernel, TuneArgs args, int& result_code) {
   options.cache_mode = args.cache;
   options.only = only;
 
-  nlohmann::json report = {{"device", session.device().info().name},
+  nlohmann::json report = {{"format", "vktune-tune"},
+                           {"version", kTuneJsonVersion},
+                           {"device", session.device().info().name},
                            {"driver", session.device().info().driver_version},
                            {"database", store.path().string()},
                            {"seed", args.seed},
