@@ -87,6 +87,8 @@ TimingResult time_dispatches(Device& device, const RecordDispatch& record, const
   QueryPool queries(device, 2 * std::max(samples, kMaxWindowsPerSubmission));
   std::uint64_t next_dispatch = 0;
 
+  using Clock = std::chrono::steady_clock;
+  const auto began = Clock::now();
   // Probe with one dispatch (after one untimed warm-up) to size the window
   // and the warm-up batches.
   std::uint32_t k = options.dispatches_per_sample;
@@ -138,9 +140,12 @@ TimingResult time_dispatches(Device& device, const RecordDispatch& record, const
 
   TimingResult result;
   result.dispatches_per_sample = k;
+  const auto warmed_up = Clock::now();
   for (double window : run_windows(device, queries, record, next_dispatch, k, samples, options.timeout)) {
     result.samples_ns.push_back(window / k);
   }
+  result.warmup_ms = std::chrono::duration<double, std::milli>(warmed_up - began).count();
+  result.timing_ms = std::chrono::duration<double, std::milli>(Clock::now() - warmed_up).count();
   result.per_dispatch_ns = compute_stats(result.samples_ns);
   device.note_timed_end();
   return result;

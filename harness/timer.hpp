@@ -43,6 +43,9 @@ struct TimingResult {
   TimingStats per_dispatch_ns;  // statistics of (sample window / K)
   std::uint32_t dispatches_per_sample = 0;
   std::vector<double> samples_ns;  // per-dispatch time of each sample
+  // Wall time on the CPU, for accounting where a tune's time goes: the
+  // warm-up (the probe included) and the measured samples.
+  double warmup_ms = 0, timing_ms = 0;
 };
 
 // Records dispatch number `i` (0-based over the whole measurement, so the

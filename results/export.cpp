@@ -59,7 +59,13 @@ nlohmann::json to_json(const Measurement& m) {
           {"max_abs_error", m.max_abs_error},
           {"gbps", m.gbps},
           {"gflops", m.gflops},
-          {"created_at", m.created_at}};
+          {"created_at", m.created_at},
+          {"phase", to_string(m.phase)},
+          {"compile_ms", m.durations.compile_ms},
+          {"pipeline_ms", m.durations.pipeline_ms},
+          {"validation_ms", m.durations.validation_ms},
+          {"warmup_ms", m.durations.warmup_ms},
+          {"timing_ms", m.durations.timing_ms}};
 }
 
 nlohmann::json to_json(const Winner& w, bool with_spirv) {

@@ -4,7 +4,6 @@
 #include <map>
 #include <tuple>
 
-
 namespace vktune::results {
 namespace {
 
@@ -42,8 +41,8 @@ std::vector<MeasurementRow> measurement_rows(const Store& store, const Selection
     if (a.kernel != b.kernel) return a.kernel < b.kernel;
     if (ma.shape != mb.shape) return shape_less(ma.shape, mb.shape);
     const bool fa = ma.status != Status::ok, fb = mb.status != Status::ok;
-    return std::tie(ma.cache_mode, fa, ma.median_ns, ma.variant_hash) <
-           std::tie(mb.cache_mode, fb, mb.median_ns, mb.variant_hash);
+    return std::tie(ma.cache_mode, ma.phase, fa, ma.median_ns, ma.variant_hash) <
+           std::tie(mb.cache_mode, mb.phase, fb, mb.median_ns, mb.variant_hash);
   });
   return rows;
 }
@@ -51,7 +50,8 @@ std::vector<MeasurementRow> measurement_rows(const Store& store, const Selection
 void write_measurements_csv(std::ostream& out, std::span<const MeasurementRow> rows) {
   out << "device_row,vendor_id,device_id,driver_version,device_name,driver_version_text,kernel,shape,cache_mode,"
          "variant_hash,config,winner,status,reason,median_ns,min_ns,p10_ns,p90_ns,mad_ns,repetitions,"
-         "rel_l2_error,max_abs_error,gbps,gflops,created_at\n";
+         "rel_l2_error,max_abs_error,gbps,gflops,created_at,phase,compile_ms,pipeline_ms,validation_ms,warmup_ms,"
+         "timing_ms\n";
   for (const auto& row : rows) {
     const auto& m = row.measurement;
     out << row.device_row << ',' << row.device.vendor_id << ',' << row.device.device_id << ','
@@ -62,7 +62,12 @@ void write_measurements_csv(std::ostream& out, std::span<const MeasurementRow> r
     for (const double v : {m.median_ns, m.min_ns, m.p10_ns, m.p90_ns, m.mad_ns}) out << ',' << shortest(v);
     out << ',' << m.repetitions;
     for (const double v : {m.rel_l2_error, m.max_abs_error, m.gbps, m.gflops}) out << ',' << shortest(v);
-    out << ',' << csv_field(m.created_at) << '\n';
+    out << ',' << csv_field(m.created_at) << ',' << to_string(m.phase);
+    const auto& d = m.durations;
+    for (const double v : {d.compile_ms, d.pipeline_ms, d.validation_ms, d.warmup_ms, d.timing_ms}) {
+      out << ',' << shortest(v);
+    }
+    out << '\n';
   }
 }
 

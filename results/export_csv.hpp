@@ -1,16 +1,19 @@
 #pragma once
 // Measurements as CSV (RFC 4180): one header line, then one line per
-// measurement of the selected devices and kernels, for spreadsheets and
-// plotting. Rows come in table order (device, kernel, shape, cache mode),
-// then successes fastest first, then failures. Numbers are written in their
-// shortest exact form; text fields with a comma, quote or line break are
-// quoted, with quotes doubled.
+// measurement row (search and confirmation rows alike) of the selected
+// devices and kernels, for spreadsheets and plotting. Rows come in table
+// order (device, kernel, shape, cache mode), then the search rows before the
+// confirmation rows, each successes fastest first, then failures. Numbers are
+// written in their shortest exact form; text fields with a comma, quote or
+// line break are quoted, with quotes doubled.
 //
 // Columns: device_row, vendor_id, device_id, driver_version, device_name,
 // driver_version_text, kernel, shape, cache_mode, variant_hash, config,
-// winner (1 for the stored winner of its key), status, reason, median_ns,
-// min_ns, p10_ns, p90_ns, mad_ns, repetitions, rel_l2_error, max_abs_error,
-// gbps, gflops, created_at.
+// winner (1 on the row the stored winner of its key was chosen from), status,
+// reason, median_ns, min_ns, p10_ns, p90_ns, mad_ns, repetitions,
+// rel_l2_error, max_abs_error, gbps, gflops, created_at, then (added with
+// schema version 3, after the older columns so that their positions hold)
+// phase, compile_ms, pipeline_ms, validation_ms, warmup_ms, timing_ms.
 #include <cstdint>
 #include <ostream>
 #include <span>

@@ -59,6 +59,15 @@ double number(const std::string& text, const char* column) {
   return v;
 }
 
+// A count or an id: a number that is whole and not negative.
+double whole(const std::string& text, const char* column) {
+  const double v = number(text, column);
+  if (v < 0 || v != static_cast<double>(static_cast<std::uint64_t>(v))) {
+    throw Error(ErrorKind::format, std::string(column) + " is not a whole number: '" + text + "'");
+  }
+  return v;
+}
+
 }  // namespace
 
 std::vector<MeasurementRow> read_measurements_csv(const std::filesystem::path& path) {
@@ -94,8 +103,12 @@ std::vector<MeasurementRow> read_measurements_csv(const std::filesystem::path& p
                                            std::to_string(column.size()));
       }
       MeasurementRow row;
-      row.device_row = static_cast<std::int64_t>(number(field("device_row"), "device_row"));
+      row.device_row = static_cast<std::int64_t>(whole(field("device_row"), "device_row"));
+      row.device.vendor_id = static_cast<std::uint32_t>(whole(field("vendor_id"), "vendor_id"));
+      row.device.device_id = static_cast<std::uint32_t>(whole(field("device_id"), "device_id"));
+      row.device.driver_version = static_cast<std::uint32_t>(whole(field("driver_version"), "driver_version"));
       row.device.name = field("device_name");
+      row.device.driver_version_text = field("driver_version_text");
       row.kernel = field("kernel");
       row.config_json = field("config");
       row.is_winner = field("winner") == "1";
@@ -108,6 +121,25 @@ std::vector<MeasurementRow> read_measurements_csv(const std::filesystem::path& p
       m.reason = field("reason");
       m.median_ns = number(field("median_ns"), "median_ns");
       if (m.status == Status::ok && !(m.median_ns > 0)) throw Error(ErrorKind::format, "an ok row without a time");
+      m.min_ns = number(field("min_ns"), "min_ns");
+      m.p10_ns = number(field("p10_ns"), "p10_ns");
+      m.p90_ns = number(field("p90_ns"), "p90_ns");
+      m.mad_ns = number(field("mad_ns"), "mad_ns");
+      m.repetitions = static_cast<int>(whole(field("repetitions"), "repetitions"));
+      m.rel_l2_error = number(field("rel_l2_error"), "rel_l2_error");
+      m.max_abs_error = number(field("max_abs_error"), "max_abs_error");
+      m.gbps = number(field("gbps"), "gbps");
+      m.gflops = number(field("gflops"), "gflops");
+      m.created_at = field("created_at");
+      // Exports from before schema version 3 have neither the phase nor the
+      // durations: every row of them is a search row (a confirmation
+      // overwrote the search row then), and its durations are unknown (0).
+      if (!field("phase").empty()) m.phase = phase_from_string(field("phase"));
+      m.durations.compile_ms = number(field("compile_ms"), "compile_ms");
+      m.durations.pipeline_ms = number(field("pipeline_ms"), "pipeline_ms");
+      m.durations.validation_ms = number(field("validation_ms"), "validation_ms");
+      m.durations.warmup_ms = number(field("warmup_ms"), "warmup_ms");
+      m.durations.timing_ms = number(field("timing_ms"), "timing_ms");
       rows.push_back(std::move(row));
     } catch (const Error& e) {
       throw Error(ErrorKind::format, path.string() + ":" + std::to_string(line) + ": " + e.what());

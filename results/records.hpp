@@ -37,7 +37,36 @@ std::string_view to_string(Status status);
 // Throws Error(ErrorKind::database) for text that names no Status.
 Status status_from_string(std::string_view text);
 
-// One (device, variant, shape, cache mode) evaluation, successful or not.
+// Which pass of a tune a measurement comes from. The search measures each
+// variant once; the confirmation pass re-times the finalists interleaved with
+// the baseline and stores its own row beside the search row, so the search's
+// numbers (what a replay scores strategies on) are never overwritten.
+enum class Phase { search, confirm };
+
+std::string_view to_string(Phase phase);
+// Throws Error(ErrorKind::database) for text that names no Phase.
+Phase phase_from_string(std::string_view text);
+
+// Wall time, in milliseconds, that producing one measurement spent in each
+// step: compiling with shaderc (0 when the SPIR-V was cached), creating the
+// pipeline, validating against the CPU reference, warming the GPU up, and
+// the timed samples. Rows from before schema version 3 hold zeros.
+struct PhaseDurations {
+  double compile_ms = 0, pipeline_ms = 0, validation_ms = 0, warmup_ms = 0, timing_ms = 0;
+
+  double total_ms() const { return compile_ms + pipeline_ms + validation_ms + warmup_ms + timing_ms; }
+  PhaseDurations& operator+=(const PhaseDurations& other) {
+    compile_ms += other.compile_ms;
+    pipeline_ms += other.pipeline_ms;
+    validation_ms += other.validation_ms;
+    warmup_ms += other.warmup_ms;
+    timing_ms += other.timing_ms;
+    return *this;
+  }
+  bool operator==(const PhaseDurations&) const = default;
+};
+
+// One (device, variant, shape, cache mode, phase) evaluation, successful or not.
 struct Measurement {
   std::int64_t device_id = 0;  // row id from Store::upsert_device
   std::string variant_hash;
@@ -50,6 +79,8 @@ struct Measurement {
   double rel_l2_error = 0, max_abs_error = 0;
   double gbps = 0, gflops = 0;
   std::string created_at;  // ISO-8601 UTC ("2024-05-01T12:00:00.000Z"), filled by the store
+  Phase phase = Phase::search;
+  PhaseDurations durations;
 
   bool operator==(const Measurement&) const = default;
 };

@@ -98,6 +98,49 @@ CREATE TABLE ceilings (
 );
 PRAGMA user_version = 2;
 )sql",
+    // 2 -> 3: the phase a row comes from joins its identity, so that the
+    // confirmation pass stores its own row instead of overwriting the search's;
+    // and the wall time each step of a measurement took. SQLite cannot change
+    // a primary key in place: the table is rebuilt, its rows copied as
+    // 'search' rows with zero durations (nothing references measurements, so
+    // dropping the old table breaks no foreign key).
+    R"sql(
+CREATE TABLE measurements_v3 (
+  device        INTEGER NOT NULL REFERENCES devices(id),
+  variant       TEXT NOT NULL REFERENCES variants(hash),
+  shape         TEXT NOT NULL,
+  cache_mode    TEXT NOT NULL,
+  phase         TEXT NOT NULL DEFAULT 'search' CHECK (phase IN ('search', 'confirm')),
+  status        TEXT NOT NULL,
+  reason        TEXT NOT NULL DEFAULT '',
+  median_ns     REAL NOT NULL DEFAULT 0,
+  min_ns        REAL NOT NULL DEFAULT 0,
+  p10_ns        REAL NOT NULL DEFAULT 0,
+  p90_ns        REAL NOT NULL DEFAULT 0,
+  mad_ns        REAL NOT NULL DEFAULT 0,
+  repetitions   INTEGER NOT NULL DEFAULT 0,
+  rel_l2_error  REAL NOT NULL DEFAULT 0,
+  max_abs_error REAL NOT NULL DEFAULT 0,
+  gbps          REAL NOT NULL DEFAULT 0,
+  gflops        REAL NOT NULL DEFAULT 0,
+  created_at    TEXT NOT NULL,
+  compile_ms    REAL NOT NULL DEFAULT 0,
+  pipeline_ms   REAL NOT NULL DEFAULT 0,
+  validation_ms REAL NOT NULL DEFAULT 0,
+  warmup_ms     REAL NOT NULL DEFAULT 0,
+  timing_ms     REAL NOT NULL DEFAULT 0,
+  PRIMARY KEY (device, variant, shape, cache_mode, phase)
+);
+INSERT INTO measurements_v3 (device, variant, shape, cache_mode, phase, status, reason, median_ns, min_ns, p10_ns,
+                             p90_ns, mad_ns, repetitions, rel_l2_error, max_abs_error, gbps, gflops, created_at)
+  SELECT device, variant, shape, cache_mode, 'search', status, reason, median_ns, min_ns, p10_ns, p90_ns, mad_ns,
+         repetitions, rel_l2_error, max_abs_error, gbps, gflops, created_at
+  FROM measurements;
+DROP TABLE measurements;
+ALTER TABLE measurements_v3 RENAME TO measurements;
+CREATE INDEX measurements_by_shape ON measurements(device, shape, cache_mode);
+PRAGMA user_version = 3;
+)sql",
 };
 static_assert(std::size(migrations) == current_version, "one migration per schema version");
 

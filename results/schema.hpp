@@ -6,11 +6,13 @@
 // Version history
 //   v1  devices, kernels, variants, spirv, measurements (no mad_ns), winners
 //   v2  measurements.mad_ns; ceilings table
+//   v3  measurements.phase ('search' | 'confirm') joins the primary key;
+//       measurements.{compile,pipeline,validation,warmup,timing}_ms
 #include "results/sqlite.hpp"
 
 namespace vktune::results::schema {
 
-inline constexpr int current_version = 2;
+inline constexpr int current_version = 3;
 
 // The database's schema version (PRAGMA user_version).
 int read_version(const sqlite::Connection& connection);

@@ -15,7 +15,15 @@ namespace {
 
 constexpr std::string_view measurement_columns =
     "m.device, m.variant, m.shape, m.cache_mode, m.status, m.reason, m.median_ns, m.min_ns, m.p10_ns, "
-    "m.p90_ns, m.mad_ns, m.repetitions, m.rel_l2_error, m.max_abs_error, m.gbps, m.gflops, m.created_at";
+    "m.p90_ns, m.mad_ns, m.repetitions, m.rel_l2_error, m.max_abs_error, m.gbps, m.gflops, m.created_at, "
+    "m.phase, m.compile_ms, m.pipeline_ms, m.validation_ms, m.warmup_ms, m.timing_ms";
+constexpr int measurement_column_count = 23;
+
+// True for the row of its variant that a winner is chosen from: the
+// confirmation row where one exists, else the search row.
+constexpr std::string_view chosen_row =
+    "(m.phase = 'confirm' OR NOT EXISTS (SELECT 1 FROM measurements c WHERE c.device = m.device "
+    "AND c.variant = m.variant AND c.shape = m.shape AND c.cache_mode = m.cache_mode AND c.phase = 'confirm'))";
 
 constexpr std::string_view winner_columns =
     "w.device, w.kernel, w.shape, w.cache_mode, w.variant, w.config_json, w.spirv_hash, s.words, "
@@ -56,6 +64,12 @@ Measurement read_measurement(const sqlite::Statement& row) {
   m.gbps = row.column_double(14);
   m.gflops = row.column_double(15);
   m.created_at = row.column_text(16);
+  m.phase = phase_from_string(row.column_text(17));
+  m.durations.compile_ms = row.column_double(18);
+  m.durations.pipeline_ms = row.column_double(19);
+  m.durations.validation_ms = row.column_double(20);
+  m.durations.warmup_ms = row.column_double(21);
+  m.durations.timing_ms = row.column_double(22);
   return m;
 }
 
@@ -110,6 +124,15 @@ Status status_from_string(std::string_view text) {
     if (to_string(status) == text) return status;
   }
   throw Error(ErrorKind::database, "unknown measurement status '" + std::string(text) + "'");
+}
+
+std::string_view to_string(Phase phase) { return phase == Phase::confirm ? "confirm" : "search"; }
+
+Phase phase_from_string(std::string_view text) {
+  for (const Phase phase : {Phase::search, Phase::confirm}) {
+    if (to_string(phase) == text) return phase;
+  }
+  throw Error(ErrorKind::database, "unknown measurement phase '" + std::string(text) + "' (search or confirm)");
 }
 
 Store::Store(sqlite::Connection connection, bool read_only)
@@ -300,36 +323,45 @@ std::optional<std::vector<std::uint32_t>> Store::get_spirv(const std::string& ha
 
 void Store::record_measurement(const Measurement& m) {
   auto insert = statement(
-      "INSERT INTO measurements (device, variant, shape, cache_mode, status, reason, median_ns, min_ns, p10_ns, "
-      "p90_ns, mad_ns, repetitions, rel_l2_error, max_abs_error, gbps, gflops, created_at) "
-      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, " VKTUNE_SQL_NOW ") "
-      "ON CONFLICT (device, variant, shape, cache_mode) DO UPDATE SET status = excluded.status, "
+      "INSERT INTO measurements (device, variant, shape, cache_mode, phase, status, reason, median_ns, min_ns, "
+      "p10_ns, p90_ns, mad_ns, repetitions, rel_l2_error, max_abs_error, gbps, gflops, compile_ms, pipeline_ms, "
+      "validation_ms, warmup_ms, timing_ms, created_at) "
+      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, "
+      VKTUNE_SQL_NOW ") "
+      "ON CONFLICT (device, variant, shape, cache_mode, phase) DO UPDATE SET status = excluded.status, "
       "reason = excluded.reason, median_ns = excluded.median_ns, min_ns = excluded.min_ns, "
       "p10_ns = excluded.p10_ns, p90_ns = excluded.p90_ns, mad_ns = excluded.mad_ns, "
       "repetitions = excluded.repetitions, rel_l2_error = excluded.rel_l2_error, "
       "max_abs_error = excluded.max_abs_error, gbps = excluded.gbps, gflops = excluded.gflops, "
+      "compile_ms = excluded.compile_ms, pipeline_ms = excluded.pipeline_ms, "
+      "validation_ms = excluded.validation_ms, warmup_ms = excluded.warmup_ms, timing_ms = excluded.timing_ms, "
       "created_at = excluded.created_at");
-  insert->bind_all(m.device_id, m.variant_hash, m.shape, m.cache_mode, to_string(m.status), m.reason, m.median_ns,
-                   m.min_ns, m.p10_ns, m.p90_ns, m.mad_ns, m.repetitions, m.rel_l2_error, m.max_abs_error, m.gbps,
-                   m.gflops)
+  const auto& d = m.durations;
+  insert->bind_all(m.device_id, m.variant_hash, m.shape, m.cache_mode, to_string(m.phase), to_string(m.status),
+                   m.reason, m.median_ns, m.min_ns, m.p10_ns, m.p90_ns, m.mad_ns, m.repetitions, m.rel_l2_error,
+                   m.max_abs_error, m.gbps, m.gflops, d.compile_ms, d.pipeline_ms, d.validation_ms, d.warmup_ms,
+                   d.timing_ms)
       .run();
 }
 
 bool Store::has_measurement(std::int64_t device_id, const std::string& variant_hash, const std::string& shape,
-                            const std::string& cache_mode) const {
+                            const std::string& cache_mode, Phase phase) const {
   auto query = statement(
-      "SELECT 1 FROM measurements WHERE device = ?1 AND variant = ?2 AND shape = ?3 AND cache_mode = ?4");
-  query->bind_all(device_id, variant_hash, shape, cache_mode);
+      "SELECT 1 FROM measurements WHERE device = ?1 AND variant = ?2 AND shape = ?3 AND cache_mode = ?4 "
+      "AND phase = ?5");
+  query->bind_all(device_id, variant_hash, shape, cache_mode, to_string(phase));
   return query->step();
 }
 
 std::optional<Measurement> Store::find_measurement(std::int64_t device_id, const std::string& variant_hash,
-                                                   const std::string& shape, const std::string& cache_mode) const {
+                                                   const std::string& shape, const std::string& cache_mode,
+                                                   Phase phase) const {
   static const std::string sql = select(
       measurement_columns,
-      "FROM measurements m WHERE m.device = ?1 AND m.variant = ?2 AND m.shape = ?3 AND m.cache_mode = ?4");
+      "FROM measurements m WHERE m.device = ?1 AND m.variant = ?2 AND m.shape = ?3 AND m.cache_mode = ?4 "
+      "AND m.phase = ?5");
   auto query = statement(sql);
-  query->bind_all(device_id, variant_hash, shape, cache_mode);
+  query->bind_all(device_id, variant_hash, shape, cache_mode, to_string(phase));
   if (!query->step()) return std::nullopt;
   return read_measurement(*query);
 }
@@ -339,8 +371,8 @@ std::vector<Measurement> Store::measurements(std::int64_t device_id, const std::
   static const std::string sql = select(
       measurement_columns,
       "FROM measurements m JOIN variants v ON v.hash = m.variant "
-      "WHERE m.device = ?1 AND v.kernel = ?2 AND m.shape = ?3 AND m.cache_mode = ?4 "
-      "ORDER BY m.status <> 'ok', m.median_ns, m.variant");
+      "WHERE m.device = ?1 AND v.kernel = ?2 AND m.shape = ?3 AND m.cache_mode = ?4 AND " + std::string(chosen_row) +
+          " ORDER BY m.status <> 'ok', m.median_ns, m.variant");
   auto query = statement(sql);
   query->bind_all(device_id, kernel, shape, cache_mode);
   std::vector<Measurement> result;
@@ -350,15 +382,17 @@ std::vector<Measurement> Store::measurements(std::int64_t device_id, const std::
 
 std::vector<Store::MeasurementInContext> Store::all_measurements() const {
   static const std::string sql =
-      select(std::string(measurement_columns) + ", v.kernel, v.config_json, w.variant IS NOT NULL",
+      select(std::string(measurement_columns) + ", v.kernel, v.config_json, w.variant IS NOT NULL AND " +
+                 std::string(chosen_row),
              "FROM measurements m JOIN variants v ON v.hash = m.variant "
              "LEFT JOIN winners w ON w.device = m.device AND w.kernel = v.kernel AND w.shape = m.shape "
              "AND w.cache_mode = m.cache_mode AND w.variant = m.variant");
   auto query = statement(sql);
   std::vector<MeasurementInContext> result;
+  constexpr int n = measurement_column_count;
   while (query->step()) {
-    result.push_back({read_measurement(*query), query->column_text(17), query->column_text(18),
-                      query->column_int64(19) != 0});
+    result.push_back({read_measurement(*query), query->column_text(n), query->column_text(n + 1),
+                      query->column_int64(n + 2) != 0});
   }
   return result;
 }

@@ -66,21 +66,26 @@ class Store {
   void put_spirv(const std::string& hash, std::span<const std::uint32_t> words);
   std::optional<std::vector<std::uint32_t>> get_spirv(const std::string& hash) const;
 
-  // Measurements: one per (device, variant, shape, cache_mode); a new one
-  // replaces the old. The device and variant must be stored first.
+  // Measurements: one per (device, variant, shape, cache_mode, phase); a new
+  // one replaces the old of the same phase, so a confirmation stores its row
+  // beside the search's. The device and variant must be stored first.
   void record_measurement(const Measurement& measurement);
   bool has_measurement(std::int64_t device_id, const std::string& variant_hash, const std::string& shape,
-                       const std::string& cache_mode) const;
+                       const std::string& cache_mode, Phase phase = Phase::search) const;
   std::optional<Measurement> find_measurement(std::int64_t device_id, const std::string& variant_hash,
-                                              const std::string& shape, const std::string& cache_mode) const;
-  // Every measurement of a kernel's variants for a shape: successes first,
+                                              const std::string& shape, const std::string& cache_mode,
+                                              Phase phase = Phase::search) const;
+  // One measurement per variant of a kernel at a shape, the one a winner is
+  // chosen from: its confirmation row where it has one (re-timed beside the
+  // baseline, so the better evidence), else its search row. Successes first,
   // fastest first, then failures.
   std::vector<Measurement> measurements(std::int64_t device_id, const std::string& kernel, const std::string& shape,
                                         const std::string& cache_mode) const;
 
-  // Every measurement of every device, with its variant's kernel and config
-  // and whether it is the stored winner of its key; in no particular order
-  // (for exports).
+  // Every measurement row of every device, both phases, with its variant's
+  // kernel and config and whether it is the stored winner of its key (marked
+  // on the row measurements() would choose); in no particular order (for
+  // exports).
   struct MeasurementInContext {
     Measurement measurement;
     std::string kernel, config_json;

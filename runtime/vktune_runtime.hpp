@@ -10,7 +10,7 @@
 //   // found.workgroups (for vkCmdDispatch), found.match / found.match_text
 //
 // Sources: an exported JSON table ("format": "vktune-table", "version": 1, see
-// results/TABLE_FORMAT.md) or a vktune SQLite database (schema versions 1..2,
+// results/TABLE_FORMAT.md) or a vktune SQLite database (schema versions 1..3,
 // opened read-only). Anything malformed, truncated or of another version is an
 // Error naming the file and what is wrong; the table is validated completely
 // when it is opened, so lookups never meet a broken entry.

@@ -37,7 +37,51 @@ std::vector<ParameterImportance> importance_of(const ShapeResult& r) {
   return parameter_importance(timed);
 }
 
+// Where a shape's time went, summed over the variants this run measured
+// (resumed ones cost nothing): the search, and the confirmation pass.
+struct TimeSpent {
+  results::PhaseDurations search, confirm;
+  std::size_t measured = 0, confirmed = 0;
+};
+
+TimeSpent time_spent(const ShapeResult& r) {
+  TimeSpent t;
+  for (const auto& o : r.outcomes) {
+    t.search += o.durations;
+    t.confirm += o.confirm_durations;
+    t.measured += !o.resumed;
+    t.confirmed += o.confirmed && !o.is_baseline;
+  }
+  return t;
+}
+
+nlohmann::json seconds_json(const results::PhaseDurations& d) {
+  return {{"compile", d.compile_ms / 1e3},
+          {"pipeline", d.pipeline_ms / 1e3},
+          {"validation", d.validation_ms / 1e3},
+          {"warmup", d.warmup_ms / 1e3},
+          {"timing", d.timing_ms / 1e3}};
+}
+
+double variants_per_second(const ShapeResult& r) {
+  return r.search_seconds > 0 ? static_cast<double>(r.outcomes.size()) / r.search_seconds : 0.0;
+}
+
 }  // namespace
+
+nlohmann::json time_spent_json(const ShapeResult& r) {
+  const auto t = time_spent(r);
+  return {{"search",
+           {{"seconds", seconds_json(t.search)},
+            {"variants_measured", t.measured},
+            {"wall_seconds", r.search_seconds},
+            {"variants_per_second", variants_per_second(r)}}},
+          {"confirm",
+           {{"seconds", seconds_json(t.confirm)},
+            {"variants", t.confirmed},
+            {"rounds", r.confirm_rounds},
+            {"wall_seconds", r.confirm_seconds}}}};
+}
 
 nlohmann::json outcome_json(const Outcome& o) {
   nlohmann::json config = nlohmann::json::object();
@@ -90,7 +134,8 @@ nlohmann::json shape_report_json(const kernels::Kernel& kernel, const ShapeResul
                       {"seed", r.seed},
                       {"stop_reason", r.stop_reason},
                       {"search_seconds", r.search_seconds},
-                      {"variants_per_second", r.search_seconds > 0 ? r.outcomes.size() / r.search_seconds : 0.0},
+                      {"variants_per_second", variants_per_second(r)},
+                      {"time_spent", time_spent_json(r)},
                       {"transfer_from", r.transfer_from},
                       {"transfer_seeds", std::count_if(r.outcomes.begin(), r.outcomes.end(),
                                                        [](const Outcome& o) { return o.transfer_seed; })},
@@ -129,10 +174,28 @@ void print_shape_report(std::ostream& out, const kernels::Kernel& kernel, const 
     out << "; " << (r.stop_reason.empty() ? "the space was exhausted" : "stopped: " + r.stop_reason);
     if (r.search_seconds > 0) {
       std::snprintf(line, sizeof line, "; %zu variants in %.1f s (%.1f/s)", r.outcomes.size(), r.search_seconds,
-                    static_cast<double>(r.outcomes.size()) / r.search_seconds);
+                    variants_per_second(r));
       out << line;
     }
     out << "\n";
+    // Compiles run on background threads beside the device work, so the
+    // steps can add up to more than the wall time.
+    const auto t = time_spent(r);
+    std::snprintf(line, sizeof line,
+                  "  time: %zu variants measured here, compile %.1f s (in the background), pipelines %.1f s, "
+                  "validation %.1f s, warm-up %.1f s, timing %.1f s\n",
+                  t.measured, t.search.compile_ms / 1e3, t.search.pipeline_ms / 1e3, t.search.validation_ms / 1e3,
+                  t.search.warmup_ms / 1e3, t.search.timing_ms / 1e3);
+    out << line;
+    if (r.confirm_rounds > 0) {
+      std::snprintf(line, sizeof line,
+                    "  confirmation: %zu re-timed%s, %d rounds, %.1f s: compile %.1f s, pipelines %.1f s, "
+                    "warm-up %.1f s, timing %.1f s\n",
+                    t.confirmed, r.baseline && r.outcomes[*r.baseline].confirmed ? " beside the baseline" : "",
+                    r.confirm_rounds, r.confirm_seconds, t.confirm.compile_ms / 1e3, t.confirm.pipeline_ms / 1e3,
+                    t.confirm.warmup_ms / 1e3, t.confirm.timing_ms / 1e3);
+      out << line;
+    }
   }
   const auto ok = ranked(r);
   if (ok.empty()) {

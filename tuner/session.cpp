@@ -4,6 +4,7 @@
 #include <atomic>
 #include <future>
 #include <list>
+#include <map>
 #include <set>
 #include <thread>
 
@@ -26,6 +27,18 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+double ms_since(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+// Adds the time until the end of its scope to `into`, also when the step
+// throws: a failed step's time is spent all the same.
+struct AddElapsed {
+  double& into;
+  Clock::time_point start = Clock::now();
+  ~AddElapsed() { into += ms_since(start); }
+};
+
 results::Status status_for(ErrorKind kind) {
   switch (kind) {
     case ErrorKind::compile: return results::Status::compile_error;
@@ -43,6 +56,7 @@ struct Candidate {
   bool is_baseline = false;
   std::optional<results::Measurement> previous;  // measured by an earlier run
   std::optional<Error> compile_error;
+  double compile_ms = 0;  // 0 when the SPIR-V came from the store
 };
 
 // Compiles every candidate that needs SPIR-V, `threads` at a time.
@@ -53,11 +67,13 @@ void compile_all(std::vector<Candidate>& batch, const TemplateLibrary& templates
   std::atomic<std::size_t> next{0};
   auto worker = [&] {
     for (std::size_t i = next++; i < todo.size(); i = next++) {
+      const auto start = Clock::now();
       try {
         compile_variant(todo[i]->variant, templates);
       } catch (const Error& e) {
         todo[i]->compile_error = e;
       }
+      todo[i]->compile_ms = ms_since(start);
     }
   };
   std::vector<std::thread> pool;
@@ -133,7 +149,7 @@ void TuneSession::reopen_device() {
 }
 
 void TuneSession::record(const kernels::Kernel& kernel, const CompiledVariant& variant, const Outcome& o,
-                         const std::string& shape_text, const std::string& cache_mode) {
+                         const std::string& shape_text, const std::string& cache_mode, results::Phase phase) {
   store_->transaction([&] {
     store_->upsert_variant({variant.variant_hash, kernel.name(), variant.plan.template_file,
                             kernels::config_to_json(variant.config), variant.template_hash, vk::compiler_version()});
@@ -154,56 +170,83 @@ void TuneSession::record(const kernels::Kernel& kernel, const CompiledVariant& v
     m.max_abs_error = o.validation.max_abs;
     m.gbps = o.gbps;
     m.gflops = o.gflops;
+    m.phase = phase;
+    m.durations = phase == results::Phase::confirm ? o.confirm_durations : o.durations;
     store_->record_measurement(m);
   });
 }
 
 void TuneSession::confirm(const kernels::Kernel& kernel, const kernels::Problem& problem, DeviceProblem& on_device,
                           const TuneOptions& options, ShapeResult& result) {
-  // The candidates: the fastest few, and the baseline.
-  std::vector<std::size_t> picked;
-  for (std::size_t i = 0; i < result.outcomes.size(); ++i)
-    if (result.outcomes[i].status == results::Status::ok) picked.push_back(i);
-  std::sort(picked.begin(), picked.end(), [&](std::size_t a, std::size_t b) {
-    return result.outcomes[a].timing.median < result.outcomes[b].timing.median;
-  });
-  if (picked.size() > options.confirm_top) picked.resize(options.confirm_top);
-  if (result.baseline && result.outcomes[*result.baseline].status == results::Status::ok &&
-      std::find(picked.begin(), picked.end(), *result.baseline) == picked.end()) {
-    picked.push_back(*result.baseline);
-  }
-  if (picked.size() < 2) return;
+  const auto started = Clock::now();
+  std::vector<std::optional<double>> search_ns;
+  for (const auto& o : result.outcomes)
+    search_ns.push_back(o.status == results::Status::ok ? std::optional(o.timing.median) : std::nullopt);
+  std::optional<std::size_t> baseline;
+  if (result.baseline && result.outcomes[*result.baseline].status == results::Status::ok) baseline = result.baseline;
+  const auto candidates = confirmation_candidates(
+      search_ns, {options.confirm_within, options.confirm_top, options.confirm_max}, baseline);
+  if (candidates.empty() || (!baseline && candidates.size() < 2)) return;  // nothing to compare
+  std::vector<std::size_t> timed = candidates;
+  if (baseline) timed.insert(timed.begin(), *baseline);
 
   const auto shape_text = kernels::shape_to_string(result.shape);
   const auto metrics = kernel.metrics(result.shape);
-  std::vector<CompiledVariant> variants;
-  std::vector<std::unique_ptr<VariantRunner>> runners;
+  struct Retimed {
+    CompiledVariant variant;  // a map node: stays put while its runner refers to it
+    std::unique_ptr<VariantRunner> runner;
+    std::vector<double> samples;
+    results::PhaseDurations durations;
+  };
+  std::map<std::size_t, Retimed> retimed;  // by outcome index
   try {
-    for (std::size_t i : picked) {
-      variants.push_back(describe_variant(kernel, result.outcomes[i].config, result.shape, templates_));
-      auto& v = variants.back();
+    for (std::size_t i : timed) {
+      auto& r = retimed[i];
+      r.variant = describe_variant(kernel, result.outcomes[i].config, result.shape, templates_);
       if (store_) {
-        if (auto cached = store_->get_spirv(v.variant_hash)) v.spirv = std::move(*cached);
+        if (auto cached = store_->get_spirv(r.variant.variant_hash)) r.variant.spirv = std::move(*cached);
       }
-      if (v.spirv.empty()) compile_variant(v, templates_);
-    }
-    for (auto& v : variants) {
-      runners.push_back(std::make_unique<VariantRunner>(*device_, v, static_cast<std::uint32_t>(problem.buffers.size()),
-                                                        static_cast<std::uint32_t>(kernel.shape_dims().size()),
-                                                        on_device.copies() + 2));
-    }
-    std::vector<std::vector<double>> samples(picked.size());
-    for (int round = 0; round < std::max(1, options.confirm_rounds); ++round) {
-      for (std::size_t j = 0; j < picked.size(); ++j) {
-        auto timing = runners[j]->time(on_device, result.shape, options.timer);
-        samples[j].insert(samples[j].end(), timing.samples_ns.begin(), timing.samples_ns.end());
+      if (r.variant.spirv.empty()) {
+        AddElapsed clock{r.durations.compile_ms};
+        compile_variant(r.variant, templates_);
       }
+      AddElapsed clock{r.durations.pipeline_ms};
+      r.runner = std::make_unique<VariantRunner>(*device_, r.variant, static_cast<std::uint32_t>(problem.buffers.size()),
+                                                 static_cast<std::uint32_t>(kernel.shape_dims().size()),
+                                                 on_device.copies() + 2);
     }
-    for (std::size_t j = 0; j < picked.size(); ++j) {
-      auto& o = result.outcomes[picked[j]];
-      const double searched_ns = o.timing.median;
-      o.timing = vk::compute_stats(samples[j]);
-      if (result.baseline && picked[j] == *result.baseline && searched_ns > 0) {
+    for (std::size_t i : confirmation_order(candidates, baseline, options.confirm_rounds)) {
+      auto& r = retimed.at(i);
+      const auto timing = r.runner->time(on_device, result.shape, options.timer);
+      r.samples.insert(r.samples.end(), timing.samples_ns.begin(), timing.samples_ns.end());
+      r.durations.warmup_ms += timing.warmup_ms;
+      r.durations.timing_ms += timing.timing_ms;
+    }
+    // Only a pass that completed changes the results, all of them at once.
+    std::vector<Outcome> confirmed;
+    for (std::size_t i : timed) {
+      auto& r = retimed.at(i);
+      Outcome o = result.outcomes[i];
+      o.timing = vk::compute_stats(r.samples);
+      o.gbps = metrics.bytes / o.timing.median;
+      o.gflops = metrics.flops / o.timing.median;
+      o.confirmed = true;
+      o.confirm_durations = r.durations;
+      confirmed.push_back(std::move(o));
+    }
+    if (store_) {
+      store_->transaction([&] {
+        for (std::size_t j = 0; j < timed.size(); ++j) {
+          record(kernel, retimed.at(timed[j]).variant, confirmed[j], shape_text, options.cache_mode,
+                 results::Phase::confirm);
+        }
+      });
+    }
+    for (std::size_t j = 0; j < timed.size(); ++j) {
+      const double searched_ns = result.outcomes[timed[j]].timing.median;
+      result.outcomes[timed[j]] = std::move(confirmed[j]);
+      const auto& o = result.outcomes[timed[j]];
+      if (baseline && timed[j] == *baseline && searched_ns > 0) {
         result.drift = o.timing.median / searched_ns;
         if (*result.drift > 1.25 || *result.drift < 0.8) {
           progress_.message("warning: the baseline took " + std::to_string(searched_ns / 1e3) + " us at the start and " +
@@ -212,10 +255,6 @@ void TuneSession::confirm(const kernels::Kernel& kernel, const kernels::Problem&
                             "GPU?); compare results with care");
         }
       }
-      o.gbps = metrics.bytes / o.timing.median;
-      o.gflops = metrics.flops / o.timing.median;
-      o.confirmed = true;
-      if (store_) record(kernel, variants[j], o, shape_text, options.cache_mode);
     }
   } catch (const Error& e) {
     // The search results stand; the confirmation is an improvement, not a
@@ -223,7 +262,11 @@ void TuneSession::confirm(const kernels::Kernel& kernel, const kernels::Problem&
     progress_.message("confirmation pass skipped: " + std::string(e.what()));
     return;
   }
-  result.winner = *std::min_element(picked.begin(), picked.end(), [&](std::size_t a, std::size_t b) {
+  result.confirm_seconds = std::chrono::duration<double>(Clock::now() - started).count();
+  result.confirm_rounds = std::max(1, options.confirm_rounds);
+  // The winner is chosen from the confirmation's times, among the variants
+  // it re-timed (the store's measurements() prefers those rows likewise).
+  result.winner = *std::min_element(timed.begin(), timed.end(), [&](std::size_t a, std::size_t b) {
     return result.outcomes[a].timing.median < result.outcomes[b].timing.median;
   });
 }
@@ -351,16 +394,27 @@ class TuneSession::Evaluation final : public BatchEvaluator {
     o.config = c.variant.config;
     o.variant_hash = c.variant.variant_hash;
     o.is_baseline = c.is_baseline;
+    o.durations.compile_ms = c.compile_ms;
     try {
       if (c.compile_error) throw *c.compile_error;
       if (session_.store_) session_.store_->put_spirv(c.variant.variant_hash, c.variant.spirv);
-      VariantRunner runner(device, c.variant, static_cast<std::uint32_t>(problem_.buffers.size()),
-                           static_cast<std::uint32_t>(kernel_.shape_dims().size()), copies_ + 2);
-      o.validation = runner.validate(*on_device_, problem_, kernel_.variant_tolerance(c.variant.config, shape_),
-                                     device.info().is_cpu() ? vk::kCpuDriverTimeout : vk::kDefaultTimeout);
+      std::optional<VariantRunner> runner;
+      {
+        AddElapsed clock{o.durations.pipeline_ms};
+        runner.emplace(device, c.variant, static_cast<std::uint32_t>(problem_.buffers.size()),
+                       static_cast<std::uint32_t>(kernel_.shape_dims().size()), copies_ + 2);
+      }
+      {
+        AddElapsed clock{o.durations.validation_ms};
+        o.validation = runner->validate(*on_device_, problem_, kernel_.variant_tolerance(c.variant.config, shape_),
+                                        device.info().is_cpu() ? vk::kCpuDriverTimeout : vk::kDefaultTimeout);
+      }
       if (!o.validation.passed) throw Error(ErrorKind::wrong_result, o.validation.reason);
       if (options_.time_variants) {
-        o.timing = runner.time(*on_device_, shape_, options_.timer).per_dispatch_ns;
+        const auto timed = runner->time(*on_device_, shape_, options_.timer);
+        o.timing = timed.per_dispatch_ns;
+        o.durations.warmup_ms = timed.warmup_ms;
+        o.durations.timing_ms = timed.timing_ms;
         o.gbps = metrics_.bytes / o.timing.median;
         o.gflops = metrics_.flops / o.timing.median;
       }

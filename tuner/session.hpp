@@ -16,6 +16,7 @@
 #include "harness/timer.hpp"
 #include "kernels/kernel.hpp"
 #include "results/store.hpp"
+#include "tuner/confirmation.hpp"
 #include "tuner/progress.hpp"
 #include "tuner/space.hpp"
 #include "tuner/template_library.hpp"
@@ -44,11 +45,16 @@ struct TuneOptions {
   std::string cache_mode = "cold";  // "cold" rotates weight copies; "hot" reuses one
   vk::TimerOptions timer;
   bool time_variants = true;  // false: validate only (the check command)
-  // After the search, the fastest `confirm_top` variants and the baseline are
-  // timed again, `confirm_rounds` times each, interleaved, so that a drift in
-  // the device's speed during a long search (clocks, other tenants) cannot
-  // pick the winner or distort the speedup. 0 turns it off.
-  std::size_t confirm_top = 5;
+  // After the search, every variant within `confirm_within` of the fastest
+  // search time (at least the `confirm_top` fastest, at most `confirm_max`)
+  // is timed again `confirm_rounds` times, each time right after the
+  // baseline, so that a drift in the device's speed during a long search
+  // (clocks, other tenants) cannot pick the winner or distort the speedup
+  // (tuner/confirmation.hpp). Each re-timed variant gets a 'confirm' row in
+  // the store beside its 'search' row. confirm_top = 0 turns it off.
+  std::size_t confirm_top = kConfirmAtLeast;
+  double confirm_within = kConfirmWithin;
+  std::size_t confirm_max = kConfirmAtMost;
   int confirm_rounds = 3;
   // Search only configs whose parameter NAME takes one of these values
   // (`--only NAME=V,...`), e.g. to compare one template's variants.
@@ -72,6 +78,9 @@ struct Outcome {
   bool resumed = false;  // taken from the store, not measured in this run
   bool confirmed = false;  // re-timed in the confirmation pass
   bool transfer_seed = false;  // proposed as a near shape's best, before the search
+  // Where this run's time went for this variant (all zero when resumed):
+  // in the search, and in the confirmation pass when it was re-timed.
+  results::PhaseDurations durations, confirm_durations;
 };
 
 struct ShapeResult {
@@ -89,6 +98,8 @@ struct ShapeResult {
   std::uint64_t seed = 0;      // this shape's seed
   std::string stop_reason;     // why the search ended ("" = the space was exhausted)
   double search_seconds = 0;   // wall time of the search (baseline included, confirmation not)
+  double confirm_seconds = 0;  // wall time of the confirmation pass (0 when it did not run)
+  int confirm_rounds = 0;      // rounds the confirmation pass ran (0 when it did not run)
   std::vector<std::string> transfer_from;  // shapes whose best configs were evaluated first
   // The baseline's time when re-measured at the end over its first
   // measurement (1 = steady). Far from 1, the device's speed changed during
@@ -126,7 +137,8 @@ class TuneSession {
                                               const std::string& cache_mode, std::vector<std::string>& from) const;
   void reopen_device();
   void record(const kernels::Kernel& kernel, const CompiledVariant& variant, const Outcome& outcome,
-              const std::string& shape_text, const std::string& cache_mode);
+              const std::string& shape_text, const std::string& cache_mode,
+              results::Phase phase = results::Phase::search);
   void confirm(const kernels::Kernel& kernel, const kernels::Problem& problem, DeviceProblem& on_device,
                const TuneOptions& options, ShapeResult& result);
 

@@ -1,5 +1,5 @@
 // A vktune results database, read-only: the tables devices, winners and spirv
-// (results/schema.cpp, schema versions 1 and 2). Nothing is ever written.
+// (results/schema.cpp, schema versions 1 to 3). Nothing is ever written.
 #include <sqlite3.h>
 
 #include <cstdio>
@@ -15,7 +15,7 @@
 namespace vktune::runtime::detail {
 namespace {
 
-constexpr int kMinSchema = 1, kMaxSchema = 2;
+constexpr int kMinSchema = 1, kMaxSchema = 3;  // v3 changed only measurements, which this never reads
 
 class Database {
  public:

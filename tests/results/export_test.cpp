@@ -3,11 +3,14 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <fstream>
 #include <sstream>
+#include <utility>
 
 #include "common/error.hpp"
 #include "results/export.hpp"
 #include "results/export_csv.hpp"
+#include "results/import_csv.hpp"
 #include "export_test_data.hpp"
 #include "store_fixture.hpp"
 
@@ -210,10 +213,12 @@ TEST_F(ExportTest, CsvHasOneQuotedRowPerMeasurement) {
   const auto rows = parse_csv(out.str());
   ASSERT_EQ(rows.size(), 1u + 13u);
   const auto& header = rows[0];
-  ASSERT_EQ(header.size(), 25u);
+  ASSERT_EQ(header.size(), 31u);
   EXPECT_EQ(header[0], "device_row");
   EXPECT_EQ(header[11], "winner");
-  EXPECT_EQ(header[24], "created_at");
+  EXPECT_EQ(header[24], "created_at");  // the older columns keep their places
+  EXPECT_EQ(header[25], "phase");
+  EXPECT_EQ(header[30], "timing_ms");
   std::size_t winners_marked = 0;
   for (std::size_t i = 1; i < rows.size(); ++i) {
     ASSERT_EQ(rows[i].size(), header.size()) << "row " << i;
@@ -236,6 +241,93 @@ TEST_F(ExportTest, CsvHasOneQuotedRowPerMeasurement) {
   std::ostringstream filtered;
   export_csv(filtered, store, {"amd", "matmul_q4k"});
   EXPECT_EQ(parse_csv(filtered.str()).size(), 1u + 3u);
+}
+
+// Every field of the rows read back from a CSV, against what was written.
+void expect_same_rows(const std::vector<MeasurementRow>& got, const std::vector<MeasurementRow>& expected) {
+  ASSERT_EQ(got.size(), expected.size());
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    SCOPED_TRACE("row " + std::to_string(i));
+    EXPECT_EQ(got[i].measurement, expected[i].measurement);
+    EXPECT_EQ(got[i].device_row, expected[i].device_row);
+    EXPECT_EQ(got[i].kernel, expected[i].kernel);
+    EXPECT_EQ(got[i].config_json, expected[i].config_json);
+    EXPECT_EQ(got[i].is_winner, expected[i].is_winner);
+    // The CSV carries these of the device's identity.
+    EXPECT_EQ(got[i].device.vendor_id, expected[i].device.vendor_id);
+    EXPECT_EQ(got[i].device.device_id, expected[i].device.device_id);
+    EXPECT_EQ(got[i].device.driver_version, expected[i].device.driver_version);
+    EXPECT_EQ(got[i].device.name, expected[i].device.name);
+    EXPECT_EQ(got[i].device.driver_version_text, expected[i].device.driver_version_text);
+  }
+}
+
+std::vector<MeasurementRow> read_back(const std::filesystem::path& file, const std::string& text) {
+  { std::ofstream(file, std::ios::binary) << text; }
+  return read_measurements_csv(file);
+}
+
+TEST_F(ExportTest, CsvRoundTripKeepsEveryColumnOfSearchAndConfirmationRows) {
+  RandomData random;
+  SCOPED_TRACE(random.trace());
+  auto store = Store::open(db_path());
+  const auto winners = fill_store(store, random);  // 12 search rows, one per winner
+  for (const auto& w : winners) {                  // each winner re-timed
+    auto confirm = random.measurement(w.device_id, w.variant_hash, w.shape);
+    confirm.phase = Phase::confirm;
+    store.record_measurement(confirm);
+  }
+  const auto rows = measurement_rows(store, select(store, {}));
+  ASSERT_EQ(rows.size(), 24u);
+  std::ostringstream out;
+  write_measurements_csv(out, rows);
+  const auto got = read_back(dir_.path() / "measurements.csv", out.str());
+  expect_same_rows(got, rows);
+  std::size_t confirm_rows = 0, marked = 0;
+  for (const auto& row : got) {
+    confirm_rows += row.measurement.phase == Phase::confirm;
+    if (row.is_winner) {
+      ++marked;
+      EXPECT_EQ(row.measurement.phase, Phase::confirm) << "the winner is marked on the row it was chosen from";
+    }
+  }
+  EXPECT_EQ(confirm_rows, 12u);
+  EXPECT_EQ(marked, 12u);
+}
+
+TEST_F(ExportTest, CsvWithoutPhaseAndDurationColumnsReadsAsSearchRowsWithZeroDurations) {
+  RandomData random;
+  SCOPED_TRACE(random.trace());
+  auto store = Store::open(db_path());
+  fill_store(store, random);
+  const auto rows = measurement_rows(store, select(store, {}));
+  std::ostringstream out;
+  write_measurements_csv(out, rows);
+  // The same file as an export from before schema version 3 would have it:
+  // without the last six columns (every field quoted, which RFC 4180 allows).
+  std::string old_format;
+  bool header = true;
+  for (auto record : parse_csv(out.str())) {
+    ASSERT_EQ(record.size(), 31u);
+    if (std::exchange(header, false)) {
+      EXPECT_EQ(std::vector<std::string>(record.begin() + 25, record.end()),
+                (std::vector<std::string>{"phase", "compile_ms", "pipeline_ms", "validation_ms", "warmup_ms",
+                                          "timing_ms"}));
+    }
+    record.resize(25);
+    for (std::size_t i = 0; i < record.size(); ++i) {
+      std::string quoted;
+      for (const char c : record[i]) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+      old_format += (i ? ",\"" : "\"") + quoted + "\"";
+    }
+    old_format += "\n";
+  }
+  auto expected = rows;
+  for (auto& row : expected) {
+    ASSERT_NE(row.measurement.durations, PhaseDurations{});  // the test would prove nothing otherwise
+    row.measurement.durations = {};
+  }
+  expect_same_rows(read_back(dir_.path() / "old.csv", old_format), expected);
 }
 
 }  // namespace

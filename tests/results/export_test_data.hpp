@@ -101,6 +101,7 @@ class RandomData {
     m.max_abs_error = real(0, 1e-2);
     m.gbps = real(1, 3000);
     m.gflops = real(1, 500);
+    m.durations = {real(0, 500), real(0, 50), real(0, 100), real(0, 3000), real(0, 200)};
     return m;
   }
 

@@ -128,6 +128,83 @@ TEST_F(RecordsTest, MeasurementsOfAKernelListSuccessesFastestFirstThenFailures) 
   EXPECT_TRUE(store.measurements(device, "matmul_q4k", "1,4096,4096", "hot").empty());
 }
 
+TEST_F(RecordsTest, ConfirmationRowStandsBesideTheSearchRow) {
+  auto store = Store::open(db_path());
+  const auto device = store.upsert_device(sample_device());
+  store.upsert_variant(sample_variant(1));
+  const auto search = sample_measurement(device, "variant1", 1000);
+  store.record_measurement(search);
+  auto confirm = sample_measurement(device, "variant1", 900);
+  confirm.phase = Phase::confirm;
+  confirm.repetitions = 150;
+  confirm.durations = {0, 3.5, 0, 160.25, 24.75};
+  store.record_measurement(confirm);
+
+  const auto got_search = store.find_measurement(device, "variant1", default_shape, "cold");
+  const auto got_confirm = store.find_measurement(device, "variant1", default_shape, "cold", Phase::confirm);
+  ASSERT_TRUE(got_search && got_confirm);
+  auto expected_search = search;
+  expected_search.created_at = got_search->created_at;
+  EXPECT_EQ(*got_search, expected_search);  // not overwritten
+  auto expected_confirm = confirm;
+  expected_confirm.created_at = got_confirm->created_at;
+  EXPECT_EQ(*got_confirm, expected_confirm);
+  EXPECT_TRUE(store.has_measurement(device, "variant1", default_shape, "cold", Phase::confirm));
+
+  // A later confirmation replaces the earlier one, and only it.
+  confirm.median_ns = 950;
+  store.record_measurement(confirm);
+  EXPECT_EQ(store.find_measurement(device, "variant1", default_shape, "cold", Phase::confirm)->median_ns, 950);
+  EXPECT_EQ(store.find_measurement(device, "variant1", default_shape, "cold")->median_ns, 1000);
+  EXPECT_EQ(store.all_measurements().size(), 2u);
+}
+
+TEST_F(RecordsTest, BestOfListsAndTheWinnerMarkUseTheConfirmationRowWhereThereIsOne) {
+  auto store = Store::open(db_path());
+  const auto device = store.upsert_device(sample_device());
+  for (int i = 0; i < 3; ++i) store.upsert_variant(sample_variant(i));
+  // variant1 searched slowest but confirmed fastest; variant0 never confirmed.
+  store.record_measurement(sample_measurement(device, "variant0", 500));
+  store.record_measurement(sample_measurement(device, "variant1", 700));
+  store.record_measurement(sample_measurement(device, "variant2", 600));
+  for (const auto& [variant, ns] : {std::pair{"variant1", 400.0}, std::pair{"variant2", 650.0}}) {
+    auto confirm = sample_measurement(device, variant, ns);
+    confirm.phase = Phase::confirm;
+    store.record_measurement(confirm);
+  }
+  EXPECT_FALSE(store.has_measurement(device, "variant0", default_shape, "cold", Phase::confirm));
+
+  const auto list = store.measurements(device, "matmul_q4k", default_shape, "cold");
+  ASSERT_EQ(list.size(), 3u);  // one per variant
+  EXPECT_EQ(list[0].variant_hash, "variant1");
+  EXPECT_EQ(list[0].median_ns, 400);
+  EXPECT_EQ(list[0].phase, Phase::confirm);
+  EXPECT_EQ(list[1].variant_hash, "variant0");
+  EXPECT_EQ(list[1].phase, Phase::search);
+  EXPECT_EQ(list[2].variant_hash, "variant2");
+  EXPECT_EQ(list[2].median_ns, 650);
+
+  store.set_winner(sample_winner(device, default_shape));  // variant1
+  std::size_t rows = 0, marked = 0;
+  for (const auto& row : store.all_measurements()) {
+    ++rows;
+    if (!row.is_winner) continue;
+    ++marked;
+    EXPECT_EQ(row.measurement.variant_hash, "variant1");
+    EXPECT_EQ(row.measurement.phase, Phase::confirm);
+  }
+  EXPECT_EQ(rows, 5u);
+  EXPECT_EQ(marked, 1u);
+}
+
+TEST_F(RecordsTest, PhaseTextRoundTripsAndUnknownTextIsRefused) {
+  EXPECT_EQ(to_string(Phase::search), "search");
+  EXPECT_EQ(to_string(Phase::confirm), "confirm");
+  EXPECT_EQ(phase_from_string("confirm"), Phase::confirm);
+  EXPECT_EQ(phase_from_string("search"), Phase::search);
+  EXPECT_THROW(phase_from_string("Confirm"), Error);
+}
+
 TEST_F(RecordsTest, MeasurementOfAnUnknownVariantIsRefused) {
   auto store = Store::open(db_path());
   const auto device = store.upsert_device(sample_device());

@@ -89,6 +89,25 @@ INSERT INTO winners (device, kernel, shape, cache_mode, variant, config_json, sp
           '2024-01-02T03:04:05.000Z');
 )sql";
 
+// Version 2 as it was released: version 1 plus this step.
+constexpr const char* version2_step = R"sql(
+ALTER TABLE measurements ADD COLUMN mad_ns REAL NOT NULL DEFAULT 0;
+CREATE TABLE ceilings (device INTEGER NOT NULL REFERENCES devices(id), name TEXT NOT NULL, value REAL NOT NULL,
+  unit TEXT NOT NULL, measured_at TEXT NOT NULL, PRIMARY KEY (device, name));
+PRAGMA user_version = 2;
+)sql";
+
+constexpr const char* version2_data = R"sql(
+INSERT INTO variants VALUES ('v2hash', 'matmul_q4k', 'matvec_q4k.comp', '{"wg_size":128}', 'th', 'shaderc 2023.2');
+INSERT INTO measurements (device, variant, shape, cache_mode, status, reason, median_ns, min_ns, p10_ns, p90_ns,
+  mad_ns, repetitions, rel_l2_error, max_abs_error, gbps, gflops, created_at)
+  VALUES (7, 'v2hash', '1,4096,4096', 'cold', 'wrong_result', 'rel_l2 0.5', 0, 0, 0, 0, 0, 0, 0.5, 3, 0, 0,
+          '2024-02-03T04:05:06.000Z'),
+         (7, 'v2hash', '1,4096,4096', 'hot', 'ok', '', 4000, 3900, 3950, 4100, 7.5, 30, 1e-7, 2e-6, 950, 4,
+          '2024-02-03T04:05:07.000Z');
+INSERT INTO ceilings VALUES (7, 'read_bandwidth', 2000, 'GB/s', '2024-02-03T04:05:06.000Z');
+)sql";
+
 TEST_F(SchemaTest, NewDatabaseIsAtTheCurrentVersionInWalMode) {
   {
     auto store = Store::open(db_path());
@@ -128,6 +147,8 @@ TEST_F(SchemaTest, Version1DatabaseIsMigratedAndKeepsItsData) {
   EXPECT_EQ(m->p90_ns, 5100);
   EXPECT_EQ(m->repetitions, 20);
   EXPECT_EQ(m->mad_ns, 0);  // added by the migration
+  EXPECT_EQ(m->phase, Phase::search);
+  EXPECT_EQ(m->durations, PhaseDurations{});
   EXPECT_EQ(m->created_at, "2024-01-02T03:04:05.000Z");
 
   const auto winners = store.winners();
@@ -142,6 +163,66 @@ TEST_F(SchemaTest, Version1DatabaseIsMigratedAndKeepsItsData) {
   with_mad.mad_ns = 12.5;
   store.record_measurement(with_mad);
   EXPECT_EQ(store.find_measurement(7, "v1hash", "1,4096,4096", "cold")->mad_ns, 12.5);
+}
+
+TEST_F(SchemaTest, Version2DatabaseIsMigratedToSearchRowsWithZeroDurations) {
+  {
+    auto connection = raw_connection(db_path());
+    connection.exec(version1_schema);
+    connection.exec(version1_data);
+    connection.exec(version2_step);
+    connection.exec(version2_data);
+  }
+  { Store::open(db_path()); }
+  EXPECT_EQ(pragma_text(db_path(), "PRAGMA user_version"), "3");
+
+  // Read with plain SQL, not through the store: every old row is there, a
+  // search row with zero durations, and the phase is part of its identity.
+  auto connection = raw_connection(db_path());
+  sqlite::Statement rows(connection,
+                         "SELECT variant, cache_mode, phase, median_ns, mad_ns, created_at, compile_ms, pipeline_ms, "
+                         "validation_ms, warmup_ms, timing_ms FROM measurements ORDER BY variant, cache_mode");
+  std::vector<std::string> seen;
+  while (rows.step()) {
+    seen.push_back(rows.column_text(0) + "/" + rows.column_text(1));
+    EXPECT_EQ(rows.column_text(2), "search");
+    for (int column = 6; column <= 10; ++column) EXPECT_EQ(rows.column_double(column), 0.0) << column;
+  }
+  EXPECT_EQ(seen, (std::vector<std::string>{"v1hash/cold", "v2hash/cold", "v2hash/hot"}));
+  sqlite::Statement key(connection, "SELECT name FROM pragma_table_info('measurements') WHERE pk > 0 ORDER BY pk");
+  std::vector<std::string> key_columns;
+  while (key.step()) key_columns.push_back(key.column_text(0));
+  EXPECT_EQ(key_columns, (std::vector<std::string>{"device", "variant", "shape", "cache_mode", "phase"}));
+  sqlite::Statement objects(connection,
+                            "SELECT group_concat(name, ' ') FROM (SELECT name FROM sqlite_schema "
+                            "WHERE tbl_name LIKE 'measurements%' AND name NOT LIKE 'sqlite_%' ORDER BY name)");
+  ASSERT_TRUE(objects.step());
+  EXPECT_EQ(objects.column_text(0), "measurements measurements_by_shape");  // no leftover, index rebuilt
+
+  auto store = Store::open(db_path());
+  const auto hot = store.find_measurement(7, "v2hash", "1,4096,4096", "hot");
+  ASSERT_TRUE(hot);
+  EXPECT_EQ(hot->median_ns, 4000);
+  EXPECT_EQ(hot->mad_ns, 7.5);
+  EXPECT_EQ(hot->repetitions, 30);
+  EXPECT_EQ(hot->created_at, "2024-02-03T04:05:07.000Z");
+  EXPECT_EQ(hot->durations, PhaseDurations{});
+  const auto failed = store.find_measurement(7, "v2hash", "1,4096,4096", "cold");
+  ASSERT_TRUE(failed);
+  EXPECT_EQ(failed->status, Status::wrong_result);
+  EXPECT_EQ(failed->reason, "rel_l2 0.5");
+  EXPECT_EQ(store.ceiling(7, "read_bandwidth"), 2000);
+  EXPECT_EQ(store.winners().size(), 1u);
+
+  // What version 3 added works on the migrated file: a confirmation row
+  // beside the search row, which stays as it was.
+  auto confirm = *hot;
+  confirm.phase = Phase::confirm;
+  confirm.median_ns = 3800;
+  confirm.durations.timing_ms = 12;
+  store.record_measurement(confirm);
+  EXPECT_EQ(store.find_measurement(7, "v2hash", "1,4096,4096", "hot")->median_ns, 4000);
+  EXPECT_EQ(store.find_measurement(7, "v2hash", "1,4096,4096", "hot", Phase::confirm)->durations.timing_ms, 12);
 }
 
 TEST_F(SchemaTest, ReopeningACurrentDatabaseChangesNothing) {

@@ -183,6 +183,8 @@ TEST_F(CliTest, KilledRunResumesWithoutLosingOrRepeatingWork) {
   auto r = run(args + " --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["format"], "vktune-tune");
+  EXPECT_EQ(j["version"], 2);
   EXPECT_GT(j["ceilings"]["read_gbps"].get<double>(), 0);
   EXPECT_GT(j["ceilings"]["dependent_dispatch_us"].get<double>(), 0);
   ASSERT_EQ(j["shapes"].size(), 1u);
@@ -192,6 +194,7 @@ TEST_F(CliTest, KilledRunResumesWithoutLosingOrRepeatingWork) {
     if (o["resumed"].get<bool>()) ++resumed;
   }
   EXPECT_EQ(resumed, committed);  // everything committed before the kill is reused...
+  EXPECT_EQ(j["shapes"][0]["time_spent"]["search"]["variants_measured"].get<std::size_t>(), total - resumed);
   auto store = vktune::results::Store::open_read_only(db);
   std::size_t after = 0;
   for (const auto& [id, device] : store.devices()) after = store.measurements(id, "matmul_q4k", shape, "cold").size();

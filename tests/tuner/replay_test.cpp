@@ -101,6 +101,38 @@ TEST(Replay, BadInputIsAUsageErrorNamingTheProblem) {
   expect_usage(few, {}, "enough measurements");
 }
 
+// The committed export predates phases and durations: it reads as search
+// rows with zero durations, one per data line, and a replay sees all of them.
+TEST(Replay, ExportWithoutPhaseColumnsReadsAsSearchRows) {
+  const auto rows = results::read_measurements_csv(kSession5);
+  std::ifstream in(kSession5);
+  std::string header;
+  std::getline(in, header);
+  EXPECT_EQ(header.find("phase"), std::string::npos);
+  std::size_t lines = 0;
+  for (std::string line; std::getline(in, line);) lines += !line.empty();  // no field of it spans lines
+  ASSERT_EQ(rows.size(), lines);
+  for (const auto& row : rows) {
+    EXPECT_EQ(row.measurement.phase, results::Phase::search);
+    EXPECT_EQ(row.measurement.durations, results::PhaseDurations{});
+  }
+  EXPECT_EQ(replay_records("attention_decode", rows).size(), lines);
+}
+
+// A confirmation re-times only the finalists, beside the baseline: a replay
+// of the search must not see those times.
+TEST(Replay, ConfirmationRowsAreLeftOut) {
+  auto rows = results::read_measurements_csv(kSession5);
+  const auto searched = replay_records("attention_decode", rows).size();
+  auto confirm = rows.front();
+  confirm.measurement.phase = results::Phase::confirm;
+  confirm.measurement.median_ns = 1;  // faster than anything: would change every replay
+  rows.push_back(confirm);
+  const auto records = replay_records("attention_decode", rows);
+  EXPECT_EQ(records.size(), searched);
+  for (const auto& r : records) EXPECT_NE(r.time_ns, std::optional<double>(1.0));
+}
+
 TEST(Replay, CsvReaderRejectsAFileThatIsNotAMeasurementExport) {
   const auto path = std::filesystem::temp_directory_path() / ("vktune_not_measurements_" + std::to_string(::getpid()) + ".csv");
   std::ofstream(path) << "a,b\n1,2\n";

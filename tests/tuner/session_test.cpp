@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <random>
 
 #include "tests/tuner/test_kernel.hpp"
@@ -140,6 +141,88 @@ TEST_F(SessionTest, FasterStoredWinnerStays) {
     EXPECT_EQ(*second.kept_stored_winner_ns, 1.0);
     EXPECT_EQ(store.find_winner(*session.device_row(), "test_scale", "1000", "cold")->variant_hash,
               other->variant_hash);
+  }
+  std::filesystem::remove(db);
+  std::filesystem::remove(db.string() + "-wal");
+  std::filesystem::remove(db.string() + "-shm");
+}
+
+// The confirmation stores rows of its own: the search rows stay exactly as
+// the search wrote them, and the winner comes from the confirmation's times.
+TEST_F(SessionTest, ConfirmationAddsItsOwnRowsAndLeavesSearchRowsIntact) {
+  const auto db = std::filesystem::temp_directory_path() / ("vktune-confirm-" + std::to_string(seed) + ".db");
+  {
+    auto store = results::Store::open(db);
+    TuneSession session(instance, test_device(), &store, templates, progress);
+    const auto row = *session.device_row();
+    TuneOptions options;
+    options.seed = seed;
+    options.timer.samples = 3;
+    options.timer.warmup_samples = 1;
+    options.timer.warmup = std::chrono::milliseconds(0);  // a fixed warm-up: fast and steady on a CPU device
+    options.only = {{"BUG", {0}}};                          // the correct variants, all within the top 3
+    options.confirm_top = 0;                                // first the search alone
+    const auto searched = session.tune(kernel, {1000}, options);
+    std::map<std::string, results::Measurement> search_rows;
+    std::size_t ok = 0;
+    for (const auto& o : searched.outcomes) {
+      const auto m = store.find_measurement(row, o.variant_hash, "1000", "cold");
+      ASSERT_TRUE(m);
+      search_rows[o.variant_hash] = *m;
+      EXPECT_FALSE(store.has_measurement(row, o.variant_hash, "1000", "cold", results::Phase::confirm));
+      if (o.status != results::Status::ok) continue;
+      ++ok;
+      EXPECT_EQ(m->repetitions, options.timer.samples);
+      // Every step of a fresh variant took time, compiling included (a new database caches no SPIR-V).
+      EXPECT_GT(m->durations.compile_ms, 0);
+      EXPECT_GT(m->durations.pipeline_ms, 0);
+      EXPECT_GT(m->durations.validation_ms, 0);
+      EXPECT_GT(m->durations.warmup_ms, 0);
+      EXPECT_GT(m->durations.timing_ms, 0);
+    }
+    ASSERT_GE(ok, 2u);  // the baseline (WG 64) and WG 32 at least
+    // Pretend the stored winner is slow, so that the confirmed run's choice replaces it.
+    auto stored = store.find_winner(row, "test_scale", "1000", "cold");
+    ASSERT_TRUE(stored);
+    stored->median_ns = 1e300;
+    stored->updated_at.clear();
+    store.set_winner(*stored);
+
+    options.confirm_top = kConfirmAtLeast;
+    options.confirm_rounds = 2;
+    const auto confirmed = session.tune(kernel, {1000}, options);  // resumes the search, then confirms
+    ASSERT_TRUE(confirmed.baseline);
+    const auto& baseline_hash = confirmed.outcomes[*confirmed.baseline].variant_hash;
+    std::string fastest;
+    double fastest_ns = 0;
+    for (const auto& o : confirmed.outcomes) {
+      EXPECT_TRUE(o.resumed);
+      auto search = store.find_measurement(row, o.variant_hash, "1000", "cold");
+      ASSERT_TRUE(search);
+      EXPECT_EQ(*search, search_rows.at(o.variant_hash));  // intact, to the timestamp
+      const auto confirm = store.find_measurement(row, o.variant_hash, "1000", "cold", results::Phase::confirm);
+      EXPECT_EQ(confirm.has_value(), o.status == results::Status::ok);
+      if (!confirm) continue;
+      EXPECT_TRUE(o.confirmed);
+      EXPECT_EQ(confirm->phase, results::Phase::confirm);
+      // The baseline is timed before each of the other variants in every round.
+      const int timings = options.confirm_rounds * (o.variant_hash == baseline_hash ? static_cast<int>(ok) - 1 : 1);
+      EXPECT_EQ(confirm->repetitions, options.timer.samples * timings);
+      EXPECT_EQ(confirm->median_ns, o.timing.median);
+      EXPECT_EQ(confirm->durations.compile_ms, 0);  // SPIR-V from the store
+      EXPECT_EQ(confirm->durations.validation_ms, 0);
+      EXPECT_GT(confirm->durations.warmup_ms, 0);
+      EXPECT_GT(confirm->durations.timing_ms, 0);
+      if (fastest.empty() || confirm->median_ns < fastest_ns) fastest = o.variant_hash, fastest_ns = confirm->median_ns;
+    }
+    const auto winner = store.find_winner(row, "test_scale", "1000", "cold");
+    ASSERT_TRUE(winner);
+    EXPECT_EQ(winner->variant_hash, fastest);
+    EXPECT_EQ(winner->median_ns, fastest_ns);
+    EXPECT_EQ(winner->baseline_median_ns,
+              store.find_measurement(row, baseline_hash, "1000", "cold", results::Phase::confirm)->median_ns);
+    EXPECT_EQ(confirmed.confirm_rounds, 2);
+    EXPECT_GT(confirmed.confirm_seconds, 0);
   }
   std::filesystem::remove(db);
   std::filesystem::remove(db.string() + "-wal");

@@ -169,7 +169,9 @@ void run_tune(const kernels::Kernel& kernel, TuneArgs args, int& result_code) {
   options.only = only;
   options.space = parse_space_scope(args.space);
 
-  nlohmann::json report = {{"device", session.device().info().name},
+  nlohmann::json report = {{"format", "vktune-tune"},
+                           {"version", kTuneJsonVersion},
+                           {"device", session.device().info().name},
                            {"driver", session.device().info().driver_version},
                            {"database", store.path().string()},
                            {"seed", args.seed},

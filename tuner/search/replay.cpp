@@ -60,7 +60,8 @@ std::vector<std::size_t> best_indices(const Group& group, std::size_t count) {
 std::vector<ReplayRecord> replay_records(const std::string& kernel, const std::vector<results::MeasurementRow>& rows) {
   std::vector<ReplayRecord> records;
   for (const auto& row : rows) {
-    if (row.kernel != kernel) continue;
+    // A confirmation re-times only the finalists: replay what the search saw.
+    if (row.kernel != kernel || row.measurement.phase != results::Phase::search) continue;
     ReplayRecord r;
     r.device = row.device.name + " #" + std::to_string(row.device_row);
     r.shape = row.measurement.shape;

@@ -21,7 +21,8 @@ struct ReplayRecord {
   std::optional<double> time_ns;  // empty: the variant failed
 };
 
-// The rows of `kernel` among stored measurement rows (a CSV or a database).
+// The search-phase rows of `kernel` among stored measurement rows (a CSV or
+// a database); confirmation rows are left out.
 std::vector<ReplayRecord> replay_records(const std::string& kernel, const std::vector<results::MeasurementRow>& rows);
 
 struct ReplayOptions {
