@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "harness/device_info.hpp"
+#include "harness/device_query.hpp"
 #include "harness/instance.hpp"
 
 namespace vktune::vk {

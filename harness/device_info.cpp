@@ -1,4 +1,5 @@
 #include "harness/device_info.hpp"
+#include "harness/device_query.hpp"
 
 #include <algorithm>
 #include <cstdio>

@@ -1,9 +1,9 @@
 #pragma once
 // Everything vktune needs to know about a physical device before opening it:
 // identity (for the results database), limits (for kernel constraints),
-// subgroup facts, optional features and timing properties.
-#include <volk.h>
-
+// subgroup facts, optional features and timing properties. Plain data,
+// free of Vulkan's headers so that kernels can reason about a device without
+// them; harness/device_query.hpp fills it in.
 #include <array>
 #include <cstdint>
 #include <string>
@@ -78,10 +78,5 @@ struct DeviceInfo {
   // True when a pipeline may require `size` for compute shaders.
   bool supports_required_subgroup_size(std::uint32_t size) const;
 };
-
-// Queries everything above. `index` is the device's position in the list.
-DeviceInfo query_device_info(VkPhysicalDevice device, std::uint32_t index);
-
-bool device_extension_supported(VkPhysicalDevice device, const char* name);
 
 }  // namespace vktune::vk

@@ -40,8 +40,8 @@ struct Parameter {
 // in the config and the defines so that stored variants keep their hashes.
 struct SubSpace {
   std::string name;  // "walk", "tensor-cores"
-  std::vector<Parameter> parameters;
-  Config pinned;
+  std::vector<Parameter> parameters{};
+  Config pinned{};
 };
 
 // The devices a pruning rule was measured on: every device (vendor_id 0) or
@@ -78,11 +78,11 @@ struct Space {
   // all its candidate values on any path.
   std::vector<Parameter> parameters;
   // The template paths; empty means one path that varies every parameter.
-  std::vector<SubSpace> paths;
+  std::vector<SubSpace> paths{};
   // Values the shape sets rather than the search (grouped-query heads per
   // workgroup, ...): a config carries them, no path varies them.
-  std::function<Config(const Shape& shape)> shape_values;
-  std::vector<PruningRule> pruning;
+  std::function<Config(const Shape& shape)> shape_values{};
+  std::vector<PruningRule> pruning{};
 
   // The paths, with the implicit single path spelled out.
   std::vector<SubSpace> effective_paths() const;

@@ -1,7 +1,7 @@
 #pragma once
 // What the row-wise and elementwise memory-bound kernels share (rmsnorm,
 // layernorm, softmax, argmax; swiglu, gelu, add): their parameter spaces,
-// constraints, baselines and plans, and random inputs. A kernel file derives
+// constraints, baselines and plans. A kernel file derives
 // from RowKernel or ElementwiseKernel and adds its name, template, shapes,
 // problem (inputs and reference), tolerance and metrics.
 //
@@ -22,105 +22,14 @@
 #include <vector>
 
 #include "common/error.hpp"
-#include "harness/pipeline.hpp"
 #include "kernels/kernel.hpp"
+#include "kernels/kernel_support.hpp"
 
 namespace vktune::kernels::rowops {
 
-using Defines = std::vector<std::pair<std::string, std::string>>;
-
-// Uniform floats in [lo, hi) from std::mt19937_64 seeded with `seed`; never
-// exactly zero.
-inline std::vector<float> random_values(std::size_t count, std::uint64_t seed, float lo = -1.0f, float hi = 1.0f) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<float> dist(lo, hi);
-  std::vector<float> values(count);
-  for (auto& v : values) {
-    do v = dist(rng);
-    while (v == 0.0f);
-  }
-  return values;
-}
-
-// An input buffer (rotated for cold-cache timing, see above).
-inline HostBuffer input_buffer(const std::string& name, const std::vector<float>& values) {
-  HostBuffer b{name, std::vector<std::uint8_t>(values.size() * sizeof(float)), false, true};
-  std::memcpy(b.bytes.data(), values.data(), b.bytes.size());
-  return b;
-}
-
-inline HostBuffer output_buffer(const std::string& name, std::size_t floats) {
-  return HostBuffer{name, std::vector<std::uint8_t>(floats * sizeof(float)), true, false};
-}
-
-// A problem whose output is the last buffer.
-inline Problem problem_of(const Shape& shape, std::vector<HostBuffer> buffers, std::vector<double> expected) {
-  Problem problem;
-  problem.shape = shape;
-  problem.buffers = std::move(buffers);
-  problem.output_index = problem.buffers.size() - 1;
-  problem.expected = std::move(expected);
-  return problem;
-}
-
-// Bytes of `floats` fp32 values.
-inline std::uint64_t floats_bytes(std::uint64_t floats) { return floats * sizeof(float); }
-
-// Shape dims all positive, `dims` of them, and the product of the first
-// `flat_dims` small enough for 32-bit float indices.
-inline void check_dims(const std::string& kernel, const std::vector<std::string>& dims, const Shape& shape) {
-  if (shape.size() != dims.size()) {
-    std::string names;
-    for (const auto& d : dims) names += (names.empty() ? "" : ",") + d;
-    throw Error(ErrorKind::usage, kernel + " takes shapes " + names + "; got " + std::to_string(shape.size()) +
-                                      " dimensions");
-  }
-  std::uint64_t total = 1;
-  for (std::size_t i = 0; i < shape.size(); ++i) {
-    if (shape[i] == 0) throw Error(ErrorKind::usage, kernel + ": " + dims[i] + " must be positive");
-    total *= shape[i];
-  }
-  if (total >= (1ull << 31)) {
-    throw Error(ErrorKind::usage, kernel + ": shape " + shape_to_string(shape) + " has " + std::to_string(total) +
-                                      " elements, more than 32-bit indexing allows");
-  }
-}
-
-// Empty when every parameter of the space is present with a candidate value.
-inline std::string parameter_violation(const Config& config, const Space& space) {
-  for (const auto& p : space.parameters) {
-    const auto it = config.find(p.name);
-    if (it == config.end()) return "parameter " + p.name + " is missing";
-    if (std::find(p.values.begin(), p.values.end(), it->second) == p.values.end()) {
-      return p.name + "=" + std::to_string(it->second) + " is not a candidate value";
-    }
-  }
-  if (config.size() != space.parameters.size()) return "the config has parameters outside the space";
-  return {};
-}
-
-// A requested subgroup size (0 = the device's choice) for a workgroup of
-// `wg` invocations.
-inline std::string subgroup_size_violation(int subgroup_size, std::uint32_t wg, const vk::DeviceInfo& device) {
-  if (subgroup_size == 0) return {};
-  const auto sg = static_cast<std::uint32_t>(subgroup_size);
-  if (!device.supports_required_subgroup_size(sg)) return "the device cannot require subgroup size " + std::to_string(sg);
-  if (device.min_subgroup_size == device.max_subgroup_size) {
-    return "subgroup size " + std::to_string(sg) + " is the device's only size: SUBGROUP_SIZE=0 is the same variant";
-  }
-  if (wg % sg != 0) return "WG_SIZE " + std::to_string(wg) + " is not a multiple of SUBGROUP_SIZE " + std::to_string(sg);
-  return {};
-}
-
-inline Defines config_defines(const Config& config, const Space& space) {
-  Defines defines;
-  for (const auto& p : space.parameters) {
-    const auto it = config.find(p.name);
-    if (it == config.end()) throw Error(ErrorKind::internal, "config lacks parameter " + p.name);
-    defines.emplace_back(p.name, std::to_string(it->second));
-  }
-  return defines;
-}
+// The shared helpers (kernels/kernel_support.hpp) under the name the row
+// kernels have always used.
+using namespace support;
 
 // ---- row kernels ----
 

@@ -47,7 +47,9 @@ class TestScaleKernel : public kernels::Kernel {
   std::vector<kernels::Shape> default_shapes() const override { return {{1000}}; }
   std::vector<kernels::Shape> check_shapes() const override { return {{77}}; }
   std::vector<kernels::Space> build_spaces() const override {
-    return {{"all", "test_scale.comp", {{"WG", {32, 64, 2048}, "workgroup size"}, {"BUG", {0, 1, 2, 3}, "which bug"}}}};
+    kernels::Space space{"all", "test_scale.comp", {}};
+    space.parameters = {{"WG", {32, 64, 2048}, "workgroup size"}, {"BUG", {0, 1, 2, 3}, "which bug"}};
+    return {space};
   }
   std::size_t space_index(const kernels::Shape&) const override { return 0; }
   kernels::Config baseline(const kernels::Shape&) const override { return {{"BUG", 0}, {"WG", 64}}; }
