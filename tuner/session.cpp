@@ -57,7 +57,30 @@ struct Candidate {
   std::optional<results::Measurement> previous;  // measured by an earlier run
   std::optional<Error> compile_error;
   double compile_ms = 0;  // 0 when the SPIR-V came from the store
+  // The pipeline, created on the compile thread so that the device does not
+  // idle (and clock down) while the driver compiles it; or why it could not
+  // be. `runner_device` is the device it was made on.
+  std::unique_ptr<VariantRunner> runner;
+  std::optional<Error> pipeline_error;
+  double pipeline_ms = 0;
+  const vk::Device* runner_device = nullptr;
 };
+
+// Creates the pipeline of each compiled candidate that is to be measured.
+void create_pipelines(std::vector<Candidate>& batch, vk::Device& device, std::uint32_t buffers, std::uint32_t dims,
+                      std::uint32_t descriptor_sets) {
+  for (auto& c : batch) {
+    if (c.previous || c.compile_error) continue;
+    const auto start = Clock::now();
+    try {
+      c.runner = std::make_unique<VariantRunner>(device, c.variant, buffers, dims, descriptor_sets);
+    } catch (const Error& e) {
+      c.pipeline_error = e;
+    }
+    c.runner_device = &device;
+    c.pipeline_ms = ms_since(start);
+  }
+}
 
 // Compiles every candidate that needs SPIR-V, `threads` at a time.
 void compile_all(std::vector<Candidate>& batch, const TemplateLibrary& templates, unsigned threads) {
@@ -341,7 +364,14 @@ class TuneSession::Evaluation final : public BatchEvaluator {
       b.candidates.push_back(std::move(c));
       auto* candidates = &b.candidates;
       const auto& templates = session_.templates_;
-      b.compiling = std::async(std::launch::async, [candidates, &templates] { compile_all(*candidates, templates, 1); });
+      auto* device = session_.device_.get();
+      const auto buffers = static_cast<std::uint32_t>(problem_.buffers.size());
+      const auto dims = static_cast<std::uint32_t>(kernel_.shape_dims().size());
+      const auto sets = copies_ + 2;
+      b.compiling = std::async(std::launch::async, [candidates, &templates, device, buffers, dims, sets] {
+        compile_all(*candidates, templates, 1);
+        create_pipelines(*candidates, *device, buffers, dims, sets);
+      });
     }
   }
 
@@ -398,11 +428,15 @@ class TuneSession::Evaluation final : public BatchEvaluator {
     try {
       if (c.compile_error) throw *c.compile_error;
       if (session_.store_) session_.store_->put_spirv(c.variant.variant_hash, c.variant.spirv);
-      std::optional<VariantRunner> runner;
-      {
+      std::unique_ptr<VariantRunner> runner;
+      if (c.runner_device == &device) {  // made on the compile thread
+        o.durations.pipeline_ms = c.pipeline_ms;
+        if (c.pipeline_error) throw *c.pipeline_error;
+        runner = std::move(c.runner);
+      } else {  // the device was reopened since
         AddElapsed clock{o.durations.pipeline_ms};
-        runner.emplace(device, c.variant, static_cast<std::uint32_t>(problem_.buffers.size()),
-                       static_cast<std::uint32_t>(kernel_.shape_dims().size()), copies_ + 2);
+        runner = std::make_unique<VariantRunner>(device, c.variant, static_cast<std::uint32_t>(problem_.buffers.size()),
+                                                 static_cast<std::uint32_t>(kernel_.shape_dims().size()), copies_ + 2);
       }
       {
         AddElapsed clock{o.durations.validation_ms};
