@@ -22,7 +22,10 @@ struct TimerOptions {
   // measuring, so its clocks are up (0 = only warmup_samples), and then on
   // until the workload stops getting faster (three batches of about 10 ms in a
   // row within 2% of the fastest batch), for at most warmup_limit.
-  std::chrono::milliseconds warmup{50};
+  // 20 ms: a GPU that ran the previous variant moments ago is at its clock
+  // already; the settling batches (at least 30 ms) and warmup_after_idle
+  // handle the rest.
+  std::chrono::milliseconds warmup{20};
   std::chrono::milliseconds warmup_limit{3000};
   // After the GPU (not a CPU driver) has had no timed work for idle_gap, the
   // warm-up lasts at least warmup_after_idle: an H200 idles at 345 MHz and

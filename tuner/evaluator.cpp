@@ -66,4 +66,12 @@ vk::TimingResult VariantRunner::time(DeviceProblem& on_device, const kernels::Sh
       device_, [&](VkCommandBuffer cmd, std::uint64_t i) { record(cmd, sets[i % sets.size()], shape); }, options);
 }
 
+void VariantRunner::keep_busy(DeviceProblem& on_device, const kernels::Shape& shape, std::uint32_t dispatches) {
+  auto& sets = sets_for(on_device);
+  vk::run_commands(device_, [&](VkCommandBuffer cmd) {
+    for (std::uint32_t i = 0; i < dispatches; ++i) record(cmd, sets[i % sets.size()], shape);
+  });
+  device_.note_timed_end();
+}
+
 }  // namespace vktune

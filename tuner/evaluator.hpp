@@ -34,6 +34,10 @@ class VariantRunner {
   // Times dispatches rotating through every weight copy.
   vk::TimingResult time(DeviceProblem& on_device, const kernels::Shape& shape, const vk::TimerOptions& options);
 
+  // Runs `dispatches` untimed dispatches and waits for them: work that keeps
+  // the GPU's clocks up while the tuner waits for the next variant.
+  void keep_busy(DeviceProblem& on_device, const kernels::Shape& shape, std::uint32_t dispatches);
+
  private:
   std::vector<VkDescriptorSet>& sets_for(const DeviceProblem& on_device);
   void record(VkCommandBuffer cmd, VkDescriptorSet set, const kernels::Shape& shape) const;

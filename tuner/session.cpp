@@ -411,11 +411,36 @@ class TuneSession::Evaluation final : public BatchEvaluator {
     for (auto& b : compiles_) {
       for (auto& c : b.candidates) {
         if (c.variant.config != config) continue;
-        if (b.compiling.valid()) b.compiling.get();
+        if (b.compiling.valid()) {
+          // While the driver still compiles it, the last variant keeps the
+          // GPU busy: idle for a few hundred milliseconds, an H200 clocks
+          // down and the next variant would need a full re-warm-up.
+          while (b.compiling.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
+            if (!keep_busy()) {
+              b.compiling.wait();
+              break;
+            }
+          }
+          b.compiling.get();
+        }
         return c;
       }
     }
     throw Error(ErrorKind::internal, "evaluation of a config that was never prepared");
+  }
+
+  // About 10 ms of the last timed variant's work; false when there is none
+  // to run (a CPU device, validation only, nothing timed yet, or the device
+  // was reopened since).
+  bool keep_busy() {
+    if (!heater_ || heater_device_ != session_.device_.get()) return false;
+    try {
+      heater_->keep_busy(*on_device_, shape_, heater_dispatches_);
+    } catch (const Error&) {
+      heater_.reset();  // the next measurement reports what is wrong
+      return false;
+    }
+    return true;
   }
 
   Outcome measure(Candidate& c) {
@@ -451,6 +476,11 @@ class TuneSession::Evaluation final : public BatchEvaluator {
         o.durations.timing_ms = timed.timing_ms;
         o.gbps = metrics_.bytes / o.timing.median;
         o.gflops = metrics_.flops / o.timing.median;
+        if (!device.info().is_cpu()) {
+          heater_dispatches_ = static_cast<std::uint32_t>(std::clamp(10e6 / std::max(o.timing.median, 1.0), 1.0, 4096.0));
+          heater_device_ = &device;
+          heater_ = std::move(runner);
+        }
       }
     } catch (const Error& e) {
       o.status = status_for(e.kind());
@@ -481,6 +511,9 @@ class TuneSession::Evaluation final : public BatchEvaluator {
   std::list<PendingCompile> compiles_;  // a list: an entry stays put while it compiles
   std::set<kernels::Config> prepared_;
   std::optional<double> best_ns_;
+  std::unique_ptr<VariantRunner> heater_;  // the last timed variant, see keep_busy
+  const vk::Device* heater_device_ = nullptr;
+  std::uint32_t heater_dispatches_ = 1;
 };
 
 std::vector<kernels::Config> TuneSession::transfer_seeds(const kernels::Kernel& kernel, const kernels::Shape& shape,
