@@ -8,8 +8,8 @@
 // A workgroup takes the QH query heads of one KV head (grouped-query: QH =
 // heads/kv_heads, at most 8), so each K and V byte is read once, not once per
 // query head; QH is a parameter only because the template needs it at
-// compile time (the registers of QH queries and accumulators), and the
-// constraints pin it to the shape. A team of lanes takes a cache entry with
+// compile time (the registers of QH queries and accumulators): the shape
+// sets it (Space::shape_values), no path searches it. A team of lanes takes a cache entry with
 // 16-byte loads (LOADS per lane), TOKENS entries per step with their loads
 // issued together (PREFETCH=1: a step ahead); see the template for the walk
 // and the merges, for LEAN (the load order and the merges trimmed for the
@@ -36,7 +36,23 @@
 // whole round of loads in flight per lane, teams without barriers, up to
 // attention_stream::kMaxSplits splits (its records of a head are
 // attention_stream::kMaxSplits apart; the other paths' kMaxSplits).
+//
+// The space has three paths, one per template, each varying only what its
+// template reads and pinning the rest at the values stored variants carry
+// (so their hashes stay): walk (MMA=0, STREAM=0; STEP=32, ENTRIES=4),
+// tensor-cores (MMA=1: WG_SIZE, STEP, KV_CHUNK, PREFETCH) and stream
+// (STREAM=1: WG_SIZE, LOADS, ENTRIES, PREFETCH, KV_CHUNK). constraint_violation
+// holds legality only: device limits, what the templates implement (a team
+// of at least 4 lanes, shuffles within the smallest subgroup, whole rounds
+// and stages, the scratch's splits), and no config that builds another's
+// code. Everything else is a named pruning rule (`vktune list
+// attention_decode`): costs that hold on any GPU (a split shorter than two
+// steps, idle lanes, a prefetch with nothing to overlap) for every device,
+// and what the H200's tuning measured or kept its gate small with (spills,
+// pairings with its winners, values that never won) for NVIDIA only, so
+// that other GPUs search the whole legal space (`--space full` everywhere).
 #include <algorithm>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -60,9 +76,12 @@ constexpr std::uint32_t kMinTeam = 4;  // the template's per-team arrays assume 
 // heads (2*QH*LOADS*VEC) and the K and V words of a step (TOKENS*LOADS*VEC,
 // twice that with PREFETCH). Past 160 the H200 spills: PREFETCH=1 with
 // LOADS=2 (head_dim 128, four heads) ran at 79 us against 34 us without.
+// The pruning rule walk.registers, for NVIDIA.
 constexpr std::uint32_t kMaxHeadFloats = 64;  // QH*LOADS*VEC
 constexpr std::uint32_t kMaxStepWords = 32;   // TOKENS*LOADS*VEC
 constexpr std::uint32_t kMaxLaneWords = 160;
+// The subgroup of every NVIDIA GPU, for the rules measured on the H200.
+constexpr std::uint32_t kNvidiaSubgroup = 32;
 
 std::uint64_t scratch_bytes(const Shape& shape) {
   const std::uint64_t splits = std::max(kMaxSplits, attention_stream::kMaxSplits);
@@ -92,19 +111,163 @@ std::uint32_t group_heads(const Shape& shape) {
   return qh;
 }
 
-// The one space; built once (enumerating it checks millions of configs).
+// A walk config (MMA=0, STREAM=0) and what the template derives from it.
+struct Walk {
+  std::uint32_t wg, loads, vec, qh, tokens, prefetch, chunk, reduction, merge, widen, lean;
+  std::uint32_t dims;  // LOADS*VEC: a lane's dims per head
+  std::uint32_t team;  // lanes per cache entry
+  std::uint32_t step;  // entries per workgroup step (WG_SIZE/team*TOKENS)
+};
+
+Walk walk_of(const Config& config, const Shape& shape) {
+  auto u = [&](const char* name) { return static_cast<std::uint32_t>(config.at(name)); };
+  Walk w{u("WG_SIZE"), u("LOADS"), u("VEC"),       u("QH"),    u("TOKENS"), u("PREFETCH"), u("KV_CHUNK"),
+         u("REDUCTION"), u("MERGE"), u("WIDEN"), u("LEAN"), 0, 0, 0};
+  w.dims = w.loads * w.vec;
+  w.team = team_of(shape.at(2), w.dims);
+  w.step = w.wg / w.team * w.tokens;
+  return w;
+}
+
+// The walk's pruning rules, each true only for MMA=0, STREAM=0. Those for
+// every device are costs that hold on any GPU; the NVIDIA ones are what the
+// H200's tuning sessions (results/h200/PERF.md) measured or kept the gate
+// small with.
+std::vector<PruningRule> walk_pruning() {
+  auto rule = [](std::string name, std::string reason, DeviceKey key,
+                 std::function<bool(const Walk&, const Shape&)> prunes) {
+    return PruningRule{std::move(name), std::move(reason), std::move(key), [prunes](const Config& c, const Shape& s) {
+                         return c.at("MMA") == 0 && c.at("STREAM") == 0 && prunes(walk_of(c, s), s);
+                       }};
+  };
+  const DeviceKey every{}, nvidia{kVendorNvidia, ""};
+  return {
+      rule("walk.chunk-covers-cache", "a chunk that covers the cache is one split: KV_CHUNK=0 walks the same without the merge",
+           every, [](const Walk& w, const Shape& s) { return w.chunk > 0 && w.chunk >= s.at(3); }),
+      rule("walk.chunk-two-steps",
+           "a split shorter than two workgroup steps (WG_SIZE/team*TOKENS entries each) costs more to merge than to walk",
+           every, [](const Walk& w, const Shape&) { return w.chunk > 0 && w.chunk < 2 * w.step; }),
+      rule("walk.idle-lanes", "a step of twice the cache's entries or more leaves most lanes idle (beyond 128 invocations)",
+           every, [](const Walk& w, const Shape& s) { return w.step >= 2 * s.at(3) && w.wg > 128; }),
+      rule("walk.prefetch-steps",
+           "PREFETCH=N with fewer than N+1 steps per workgroup has no later step to overlap its loads with",
+           every, [](const Walk& w, const Shape& s) {
+             return w.prefetch > 0 && (w.chunk > 0 ? w.chunk : s.at(3)) < (w.prefetch + 1) * w.step;
+           }),
+      rule("walk.wg512-unmeasured",
+           "512 invocations were added for STREAM=1; the walk was tuned on the H200 with 128 and 256 (256 never won)",
+           nvidia, [](const Walk& w, const Shape&) { return w.wg == 512; }),
+      rule("walk.vec8-where-it-fits",
+           "8-byte loads lost to 16-byte ones on the H200 (kv 512: 12.7 against 11.3 us, 4096: 44.0 against 38.3; "
+           "measurements.csv): VEC=4 only where VEC=8 leaves a team under 4 lanes",
+           nvidia, [](const Walk& w, const Shape& s) { return w.vec < 8 && team_of(s.at(2), 2 * w.dims) >= kMinTeam; }),
+      rule("walk.registers",
+           "past about 160 registers a lane the H200 spills (PREFETCH=1, LOADS=2, QH=4: 79 against 34 us): "
+           "QH*LOADS*VEC <= 64, TOKENS*LOADS*VEC <= 32, 2*QH*LOADS*VEC + (1+PREFETCH)*TOKENS*LOADS*VEC <= 160 "
+           "(QH*LOADS*VEC once with PREFETCH=3)",
+           nvidia, [](const Walk& w, const Shape&) {
+             // PREFETCH=3 keeps q in shared memory: only the accumulators take QH*LOADS*VEC.
+             const auto words = (w.prefetch == 3 ? 1 : 2) * w.qh * w.dims + (1 + w.prefetch) * w.tokens * w.dims;
+             return w.qh * w.dims > kMaxHeadFloats || w.tokens * w.dims > kMaxStepWords || words > kMaxLaneWords;
+           }),
+      // Two steps ahead pays only where one step ahead is already the largest
+      // step the registers allow; a smaller step grows its bytes in flight
+      // with more TOKENS instead (fewer registers, one pipeline stage).
+      rule("walk.deep-prefetch-largest-step",
+           "PREFETCH 2 and 3 only at the largest step the H200's registers allow (TOKENS*LOADS*VEC = 32): a smaller "
+           "step holds more bytes in flight with more TOKENS at PREFETCH=1",
+           nvidia, [](const Walk& w, const Shape&) { return w.prefetch >= 2 && w.tokens * w.dims < kMaxStepWords; }),
+      rule("walk.widen-beside-winner",
+           "WIDEN=1 never won on the H200 (slightly slower than WIDEN=0 at every default shape): kept beside the kv-8192 "
+           "walk winner only (KV_CHUNK=256, WG_SIZE=128, PREFETCH=2, TOKENS*LOADS*VEC = 32)",
+           nvidia, [](const Walk& w, const Shape&) {
+             return w.widen == 1 && (w.chunk != 256 || w.prefetch != 2 || w.wg != 128 || w.tokens * w.dims < kMaxStepWords);
+           }),
+      rule("walk.wg256-winners-only",
+           "256 invocations never won on the H200's walk: kept with the walk of its 128-invocation winners (LOADS=1, "
+           "TOKENS=4, PREFETCH 1 or 2)",
+           nvidia, [](const Walk& w, const Shape&) {
+             return w.wg == 256 && (w.loads != 1 || w.tokens != 4 || w.prefetch == 0);
+           }),
+      rule("walk.merge0-beside-winners",
+           "the phased merge (MERGE=0) is kept for comparison where the H200's earlier walk winners were (WG_SIZE=128, "
+           "PREFETCH=1, WIDEN=0); the one-pass merge has fewer serial round trips",
+           nvidia, [](const Walk& w, const Shape&) {
+             return w.chunk > 0 && w.merge == 0 && (w.prefetch != 1 || w.wg != 128 || w.widen != 0);
+           }),
+      rule("walk.lean-with-merge1",
+           "LEAN=1 goes with the one-pass merge: the phased merge is kept as the H200 measured it (LEAN=0), for "
+           "comparison",
+           nvidia, [](const Walk& w, const Shape&) { return w.lean == 1 && w.chunk > 0 && w.merge == 0; }),
+      rule("walk.lean-unprefetched-tokens2",
+           "unprefetched walks never won on the H200: LEAN=1 without prefetch is kept on the baseline's walk (TOKENS=2) "
+           "only",
+           nvidia, [](const Walk& w, const Shape&) { return w.lean == 1 && w.prefetch == 0 && w.tokens != 2; }),
+      rule("walk.prefetch3-winners-walk",
+           "three steps ahead is offered on the H200 winners' split walk (LEAN=1, WG_SIZE=128, WIDEN=0), where its "
+           "bytes in flight per SM were short",
+           nvidia, [](const Walk& w, const Shape&) {
+             return w.prefetch == 3 && (w.lean != 1 || w.wg != 128 || w.widen != 0 || w.chunk == 0);
+           }),
+      rule("walk.lean0-beside-winners",
+           "LEAN=0 (the previous order) is kept where the H200's earlier tuning found its winners (WG_SIZE=128, "
+           "TOKENS=4, WIDEN=0), to measure the fixed-cost cuts against",
+           nvidia, [](const Walk& w, const Shape&) { return w.lean == 0 && (w.wg != 128 || w.tokens != 4 || w.widen != 0); }),
+      rule("walk.smem-sum-fallback",
+           "where the shuffle butterfly runs (a team within 32 lanes) the shared-memory sum, three barriers a step, "
+           "was never faster on the H200: REDUCTION=1 is the fallback",
+           nvidia, [](const Walk& w, const Shape&) { return w.reduction == 1 && w.team <= kNvidiaSubgroup; }),
+      rule("walk.reduce-scatter-winners-walk",
+           "REDUCTION=2 is offered with the other fixed-cost cuts on the H200 winners' walk (LEAN=1, WG_SIZE=128, "
+           "LOADS=1, VEC=8, WIDEN=0; split: prefetched, MERGE=1; unsplit: PREFETCH=0)",
+           nvidia, [](const Walk& w, const Shape&) {
+             return w.reduction == 2 && (w.lean != 1 || w.wg != 128 || w.loads != 1 || w.vec != 8 || w.widen != 0 ||
+                                         (w.chunk > 0 && (w.prefetch == 0 || w.merge != 1)) ||
+                                         (w.chunk == 0 && w.prefetch != 0));
+           }),
+  };
+}
+
+// The space's parameter `name` with `values`, for a path.
+Parameter path_parameter(const std::vector<Parameter>& parameters, const std::string& name, std::vector<int> values) {
+  for (const auto& p : parameters) {
+    if (p.name == name) return {name, std::move(values), p.help};
+  }
+  throw Error(ErrorKind::internal, "attention_decode has no parameter " + name);
+}
+
+// A path of `space`: `varied` (values only) over `pinned`; every parameter
+// but QH (the shape's) is one or the other.
+SubSpace make_path(const Space& space, std::string name, const std::vector<Parameter>& varied, const Config& pinned) {
+  SubSpace path{std::move(name), {}, pinned};
+  for (const auto& v : varied) path.parameters.push_back(path_parameter(space.parameters, v.name, v.values));
+  for (const auto& p : space.parameters) {
+    const bool is_varied = std::any_of(varied.begin(), varied.end(), [&](const Parameter& v) { return v.name == p.name; });
+    if (p.name != "QH" && is_varied == (pinned.count(p.name) > 0)) {
+      throw Error(ErrorKind::internal, "attention_decode path " + path.name + ": " + p.name +
+                                           " must be either varied or pinned");
+    }
+  }
+  return path;
+}
+
+// The one space; built once.
 Space make_space() {
-  Space space{"decode", "attention_decode.comp", {}};
+  Space space;
+  space.name = "decode";
+  space.template_file = "attention_decode.comp";
   space.parameters = {
       {"WG_SIZE", {128, 256, 512},
-       "invocations per workgroup (64 was never the fastest on the H200; 512 only with STREAM=1)"},
+       "invocations per workgroup (64 was never the fastest on the H200; 512 was added for STREAM=1, and NVIDIA's "
+       "walk and tensor-core paths are pruned to 128 and 256)"},
       {"LOADS", {1, 2, 4},
        "K (and V) loads per lane per cache entry: a team of head_dim/(LOADS*VEC) lanes (rounded up to a power of "
        "two) takes an entry"},
       {"VEC", {4, 8}, "fp16 values per K/V load (uvec2, uvec4)"},
       {"QH", {1, 2, 4, 8},
-       "query heads per workgroup, of one KV head: all of heads/kv_heads (at most 8), so K and V are read once; "
-       "not tuned, the shape sets it"},
+       "query heads per workgroup, of one KV head: all of heads/kv_heads where they are at most 8 (else the most of "
+       "8, 4 and 2 dividing them), so K and V are read once; set by the shape, never searched (a define: the "
+       "template's register arrays are sized by it)"},
       {"TOKENS", {2, 4}, "cache entries per team per step, their loads issued together"},
       {"PREFETCH", {0, 1, 2, 3},
        "1 = issue the next step's loads before this step's arithmetic (software pipelining); 2 = two steps ahead "
@@ -130,6 +293,24 @@ Space make_space() {
   };
   for (auto& p : attention_mma::parameters()) space.parameters.push_back(std::move(p));
   for (auto& p : attention_stream::parameters()) space.parameters.push_back(std::move(p));
+
+  // The paths: each varies what its template reads; the rest stays at the
+  // values stored variants carry (their hashes cover every define).
+  const Config not_mma{{"MMA", 0}, {"STEP", 32}}, not_stream{{"STREAM", 0}, {"ENTRIES", attention_stream::kPinnedEntries}};
+  Config walk_pins = not_mma, mma_pins = attention_mma::pinned();
+  walk_pins.insert(not_stream.begin(), not_stream.end());
+  mma_pins.insert(not_stream.begin(), not_stream.end());
+  std::vector<Parameter> walk_varied;
+  for (const auto& p : space.parameters) {
+    if (p.name != "QH" && walk_pins.count(p.name) == 0) walk_varied.push_back(p);
+  }
+  space.paths = {make_path(space, "walk", walk_varied, walk_pins),
+                 make_path(space, "tensor-cores", attention_mma::varied(), mma_pins),
+                 make_path(space, "stream", attention_stream::varied(), attention_stream::pinned())};
+  space.shape_values = [](const Shape& shape) { return Config{{"QH", static_cast<int>(group_heads(shape))}}; };
+  space.pruning = walk_pruning();
+  for (auto& r : attention_mma::pruning()) space.pruning.push_back(std::move(r));
+  for (auto& r : attention_stream::pruning()) space.pruning.push_back(std::move(r));
   return space;
 }
 
@@ -199,13 +380,16 @@ class AttentionDecode final : public Kernel {
             {"STREAM", 0}, {"ENTRIES", attention_stream::kPinnedEntries}};
   }
 
+  // Legality only: what the templates implement, the device's limits, and
+  // no config that builds another's code (parameters a path does not read
+  // stay pinned). What is merely not worth measuring is the space's pruning.
   std::string constraint_violation(const Config& config, const Shape& shape,
                                    const vk::DeviceInfo& device) const override {
     validate_shape(shape);
     if (auto problem = rowops::parameter_violation(config, space_); !problem.empty()) return problem;
     if (const auto qh = static_cast<std::uint32_t>(config.at("QH")); qh != group_heads(shape)) {
-      return "QH=" + std::to_string(qh) + ": a workgroup takes " + std::to_string(group_heads(shape)) + " of the " +
-             std::to_string(shape[0] / shape[1]) + " query heads per KV head (fewer reread K and V)";
+      return "QH=" + std::to_string(qh) + ": the shape sets QH=" + std::to_string(group_heads(shape)) + " (of the " +
+             std::to_string(shape[0] / shape[1]) + " query heads per KV head; fewer reread K and V)";
     }
     if (config.at("STREAM") == 1) {
       if (auto problem = attention_stream::violation(config, shape, device); !problem.empty()) return problem;
@@ -214,145 +398,35 @@ class AttentionDecode final : public Kernel {
     if (config.at("ENTRIES") != attention_stream::kPinnedEntries) {
       return "ENTRIES is only varied with STREAM=1";
     }
-    if (config.at("WG_SIZE") > 256) return "WG_SIZE=" + std::to_string(config.at("WG_SIZE")) + " only with STREAM=1";
     if (config.at("MMA") == 1) {
       if (auto problem = attention_mma::violation(config, shape, device, kMaxSplits); !problem.empty()) return problem;
       return plan_limits_violation(plan(config, shape), shape, 5, device);
     }
     if (config.at("STEP") != 32) return "STEP is only varied with MMA=1";
-    const auto wg = static_cast<std::uint32_t>(config.at("WG_SIZE"));
-    const auto loads = static_cast<std::uint32_t>(config.at("LOADS"));
-    const auto vec = static_cast<std::uint32_t>(config.at("VEC"));
-    const auto qh = static_cast<std::uint32_t>(config.at("QH"));
-    const auto tokens = static_cast<std::uint32_t>(config.at("TOKENS"));
-    const auto prefetch = static_cast<std::uint32_t>(config.at("PREFETCH"));
-    const auto chunk = static_cast<std::uint32_t>(config.at("KV_CHUNK"));
-    const auto merge = static_cast<std::uint32_t>(config.at("MERGE"));
-    const auto widen = static_cast<std::uint32_t>(config.at("WIDEN"));
-    const auto lean = static_cast<std::uint32_t>(config.at("LEAN"));
+    const auto w = walk_of(config, shape);
     const std::uint32_t head_dim = shape[2], kv_len = shape[3];
-    const std::uint32_t dims = loads * vec, team = team_of(head_dim, dims);
-    if (team < kMinTeam) {
-      return "LOADS*VEC = " + std::to_string(dims) + " leaves a team of " + std::to_string(team) +
+    if (w.team < kMinTeam) {
+      return "LOADS*VEC = " + std::to_string(w.dims) + " leaves a team of " + std::to_string(w.team) +
              " lanes for head_dim " + std::to_string(head_dim) + " (at least " + std::to_string(kMinTeam) + ")";
     }
-    if (team > wg) return "a team of " + std::to_string(team) + " lanes exceeds WG_SIZE=" + std::to_string(wg);
-    if (vec < 8 && team_of(head_dim, 2 * dims) >= kMinTeam) {
-      return "VEC=" + std::to_string(vec) + ": loads twice as wide also fit head_dim " + std::to_string(head_dim) +
-             " with LOADS=" + std::to_string(loads) + " (narrower loads are only varied where they do not)";
+    if (w.team > w.wg) return "a team of " + std::to_string(w.team) + " lanes exceeds WG_SIZE=" + std::to_string(w.wg);
+    // Unsplit, the template has no merge: MERGE=1 would build MERGE=0's code.
+    if (w.chunk == 0 && w.merge != 0) return "MERGE=" + std::to_string(w.merge) + " needs splits to merge (KV_CHUNK > 0)";
+    if (w.chunk > 0 && (kv_len + w.chunk - 1) / w.chunk > kMaxSplits) {
+      return "KV_CHUNK=" + std::to_string(w.chunk) + " splits the cache of " + std::to_string(kv_len) +
+             " into more than " + std::to_string(kMaxSplits) + " workgroups per head group";
     }
-    if (qh * dims > kMaxHeadFloats) {
-      return "QH*LOADS*VEC = " + std::to_string(qh * dims) + ": the queries and accumulators would take more than " +
-             std::to_string(2 * kMaxHeadFloats) + " registers";
-    }
-    if (tokens * dims > kMaxStepWords) {
-      return "TOKENS*LOADS*VEC = " + std::to_string(tokens * dims) + " K and V words per step exceed " +
-             std::to_string(kMaxStepWords) + " registers";
-    }
-    // PREFETCH=3 keeps q in shared memory: only the accumulators take QH*LOADS*VEC.
-    if (const auto words = (prefetch == 3 ? 1 : 2) * qh * dims + (1 + prefetch) * tokens * dims;
-        words > kMaxLaneWords) {
-      return "about " + std::to_string(words) + " registers per lane for queries, accumulators and loads (more than " +
-             std::to_string(kMaxLaneWords) + " spill)";
-    }
-    const std::uint32_t step = wg / team * tokens;  // entries per workgroup step
-    if (chunk == 0 && merge != 0) return "MERGE=" + std::to_string(merge) + " needs splits to merge (KV_CHUNK > 0)";
-    // Two steps ahead pays only where one step ahead is already the largest
-    // step the registers allow; a smaller step grows its bytes in flight
-    // with more TOKENS instead (fewer registers, one pipeline stage).
-    if (prefetch >= 2 && tokens * dims < kMaxStepWords) {
-      return "PREFETCH=" + std::to_string(prefetch) + " with TOKENS*LOADS*VEC = " + std::to_string(tokens * dims) +
-             " below " + std::to_string(kMaxStepWords) + ": a larger step with PREFETCH=1 holds more bytes in flight";
-    }
-    // The integer widening is offered where the conversions compete with
-    // the streaming (split, the largest step); it never won (slightly slower
-    // than WIDEN=0 at every default shape), so it is kept only beside the
-    // 8192 winner (KV_CHUNK=256, WG_SIZE=128, PREFETCH=2), which keeps the
-    // gate small.
-    if (widen == 1 && (chunk != 256 || prefetch != 2 || wg != 128 || tokens * dims < kMaxStepWords)) {
-      return "WIDEN=1 is only paired with KV_CHUNK=256, WG_SIZE=128, PREFETCH=2 and TOKENS*LOADS*VEC = " +
-             std::to_string(kMaxStepWords);
-    }
-    // 256 invocations never won on the H200: they are kept only with the
-    // walk of the winners at 128 (LOADS=1, TOKENS=4, prefetched), to keep
-    // the gate small.
-    if (wg == 256 && (loads != 1 || tokens != 4 || prefetch == 0)) {
-      return "WG_SIZE=256 is only paired with LOADS=1, TOKENS=4 and PREFETCH 1 or 2";
-    }
-    // The phased merge is kept, for comparison, where the previous tuning
-    // found its winners (WG_SIZE=128, PREFETCH=1, WIDEN=0: the winners at
-    // every default shape on the H200); everything else gets the one-pass merge,
-    // which needs fewer serial round trips, and the gate stays small.
-    if (chunk > 0 && merge == 0 && (prefetch != 1 || wg != 128 || widen != 0)) {
-      return "MERGE=0 (the phased merge) is only kept with WG_SIZE=128, PREFETCH=1 and WIDEN=0";
-    }
-    // LEAN=1 goes with the one-pass merge (the phased one is kept as it was,
-    // for comparison); LEAN=0, the previous order, is kept where the previous
-    // tuning found its winners (WG_SIZE=128, TOKENS=4, WIDEN=0), to measure
-    // the cuts against, and the gate stays small.
-    if (lean == 1 && chunk > 0 && merge == 0) return "LEAN=1 is only paired with MERGE=1 (or KV_CHUNK=0)";
-    // Without prefetch LEAN=1 is kept on the baseline's walk (TOKENS=2)
-    // only: unprefetched walks never won, and the gate stays small.
-    if (lean == 1 && prefetch == 0 && tokens != 2) return "LEAN=1 without prefetch is only paired with TOKENS=2";
-    // Three steps ahead is offered on the split walk of the winners (128
-    // invocations, the fixed-cost cuts, WIDEN=0), where the bytes in flight
-    // per SM are short.
-    if (prefetch == 3 && (lean != 1 || wg != 128 || widen != 0 || chunk == 0)) {
-      return "PREFETCH=3 is only paired with LEAN=1, WG_SIZE=128, WIDEN=0 and KV_CHUNK > 0";
-    }
-    if (lean == 0 && (wg != 128 || tokens != 4 || widen != 0)) {
-      return "LEAN=0 (the previous order) is only kept with WG_SIZE=128, TOKENS=4 and WIDEN=0";
-    }
-    if (chunk > 0) {
-      if (chunk >= kv_len) return "KV_CHUNK=" + std::to_string(chunk) + " covers the cache: KV_CHUNK=0 without merging";
-      if ((kv_len + chunk - 1) / chunk > kMaxSplits) {
-        return "KV_CHUNK=" + std::to_string(chunk) + " splits the cache of " + std::to_string(kv_len) +
-               " into more than " + std::to_string(kMaxSplits) + " workgroups per head group";
-      }
-      if (chunk < 2 * step) {
-        return "KV_CHUNK=" + std::to_string(chunk) + " is less than two steps of " + std::to_string(step) +
-               " entries (WG_SIZE/team*TOKENS): the merge would cost more than the walk";
-      }
-    }
-    if (step >= 2 * kv_len && wg > 128) {
-      return std::to_string(step) + " entries per step are twice the " + std::to_string(kv_len) + " cache entries";
-    }
-    if (prefetch > 0 && (chunk > 0 ? chunk : kv_len) < (prefetch + 1) * step) {
-      return "PREFETCH=" + std::to_string(prefetch) + " needs " + std::to_string(prefetch + 1) + " steps of " +
-             std::to_string(step) + " entries per workgroup";
-    }
-    // The shuffle butterfly needs shuffles and the team inside the smallest
-    // subgroup; where it runs, the shared-memory sum (three barriers a step)
-    // is never faster, so it is only the fallback.
+    // The shuffle butterfly and the reduce-scatter need shuffles and the
+    // team inside the smallest subgroup.
     const std::uint32_t smallest = device.min_subgroup_size != 0 ? device.min_subgroup_size : device.subgroup_size;
-    const bool butterfly = device.subgroup_in_compute && device.has_subgroup_operation("shuffle") && team <= smallest;
-    if (config.at("REDUCTION") == 0 && !butterfly) {
-      return "REDUCTION=0 needs subgroup shuffles in compute shaders and a team of " + std::to_string(team) +
-             " within the device's smallest subgroup of " + std::to_string(smallest);
+    const bool butterfly = device.subgroup_in_compute && device.has_subgroup_operation("shuffle") && w.team <= smallest;
+    if (w.reduction != 1 && !butterfly) {
+      return "REDUCTION=" + std::to_string(w.reduction) + " needs subgroup shuffles in compute shaders and a team of " +
+             std::to_string(w.team) + " within the device's smallest subgroup of " + std::to_string(smallest);
     }
-    if (config.at("REDUCTION") == 2) {
-      if (!butterfly) {
-        return "REDUCTION=2 needs subgroup shuffles in compute shaders and a team of " + std::to_string(team) +
-               " within the device's smallest subgroup of " + std::to_string(smallest);
-      }
-      if (qh * tokens > team) {
-        return "REDUCTION=2 scatters QH*TOKENS = " + std::to_string(qh * tokens) + " scores over a team of " +
-               std::to_string(team) + " lanes (at most one per lane)";
-      }
-      // Offered with the other fixed-cost cuts on the winners' walk (128
-      // invocations, 16-byte loads one per lane, WIDEN=0; split: prefetched,
-      // the one-pass merge), which keeps the gate small; unsplit without
-      // prefetch too, where a short cache at head_dim 64 (a team of 8 lanes)
-      // puts it in the CPU gate.
-      if (lean != 1 || wg != 128 || loads != 1 || vec != 8 || widen != 0 ||
-          (chunk > 0 && (prefetch == 0 || merge != 1)) || (chunk == 0 && prefetch != 0)) {
-        return "REDUCTION=2 is only paired with LEAN=1, WG_SIZE=128, LOADS=1, VEC=8, WIDEN=0 and, split, with "
-               "PREFETCH 1 to 3 and MERGE=1, unsplit with PREFETCH=0";
-      }
-    }
-    if (config.at("REDUCTION") == 1 && butterfly) {
-      return "REDUCTION=1 (shared-memory sum) is only the fallback where REDUCTION=0 cannot run a team of " +
-             std::to_string(team);
+    if (w.reduction == 2 && w.qh * w.tokens > w.team) {
+      return "REDUCTION=2 scatters QH*TOKENS = " + std::to_string(w.qh * w.tokens) + " scores over a team of " +
+             std::to_string(w.team) + " lanes (at most one per lane)";
     }
     return plan_limits_violation(plan(config, shape), shape, 5, device);
   }

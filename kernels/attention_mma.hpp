@@ -17,11 +17,23 @@ namespace vktune::kernels::attention_mma {
 // MMA and STEP, appended to attention_decode's space.
 std::vector<Parameter> parameters();
 
-// MMA=1 for `shape` on `device`: the device's cooperative matrices, the
-// walk's parameters pinned, a chunk whose scores and weights fit shared
-// memory and splits within `max_splits`. Device limits are the caller's
+// The tensor-core path ("tensor-cores"): the parameters its template reads
+// (WG_SIZE, STEP, KV_CHUNK, PREFETCH) with the values it can take there
+// (KV_CHUNK > 0, PREFETCH 1 or 2; help left to the space's), and the walk's
+// parameters it does not read at their pinned values, with MMA=1.
+// attention_decode pins the streaming path's.
+std::vector<Parameter> varied();
+Config pinned();
+
+// MMA=1 for `shape` on `device`, legality only: the device's cooperative
+// matrices, the walk's parameters pinned, what the template implements
+// (PREFETCH 1 or 2, a chunk of whole stages, tiles shared evenly by the
+// subgroups) and splits within `max_splits`. Device limits are the caller's
 // (plan_limits_violation).
 std::string violation(const Config& config, const Shape& shape, const vk::DeviceInfo& device, std::uint32_t max_splits);
+
+// The path's pruning rules (tensor-cores.*), each true only for MMA=1.
+std::vector<PruningRule> pruning();
 
 // The plan of an MMA=1 variant: every parameter of `space` defined, HD (the
 // shape's head_dim), MAX_HEADS and MAX_SPLITS (the scratch layout the walk

@@ -1,5 +1,6 @@
 #include "kernels/attention_stream.hpp"
 
+#include <functional>
 #include <utility>
 
 #include "kernels/row_ops.hpp"
@@ -19,6 +20,8 @@ constexpr std::uint32_t kMaxScores = 16;
 constexpr std::uint32_t kMaxRounds = 8;
 // The team merge's accumulators per pass (16 KiB).
 constexpr std::uint32_t kMergeBytes = 16384;
+// The subgroup of every NVIDIA GPU, for the rules measured on the H200.
+constexpr std::uint32_t kNvidiaSubgroup = 32;
 
 // The other paths' parameters, at the one value STREAM=1 takes them.
 constexpr std::pair<const char*, int> kPinned[] = {{"VEC", 8},   {"TOKENS", 2}, {"REDUCTION", 0}, {"MERGE", 1},
@@ -61,6 +64,20 @@ std::vector<Parameter> parameters() {
   };
 }
 
+std::vector<Parameter> varied() {
+  return {{"WG_SIZE", {128, 256, 512}, ""},
+          {"LOADS", {1, 2, 4}, ""},
+          {"PREFETCH", {0, 1}, ""},
+          {"KV_CHUNK", {32, 64, 128, 256, 512, 1024, 2048}, ""},
+          {"ENTRIES", {2, 4, 8, 16}, ""}};
+}
+
+Config pinned() {
+  Config config{{"STREAM", 1}};
+  for (const auto& [name, value] : kPinned) config[name] = value;
+  return config;
+}
+
 std::string violation(const Config& config, const Shape& shape, const vk::DeviceInfo& device) {
   for (const auto& [name, value] : kPinned) {
     if (config.at(name) != value) {
@@ -69,8 +86,6 @@ std::string violation(const Config& config, const Shape& shape, const vk::Device
   }
   const auto wg = static_cast<std::uint32_t>(config.at("WG_SIZE"));
   const auto loads = static_cast<std::uint32_t>(config.at("LOADS"));
-  const auto entries = static_cast<std::uint32_t>(config.at("ENTRIES"));
-  const auto qh = static_cast<std::uint32_t>(config.at("QH"));
   const auto prefetch = static_cast<std::uint32_t>(config.at("PREFETCH"));
   const auto chunk = static_cast<std::uint32_t>(config.at("KV_CHUNK"));
   const std::uint32_t hd = shape.at(2), kv_len = shape.at(3);
@@ -85,47 +100,65 @@ std::string violation(const Config& config, const Shape& shape, const vk::Device
     return "STREAM=1 needs subgroup shuffles in compute shaders and a team of " + std::to_string(l.team) +
            " lanes within the device's smallest subgroup of " + std::to_string(smallest);
   }
-  // Two loads per entry halve the team (for subgroups of 8 at head_dim 128)
-  // at twice the query and accumulator registers; where one load's team
-  // fits they never won on the H200 (18.97 against 17.54 us at kv 8192), so
-  // they are offered only where it does not, and the gate stays small.
-  if (loads > 1 && hd % (8 * (loads / 2)) == 0 && power_of_two(hd / (8 * (loads / 2))) &&
-      hd / (8 * (loads / 2)) <= smallest) {
-    return "LOADS=" + std::to_string(loads) + ": a team of " + std::to_string(hd / (8 * (loads / 2))) +
-           " lanes with half the loads fits the smallest subgroup of " + std::to_string(smallest);
-  }
   if (prefetch > 1) return "STREAM=1 takes PREFETCH 0 or 1 (one round of loads ahead)";
-  if (qh * entries > kMaxScores) {
-    return "QH*ENTRIES = " + std::to_string(qh * entries) + " scores per lane per round exceed " +
-           std::to_string(kMaxScores);
-  }
-  if (const auto words = 2 * qh * loads * 8 + (1 + prefetch) * 8 * entries * loads; words > kMaxLaneWords) {
-    return "about " + std::to_string(words) + " registers per lane for queries, accumulators and loads (more than " +
-           std::to_string(kMaxLaneWords) + " spill)";
-  }
   if (chunk == 0 || chunk % l.round != 0) {
     return "KV_CHUNK=" + std::to_string(chunk) + " is not a whole number of rounds of " + std::to_string(l.round) +
            " entries (WG_SIZE/team*ENTRIES)";
   }
-  if (l.rounds > kMaxRounds) {
-    return "KV_CHUNK=" + std::to_string(chunk) + " is " + std::to_string(l.rounds) + " rounds (at most " +
-           std::to_string(kMaxRounds) + ", unrolled)";
-  }
+  // With one round there is nothing to load ahead: the same code as PREFETCH=0.
   if (prefetch == 1 && l.rounds < 2) return "PREFETCH=1 needs two rounds per workgroup (KV_CHUNK=" + std::to_string(chunk) + ")";
-  // A round ahead pays only where the workgroups per SM are fewest: on the
-  // H200 it won with 512 invocations (17.5 against 18.0 us at kv 8192) and
-  // was within 1% of PREFETCH=0 with 128 and 256, so it is offered there
-  // alone, and the gate stays small.
-  if (prefetch == 1 && wg < 512) return "PREFETCH=1 is only paired with WG_SIZE=512";
   if ((kv_len + chunk - 1) / chunk > kMaxSplits) {
     return "KV_CHUNK=" + std::to_string(chunk) + " splits the cache of " + std::to_string(kv_len) + " into more than " +
            std::to_string(kMaxSplits) + " workgroups per head group";
   }
-  // A chunk twice the cache is the same single split with idle lanes.
-  if (chunk >= 2 * kv_len && chunk > l.round) {
-    return "KV_CHUNK=" + std::to_string(chunk) + " is twice the cache of " + std::to_string(kv_len);
-  }
   return {};
+}
+
+std::vector<PruningRule> pruning() {
+  auto rule = [](std::string name, std::string reason, DeviceKey key,
+                 std::function<bool(const Config&, const Shape&, const Layout&)> prunes) {
+    return PruningRule{std::move(name), std::move(reason), std::move(key), [prunes](const Config& c, const Shape& s) {
+                         return c.at("STREAM") == 1 && prunes(c, s, layout_of(c, s));
+                       }};
+  };
+  const DeviceKey nvidia{kVendorNvidia, ""};
+  auto u = [](const Config& c, const char* name) { return static_cast<std::uint32_t>(c.at(name)); };
+  return {
+      rule("stream.chunk-past-cache",
+           "a chunk of twice the cache or more (and more than a round) is the single split a shorter chunk makes, "
+           "with idle lanes",
+           DeviceKey{}, [u](const Config& c, const Shape& s, const Layout& l) {
+             return u(c, "KV_CHUNK") >= 2 * s.at(3) && u(c, "KV_CHUNK") > l.round;
+           }),
+      rule("stream.rounds-8", "the rounds are unrolled: past 8 a chunk grows the code without putting more loads in flight",
+           DeviceKey{}, [](const Config&, const Shape&, const Layout& l) { return l.rounds > kMaxRounds; }),
+      // Two loads per entry halve the team (for subgroups of 8 at head_dim
+      // 128) at twice the query and accumulator registers.
+      rule("stream.loads-where-needed",
+           "two or four loads per entry never won on the H200 where half the loads' team fits its 32-lane subgroups "
+           "(18.97 against 17.54 us at kv 8192)",
+           nvidia, [u](const Config& c, const Shape& s, const Layout&) {
+             const std::uint32_t loads = u(c, "LOADS"), hd = s.at(2);
+             if (loads < 2 || hd % (8 * (loads / 2)) != 0) return false;
+             const std::uint32_t half_team = hd / (8 * (loads / 2));
+             return power_of_two(half_team) && half_team <= kNvidiaSubgroup;
+           }),
+      rule("stream.scores-16",
+           "more than 16 scores a lane per round (QH*ENTRIES) never won on the H200 (32: 20.5 against 17.5 us at kv "
+           "8192)",
+           nvidia, [u](const Config& c, const Shape&, const Layout&) { return u(c, "QH") * u(c, "ENTRIES") > kMaxScores; }),
+      rule("stream.registers",
+           "past about 160 registers a lane (2*QH*LOADS*8 + (1+PREFETCH)*8*ENTRIES*LOADS) the H200 spills",
+           nvidia, [u](const Config& c, const Shape&, const Layout&) {
+             const std::uint32_t loads = u(c, "LOADS");
+             return 2 * u(c, "QH") * loads * 8 + (1 + u(c, "PREFETCH")) * 8 * u(c, "ENTRIES") * loads > kMaxLaneWords;
+           }),
+      // A round ahead pays only where the workgroups per SM are fewest.
+      rule("stream.prefetch-wg512",
+           "a round ahead (PREFETCH=1) won on the H200 with 512 invocations (17.5 against 18.0 us at kv 8192) and was "
+           "within 1% of PREFETCH=0 with 128 and 256",
+           nvidia, [u](const Config& c, const Shape&, const Layout&) { return u(c, "PREFETCH") == 1 && u(c, "WG_SIZE") < 512; }),
+  };
 }
 
 ShaderPlan plan(const Config& config, const Shape& shape, const Space& space, std::uint32_t max_heads) {

@@ -25,11 +25,22 @@ std::vector<Parameter> parameters();
 // ENTRIES' value where STREAM=0 (the other paths do not vary it).
 inline constexpr int kPinnedEntries = 4;
 
-// STREAM=1 for `shape` on `device`: the other paths' parameters pinned, a
-// team of lanes that is a power of two within the smallest subgroup, a chunk
-// of whole rounds, the registers of a round. Device limits are the caller's
+// The streaming path ("stream"): the parameters its template reads
+// (WG_SIZE, LOADS, ENTRIES, PREFETCH, KV_CHUNK) with the values it can take
+// there (PREFETCH 0 or 1, KV_CHUNK > 0; help left to the space's), and every
+// other parameter but QH pinned, with STREAM=1.
+std::vector<Parameter> varied();
+Config pinned();
+
+// STREAM=1 for `shape` on `device`, legality only: the other paths'
+// parameters pinned, a team of lanes that is a power of two within the
+// smallest subgroup, a chunk of whole rounds, splits within kMaxSplits, and
+// no duplicate of another variant's code. Device limits are the caller's
 // (plan_limits_violation).
 std::string violation(const Config& config, const Shape& shape, const vk::DeviceInfo& device);
+
+// The path's pruning rules (stream.*), each true only for STREAM=1.
+std::vector<PruningRule> pruning();
 
 // The plan of a STREAM=1 variant: every parameter of `space` defined, HD (the
 // shape's head_dim), MAX_HEADS, MAX_SPLITS (kMaxSplits) and HP (heads per
