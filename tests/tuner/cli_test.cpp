@@ -108,6 +108,21 @@ TEST_F(CliTest, ListNamesKernelParametersAndShapes) {
   EXPECT_TRUE(found);
 }
 
+TEST_F(CliTest, ListShowsPathsRulesAndSizesAndRejectsABadSpace) {
+  auto r = run("list attention_decode --device 0");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("path walk:"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("pruning walk.wg256-winners-only [NVIDIA (0x10de)]"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("at 32,8,128,8192 on "), std::string::npos) << r.out;
+  auto bad = run("list --space nope");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_EQ(lines(bad.err), 1u) << bad.err;
+  EXPECT_NE(bad.err.find("nope"), std::string::npos) << bad.err;
+  auto check = run("check softmax --space nope");
+  EXPECT_EQ(check.exit_code, 2);
+  EXPECT_EQ(lines(check.err), 1u) << check.err;
+}
+
 TEST_F(CliTest, UnknownKernelIsOneLineUsageError) {
   auto r = run("matmul_q9z --device 0");
   EXPECT_EQ(r.exit_code, 2);
@@ -126,6 +141,7 @@ TEST_F(CliTest, BadInputsLeaveTheDatabaseUntouched) {
       {"--shape 1,x,256", "malformed shape", 2},
       {"--shape 1,4194304,65536", "too large", 2},
       {"--strategy genetic", "genetic", 2},
+      {"--space nope", "nope", 2},
       {"--cache lukewarm", "cold or hot", 2},
       {"--time soon", "duration", 2},
       {"--no-such-option", "no-such-option", 2},
