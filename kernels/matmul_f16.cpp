@@ -106,7 +106,7 @@ class MatmulF16 final : public Kernel {
   Config baseline(const Shape& shape) const override {
     if (space_index(shape) == kDecode) return dense_matvec::baseline(shape, true);
     Config c;
-    const auto space = spaces()[0];
+    const auto& space = spaces()[0];
     for (const auto& p : space.parameters) c[p.name] = p.values.front();
     c["TILE_M"] = shape[0] <= 32 ? 32 : 64;
     c["TILE_N"] = shape[1] <= 32 ? 32 : 64;
@@ -123,7 +123,7 @@ class MatmulF16 final : public Kernel {
       if (auto p = dense_matvec::violation(config, shape, device, true); !p.empty()) return p;
       return dense::limits_violation(plan(config, shape), shape, device);
     }
-    const auto space = spaces()[0];
+    const auto& space = spaces()[0];
     if (auto p = rowops::parameter_violation(config, space); !p.empty()) return p;
     const bool coopmat = config.at("USE_COOPMAT") == 1;
     // The other path's parameters stay at their first value.

@@ -153,7 +153,7 @@ class RowKernel : public Kernel {
   }
 
   ShaderPlan plan(const Config& config, const Shape&) const override {
-    const auto space = spaces()[0];
+    const auto& space = spaces()[0];
     ShaderPlan plan;
     plan.template_file = template_file();
     plan.defines = config_defines(config, space);

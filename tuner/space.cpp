@@ -26,7 +26,7 @@ std::vector<const kernels::PruningRule*> active_pruning(const kernels::Space& sp
 
 SpaceEnumeration enumerate_space(const kernels::Kernel& kernel, const kernels::Shape& shape,
                                  const vk::DeviceInfo& device, SpaceScope scope) {
-  const auto spaces = kernel.spaces();
+  const auto& spaces = kernel.spaces();
   const auto& space = spaces.at(kernel.space_index(shape));
   const auto rules = active_pruning(space, device, scope);
   const kernels::Config shape_values = space.shape_values ? space.shape_values(shape) : kernels::Config{};
@@ -71,7 +71,7 @@ SpaceEnumeration enumerate_space(const kernels::Kernel& kernel, const kernels::S
 std::vector<kernels::Config> select_only(const kernels::Kernel& kernel, const kernels::Shape& shape,
                                          const std::vector<kernels::Config>& valid,
                                          const std::map<std::string, std::vector<int>>& only) {
-  const auto spaces = kernel.spaces();
+  const auto& spaces = kernel.spaces();
   const auto& space = spaces.at(kernel.space_index(shape));
   for (const auto& [name, values] : only) {
     const auto p = std::find_if(space.parameters.begin(), space.parameters.end(),

@@ -58,7 +58,7 @@ nlohmann::json sizes_json(const kernels::Kernel& k, std::size_t space_index, con
 
 nlohmann::json kernel_json(const kernels::Kernel& k, const vk::DeviceInfo* device, SpaceScope scope) {
   nlohmann::json spaces = nlohmann::json::array();
-  const auto all = k.spaces();
+  const auto& all = k.spaces();
   for (std::size_t s = 0; s < all.size(); ++s) {
     const auto& space = all[s];
     nlohmann::json params = nlohmann::json::array();
@@ -92,7 +92,7 @@ void print_kernel(const kernels::Kernel& k, const vk::DeviceInfo* device, SpaceS
   std::string dims;
   for (const auto& d : k.shape_dims()) dims += (dims.empty() ? "" : ",") + d;
   std::cout << k.name() << " — " << k.description() << "\n  shape " << dims << "\n";
-  const auto all = k.spaces();
+  const auto& all = k.spaces();
   for (std::size_t s = 0; s < all.size(); ++s) {
     const auto& space = all[s];
     std::cout << "  space " << space.name << " (" << space.template_file << ")\n";

@@ -144,7 +144,7 @@ ReplayReport replay(const kernels::Kernel& kernel, const std::vector<ReplayRecor
   if (chosen.empty()) throw Error(ErrorKind::usage, kernel.name() + ": no shape has enough measurements to replay");
 
   for (const Group* g : chosen) {
-    const auto spaces = kernel.spaces();
+    const auto& spaces = kernel.spaces();
     const SearchSpace space(spaces.at(kernel.space_index(g->parsed)).parameters, g->configs);
     ReplayResult result;
     result.device = g->device;
