@@ -161,6 +161,19 @@ inline std::string pruned_by(const kernels::Kernel& kernel, const kernels::Confi
   return {};
 }
 
+// Whether the pruning rules that match the H200-like device keep `config`,
+// `except` aside: device tests on a CPU driver that ran the configs those
+// rules left when they were legality keep to them, so that they stay as
+// short as they were.
+inline bool kept_by_h200_pruning(const kernels::Kernel& kernel, const kernels::Config& config,
+                                 const kernels::Shape& shape, const std::string& except = "") {
+  const auto& space = kernel.spaces().at(kernel.space_index(shape));
+  for (const auto* rule : active_pruning(space, h200_like(), SpaceScope::pruned)) {
+    if (rule->name != except && rule->prunes(config, shape)) return false;
+  }
+  return true;
+}
+
 // A quantized matmul's valid configs at its six default shapes (three
 // decode, three prefill) on the H200-like devices: `counts` = the three
 // decode counts, then the prefill count without and with tensor cores, with

@@ -498,6 +498,13 @@ INSTANTIATE_TEST_SUITE_P(Kernels, QuantMatmul, ::testing::ValuesIn(kFormats), fo
 
 class QuantMatmulDevice : public testing_support::DeviceSuite<Format> {};
 
+// W_STAGE > 0 with a row group of one whole subgroup of the test device (the
+// H200's staged rule, 32 lanes there, at the test device's width).
+bool whole_subgroup_rows(const kernels::Config& c, const vk::DeviceInfo& device) {
+  const auto smallest = device.min_subgroup_size != 0 ? device.min_subgroup_size : device.subgroup_size;
+  return c.at("W_STAGE") == 0 || static_cast<std::uint32_t>(c.at("THREADS_PER_ROW")) == smallest;
+}
+
 // `vktune check --variants covering --space full` at the check shapes (the
 // name keeps ci/build-and-test.sh's 'EveryValidVariant' exclusion: the gate
 // validates these kernels there).
@@ -509,14 +516,16 @@ TEST_P(QuantMatmulDevice, EveryValidVariantPairCoveredAtEveryCheckShape) {
 // The integer paths' segment loop at M=2 (two x rows per workgroup): K = 4352
 // spans two segments of 4096 (the staged template too where the rows are
 // 16-byte aligned): a pairwise covering array of each integer path's
-// configs of 64 invocations (every config took 25 s on a loaded 2-core
-// machine, and more once the H200's pruning no longer applied there).
+// configs of 64 invocations that the H200's pruning keeps (a staged row
+// group one subgroup wide): these timed out on a loaded 2-core machine.
 TEST_P(QuantMatmulDevice, QuantizedActivationsAcrossSegments) {
   const auto& k = kernels::find_kernel(GetParam().kernel);
   const Shape shape{2, 9, 4352};
   vk::Device device(*instance_, test_device_index());
-  const auto configs = testing_support::covering_of(k, shape, device.info(), [](const kernels::Config& c) {
-    return c.at("X_QUANT") == 1 && c.at("COLS_PER_PASS") == 2 && c.at("WG_SIZE") == 64;
+  const auto configs = testing_support::covering_of(k, shape, device.info(), [&](const kernels::Config& c) {
+    return c.at("X_QUANT") == 1 && c.at("COLS_PER_PASS") == 2 && c.at("WG_SIZE") == 64 &&
+           whole_subgroup_rows(c, device.info()) &&
+           testing_support::kept_by_h200_pruning(k, c, shape, "quant_matmul.staged-whole-subgroup");
   });
   ASSERT_FALSE(configs.empty());
   const auto failures = testing_support::failing_variants(*instance_, k, shape, configs, 77);
@@ -541,11 +550,14 @@ TEST_P(QuantMatmulDevice, StagedWeightsAtEveryDecodeM) {
     // nothing of that fits (Q6_K's 1680-byte runs), any valid pass width.
     std::uint32_t cols = 1;
     while (cols < std::min(m, 4u)) cols *= 2;
-    // A pairwise covering array of those configs (all of them took up to
-    // 14 s per kernel with a cold shader cache).
+    // A pairwise covering array of those configs that the H200's pruning
+    // keeps (a staged row group one subgroup wide): these timed out on a
+    // loaded 2-core machine.
     const auto staged = [&](const kernels::Config& c, bool width) {
       return c.at("W_STAGE") != 0 && (c.at("X_SEGMENT") == 4096 || m == 1) && c.at("WG_SIZE") == 64 &&
-             c.at("SUBGROUP_SIZE") == 0 && (!width || c.at("COLS_PER_PASS") == static_cast<int>(cols));
+             c.at("SUBGROUP_SIZE") == 0 && (!width || c.at("COLS_PER_PASS") == static_cast<int>(cols)) &&
+             whole_subgroup_rows(c, device.info()) &&
+             testing_support::kept_by_h200_pruning(k, c, shape, "quant_matmul.staged-whole-subgroup");
     };
     auto configs = testing_support::covering_of(k, shape, device.info(), [&](const auto& c) { return staged(c, true); });
     if (configs.empty()) {
@@ -578,11 +590,11 @@ std::string block_layout_failures(vk::Instance& instance, const Format& format, 
   for (std::uint32_t m = m_first; m <= m_last; ++m) {
     const Shape shape{m, 9, kk};
     // 16 rows of 128 invocations: 4 and 8 groups side by side (2 and 4 rows
-    // per invocation) and, off NVIDIA, the other slot counts; UNROLL 1 and 2;
-    // every pass width that fits; pairwise.
+    // per invocation), UNROLL 1 and 2 (what the H200's pruning keeps); every
+    // pass width that fits; pairwise.
     const auto configs = testing_support::covering_of(k, shape, device.info(), [&](const kernels::Config& c) {
       return c.at(layout) == 1 && (c.at("X_SEGMENT") == 4096 || m == 1) && c.at("WG_SIZE") == 128 &&
-             c.at("ROWS_PER_WG") == 16 && c.at("SUBGROUP_SIZE") == 0;
+             c.at("ROWS_PER_WG") == 16 && c.at("SUBGROUP_SIZE") == 0 && testing_support::kept_by_h200_pruning(k, c, shape);
     });
     if (configs.empty()) return label(format.kernel, shape) + ": no valid variant of the layout\n";
     for (const auto& f : testing_support::failing_variants(instance, k, shape, configs, 90 + m)) text += f + "\n";
