@@ -15,6 +15,7 @@
 #include "common/error.hpp"
 #include "harness/pipeline.hpp"
 #include "kernels/kernel.hpp"
+#include "kernels/matvec_rules.hpp"
 #include "kernels/quant_coopmat.hpp"
 #include "kernels/quant_matmul.hpp"
 #include "kernels/quantized_activations.hpp"
@@ -33,11 +34,7 @@ constexpr std::uint32_t kMaxDecodeM = 8;
 constexpr std::uint32_t kBlockBytes = 144;  // one Q4_K super-block of 256 weights
 constexpr int kCoopmatQtype = 5;              // Q4_K in matmul_quant_cm.comp
 
-std::uint32_t next_pow2(std::uint32_t v) {
-  std::uint32_t p = 1;
-  while (p < v) p *= 2;
-  return p;
-}
+using matvec::next_pow2;
 
 int get(const Config& config, const char* name) { return config.at(name); }
 
@@ -81,15 +78,72 @@ std::string subgroup_violation(int subgroup_size, std::uint32_t wg_size, const v
 // of kernels/quantized_activations.hpp, or "". The fp32-only parameters are
 // pinned to one value so that no two configs build the same shader.
 std::string q4k_quantized_activation_violation(const Config& config) {
-  // Measured on an H200: 16 threads per block and fewer than 8 rows per
-  // workgroup (little reuse of the quantized x) were never among the best.
   const int t = config.at("THREADS_PER_BLOCK");
-  if (t != 4 && t != 8) return "X_QUANT=1 takes THREADS_PER_BLOCK 4 or 8";
-  if (config.at("ROWS_PER_WG") < 8) return "X_QUANT=1 takes ROWS_PER_WG >= 8 (quantizing x is per workgroup)";
+  if (t != 4 && t != 8 && t != 16) return "X_QUANT=1 takes THREADS_PER_BLOCK 4, 8 or 16 (matvec_q4k_q8.comp)";
   if (config.at("DEQUANT") != 0 || config.at("REDUCTION") != 0 || config.at("LOAD_WIDTH") != 4) {
-    return "X_QUANT=1 has no DEQUANT, REDUCTION or LOAD_WIDTH choice (pinned to 0, 0 and 4)";
+    return "X_QUANT=1 has no DEQUANT, REDUCTION or LOAD_WIDTH choice (its template reads none: pinned to 0, 0 and 4)";
   }
   return {};
+}
+
+// Rows per invocation of a decode config, or 0 where the row groups do not
+// divide ROWS_PER_WG (illegal; pruning rules see such configs too).
+int q4k_rows_per_thread(const Config& c) {
+  const int t = c.at("THREADS_PER_BLOCK") * c.at("BLOCK_SLOTS");
+  return matvec::rows_per_invocation(c.at("WG_SIZE"), c.at("ROWS_PER_WG"), t);
+}
+
+// The decode space's pruning: what was measured on the H200 (or kept out of
+// its gate) keyed to NVIDIA, and what any GPU wastes.
+std::vector<PruningRule> q4k_decode_pruning() {
+  const DeviceKey nvidia{kVendorNvidia, ""};
+  const DeviceKey any{};
+  const auto x_q8 = [](const Config& c) { return uses_quantized_activations(c); };
+  const auto blocks = [](const Shape& s) { return s.at(2) / 256; };
+  return {
+      {"matmul_q4k.x-q8-threads", "X_QUANT=1 with 16 threads per super-block was never among the best on the H200",
+       nvidia, [x_q8](const Config& c, const Shape&) { return x_q8(c) && c.at("THREADS_PER_BLOCK") == 16; }},
+      {"matmul_q4k.x-q8-rows", "X_QUANT=1 with fewer than 8 rows per workgroup (little reuse of the quantized x) was "
+                               "never among the best on the H200",
+       nvidia, [x_q8](const Config& c, const Shape&) { return x_q8(c) && c.at("ROWS_PER_WG") < 8; }},
+      {"matmul_q4k.rows32-x-q8-only", "ROWS_PER_WG=32 amortises the quantization of x; on the H200 only varied with "
+                                      "X_QUANT=1",
+       nvidia, [x_q8](const Config& c, const Shape&) { return !x_q8(c) && c.at("ROWS_PER_WG") == 32; }},
+      {"matmul_q4k.dequant-unroll", "BLOCK_UNROLL > 1 only varied with DEQUANT=0 on the H200", nvidia,
+       [](const Config& c, const Shape&) { return c.at("BLOCK_UNROLL") > 1 && c.at("DEQUANT") != 0; }},
+      {"matmul_q4k.dequant-threads", "DEQUANT=1 only varied with THREADS_PER_BLOCK <= 8 on the H200", nvidia,
+       [](const Config& c, const Shape&) { return c.at("DEQUANT") != 0 && c.at("THREADS_PER_BLOCK") > 8; }},
+      {"matmul_q4k.tree-plain", "REDUCTION=1 only varied with BLOCK_UNROLL=1 and DEQUANT=0 on the H200", nvidia,
+       [](const Config& c, const Shape&) {
+         return c.at("REDUCTION") == 1 && (c.at("BLOCK_UNROLL") > 1 || c.at("DEQUANT") != 0);
+       }},
+      {"matmul_q4k.narrow-loads", "LOAD_WIDTH=1 below THREADS_PER_BLOCK=32: wider loads were never slower on the H200",
+       nvidia, [](const Config& c, const Shape&) { return c.at("LOAD_WIDTH") == 1 && c.at("THREADS_PER_BLOCK") < 32; }},
+      {"matmul_q4k.tree-sums", "REDUCTION=1 over more than 4 sums per invocation was never worth it on the H200",
+       nvidia,
+       [](const Config& c, const Shape&) {
+         return c.at("REDUCTION") == 1 && q4k_rows_per_thread(c) * c.at("COLS_PER_PASS") > 4;
+       }},
+      {"matmul_q4k.idle-slots", "BLOCK_SLOTS past the super-blocks of a row: some threads never work", any,
+       [blocks](const Config& c, const Shape& s) { return matvec::idle_threads(c.at("BLOCK_SLOTS"), blocks(s)); }},
+      {"matmul_q4k.unroll-past-row", "BLOCK_SLOTS*BLOCK_UNROLL past the super-blocks of a row: the unrolled loop "
+                                     "never runs",
+       any,
+       [blocks](const Config& c, const Shape& s) {
+         return matvec::unroll_past_row(c.at("BLOCK_SLOTS"), c.at("BLOCK_UNROLL"), blocks(s));
+       }},
+      {"matmul_q4k.weight-registers", "more than 32 registers of weights (rows per invocation * 32/THREADS_PER_BLOCK "
+                                      "words * BLOCK_UNROLL) per invocation",
+       any,
+       [](const Config& c, const Shape&) {
+         return q4k_rows_per_thread(c) * (32 / c.at("THREADS_PER_BLOCK")) * c.at("BLOCK_UNROLL") > 32;
+       }},
+      {"matvec.sums", "more than 16 sums (rows per invocation * COLS_PER_PASS) per invocation spill registers", any,
+       [](const Config& c, const Shape&) {
+         return matvec::too_many_sums(q4k_rows_per_thread(c), c.at("COLS_PER_PASS"));
+       }},
+      long_segment_rule(),
+  };
 }
 
 class MatmulQ4K final : public Kernel {
@@ -144,7 +198,7 @@ class MatmulQ4K final : public Kernel {
   }
 
   std::vector<Space> build_spaces() const override {
-    Space decode{"decode", "matvec_q4k.comp", {}};
+    Space decode{"decode", "matvec_q4k.comp", {}, {}, {}, {}};
     decode.parameters = {
         {"WG_SIZE", {64, 128, 256}, "invocations per workgroup"},
         {"ROWS_PER_WG", {2, 4, 8, 16, 32}, "rows of W (outputs along N) per workgroup (32 only with X_QUANT=1)"},
@@ -160,7 +214,7 @@ class MatmulQ4K final : public Kernel {
                             "move bytes (1/2+q/256, needs shaderInt8)"},
     };
     for (auto& p : quantized_activation_parameters()) decode.parameters.push_back(std::move(p));
-    Space prefill{"prefill", "matmul_q4k.comp", {}};
+    Space prefill{"prefill", "matmul_q4k.comp", {}, {}, {}, {}};
     prefill.parameters = {
         {"TILE_M", {32, 64, 128}, "output rows (along M) per workgroup"},
         {"TILE_N", {32, 64, 128}, "output columns (along N) per workgroup"},
@@ -170,6 +224,20 @@ class MatmulQ4K final : public Kernel {
         {"SUBGROUP_SIZE", {0, 8, 16, 32, 64}, "required subgroup size; 0 = the device's choice"},
     };
     for (auto& p : quant_coopmat::parameters()) prefill.parameters.push_back(std::move(p));
+    // Two decode templates: matvec_q4k.comp (fp32 activations; X_SEGMENT
+    // pinned) and matvec_q4k_q8.comp (integer dot products; DEQUANT,
+    // REDUCTION and LOAD_WIDTH pinned at the values its configs carried, so
+    // their defines and hashes are unchanged; THREADS_PER_BLOCK 4, 8 or 16).
+    Config x_q8 = quantized_activations();
+    x_q8["DEQUANT"] = 0;
+    x_q8["REDUCTION"] = 0;
+    x_q8["LOAD_WIDTH"] = 4;
+    decode.paths = {pinned_path(decode, "fp32", fp32_activations()),
+                    pinned_path(decode, "x-q8", x_q8, {{"THREADS_PER_BLOCK", {4, 8, 16}}})};
+    decode.pruning = q4k_decode_pruning();
+    prefill.paths = quant_coopmat::paths(prefill);
+    prefill.pruning = quant_coopmat::pruning();
+    prefill.pruning.insert(prefill.pruning.begin(), few_invocations_rule());
     return {decode, prefill};
   }
 
@@ -205,77 +273,40 @@ class MatmulQ4K final : public Kernel {
   std::string constraint_violation(const Config& config, const Shape& shape,
                                    const vk::DeviceInfo& device) const override {
     validate_shape(shape);
-    const auto space_list = spaces();
+    const auto& space_list = spaces();
     const auto space = space_index(shape);
     if (auto problem = check_keys(config, space_list[space]); !problem.empty()) return problem;
-    const std::uint32_t m = shape[0], k = shape[2];
+    const std::uint32_t m = shape[0];
     const int sg = get(config, "SUBGROUP_SIZE");
 
     if (space == kDecode) {
       const int wg = get(config, "WG_SIZE");
       const int t = get(config, "THREADS_PER_BLOCK");
       const int slots = get(config, "BLOCK_SLOTS");
-      const int unroll = get(config, "BLOCK_UNROLL");
       const int width = get(config, "LOAD_WIDTH");
-      const int cols = get(config, "COLS_PER_PASS");
       const int reduction = get(config, "REDUCTION");
       const int rows = get(config, "ROWS_PER_WG");
+      // The pass width first: M leaves two widths (one at M = 1), so it
+      // rejects most configs, and cheaply.
+      if (auto problem = matvec::pass_width_violation(get(config, "COLS_PER_PASS"), m); !problem.empty()) {
+        return problem;
+      }
       if (wg % (t * slots) != 0) return "WG_SIZE must be a multiple of THREADS_PER_BLOCK*BLOCK_SLOTS";
       const int groups = wg / (t * slots);
       if (rows % groups != 0) {
         return "the " + std::to_string(groups) + " row groups (WG_SIZE/(THREADS_PER_BLOCK*BLOCK_SLOTS)) do not divide "
                "ROWS_PER_WG=" + std::to_string(rows);
       }
-      const int rows_per_thread = rows / groups;
-      if ((32 / t) % width != 0) {
+      if (auto problem = quantized_activation_violation(config, device); !problem.empty()) return problem;
+      if (uses_quantized_activations(config)) {
+        if (auto problem = q4k_quantized_activation_violation(config); !problem.empty()) return problem;
+      } else if ((32 / t) % width != 0) {
         return "LOAD_WIDTH " + std::to_string(width) + " does not divide the " + std::to_string(32 / t) +
                " qs words of each of THREADS_PER_BLOCK=" + std::to_string(t) + " threads";
       }
-      if (static_cast<std::uint32_t>(cols) * 4 <= next_pow2(m)) {
-        return "COLS_PER_PASS " + std::to_string(cols) + " takes more than two passes over the weights for M=" +
-               std::to_string(m);
-      }
-      if (auto problem = quantized_activation_violation(config, k, device); !problem.empty()) return problem;
-      if (uses_quantized_activations(config)) {
-        if (auto problem = q4k_quantized_activation_violation(config); !problem.empty()) return problem;
-      } else if (rows == 32) {
-        return "ROWS_PER_WG=32 is only varied with X_QUANT=1 (it amortises the quantization of x)";
-      }
-      if (unroll > 1 && get(config, "DEQUANT") != 0) return "BLOCK_UNROLL is only varied with DEQUANT=0";
-      if (get(config, "DEQUANT") != 0 && t > 8) return "DEQUANT=1 is only varied with THREADS_PER_BLOCK <= 8";
-      if (reduction == 1 && (unroll > 1 || get(config, "DEQUANT") != 0)) {
-        return "REDUCTION=1 is only varied with BLOCK_UNROLL=1 and DEQUANT=0";
-      }
-      if (width == 1 && t < 32) {
-        return "LOAD_WIDTH=1 only where a thread has one qs word (THREADS_PER_BLOCK=32); wider loads are never slower";
-      }
-      if (static_cast<std::uint32_t>(cols) > next_pow2(m)) {
-        return "COLS_PER_PASS " + std::to_string(cols) + " exceeds M=" + std::to_string(m) +
-               " rounded up to a power of two (the extra columns would be idle)";
-      }
-      if (static_cast<std::uint32_t>(slots) > k / 256) {
-        return "BLOCK_SLOTS=" + std::to_string(slots) + " exceeds the " + std::to_string(k / 256) +
-               " super-blocks of a row (some threads would never work)";
-      }
-      if (unroll > 1 && static_cast<std::uint32_t>(slots * unroll) > k / 256) {
-        return "BLOCK_SLOTS*BLOCK_UNROLL = " + std::to_string(slots * unroll) + " exceeds the " +
-               std::to_string(k / 256) + " super-blocks of a row (the unrolled loop would never run)";
-      }
-      // Weight words held per invocation between loads and arithmetic.
-      if (rows_per_thread * (32 / t) * unroll > 32) {
-        return std::to_string(rows_per_thread) + " rows per invocation * " + std::to_string(32 / t) +
-               " words * BLOCK_UNROLL " + std::to_string(unroll) + " = more than 32 registers of weights";
-      }
-      if (rows_per_thread * cols > 16) return "more than 16 sums (rows per invocation * COLS_PER_PASS) per invocation";
-      if (get(config, "DEQUANT") == 1 && !device.features.shader_int8) {
-        return "DEQUANT=1 needs shaderInt8";
-      }
-      if (reduction == 1 && rows_per_thread * cols > 4) {
-        return "REDUCTION=1 reduces rows per invocation * COLS_PER_PASS = " + std::to_string(rows_per_thread * cols) +
-               " sums in one shared-memory tree; more than 4 is never worth it";
-      }
+      if (get(config, "DEQUANT") == 1 && !device.features.shader_int8) return "DEQUANT=1 needs shaderInt8";
       if (reduction == 1 && sg != 0) {
-        return "REDUCTION=1 uses no subgroup operations; SUBGROUP_SIZE is only varied with REDUCTION=0";
+        return "REDUCTION=1 uses no subgroup operations; SUBGROUP_SIZE is only read with REDUCTION=0";
       }
       if (reduction == 0) {
         if (!device.subgroup_in_compute || !device.has_subgroup_operation("shuffle")) {
@@ -299,9 +330,7 @@ class MatmulQ4K final : public Kernel {
       const int tm = get(config, "TILE_M"), tn = get(config, "TILE_N");
       const int thm = get(config, "THREAD_M"), thn = get(config, "THREAD_N");
       const int wg = (tm / thm) * (tn / thn);
-      if (wg < 32 || wg > 1024) {
-        return "(TILE_M/THREAD_M)*(TILE_N/THREAD_N) = " + std::to_string(wg) + " invocations is outside 32..1024";
-      }
+      if (wg > 1024) return "(TILE_M/THREAD_M)*(TILE_N/THREAD_N) = " + std::to_string(wg) + " invocations exceed 1024";
       if (auto problem = subgroup_violation(sg, static_cast<std::uint32_t>(wg), device); !problem.empty()) {
         return problem;
       }
@@ -311,7 +340,7 @@ class MatmulQ4K final : public Kernel {
 
   ShaderPlan plan(const Config& config, const Shape& shape) const override {
     const auto space = space_index(shape);
-    const auto space_list = spaces();
+    const auto& space_list = spaces();
     if (space == kPrefill && quant_coopmat::uses_coopmat(config)) {
       return quant_coopmat::plan(config, space_list[space], kCoopmatQtype);
     }

@@ -3,7 +3,8 @@
 // WG_SIZE invocations in row groups of THREADS_PER_ROW, ROWS_PER_WG rows of W
 // and COLS_PER_PASS rows of x per workgroup, each invocation walking every
 // THREADS_PER_ROW-th step of a row (a quantized unit, a dense chunk) UNROLL
-// at a time. Used by kernels/quant_matmul.cpp and kernels/dense_matvec.cpp.
+// at a time. Used by kernels/quant_matmul.cpp, kernels/matmul_q4k.cpp and
+// kernels/dense_matvec.cpp.
 #include <cstdint>
 #include <string>
 
@@ -28,25 +29,44 @@ inline std::string row_group_violation(int wg, int rows, int threads_per_row, in
   return {};
 }
 
+// Rows of W per invocation, or 0 where row_group_violation rejects the
+// layout (for pruning rules, which see illegal configs too).
+inline int rows_per_invocation(int wg, int rows, int threads_per_row) {
+  int r = 0;
+  if (threads_per_row <= 0 || wg % threads_per_row != 0 || wg / threads_per_row == 0) return 0;
+  return row_group_violation(wg, rows, threads_per_row, r).empty() ? r : 0;
+}
+
+// Whether some of a row group's invocations never work on a row of `steps`
+// steps, or the unrolled loop never runs.
+inline bool idle_threads(int threads_per_row, std::uint32_t steps) {
+  return static_cast<std::uint32_t>(threads_per_row) > steps;
+}
+inline bool unroll_past_row(int threads_per_row, int unroll, std::uint32_t steps) {
+  return unroll > 1 && static_cast<std::uint32_t>(threads_per_row * unroll) > steps;
+}
+
 // A row of `steps` steps (named `step_name`, e.g. "units") keeps every
 // invocation of a row group busy; `unroll_note` says what a too-long
 // unrolled step would waste.
 inline std::string row_steps_violation(int threads_per_row, int unroll, std::uint32_t steps, const char* step_name,
                                        const char* unroll_note) {
-  if (static_cast<std::uint32_t>(threads_per_row) > steps) {
+  if (idle_threads(threads_per_row, steps)) {
     return "THREADS_PER_ROW=" + std::to_string(threads_per_row) + " exceeds the " + std::to_string(steps) + " " +
            step_name + " of a row (some invocations would never work)";
   }
-  if (unroll > 1 && static_cast<std::uint32_t>(threads_per_row * unroll) > steps) {
+  if (unroll_past_row(threads_per_row, unroll, steps)) {
     return "THREADS_PER_ROW*UNROLL = " + std::to_string(threads_per_row * unroll) + " exceeds the " +
            std::to_string(steps) + " " + step_name + " of a row (" + unroll_note + ")";
   }
   return {};
 }
 
-// COLS_PER_PASS rows of x per workgroup: at most M rounded up to a power of
-// two, in at most two passes; at most 16 sums per invocation.
-inline std::string column_violation(int cols, std::uint32_t m, int rows_per_invocation) {
+// COLS_PER_PASS rows of x per workgroup for M rows: at most M rounded up to
+// a power of two (more columns would be idle), in at most two passes over
+// the weights. The shape narrows the choice to two widths from M = 2 (one
+// at M = 1).
+inline std::string pass_width_violation(int cols, std::uint32_t m) {
   if (static_cast<std::uint32_t>(cols) > next_pow2(m)) {
     return "COLS_PER_PASS " + std::to_string(cols) + " exceeds M=" + std::to_string(m) +
            " rounded up to a power of two (the extra columns would be idle)";
@@ -55,7 +75,16 @@ inline std::string column_violation(int cols, std::uint32_t m, int rows_per_invo
     return "COLS_PER_PASS " + std::to_string(cols) + " takes more than two passes over the weights for M=" +
            std::to_string(m);
   }
-  if (rows_per_invocation * cols > 16) return "more than 16 sums (rows per invocation * COLS_PER_PASS) per invocation";
+  return {};
+}
+
+// More than 16 sums (rows per invocation * COLS_PER_PASS) per invocation.
+inline bool too_many_sums(int rows_per_invocation, int cols) { return rows_per_invocation * cols > 16; }
+
+// pass_width_violation, then at most 16 sums per invocation.
+inline std::string column_violation(int cols, std::uint32_t m, int rows_per_invocation) {
+  if (auto problem = pass_width_violation(cols, m); !problem.empty()) return problem;
+  if (too_many_sums(rows_per_invocation, cols)) return "more than 16 sums (rows per invocation * COLS_PER_PASS) per invocation";
   return {};
 }
 

@@ -19,6 +19,24 @@ std::uint32_t shared_bytes(const coopmat::Tile& t) {
   return 2 * (t.bm + t.bn) * (t.bk + 8) + 4 * t.warps * t.cm.m * t.cm.n;
 }
 
+bool named(const std::vector<std::string>& names, const std::string& name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+// The path that pins `idle` at their first values and USE_COOPMAT at `use`.
+SubSpace path(const Space& space, const char* name, const std::vector<std::string>& idle, int use) {
+  SubSpace p{name, {}, {{"USE_COOPMAT", use}}};
+  for (const auto& q : space.parameters) {
+    if (q.name == "USE_COOPMAT") continue;
+    if (named(idle, q.name)) {
+      p.pinned[q.name] = q.values.front();
+    } else {
+      p.parameters.push_back(q);
+    }
+  }
+  return p;
+}
+
 }  // namespace
 
 std::vector<Parameter> parameters() {
@@ -26,6 +44,10 @@ std::vector<Parameter> parameters() {
                                   "tensor cores through cooperative matrices (CM_SHAPE, WARPS_M × WARPS_N subgroups; "
                                   "x and dequantized W rounded to fp16)"},
           coopmat::shape_parameter(), coopmat::warps_m_parameter(), coopmat::warps_n_parameter()};
+}
+
+std::vector<SubSpace> paths(const Space& space) {
+  return {path(space, "fp32-tiles", kCoopmatNames, 0), path(space, "tensor-cores", kFp32PathNames, 1)};
 }
 
 bool uses_coopmat(const Config& config) {
@@ -37,14 +59,15 @@ std::string idle_violation(const Config& config, const Space& space) {
   const bool coopmat = uses_coopmat(config);
   const auto& idle = coopmat ? kFp32PathNames : kCoopmatNames;
   for (const auto& p : space.parameters) {
-    if (std::find(idle.begin(), idle.end(), p.name) != idle.end() && config.at(p.name) != p.values.front()) {
-      return p.name + " is only varied with USE_COOPMAT=" + (coopmat ? "0" : "1");
+    if (named(idle, p.name) && config.at(p.name) != p.values.front()) {
+      return p.name + " is only read with USE_COOPMAT=" + (coopmat ? "0" : "1") + " (pinned to " +
+             std::to_string(p.values.front()) + " on the other path)";
     }
   }
   return {};
 }
 
-std::string violation(const Config& config, const Shape& shape, const vk::DeviceInfo& device) {
+std::string violation(const Config& config, const Shape&, const vk::DeviceInfo& device) {
   if (auto p = coopmat::violation(config, device); !p.empty()) return p;
   const auto t = coopmat::tile_of(config);
   if (t.bk % 16 != 0) return "TILE_K=" + std::to_string(t.bk) + " is not a multiple of 16";
@@ -54,16 +77,29 @@ std::string violation(const Config& config, const Shape& shape, const vk::Device
     return "the " + std::to_string(wg) + " invocations do not split the " + std::to_string(runs_x) + " + " +
            std::to_string(runs_w) + " staged runs of a slice evenly";
   }
-  if ((runs_x + runs_w) / wg > kMaxRunsPerInvocation) {
-    return "staging a slice takes " + std::to_string((runs_x + runs_w) / wg) + " runs of 4 per invocation, more than " +
-           std::to_string(kMaxRunsPerInvocation);
-  }
-  // Tiles past the shape rounded up to a power of two only add idle work.
-  if (t.bm > std::max(32u, matvec::next_pow2(shape[0])) || t.bn > std::max(32u, matvec::next_pow2(shape[1]))) {
-    return "the " + std::to_string(t.bm) + "×" + std::to_string(t.bn) + " tile exceeds the shape rounded up to a "
-           "power of two (the rest of the tile would be idle)";
-  }
   return {};
+}
+
+std::vector<PruningRule> pruning() {
+  return {
+      {"coopmat.staging-runs",
+       "staging a slice in more than " + std::to_string(kMaxRunsPerInvocation) +
+           " runs of 4 per invocation holds them all in registers at once",
+       DeviceKey{},
+       [](const Config& c, const Shape&) {
+         if (!uses_coopmat(c)) return false;
+         const auto t = coopmat::tile_of(c);
+         const std::uint32_t wg = t.warps * coopmat::kWarp;
+         return wg != 0 && (t.bm * t.bk / 4 + t.bn * t.bk / 4) / wg > kMaxRunsPerInvocation;
+       }},
+      {"coopmat.tile-past-shape", "a tile past M or N rounded up to a power of two (at least 32) only adds idle work",
+       DeviceKey{},
+       [](const Config& c, const Shape& shape) {
+         if (!uses_coopmat(c)) return false;
+         const auto t = coopmat::tile_of(c);
+         return t.bm > std::max(32u, matvec::next_pow2(shape[0])) || t.bn > std::max(32u, matvec::next_pow2(shape[1]));
+       }},
+  };
 }
 
 ShaderPlan plan(const Config& config, const Space& space, int qtype) {

@@ -135,7 +135,7 @@ std::uint32_t QuantMatmul::stage_blocks(const Config& config) const {
 }
 
 std::vector<Space> QuantMatmul::build_spaces() const {
-  Space decode{"decode", "matvec_quant.comp", {}};
+  Space decode{"decode", "matvec_quant.comp", {}, {}, {}, {}};
   decode.parameters = {
       {"WG_SIZE", {64, 128, 256}, "invocations per workgroup"},
       {"ROWS_PER_WG", {1, 2, 4, 8, 16}, "rows of W (outputs along N) per workgroup"},
@@ -156,10 +156,10 @@ std::vector<Space> QuantMatmul::build_spaces() const {
                                    "be 16-byte aligned)"});
   if (!layout_parameter().empty()) {
     // 32 rows per workgroup (two per invocation at 256 invocations and 16
-    // per row) is matmul_q4k's integer-path winner; only the dedicated
-    // layouts take it.
+    // per row) is matmul_q4k's integer-path winner on the H200; there only
+    // the dedicated layouts take it (quant_matmul.rows32-dedicated-only).
     decode.parameters[1].values.push_back(32);
-    decode.parameters[1].help += " (32 only with " + layout_parameter() + "=1)";
+    decode.parameters[1].help += " (32 pruned on NVIDIA but with " + layout_parameter() + "=1)";
   }
   if (format_.block_pairs) {
     decode.parameters.push_back(
@@ -185,7 +185,7 @@ std::vector<Space> QuantMatmul::build_spaces() const {
                                 "THREADS_PER_ROW/4 super-blocks side by side (matvec_q5k_q8.comp, matmul_q4k's "
                                 "integer path plus the fifth bits)"});
   }
-  Space prefill{"prefill", "matmul_quant.comp", {}};
+  Space prefill{"prefill", "matmul_quant.comp", {}, {}, {}, {}};
   prefill.parameters = {
       {"TILE_M", {32, 64, 128}, "output rows (along M) per workgroup"},
       {"TILE_N", {32, 64, 128}, "output columns (along N) per workgroup"},
@@ -195,6 +195,10 @@ std::vector<Space> QuantMatmul::build_spaces() const {
       {"SUBGROUP_SIZE", {0, 8, 16, 32, 64}, "required subgroup size; 0 = the device's choice"},
   };
   for (auto& p : quant_coopmat::parameters()) prefill.parameters.push_back(std::move(p));
+  decode.paths = decode_paths(decode);
+  decode.pruning = decode_pruning();
+  prefill.paths = quant_coopmat::paths(prefill);
+  prefill.pruning = prefill_pruning();
   return {decode, prefill};
 }
 
@@ -240,47 +244,27 @@ std::string QuantMatmul::constraint_violation(const Config& config, const Shape&
   return plan_limits_violation(plan(config, shape), shape, 3, device);
 }
 
+// Legality of a decode config. The pass width comes first: M leaves two
+// widths (one at M = 1), so it rejects most configs, and cheaply.
 std::string QuantMatmul::decode_violation(const Config& config, const Shape& shape,
                                           const vk::DeviceInfo& device) const {
   const int wg = config.at("WG_SIZE"), rows = config.at("ROWS_PER_WG"), t = config.at("THREADS_PER_ROW");
-  const int unroll = config.at("UNROLL"), reduction = config.at("REDUCTION"), cols = config.at("COLS_PER_PASS");
+  const int reduction = config.at("REDUCTION");
   const int sg = config.at("SUBGROUP_SIZE");
-  const std::uint32_t m = shape[0];
-  const std::uint32_t units = shape[2] / format_.block_weights * format_.units;
-  int rows_per_thread = 0;
-  if (auto problem = matvec::row_group_violation(wg, rows, t, rows_per_thread); !problem.empty()) return problem;
-  if (rows > 16 && !uses_layout(config)) {
-    return "ROWS_PER_WG=" + std::to_string(rows) + " is only varied with " + layout_parameter() + "=1";
-  }
-  if (auto problem = matvec::row_steps_violation(t, unroll, units, "units", "the unrolled loop would never run");
-      !problem.empty()) {
+  if (auto problem = matvec::pass_width_violation(config.at("COLS_PER_PASS"), shape[0]); !problem.empty()) {
     return problem;
   }
-  if (auto problem = matvec::column_violation(cols, m, rows_per_thread); !problem.empty()) return problem;
-  if (auto problem = quantized_activation_violation(config, shape[2], device); !problem.empty()) return problem;
-  if (uses_quantized_activations(config)) {
-    if (reduction != 0) return "X_QUANT=1 reduces with subgroup shuffles only (REDUCTION pinned to 0)";
-    // Each workgroup quantizes its x rows, so few rows per workgroup waste
-    // it; UNROLL=4 was never among the best on an H200. Both keep the CI
-    // gate within its budget.
-    if (rows < 4) return "X_QUANT=1 takes ROWS_PER_WG >= 4 (quantizing x is per workgroup)";
-    if (unroll > 2 && config.at("W_STAGE") == 0) return "X_QUANT=1 with W_STAGE=0 takes UNROLL 1 or 2";
+  int rows_per_thread = 0;
+  if (auto problem = matvec::row_group_violation(wg, rows, t, rows_per_thread); !problem.empty()) return problem;
+  if (auto problem = quantized_activation_violation(config, device); !problem.empty()) return problem;
+  if (uses_quantized_activations(config) && reduction != 0) {
+    return "X_QUANT=1 reduces with subgroup shuffles only (the integer templates read no REDUCTION: pinned to 0)";
   }
-  if (auto problem = staged_violation(config, shape, rows_per_thread, device); !problem.empty()) return problem;
+  if (auto problem = staged_violation(config, shape); !problem.empty()) return problem;
   const bool layout = uses_layout(config);
-  if (auto problem = layout_violation(config, shape, rows_per_thread); !problem.empty()) return problem;
-  const std::uint32_t unit_weights = format_.block_weights / format_.units;
-  if (static_cast<std::uint32_t>(rows_per_thread * unroll) * unit_weights > 64) {
-    return "rows per invocation * UNROLL * " + std::to_string(unit_weights) +
-           " weights per unit = more than 64 weights in flight per invocation";
-  }
+  if (auto problem = layout_violation(config, shape); !problem.empty()) return problem;
   if (reduction == 1) {
-    if (rows_per_thread * cols > 4) {
-      return "REDUCTION=1 reduces rows per invocation * COLS_PER_PASS = " + std::to_string(rows_per_thread * cols) +
-             " sums in one shared-memory tree; more than 4 is never worth it";
-    }
-    if (sg != 0) return "REDUCTION=1 uses no subgroup operations; SUBGROUP_SIZE is only varied with REDUCTION=0";
-    if (t < 16) return "REDUCTION=1 only from THREADS_PER_ROW=16 (fewer are summed by shuffles on every device)";
+    if (sg != 0) return "REDUCTION=1 uses no subgroup operations; SUBGROUP_SIZE is only read with REDUCTION=0";
   } else {
     if (!device.subgroup_in_compute || !device.has_subgroup_operation("shuffle")) {
       return "REDUCTION=0 needs subgroup shuffles in compute shaders";
@@ -288,7 +272,8 @@ std::string QuantMatmul::decode_violation(const Config& config, const Shape& sha
     const std::uint32_t smallest = smallest_subgroup(sg, device);
     // The dedicated layouts shuffle over the 4 invocations of a group of
     // blocks or a super-block only (the slots side by side meet in shared
-    // memory).
+    // memory). The staged template's subgroup barriers need a row group
+    // inside one subgroup, which this rule ensures as well.
     const int shuffled = layout ? 4 : t;
     if (smallest < static_cast<std::uint32_t>(shuffled)) {
       return "REDUCTION=0 sums " + std::to_string(shuffled) + " invocations (THREADS_PER_ROW=" + std::to_string(t) +
@@ -311,67 +296,31 @@ bool QuantMatmul::uses_layout(const Config& config) const {
 }
 
 // BLOCK_PAIRS=1 (templates/matvec_q4_0_q8.comp) and SUPER_BLOCK=1
-// (templates/matvec_q5k_q8.comp), where the format has them: both put 4
-// invocations on 256 weights (a group of 8 blocks, a super-block) as
-// matmul_q4k's integer path does with THREADS_PER_BLOCK=4, and both are
-// restricted to what that path won with on an H200.
-std::string QuantMatmul::layout_violation(const Config& config, const Shape& shape, int rows_per_thread) const {
+// (templates/matvec_q5k_q8.comp, matvec_q6k_q8.comp), where the format has
+// them: both put 4 invocations on 256 weights (a group of 8 blocks, a
+// super-block) as matmul_q4k's integer path does with THREADS_PER_BLOCK=4.
+// What the templates need; what that path won with on an H200 is pruning.
+std::string QuantMatmul::layout_violation(const Config& config, const Shape& shape) const {
   if (!uses_layout(config)) return {};
   const std::string p = layout_parameter() + "=1";
-  const std::string group = format_.block_pairs ? "group of 8 blocks" : "super-block";
   if (!uses_quantized_activations(config)) return p + " is an integer-dot path: it takes X_QUANT=1";
-  if (config.at("W_STAGE") != 0) return p + " reads its rows itself (W_STAGE pinned to 0)";
-  // THREADS_PER_ROW/4 slots side by side: 4 and 8 (16 and 32 invocations
-  // per row) are the BLOCK_SLOTS that matmul_q4k's integer path won with.
-  // Fewer rows per workgroup waste the quantized x, as there.
-  const int t = config.at("THREADS_PER_ROW");
-  if (t != 16 && t != 32) {
-    return p + " takes THREADS_PER_ROW 16 or 32 (4 invocations per " + group + ", 4 or 8 side by side)";
-  }
-  if (config.at("ROWS_PER_WG") < 8) return p + " takes ROWS_PER_WG >= 8 (quantizing x is per workgroup)";
-  // matmul_q4k's integer-path winners all ran 128 or 256 invocations with 2
-  // or more rows each (every x word read from shared memory serves them
-  // all); the rest are left out to keep the CI gate small.
-  if (config.at("WG_SIZE") < 128) return p + " takes WG_SIZE 128 or 256";
-  if (rows_per_thread < 2) {
-    return p + " takes 2 or more rows per invocation (ROWS_PER_WG / (WG_SIZE/THREADS_PER_ROW))";
-  }
-  // What an invocation holds per row and step: a Q4_0 pair 12 words, a
-  // Q8_0 pair 20 (then 9 or 17 after the selects), a Q5_K chunk 20 (header,
-  // qh, qs), a Q6_K pair of quarters 26 (ql, qh, scales, d).
-  if (rows_per_thread * config.at("UNROLL") > 4) {
-    return p + ": rows per invocation * UNROLL = " + std::to_string(rows_per_thread * config.at("UNROLL")) + " " +
-           (format_.block_pairs ? "pairs of blocks" : "64-weight shares of a super-block") +
-           " in flight per invocation; more than 4 (256 weights, as matmul_q4k's integer path) only costs registers";
+  if (config.at("W_STAGE") != 0) return p + " reads its rows itself (its template reads no W_STAGE: pinned to 0)";
+  const bool q6k = format_.type == ref::GgmlType::Q6_K;
+  if (q6k && config.at("THREADS_PER_ROW") % 8 != 0) {
+    return p + ": matvec_q6k_q8.comp takes THREADS_PER_ROW a multiple of 8 (the two halves of a super-block)";
   }
   const std::uint32_t k = shape[2];
-  if (format_.super_block) {
-    // A slot past the row's super-blocks never works, and unrolling past
-    // them never runs the unrolled loop (as matmul_q4k's BLOCK_SLOTS). Rows
-    // of 4096 or more weights fill 8 slots; on shorter rows a few idle slots
-    // are allowed (Q5_K's first check shape, 3 super-blocks, runs 4 slots,
-    // one idle), more than half are not.
-    const int slots = t / 4, unroll = config.at("UNROLL");
-    const std::uint32_t blocks = k / format_.block_weights;
-    if (static_cast<std::uint32_t>(slots) > 2 * blocks) {
-      return p + ": THREADS_PER_ROW/4 = " + std::to_string(slots) + " super-blocks side by side, more than half of "
-             "them idle on the " + std::to_string(blocks) + " of a row";
-    }
-    if (unroll > 1 && static_cast<std::uint32_t>(slots * unroll) > blocks) {
-      return p + ": THREADS_PER_ROW/4 * UNROLL = " + std::to_string(slots * unroll) + " exceeds the " +
-             std::to_string(blocks) + " super-blocks of a row (the unrolled loop would never run)";
-    }
-    // matvec_q6k_q8.comp reads 32-bit words and realigns the odd blocks (2
-    // bytes past a word) by 16 bits: rows must start 4-byte aligned.
-    if (format_.type == ref::GgmlType::Q6_K && blocks % 2 != 0) {
-      const std::uint64_t row = static_cast<std::uint64_t>(blocks) * format_.block_bytes;
-      return p + " reads rows as 32-bit words, but a row of K=" + std::to_string(k) + " " + format_.type_name +
-             " weights is " + std::to_string(row) + " bytes, not a multiple of 4 (K must be a multiple of 512); " +
-             "SUPER_BLOCK=0 serves it";
-    }
+  const std::uint32_t blocks = k / format_.block_weights;
+  // matvec_q6k_q8.comp reads 32-bit words and realigns the odd blocks (2
+  // bytes past a word) by 16 bits: rows must start 4-byte aligned.
+  if (q6k && blocks % 2 != 0) {
+    const std::uint64_t row = static_cast<std::uint64_t>(blocks) * format_.block_bytes;
+    return p + " reads rows as 32-bit words, but a row of K=" + std::to_string(k) + " " + format_.type_name +
+           " weights is " + std::to_string(row) + " bytes, not a multiple of 4 (K must be a multiple of 512); " +
+           "SUPER_BLOCK=0 serves it";
   }
   if (k % 256 != 0) {
-    const std::uint64_t row = static_cast<std::uint64_t>(k / format_.block_weights) * format_.block_bytes;
+    const std::uint64_t row = static_cast<std::uint64_t>(blocks) * format_.block_bytes;
     return p + " reads groups of 8 blocks as 16-byte vectors, but a row of K=" + std::to_string(k) + " " +
            format_.type_name + " weights is " + std::to_string(row) +
            " bytes, not a multiple of 16 (K must be a multiple of 256); " + layout_parameter() + "=0 serves it";
@@ -379,28 +328,16 @@ std::string QuantMatmul::layout_violation(const Config& config, const Shape& sha
   return {};
 }
 
-// W_STAGE > 0 (templates/matvec_quant_q8_staged.comp). Its subgroup barriers
-// need a row group inside one subgroup, which the shuffle reduction's rule
-// (THREADS_PER_ROW <= the smallest subgroup, REDUCTION pinned to 0) ensures.
-std::string QuantMatmul::staged_violation(const Config& config, const Shape& shape, int rows_per_thread,
-                                          const vk::DeviceInfo& device) const {
+// W_STAGE > 0 (templates/matvec_quant_q8_staged.comp): rows 16-byte aligned,
+// runs of whole 16-byte-aligned groups of blocks within one x segment. Its
+// subgroup barriers need a row group inside one subgroup: the shuffle
+// reduction's rule (REDUCTION pinned to 0) ensures it.
+std::string QuantMatmul::staged_violation(const Config& config, const Shape& shape) const {
   const int stage = config.at("W_STAGE");
   if (stage == 0) return {};
   if (!uses_quantized_activations(config)) {
-    return "W_STAGE is only varied with X_QUANT=1 (the staged template is an integer-dot path)";
+    return "W_STAGE is only read with X_QUANT=1 (the staged template is an integer-dot path; pinned to 0)";
   }
-  const int t = config.at("THREADS_PER_ROW");
-  // A row group is one whole subgroup: each load instruction then reads one
-  // contiguous stretch of a row (512 bytes on 32-wide subgroups), the widest
-  // the subgroup barriers allow.
-  const std::uint32_t smallest = smallest_subgroup(config.at("SUBGROUP_SIZE"), device);
-  if (static_cast<std::uint32_t>(t) != smallest) {
-    return "W_STAGE > 0 takes THREADS_PER_ROW = the subgroup size (" + std::to_string(smallest) +
-           "): a row group is one subgroup";
-  }
-  // As for matmul_q4k's integer path: the staged x and weights serve more
-  // rows per workgroup.
-  if (config.at("ROWS_PER_WG") < 8) return "W_STAGE > 0 takes ROWS_PER_WG >= 8";
   const std::uint32_t k = shape[2];
   const std::uint64_t row = static_cast<std::uint64_t>(k / format_.block_weights) * format_.block_bytes;
   if (row % 16 != 0) {
@@ -414,26 +351,10 @@ std::string QuantMatmul::staged_violation(const Config& config, const Shape& sha
     return "W_STAGE=" + std::to_string(stage) + " bytes hold no 16-byte-aligned run of " + format_.type_name +
            " blocks (" + std::to_string(aligned_run_blocks()) + " blocks, " + std::to_string(run_bytes) + " bytes)";
   }
-  // Where the whole row fits a run of half the bytes, both are one run of
-  // the row; the larger only takes more shared memory.
-  if (stage > 1024) {
-    Config half = config;
-    half["W_STAGE"] = stage / 2;
-    if (stage_blocks(half) >= k / format_.block_weights) {
-      return "W_STAGE=" + std::to_string(stage) + ": the row of K=" + std::to_string(k) + " fits one run of W_STAGE=" +
-             std::to_string(stage / 2) + " already";
-    }
-  }
   // Runs never cross an x segment (the shortest, 4096 values, holds the
   // longest run, 112 Q4_0 blocks); a row shorter than a run is one shorter run.
   if (blocks * format_.block_weights > static_cast<std::uint32_t>(config.at("X_SEGMENT"))) {
     return "W_STAGE=" + std::to_string(stage) + " runs of " + std::to_string(blocks) + " blocks exceed X_SEGMENT";
-  }
-  const std::uint32_t vec4s = blocks * format_.block_bytes / 16;
-  const std::uint32_t per_lane = (vec4s + t - 1) / t;
-  if (static_cast<std::uint32_t>(rows_per_thread) * per_lane > 16) {
-    return std::to_string(rows_per_thread) + " rows per invocation * " + std::to_string(per_lane) +
-           " 16-byte loads per lane per run = more than 16 uvec4 registers for the run in flight";
   }
   return {};
 }
@@ -441,26 +362,213 @@ std::string QuantMatmul::staged_violation(const Config& config, const Shape& sha
 std::string QuantMatmul::prefill_violation(const Config& config, const Shape& shape,
                                            const vk::DeviceInfo& device) const {
   if (auto problem = quant_coopmat::idle_violation(config, spaces()[kPrefill]); !problem.empty()) return problem;
-  if (static_cast<std::uint32_t>(config.at("TILE_K")) > next_pow2(shape[2])) {
-    return "TILE_K=" + std::to_string(config.at("TILE_K")) + " exceeds K=" + std::to_string(shape[2]) + " rounded up";
-  }
   if (quant_coopmat::uses_coopmat(config)) return quant_coopmat::violation(config, shape, device);
-  const int tm = config.at("TILE_M"), tn = config.at("TILE_N");
-  const int thm = config.at("THREAD_M"), thn = config.at("THREAD_N");
-  const int wg = (tm / thm) * (tn / thn);
-  if (wg < 32 || wg > 1024) {
-    return "(TILE_M/THREAD_M)*(TILE_N/THREAD_N) = " + std::to_string(wg) + " invocations is outside 32..1024";
-  }
-  if (thm * thn < 8) return "a 2×2 register tile (one FMA per shared-memory load) is never competitive";
-  // Tiles larger than the shape (rounded up, at least the smallest tile) only
-  // add idle work.
-  if (static_cast<std::uint32_t>(tm) > std::max(32u, next_pow2(shape[0]))) {
-    return "TILE_M=" + std::to_string(tm) + " exceeds M=" + std::to_string(shape[0]) + " rounded up";
-  }
-  if (static_cast<std::uint32_t>(tn) > std::max(32u, next_pow2(shape[1]))) {
-    return "TILE_N=" + std::to_string(tn) + " exceeds N=" + std::to_string(shape[1]) + " rounded up";
-  }
+  const int wg = (config.at("TILE_M") / config.at("THREAD_M")) * (config.at("TILE_N") / config.at("THREAD_N"));
+  if (wg > 1024) return "(TILE_M/THREAD_M)*(TILE_N/THREAD_N) = " + std::to_string(wg) + " invocations exceed 1024";
   return rowops::subgroup_size_violation(config.at("SUBGROUP_SIZE"), static_cast<std::uint32_t>(wg), device);
+}
+
+// ---- paths and pruning ----
+
+SubSpace pinned_path(const Space& space, std::string name, Config pinned,
+                     const std::map<std::string, std::vector<int>>& values) {
+  SubSpace path{std::move(name), {}, std::move(pinned)};
+  for (const auto& p : space.parameters) {
+    if (path.pinned.count(p.name) != 0) continue;
+    path.parameters.push_back(p);
+    if (const auto it = values.find(p.name); it != values.end()) path.parameters.back().values = it->second;
+  }
+  return path;
+}
+
+PruningRule few_invocations_rule() {
+  return {"prefill.few-invocations",
+          "fp32 tiles of fewer than 32 invocations per workgroup fill less than one subgroup of most GPUs",
+          DeviceKey{}, [](const Config& c, const Shape&) {
+            return !quant_coopmat::uses_coopmat(c) &&
+                   (c.at("TILE_M") / c.at("THREAD_M")) * (c.at("TILE_N") / c.at("THREAD_N")) < 32;
+          }};
+}
+
+// One path per decode template: matvec_quant.comp (fp32 activations),
+// matvec_quant_q8.comp (W_STAGE=0), matvec_quant_q8_staged.comp (W_STAGE > 0)
+// and the format's dedicated layout. Each pins what its template does not
+// read at the value the other paths' configs carry, so the defines (and the
+// variant hashes) are those of the configs before paths existed.
+std::vector<SubSpace> QuantMatmul::decode_paths(const Space& decode) const {
+  const auto layout = layout_parameter();
+  auto with = [&](Config pinned, int w_stage, int dedicated) {
+    if (w_stage >= 0) pinned["W_STAGE"] = w_stage;
+    if (!layout.empty()) pinned[layout] = dedicated;
+    return pinned;
+  };
+  Config x_q8 = quantized_activations();
+  x_q8["REDUCTION"] = 0;
+  std::vector<SubSpace> paths{
+      pinned_path(decode, "fp32", with(fp32_activations(), 0, 0)),
+      pinned_path(decode, "x-q8", with(x_q8, 0, 0)),
+      pinned_path(decode, "x-q8-staged", with(x_q8, -1, 0), {{"W_STAGE", {1024, 2048}}}),
+  };
+  if (!layout.empty()) {
+    std::map<std::string, std::vector<int>> values;
+    if (format_.type == ref::GgmlType::Q6_K) values["THREADS_PER_ROW"] = {8, 16, 32, 64};  // halves of a super-block
+    paths.push_back(pinned_path(decode, format_.block_pairs ? "x-q8-block-pairs" : "x-q8-super-block",
+                                with(x_q8, 0, 1), values));
+  }
+  return paths;
+}
+
+std::vector<PruningRule> QuantMatmul::decode_pruning() const {
+  const QuantFormat f = format_;
+  const std::string layout = layout_parameter();
+  const auto dedicated = [layout](const Config& c) { return !layout.empty() && c.at(layout) == 1; };
+  const auto rows_per_thread = [](const Config& c) {
+    return matvec::rows_per_invocation(c.at("WG_SIZE"), c.at("ROWS_PER_WG"), c.at("THREADS_PER_ROW"));
+  };
+  const auto units = [f](const Shape& s) { return s.at(2) / f.block_weights * f.units; };
+  const auto x_q8 = [](const Config& c) { return uses_quantized_activations(c); };
+  const auto staged = [](const Config& c) { return c.at("W_STAGE") != 0; };
+  const DeviceKey nvidia{kVendorNvidia, ""};
+  const DeviceKey any{};
+  std::vector<PruningRule> rules{
+      // Measured on the H200, or kept out of its gate.
+      {"quant_matmul.rows32-dedicated-only",
+       "ROWS_PER_WG=32 was matmul_q4k's integer-path winner on the H200; offered with the dedicated layouts only",
+       nvidia, [dedicated](const Config& c, const Shape&) { return c.at("ROWS_PER_WG") > 16 && !dedicated(c); }},
+      {"quant_matmul.x-q8-rows",
+       "X_QUANT=1 with fewer than 4 rows per workgroup (x quantized per workgroup) was kept out of the H200 gate",
+       nvidia, [x_q8](const Config& c, const Shape&) { return x_q8(c) && c.at("ROWS_PER_WG") < 4; }},
+      {"quant_matmul.x-q8-unroll4", "X_QUANT=1 with W_STAGE=0 and UNROLL=4 was never among the best on the H200",
+       nvidia,
+       [x_q8](const Config& c, const Shape&) { return x_q8(c) && c.at("W_STAGE") == 0 && c.at("UNROLL") > 2; }},
+      {"quant_matmul.staged-whole-subgroup",
+       "W_STAGE > 0: a row group of one whole 32-wide subgroup (512-byte loads, the widest its barriers allow) on "
+       "the H200; narrower row groups were not measured",
+       nvidia,
+       [staged](const Config& c, const Shape&) {
+         const int sg = c.at("SUBGROUP_SIZE");
+         return staged(c) && c.at("THREADS_PER_ROW") != (sg != 0 ? sg : 32);
+       }},
+      {"quant_matmul.staged-rows", "W_STAGE > 0 with fewer than 8 rows per workgroup: as matmul_q4k's integer path "
+                                   "on the H200, the staged x and weights serve 8 or more",
+       nvidia, [staged](const Config& c, const Shape&) { return staged(c) && c.at("ROWS_PER_WG") < 8; }},
+      {"quant_matmul.dedicated-threads",
+       "dedicated layouts: THREADS_PER_ROW 16 or 32 (4 or 8 slots), the BLOCK_SLOTS matmul_q4k's integer path won "
+       "with on the H200",
+       nvidia,
+       [dedicated](const Config& c, const Shape&) {
+         return dedicated(c) && c.at("THREADS_PER_ROW") != 16 && c.at("THREADS_PER_ROW") != 32;
+       }},
+      {"quant_matmul.dedicated-rows", "dedicated layouts with fewer than 8 rows per workgroup waste the quantized x; "
+                                      "not among matmul_q4k's integer-path winners on the H200",
+       nvidia, [dedicated](const Config& c, const Shape&) { return dedicated(c) && c.at("ROWS_PER_WG") < 8; }},
+      {"quant_matmul.dedicated-wg", "dedicated layouts at 64 invocations: matmul_q4k's integer-path winners on the "
+                                    "H200 ran 128 or 256; kept out of the gate",
+       nvidia, [dedicated](const Config& c, const Shape&) { return dedicated(c) && c.at("WG_SIZE") < 128; }},
+      {"quant_matmul.dedicated-one-row", "dedicated layouts with one row per invocation: matmul_q4k's integer-path "
+                                         "winners on the H200 took 2 or more (each x word serving them all)",
+       nvidia,
+       [dedicated, rows_per_thread](const Config& c, const Shape&) {
+         return dedicated(c) && rows_per_thread(c) == 1;
+       }},
+      {"quant_matmul.tree-sums", "REDUCTION=1 over more than 4 sums per invocation was never worth it on the H200",
+       nvidia,
+       [rows_per_thread](const Config& c, const Shape&) {
+         return c.at("REDUCTION") == 1 && rows_per_thread(c) * c.at("COLS_PER_PASS") > 4;
+       }},
+      // What any GPU wastes.
+      {"matvec.idle-threads", "THREADS_PER_ROW past the units of a row: some invocations never work", any,
+       [units](const Config& c, const Shape& s) { return matvec::idle_threads(c.at("THREADS_PER_ROW"), units(s)); }},
+      {"matvec.unroll-past-row", "THREADS_PER_ROW*UNROLL past the units of a row: the unrolled loop never runs", any,
+       [units](const Config& c, const Shape& s) {
+         return matvec::unroll_past_row(c.at("THREADS_PER_ROW"), c.at("UNROLL"), units(s));
+       }},
+      {"matvec.sums", "more than 16 sums (rows per invocation * COLS_PER_PASS) per invocation spill registers", any,
+       [rows_per_thread](const Config& c, const Shape&) {
+         return matvec::too_many_sums(rows_per_thread(c), c.at("COLS_PER_PASS"));
+       }},
+      {"quant_matmul.weights-in-flight", "more than 64 weights (rows per invocation * UNROLL units) in flight per "
+                                         "invocation only cost registers",
+       any,
+       [f, rows_per_thread](const Config& c, const Shape&) {
+         return static_cast<std::uint32_t>(rows_per_thread(c) * c.at("UNROLL")) * (f.block_weights / f.units) > 64;
+       }},
+      {"quant_matmul.tree-narrow-rows",
+       "REDUCTION=1 below THREADS_PER_ROW=16: so few invocations are summed by shuffles on every device", any,
+       [](const Config& c, const Shape&) { return c.at("REDUCTION") == 1 && c.at("THREADS_PER_ROW") < 16; }},
+      long_segment_rule(),
+      {"quant_matmul.staged-half-run", "W_STAGE=2048 where a run of 1024 bytes already holds the whole row: more "
+                                       "shared memory for the same runs",
+       any,
+       [this, staged](const Config& c, const Shape& s) {
+         if (!staged(c) || c.at("W_STAGE") <= 1024) return false;
+         Config half = c;
+         half["W_STAGE"] = c.at("W_STAGE") / 2;
+         return stage_blocks(half) >= s.at(2) / format_.block_weights;
+       }},
+      {"quant_matmul.staged-registers", "W_STAGE > 0 holding more than 16 uvec4 registers (rows per invocation * "
+                                        "16-byte loads per lane) for the run in flight",
+       any,
+       [this, staged, rows_per_thread](const Config& c, const Shape&) {
+         if (!staged(c)) return false;
+         const std::uint32_t vec4s = stage_blocks(c) * format_.block_bytes / 16;
+         const auto t = static_cast<std::uint32_t>(c.at("THREADS_PER_ROW"));
+         return static_cast<std::uint32_t>(rows_per_thread(c)) * ((vec4s + t - 1) / t) > 16;
+       }},
+      {"quant_matmul.dedicated-in-flight", "dedicated layouts with rows per invocation * UNROLL above 4 (256 "
+                                           "weights in flight, as matmul_q4k's integer path) only cost registers",
+       any,
+       [dedicated, rows_per_thread](const Config& c, const Shape&) {
+         return dedicated(c) && rows_per_thread(c) * c.at("UNROLL") > 4;
+       }},
+  };
+  if (f.super_block) {
+    // A slot past the row's super-blocks never works, and unrolling past them
+    // never runs the unrolled loop (as matmul_q4k's BLOCK_SLOTS). Rows of 4096
+    // or more weights fill 8 slots; on shorter rows a few idle slots are
+    // allowed (Q5_K's first check shape, 3 super-blocks, runs 4 slots, one
+    // idle), more than half are not.
+    rules.push_back({"quant_matmul.super-block-idle-slots",
+                     "SUPER_BLOCK=1 with more than half of its THREADS_PER_ROW/4 slots past the super-blocks of a "
+                     "row (idle)",
+                     any, [dedicated, f](const Config& c, const Shape& s) {
+                       return dedicated(c) &&
+                              static_cast<std::uint32_t>(c.at("THREADS_PER_ROW") / 4) > 2 * (s.at(2) / f.block_weights);
+                     }});
+    rules.push_back({"quant_matmul.super-block-unroll-past-row",
+                     "SUPER_BLOCK=1 with THREADS_PER_ROW/4 * UNROLL past the super-blocks of a row: the unrolled "
+                     "loop never runs",
+                     any, [dedicated, f](const Config& c, const Shape& s) {
+                       return dedicated(c) && matvec::unroll_past_row(c.at("THREADS_PER_ROW") / 4, c.at("UNROLL"),
+                                                                      s.at(2) / f.block_weights);
+                     }});
+  }
+  return rules;
+}
+
+std::vector<PruningRule> QuantMatmul::prefill_pruning() const {
+  std::vector<PruningRule> rules{
+      {"prefill.tile-k-past-k", "TILE_K past K rounded up to a power of two: the rest of the slice is zeros",
+       DeviceKey{},
+       [](const Config& c, const Shape& s) {
+         return static_cast<std::uint32_t>(c.at("TILE_K")) > matvec::next_pow2(s.at(2));
+       }},
+      few_invocations_rule(),
+      {"prefill.register-tile-2x2", "a 2×2 register tile does one FMA per shared-memory load: never competitive",
+       DeviceKey{},
+       [](const Config& c, const Shape&) {
+         return !quant_coopmat::uses_coopmat(c) && c.at("THREAD_M") * c.at("THREAD_N") < 8;
+       }},
+      {"prefill.tile-past-shape", "fp32 tiles past M or N rounded up to a power of two (at least 32): idle work",
+       DeviceKey{},
+       [](const Config& c, const Shape& s) {
+         return !quant_coopmat::uses_coopmat(c) &&
+                (static_cast<std::uint32_t>(c.at("TILE_M")) > std::max(32u, matvec::next_pow2(s.at(0))) ||
+                 static_cast<std::uint32_t>(c.at("TILE_N")) > std::max(32u, matvec::next_pow2(s.at(1))));
+       }},
+  };
+  for (auto& rule : quant_coopmat::pruning()) rules.push_back(std::move(rule));
+  return rules;
 }
 
 ShaderPlan QuantMatmul::plan(const Config& config, const Shape& shape) const {

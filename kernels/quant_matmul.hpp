@@ -26,6 +26,7 @@
 // words, odd blocks realigned by 16 bits. These are the formats' "dedicated
 // layouts"; their rules are shared (layout_violation).
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,16 @@ struct QuantFormat {
   // and Q6_K).
   bool super_block = false;
 };
+
+// The path of `space` named `name` that pins `pinned` and varies every
+// other parameter over its values in `space`, or over `values[name]` where
+// that names them (a template that takes fewer).
+SubSpace pinned_path(const Space& space, std::string name, Config pinned,
+                     const std::map<std::string, std::vector<int>>& values = {});
+
+// Prefill's fp32 tiles of fewer than 32 invocations (a pruning rule on every
+// device: less than one subgroup of most GPUs per workgroup).
+PruningRule few_invocations_rule();
 
 // Doubles y[i*n + j] for the outputs of a sample of rows i of x and rows j of
 // W (first, last and evenly spread), NaN elsewhere, each accumulated in
@@ -83,16 +94,20 @@ class QuantMatmul final : public Kernel {
 
  private:
   std::uint64_t weight_bytes(const Shape& shape) const;
+  // Legality (what the templates and the device need); the pruning is
+  // decode_pruning's and prefill_pruning's.
   std::string decode_violation(const Config& config, const Shape& shape, const vk::DeviceInfo& device) const;
   std::string prefill_violation(const Config& config, const Shape& shape, const vk::DeviceInfo& device) const;
+  std::vector<SubSpace> decode_paths(const Space& decode) const;
+  std::vector<PruningRule> decode_pruning() const;
+  std::vector<PruningRule> prefill_pruning() const;
   // The parameter of the format's dedicated integer-dot layout
   // ("BLOCK_PAIRS", "SUPER_BLOCK"), or "" where it has none.
   std::string layout_parameter() const;
   // Whether the config takes that layout (the parameter at 1).
   bool uses_layout(const Config& config) const;
-  std::string layout_violation(const Config& config, const Shape& shape, int rows_per_thread) const;
-  std::string staged_violation(const Config& config, const Shape& shape, int rows_per_thread,
-                               const vk::DeviceInfo& device) const;
+  std::string layout_violation(const Config& config, const Shape& shape) const;
+  std::string staged_violation(const Config& config, const Shape& shape) const;
   // Blocks of the smallest run that starts and ends 16-byte aligned (8 for
   // 18-, 34- and 210-byte blocks, 1 for 176-byte ones).
   std::uint32_t aligned_run_blocks() const;

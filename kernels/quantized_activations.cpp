@@ -16,22 +16,32 @@ std::vector<Parameter> quantized_activation_parameters() {
   };
 }
 
+Config fp32_activations() { return {{"X_QUANT", 0}, {"X_SEGMENT", kShortSegment}}; }
+Config quantized_activations() { return {{"X_QUANT", 1}}; }
+
 bool uses_quantized_activations(const Config& config) {
   const auto it = config.find("X_QUANT");
   return it != config.end() && it->second == 1;
 }
 
-std::string quantized_activation_violation(const Config& config, std::uint32_t k, const vk::DeviceInfo& device) {
-  const int segment = config.at("X_SEGMENT");
+std::string quantized_activation_violation(const Config& config, const vk::DeviceInfo& device) {
   if (!uses_quantized_activations(config)) {
-    return segment != kShortSegment ? "X_SEGMENT is only varied with X_QUANT=1" : "";
+    return config.at("X_SEGMENT") != kShortSegment
+               ? "X_SEGMENT is read by the X_QUANT=1 templates only (pinned to 4096 with X_QUANT=0)"
+               : "";
   }
   if (!device.features.integer_dot_product) return "X_QUANT=1 needs shaderIntegerDotProduct";
-  if (segment > kShortSegment && k <= static_cast<std::uint32_t>(kShortSegment)) {
-    return "X_SEGMENT=" + std::to_string(segment) + " quantizes no more of K=" + std::to_string(k) +
-           " than 4096 does, in more shared memory";
-  }
   return {};
+}
+
+PruningRule long_segment_rule() {
+  return {"x_q8.segment-past-k",
+          "X_SEGMENT above 4096 quantizes no more of a row of K <= 4096 than 4096 does, in more shared memory",
+          DeviceKey{},
+          [](const Config& c, const Shape& shape) {
+            return uses_quantized_activations(c) && c.at("X_SEGMENT") > kShortSegment &&
+                   shape.at(2) <= static_cast<std::uint32_t>(kShortSegment);
+          }};
 }
 
 std::uint32_t quantized_activation_shared_bytes(const Config& config, std::uint32_t cols) {

@@ -17,12 +17,21 @@ namespace vktune::kernels {
 // X_QUANT {0, 1} and X_SEGMENT {4096, 16384}, for a decode space.
 std::vector<Parameter> quantized_activation_parameters();
 
+// What a path pins: X_QUANT=0 with X_SEGMENT at 4096 (the fp32 templates read
+// no X_SEGMENT), or X_QUANT=1 (X_SEGMENT varied).
+Config fp32_activations();
+Config quantized_activations();
+
 bool uses_quantized_activations(const Config& config);
 
-// The rules both templates share, or "": X_QUANT=1 needs
-// shaderIntegerDotProduct, and X_SEGMENT is varied only with X_QUANT=1 and
-// only above 4096 where K is longer than 4096.
-std::string quantized_activation_violation(const Config& config, std::uint32_t k, const vk::DeviceInfo& device);
+// The legality both templates share, or "": X_SEGMENT stays at 4096 with
+// X_QUANT=0 (no two configs build the same shader), and X_QUANT=1 needs
+// shaderIntegerDotProduct.
+std::string quantized_activation_violation(const Config& config, const vk::DeviceInfo& device);
+
+// The pruning both decode spaces share, on every device: X_SEGMENT above
+// 4096 where K is not longer than 4096 (the same work in more shared memory).
+PruningRule long_segment_rule();
 
 // Shared memory for the quantized x of `cols` rows: one byte per value of a
 // segment plus a (scale, sum) pair of floats per 32.

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,7 @@
 #include "kernels/kernel.hpp"
 #include "kernels/quant_coopmat.hpp"
 #include "reference/matmul.hpp"
+#include "tuner/covering.hpp"
 #include "tuner/progress.hpp"
 #include "tuner/session.hpp"
 #include "tuner/space.hpp"
@@ -61,6 +63,16 @@ inline vk::DeviceInfo h200_like() {
   d.max_workgroup_count = {2147483647u, 65535, 65535};
   d.max_shared_memory_bytes = 49152;
   d.max_push_constants_bytes = 256;
+  return d;
+}
+
+// The H200-like device under another vendor's id: the pruning rules drawn
+// from H200 measurements (keyed to NVIDIA) do not apply, those of every
+// device do.
+inline vk::DeviceInfo h200_like_other_vendor() {
+  auto d = h200_like();
+  d.name = "H200-like, not NVIDIA";
+  d.vendor_id = 0x1002;
   return d;
 }
 
@@ -147,6 +159,56 @@ inline void expect_tensor_core_prefill(const kernels::Kernel& kernel, const kern
   const kernels::Shape partial{100, 77, prefill[2]};
   EXPECT_EQ(expect_variants_compile(kernel, partial, [](const kernels::Config& c) { return c.at("USE_COOPMAT") == 1; }, 4),
             4u);
+}
+
+// The first pruning rule of the shape's space that drops `config` on
+// `device`, or "" (the config may still be illegal: see constraint_violation).
+inline std::string pruned_by(const kernels::Kernel& kernel, const kernels::Config& config, const kernels::Shape& shape,
+                             const vk::DeviceInfo& device) {
+  const auto& space = kernel.spaces().at(kernel.space_index(shape));
+  for (const auto* rule : active_pruning(space, device, SpaceScope::pruned)) {
+    if (rule->prunes(config, shape)) return rule->name;
+  }
+  return {};
+}
+
+// Whether the pruning rules that match the H200-like device keep `config`,
+// `except` aside: device tests on a CPU driver that ran the configs those
+// rules left when they were legality keep to them, so that they stay as
+// short as they were.
+inline bool kept_by_h200_pruning(const kernels::Kernel& kernel, const kernels::Config& config,
+                                 const kernels::Shape& shape, const std::string& except = "") {
+  const auto& space = kernel.spaces().at(kernel.space_index(shape));
+  for (const auto* rule : active_pruning(space, h200_like(), SpaceScope::pruned)) {
+    if (rule->name != except && rule->prunes(config, shape)) return false;
+  }
+  return true;
+}
+
+// A quantized matmul's valid configs at its six default shapes (three
+// decode, three prefill) on the H200-like devices: `counts` = the three
+// decode counts, then the prefill count without and with tensor cores, with
+// the pruning rules that match an NVIDIA device; the full space (no pruning)
+// holds every one of those configs.
+inline void expect_pruned_counts(const kernels::Kernel& kernel, const std::array<std::size_t, 5>& counts) {
+  const auto shapes = kernel.default_shapes();
+  ASSERT_EQ(shapes.size(), 6u);
+  for (std::size_t i = 0; i < shapes.size(); ++i) {
+    for (const auto& device : {h200_like(), h200_like_tensor_cores()}) {
+      const bool tensor_cores = device.features.cooperative_matrix_nv;
+      const auto label = kernel.name() + " " + kernels::shape_to_string(shapes[i]) + (tensor_cores ? " (tensor cores)" : "");
+      const auto pruned = enumerate_space(kernel, shapes[i], device);
+      EXPECT_EQ(pruned.valid.size(), i < 3 ? counts[i] : counts[tensor_cores ? 4 : 3]) << label;
+      std::set<std::string> full;
+      for (const auto& c : enumerate_space(kernel, shapes[i], device, SpaceScope::full).valid) {
+        full.insert(kernels::config_to_json(c));
+      }
+      EXPECT_GT(full.size(), pruned.valid.size()) << label;
+      for (const auto& c : pruned.valid) {
+        EXPECT_EQ(full.count(kernels::config_to_json(c)), 1u) << label << ": " << kernels::config_to_string(c);
+      }
+    }
+  }
 }
 
 // The real kernel with its largest expected value moved by a tenth of
@@ -262,22 +324,63 @@ inline std::vector<std::string> failing_variants(vk::Instance& instance, const k
   return failures;
 }
 
-// Every valid variant of `kernel` at each of its check shapes on the test
-// device (what `vktune check` does in CI). "" when all pass; otherwise what
-// failed, including an empty space or an invalid baseline.
-inline std::string check_every_variant(vk::Instance& instance, const kernels::Kernel& kernel) {
+// The configs of `space` that `pick` keeps, path by path, as an enumeration
+// (for covering_configs).
+inline SpaceEnumeration kept_configs(const SpaceEnumeration& space,
+                                     const std::function<bool(const kernels::Config&)>& pick) {
+  SpaceEnumeration kept = space;
+  kept.valid.clear();
+  kept.path_of.clear();
+  for (std::size_t i = 0; i < space.valid.size(); ++i) {
+    if (!pick(space.valid[i])) continue;
+    kept.valid.push_back(space.valid[i]);
+    kept.path_of.push_back(space.path_of[i]);
+  }
+  return kept;
+}
+
+// A pairwise covering array of the valid configs of `kernel` at `shape` on
+// `device` (`scope`) that `pick` keeps: device tests that aim at one
+// template path take every value and pair of values of it, not every config.
+inline std::vector<kernels::Config> covering_of(const kernels::Kernel& kernel, const kernels::Shape& shape,
+                                                const vk::DeviceInfo& device,
+                                                const std::function<bool(const kernels::Config&)>& pick,
+                                                SpaceScope scope = SpaceScope::pruned) {
+  return covering_configs(kept_configs(enumerate_space(kernel, shape, device, scope), pick));
+}
+
+// The variants `select` draws from each check shape's space (`scope`) on the
+// test device, validated. "" when all pass; otherwise what failed,
+// including an empty space or an invalid baseline.
+inline std::string check_variants(vk::Instance& instance, const kernels::Kernel& kernel, SpaceScope scope,
+                                  const std::function<std::vector<kernels::Config>(const SpaceEnumeration&)>& select) {
   std::string report;
   vk::Device device(instance, test_device_index());
   for (const auto& shape : kernel.check_shapes()) {
     const auto label = kernel.name() + " " + kernels::shape_to_string(shape);
-    const auto space = enumerate_space(kernel, shape, device.info());
+    const auto space = enumerate_space(kernel, shape, device.info(), scope);
     if (space.valid.empty()) report += label + ": no valid variant\n";
     if (auto why = kernel.constraint_violation(kernel.baseline(shape), shape, device.info()); !why.empty()) {
       report += label + ": the baseline is invalid: " + why + "\n";
     }
-    for (const auto& f : failing_variants(instance, kernel, shape, space.valid, 2024)) report += label + ": " + f + "\n";
+    for (const auto& f : failing_variants(instance, kernel, shape, select(space), 2024)) {
+      report += label + ": " + f + "\n";
+    }
   }
   return report;
+}
+
+// Every valid variant of `kernel` at each of its check shapes on the test
+// device (what `vktune check` does in CI).
+inline std::string check_every_variant(vk::Instance& instance, const kernels::Kernel& kernel) {
+  return check_variants(instance, kernel, SpaceScope::pruned, [](const SpaceEnumeration& s) { return s.valid; });
+}
+
+// A pairwise covering array of every legal variant (no pruning) at each
+// check shape on the test device: `vktune check --variants covering --space
+// full`.
+inline std::string check_covering_variants(vk::Instance& instance, const kernels::Kernel& kernel) {
+  return check_variants(instance, kernel, SpaceScope::full, [](const SpaceEnumeration& s) { return covering_configs(s); });
 }
 
 }  // namespace vktune::testing_support

@@ -21,6 +21,7 @@
 #include "kernel_test_support.hpp"
 #include "reference/gguf_types.hpp"
 #include "reference/matmul.hpp"
+#include "tuner/covering.hpp"
 #include "tuner/device_problem.hpp"
 #include "tuner/evaluator.hpp"
 #include "tuner/space.hpp"
@@ -37,31 +38,6 @@ using testing_support::h200_like;
 using testing_support::test_device_index;
 
 const Kernel& kernel() { return kernels::find_kernel("matmul_q4k"); }
-// Every config of the shape's space, valid or not (cartesian product).
-std::vector<Config> all_configs(const Shape& shape) {
-  const auto space = kernel().spaces().at(kernel().space_index(shape));
-  std::vector<Config> configs{Config{}};
-  for (const auto& p : space.parameters) {
-    std::vector<Config> next;
-    for (const auto& c : configs) {
-      for (int v : p.values) {
-        auto d = c;
-        d[p.name] = v;
-        next.push_back(d);
-      }
-    }
-    configs = std::move(next);
-  }
-  return configs;
-}
-
-std::vector<Config> valid_configs(const Shape& shape, const vk::DeviceInfo& info) {
-  std::vector<Config> valid;
-  for (const auto& c : all_configs(shape)) {
-    if (kernel().constraint_violation(c, shape, info).empty()) valid.push_back(c);
-  }
-  return valid;
-}
 TEST(MatmulQ4K, IsRegisteredWithShapeDims) {
   EXPECT_EQ(kernel().name(), "matmul_q4k");
   EXPECT_EQ(kernel().shape_dims(), (std::vector<std::string>{"M", "N", "K"}));
@@ -116,7 +92,7 @@ TEST(MatmulQ4K, BaselineIsValidAtEveryShapeOnAnH200LikeDevice) {
   for (const auto& shape : shapes) {
     EXPECT_EQ(kernel().constraint_violation(kernel().baseline(shape), shape, device), "")
         << kernels::shape_to_string(shape);
-    EXPECT_FALSE(valid_configs(shape, device).empty());
+    EXPECT_FALSE(enumerate_space(kernel(), shape, device).valid.empty());
   }
 }
 
@@ -163,8 +139,9 @@ TEST(MatmulQ4K, QuantizedActivationsHaveTheirOwnTemplateAndTolerance) {
   const auto plan = kernel().plan(config, decode);
   EXPECT_EQ(plan.template_file, "matvec_q4k_q8.comp");
   EXPECT_GT(plan.shared_memory_bytes, 16384u);  // x as bytes, for the whole row
-  // A segment longer than K would only cost shared memory.
-  EXPECT_NE(kernel().constraint_violation(config, Shape{1, 4096, 4096}, device), "");
+  // A segment longer than K would only cost shared memory (pruned on every device).
+  EXPECT_EQ(kernel().constraint_violation(config, Shape{1, 4096, 4096}, device), "");
+  EXPECT_EQ(testing_support::pruned_by(kernel(), config, Shape{1, 4096, 4096}, device), "x_q8.segment-past-k");
   EXPECT_GT(kernel().variant_tolerance(config, decode).rel_l2, exact.rel_l2);
 
   // Parameters the template does not have are pinned, so no two configs
@@ -174,6 +151,14 @@ TEST(MatmulQ4K, QuantizedActivationsHaveTheirOwnTemplateAndTolerance) {
   EXPECT_NE(kernel().constraint_violation(pinned, decode, device), "");
   device.features.integer_dot_product = false;
   EXPECT_NE(kernel().constraint_violation(config, decode, device).find("shaderIntegerDotProduct"), std::string::npos);
+}
+
+// The valid configs at the default shapes on the H200-like devices, as
+// counted at commit 353b8cf (before the rules drawn from H200 measurements
+// became pruning rules keyed to NVIDIA): pruning reproduces them exactly,
+// and the full space (no pruning) holds every one of them.
+TEST(MatmulQ4K, PrunedSpacesAtDefaultShapesAreThoseOfBefore) {
+  testing_support::expect_pruned_counts(kernel(), {618, 618, 706, 136, 371});
 }
 
 TEST(MatmulQ4K, SampledReferenceForLargeShapes) {
@@ -235,9 +220,13 @@ class MatmulQ4KDevice : public testing_support::ValidatedDeviceSuite<Shape> {
 };
 
 
-TEST_P(MatmulQ4KDevice, EveryValidVariantPasses) {
+// A pairwise covering array of every legal variant (no pruning), as
+// `vktune check --variants covering --space full` (the name keeps
+// ci/build-and-test.sh's 'EveryValidVariant' exclusion: the gate validates
+// this kernel there).
+TEST_P(MatmulQ4KDevice, EveryValidVariantPairCovered) {
   const Shape shape = GetParam();
-  const auto configs = valid_configs(shape, device_->info());
+  const auto configs = covering_configs(enumerate_space(kernel(), shape, device_->info(), SpaceScope::full));
   ASSERT_FALSE(configs.empty());
   const auto failures = run_all(shape, configs);
   std::string text;
@@ -255,13 +244,16 @@ TEST_P(MatmulQ4KDevice, BaselinePasses) {
 
 // X_QUANT=1 quantizes x in segments (4096 values per row when two or more x
 // rows share a workgroup); K = 4352 spans two, the second one block long.
-// The check shapes keep K small for the gate, so this covers the segment loop.
+// The check shapes keep K small for the gate, so this covers the segment loop,
+// with a pairwise covering array of the integer path's configs of 64
+// invocations that the H200's pruning keeps (all of them took 21 s with a
+// cold shader cache).
 TEST_F(MatmulQ4KDevice, QuantizedActivationsAcrossSegments) {
   const Shape shape{2, 9, 4352};
-  std::vector<Config> configs;
-  for (const auto& c : valid_configs(shape, device_->info())) {
-    if (c.at("X_QUANT") == 1 && c.at("COLS_PER_PASS") == 2 && c.at("WG_SIZE") == 64) configs.push_back(c);
-  }
+  const auto configs = testing_support::covering_of(kernel(), shape, device_->info(), [&](const Config& c) {
+    return c.at("X_QUANT") == 1 && c.at("COLS_PER_PASS") == 2 && c.at("WG_SIZE") == 64 &&
+           testing_support::kept_by_h200_pruning(kernel(), c, shape);
+  });
   ASSERT_FALSE(configs.empty());
   const auto failures = run_all(shape, configs);
   std::string text;
