@@ -80,6 +80,8 @@ constexpr std::uint32_t kMinTeam = 4;  // the template's per-team arrays assume 
 constexpr std::uint32_t kMaxHeadFloats = 64;  // QH*LOADS*VEC
 constexpr std::uint32_t kMaxStepWords = 32;   // TOKENS*LOADS*VEC
 constexpr std::uint32_t kMaxLaneWords = 160;
+// 32-bit registers one invocation may hold on any GPU: past it, words spill.
+constexpr std::uint32_t kRegisterFile = 255;
 // The subgroup of every NVIDIA GPU, for the rules measured on the H200.
 constexpr std::uint32_t kNvidiaSubgroup = 32;
 
@@ -169,6 +171,12 @@ std::vector<PruningRule> walk_pruning() {
              // PREFETCH=3 keeps q in shared memory: only the accumulators take QH*LOADS*VEC.
              const auto words = (w.prefetch == 3 ? 1 : 2) * w.qh * w.dims + (1 + w.prefetch) * w.tokens * w.dims;
              return w.qh * w.dims > kMaxHeadFloats || w.tokens * w.dims > kMaxStepWords || words > kMaxLaneWords;
+           }),
+      rule("walk.register-file",
+           "past 255 registers a lane (2*QH*LOADS*VEC + (1+PREFETCH)*TOKENS*LOADS*VEC) a lane's words exceed the "
+           "register file any GPU gives one invocation (NVIDIA 255, AMD 256 VGPRs) and spill to memory",
+           every, [](const Walk& w, const Shape&) {
+             return (w.prefetch == 3 ? 1 : 2) * w.qh * w.dims + (1 + w.prefetch) * w.tokens * w.dims > kRegisterFile;
            }),
       // Two steps ahead pays only where one step ahead is already the largest
       // step the registers allow; a smaller step grows its bytes in flight

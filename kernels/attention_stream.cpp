@@ -12,6 +12,8 @@ namespace {
 // (2*QH*LOADS*8) and the K and V words in flight ((1 + PREFETCH) rounds of
 // 2*ENTRIES*LOADS*4): past 160 the H200 spills (the walk's measured limit).
 constexpr std::uint32_t kMaxLaneWords = 160;
+// 32-bit registers one invocation may hold on any GPU: past it, words spill.
+constexpr std::uint32_t kRegisterFile = 255;
 // Scores a lane holds per round (QH*ENTRIES): each is a butterfly of
 // log2(team) shuffles. 32 (ENTRIES=8 at QH=4) never won on the H200 (20.5
 // against 17.5 us at kv 8192) and costs the gate a third of its variants.
@@ -152,6 +154,13 @@ std::vector<PruningRule> pruning() {
            nvidia, [u](const Config& c, const Shape&, const Layout&) {
              const std::uint32_t loads = u(c, "LOADS");
              return 2 * u(c, "QH") * loads * 8 + (1 + u(c, "PREFETCH")) * 8 * u(c, "ENTRIES") * loads > kMaxLaneWords;
+           }),
+      rule("stream.register-file",
+           "past 255 registers a lane (2*QH*LOADS*8 + (1+PREFETCH)*8*ENTRIES*LOADS) a lane's words exceed the "
+           "register file any GPU gives one invocation (NVIDIA 255, AMD 256 VGPRs) and spill to memory",
+           DeviceKey{}, [u](const Config& c, const Shape&, const Layout&) {
+             const std::uint32_t loads = u(c, "LOADS");
+             return 2 * u(c, "QH") * loads * 8 + (1 + u(c, "PREFETCH")) * 8 * u(c, "ENTRIES") * loads > kRegisterFile;
            }),
       // A round ahead pays only where the workgroups per SM are fewest.
       rule("stream.prefetch-wg512",
