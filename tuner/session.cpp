@@ -328,6 +328,7 @@ class TuneSession::Evaluation final : public BatchEvaluator {
         result_(result) {
   }
   ~Evaluation() override {
+    stop_heating();
     for (auto& b : compiles_)
       if (b.compiling.valid()) b.compiling.wait();
   }
@@ -335,7 +336,19 @@ class TuneSession::Evaluation final : public BatchEvaluator {
   // The configs behind the indices a search hands out.
   void bind(const SearchSpace* space) { space_ = space; }
 
+  // While the strategy fits its model, the last timed variant keeps the GPU
+  // busy on another thread (the only one using the queue until prepare()).
+  void before_proposal() override {
+    if (!heater_ || heater_device_ != session_.device_.get()) return;
+    heating_ = true;
+    heating_done_ = std::async(std::launch::async, [this] {
+      while (heating_ && keep_busy()) {
+      }
+    });
+  }
+
   void prepare(const std::vector<std::size_t>& batch) override {
+    stop_heating();
     std::vector<kernels::Config> configs;
     for (auto index : batch) configs.push_back(space_->config(index));
     prepare_configs(configs, false);
@@ -384,6 +397,7 @@ class TuneSession::Evaluation final : public BatchEvaluator {
 
   // Validates (and times) a prepared config; the outcome joins the result.
   const Outcome& evaluate_config(const kernels::Config& config) {
+    stop_heating();
     Candidate& c = find(config);
     if (c.previous) {
       result_.outcomes.push_back(from_measurement(*c.previous, c.variant.config, c.is_baseline));
@@ -427,6 +441,11 @@ class TuneSession::Evaluation final : public BatchEvaluator {
       }
     }
     throw Error(ErrorKind::internal, "evaluation of a config that was never prepared");
+  }
+
+  void stop_heating() {
+    heating_ = false;
+    if (heating_done_.valid()) heating_done_.get();
   }
 
   // About 10 ms of the last timed variant's work; false when there is none
@@ -514,6 +533,8 @@ class TuneSession::Evaluation final : public BatchEvaluator {
   std::unique_ptr<VariantRunner> heater_;  // the last timed variant, see keep_busy
   const vk::Device* heater_device_ = nullptr;
   std::uint32_t heater_dispatches_ = 1;
+  std::atomic<bool> heating_{false};
+  std::future<void> heating_done_;  // the heater's thread, see before_proposal
 };
 
 std::vector<kernels::Config> TuneSession::transfer_seeds(const kernels::Kernel& kernel, const kernels::Shape& shape,

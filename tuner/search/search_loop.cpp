@@ -100,6 +100,7 @@ std::string run_search(SearchLoop& loop, BatchEvaluator& evaluator,
       if (auto why = loop.stop_reason(now())) return *why;
       loop.record(evaluator.evaluate(index));
     }
+    evaluator.before_proposal();
     current = loop.next_batch();
     evaluator.prepare(current);
   }
