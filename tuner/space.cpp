@@ -1,6 +1,10 @@
 #include "tuner/space.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <exception>
+#include <mutex>
+#include <thread>
 
 #include "common/error.hpp"
 
@@ -24,46 +28,122 @@ std::vector<const kernels::PruningRule*> active_pruning(const kernels::Space& sp
   return rules;
 }
 
+namespace {
+
+// What one stretch of a path's cartesian product gave.
+struct Stretch {
+  std::vector<kernels::Config> valid;
+  std::size_t filtered = 0;
+  std::map<std::string, std::size_t> filter_reasons, pruned_by;
+};
+
+// Configs [first, last) of `path`'s cartesian product, in odometer order
+// (the last parameter fastest), on top of `base` (the pinned values and the
+// shape's).
+Stretch enumerate_stretch(const kernels::Kernel& kernel, const kernels::Shape& shape, const vk::DeviceInfo& device,
+                          const std::vector<const kernels::PruningRule*>& rules, const kernels::SubSpace& path,
+                          const kernels::Config& base, std::size_t first, std::size_t last) {
+  const auto& params = path.parameters;
+  std::vector<std::size_t> position(params.size(), 0);
+  for (std::size_t i = params.size(), rest = first; i > 0; --i) {
+    position[i - 1] = rest % params[i - 1].values.size();
+    rest /= params[i - 1].values.size();
+  }
+  kernels::Config config = base;
+  // Each parameter's entry in `config`, so that a step rewrites only the
+  // values that changed (map lookups by name dominated enumeration).
+  std::vector<kernels::Config::iterator> slots;
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    slots.push_back(config.insert_or_assign(params[i].name, params[i].values[position[i]]).first);
+  }
+  Stretch out;
+  for (std::size_t index = first; index < last; ++index) {
+    const auto pruned_by = std::find_if(rules.begin(), rules.end(),
+                                        [&](const kernels::PruningRule* r) { return r->prunes(config, shape); });
+    if (pruned_by != rules.end()) {
+      ++out.filtered;
+      ++out.pruned_by[(*pruned_by)->name];
+    } else if (auto why = kernel.constraint_violation(config, shape, device); !why.empty()) {
+      ++out.filtered;
+      ++out.filter_reasons[why.substr(0, why.find_first_of(":(0123456789"))];
+    } else {
+      out.valid.push_back(config);
+    }
+    for (std::size_t i = params.size(); i > 0; --i) {
+      const bool carry = ++position[i - 1] == params[i - 1].values.size();
+      if (carry) position[i - 1] = 0;
+      slots[i - 1]->second = params[i - 1].values[position[i - 1]];
+      if (!carry) break;
+    }
+  }
+  return out;
+}
+
+// Configs per stretch: enough to keep a thread busy, few enough to spread
+// a path of a few thousand over the cores.
+constexpr std::size_t kStretch = 1024;
+
+}  // namespace
+
 SpaceEnumeration enumerate_space(const kernels::Kernel& kernel, const kernels::Shape& shape,
                                  const vk::DeviceInfo& device, SpaceScope scope) {
   const auto& spaces = kernel.spaces();
   const auto& space = spaces.at(kernel.space_index(shape));
   const auto rules = active_pruning(space, device, scope);
   const kernels::Config shape_values = space.shape_values ? space.shape_values(shape) : kernels::Config{};
+  const auto paths = space.effective_paths();
+  // Every path's cartesian product in stretches, checked on all cores (the
+  // kernels' constraint checks are const and touch no shared state), then
+  // joined in order: the result is the same as one thread's.
+  struct Job {
+    std::size_t path, first, last;
+  };
+  std::vector<Job> jobs;
+  std::vector<kernels::Config> bases;
   SpaceEnumeration result;
   result.space_name = space.name;
-  for (const auto& path : space.effective_paths()) {
-    PathEnumeration counts{path.name, 1, 0};
-    const auto& params = path.parameters;
-    for (const auto& p : params) counts.cartesian *= p.values.size();
-    const std::size_t path_index = result.paths.size();
+  for (std::size_t p = 0; p < paths.size(); ++p) {
+    PathEnumeration counts{paths[p].name, 1, 0};
+    for (const auto& param : paths[p].parameters) counts.cartesian *= param.values.size();
     result.total += counts.cartesian;
-    // Odometer over the path's candidate lists, on top of its pinned values
-    // and the shape's.
-    kernels::Config config = path.pinned;
-    for (const auto& [name, value] : shape_values) config[name] = value;
-    std::vector<std::size_t> position(params.size(), 0);
-    for (std::size_t done = 0; done < counts.cartesian; ++done) {
-      for (std::size_t i = 0; i < params.size(); ++i) config[params[i].name] = params[i].values[position[i]];
-      const auto pruned_by = std::find_if(rules.begin(), rules.end(),
-                                          [&](const kernels::PruningRule* r) { return r->prunes(config, shape); });
-      if (pruned_by != rules.end()) {
-        ++result.filtered;
-        ++result.pruned_by[(*pruned_by)->name];
-      } else if (auto why = kernel.constraint_violation(config, shape, device); !why.empty()) {
-        ++result.filtered;
-        ++result.filter_reasons[why.substr(0, why.find_first_of(":(0123456789"))];
-      } else {
-        result.valid.push_back(config);
-        result.path_of.push_back(path_index);
-        ++counts.valid;
-      }
-      for (std::size_t i = params.size(); i > 0; --i) {
-        if (++position[i - 1] < params[i - 1].values.size()) break;
-        position[i - 1] = 0;
+    result.paths.push_back(counts);
+    auto base = paths[p].pinned;
+    for (const auto& [name, value] : shape_values) base[name] = value;
+    bases.push_back(std::move(base));
+    for (std::size_t first = 0; first < counts.cartesian; first += kStretch) {
+      jobs.push_back({p, first, std::min(counts.cartesian, first + kStretch)});
+    }
+  }
+  std::vector<Stretch> stretches(jobs.size());
+  std::atomic<std::size_t> next{0};
+  std::exception_ptr failure;
+  std::mutex failure_lock;
+  auto work = [&] {
+    for (std::size_t j = next++; j < jobs.size(); j = next++) {
+      try {
+        const auto& job = jobs[j];
+        stretches[j] = enumerate_stretch(kernel, shape, device, rules, paths[job.path], bases[job.path], job.first,
+                                         job.last);
+      } catch (...) {
+        const std::lock_guard lock(failure_lock);
+        if (!failure) failure = std::current_exception();
       }
     }
-    result.paths.push_back(std::move(counts));
+  };
+  const std::size_t threads = std::min<std::size_t>(std::max(1u, std::thread::hardware_concurrency()), jobs.size());
+  std::vector<std::thread> pool;
+  for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
+  if (failure) std::rethrow_exception(failure);
+  for (std::size_t j = 0; j < jobs.size(); ++j) {
+    auto& stretch = stretches[j];
+    result.filtered += stretch.filtered;
+    for (const auto& [why, n] : stretch.filter_reasons) result.filter_reasons[why] += n;
+    for (const auto& [rule, n] : stretch.pruned_by) result.pruned_by[rule] += n;
+    result.paths[jobs[j].path].valid += stretch.valid.size();
+    result.path_of.insert(result.path_of.end(), stretch.valid.size(), jobs[j].path);
+    for (auto& c : stretch.valid) result.valid.push_back(std::move(c));
   }
   return result;
 }
