@@ -61,15 +61,27 @@ TEST_P(KernelContract, RejectsBadShapesInOneLine) {
       EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos) << e.what();
     }
   }
-  Shape zero = kernel().default_shapes().front();
-  zero.back() = 0;
-  EXPECT_THROW(kernel().validate_shape(zero), Error);
+  const auto good = kernel().default_shapes().front();
+  EXPECT_NO_THROW(kernel().validate_shape(good));
+  for (std::size_t i = 0; i < good.size(); ++i) {
+    auto zero = good;
+    zero[i] = 0;
+    try {
+      kernel().validate_shape(zero);
+      FAIL() << GetParam() << " accepted a zero in dimension " << i;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::usage);
+      EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos) << e.what();
+    }
+  }
 }
 
-TEST_P(KernelContract, BaselineIsLegalAtEveryShapeOnAnH200LikeDevice) {
-  const auto device = testing_support::h200_like_tensor_cores();
-  for (const auto& shape : every_shape(kernel())) {
-    EXPECT_EQ(kernel().constraint_violation(kernel().baseline(shape), shape, device), "") << label(shape);
+TEST_P(KernelContract, BaselineIsLegalAndTheSpaceNotEmptyAtEveryShapeOnH200LikeDevices) {
+  for (const auto& device : {testing_support::h200_like(), testing_support::h200_like_tensor_cores()}) {
+    for (const auto& shape : every_shape(kernel())) {
+      EXPECT_EQ(kernel().constraint_violation(kernel().baseline(shape), shape, device), "") << label(shape);
+      EXPECT_FALSE(enumerate_space(kernel(), shape, device).valid.empty()) << label(shape);
+    }
   }
 }
 

@@ -85,17 +85,6 @@ TEST(MatmulQ4K, PlansPutNOnXAndMOnY) {
   EXPECT_EQ(plan.defines.size(), kernel().spaces()[1].parameters.size());
 }
 
-TEST(MatmulQ4K, BaselineIsValidAtEveryShapeOnAnH200LikeDevice) {
-  const auto device = h200_like();
-  auto shapes = kernel().default_shapes();
-  for (const auto& s : kernel().check_shapes()) shapes.push_back(s);
-  for (const auto& shape : shapes) {
-    EXPECT_EQ(kernel().constraint_violation(kernel().baseline(shape), shape, device), "")
-        << kernels::shape_to_string(shape);
-    EXPECT_FALSE(enumerate_space(kernel(), shape, device).valid.empty());
-  }
-}
-
 TEST(MatmulQ4K, ConstraintsRejectWhatTheDeviceCannotRun) {
   auto device = h200_like();
   const Shape decode{1, 4096, 4096};
