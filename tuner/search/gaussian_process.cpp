@@ -46,7 +46,8 @@ double GaussianProcess::log_likelihood(const std::vector<Eigen::MatrixXd>& squar
   return -0.5 * z.dot(alpha) - 0.5 * log_det - 0.5 * static_cast<double>(n) * std::log(2 * M_PI);
 }
 
-void GaussianProcess::fit(const Eigen::MatrixXd& x, const Eigen::VectorXd& y, const GaussianProcess* previous) {
+void GaussianProcess::fit(const Eigen::MatrixXd& x, const Eigen::VectorXd& y, const GaussianProcess* previous,
+                          bool search) {
   if (x.rows() < 2 || x.rows() != y.size()) throw Error(ErrorKind::internal, "gaussian process: too few points");
   x_ = x;
   y_mean_ = y.mean();
@@ -55,6 +56,12 @@ void GaussianProcess::fit(const Eigen::MatrixXd& x, const Eigen::VectorXd& y, co
   const Eigen::VectorXd z = (y.array() - y_mean_) / y_scale_;
   const auto dims = static_cast<std::size_t>(x.cols());
 
+  if (!search && previous && previous->length_scales_.size() == dims) {
+    length_scales_ = previous->length_scales_;
+    noise_ = previous->noise_;
+    factorise(z);
+    return;
+  }
   std::vector<Eigen::MatrixXd> squared(dims);
   for (std::size_t d = 0; d < dims; ++d) {
     const Eigen::VectorXd column = x.col(static_cast<Eigen::Index>(d));
@@ -103,7 +110,10 @@ void GaussianProcess::fit(const Eigen::MatrixXd& x, const Eigen::VectorXd& y, co
     if (l > best) best = l, chosen_noise = noise;
   }
   noise_ = chosen_noise;
+  factorise(z);
+}
 
+void GaussianProcess::factorise(const Eigen::VectorXd& z) {
   Eigen::MatrixXd k = covariance(x_, x_);
   k.diagonal().array() += noise_;
   llt_.compute(k);

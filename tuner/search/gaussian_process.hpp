@@ -15,8 +15,11 @@ class GaussianProcess {
  public:
   // Fits to the rows of `x` and the targets `y` (any scale: they are
   // standardised here). Needs at least two points. Starts the search for
-  // length scales from `previous`'s when given (same dimension count).
-  void fit(const Eigen::MatrixXd& x, const Eigen::VectorXd& y, const GaussianProcess* previous = nullptr);
+  // length scales from `previous`'s when given (same dimension count); with
+  // `search` false, keeps `previous`'s length scales and noise as they are
+  // (one factorisation instead of dozens).
+  void fit(const Eigen::MatrixXd& x, const Eigen::VectorXd& y, const GaussianProcess* previous = nullptr,
+           bool search = true);
 
   // The prior covariance of two points (signal variance 1).
   double kernel(const Eigen::VectorXd& a, const Eigen::VectorXd& b) const;
@@ -37,6 +40,9 @@ class GaussianProcess {
 
  private:
   Eigen::MatrixXd covariance(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) const;
+  // The covariance of x_ under the chosen hyperparameters, factorised, and
+  // the weights of the standardised targets `z`.
+  void factorise(const Eigen::VectorXd& z);
   // Log marginal likelihood of the standardised targets under the current
   // hyperparameters, from per-dimension squared differences; -inf when the
   // covariance is not positive definite.

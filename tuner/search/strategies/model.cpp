@@ -22,6 +22,12 @@ constexpr std::size_t kInitialResults = 4;  // timed results before the model is
 constexpr std::size_t kMaxTraining = 500;    // fits are cubic in this
 constexpr std::size_t kMaxCandidates = 3000; // predictions are linear in this
 constexpr double kExploration = 0.01;         // EI's margin, in standardised log time
+// Past this many results the length scales and noise are searched again
+// only every kRefitEvery batches (kept in between): the search costs dozens
+// of cubic factorisations, which at a few hundred results took longer than
+// timing the batch.
+constexpr std::size_t kSearchAlwaysUpTo = 100;
+constexpr std::size_t kRefitEvery = 4;
 
 class ModelStrategy final : public TrackingStrategy {
  public:
@@ -100,7 +106,9 @@ class ModelStrategy final : public TrackingStrategy {
       y(static_cast<Eigen::Index>(i)) = points[i].second;
     }
     GaussianProcess gp;
-    gp.fit(x, y, previous_ ? &*previous_ : nullptr);
+    const bool search = points.size() <= kSearchAlwaysUpTo || fits_ % kRefitEvery == 0;
+    gp.fit(x, y, previous_ ? &*previous_ : nullptr, search);
+    ++fits_;
     previous_ = gp;
 
     std::vector<std::size_t> candidates;
@@ -203,6 +211,7 @@ class ModelStrategy final : public TrackingStrategy {
   std::mt19937_64 rng_;
   std::vector<std::size_t> upcoming_;
   std::optional<GaussianProcess> previous_;  // its length scales start the next fit
+  std::size_t fits_ = 0;
 };
 
 const bool registered = register_strategy(
