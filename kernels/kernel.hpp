@@ -63,7 +63,7 @@ constexpr std::uint32_t kVendorNvidia = 0x10de;
 // measurements on one GPU is keyed to that GPU's vendor (or name), so that
 // other GPUs search the whole legal space.
 struct PruningRule {
-  std::string name;    // "attention.wg256-walk"
+  std::string name;    // "walk.wg256-winners-only"
   std::string reason;  // one line: what was measured, where
   DeviceKey measured_on;
   std::function<bool(const Config& config, const Shape& shape)> prunes;
@@ -157,7 +157,10 @@ class Kernel {
   virtual std::size_t space_index(const Shape& shape) const = 0;
   // A sensible untuned default, what a careful engineer would pick by hand.
   virtual Config baseline(const Shape& shape) const = 0;
-  // Empty when the config can run on this shape and device, else why not.
+  // Empty when the config is legal on this shape and device, else why not:
+  // device limits, what the templates implement, and configs that would
+  // build another config's code. Never a judgement of speed (that is
+  // pruning, Space::pruning).
   virtual std::string constraint_violation(const Config& config, const Shape& shape,
                                            const vk::DeviceInfo& device) const = 0;
   virtual ShaderPlan plan(const Config& config, const Shape& shape) const = 0;
