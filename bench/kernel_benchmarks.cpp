@@ -3,6 +3,7 @@
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
+#include <iostream>
 #include <map>
 #include <memory>
 
@@ -15,6 +16,7 @@
 #include "tuner/device_problem.hpp"
 #include "tuner/evaluator.hpp"
 #include "tuner/session.hpp"
+#include "tuner/stale_config.hpp"
 #include "tuner/template_library.hpp"
 #include "tuner/variant.hpp"
 
@@ -142,8 +144,16 @@ std::size_t register_kernel_benchmarks(const BenchOptions& options) {
     const auto& kernel = kernels::find_kernel(winner.kernel);
     const auto shape = kernels::parse_shape(winner.shape, kernel.shape_dims().size());
     const auto base = kernel.name() + "/" + benchmark_shape_name(kernel, shape);
-    const std::pair<std::string, kernels::Config> variants[] = {
-        {"winner", kernels::config_from_json(winner.config_json)}, {"baseline", kernel.baseline(shape)}};
+    // A winner stored before its kernel gained a parameter is completed
+    // where a path fixes the value, else reported and left out.
+    std::vector<std::pair<std::string, kernels::Config>> variants;
+    const auto update = update_config(kernel, shape, kernels::config_from_json(winner.config_json));
+    if (!update.note.empty()) {
+      std::cerr << "vktune-bench: " << kernel.name() << " " << winner.shape << " (" << winner.cache_mode
+                << ") winner: " << update.note << (update.config ? "" : "; benchmarking its baseline only") << "\n";
+    }
+    if (update.config) variants.emplace_back("winner", *update.config);
+    variants.emplace_back("baseline", kernel.baseline(shape));
     for (const auto& [label, config] : variants) {
       benchmark::RegisterBenchmark((base + "/" + label).c_str(),
                                    [shared, &kernel, shape, config](benchmark::State& state) {

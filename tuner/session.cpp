@@ -19,6 +19,7 @@
 #include "tuner/search/search_space.hpp"
 #include "tuner/search/strategy.hpp"
 #include "tuner/search/transfer.hpp"
+#include "tuner/stale_config.hpp"
 #include "tuner/variant.hpp"
 
 namespace vktune {
@@ -565,16 +566,18 @@ std::vector<kernels::Config> TuneSession::transfer_seeds(const kernels::Kernel& 
       const auto text = kernels::shape_to_string(s);
       const auto measured = store_->measurements(row, kernel.name(), text, cache_mode);
       std::size_t taken = 0;
-      if (auto w = store_->find_winner(row, kernel.name(), text, cache_mode)) {
-        seeds.push_back(kernels::config_from_json(w->config_json));
-        ++taken;
-      }
-      for (const auto& m : measured) {
-        if (taken >= kTransferTop + 1 || m.status != results::Status::ok) break;
-        if (auto v = store_->find_variant(m.variant_hash)) {
-          seeds.push_back(kernels::config_from_json(v->config_json));
+      // Stored before the kernel gained a parameter: completed where a path
+      // fixes it, else left out.
+      auto take = [&](const std::string& config_json) {
+        if (auto current = update_config(kernel, s, kernels::config_from_json(config_json)).config) {
+          seeds.push_back(std::move(*current));
           ++taken;
         }
+      };
+      if (auto w = store_->find_winner(row, kernel.name(), text, cache_mode)) take(w->config_json);
+      for (const auto& m : measured) {
+        if (taken >= kTransferTop + 1 || m.status != results::Status::ok) break;
+        if (auto v = store_->find_variant(m.variant_hash)) take(v->config_json);
       }
       from.push_back(text + (row == *device_row_ ? "" : " (device #" + std::to_string(row) + ")"));
     }

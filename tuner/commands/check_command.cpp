@@ -19,6 +19,7 @@
 #include "tuner/session.hpp"
 #include "tuner/covering.hpp"
 #include "tuner/space.hpp"
+#include "tuner/stale_config.hpp"
 #include "tuner/search/search_space.hpp"
 #include "tuner/search/strategy.hpp"
 
@@ -71,7 +72,9 @@ void add_table_winners(const kernels::Kernel& kernel, const kernels::Shape& shap
     } catch (const Error&) {
       continue;  // a shape this build no longer accepts: reported as unchecked
     }
-    const auto& config = winners[i].second;
+    const auto current = update_config(kernel, tuned, winners[i].second).config;
+    if (!current) continue;  // stale: reported as unchecked
+    const auto& config = *current;
     if (kernel.space_index(tuned) != space || !kernel.constraint_violation(config, shape, info).empty()) continue;
     checked[i] = 1;
     if (std::find(configs.begin(), configs.end(), config) == configs.end()) configs.push_back(config);
@@ -125,7 +128,9 @@ std::vector<kernels::Config> select_configs(const kernels::Kernel& kernel, const
     if (store && device_row) {
       for (const auto& mode : {"cold", "hot"}) {
         if (auto w = store->find_winner(*device_row, kernel.name(), kernels::shape_to_string(shape), mode)) {
-          configs.push_back(kernels::config_from_json(w->config_json));
+          const auto update = update_config(kernel, shape, kernels::config_from_json(w->config_json));
+          if (!update.note.empty()) std::cerr << "check: " << kernel.name() << " " << w->shape << " winner: " << update.note << "\n";
+          if (update.config) configs.push_back(*update.config);
         }
       }
     }
@@ -218,16 +223,28 @@ void run_check(CheckArgs args, int& result_code) {
     std::map<kernels::Shape, std::vector<kernels::Config>> shrunk;
     for (std::size_t i = 0; i < winner_checked.size(); ++i) {
       if (winner_checked[i]) continue;
-      const auto& [tuned, config] = winners->second[i];
+      const auto& [tuned, stored] = winners->second[i];
+      auto config = stored;
+      std::string why;
+      try {
+        const auto update = update_config(*kernel, kernels::parse_shape(tuned, kernel->shape_dims().size()), stored);
+        if (update.config) config = *update.config;
+        why = update.note;
+      } catch (const Error& e) {
+        why = e.what();
+      }
       if (auto shape = smallest_legal_shape(*kernel, config, tuned, info)) {
         auto& configs = shrunk[*shape];
         if (std::find(configs.begin(), configs.end(), config) == configs.end()) configs.push_back(config);
         continue;
       }
-      std::string why = "its tuned shape is not a valid shape";
-      try {
-        why = kernel->constraint_violation(config, kernels::parse_shape(tuned, kernel->shape_dims().size()), info);
-      } catch (const Error&) {
+      if (why.rfind("stale", 0) != 0) {
+        try {
+          why = "not legal on this device: " +
+                kernel->constraint_violation(config, kernels::parse_shape(tuned, kernel->shape_dims().size()), info);
+        } catch (const Error&) {
+          why = "its tuned shape is not a valid shape";
+        }
       }
       unchecked.push_back({{"kernel", kernel->name()},
                            {"shape", tuned},
@@ -235,7 +252,7 @@ void run_check(CheckArgs args, int& result_code) {
                            {"reason", why}});
       if (!args.json) {
         std::cout << "not checked: " << kernel->name() << " " << tuned << " winner [" << kernels::config_to_string(config)
-                  << "]: not legal on this device: " << why << "\n";
+                  << "]: " << why << "\n";
       }
     }
     for (const auto& [shape, configs] : shrunk) check_shape(*kernel, shape, configs);
