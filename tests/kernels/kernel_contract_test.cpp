@@ -192,6 +192,23 @@ TEST_P(KernelContract, TheCoveringArrayTakesEveryPairOfEachPath) {
   }
 }
 
+// A stored config from before the kernel gained a parameter reaches the
+// legality check with the parameter missing: an answer naming it, never an
+// exception (the tuner reads such configs from old databases and tables).
+TEST_P(KernelContract, AConfigMissingAParameterIsIllegalNotACrash) {
+  const auto device = testing_support::h200_like_tensor_cores();
+  for (const auto& shape : every_shape(kernel())) {
+    const auto base = kernel().baseline(shape);
+    for (const auto& [name, value] : base) {
+      auto lacking = base;
+      lacking.erase(name);
+      std::string why;
+      EXPECT_NO_THROW(why = kernel().constraint_violation(lacking, shape, device)) << label(shape) << " " << name;
+      EXPECT_NE(why, "") << label(shape) << " without " << name;
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Registered, KernelContract, ::testing::ValuesIn(kernel_names()),
                          [](const auto& info) { return info.param; });
 

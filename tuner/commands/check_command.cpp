@@ -226,19 +226,21 @@ void run_check(CheckArgs args, int& result_code) {
       const auto& [tuned, stored] = winners->second[i];
       auto config = stored;
       std::string why;
+      bool current = false;
       try {
         const auto update = update_config(*kernel, kernels::parse_shape(tuned, kernel->shape_dims().size()), stored);
         if (update.config) config = *update.config;
+        current = update.config.has_value();
         why = update.note;
       } catch (const Error& e) {
         why = e.what();
       }
-      if (auto shape = smallest_legal_shape(*kernel, config, tuned, info)) {
+      if (auto shape = current ? smallest_legal_shape(*kernel, config, tuned, info) : std::nullopt) {
         auto& configs = shrunk[*shape];
         if (std::find(configs.begin(), configs.end(), config) == configs.end()) configs.push_back(config);
         continue;
       }
-      if (why.rfind("stale", 0) != 0) {
+      if (current) {
         try {
           why = "not legal on this device: " +
                 kernel->constraint_violation(config, kernels::parse_shape(tuned, kernel->shape_dims().size()), info);
