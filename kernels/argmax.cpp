@@ -71,7 +71,9 @@ class Argmax final : public rowops::RowKernel {
 
  protected:
   std::string template_file() const override { return "argmax.comp"; }
-  std::uint32_t buffer_count() const override { return 2; }
+  std::vector<Binding> binding_list() const override {
+    return {{"x", BindingRole::input, size_rule(4, {0, 1})}, {"y", BindingRole::output, size_rule(4, {0})}};
+  }
   bool uses_index_reduction() const override { return true; }
 };
 

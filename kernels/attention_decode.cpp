@@ -315,6 +315,21 @@ Space make_space() {
   space.paths = {make_path(space, "walk", walk_varied, walk_pins),
                  make_path(space, "tensor-cores", attention_mma::varied(), mma_pins),
                  make_path(space, "stream", attention_stream::varied(), attention_stream::pinned())};
+  // Every path compiles QH = heads/kv_heads in (the contract keeps both
+  // heads and kv_heads equal to the tuned shape's: stricter than the ratio,
+  // and data a reader can check); the tensor-core and streaming paths also
+  // compile head_dim in.
+  space.paths[0].specialized_dims = {0, 1};
+  space.paths[1].specialized_dims = space.paths[2].specialized_dims = {0, 1, 2};
+  // heads × head_dim floats of q and out; kv_len × kv_heads × head_dim fp16
+  // values of K and V; the scratch of scratch_bytes.
+  const std::uint64_t splits = std::max(kMaxSplits, attention_stream::kMaxSplits);
+  space.bindings = {{"q", BindingRole::input, size_rule(4, {0, 2})},
+                    {"k", BindingRole::input, size_rule(2, {3, 1, 2})},
+                    {"v", BindingRole::input, size_rule(2, {3, 1, 2})},
+                    {"scratch", BindingRole::scratch,
+                     size_rule(4 * kMaxHeads, {}) + size_rule(4 * splits, {0, 2}) + size_rule(16 * splits, {0})},
+                    {"out", BindingRole::output, size_rule(4, {0, 2})}};
   space.shape_values = [](const Shape& shape) { return Config{{"QH", static_cast<int>(group_heads(shape))}}; };
   space.pruning = walk_pruning();
   for (auto& r : attention_mma::pruning()) space.pruning.push_back(std::move(r));
@@ -367,7 +382,6 @@ class AttentionDecode final : public Kernel {
 
   std::vector<Space> build_spaces() const override { return {space_}; }
 
-  std::size_t space_index(const Shape&) const override { return 0; }
 
   // 16-byte loads, one per lane per entry where that leaves a team of at most
   // 8 lanes (head_dim 64), else two (head_dim 128: 8 lanes, within any

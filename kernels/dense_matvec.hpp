@@ -1,6 +1,6 @@
 #pragma once
 // The decode (matrix-vector) space of the dense matmuls, matmul_f16 and
-// matmul_f32, for M <= kMaxDecodeM: templates/matvec_dense.comp. The tiled
+// matmul_f32, for M <= matmul::kMaxDecodeM: templates/matvec_dense.comp. The tiled
 // spaces reuse W from shared memory across many rows of x; with one to eight
 // rows there is nothing to reuse, and a tiled kernel at M = 1 idles most of
 // its tile (measured on an H200 at 1×4096×4096 fp16: 46 µs, 16% of the read
@@ -12,8 +12,6 @@
 #include "kernels/kernel.hpp"
 
 namespace vktune::kernels::dense_matvec {
-
-constexpr std::uint32_t kMaxDecodeM = 8;
 
 // Elements per load, widest first: 16, 8 or 2 bytes of fp16 (f16), 16 or 4
 // bytes of fp32. The widest that divides K is the only one varied.

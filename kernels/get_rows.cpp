@@ -94,10 +94,12 @@ class GetRows final : public Kernel {
         {"ELEMS", {4, 8, 16, 32}, "consecutive outputs per invocation per step (one run of a block)"},
         {"STEPS", {1, 2, 4}, "runs per invocation, WG_SIZE*ELEMS outputs apart"},
     };
+    // vocab rows of dim weights, in whole blocks (table_bytes).
+    space.bindings = {{"ids", BindingRole::input, size_rule(4, {0})},
+                      {"table", BindingRole::weights, size_rule(ref::row_bytes(t_.type, t_.block), {1, 2}, t_.block)},
+                      {"out", BindingRole::output, size_rule(4, {0, 2})}};
     return {space};
   }
-
-  std::size_t space_index(const Shape&) const override { return 0; }
 
   // 64 invocations of 8 outputs (one 16-byte F16 load, two Q4_K qs words),
   // one run each; 32 invocations for rows of 256 or fewer.

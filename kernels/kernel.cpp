@@ -1,5 +1,6 @@
 #include "kernels/kernel.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 #include <nlohmann/json.hpp>
@@ -54,6 +55,31 @@ const std::vector<Space>& Kernel::spaces() const {
 std::vector<SubSpace> Space::effective_paths() const {
   if (!paths.empty()) return paths;
   return {SubSpace{name, parameters, {}}};
+}
+
+const SubSpace* Space::path_of(const Config& config) const {
+  if (paths.empty()) return nullptr;
+  for (const auto& path : paths) {
+    bool fits = true;
+    for (const auto& [name, value] : path.pinned) {
+      const auto it = config.find(name);
+      fits = fits && it != config.end() && it->second == value;
+    }
+    for (const auto& p : path.parameters) {
+      const auto it = config.find(p.name);
+      fits = fits && it != config.end() && std::find(p.values.begin(), p.values.end(), it->second) != p.values.end();
+    }
+    if (fits) return &path;
+  }
+  return nullptr;
+}
+
+std::size_t Kernel::space_index(const Shape& shape) const {
+  const auto& all = spaces();
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    if (in_shape_class(all[i].shape_class, shape)) return i;
+  }
+  throw Error(ErrorKind::usage, name() + ": no space serves shape " + shape_to_string(shape));
 }
 
 bool DeviceKey::matches(const vk::DeviceInfo& device) const {

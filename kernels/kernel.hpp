@@ -20,10 +20,10 @@
 #include <vector>
 
 #include "harness/device_info.hpp"
+#include "kernels/launch_contract.hpp"
 
 namespace vktune::kernels {
 
-using Shape = std::vector<std::uint32_t>;
 using Config = std::map<std::string, int>;  // parameter name -> value
 
 struct Parameter {
@@ -38,10 +38,17 @@ struct Parameter {
 // space's). Every other parameter of the space is pinned at `pinned`'s value:
 // the path selectors (MMA=1) and values this path does not read, which stay
 // in the config and the defines so that stored variants keep their hashes.
+//
+// A path also states launch facts that differ between paths: the shape
+// dimensions its SPIR-V is compiled for (a variant serves only shapes equal
+// to its tuned shape there), and the bindings its dispatches never touch
+// (their contract asks for a minimal buffer).
 struct SubSpace {
   std::string name;  // "walk", "tensor-cores"
   std::vector<Parameter> parameters{};
   Config pinned{};
+  std::vector<int> specialized_dims{};
+  std::vector<std::string> unused_bindings{};
 };
 
 // The devices a pruning rule was measured on: every device (vendor_id 0) or
@@ -83,9 +90,18 @@ struct Space {
   // workgroup, ...): a config carries them, no path varies them.
   std::function<Config(const Shape& shape)> shape_values{};
   std::vector<PruningRule> pruning{};
+  // The shapes this space serves (Kernel::space_index picks the first space
+  // whose class holds the shape); empty = every shape.
+  ShapeClass shape_class{};
+  // The storage buffers of every variant, in binding order, with their roles
+  // and sizes; make_problem's buffers follow it (the contract suite checks).
+  std::vector<Binding> bindings{};
 
   // The paths, with the implicit single path spelled out.
   std::vector<SubSpace> effective_paths() const;
+  // The path a config of this space belongs to: the first whose pinned
+  // values it carries and whose parameters take its values; nullptr if none.
+  const SubSpace* path_of(const Config& config) const;
 };
 
 // Workgroups along one axis: ceil(shape[shape_dim] / divisor), or 1 when
@@ -154,7 +170,9 @@ class Kernel {
   // Built once, on first use, by build_spaces; enumerations call this for
   // every config, so it must not rebuild anything.
   const std::vector<Space>& spaces() const;
-  virtual std::size_t space_index(const Shape& shape) const = 0;
+  // The first space whose shape class holds the shape (Space::shape_class):
+  // the one rule the tuner, bench, exporters and runtime all read.
+  std::size_t space_index(const Shape& shape) const;
   // A sensible untuned default, what a careful engineer would pick by hand.
   virtual Config baseline(const Shape& shape) const = 0;
   // Empty when the config is legal on this shape and device, else why not:
@@ -164,6 +182,14 @@ class Kernel {
   virtual std::string constraint_violation(const Config& config, const Shape& shape,
                                            const vk::DeviceInfo& device) const = 0;
   virtual ShaderPlan plan(const Config& config, const Shape& shape) const = 0;
+  // Every dispatch of a variant, in order; all stages bind the same buffers
+  // (Space::bindings) and receive the shape as push constants, with a
+  // compute-to-compute barrier between them. One stage (plan) unless a
+  // kernel's path splits its work (a dequantization before a GEMM, a merge
+  // after split attention).
+  virtual std::vector<ShaderPlan> stages(const Config& config, const Shape& shape) const {
+    return {plan(config, shape)};
+  }
   virtual Problem make_problem(const Shape& shape, std::uint64_t seed) const = 0;
   virtual Tolerance tolerance(const Shape& shape) const = 0;
   // The accuracy one variant must reach: the kernel's, unless its variants

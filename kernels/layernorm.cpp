@@ -54,7 +54,12 @@ class LayerNorm final : public rowops::RowKernel {
  protected:
   std::string template_file() const override { return "layernorm.comp"; }
   rowops::Defines semantic_defines() const override { return {{"EPS", "1e-5"}}; }
-  std::uint32_t buffer_count() const override { return 4; }
+  std::vector<Binding> binding_list() const override {
+    return {{"x", BindingRole::input, size_rule(4, {0, 1})},
+            {"w", BindingRole::weights, size_rule(4, {1})},
+            {"b", BindingRole::weights, size_rule(4, {1})},
+            {"y", BindingRole::output, size_rule(4, {0, 1})}};
+  }
 };
 
 const KernelRegistration registration([] { return std::make_unique<LayerNorm>(); });

@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/matmul_contract.hpp"
 #include "kernels/dense_matmul.hpp"
 #include "kernels/dense_matvec.hpp"
 #include "kernels/coopmat.hpp"
@@ -35,10 +36,6 @@ const std::vector<int> kTiledVec{4, 1};
 const std::vector<int> kCoopmatVec{8, 4, 1};
 const std::vector<std::string> kTiledNames{"THREAD_M", "THREAD_N"};
 const std::vector<std::string> kCoopmatNames{"CM_SHAPE", "WARPS_M", "WARPS_N", "CM_STAGES"};
-
-// fp16 bytes of `count` halves, padded to 16 bytes (the templates read words
-// and vectors of up to 8 halves).
-std::uint64_t half_bytes(std::uint64_t count) { return (count * 2 + 15) / 16 * 16; }
 
 class MatmulF16 final : public Kernel {
   static constexpr std::size_t kTiled = 0, kDecode = 1;
@@ -93,11 +90,13 @@ class MatmulF16 final : public Kernel {
         [](const Config& c, const Shape&) {
           return c.at("USE_COOPMAT") == 0 && (c.at("TILE_K") > 32 || c.at("TILE_M") > 128 || c.at("TILE_N") > 128);
         }});
-    return {space, Space{"decode", "matvec_dense.comp", dense_matvec::parameters(true)}};
-  }
-
-  std::size_t space_index(const Shape& shape) const override {
-    return shape.at(0) <= dense_matvec::kMaxDecodeM ? kDecode : kTiled;
+    Space decode{"decode", "matvec_dense.comp", dense_matvec::parameters(true)};
+    space.shape_class = matmul::prefill_shapes();
+    decode.shape_class = matmul::decode_shapes();
+    space.bindings = decode.bindings = matmul::bindings(2, size_rule(2, {1, 2}));
+    // Whole 16-byte vectors: a VEC=8 load of the last halves reads up to 14 bytes past them.
+    for (auto* s : {&space, &decode}) s->bindings[0].size.align = s->bindings[1].size.align = 16;
+    return {space, decode};
   }
 
   // The scalar tiled path with matmul_f32's baseline (64×64 tiles, 4×4 per
@@ -169,8 +168,9 @@ class MatmulF16 final : public Kernel {
     auto w = rowops::random_values(n * k, seed);
     HostBuffer xb = half::rounded_buffer("x", x, false);
     HostBuffer wb = half::rounded_buffer("W", w, true);
-    xb.bytes.resize(half_bytes(m * k));
-    wb.bytes.resize(half_bytes(n * k));
+    const auto& bindings = spaces().at(space_index(shape)).bindings;
+    xb.bytes.resize(bindings[0].size.bytes(shape));
+    wb.bytes.resize(bindings[1].size.bytes(shape));
     // x and w now hold the fp16 values the device reads.
     auto expected = dense::reference(x, w, m, n, k);
     return rowops::problem_of(shape, {std::move(xb), std::move(wb), rowops::output_buffer("y", m * n)},
@@ -181,8 +181,9 @@ class MatmulF16 final : public Kernel {
   Metrics metrics(const Shape& shape) const override { return dense::metrics(shape, 2); }
 
   std::uint64_t device_bytes(const Shape& shape) const override {
-    const std::uint64_t m = shape.at(0), n = shape.at(1), k = shape.at(2);
-    return half_bytes(m * k) + half_bytes(n * k) + m * n * 4;
+    std::uint64_t bytes = 0;
+    for (const auto& b : spaces().at(space_index(shape)).bindings) bytes += b.size.bytes(shape);
+    return bytes;
   }
 
  private:

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/matmul_contract.hpp"
 #include "kernels/dense_matmul.hpp"
 #include "kernels/dense_matvec.hpp"
 #include "kernels/kernel.hpp"
@@ -90,11 +91,11 @@ class MatmulF32 final : public Kernel {
         "TILE_K >= 32; TILE_K=64: at most 128 register floats): every variant within 20% of the H200's best at "
         "4096^3 had them",
         DeviceKey{kVendorNvidia, ""}, [](const Config& c, const Shape&) { return outside_h200_fast_path(c); }});
-    return {space, Space{"decode", "matvec_dense.comp", dense_matvec::parameters(false)}};
-  }
-
-  std::size_t space_index(const Shape& shape) const override {
-    return shape.at(0) <= dense_matvec::kMaxDecodeM ? kDecode : kTiled;
+    Space decode{"decode", "matvec_dense.comp", dense_matvec::parameters(false)};
+    space.shape_class = matmul::prefill_shapes();
+    decode.shape_class = matmul::decode_shapes();
+    space.bindings = decode.bindings = matmul::bindings(4, size_rule(4, {1, 2}));
+    return {space, decode};
   }
 
   // The textbook 64×64 tile with 4×4 outputs per invocation (256

@@ -14,6 +14,7 @@
 
 #include "common/error.hpp"
 #include "harness/pipeline.hpp"
+#include "kernels/matmul_contract.hpp"
 #include "kernels/kernel.hpp"
 #include "kernels/matvec_rules.hpp"
 #include "kernels/quant_coopmat.hpp"
@@ -30,7 +31,6 @@ namespace {
 
 constexpr std::size_t kDecode = 0;
 constexpr std::size_t kPrefill = 1;
-constexpr std::uint32_t kMaxDecodeM = 8;
 constexpr std::uint32_t kBlockBytes = 144;  // one Q4_K super-block of 256 weights
 constexpr int kCoopmatQtype = 5;              // Q4_K in matmul_quant_cm.comp
 
@@ -238,11 +238,10 @@ class MatmulQ4K final : public Kernel {
     prefill.paths = quant_coopmat::paths(prefill);
     prefill.pruning = quant_coopmat::pruning();
     prefill.pruning.insert(prefill.pruning.begin(), few_invocations_rule());
+    decode.shape_class = matmul::decode_shapes();
+    prefill.shape_class = matmul::prefill_shapes();
+    decode.bindings = prefill.bindings = matmul::bindings(4, size_rule(kBlockBytes, {1, 2}, 256));
     return {decode, prefill};
-  }
-
-  std::size_t space_index(const Shape& shape) const override {
-    return shape.at(0) <= kMaxDecodeM ? kDecode : kPrefill;
   }
 
   Config baseline(const Shape& shape) const override {

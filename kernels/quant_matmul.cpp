@@ -1,3 +1,4 @@
+#include "kernels/matmul_contract.hpp"
 #include "kernels/quant_matmul.hpp"
 
 #include <algorithm>
@@ -19,7 +20,6 @@ namespace {
 
 constexpr std::size_t kDecode = 0;
 constexpr std::size_t kPrefill = 1;
-constexpr std::uint32_t kMaxDecodeM = 8;
 
 // Above this many multiply-adds the CPU reference is computed for a sample of
 // outputs only (see Problem::expected).
@@ -199,11 +199,11 @@ std::vector<Space> QuantMatmul::build_spaces() const {
   decode.pruning = decode_pruning();
   prefill.paths = quant_coopmat::paths(prefill);
   prefill.pruning = prefill_pruning();
+  decode.shape_class = matmul::decode_shapes();
+  prefill.shape_class = matmul::prefill_shapes();
+  decode.bindings = prefill.bindings =
+      matmul::bindings(4, size_rule(format_.block_bytes, {1, 2}, format_.block_weights));
   return {decode, prefill};
-}
-
-std::size_t QuantMatmul::space_index(const Shape& shape) const {
-  return shape.at(0) <= kMaxDecodeM ? kDecode : kPrefill;
 }
 
 Config QuantMatmul::baseline(const Shape& shape) const {

@@ -81,7 +81,6 @@ class QuantMatmul final : public Kernel {
   std::vector<Shape> default_shapes() const override;
   std::vector<Shape> check_shapes() const override;
   std::vector<Space> build_spaces() const override;
-  std::size_t space_index(const Shape& shape) const override;
   Config baseline(const Shape& shape) const override;
   std::string constraint_violation(const Config& config, const Shape& shape,
                                    const vk::DeviceInfo& device) const override;

@@ -70,7 +70,12 @@ class RmsNorm final : public rowops::RowKernel {
   rowops::Defines semantic_defines() const override {
     return {{"FUSED_WEIGHT", weight_ ? "1" : "0"}, {"EPS", "1e-5"}};
   }
-  std::uint32_t buffer_count() const override { return weight_ ? 3 : 2; }
+  std::vector<Binding> binding_list() const override {
+    std::vector<Binding> list{{"x", BindingRole::input, size_rule(4, {0, 1})}};
+    if (weight_) list.push_back({"w", BindingRole::weights, size_rule(4, {1})});
+    list.push_back({"y", BindingRole::output, size_rule(4, {0, 1})});
+    return list;
+  }
 
  private:
   bool weight_;

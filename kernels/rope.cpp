@@ -70,10 +70,13 @@ class Rope final : public Kernel {
         {"HEADS_PER_THREAD", {1, 2, 4}, "heads an invocation rotates with one sin/cos evaluation"},
         {"VEC", {1, 2, 4}, "consecutive pairs per invocation, loaded as vectors"},
     };
+    space.bindings = {{"x", BindingRole::input, size_rule(f16_ ? 2 : 4, {0, 1, 2})},
+                      {"pos", BindingRole::input, size_rule(4, {0})},
+                      {"base", BindingRole::input, size_rule(4, {})},
+                      {"y", BindingRole::output, size_rule(4, {0, 1, 2})}};
     return {space};
   }
 
-  std::size_t space_index(const Shape&) const override { return 0; }
 
   // One pair per invocation, 64 invocations filled with as many heads as
   // that takes (32 when even all heads have fewer pairs).

@@ -76,10 +76,10 @@ class RowKernel : public Kernel {
       }
     }
     space.paths = {subgroup, tree};
+    space.bindings = binding_list();
     return {space};
   }
 
-  std::size_t space_index(const Shape&) const override { return 0; }
 
   // Odd row lengths: shorter than a subgroup's vec4 step, not a multiple of
   // 4 or of any step, one row and several (rows start misaligned for vec4).
@@ -170,7 +170,9 @@ class RowKernel : public Kernel {
  protected:
   virtual std::string template_file() const = 0;
   virtual Defines semantic_defines() const { return {}; }
-  virtual std::uint32_t buffer_count() const = 0;
+  // The storage buffers, in binding order (Space::bindings).
+  virtual std::vector<Binding> binding_list() const = 0;
+  std::uint32_t buffer_count() const { return static_cast<std::uint32_t>(binding_list().size()); }
   virtual bool uses_index_reduction() const { return false; }
   // The rows along the dispatch's x axis (shape dim inner_dim()), the outer
   // dim along y (-1: none), and the row length.
@@ -196,10 +198,17 @@ class ElementwiseKernel : public Kernel {
         {"EPT", {1, 2, 4, 8}, "vectors per invocation, all loaded before any arithmetic"},
         {"SUBGROUP_SIZE", {0, 8, 16, 32, 64}, "required subgroup size; 0 = the device's choice"},
     };
+    // One float per element of rows × n in every buffer.
+    const auto per_element = size_rule(4, {0, 1});
+    if (inputs() == 1) {
+      space.bindings = {{"x", BindingRole::input, per_element}};
+    } else {
+      space.bindings = {{"a", BindingRole::input, per_element}, {"b", BindingRole::input, per_element}};
+    }
+    space.bindings.push_back({"y", BindingRole::output, per_element});
     return {space};
   }
 
-  std::size_t space_index(const Shape&) const override { return 0; }
 
   // 256 invocations with one vec4 each; 64 with one float for tiny arrays.
   Config baseline(const Shape& shape) const override {
@@ -266,7 +275,7 @@ class ElementwiseKernel : public Kernel {
   virtual Defines semantic_defines() const { return {}; }
   virtual std::uint32_t inputs() const = 0;
   virtual double flops_per_element() const = 0;
-  std::uint32_t buffer_count() const { return inputs() + 1; }
+  std::uint32_t buffer_count() const { return static_cast<std::uint32_t>(spaces()[0].bindings.size()); }
 };
 
 }  // namespace vktune::kernels::rowops

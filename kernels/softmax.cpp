@@ -59,7 +59,9 @@ class Softmax final : public rowops::RowKernel {
  protected:
   std::string template_file() const override { return "softmax.comp"; }
   rowops::Defines semantic_defines() const override { return {{"CAUSAL", "0"}}; }
-  std::uint32_t buffer_count() const override { return 2; }
+  std::vector<Binding> binding_list() const override {
+    return {{"x", BindingRole::input, size_rule(4, {0, 1})}, {"y", BindingRole::output, size_rule(4, {0, 1})}};
+  }
 };
 
 class SoftmaxCausal final : public rowops::RowKernel {
@@ -123,7 +125,11 @@ class SoftmaxCausal final : public rowops::RowKernel {
  protected:
   std::string template_file() const override { return "softmax.comp"; }
   rowops::Defines semantic_defines() const override { return {{"CAUSAL", "1"}}; }
-  std::uint32_t buffer_count() const override { return 3; }
+  std::vector<Binding> binding_list() const override {
+    return {{"x", BindingRole::input, size_rule(4, {0, 1, 2})},
+            {"scale", BindingRole::input, size_rule(4, {})},
+            {"y", BindingRole::output, size_rule(4, {0, 1, 2})}};
+  }
   int inner_dim() const override { return 1; }
   int outer_dim() const override { return 0; }
   std::uint32_t inner_rows(const Shape& shape) const override { return shape.at(1); }

@@ -223,7 +223,6 @@ class WrongReference final : public kernels::Kernel {
   std::vector<kernels::Shape> default_shapes() const override { return real_.default_shapes(); }
   std::vector<kernels::Shape> check_shapes() const override { return real_.check_shapes(); }
   std::vector<kernels::Space> build_spaces() const override { return real_.spaces(); }
-  std::size_t space_index(const kernels::Shape& s) const override { return real_.space_index(s); }
   kernels::Config baseline(const kernels::Shape& s) const override { return real_.baseline(s); }
   std::string constraint_violation(const kernels::Config& c, const kernels::Shape& s,
                                    const vk::DeviceInfo& d) const override {

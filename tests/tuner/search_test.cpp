@@ -290,8 +290,11 @@ TEST(Transfer, NearestShapesShareTheSpaceAndComeNearestFirst) {
     void validate_shape(const kernels::Shape&) const override {}
     std::vector<kernels::Shape> default_shapes() const override { return {}; }
     std::vector<kernels::Shape> check_shapes() const override { return {}; }
-    std::vector<kernels::Space> build_spaces() const override { return {}; }
-    std::size_t space_index(const kernels::Shape& s) const override { return s[0] <= 8 ? 0 : 1; }
+    std::vector<kernels::Space> build_spaces() const override {
+      kernels::Space decode{"decode", "", {}}, prefill{"prefill", "", {}};
+      decode.shape_class = {{0, 1, 8}};
+      return {decode, prefill};
+    }
     kernels::Config baseline(const kernels::Shape&) const override { return {}; }
     std::string constraint_violation(const kernels::Config&, const kernels::Shape&,
                                      const vk::DeviceInfo&) const override {

@@ -49,9 +49,11 @@ class TestScaleKernel : public kernels::Kernel {
   std::vector<kernels::Space> build_spaces() const override {
     kernels::Space space{"all", "test_scale.comp", {}};
     space.parameters = {{"WG", {32, 64, 2048}, "workgroup size"}, {"BUG", {0, 1, 2, 3}, "which bug"}};
+    space.bindings = {{"x", kernels::BindingRole::input, kernels::size_rule(4, {0})},
+                      {"b", kernels::BindingRole::weights, kernels::size_rule(4, {})},
+                      {"y", kernels::BindingRole::output, kernels::size_rule(4, {0})}};
     return {space};
   }
-  std::size_t space_index(const kernels::Shape&) const override { return 0; }
   kernels::Config baseline(const kernels::Shape&) const override { return {{"BUG", 0}, {"WG", 64}}; }
   std::string constraint_violation(const kernels::Config& c, const kernels::Shape&,
                                    const vk::DeviceInfo& d) const override {

@@ -1,0 +1,98 @@
+#include "kernels/launch_contract.hpp"
+
+#include <utility>
+
+#include "common/error.hpp"
+
+namespace vktune::kernels {
+
+std::string_view to_string(BindingRole role) {
+  switch (role) {
+    case BindingRole::input: return "input";
+    case BindingRole::weights: return "weights";
+    case BindingRole::output: return "output";
+    case BindingRole::scratch: return "scratch";
+  }
+  return "input";
+}
+
+BindingRole binding_role_from_string(std::string_view text) {
+  for (auto role : {BindingRole::input, BindingRole::weights, BindingRole::output, BindingRole::scratch}) {
+    if (text == to_string(role)) return role;
+  }
+  throw Error(ErrorKind::usage, "unknown binding role '" + std::string(text) + "' (input, weights, output, scratch)");
+}
+
+std::uint64_t SizeRule::bytes(const Shape& shape) const {
+  std::uint64_t sum = 0;
+  for (const auto& term : terms) {
+    std::uint64_t product = term.coefficient;
+    for (int d : term.dims) {
+      if (d < 0 || static_cast<std::size_t>(d) >= shape.size()) {
+        throw Error(ErrorKind::internal, "a size rule names shape dimension " + std::to_string(d) + " of a " +
+                                             std::to_string(shape.size()) + "-dimensional shape");
+      }
+      product *= shape[static_cast<std::size_t>(d)];
+    }
+    sum += product;
+  }
+  const std::uint64_t whole = divisor <= 1 ? sum : (sum + divisor - 1) / divisor;
+  return align <= 1 ? whole : (whole + align - 1) / align * align;
+}
+
+std::string SizeRule::describe(const std::vector<std::string>& dim_names) const {
+  std::string text;
+  for (const auto& term : terms) {
+    if (!text.empty()) text += " + ";
+    text += std::to_string(term.coefficient);
+    for (int d : term.dims) {
+      text += "*";
+      text += static_cast<std::size_t>(d) < dim_names.size() ? dim_names[static_cast<std::size_t>(d)]
+                                                            : "dim" + std::to_string(d);
+    }
+  }
+  if (text.empty()) text = "0";
+  if (divisor > 1) text = (terms.size() > 1 ? "(" + text + ")" : text) + "/" + std::to_string(divisor);
+  if (align > 1) text += ", in whole " + std::to_string(align) + "-byte units";
+  return text;
+}
+
+SizeRule size_rule(std::uint64_t coefficient, std::vector<int> dims, std::uint64_t divisor) {
+  return SizeRule{{SizeTerm{coefficient, std::move(dims)}}, divisor};
+}
+
+SizeRule operator+(SizeRule a, const SizeRule& b) {
+  if (a.divisor != b.divisor || a.align != b.align) throw Error(ErrorKind::internal, "adding size rules with different divisors");
+  a.terms.insert(a.terms.end(), b.terms.begin(), b.terms.end());
+  return a;
+}
+
+bool in_shape_class(const ShapeClass& shape_class, const Shape& shape) {
+  for (const auto& bound : shape_class) {
+    if (bound.dim < 0 || static_cast<std::size_t>(bound.dim) >= shape.size()) return false;
+    const auto v = shape[static_cast<std::size_t>(bound.dim)];
+    if (v < bound.min || v > bound.max) return false;
+  }
+  return true;
+}
+
+std::string describe(const ShapeClass& shape_class, const std::vector<std::string>& dim_names) {
+  if (shape_class.empty()) return "any shape";
+  std::string text;
+  for (const auto& bound : shape_class) {
+    const auto d = static_cast<std::size_t>(bound.dim);
+    const std::string name = d < dim_names.size() ? dim_names[d] : "dim" + std::to_string(bound.dim);
+    if (!text.empty()) text += ", ";
+    const bool bounded_above = bound.max != DimBound{}.max;
+    if (bound.min > 1 && bounded_above) {
+      text += std::to_string(bound.min) + " <= " + name + " <= " + std::to_string(bound.max);
+    } else if (bounded_above) {
+      text += name + " <= " + std::to_string(bound.max);
+    } else {
+      text += name + " >= " + std::to_string(bound.min);
+    }
+  }
+  return text;
+}
+
+}  // namespace vktune::kernels

@@ -1,0 +1,84 @@
+#pragma once
+// The launch facts of a kernel that an application needs to run one of its
+// variants without reading vktune's source, declared once by the kernel (its
+// spaces) and read from there by the tuner, bench, the exporters and, through
+// the exported contract, the runtime library (runtime/README.md).
+//
+// Everything here is data a reader can evaluate: buffer sizes are
+// polynomials over the shape, the shapes a space serves are bounds per
+// dimension. No callbacks, so a table carries them to a program that has
+// never heard of the kernel.
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace vktune::kernels {
+
+using Shape = std::vector<std::uint32_t>;
+
+// What a storage buffer is to the application: data it provides per call
+// (input), data it uploads once (weights), what it reads back (output), or
+// memory only the variant's dispatches use (scratch: allocate it, zero it
+// once, never read it).
+enum class BindingRole { input, weights, output, scratch };
+std::string_view to_string(BindingRole role);
+// Throws Error(usage) for text that names no role.
+BindingRole binding_role_from_string(std::string_view text);
+
+// bytes = ceil(sum over terms of coefficient * prod(shape[dims]) / divisor),
+// rounded up to a multiple of `align` (storage buffers hold whole 32-bit
+// words, so an odd count of fp16 values takes one more half word).
+// Enough for every layout vktune's kernels use (rows × columns × element
+// size; GGUF blocks: N × K × block bytes / block weights; scratch with a
+// constant part).
+struct SizeTerm {
+  std::uint64_t coefficient = 0;
+  std::vector<int> dims;  // shape dimensions multiplied together; empty = a constant
+
+  bool operator==(const SizeTerm&) const = default;
+};
+
+struct SizeRule {
+  std::vector<SizeTerm> terms;
+  std::uint64_t divisor = 1;
+  std::uint64_t align = 4;
+
+  std::uint64_t bytes(const Shape& shape) const;
+  // "4*M*K", "144*N*K/256", "1024 + 4096*heads + 1024*heads*head_dim"
+  std::string describe(const std::vector<std::string>& dim_names) const;
+  bool operator==(const SizeRule&) const = default;
+};
+
+// `coefficient` bytes per element of the product of `dims`, divided by `divisor`.
+SizeRule size_rule(std::uint64_t coefficient, std::vector<int> dims, std::uint64_t divisor = 1);
+// The sum of two rules with the same divisor.
+SizeRule operator+(SizeRule a, const SizeRule& b);
+
+// One storage buffer at set 0, binding = its index in the kernel's list.
+struct Binding {
+  std::string name;  // "x", "W", "y", "scratch"
+  BindingRole role = BindingRole::input;
+  SizeRule size;
+
+  bool operator==(const Binding&) const = default;
+};
+
+// The shapes a space serves: every listed dimension within [min, max]
+// (inclusive); dimensions not listed are free. Decode spaces of the matrix
+// products serve M <= 8, their prefill spaces M >= 9.
+struct DimBound {
+  int dim = 0;
+  std::uint32_t min = 1;
+  std::uint32_t max = std::numeric_limits<std::uint32_t>::max();
+
+  bool operator==(const DimBound&) const = default;
+};
+using ShapeClass = std::vector<DimBound>;
+
+bool in_shape_class(const ShapeClass& shape_class, const Shape& shape);
+// "M <= 8", "M >= 9", "any shape"
+std::string describe(const ShapeClass& shape_class, const std::vector<std::string>& dim_names);
+
+}  // namespace vktune::kernels
