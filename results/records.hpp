@@ -111,6 +111,13 @@ struct Winner {
   std::string baseline_variant_hash;
   double baseline_median_ns = 0;
   std::string updated_at;  // ISO-8601 UTC; set_winner keeps a given one, else fills in now
+  // The launch contract (kernels/variant_contract.hpp) as JSON: stages with
+  // their SPIR-V hashes, bindings, shape class; "" for winners stored before
+  // schema version 4 (the export completes them from the kernel).
+  std::string contract_json;
+  // SPIR-V of the stages after the first, stored by content hash on
+  // set_winner (the contract names them); not read back with the winner.
+  std::vector<std::vector<std::uint32_t>> later_stage_spirv;
 
   bool operator==(const Winner&) const = default;
 };

@@ -141,6 +141,12 @@ ALTER TABLE measurements_v3 RENAME TO measurements;
 CREATE INDEX measurements_by_shape ON measurements(device, shape, cache_mode);
 PRAGMA user_version = 3;
 )sql",
+    // 3 -> 4: each winner's launch contract (kernels/variant_contract.hpp) as
+    // JSON; '' for winners stored before it (readers complete them).
+    R"sql(
+ALTER TABLE winners ADD COLUMN contract_json TEXT NOT NULL DEFAULT '';
+PRAGMA user_version = 4;
+)sql",
 };
 static_assert(std::size(migrations) == current_version, "one migration per schema version");
 

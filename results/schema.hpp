@@ -12,7 +12,7 @@
 
 namespace vktune::results::schema {
 
-inline constexpr int current_version = 3;
+inline constexpr int current_version = 4;
 
 // The database's schema version (PRAGMA user_version).
 int read_version(const sqlite::Connection& connection);

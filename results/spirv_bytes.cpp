@@ -1,5 +1,7 @@
 #include "results/spirv_bytes.hpp"
 
+#include "common/hash.hpp"
+
 namespace vktune::results {
 
 std::vector<std::byte> spirv_to_bytes(std::span<const std::uint32_t> words) {
@@ -20,6 +22,11 @@ std::optional<std::vector<std::uint32_t>> spirv_from_bytes(std::span<const std::
     words[i] = word;
   }
   return words;
+}
+
+std::string spirv_content_hash(std::span<const std::uint32_t> words) {
+  const auto bytes = spirv_to_bytes(words);
+  return Hasher().add(std::span(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size())).hex();
 }
 
 }  // namespace vktune::results

@@ -29,7 +29,7 @@ constexpr std::string_view winner_columns =
     "w.device, w.kernel, w.shape, w.cache_mode, w.variant, w.config_json, w.spirv_hash, s.words, "
     "w.specialization_json, w.local_size_x, w.local_size_y, w.local_size_z, w.dispatch_json, "
     "w.required_subgroup_size, w.median_ns, w.gbps, w.gflops, w.rel_l2_error, w.baseline_variant, "
-    "w.baseline_median_ns, w.updated_at";
+    "w.baseline_median_ns, w.updated_at, w.contract_json";
 
 std::string select(std::string_view columns, std::string_view rest) {
   return "SELECT " + std::string(columns) + " " + std::string(rest);
@@ -94,6 +94,7 @@ Winner read_winner(const sqlite::Statement& row, const std::filesystem::path& fi
   w.baseline_variant_hash = row.column_text(18);
   w.baseline_median_ns = row.column_double(19);
   w.updated_at = row.column_text(20);
+  w.contract_json = row.column_text(21);
   return w;
 }
 
@@ -429,21 +430,21 @@ std::string Store::spirv_key(const Winner& w) const {
     throw Error(ErrorKind::database, "results database '" + path().string() + "': the winner for kernel '" +
                                          w.kernel + "' shape '" + w.shape + "' has no SPIR-V");
   }
-  const auto bytes = spirv_to_bytes(w.spirv);
-  return Hasher().add(std::span(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size())).hex();
+  return spirv_content_hash(w.spirv);
 }
 
 void Store::set_winner(const Winner& w) {
   const std::string spirv_hash = spirv_key(w);
   transaction([&] {
     if (!w.spirv.empty()) put_spirv(spirv_hash, w.spirv);
+    for (const auto& words : w.later_stage_spirv) put_spirv(spirv_content_hash(words), words);
     put_kernel(w.kernel);
     auto insert = statement(
         "INSERT INTO winners (device, kernel, shape, cache_mode, variant, config_json, spirv_hash, "
         "specialization_json, local_size_x, local_size_y, local_size_z, dispatch_json, required_subgroup_size, "
-        "median_ns, gbps, gflops, rel_l2_error, baseline_variant, baseline_median_ns, updated_at) "
+        "median_ns, gbps, gflops, rel_l2_error, baseline_variant, baseline_median_ns, updated_at, contract_json) "
         "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, "
-        "COALESCE(NULLIF(?20, ''), " VKTUNE_SQL_NOW ")) "
+        "COALESCE(NULLIF(?20, ''), " VKTUNE_SQL_NOW "), ?21) "
         "ON CONFLICT (device, kernel, shape, cache_mode) DO UPDATE SET variant = excluded.variant, "
         "config_json = excluded.config_json, spirv_hash = excluded.spirv_hash, "
         "specialization_json = excluded.specialization_json, local_size_x = excluded.local_size_x, "
@@ -451,12 +452,13 @@ void Store::set_winner(const Winner& w) {
         "dispatch_json = excluded.dispatch_json, required_subgroup_size = excluded.required_subgroup_size, "
         "median_ns = excluded.median_ns, gbps = excluded.gbps, gflops = excluded.gflops, "
         "rel_l2_error = excluded.rel_l2_error, baseline_variant = excluded.baseline_variant, "
-        "baseline_median_ns = excluded.baseline_median_ns, updated_at = excluded.updated_at");
+        "baseline_median_ns = excluded.baseline_median_ns, updated_at = excluded.updated_at, "
+        "contract_json = excluded.contract_json");
     insert
         ->bind_all(w.device_id, w.kernel, w.shape, w.cache_mode, w.variant_hash, w.config_json, spirv_hash,
                    w.specialization_json, w.local_size[0], w.local_size[1], w.local_size[2], w.dispatch_json,
                    w.required_subgroup_size, w.median_ns, w.gbps, w.gflops, w.rel_l2_error, w.baseline_variant_hash,
-                   w.baseline_median_ns, w.updated_at)
+                   w.baseline_median_ns, w.updated_at, w.contract_json)
         .run();
   });
 }

@@ -43,7 +43,8 @@ typedef enum vktune_match {
   VKTUNE_MATCH_DEVICE = 1,            /* same device, other driver */
   VKTUNE_MATCH_ARCHITECTURE = 2,      /* same vendor and architecture */
   VKTUNE_MATCH_VENDOR = 3,            /* vendor default */
-  VKTUNE_MATCH_BASELINE = 4           /* the caller's baseline */
+  VKTUNE_MATCH_BASELINE = 4,          /* the caller's baseline */
+  VKTUNE_MATCH_MODEL = 5              /* same model, another physical GPU (between DEVICE and ARCHITECTURE) */
 } vktune_match;
 
 typedef struct vktune_table vktune_table; /* opaque */
@@ -53,7 +54,32 @@ typedef struct vktune_device {
   uint32_t device_id;
   uint32_t driver_version;
   const char* name; /* VkPhysicalDeviceProperties::deviceName */
+  const char* uuid; /* lowercase hex of VkPhysicalDeviceIDProperties::deviceUUID; NULL or "" when unknown */
 } vktune_device;
+
+/* What the device offers (optional): an entry needing more is skipped. */
+typedef struct vktune_capabilities {
+  const char* const* features; /* enabled Vulkan feature members' names, e.g. "shaderFloat16" */
+  size_t feature_count;
+  uint32_t max_shared_memory_bytes;
+  uint32_t max_invocations;
+  uint32_t min_subgroup_size, max_subgroup_size;
+  int subgroup_size_control; /* 1 when the pipeline may require a subgroup size */
+} vktune_capabilities;
+
+typedef enum vktune_binding_role {
+  VKTUNE_BINDING_INPUT = 0,
+  VKTUNE_BINDING_WEIGHTS = 1,
+  VKTUNE_BINDING_OUTPUT = 2,
+  VKTUNE_BINDING_SCRATCH = 3 /* allocate, zero once, never read */
+} vktune_binding_role;
+
+/* A storage buffer at set 0, binding = its index, sized for the queried shape. */
+typedef struct vktune_binding {
+  const char* name;
+  vktune_binding_role role;
+  uint64_t bytes;
+} vktune_binding;
 
 typedef struct vktune_dispatch_axis {
   int32_t shape_dim; /* < 0: one workgroup along this axis */
@@ -65,7 +91,8 @@ typedef struct vktune_specialization {
   uint32_t value; /* integers as uint32, booleans as 0/1, floats as their bits */
 } vktune_specialization;
 
-/* A compiled variant: the caller's baseline going in, the answer coming out. */
+/* One dispatch of a variant: the caller's baseline going in (one stage), each
+ * stage of the answer coming out. */
 typedef struct vktune_variant {
   const uint32_t* spirv;
   size_t spirv_words;
@@ -82,20 +109,27 @@ typedef struct vktune_query {
   const uint32_t* shape;
   size_t shape_dims;
   const char* cache_mode; /* preferred "cold"/"hot"; NULL or "" prefers "cold" */
+  const vktune_capabilities* capabilities; /* NULL: not checked */
 } vktune_query;
 
 /* The answer. Every pointer in it is owned by the vktune_lookup and valid
  * until vktune_lookup_free; the table may be freed before it. */
 typedef struct vktune_lookup {
   vktune_match match;
-  const char* match_name; /* "device_and_driver", "device", "architecture", "vendor", "baseline" */
+  const char* match_name; /* "device_and_driver", "device", "model", "architecture", "vendor", "baseline" */
   const char* match_text; /* one line for logs */
   int exact_shape;        /* 1 when tuned for exactly the queried shape */
   const uint32_t* tuned_shape; /* NULL and 0 for the baseline */
   size_t tuned_shape_dims;
   double shape_distance;
-  vktune_variant variant;
+  vktune_variant variant;  /* the first stage (the only one of most variants) */
   uint32_t workgroups[3]; /* variant.dispatch evaluated for the queried shape */
+  const vktune_variant* stages; /* every stage, in dispatch order; a barrier between them */
+  const uint32_t* stage_workgroups; /* 3 per stage: x, y, z of stage i at [3*i] */
+  size_t stage_count;
+  const vktune_binding* bindings; /* 0 of them for entries of version-1 tables */
+  size_t binding_count;
+  const char* explain; /* every device level tried and what was skipped, one per line */
   const char* tuned_device_name; /* "" for the baseline */
   const char* variant_hash;      /* "" for the baseline */
   const char* config_json;       /* "" for the baseline */

@@ -1,49 +1,36 @@
 #pragma once
-// vktune runtime: load a tuned table and answer "which SPIR-V and launch
-// parameters for (device, kernel, shape)". An application links this library
-// alone: it needs neither shaderc nor the tuner, and it never calls Vulkan.
+// vktune runtime: load a tuned table and answer "what do I run for (device,
+// kernel, shape)": the variant's launch contract — its stages (SPIR-V, local
+// size, subgroup size, workgroup counts), its bindings with their roles and
+// sizes, and what it needs from the device. An application links this
+// library alone: it needs neither shaderc nor the tuner, and it never calls
+// Vulkan (vktune_runtime_vulkan.hpp turns an answer into pipelines and
+// dispatches). C++17.
 //
 //   auto table = vktune::runtime::Table::open("tuned.json");   // or a vktune .db
 //   vktune::runtime::Query query{device, "matmul_q4k", {1, 4096, 4096}};
 //   auto found = table.lookup(query, my_baseline);
-//   // found.variant.spirv, .specialization, .local_size, .required_subgroup_size,
-//   // found.workgroups (for vkCmdDispatch), found.match / found.match_text
+//   // found.contract.stages, found.workgroups, found.binding_bytes,
+//   // found.match, found.explain
 //
-// Sources: an exported JSON table ("format": "vktune-table", "version": 1, see
-// results/TABLE_FORMAT.md) or a vktune SQLite database (schema versions 1..3,
-// opened read-only). Anything malformed, truncated or of another version is an
-// Error naming the file and what is wrong; the table is validated completely
-// when it is opened, so lookups never meet a broken entry.
+// Sources: an exported JSON table ("format": "vktune-table", versions 1 and
+// 2, results/TABLE_FORMAT.md) or a vktune SQLite database (schema versions
+// 1..4, opened read-only). Anything malformed, truncated, of another version
+// or failing its integrity hash is an Error naming the file, the entry and
+// the field; the table is validated whole when it is opened, so lookups never
+// meet a broken entry.
 //
-// Lookup rules, in order (see Table::lookup):
-//   device levels  1. same device and same driver  (vendor_id, device_id, name and driver_version equal)
-//                  2. same device, other driver    (vendor_id, device_id and name equal)
-//                  3. same vendor and architecture (same_architecture() below)
-//                  4. vendor default               (any entry with the same vendor_id)
-//                  5. the caller's baseline
-//   shapes         within the first device level that has any usable entry: the
-//                  exact shape, else the nearest tuned shape of the same regime
-//                  (shape_regime()) by shape_distance(). Shapes of another regime
-//                  or another number of dimensions are never used.
-//   validity       every vktune kernel takes its shape in push constants, so a
-//                  variant tuned for one shape runs correctly on any shape of the
-//                  same regime (its dispatch rule covers the shape). The runtime
-//                  relies on that; an entry whose dispatch rule names a dimension
-//                  the shape lacks is skipped, and a caller that knows more can
-//                  pass a Validity predicate to reject entries. One exception:
-//                  attention_decode's variants are compiled for the shape's
-//                  query heads per KV head (QH must divide heads/kv_heads) and,
-//                  with MMA=1 or STREAM=1, its head_dim; the table does not say so yet, so
-//                  a caller serving other head layouts than it tuned must pass
-//                  a Validity predicate that keeps heads, kv_heads and head_dim
-//                  equal to the entry's shape.
+// The rules (device levels, shape classes, distance, tie-breaks, device
+// needs) are runtime/lookup_rules.inc, which the exported header compiles
+// too; runtime/README.md states them in prose.
 #include <array>
+#include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <memory>
 #include <optional>
-#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -51,9 +38,15 @@
 
 namespace vktune::runtime {
 
+namespace rules {
+#include "lookup_rules.inc"
+}  // namespace rules
+
 namespace detail {
 struct TableData;
 }
+
+using Shape = std::vector<std::uint32_t>;
 
 // The one exception type of the runtime. Its message names the file (when
 // there is one) and what is wrong with it.
@@ -74,53 +67,51 @@ class Error : public std::runtime_error {
 };
 
 // A Vulkan device as vktune keys it (VkPhysicalDeviceProperties: vendorID,
-// deviceID, driverVersion, deviceName).
+// deviceID, driverVersion, deviceName; VkPhysicalDeviceIDProperties:
+// deviceUUID as lowercase hex, "" when unknown).
 struct DeviceIdentity {
   std::uint32_t vendor_id = 0;
   std::uint32_t device_id = 0;
   std::uint32_t driver_version = 0;
   std::string name;
+  std::string uuid;
+};
+bool operator==(const DeviceIdentity& a, const DeviceIdentity& b);
 
-  bool operator==(const DeviceIdentity&) const = default;
+// What a device offers that variants may need: the optional features it has
+// enabled (Vulkan feature members' names, as required_features() spells
+// them) and its limits. `known` false (the default): nothing is checked.
+struct DeviceCapabilities {
+  bool known = false;
+  std::vector<std::string> features;
+  std::uint32_t max_shared_memory_bytes = 0;
+  std::uint32_t max_invocations = 0;
+  std::uint32_t min_subgroup_size = 0, max_subgroup_size = 0;
+  bool subgroup_size_control = false;
 };
 
-// The architecture family of a device name: the name up to and including its
-// first decimal digit, ASCII-lowercased ("NVIDIA GeForce RTX 4090" ->
-// "nvidia geforce rtx 4", "NVIDIA H100 80GB HBM3" -> "nvidia h1"); a name
-// without digits is its own family (lowercased).
+// See lookup_rules.inc.
 std::string name_family(std::string_view device_name);
-
-// "Same vendor and architecture": equal vendor_id, and either the same
-// name_family() or the same non-zero device-id high part (device_id >> 8,
-// e.g. NVIDIA 0x2330 H100 and 0x2335 H200). A heuristic: it is only consulted
-// after both exact-device levels found nothing.
 bool same_architecture(const DeviceIdentity& a, const DeviceIdentity& b);
 
-// The shape's regime. 3-dimensional shapes (matmul M,N,K) are decode
-// (regime 0) when dims[0] <= 8 and prefill (regime 1) otherwise; shapes of any
-// other number of dimensions have a single regime 0. Two shapes are
-// comparable only with the same number of dimensions and the same regime.
-int shape_regime(std::span<const std::uint32_t> shape);
-const char* regime_name(std::span<const std::uint32_t> shape);  // "decode", "prefill" or "any"
-
-// Sum over dimensions of |log2(a_i / b_i)|: 0 for equal shapes, 1 for one
-// dimension doubled. Throws Error(usage) when the dimension counts differ or a
-// dimension is 0.
-double shape_distance(std::span<const std::uint32_t> a, std::span<const std::uint32_t> b);
+// Sum over dimensions of |log2(a_i / b_i)|. Throws Error(usage) when the
+// dimension counts differ or a dimension is 0.
+double shape_distance(const Shape& a, const Shape& b);
 
 // Workgroups along one axis: ceil(shape[shape_dim] / divisor), or 1 when
 // shape_dim < 0.
 struct DispatchAxis {
   int shape_dim = -1;
   std::uint32_t divisor = 1;
-
-  bool operator==(const DispatchAxis&) const = default;
 };
+inline bool operator==(const DispatchAxis& a, const DispatchAxis& b) {
+  return a.shape_dim == b.shape_dim && a.divisor == b.divisor;
+}
 using DispatchRule = std::array<DispatchAxis, 3>;
 
 // Throws Error(usage) when an axis names a dimension the shape lacks or has a
 // zero divisor.
-std::array<std::uint32_t, 3> workgroup_counts(const DispatchRule& rule, std::span<const std::uint32_t> shape);
+std::array<std::uint32_t, 3> workgroup_counts(const DispatchRule& rule, const Shape& shape);
 
 // The optional Vulkan device features a SPIR-V module needs enabled, from its
 // OpCapability instructions, as the feature members' names:
@@ -132,24 +123,67 @@ std::array<std::uint32_t, 3> workgroup_counts(const DispatchRule& rule, std::spa
 // Capabilities every Vulkan compute device has (Shader, the subgroup
 // operations) add nothing. Sorted, without duplicates. Throws Error(format)
 // when the words are not a SPIR-V module.
-std::vector<std::string> required_features(std::span<const std::uint32_t> spirv);
+std::vector<std::string> required_features(const std::vector<std::uint32_t>& spirv);
 
 // A specialization constant: its constant_id and its 32-bit value (integers
 // as uint32, booleans as 0/1, floats as the bits of a 32-bit float).
 struct SpecializationConstant {
   std::uint32_t id = 0;
   std::uint32_t value = 0;
-
-  bool operator==(const SpecializationConstant&) const = default;
 };
+inline bool operator==(const SpecializationConstant& a, const SpecializationConstant& b) {
+  return a.id == b.id && a.value == b.value;
+}
 
-// Everything needed to build and launch one compiled variant.
-struct Variant {
-  std::vector<std::uint32_t> spirv;  // SPIR-V words, native order
+// One dispatch of a variant.
+struct Stage {
+  std::vector<std::uint32_t> spirv;                     // SPIR-V words, native order
   std::vector<SpecializationConstant> specialization;  // sorted by id
   std::array<std::uint32_t, 3> local_size{1, 1, 1};
   DispatchRule dispatch{};
   std::uint32_t required_subgroup_size = 0;  // 0 = the device's choice
+  bool require_full_subgroups = false;       // VK_PIPELINE_SHADER_STAGE_CREATE_REQUIRE_FULL_SUBGROUPS_BIT
+  std::uint32_t shared_memory_bytes = 0;     // what the shader declares (0 in version-1 tables: unknown)
+};
+
+// What a storage buffer is to the application: data it provides per call
+// (input), data it uploads once (weights), what it reads back (output), or
+// memory only the dispatches use (scratch: allocate it, zero it once).
+enum class BindingRole { input, weights, output, scratch };
+const char* to_string(BindingRole role);
+
+// bytes = ceil(sum_t coefficient_t * prod(shape[dims_t]) / divisor), rounded
+// up to a multiple of align.
+struct SizeTerm {
+  std::uint64_t coefficient = 0;
+  std::vector<int> dims;
+};
+struct SizeRule {
+  std::vector<SizeTerm> terms;
+  std::uint64_t divisor = 1;
+  std::uint64_t align = 4;
+  std::uint64_t bytes(const Shape& shape) const;  // Error(usage) for a dimension the shape lacks
+};
+
+// A storage buffer at set 0, binding = its index in Contract::bindings.
+struct Binding {
+  std::string name;
+  BindingRole role = BindingRole::input;
+  SizeRule size;
+};
+
+// How to run one variant, and on what. Every stage binds all the bindings
+// (one descriptor set layout) and receives the shape as push constants, one
+// uint32 per dimension in shape order; a compute-to-compute memory barrier
+// separates the stages.
+struct Contract {
+  std::string space, path;              // the kernel's space and path ("decode", "x-q8"); "" when unknown
+  std::vector<std::string> shape_dims;  // dimension names, in push-constant order
+  std::vector<rules::DimBound> shape_class;  // the shapes it serves
+  std::vector<int> specialized_dims;    // dimensions the SPIR-V is compiled for (must equal the tuned shape's)
+  std::vector<Binding> bindings;        // empty in version-1 tables (unknown)
+  std::vector<Stage> stages;            // at least one
+  std::vector<std::string> features;    // device features the stages' SPIR-V needs (required_features)
 };
 
 // A device of the table, with the row id the source gave it.
@@ -162,44 +196,50 @@ struct TableDevice {
 struct Entry {
   std::size_t device = 0;  // index into Table::devices()
   std::string kernel;
-  std::vector<std::uint32_t> shape;
+  Shape shape;
   std::string cache_mode;  // "cold" or "hot"
   std::string variant_hash;
   std::string config_json;  // the parameter values, as JSON text
-  Variant variant;
+  Contract contract;
   double median_ns = 0, gbps = 0, gflops = 0, rel_l2_error = 0;
 };
 
 enum class Match {
-  device_and_driver,   // same device and driver
-  device,              // same device, other driver
-  architecture,        // same vendor and architecture
-  vendor,              // vendor default
-  baseline,            // the caller's baseline
+  device_and_driver,  // same physical GPU and driver
+  device,             // same physical GPU, other driver
+  model,              // same model, another physical GPU
+  architecture,       // same vendor and architecture
+  vendor,             // any device of the vendor
+  baseline,           // the caller's baseline
 };
 const char* to_string(Match match);  // "device_and_driver", ...
 
 struct Query {
   DeviceIdentity device;
   std::string kernel;
-  std::vector<std::uint32_t> shape;
+  Shape shape;
   // Preferred measurement mode ("cold", "hot"); "" prefers "cold". Only a
   // tie-break: an entry of the other mode is still used.
   std::string cache_mode;
+  // The device's features and limits: an entry whose contract asks for more
+  // is skipped (and `explain` says why). Unknown: nothing is checked.
+  DeviceCapabilities capabilities;
 };
 
 // Return false to reject an entry for the query's shape.
-using Validity = std::function<bool(const Entry& entry, std::span<const std::uint32_t> shape)>;
+using Validity = std::function<bool(const Entry& entry, const Shape& shape)>;
 
 struct LookupResult {
   Match match = Match::baseline;
-  std::string match_text;  // one line for logs: the level, the tuned device and shape
+  std::string match_text;            // one line for logs: the level, the tuned device and shape
+  std::vector<std::string> explain;  // every level tried: what matched, what was skipped and why
   bool exact_shape = false;
-  std::vector<std::uint32_t> tuned_shape;  // the shape the variant was tuned for; empty for the baseline
-  double shape_distance = 0;               // shape_distance(query.shape, tuned_shape); 0 for the baseline
-  Variant variant;                          // what to run
-  std::array<std::uint32_t, 3> workgroups{1, 1, 1};  // variant.dispatch evaluated for query.shape
-  const Entry* entry = nullptr;             // the table entry used (valid while the Table lives); nullptr for the baseline
+  Shape tuned_shape;          // the shape the variant was tuned for; empty for the baseline
+  double shape_distance = 0;  // shape_distance(query.shape, tuned_shape); 0 for the baseline
+  Contract contract;          // what to run
+  std::vector<std::array<std::uint32_t, 3>> workgroups;  // per stage, for query.shape
+  std::vector<std::uint64_t> binding_bytes;              // per binding, for query.shape
+  const Entry* entry = nullptr;  // the table entry used (valid while the Table lives); nullptr for the baseline
   std::optional<DeviceIdentity> tuned_device;  // the device it was tuned on; empty for the baseline
 };
 
@@ -219,17 +259,17 @@ class Table {
   Table& operator=(Table&&) noexcept;
   ~Table();
 
-  std::span<const TableDevice> devices() const;
-  std::span<const Entry> entries() const;
+  const std::vector<TableDevice>& devices() const;
+  const std::vector<Entry>& entries() const;
   const std::string& source() const;
 
-  // The rules of this header's introduction. Among the candidates of the
-  // chosen device level the smallest key wins: (shape distance, for level 2
-  // the distance |driver_version - query driver_version|, cache-mode
-  // preference, table order). Falls back to `baseline` when no entry fits;
+  // The first device level (rules::Level) with an entry of the kernel that
+  // serves the shape (rules::shape_mismatch), whose contract the device
+  // satisfies (capabilities) and that `valid` accepts; within it the best
+  // candidate (rules::better). Falls back to `baseline` when no entry fits;
   // throws Error(no_match) when there is no baseline either, and
   // Error(usage) for an empty kernel name, an empty shape or a zero dimension.
-  LookupResult lookup(const Query& query, const std::optional<Variant>& baseline = std::nullopt,
+  LookupResult lookup(const Query& query, const std::optional<Contract>& baseline = std::nullopt,
                       const Validity& valid = {}) const;
 
  private:

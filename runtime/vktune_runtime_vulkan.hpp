@@ -25,7 +25,7 @@ inline DeviceIdentity identity_of(const VkPhysicalDeviceProperties& properties) 
 // there are none. Keep the object alive until the pipeline is created.
 class SpecializationInfo {
  public:
-  explicit SpecializationInfo(const Variant& variant) {
+  explicit SpecializationInfo(const Stage& variant) {
     for (const auto& c : variant.specialization) {
       entries_.push_back({c.id, static_cast<std::uint32_t>(sizeof(std::uint32_t) * values_.size()),
                           sizeof(std::uint32_t)});

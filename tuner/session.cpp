@@ -1,3 +1,5 @@
+#include "results/spirv_bytes.hpp"
+#include "tuner/contract_json.hpp"
 #include "tuner/session.hpp"
 
 #include <algorithm>
@@ -113,12 +115,6 @@ Outcome from_measurement(const results::Measurement& m, const kernels::Config& c
   o.is_baseline = is_baseline;
   o.resumed = true;
   return o;
-}
-
-std::string dispatch_json(const kernels::DispatchRule& rule) {
-  nlohmann::json axes = nlohmann::json::array();
-  for (const auto& a : rule) axes.push_back({{"shape_dim", a.shape_dim}, {"divisor", a.divisor}});
-  return axes.dump();
 }
 
 }  // namespace
@@ -599,7 +595,7 @@ ShapeResult TuneSession::run(const kernels::Kernel& kernel, const kernels::Shape
     winner.spirv = std::move(*spirv);
     winner.specialization_json = "{}";
     for (int i = 0; i < 3; ++i) winner.local_size[i] = variant.plan.local_size[i];
-    winner.dispatch_json = dispatch_json(variant.plan.dispatch);
+    winner.dispatch_json = dispatch_to_json(variant.plan.dispatch).dump();
     winner.required_subgroup_size = variant.plan.required_subgroup_size;
     winner.median_ns = w.timing.median;
     winner.gbps = w.gbps;
@@ -609,6 +605,9 @@ ShapeResult TuneSession::run(const kernels::Kernel& kernel, const kernels::Shape
       winner.baseline_variant_hash = result.outcomes[*result.baseline].variant_hash;
       winner.baseline_median_ns = result.outcomes[*result.baseline].timing.median;
     }
+    // One stage today: the contract's stage 0 is this SPIR-V.
+    const auto contract = kernels::launch_contract(kernel, w.config, shape);
+    winner.contract_json = contract_to_json(contract, {results::spirv_content_hash(winner.spirv)}).dump();
     store_->set_winner(winner);
   }
   return result;

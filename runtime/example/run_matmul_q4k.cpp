@@ -192,13 +192,13 @@ int run(const Options& options) {
   // table without a usable entry is an error.
   rt::Query query{rt::identity_of(properties), "matmul_q4k", options.shape, ""};
   const auto found = table.lookup(query);
-  const auto& variant = found.variant;
+  const auto& variant = found.contract.stages.at(0);
   std::printf("device %s; matmul_q4k %u,%u,%u\n", properties.deviceName, options.shape[0], options.shape[1],
               options.shape[2]);
   std::printf("rule: %s (%s)\n", rt::to_string(found.match), found.match_text.c_str());
   std::printf("variant: %zu SPIR-V words, local size %ux%ux%u, workgroups %ux%ux%u, subgroup size %u\n",
               variant.spirv.size(), variant.local_size[0], variant.local_size[1], variant.local_size[2],
-              found.workgroups[0], found.workgroups[1], found.workgroups[2], variant.required_subgroup_size);
+              found.workgroups[0][0], found.workgroups[0][1], found.workgroups[0][2], variant.required_subgroup_size);
 
   // Device features: the variant's SPIR-V says what it needs
   // (rt::required_features), and a required subgroup size needs
@@ -381,7 +381,7 @@ int run(const Options& options) {
   vkCmdBindDescriptorSets(commands, VK_PIPELINE_BIND_POINT_COMPUTE, raw_layout, 0, 1, &set, 0, nullptr);
   const std::uint32_t constants[3] = {options.shape[0], options.shape[1], options.shape[2]};
   vkCmdPushConstants(commands, raw_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof constants, constants);
-  vkCmdDispatch(commands, found.workgroups[0], found.workgroups[1], found.workgroups[2]);
+  vkCmdDispatch(commands, found.workgroups[0][0], found.workgroups[0][1], found.workgroups[0][2]);
   VkMemoryBarrier to_host{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
   to_host.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
   to_host.dstAccessMask = VK_ACCESS_HOST_READ_BIT;

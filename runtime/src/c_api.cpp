@@ -22,8 +22,11 @@ thread_local std::string last_error;
 // What a vktune_lookup's pointers point into.
 struct LookupData {
   vktune::runtime::LookupResult result;
-  std::vector<vktune_specialization> specialization;
-  std::string match_text, device_name, variant_hash, config_json;
+  std::vector<std::vector<vktune_specialization>> specialization;  // per stage
+  std::vector<vktune_variant> stages;
+  std::vector<std::uint32_t> workgroups;  // 3 per stage
+  std::vector<vktune_binding> bindings;
+  std::string match_text, device_name, variant_hash, config_json, explain;
 };
 
 // The public struct first in a standard-layout owner, so that the
@@ -69,12 +72,25 @@ vktune_status usage(const char* what) {
   return VKTUNE_ERROR_USAGE;
 }
 
-vktune::runtime::Variant variant_from(const vktune_variant& v) {
+vktune_match match_code(vktune::runtime::Match m) {
+  using vktune::runtime::Match;
+  switch (m) {
+    case Match::device_and_driver: return VKTUNE_MATCH_DEVICE_AND_DRIVER;
+    case Match::device: return VKTUNE_MATCH_DEVICE;
+    case Match::model: return VKTUNE_MATCH_MODEL;
+    case Match::architecture: return VKTUNE_MATCH_ARCHITECTURE;
+    case Match::vendor: return VKTUNE_MATCH_VENDOR;
+    case Match::baseline: break;
+  }
+  return VKTUNE_MATCH_BASELINE;
+}
+
+vktune::runtime::Stage variant_from(const vktune_variant& v) {
   if (v.spirv == nullptr || v.spirv_words == 0) throw Error(Error::Kind::usage, "vktune: the baseline has no SPIR-V");
   if (v.specialization_count != 0 && v.specialization == nullptr) {
     throw Error(Error::Kind::usage, "vktune: the baseline's specialization pointer is NULL");
   }
-  vktune::runtime::Variant out;
+  vktune::runtime::Stage out;
   out.spirv.assign(v.spirv, v.spirv + v.spirv_words);
   for (std::size_t i = 0; i < v.specialization_count; ++i) {
     out.specialization.push_back({v.specialization[i].constant_id, v.specialization[i].value});
@@ -120,44 +136,83 @@ vktune_status vktune_table_lookup(const vktune_table* table, const vktune_query*
   if (table == nullptr || query == nullptr) return usage("vktune_table_lookup: table or query is NULL");
   if (query->kernel == nullptr) return usage("vktune_table_lookup: query->kernel is NULL");
   if (query->shape == nullptr && query->shape_dims != 0) return usage("vktune_table_lookup: query->shape is NULL");
+  if (query->capabilities != nullptr && query->capabilities->features == nullptr &&
+      query->capabilities->feature_count != 0) {
+    return usage("vktune_table_lookup: query->capabilities->features is NULL");
+  }
   return guarded([&] {
     vktune::runtime::Query q;
     q.device = {query->device.vendor_id, query->device.device_id, query->device.driver_version,
-                query->device.name ? query->device.name : ""};
+                query->device.name ? query->device.name : "", query->device.uuid ? query->device.uuid : ""};
     q.kernel = query->kernel;
     if (query->shape_dims != 0) q.shape.assign(query->shape, query->shape + query->shape_dims);
     q.cache_mode = query->cache_mode ? query->cache_mode : "";
-    std::optional<vktune::runtime::Variant> fallback;
-    if (baseline != nullptr) fallback = variant_from(*baseline);
+    if (const auto* caps = query->capabilities) {
+      q.capabilities.known = true;
+      for (std::size_t i = 0; i < caps->feature_count; ++i) {
+        if (caps->features[i] != nullptr) q.capabilities.features.emplace_back(caps->features[i]);
+      }
+      q.capabilities.max_shared_memory_bytes = caps->max_shared_memory_bytes;
+      q.capabilities.max_invocations = caps->max_invocations;
+      q.capabilities.min_subgroup_size = caps->min_subgroup_size;
+      q.capabilities.max_subgroup_size = caps->max_subgroup_size;
+      q.capabilities.subgroup_size_control = caps->subgroup_size_control != 0;
+    }
+    std::optional<vktune::runtime::Contract> fallback;
+    if (baseline != nullptr) {
+      fallback.emplace();
+      fallback->stages.push_back(variant_from(*baseline));
+    }
 
     auto data = std::make_unique<LookupData>();
     data->result = table->table.lookup(q, fallback);
     const auto& r = data->result;
-    for (const auto& c : r.variant.specialization) data->specialization.push_back({c.id, c.value});
+    const auto& stages = r.contract.stages;
+    data->specialization.resize(stages.size());
+    for (std::size_t s = 0; s < stages.size(); ++s) {
+      for (const auto& c : stages[s].specialization) data->specialization[s].push_back({c.id, c.value});
+      vktune_variant v{};
+      v.spirv = stages[s].spirv.data();
+      v.spirv_words = stages[s].spirv.size();
+      v.specialization = data->specialization[s].empty() ? nullptr : data->specialization[s].data();
+      v.specialization_count = data->specialization[s].size();
+      for (int i = 0; i < 3; ++i) {
+        v.local_size[i] = stages[s].local_size[static_cast<std::size_t>(i)];
+        v.dispatch[i] = {stages[s].dispatch[static_cast<std::size_t>(i)].shape_dim,
+                         stages[s].dispatch[static_cast<std::size_t>(i)].divisor};
+      }
+      v.required_subgroup_size = stages[s].required_subgroup_size;
+      data->stages.push_back(v);
+    }
+    for (const auto& groups : r.workgroups) data->workgroups.insert(data->workgroups.end(), groups.begin(), groups.end());
+    for (std::size_t b = 0; b < r.contract.bindings.size(); ++b) {
+      const auto& binding = r.contract.bindings[b];
+      data->bindings.push_back({binding.name.c_str(), static_cast<vktune_binding_role>(static_cast<int>(binding.role)),
+                                r.binding_bytes[b]});
+    }
     data->match_text = r.match_text;
+    for (const auto& line : r.explain) data->explain += line + "\n";
     data->device_name = r.tuned_device ? r.tuned_device->name : "";
     data->variant_hash = r.entry ? r.entry->variant_hash : "";
     data->config_json = r.entry ? r.entry->config_json : "";
 
     auto owner = std::make_unique<LookupOwner>();
     auto& v = owner->view;
-    v.match = static_cast<vktune_match>(static_cast<int>(r.match));
+    v.match = match_code(r.match);
     v.match_name = vktune::runtime::to_string(r.match);
     v.match_text = data->match_text.c_str();
     v.exact_shape = r.exact_shape ? 1 : 0;
     v.tuned_shape = r.tuned_shape.empty() ? nullptr : r.tuned_shape.data();
     v.tuned_shape_dims = r.tuned_shape.size();
     v.shape_distance = r.shape_distance;
-    v.variant.spirv = r.variant.spirv.data();
-    v.variant.spirv_words = r.variant.spirv.size();
-    v.variant.specialization = data->specialization.empty() ? nullptr : data->specialization.data();
-    v.variant.specialization_count = data->specialization.size();
-    for (int i = 0; i < 3; ++i) {
-      v.variant.local_size[i] = r.variant.local_size[i];
-      v.variant.dispatch[i] = {r.variant.dispatch[i].shape_dim, r.variant.dispatch[i].divisor};
-      v.workgroups[i] = r.workgroups[i];
-    }
-    v.variant.required_subgroup_size = r.variant.required_subgroup_size;
+    v.variant = data->stages.front();
+    for (int i = 0; i < 3; ++i) v.workgroups[i] = r.workgroups.front()[static_cast<std::size_t>(i)];
+    v.stages = data->stages.data();
+    v.stage_workgroups = data->workgroups.data();
+    v.stage_count = data->stages.size();
+    v.bindings = data->bindings.empty() ? nullptr : data->bindings.data();
+    v.binding_count = data->bindings.size();
+    v.explain = data->explain.c_str();
     v.tuned_device_name = data->device_name.c_str();
     v.variant_hash = data->variant_hash.c_str();
     v.config_json = data->config_json.c_str();
@@ -181,7 +236,7 @@ vktune_status vktune_workgroup_counts(const vktune_dispatch_axis dispatch[3], co
   return guarded([&] {
     vktune::runtime::DispatchRule rule{};
     for (int i = 0; i < 3; ++i) rule[i] = {dispatch[i].shape_dim < 0 ? -1 : static_cast<int>(dispatch[i].shape_dim), dispatch[i].divisor};
-    const auto groups = vktune::runtime::workgroup_counts(rule, std::span<const std::uint32_t>(shape, shape_dims));
+    const auto groups = vktune::runtime::workgroup_counts(rule, vktune::runtime::Shape(shape, shape + shape_dims));
     for (int i = 0; i < 3; ++i) out[i] = groups[i];
   });
 }

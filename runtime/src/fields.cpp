@@ -202,15 +202,28 @@ void check_entry(const TableData& table, const Entry& entry, const std::string& 
   if (entry.device >= table.devices.size()) fail(table.source, where + ": refers to no device of the table");
   if (entry.kernel.empty()) fail(table.source, where + ": empty kernel name");
   if (entry.shape.empty()) fail(table.source, where + ": empty shape");
-  for (std::size_t axis = 0; axis < 3; ++axis) {
-    const int d = entry.variant.dispatch[axis].shape_dim;
-    if (d >= 0 && static_cast<std::size_t>(d) >= entry.shape.size()) {
-      fail(table.source, where + ": dispatch axis " + std::to_string(axis) + " names shape dimension " +
-                             std::to_string(d) + " of a " + std::to_string(entry.shape.size()) + "-dimensional shape");
+  if (entry.contract.stages.empty()) fail(table.source, where + ": no stages");
+  for (std::size_t s = 0; s < entry.contract.stages.size(); ++s) {
+    const auto& stage = entry.contract.stages[s];
+    const auto field = where + ".contract.stages[" + std::to_string(s) + "]";
+    for (std::size_t axis = 0; axis < 3; ++axis) {
+      const int d = stage.dispatch[axis].shape_dim;
+      if (d >= 0 && static_cast<std::size_t>(d) >= entry.shape.size()) {
+        fail(table.source, field + ": dispatch axis " + std::to_string(axis) + " names shape dimension " +
+                               std::to_string(d) + " of a " + std::to_string(entry.shape.size()) +
+                               "-dimensional shape");
+      }
+    }
+    for (const auto size : stage.local_size) {
+      if (size == 0) fail(table.source, field + ": local_size has a zero dimension");
     }
   }
-  for (const auto s : entry.variant.local_size) {
-    if (s == 0) fail(table.source, where + ": local_size has a zero dimension");
+  // The tuned shape must be one the entry serves.
+  const auto& c = entry.contract;
+  if (rules::shape_mismatch(entry.shape.data(), entry.shape.size(), entry.shape.data(), entry.shape.size(),
+                            c.shape_class.data(), c.shape_class.size(), c.specialized_dims.data(),
+                            c.specialized_dims.size()) != nullptr) {
+    fail(table.source, where + ".contract.shape_class: does not hold the entry's own shape");
   }
 }
 

@@ -1,4 +1,4 @@
-// The exported JSON table, "format": "vktune-table", "version": 1
+// The exported JSON table, "format": "vktune-table", versions 1 and 2
 // (results/export.hpp, results/TABLE_FORMAT.md).
 #include <limits>
 #include <map>
@@ -10,7 +10,8 @@
 namespace vktune::runtime::detail {
 namespace {
 
-constexpr int kTableVersion = 1;
+constexpr int kOldestVersion = 1;
+constexpr int kNewestVersion = 2;
 
 class Reader {
  public:
@@ -122,11 +123,14 @@ TableData load_json_text(std::string_view text, const std::string& source) {
     fail(source, "not a vktune table (\"format\" is not \"vktune-table\")");
   }
   const auto& version = r.member(root, "version", "the table");
-  if (!version.is_number_integer() || version.get<std::int64_t>() != kTableVersion) {
+  if (!version.is_number_integer() || version.get<std::int64_t>() < kOldestVersion ||
+      version.get<std::int64_t>() > kNewestVersion) {
     throw Error(Error::Kind::version, "vktune table '" + source + "' has version " + version.dump() +
-                                          ", but this runtime reads version " + std::to_string(kTableVersion) +
+                                          ", but this runtime reads versions " + std::to_string(kOldestVersion) +
+                                          " to " + std::to_string(kNewestVersion) +
                                           ": export it again with a matching vktune, or update the runtime");
   }
+  const bool with_contracts = version.get<std::int64_t>() >= 2;
 
   TableData table;
   table.source = source;
@@ -143,15 +147,28 @@ TableData load_json_text(std::string_view text, const std::string& source) {
     device.identity.device_id = r.uint32(d, "device_id", where);
     device.identity.driver_version = r.uint32(d, "driver_version", where);
     device.identity.name = r.text(d, "name", where);
+    device.identity.uuid = r.optional_text(d, "device_uuid", where);
     if (!device_index.emplace(device.id, table.devices.size()).second) {
       fail(source, where + ": device id " + std::to_string(device.id) + " appears twice");
     }
     table.devices.push_back(std::move(device));
   }
 
+  // Version 2 keeps each SPIR-V module once, by its content hash.
+  std::vector<std::uint8_t> bytes;
+  SpirvByHash spirv;
+  if (with_contracts) {
+    const auto& modules = r.member(root, "spirv", "the table");
+    if (!modules.is_object()) fail(source, "\"spirv\" is not an object {hash: base64}");
+    for (const auto& [hash, text] : modules.items()) {
+      const auto where = "spirv[" + hash + "]";
+      if (!text.is_string() || !base64_decode(text.get<std::string>(), bytes)) fail(source, where + " is not base64");
+      spirv.emplace(hash, spirv_from_bytes(bytes, hash, source, where));
+    }
+  }
+
   const auto& winners = r.member(root, "winners", "the table");
   if (!winners.is_array()) fail(source, "\"winners\" is not an array");
-  std::vector<std::uint8_t> bytes;
   for (std::size_t i = 0; i < winners.size(); ++i) {
     const auto where = "winners[" + std::to_string(i) + "]";
     const auto& w = winners[i];
@@ -165,14 +182,25 @@ TableData load_json_text(std::string_view text, const std::string& source) {
     e.cache_mode = r.optional_text(w, "cache_mode", where);
     e.variant_hash = r.optional_text(w, "variant_hash", where);
     e.config_json = r.embedded(w, "config");
-    if (!base64_decode(r.text(w, "spirv_base64", where), bytes)) fail(source, where + ".spirv_base64 is not base64");
-    e.variant.spirv = spirv_from_bytes(bytes, r.optional_text(w, "spirv_hash", where), source, where + ".spirv_base64");
-    e.variant.specialization =
-        parse_specialization(w.contains("specialization") ? w["specialization"] : nlohmann::json(), source,
-                             where + ".specialization");
-    e.variant.local_size = r.local_size(w, where);
-    e.variant.dispatch = parse_dispatch(r.member(w, "dispatch", where), source, where + ".dispatch");
-    e.variant.required_subgroup_size = w.contains("required_subgroup_size") ? r.uint32(w, "required_subgroup_size", where) : 0;
+    if (with_contracts) {
+      const auto stored = r.text(w, "entry_hash", where);
+      if (entry_hash(devices[device->second], w) != stored) {
+        fail(source, where + ".entry_hash: the entry does not match its hash " + stored +
+                         " (a field was edited or the table is corrupt)");
+      }
+      e.contract = parse_contract(r.member(w, "contract", where), e.shape.size(), spirv, source, where);
+    } else {
+      Stage stage;
+      if (!base64_decode(r.text(w, "spirv_base64", where), bytes)) fail(source, where + ".spirv_base64 is not base64");
+      stage.spirv = spirv_from_bytes(bytes, r.optional_text(w, "spirv_hash", where), source, where + ".spirv_base64");
+      stage.specialization = parse_specialization(w.contains("specialization") ? w["specialization"] : nlohmann::json(),
+                                                  source, where + ".specialization");
+      stage.local_size = r.local_size(w, where);
+      stage.dispatch = parse_dispatch(r.member(w, "dispatch", where), source, where + ".dispatch");
+      stage.required_subgroup_size =
+          w.contains("required_subgroup_size") ? r.uint32(w, "required_subgroup_size", where) : 0;
+      e.contract = legacy_contract(e.shape, std::move(stage));
+    }
     e.median_ns = r.number(w, "median_ns", where);
     e.gbps = r.number(w, "gbps", where);
     e.gflops = r.number(w, "gflops", where);

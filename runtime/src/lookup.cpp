@@ -1,30 +1,26 @@
-// The lookup rules of vktune_runtime.hpp: device levels, shape regimes and
-// distance, dispatch rule evaluation.
-#include <cmath>
+// Table::lookup: runtime/lookup_rules.inc applied to a loaded table, with an
+// explanation of every level tried.
 #include <cstdio>
-#include <cstdlib>
-#include <limits>
-#include <tuple>
+#include <map>
 
 #include "table_data.hpp"
 
 namespace vktune::runtime {
 namespace {
 
-constexpr std::uint32_t kMaxDecodeRows = 8;  // matmul: M <= 8 is decode
-
-bool same_device(const DeviceIdentity& a, const DeviceIdentity& b) {
-  return a.vendor_id == b.vendor_id && a.device_id == b.device_id && a.name == b.name;
+rules::DeviceKey key_of(const DeviceIdentity& d) {
+  return {d.vendor_id, d.device_id, d.driver_version, d.name, d.uuid};
 }
 
-// The best level at which a table device serves the queried one, or
-// Match::baseline when it does not serve it at all.
-Match device_level(const DeviceIdentity& table, const DeviceIdentity& query) {
-  if (same_device(table, query)) {
-    return table.driver_version == query.driver_version ? Match::device_and_driver : Match::device;
+Match match_of(rules::Level level) {
+  switch (level) {
+    case rules::Level::device_and_driver: return Match::device_and_driver;
+    case rules::Level::device: return Match::device;
+    case rules::Level::model: return Match::model;
+    case rules::Level::architecture: return Match::architecture;
+    case rules::Level::vendor: return Match::vendor;
+    case rules::Level::none: break;
   }
-  if (same_architecture(table, query)) return Match::architecture;
-  if (table.vendor_id == query.vendor_id) return Match::vendor;
   return Match::baseline;
 }
 
@@ -36,13 +32,14 @@ std::string hex(std::uint32_t value) {
 
 std::string describe(const DeviceIdentity& d) {
   return "'" + d.name + "' (vendor " + hex(d.vendor_id) + ", device " + hex(d.device_id) + ", driver " +
-         hex(d.driver_version) + ")";
+         hex(d.driver_version) + (d.uuid.empty() ? "" : ", uuid " + d.uuid.substr(0, 8)) + ")";
 }
 
 const char* level_text(Match m) {
   switch (m) {
     case Match::device_and_driver: return "same device and driver";
     case Match::device: return "same device, other driver";
+    case Match::model: return "same model, another GPU";
     case Match::architecture: return "same vendor and architecture";
     case Match::vendor: return "vendor default";
     case Match::baseline: return "baseline";
@@ -61,74 +58,106 @@ void check_query(const Query& query) {
   }
 }
 
-bool dispatch_covers(const DispatchRule& rule, std::size_t dims) {
-  for (const auto& a : rule) {
-    if (a.divisor == 0 || (a.shape_dim >= 0 && static_cast<std::size_t>(a.shape_dim) >= dims)) return false;
+// Why the device cannot run the contract, or "".
+std::string unmet(const Contract& contract, const DeviceCapabilities& caps) {
+  std::vector<std::string_view> features(caps.features.begin(), caps.features.end());
+  rules::Capabilities device;
+  device.known = caps.known;
+  device.features = features.data();
+  device.feature_count = features.size();
+  device.max_shared_memory_bytes = caps.max_shared_memory_bytes;
+  device.max_invocations = caps.max_invocations;
+  device.min_subgroup_size = caps.min_subgroup_size;
+  device.max_subgroup_size = caps.max_subgroup_size;
+  device.subgroup_size_control = caps.subgroup_size_control;
+  for (const auto& feature : contract.features) {
+    if (auto why = rules::missing_feature(device, feature); !why.empty()) return why;
   }
-  return true;
+  for (const auto& stage : contract.stages) {
+    const rules::StageNeeds needs{stage.local_size[0] * stage.local_size[1] * stage.local_size[2],
+                                  stage.shared_memory_bytes, stage.required_subgroup_size};
+    if (auto why = rules::unmet_need(device, needs); !why.empty()) return why;
+  }
+  return {};
+}
+
+void evaluate(LookupResult& result, const Shape& shape) {
+  for (const auto& stage : result.contract.stages) result.workgroups.push_back(workgroup_counts(stage.dispatch, shape));
+  for (const auto& binding : result.contract.bindings) result.binding_bytes.push_back(binding.size.bytes(shape));
 }
 
 }  // namespace
 
-std::string name_family(std::string_view device_name) {
-  std::string family;
-  for (const char c : device_name) {
-    family += (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
-    if (c >= '0' && c <= '9') break;
-  }
-  return family;
+bool operator==(const DeviceIdentity& a, const DeviceIdentity& b) {
+  return a.vendor_id == b.vendor_id && a.device_id == b.device_id && a.driver_version == b.driver_version &&
+         a.name == b.name && a.uuid == b.uuid;
 }
+
+std::string name_family(std::string_view device_name) { return rules::name_family(device_name); }
 
 bool same_architecture(const DeviceIdentity& a, const DeviceIdentity& b) {
-  if (a.vendor_id != b.vendor_id) return false;
-  if (name_family(a.name) == name_family(b.name)) return true;
-  return (a.device_id >> 8) != 0 && (a.device_id >> 8) == (b.device_id >> 8);
+  return rules::same_architecture(key_of(a), key_of(b));
 }
 
-int shape_regime(std::span<const std::uint32_t> shape) {
-  if (shape.size() == 3) return shape[0] <= kMaxDecodeRows ? 0 : 1;
-  return 0;
-}
-
-const char* regime_name(std::span<const std::uint32_t> shape) {
-  if (shape.size() != 3) return "any";
-  return shape_regime(shape) == 0 ? "decode" : "prefill";
-}
-
-double shape_distance(std::span<const std::uint32_t> a, std::span<const std::uint32_t> b) {
+double shape_distance(const Shape& a, const Shape& b) {
   if (a.size() != b.size()) {
     throw Error(Error::Kind::usage, "vktune: shapes " + detail::shape_text(a) + " and " + detail::shape_text(b) +
                                         " have different numbers of dimensions");
   }
-  double distance = 0;
   for (std::size_t i = 0; i < a.size(); ++i) {
     if (a[i] == 0 || b[i] == 0) throw Error(Error::Kind::usage, "vktune: a shape dimension is 0");
-    distance += std::fabs(std::log2(static_cast<double>(a[i])) - std::log2(static_cast<double>(b[i])));
   }
-  return distance;
+  return rules::shape_distance(a.data(), b.data(), a.size());
 }
 
-std::array<std::uint32_t, 3> workgroup_counts(const DispatchRule& rule, std::span<const std::uint32_t> shape) {
+std::array<std::uint32_t, 3> workgroup_counts(const DispatchRule& rule, const Shape& shape) {
   std::array<std::uint32_t, 3> groups{1, 1, 1};
   for (std::size_t axis = 0; axis < 3; ++axis) {
     const auto& a = rule[axis];
-    if (a.shape_dim < 0) continue;
-    if (static_cast<std::size_t>(a.shape_dim) >= shape.size() || a.divisor == 0) {
+    if (a.shape_dim >= 0 && (static_cast<std::size_t>(a.shape_dim) >= shape.size() || a.divisor == 0)) {
       throw Error(Error::Kind::usage, "vktune: dispatch axis " + std::to_string(axis) + " (shape_dim " +
                                           std::to_string(a.shape_dim) + ", divisor " + std::to_string(a.divisor) +
                                           ") does not fit the " + std::to_string(shape.size()) +
                                           "-dimensional shape " + detail::shape_text(shape));
     }
-    const std::uint32_t d = shape[static_cast<std::size_t>(a.shape_dim)];
-    groups[axis] = d / a.divisor + (d % a.divisor != 0 ? 1u : 0u);
+    groups[axis] = rules::workgroups_along(a.shape_dim, a.divisor, shape.data());
   }
   return groups;
+}
+
+std::uint64_t SizeRule::bytes(const Shape& shape) const {
+  std::uint64_t sum = 0;
+  for (const auto& term : terms) {
+    std::uint64_t product = term.coefficient;
+    for (const int d : term.dims) {
+      if (d < 0 || static_cast<std::size_t>(d) >= shape.size()) {
+        throw Error(Error::Kind::usage, "vktune: a binding size names dimension " + std::to_string(d) + " of the " +
+                                            std::to_string(shape.size()) + "-dimensional shape " +
+                                            detail::shape_text(shape));
+      }
+      product *= shape[static_cast<std::size_t>(d)];
+    }
+    sum += product;
+  }
+  const std::uint64_t whole = divisor <= 1 ? sum : (sum + divisor - 1) / divisor;
+  return align <= 1 ? whole : (whole + align - 1) / align * align;
+}
+
+const char* to_string(BindingRole role) {
+  switch (role) {
+    case BindingRole::input: return "input";
+    case BindingRole::weights: return "weights";
+    case BindingRole::output: return "output";
+    case BindingRole::scratch: return "scratch";
+  }
+  return "input";
 }
 
 const char* to_string(Match match) {
   switch (match) {
     case Match::device_and_driver: return "device_and_driver";
     case Match::device: return "device";
+    case Match::model: return "model";
     case Match::architecture: return "architecture";
     case Match::vendor: return "vendor";
     case Match::baseline: return "baseline";
@@ -136,70 +165,94 @@ const char* to_string(Match match) {
   return "unknown";
 }
 
-LookupResult Table::lookup(const Query& query, const std::optional<Variant>& baseline, const Validity& valid) const {
+LookupResult Table::lookup(const Query& query, const std::optional<Contract>& baseline, const Validity& valid) const {
   check_query(query);
   const auto& table = *data_;
-  const int regime = shape_regime(query.shape);
-  const std::string& preferred_mode = query.cache_mode.empty() ? std::string("cold") : query.cache_mode;
+  const std::string preferred_mode = query.cache_mode.empty() ? std::string("cold") : query.cache_mode;
+  const auto query_key = key_of(query.device);
 
-  // Levels of every table device, computed once.
-  std::vector<Match> levels;
+  std::vector<rules::Level> levels;
   levels.reserve(table.devices.size());
-  for (const auto& d : table.devices) levels.push_back(device_level(d.identity, query.device));
+  for (const auto& d : table.devices) levels.push_back(rules::device_level(key_of(d.identity), query_key));
 
-  using Key = std::tuple<double, std::uint64_t, int, std::size_t>;
+  // Per level: how many entries of the kernel it had and why each was skipped.
+  std::map<rules::Level, std::vector<std::string>> skipped;
+  std::map<rules::Level, int> seen;
   const Entry* best = nullptr;
-  Match best_level = Match::baseline;
-  Key best_key{};
+  rules::Candidate best_candidate;
   for (std::size_t i = 0; i < table.entries.size(); ++i) {
     const Entry& e = table.entries[i];
-    const Match level = levels[e.device];
-    if (level == Match::baseline || (best && level > best_level)) continue;
-    if (e.kernel != query.kernel || e.shape.size() != query.shape.size() || shape_regime(e.shape) != regime) continue;
-    if (!dispatch_covers(e.variant.dispatch, query.shape.size())) continue;
-    if (valid && !valid(e, query.shape)) continue;
-    const auto& device = table.devices[e.device].identity;
-    const std::uint64_t driver_gap =
-        level == Match::device ? static_cast<std::uint64_t>(std::llabs(static_cast<long long>(device.driver_version) -
-                                                                       static_cast<long long>(query.device.driver_version)))
-                               : 0;
-    const Key key{shape_distance(query.shape, e.shape), driver_gap, e.cache_mode == preferred_mode ? 0 : 1, i};
-    if (!best || level < best_level || key < best_key) {
+    const auto level = levels[e.device];
+    if (level == rules::Level::none || e.kernel != query.kernel) continue;
+    ++seen[level];
+    const auto& c = e.contract;
+    std::string why;
+    if (const char* mismatch = rules::shape_mismatch(e.shape.data(), e.shape.size(), query.shape.data(),
+                                                     query.shape.size(), c.shape_class.data(), c.shape_class.size(),
+                                                     c.specialized_dims.data(), c.specialized_dims.size())) {
+      why = mismatch;
+    } else if (auto need = unmet(c, query.capabilities); !need.empty()) {
+      why = need;
+    } else if (valid && !valid(e, query.shape)) {
+      why = "the caller's validity check rejected it";
+    }
+    if (!why.empty()) {
+      skipped[level].push_back(detail::shape_text(e.shape) + " on " + describe(table.devices[e.device].identity) +
+                               ": " + why);
+      continue;
+    }
+    const auto& tuned = table.devices[e.device].identity;
+    const rules::Candidate candidate{level, rules::shape_distance(query.shape.data(), e.shape.data(), e.shape.size()),
+                                     rules::driver_gap(level, tuned.driver_version, query.device.driver_version),
+                                     e.cache_mode == preferred_mode ? 0 : 1, i};
+    if (!best || rules::better(candidate, best_candidate)) {
       best = &e;
-      best_level = level;
-      best_key = key;
+      best_candidate = candidate;
     }
   }
 
   LookupResult result;
+  for (int l = 0; l < static_cast<int>(rules::Level::none); ++l) {
+    const auto level = static_cast<rules::Level>(l);
+    const Match m = match_of(level);
+    if (best && best_candidate.level == level) {
+      result.explain.push_back(std::string(level_text(m)) + ": matched");
+      break;
+    }
+    std::string line = std::string(level_text(m)) + ": ";
+    line += seen[level] == 0 ? "no entry of " + query.kernel : std::to_string(seen[level]) + " entries, none usable";
+    result.explain.push_back(line);
+    for (const auto& s : skipped[level]) result.explain.push_back("  skipped " + s);
+  }
+
   if (!best) {
     if (!baseline) {
       throw Error(Error::Kind::no_match, "vktune lookup: table '" + table.source + "' has no entry of kernel '" +
                                              query.kernel + "' usable for shape " + detail::shape_text(query.shape) +
-                                             " (" + regime_name(query.shape) + ") on " + describe(query.device) +
-                                             ", and no baseline was given");
+                                             " on " + describe(query.device) + ", and no baseline was given");
     }
     result.match = Match::baseline;
-    result.variant = *baseline;
-    result.workgroups = workgroup_counts(baseline->dispatch, query.shape);
-    result.match_text = std::string("baseline: no tuned ") + query.kernel + " entry for " +
-                        regime_name(query.shape) + " shapes on this device's vendor in '" + table.source + "'";
+    result.contract = *baseline;
+    result.match_text = "baseline: no usable tuned " + query.kernel + " entry for shape " +
+                        detail::shape_text(query.shape) + " on this device's vendor in '" + table.source + "'";
+    result.explain.push_back("baseline: used");
+    evaluate(result, query.shape);
     return result;
   }
-  result.match = best_level;
+  result.match = match_of(best_candidate.level);
   result.entry = best;
   result.tuned_device = table.devices[best->device].identity;
   result.tuned_shape = best->shape;
   result.exact_shape = best->shape == query.shape;
-  result.shape_distance = std::get<0>(best_key);
-  result.variant = best->variant;
-  result.workgroups = workgroup_counts(best->variant.dispatch, query.shape);
+  result.shape_distance = best_candidate.distance;
+  result.contract = best->contract;
+  evaluate(result, query.shape);
   char distance[32];
   std::snprintf(distance, sizeof distance, "%.3g", result.shape_distance);
-  result.match_text = std::string(level_text(best_level)) + ": " + describe(*result.tuned_device) + ", " +
+  result.match_text = std::string(level_text(result.match)) + ": " + describe(*result.tuned_device) + ", " +
                       (result.exact_shape ? "exact shape " + detail::shape_text(best->shape)
-                                          : "nearest " + std::string(regime_name(query.shape)) + " shape " +
-                                                detail::shape_text(best->shape) + " (distance " + distance + ")") +
+                                          : "nearest shape " + detail::shape_text(best->shape) + " (distance " +
+                                                distance + ")") +
                       (best->cache_mode.empty() ? "" : ", " + best->cache_mode);
   return result;
 }

@@ -35,7 +35,7 @@ const std::map<std::uint32_t, const char*>& feature_of_capability() {
 
 }  // namespace
 
-std::vector<std::string> required_features(std::span<const std::uint32_t> spirv) {
+std::vector<std::string> required_features(const std::vector<std::uint32_t>& spirv) {
   if (spirv.size() < 5 || spirv[0] != kMagic) {
     throw Error(Error::Kind::format, "vktune: not a SPIR-V module (" + std::to_string(spirv.size()) +
                                          " words, no SPIR-V magic number at word 0)");

@@ -15,7 +15,7 @@
 namespace vktune::runtime::detail {
 namespace {
 
-constexpr int kMinSchema = 1, kMaxSchema = 3;  // v3 changed only measurements, which this never reads
+constexpr int kMinSchema = 1, kMaxSchema = 4;  // v3 changed only measurements; v4 added winners.contract_json
 
 class Database {
  public:
@@ -66,6 +66,10 @@ class Statement {
     db_.fail_sqlite("reading it failed");
   }
 
+  void bind(int index, const std::string& text) {
+    sqlite3_reset(stmt_);
+    sqlite3_bind_text(stmt_, index, text.c_str(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
+  }
   std::int64_t int64(int column) const { return sqlite3_column_int64(stmt_, column); }
   double real(int column) const { return sqlite3_column_double(stmt_, column); }
   bool is_null(int column) const { return sqlite3_column_type(stmt_, column) == SQLITE_NULL; }
@@ -147,9 +151,10 @@ TableData load_sqlite(const std::string& path) {
   // One read transaction, so that a writer committing meanwhile cannot make
   // winners refer to SPIR-V this read does not see.
   if (sqlite3_exec(db.handle(), "BEGIN", nullptr, nullptr, nullptr) != SQLITE_OK) db.fail_sqlite("BEGIN failed");
+  std::int64_t v = 0;
   {
     Statement version(db, "PRAGMA user_version");
-    const auto v = version.step() ? version.int64(0) : 0;
+    v = version.step() ? version.int64(0) : 0;
     if (v == 0) {
       fail(path, "an SQLite database without a vktune schema version (not a vktune results database)");
     }
@@ -164,7 +169,7 @@ TableData load_sqlite(const std::string& path) {
   table.source = path;
   std::map<std::int64_t, std::size_t> device_index;
   {
-    Statement devices(db, "SELECT id, vendor_id, device_id, driver_version, name FROM devices ORDER BY id");
+    Statement devices(db, "SELECT id, vendor_id, device_id, driver_version, name, device_uuid FROM devices ORDER BY id");
     while (devices.step()) {
       const auto where = "devices row " + std::to_string(devices.int64(0));
       TableDevice d;
@@ -173,17 +178,26 @@ TableData load_sqlite(const std::string& path) {
       d.identity.device_id = column_uint32(devices, 2, path, where + " device_id");
       d.identity.driver_version = column_uint32(devices, 3, path, where + " driver_version");
       d.identity.name = devices.text(4);
+      d.identity.uuid = devices.text(5);
       if (!device_index.emplace(d.id, table.devices.size()).second) fail(path, where + " appears twice");
       table.devices.push_back(std::move(d));
     }
   }
   {
-    Statement winners(db,
-                      "SELECT w.device, w.kernel, w.shape, w.cache_mode, w.variant, w.config_json, w.spirv_hash, "
-                      "w.specialization_json, w.local_size_x, w.local_size_y, w.local_size_z, w.dispatch_json, "
-                      "w.required_subgroup_size, w.median_ns, w.gbps, w.gflops, w.rel_l2_error, s.words "
-                      "FROM winners w LEFT JOIN spirv s ON s.hash = w.spirv_hash "
-                      "ORDER BY w.device, w.kernel, w.shape, w.cache_mode");
+    // Schema 4 stores each winner's contract; older rows are legacy entries.
+    Statement winners(db, v >= 4 ? "SELECT w.device, w.kernel, w.shape, w.cache_mode, w.variant, w.config_json, "
+                                   "w.spirv_hash, w.specialization_json, w.local_size_x, w.local_size_y, "
+                                   "w.local_size_z, w.dispatch_json, w.required_subgroup_size, w.median_ns, w.gbps, "
+                                   "w.gflops, w.rel_l2_error, s.words, w.contract_json "
+                                   "FROM winners w LEFT JOIN spirv s ON s.hash = w.spirv_hash "
+                                   "ORDER BY w.device, w.kernel, w.shape, w.cache_mode"
+                                 : "SELECT w.device, w.kernel, w.shape, w.cache_mode, w.variant, w.config_json, "
+                                   "w.spirv_hash, w.specialization_json, w.local_size_x, w.local_size_y, "
+                                   "w.local_size_z, w.dispatch_json, w.required_subgroup_size, w.median_ns, w.gbps, "
+                                   "w.gflops, w.rel_l2_error, s.words, '' "
+                                   "FROM winners w LEFT JOIN spirv s ON s.hash = w.spirv_hash "
+                                   "ORDER BY w.device, w.kernel, w.shape, w.cache_mode");
+    Statement module(db, "SELECT words FROM spirv WHERE hash = ?1");
     while (winners.step()) {
       const auto where = "winner (" + winners.text(1) + ", " + winners.text(2) + ", " + winners.text(3) + ")";
       Entry e;
@@ -197,16 +211,44 @@ TableData load_sqlite(const std::string& path) {
       e.variant_hash = winners.text(4);
       e.config_json = winners.text(5);
       if (winners.is_null(17)) fail(path, where + ": its SPIR-V (" + winners.text(6) + ") is missing");
-      e.variant.spirv = spirv_from_bytes(winners.blob(17), winners.text(6), path, where + " SPIR-V");
-      e.variant.specialization =
+      Stage stage;
+      stage.spirv = spirv_from_bytes(winners.blob(17), winners.text(6), path, where + " SPIR-V");
+      stage.specialization =
           parse_specialization(parse_column_json(winners.text(7), path, where + " specialization_json"), path,
                                where + " specialization_json");
       for (int i = 0; i < 3; ++i) {
-        e.variant.local_size[i] = column_uint32(winners, 8 + i, path, where + " local_size");
+        stage.local_size[static_cast<std::size_t>(i)] = column_uint32(winners, 8 + i, path, where + " local_size");
       }
       const auto dispatch = parse_column_json(winners.text(11), path, where + " dispatch_json");
-      e.variant.dispatch = parse_dispatch(dispatch, path, where + " dispatch_json");
-      e.variant.required_subgroup_size = column_uint32(winners, 12, path, where + " required_subgroup_size");
+      stage.dispatch = parse_dispatch(dispatch, path, where + " dispatch_json");
+      stage.required_subgroup_size = column_uint32(winners, 12, path, where + " required_subgroup_size");
+      const auto contract_text = winners.text(18);
+      if (contract_text.empty()) {
+        e.contract = legacy_contract(e.shape, std::move(stage));
+      } else {
+        const auto contract = parse_column_json(contract_text, path, where + " contract_json");
+        SpirvByHash modules;
+        modules.emplace(winners.text(6), stage.spirv);
+        if (contract.is_object() && contract.contains("stages") && contract["stages"].is_array()) {
+          for (const auto& st : contract["stages"]) {
+            if (!st.is_object() || !st.contains("spirv_hash") || !st["spirv_hash"].is_string()) continue;
+            const auto hash = st["spirv_hash"].get<std::string>();
+            if (modules.count(hash) != 0) continue;
+            module.bind(1, hash);
+            if (!module.step()) fail(path, where + ": the SPIR-V of a stage (" + hash + ") is missing");
+            modules.emplace(hash, spirv_from_bytes(module.blob(0), hash, path, where + " stage SPIR-V"));
+          }
+        }
+        const Stage& row = stage;
+        e.contract = parse_contract(contract, e.shape.size(), modules, path, where);
+        // The row's launch columns and its contract's first stage say the same thing twice (the
+        // columns serve readers of schema 1..3): a row where they differ is corrupt.
+        const auto& first = e.contract.stages.front();
+        if (first.spirv != row.spirv || first.local_size != row.local_size || first.dispatch != row.dispatch ||
+            first.required_subgroup_size != row.required_subgroup_size || first.specialization != row.specialization) {
+          fail(path, where + ": contract_json's first stage disagrees with the row's SPIR-V or launch columns");
+        }
+      }
       e.median_ns = winners.real(13);
       e.gbps = winners.real(14);
       e.gflops = winners.real(15);

@@ -55,8 +55,8 @@ Table Table::from_json_text(std::string_view text, const std::string& source) {
   return Table(std::make_unique<detail::TableData>(detail::load_json_text(text, source)));
 }
 
-std::span<const TableDevice> Table::devices() const { return data_->devices; }
-std::span<const Entry> Table::entries() const { return data_->entries; }
+const std::vector<TableDevice>& Table::devices() const { return data_->devices; }
+const std::vector<Entry>& Table::entries() const { return data_->entries; }
 const std::string& Table::source() const { return data_->source; }
 
 }  // namespace vktune::runtime

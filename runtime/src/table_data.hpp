@@ -3,6 +3,7 @@
 // and SQLite) apply to every field so that a table is either whole or an Error.
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <span>
 #include <string>
 #include <string_view>
@@ -43,6 +44,22 @@ bool base64_decode(std::string_view text, std::vector<std::uint8_t>& bytes);
 std::vector<std::uint32_t> spirv_from_bytes(std::span<const std::uint8_t> bytes, std::string_view hash,
                                             const std::string& source, const std::string& where);
 std::string spirv_content_hash(std::span<const std::uint8_t> bytes);
+
+// SPIR-V words by their content hash: the version-2 table's "spirv" object,
+// the database's spirv table.
+using SpirvByHash = std::map<std::string, std::vector<std::uint32_t>, std::less<>>;
+
+// The "contract" object of a version-2 entry (or a schema-4 database row),
+// for a `dims`-dimensional shape; its stages' SPIR-V from `spirv`; features
+// read from the SPIR-V. Throws Error(format) naming `where` and the field.
+Contract parse_contract(const nlohmann::json& value, std::size_t dims, const SpirvByHash& spirv,
+                        const std::string& source, const std::string& where);
+// The contract of an entry from before contracts (table version 1, schema
+// 1..3): one stage, no bindings, the shape class its readers assumed.
+Contract legacy_contract(const std::vector<std::uint32_t>& shape, Stage stage);
+// The integrity hash of a version-2 entry: the content hash of its device's
+// and its own canonical JSON text (sorted keys, no spaces; "entry_hash" left out).
+std::string entry_hash(const nlohmann::json& device, const nlohmann::json& winner);
 
 // Checks that cut across entries (device references, kernel names, ...) and
 // sorts nothing: table order is the source's order.

@@ -42,7 +42,7 @@ int c_api_check(const char* table_path) {
   CHECK(found->tuned_shape_dims == 3 && found->tuned_shape[0] == 1 && found->tuned_shape[1] == 4096);
   CHECK(found->variant.spirv_words == 5 && found->variant.spirv[0] == 0x07230203u);
   CHECK(found->workgroups[0] == 32 && found->workgroups[1] == 2 && found->workgroups[2] == 1);
-  CHECK(strstr(found->match_text, "nearest decode shape 1,4096,4096") != NULL);
+  CHECK(strstr(found->match_text, "nearest shape 1,4096,4096") != NULL);
   CHECK(strcmp(found->tuned_device_name, "NVIDIA H100 80GB HBM3") == 0);
   vktune_lookup_free(found);
   vktune_lookup_free(NULL);

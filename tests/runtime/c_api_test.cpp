@@ -41,8 +41,8 @@ TEST(RuntimeCApi, OpenErrors) {
   EXPECT_EQ(vktune_table_open_json_text("{", 1, &table), VKTUNE_ERROR_FORMAT);
   EXPECT_EQ(table, nullptr);
   EXPECT_NE(std::strstr(vktune_last_error(), "not valid JSON"), nullptr) << vktune_last_error();
-  const std::string v2 = R"({"format": "vktune-table", "version": 2, "devices": [], "winners": []})";
-  EXPECT_EQ(vktune_table_open_json_text(v2.data(), v2.size(), &table), VKTUNE_ERROR_VERSION);
+  const std::string v3 = R"({"format": "vktune-table", "version": 3, "devices": [], "winners": []})";
+  EXPECT_EQ(vktune_table_open_json_text(v3.data(), v3.size(), &table), VKTUNE_ERROR_VERSION);
   EXPECT_EQ(vktune_table_open(nullptr, &table), VKTUNE_ERROR_USAGE);
   EXPECT_EQ(vktune_table_open("x", nullptr), VKTUNE_ERROR_USAGE);
   EXPECT_EQ(vktune_table_open_json_text(nullptr, 5, &table), VKTUNE_ERROR_USAGE);

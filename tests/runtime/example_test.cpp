@@ -57,11 +57,11 @@ TEST(RuntimeExample, NearestShapeFromTheDatabase) {
   // the one tuned for 13,70,512. Both straight from the SQLite file.
   auto r = example(rt_test::tuned_db(), "--shape 4,100,2048");
   EXPECT_EQ(r.exit_code, 0);
-  expect_contains(r.output, "nearest decode shape 1,37,1024");
+  expect_contains(r.output, "nearest shape 1,37,1024");
   expect_contains(r.output, ": OK");
   r = example(rt_test::tuned_db(), "--shape 40,96,768 --seed 7");
   EXPECT_EQ(r.exit_code, 0);
-  expect_contains(r.output, "nearest prefill shape 13,70,512");
+  expect_contains(r.output, "nearest shape 13,70,512");
   expect_contains(r.output, ": OK");
 }
 

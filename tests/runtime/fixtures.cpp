@@ -109,15 +109,15 @@ nlohmann::json to_table_json(const vktune::runtime::Table& table) {
   nlohmann::json devices = nlohmann::json::array();
   for (const auto& d : table.devices()) {
     devices.push_back(device_json(d.id, d.identity.vendor_id, d.identity.device_id, d.identity.driver_version,
-                                  d.identity.name));
+                                  d.identity.name, d.identity.uuid));
   }
   nlohmann::json winners = nlohmann::json::array();
   for (const auto& e : table.entries()) {
-    const auto bytes = le_bytes(e.variant.spirv);
+    const auto bytes = le_bytes(e.contract.stages[0].spirv);
     nlohmann::json spec = nlohmann::json::object();
-    for (const auto& c : e.variant.specialization) spec[std::to_string(c.id)] = c.value;
+    for (const auto& c : e.contract.stages[0].specialization) spec[std::to_string(c.id)] = c.value;
     nlohmann::json dispatch = nlohmann::json::array();
-    for (const auto& a : e.variant.dispatch) dispatch.push_back({{"shape_dim", a.shape_dim}, {"divisor", a.divisor}});
+    for (const auto& a : e.contract.stages[0].dispatch) dispatch.push_back({{"shape_dim", a.shape_dim}, {"divisor", a.divisor}});
     winners.push_back({{"device", table.devices()[e.device].id},
                        {"kernel", e.kernel},
                        {"shape", shape_text(e.shape)},
@@ -127,9 +127,9 @@ nlohmann::json to_table_json(const vktune::runtime::Table& table) {
                        {"spirv_hash", content_hash(bytes)},
                        {"spirv_base64", base64(bytes)},
                        {"specialization", spec},
-                       {"local_size", e.variant.local_size},
+                       {"local_size", e.contract.stages[0].local_size},
                        {"dispatch", dispatch},
-                       {"required_subgroup_size", e.variant.required_subgroup_size},
+                       {"required_subgroup_size", e.contract.stages[0].required_subgroup_size},
                        {"median_ns", e.median_ns},
                        {"gbps", e.gbps},
                        {"gflops", e.gflops},
@@ -141,9 +141,9 @@ nlohmann::json to_table_json(const vktune::runtime::Table& table) {
 std::vector<std::uint32_t> fake_spirv(std::uint32_t tag) { return {0x07230203u, 0x00010000u, 0u, 1u, tag}; }
 
 nlohmann::json device_json(std::int64_t id, std::uint32_t vendor, std::uint32_t device, std::uint32_t driver,
-                           const std::string& name) {
+                           const std::string& name, const std::string& uuid) {
   return {{"id", id},   {"vendor_id", vendor}, {"device_id", device}, {"driver_version", driver},
-          {"name", name}, {"device_uuid", ""},  {"ceilings", nlohmann::json::object()}};
+          {"name", name}, {"device_uuid", uuid},  {"ceilings", nlohmann::json::object()}};
 }
 
 nlohmann::json winner_json(std::int64_t device, const std::string& kernel, const std::string& shape,

@@ -44,7 +44,7 @@ std::string content_hash(std::span<const std::uint8_t> bytes);
 // `tag`, so tests can tell entries apart by their SPIR-V.
 std::vector<std::uint32_t> fake_spirv(std::uint32_t tag);
 nlohmann::json device_json(std::int64_t id, std::uint32_t vendor, std::uint32_t device, std::uint32_t driver,
-                           const std::string& name);
+                           const std::string& name, const std::string& uuid = "");
 // Decode-style dispatch {{1, 2}, {0, 1}, {-1, 1}}, local size 64.
 nlohmann::json winner_json(std::int64_t device, const std::string& kernel, const std::string& shape,
                            std::uint32_t tag, const std::string& cache_mode = "cold");

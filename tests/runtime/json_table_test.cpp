@@ -59,10 +59,10 @@ TEST(RuntimeJson, LoadsAHandWrittenTable) {
   EXPECT_EQ(e.cache_mode, "cold");
   EXPECT_EQ(e.variant_hash, "v2");
   EXPECT_EQ(e.config_json, R"({"TAG":2})");
-  EXPECT_EQ(e.variant.spirv, rt_test::fake_spirv(2));
-  EXPECT_EQ(e.variant.local_size, (std::array<std::uint32_t, 3>{64, 1, 1}));
-  EXPECT_EQ(e.variant.dispatch[0], (rt::DispatchAxis{1, 2}));
-  EXPECT_EQ(e.variant.dispatch[2], (rt::DispatchAxis{-1, 1}));
+  EXPECT_EQ(e.contract.stages[0].spirv, rt_test::fake_spirv(2));
+  EXPECT_EQ(e.contract.stages[0].local_size, (std::array<std::uint32_t, 3>{64, 1, 1}));
+  EXPECT_EQ(e.contract.stages[0].dispatch[0], (rt::DispatchAxis{1, 2}));
+  EXPECT_EQ(e.contract.stages[0].dispatch[2], (rt::DispatchAxis{-1, 1}));
   EXPECT_DOUBLE_EQ(e.median_ns, 1002.0);
 }
 
@@ -75,11 +75,11 @@ TEST(RuntimeJson, ShapeAsArrayAndSpecializationConstants) {
   const auto table = rt::Table::from_json_text(doc.dump());
   const auto& e = table.entries()[0];
   EXPECT_EQ(e.shape, (std::vector<std::uint32_t>{2, 64, 256}));
-  EXPECT_EQ(e.variant.required_subgroup_size, 32u);
+  EXPECT_EQ(e.contract.stages[0].required_subgroup_size, 32u);
   float f = 1.5f;
   std::uint32_t bits = 0;
   std::memcpy(&bits, &f, 4);
-  EXPECT_EQ(e.variant.specialization, (std::vector<rt::SpecializationConstant>{{0, 1}, {1, bits}, {2, 0xffffffffu}, {3, 7}}));
+  EXPECT_EQ(e.contract.stages[0].specialization, (std::vector<rt::SpecializationConstant>{{0, 1}, {1, bits}, {2, 0xffffffffu}, {3, 7}}));
 }
 
 TEST(RuntimeJson, ExtraFieldsAreIgnored) {
@@ -92,7 +92,7 @@ TEST(RuntimeJson, ExtraFieldsAreIgnored) {
 
 TEST(RuntimeJson, WrongFormatOrVersion) {
   auto doc = good_table();
-  doc["version"] = 2;
+  doc["version"] = 3;
   EXPECT_EQ(load_error(doc.dump()), rt::Error::Kind::version);
   doc["version"] = "1";
   EXPECT_EQ(load_error(doc.dump()), rt::Error::Kind::version);
@@ -109,8 +109,8 @@ TEST(RuntimeJson, WrongFormatOrVersion) {
     doc["version"] = 3;
     rt::Table::from_json_text(doc.dump(), "t.json");
   } catch (const rt::Error& e) {
-    EXPECT_STREQ(e.what(), "vktune table 't.json' has version 3, but this runtime reads version 1: export it again "
-                           "with a matching vktune, or update the runtime");
+    EXPECT_STREQ(e.what(), "vktune table 't.json' has version 3, but this runtime reads versions 1 to 2: export it "
+                           "again with a matching vktune, or update the runtime");
   }
 }
 

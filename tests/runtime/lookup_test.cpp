@@ -20,14 +20,16 @@ rt::Table make(nlohmann::json devices, nlohmann::json winners) {
 }
 
 // The tag of the SPIR-V a lookup chose (the last word of fake_spirv).
-std::uint32_t tag_of(const rt::LookupResult& r) { return r.variant.spirv.back(); }
+std::uint32_t tag_of(const rt::LookupResult& r) { return r.contract.stages[0].spirv.back(); }
 
-rt::Variant baseline_variant() {
-  rt::Variant v;
+rt::Contract baseline_variant() {
+  rt::Stage v;
   v.spirv = rt_test::fake_spirv(999);
   v.local_size = {32, 1, 1};
   v.dispatch = {rt::DispatchAxis{1, 4}, rt::DispatchAxis{}, rt::DispatchAxis{}};
-  return v;
+  rt::Contract c;
+  c.stages.push_back(v);
+  return c;
 }
 
 // One table for the device-level tests: entries for the decode shape
@@ -124,7 +126,7 @@ TEST(RuntimeLookup, BaselineWhenNothingOfTheVendor) {
   EXPECT_EQ(r.entry, nullptr);
   EXPECT_FALSE(r.tuned_device.has_value());
   EXPECT_TRUE(r.tuned_shape.empty());
-  EXPECT_EQ(r.workgroups, (std::array<std::uint32_t, 3>{1024, 1, 1}));  // the baseline's own rule
+  EXPECT_EQ(r.workgroups[0], (std::array<std::uint32_t, 3>{1024, 1, 1}));  // the baseline's own rule
   EXPECT_STREQ(rt::to_string(r.match), "baseline");
 }
 
@@ -188,7 +190,7 @@ TEST(RuntimeShapes, NearestByLogDistance) {
   auto r = table.lookup(query(kH100, {1, 8192, 4096}));
   EXPECT_EQ(tag_of(r), 2u);
   EXPECT_NEAR(r.shape_distance, std::log2(14336.0 / 8192.0), 1e-12);
-  EXPECT_NE(r.match_text.find("nearest decode shape 1,14336,4096"), std::string::npos) << r.match_text;
+  EXPECT_NE(r.match_text.find("nearest shape 1,14336,4096"), std::string::npos) << r.match_text;
   // M=2 is 1 from M=1 and 1 from M=4: the table order breaks the tie.
   r = table.lookup(query(kH100, {2, 4096, 4096}));
   EXPECT_EQ(tag_of(r), 1u);
@@ -231,21 +233,21 @@ TEST(RuntimeShapes, OtherDimensionCountsAreIgnored) {
   rt::Query q{kH100, "rmsnorm", {8192}, ""};
   const auto r = table.lookup(q);
   EXPECT_EQ(tag_of(r), 1u);
-  EXPECT_EQ(r.workgroups, (std::array<std::uint32_t, 3>{32, 1, 1}));
-  EXPECT_NE(r.match_text.find("nearest any shape 4096"), std::string::npos) << r.match_text;
+  EXPECT_EQ(r.workgroups[0], (std::array<std::uint32_t, 3>{32, 1, 1}));
+  EXPECT_NE(r.match_text.find("nearest shape 4096"), std::string::npos) << r.match_text;
 }
 
 TEST(RuntimeShapes, ValidityPredicateRejectsEntries) {
   const auto table = make({device_json(1, kNvidia, 0x2330, 100, kH100.name)},
                           {winner_json(1, "matmul_q4k", "1,4096,4096", 1), winner_json(1, "matmul_q4k", "1,4096,14336", 2)});
   // The caller knows the variant tagged 1 needs K >= 8192, say.
-  const rt::Validity valid = [](const rt::Entry& e, std::span<const std::uint32_t> shape) {
-    return e.variant.spirv.back() != 1u || shape[2] >= 8192;
+  const rt::Validity valid = [](const rt::Entry& e, const rt::Shape& shape) {
+    return e.contract.stages[0].spirv.back() != 1u || shape[2] >= 8192;
   };
   const auto r = table.lookup(query(kH100, {1, 4096, 4096}), std::nullopt, valid);
   EXPECT_EQ(tag_of(r), 2u);
   EXPECT_FALSE(r.exact_shape);
-  const rt::Validity none = [](const rt::Entry&, std::span<const std::uint32_t>) { return false; };
+  const rt::Validity none = [](const rt::Entry&, const rt::Shape&) { return false; };
   EXPECT_EQ(table.lookup(query(kH100), baseline_variant(), none).match, rt::Match::baseline);
 }
 
@@ -270,16 +272,6 @@ TEST(RuntimeRules, ShapeDistance) {
   EXPECT_DOUBLE_EQ(rt::shape_distance(b, a), 3.0);
   EXPECT_THROW(rt::shape_distance(a, std::vector<std::uint32_t>{1, 2}), rt::Error);
   EXPECT_THROW(rt::shape_distance(a, std::vector<std::uint32_t>{0, 2, 3}), rt::Error);
-}
-
-TEST(RuntimeRules, ShapeRegime) {
-  EXPECT_EQ(rt::shape_regime(std::vector<std::uint32_t>{1, 4096, 4096}), 0);
-  EXPECT_EQ(rt::shape_regime(std::vector<std::uint32_t>{8, 4096, 4096}), 0);
-  EXPECT_EQ(rt::shape_regime(std::vector<std::uint32_t>{9, 4096, 4096}), 1);
-  EXPECT_STREQ(rt::regime_name(std::vector<std::uint32_t>{9, 1, 1}), "prefill");
-  EXPECT_STREQ(rt::regime_name(std::vector<std::uint32_t>{1, 1, 1}), "decode");
-  EXPECT_EQ(rt::shape_regime(std::vector<std::uint32_t>{100, 5}), 0);
-  EXPECT_STREQ(rt::regime_name(std::vector<std::uint32_t>{100, 5}), "any");
 }
 
 TEST(RuntimeRules, NameFamilyAndArchitecture) {
@@ -319,6 +311,6 @@ TEST(RuntimeDispatch, LookupEvaluatesTheRuleForTheQueriedShape) {
                           {winner_json(1, "matmul_q4k", "1,4096,4096", 1)});
   const auto r = table.lookup(query(kH100, {3, 37, 1024}));
   EXPECT_EQ(r.tuned_shape, (std::vector<std::uint32_t>{1, 4096, 4096}));
-  EXPECT_EQ(r.workgroups, (std::array<std::uint32_t, 3>{19, 3, 1}));  // ceil(37/2), ceil(3/1)
-  EXPECT_EQ(r.variant.local_size, (std::array<std::uint32_t, 3>{64, 1, 1}));
+  EXPECT_EQ(r.workgroups[0], (std::array<std::uint32_t, 3>{19, 3, 1}));  // ceil(37/2), ceil(3/1)
+  EXPECT_EQ(r.contract.stages[0].local_size, (std::array<std::uint32_t, 3>{64, 1, 1}));
 }

@@ -54,12 +54,12 @@ TEST(RuntimeSqlite, LoadsATunedDatabase) {
     shapes.push_back(e.shape);
     EXPECT_EQ(e.kernel, "matmul_q4k");
     EXPECT_EQ(e.cache_mode, "cold");
-    ASSERT_GT(e.variant.spirv.size(), 100u);
-    EXPECT_EQ(e.variant.spirv[0], kSpirvMagic);
-    EXPECT_GE(e.variant.local_size[0], 32u);
-    EXPECT_EQ(e.variant.dispatch[0].shape_dim, 1);  // N along x, M along y: both matmul templates
-    EXPECT_EQ(e.variant.dispatch[1].shape_dim, 0);
-    EXPECT_EQ(e.variant.dispatch[2].shape_dim, -1);
+    ASSERT_GT(e.contract.stages[0].spirv.size(), 100u);
+    EXPECT_EQ(e.contract.stages[0].spirv[0], kSpirvMagic);
+    EXPECT_GE(e.contract.stages[0].local_size[0], 32u);
+    EXPECT_EQ(e.contract.stages[0].dispatch[0].shape_dim, 1);  // N along x, M along y: both matmul templates
+    EXPECT_EQ(e.contract.stages[0].dispatch[1].shape_dim, 0);
+    EXPECT_EQ(e.contract.stages[0].dispatch[2].shape_dim, -1);
     EXPECT_FALSE(e.variant_hash.empty());
     EXPECT_NE(e.config_json.find("SUBGROUP_SIZE"), std::string::npos);
     EXPECT_GT(e.median_ns, 0.0);
@@ -95,11 +95,11 @@ TEST(RuntimeSqlite, JsonOfTheSameTableLoadsTheSame) {
   for (std::size_t i = 0; i < db.entries().size(); ++i) {
     const auto &a = db.entries()[i], &b = json.entries()[i];
     EXPECT_EQ(a.shape, b.shape);
-    EXPECT_EQ(a.variant.spirv, b.variant.spirv);
-    EXPECT_EQ(a.variant.local_size, b.variant.local_size);
-    EXPECT_EQ(a.variant.dispatch, b.variant.dispatch);
-    EXPECT_EQ(a.variant.specialization, b.variant.specialization);
-    EXPECT_EQ(a.variant.required_subgroup_size, b.variant.required_subgroup_size);
+    EXPECT_EQ(a.contract.stages[0].spirv, b.contract.stages[0].spirv);
+    EXPECT_EQ(a.contract.stages[0].local_size, b.contract.stages[0].local_size);
+    EXPECT_EQ(a.contract.stages[0].dispatch, b.contract.stages[0].dispatch);
+    EXPECT_EQ(a.contract.stages[0].specialization, b.contract.stages[0].specialization);
+    EXPECT_EQ(a.contract.stages[0].required_subgroup_size, b.contract.stages[0].required_subgroup_size);
   }
   EXPECT_EQ(json.devices()[0].identity, db.devices()[0].identity);
 }
@@ -117,9 +117,9 @@ TEST(RuntimeSqlite, ExportedTableMatchesTheDatabase) {
     const auto match = std::find_if(json.entries().begin(), json.entries().end(),
                                     [&](const rt::Entry& j) { return j.shape == e.shape; });
     ASSERT_NE(match, json.entries().end());
-    EXPECT_EQ(match->variant.spirv, e.variant.spirv);
-    EXPECT_EQ(match->variant.dispatch, e.variant.dispatch);
-    EXPECT_EQ(match->variant.local_size, e.variant.local_size);
+    EXPECT_EQ(match->contract.stages[0].spirv, e.contract.stages[0].spirv);
+    EXPECT_EQ(match->contract.stages[0].dispatch, e.contract.stages[0].dispatch);
+    EXPECT_EQ(match->contract.stages[0].local_size, e.contract.stages[0].local_size);
   }
   fs::remove_all(dir);
 }
@@ -188,7 +188,7 @@ TEST(RuntimeSqlite, CorruptSpirvIsAnError) {
   // content hash catches what SQLite cannot.
   const auto dir = rt_test::fresh_dir("spirv");
   const auto table = rt::Table::open_sqlite(rt_test::tuned_db());
-  const auto bytes = rt_test::le_bytes(table.entries()[0].variant.spirv);
+  const auto bytes = rt_test::le_bytes(table.entries()[0].contract.stages[0].spirv);
   auto whole = rt_test::read_file(copy_db(dir));
   const std::string needle(bytes.begin(), bytes.begin() + 64);
   std::size_t copies = 0;

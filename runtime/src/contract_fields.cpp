@@ -1,0 +1,191 @@
+// The launch contract of a table entry (results/TABLE_FORMAT.md, "contract"):
+// parsed and checked field by field, so that a table either loads whole or
+// fails naming the entry and the field.
+#include <limits>
+
+#include <nlohmann/json.hpp>
+
+#include "table_data.hpp"
+
+namespace vktune::runtime::detail {
+namespace {
+
+// Shapes have a handful of dimensions; a larger index is corruption.
+constexpr std::uint64_t kMaxDims = 64;
+
+struct Fields {
+  const std::string& source;
+  const std::string& where;
+
+  [[noreturn]] void bad(const std::string& field, const std::string& why) const { fail(source, where + "." + field + ": " + why); }
+
+  const nlohmann::json& member(const nlohmann::json& object, const char* key, const std::string& field) const {
+    if (!object.is_object()) bad(field, "is not an object");
+    const auto it = object.find(key);
+    if (it == object.end()) bad(field, std::string("lacks \"") + key + "\"");
+    return *it;
+  }
+
+  std::uint64_t u64(const nlohmann::json& v, const std::string& field, std::uint64_t max) const {
+    if (!v.is_number_unsigned() || v.get<std::uint64_t>() > max) {
+      bad(field, "is not an unsigned integer of at most " + std::to_string(max));
+    }
+    return v.get<std::uint64_t>();
+  }
+
+  std::uint32_t u32(const nlohmann::json& v, const std::string& field) const {
+    return static_cast<std::uint32_t>(u64(v, field, std::numeric_limits<std::uint32_t>::max()));
+  }
+
+  int dim(const nlohmann::json& v, const std::string& field, std::size_t dims) const {
+    const auto d = u64(v, field, kMaxDims);
+    if (d >= dims) bad(field, "names dimension " + std::to_string(d) + " of a " + std::to_string(dims) + "-dimensional shape");
+    return static_cast<int>(d);
+  }
+
+  std::string text(const nlohmann::json& v, const std::string& field) const {
+    if (!v.is_string()) bad(field, "is not a string");
+    return v.get<std::string>();
+  }
+
+  const nlohmann::json& array(const nlohmann::json& v, const std::string& field) const {
+    if (!v.is_array()) bad(field, "is not an array");
+    return v;
+  }
+};
+
+BindingRole role_from(const std::string& text, const Fields& f, const std::string& field) {
+  for (auto role : {BindingRole::input, BindingRole::weights, BindingRole::output, BindingRole::scratch}) {
+    if (text == to_string(role)) return role;
+  }
+  f.bad(field, "'" + text + "' is not a binding role (input, weights, output, scratch)");
+}
+
+SizeRule size_rule_from(const nlohmann::json& v, const Fields& f, const std::string& field, std::size_t dims) {
+  SizeRule rule;
+  const auto& terms = f.array(f.member(v, "terms", field), field + ".terms");
+  for (std::size_t t = 0; t < terms.size(); ++t) {
+    const auto tf = field + ".terms[" + std::to_string(t) + "]";
+    SizeTerm term;
+    term.coefficient = f.u64(f.member(terms[t], "coefficient", tf), tf + ".coefficient", std::uint64_t{1} << 40);
+    const auto& ds = f.array(f.member(terms[t], "dims", tf), tf + ".dims");
+    if (ds.size() > kMaxDims) f.bad(tf + ".dims", "has more than " + std::to_string(kMaxDims) + " factors");
+    for (std::size_t i = 0; i < ds.size(); ++i) term.dims.push_back(f.dim(ds[i], tf + ".dims[" + std::to_string(i) + "]", dims));
+    rule.terms.push_back(std::move(term));
+  }
+  rule.divisor = f.u64(f.member(v, "divisor", field), field + ".divisor", std::uint64_t{1} << 32);
+  rule.align = f.u64(f.member(v, "align", field), field + ".align", 4096);
+  if (rule.divisor == 0) f.bad(field + ".divisor", "is 0");
+  if (rule.align == 0) f.bad(field + ".align", "is 0");
+  return rule;
+}
+
+Stage stage_from(const nlohmann::json& v, const Fields& f, const std::string& field, std::size_t dims,
+                 const SpirvByHash& spirv) {
+  Stage stage;
+  const auto hash = f.text(f.member(v, "spirv_hash", field), field + ".spirv_hash");
+  const auto found = spirv.find(hash);
+  if (found == spirv.end()) f.bad(field + ".spirv_hash", "names SPIR-V " + hash + " the table does not hold");
+  stage.spirv = found->second;
+  stage.specialization = parse_specialization(v.contains("specialization") ? v["specialization"] : nlohmann::json(),
+                                              f.source, f.where + "." + field + ".specialization");
+  const auto& local = f.array(f.member(v, "local_size", field), field + ".local_size");
+  if (local.size() != 3) f.bad(field + ".local_size", "is not [x, y, z]");
+  for (std::size_t i = 0; i < 3; ++i) {
+    stage.local_size[i] = f.u32(local[i], field + ".local_size[" + std::to_string(i) + "]");
+    if (stage.local_size[i] == 0) f.bad(field + ".local_size", "has a zero dimension");
+  }
+  stage.dispatch = parse_dispatch(f.member(v, "dispatch", field), f.source, f.where + "." + field + ".dispatch");
+  for (const auto& axis : stage.dispatch) {
+    if (axis.shape_dim >= 0 && static_cast<std::size_t>(axis.shape_dim) >= dims) {
+      f.bad(field + ".dispatch", "names shape dimension " + std::to_string(axis.shape_dim) + " of a " +
+                                     std::to_string(dims) + "-dimensional shape");
+    }
+  }
+  stage.required_subgroup_size = f.u32(f.member(v, "required_subgroup_size", field), field + ".required_subgroup_size");
+  const auto& full = f.member(v, "require_full_subgroups", field);
+  if (!full.is_boolean()) f.bad(field + ".require_full_subgroups", "is not a boolean");
+  stage.require_full_subgroups = full.get<bool>();
+  stage.shared_memory_bytes = f.u32(f.member(v, "shared_memory_bytes", field), field + ".shared_memory_bytes");
+  return stage;
+}
+
+void add_features(Contract& contract) {
+  for (const auto& stage : contract.stages) {
+    for (auto& feature : required_features(stage.spirv)) {
+      bool have = false;
+      for (const auto& f : contract.features) have = have || f == feature;
+      if (!have) contract.features.push_back(std::move(feature));
+    }
+  }
+}
+
+}  // namespace
+
+Contract parse_contract(const nlohmann::json& value, std::size_t dims, const SpirvByHash& spirv,
+                        const std::string& source, const std::string& where) {
+  const Fields f{source, where};
+  if (!value.is_object()) f.bad("contract", "is not an object");
+  Contract c;
+  c.space = f.text(f.member(value, "space", "contract"), "contract.space");
+  c.path = f.text(f.member(value, "path", "contract"), "contract.path");
+  const auto& names = f.array(f.member(value, "shape_dims", "contract"), "contract.shape_dims");
+  if (names.size() != dims) {
+    f.bad("contract.shape_dims", "names " + std::to_string(names.size()) + " dimensions for a " +
+                                     std::to_string(dims) + "-dimensional shape");
+  }
+  for (std::size_t i = 0; i < names.size(); ++i) c.shape_dims.push_back(f.text(names[i], "contract.shape_dims"));
+  const auto& bounds = f.array(f.member(value, "shape_class", "contract"), "contract.shape_class");
+  for (std::size_t i = 0; i < bounds.size(); ++i) {
+    const auto bf = "contract.shape_class[" + std::to_string(i) + "]";
+    rules::DimBound b;
+    b.dim = f.dim(f.member(bounds[i], "dim", bf), bf + ".dim", dims);
+    b.min = f.u32(f.member(bounds[i], "min", bf), bf + ".min");
+    b.max = f.u32(f.member(bounds[i], "max", bf), bf + ".max");
+    if (b.min > b.max) f.bad(bf, "min exceeds max");
+    c.shape_class.push_back(b);
+  }
+  const auto& specialized = f.array(f.member(value, "specialized_dims", "contract"), "contract.specialized_dims");
+  for (std::size_t i = 0; i < specialized.size(); ++i) {
+    c.specialized_dims.push_back(f.dim(specialized[i], "contract.specialized_dims[" + std::to_string(i) + "]", dims));
+  }
+  const auto& bindings = f.array(f.member(value, "bindings", "contract"), "contract.bindings");
+  for (std::size_t i = 0; i < bindings.size(); ++i) {
+    const auto bf = "contract.bindings[" + std::to_string(i) + "]";
+    Binding b;
+    b.name = f.text(f.member(bindings[i], "name", bf), bf + ".name");
+    b.role = role_from(f.text(f.member(bindings[i], "role", bf), bf + ".role"), f, bf + ".role");
+    b.size = size_rule_from(f.member(bindings[i], "size", bf), f, bf + ".size", dims);
+    c.bindings.push_back(std::move(b));
+  }
+  const auto& stages = f.array(f.member(value, "stages", "contract"), "contract.stages");
+  if (stages.empty()) f.bad("contract.stages", "is empty (a variant has at least one stage)");
+  for (std::size_t i = 0; i < stages.size(); ++i) {
+    c.stages.push_back(stage_from(stages[i], f, "contract.stages[" + std::to_string(i) + "]", dims, spirv));
+  }
+  add_features(c);
+  return c;
+}
+
+Contract legacy_contract(const std::vector<std::uint32_t>& shape, Stage stage) {
+  Contract c;
+  // Version-1 entries carry no shape class: the rule their readers applied
+  // (3-dimensional shapes: decode M <= 8, prefill M > 8; others: any).
+  if (shape.size() == 3) {
+    constexpr std::uint32_t kMaxDecodeRows = 8;
+    c.shape_class.push_back(shape[0] <= kMaxDecodeRows ? rules::DimBound{0, 1, kMaxDecodeRows}
+                                                       : rules::DimBound{0, kMaxDecodeRows + 1, 0xffffffffu});
+  }
+  c.stages.push_back(std::move(stage));
+  add_features(c);
+  return c;
+}
+
+std::string entry_hash(const nlohmann::json& device, const nlohmann::json& winner) {
+  auto copy = winner;
+  copy.erase("entry_hash");
+  const std::string text = device.dump() + "\n" + copy.dump();
+  return spirv_content_hash({reinterpret_cast<const std::uint8_t*>(text.data()), text.size()});
+}
+
+}  // namespace vktune::runtime::detail
