@@ -4,10 +4,12 @@
 #include <array>
 #include <cctype>
 #include <charconv>
+#include <map>
 #include <set>
 #include <tuple>
 
 #include "common/error.hpp"
+#include "common/hash.hpp"
 #include "results/spirv_bytes.hpp"
 
 namespace vktune::results {
@@ -194,12 +196,44 @@ std::vector<Winner> selected_winners(const Store& store, const Selection& select
   return winners;
 }
 
-nlohmann::json export_table(const Store& store, const ExportFilter& filter) {
-  const auto selection = select(store, filter);
-  const auto winners = selected_winners(store, selection);
-  std::set<std::int64_t> used;
-  for (const auto& w : winners) used.insert(w.device_id);
+std::string table_entry_hash(const nlohmann::json& device, const nlohmann::json& winner) {
+  // The device's row id is local to the document; its identity and ceilings are not.
+  auto identity = device;
+  identity.erase("id");
+  auto copy = winner;
+  copy.erase("entry_hash");
+  copy.erase("device");
+  const std::string text = identity.dump() + "\n" + copy.dump();
+  return Hasher().add(std::span(reinterpret_cast<const std::uint8_t*>(text.data()), text.size())).hex();
+}
 
+nlohmann::json export_table(const Store& store, const ExportFilter& filter, const ContractSource& contracts,
+                            std::vector<std::string>* skipped) {
+  const auto selection = select(store, filter);
+  auto winners = selected_winners(store, selection);
+  // Contracts first: a winner without one is left out, with its device.
+  std::vector<nlohmann::json> contract_of;
+  std::vector<Winner> kept;
+  for (auto& w : winners) {
+    std::string why = "it stores no launch contract";
+    std::optional<std::string> text;
+    if (!w.contract_json.empty()) {
+      text = w.contract_json;
+    } else if (contracts) {
+      text = contracts(w, why);
+    }
+    auto parsed = text ? nlohmann::json::parse(*text, nullptr, false) : nlohmann::json();
+    if (!text || parsed.is_discarded() || !parsed.is_object()) {
+      if (skipped) skipped->push_back(w.kernel + " " + w.shape + " (" + w.cache_mode + "): " + why);
+      continue;
+    }
+    contract_of.push_back(std::move(parsed));
+    kept.push_back(std::move(w));
+  }
+  std::set<std::int64_t> used;
+  for (const auto& w : kept) used.insert(w.device_id);
+
+  std::map<std::int64_t, nlohmann::json> device_json;
   nlohmann::json devices = nlohmann::json::array();
   for (const auto& [id, identity] : selection.devices) {
     if (!used.contains(id)) continue;
@@ -208,21 +242,40 @@ nlohmann::json export_table(const Store& store, const ExportFilter& filter) {
     nlohmann::json ceilings = nlohmann::json::object();
     for (const auto& c : store.ceilings(id)) ceilings[c.name] = {{"value", c.value}, {"unit", c.unit}};
     d["ceilings"] = std::move(ceilings);
+    device_json[id] = d;
     devices.push_back(std::move(d));
   }
+  nlohmann::json modules = nlohmann::json::object();
   nlohmann::json rows = nlohmann::json::array();
-  for (const auto& w : winners) {
-    auto row = to_json(w);
+  for (std::size_t i = 0; i < kept.size(); ++i) {
+    const auto& w = kept[i];
+    auto row = to_json(w, false);
+    for (const char* legacy : {"spirv_hash", "specialization", "local_size", "dispatch", "required_subgroup_size"}) {
+      row.erase(legacy);
+    }
     const auto variant = store.find_variant(w.variant_hash);
     row["template_name"] = variant ? variant->template_name : "";
     row["template_hash"] = variant ? variant->template_hash : "";
     row["compiler_version"] = variant ? variant->compiler_version : "";
+    const auto& contract = contract_of[i];
+    if (contract.contains("stages") && contract["stages"].is_array()) {
+      for (const auto& stage : contract["stages"]) {
+        const auto hash = stage.value("spirv_hash", std::string());
+        if (hash.empty() || modules.contains(hash)) continue;
+        const auto words = hash == w.spirv_hash ? std::optional(w.spirv) : store.get_spirv(hash);
+        if (!words) throw Error(ErrorKind::database, "the SPIR-V " + hash + " of a " + w.kernel + " stage is missing");
+        modules[hash] = spirv_to_base64(*words);
+      }
+    }
+    row["contract"] = contract;
+    row["entry_hash"] = table_entry_hash(device_json.at(w.device_id), row);
     rows.push_back(std::move(row));
   }
   return {{"format", table_format_name},
           {"version", table_format_version},
           {"generator", generator_version()},
           {"devices", std::move(devices)},
+          {"spirv", std::move(modules)},
           {"winners", std::move(rows)}};
 }
 

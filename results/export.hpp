@@ -7,6 +7,7 @@
 // results/export_csv.hpp (one row per measurement), results/import.hpp (a
 // table merged back into a store).
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -22,7 +23,8 @@
 namespace vktune::results {
 
 inline constexpr std::string_view table_format_name = "vktune-table";
-inline constexpr int table_format_version = 1;
+inline constexpr int table_format_version = 2;  // 2: launch contracts, "spirv" by hash, entry_hash
+inline constexpr int oldest_table_format_version = 1;
 
 // "vktune X.Y.Z": the program that wrote a table.
 std::string generator_version();
@@ -66,10 +68,25 @@ nlohmann::json to_json(const DeviceIdentity& device);
 nlohmann::json to_json(const Measurement& measurement);
 nlohmann::json to_json(const Winner& winner, bool with_spirv = true);
 
-// The tuned table of the selected winners, their variants' template and
-// compiler, and the devices (with ceilings) they refer to. Object keys are
+// A winner's contract JSON text, or nullopt with `why` (a winner stored
+// before contracts whose kernel cannot complete it). The tuner supplies one
+// that asks the kernel (tuner/contract_json.hpp); without one, winners that
+// store no contract are skipped.
+using ContractSource = std::function<std::optional<std::string>(const Winner& winner, std::string& why)>;
+
+// The tuned table (version 2) of the selected winners, their variants'
+// template and compiler, their contracts, the SPIR-V of every stage once by
+// hash, and the devices (with ceilings) they refer to. Object keys are
 // sorted, so table.dump(2) of the same store is the same bytes every time.
-nlohmann::json export_table(const Store& store, const ExportFilter& filter = {});
+// A winner without a contract is left out and named in `skipped`.
+nlohmann::json export_table(const Store& store, const ExportFilter& filter = {}, const ContractSource& contracts = {},
+                            std::vector<std::string>* skipped = nullptr);
+
+// The integrity hash of a version-2 winner: the content hash (common/hash.hpp)
+// of its device's JSON text and its own (compact, sorted keys; without the
+// document-local "id" and "device" references and without "entry_hash"),
+// joined by a newline. The runtime recomputes it.
+std::string table_entry_hash(const nlohmann::json& device, const nlohmann::json& winner);
 
 // Standard base64 (with padding) of SPIR-V words as little-endian bytes, and back.
 std::string spirv_to_base64(std::span<const std::uint32_t> words);

@@ -1,5 +1,6 @@
 #include "results/export_header.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdio>
@@ -12,17 +13,24 @@
 namespace vktune::results {
 namespace {
 
-// The part of the header that does not depend on the table.
+// The part of the header that does not depend on the table. C++17.
 constexpr std::string_view preamble = R"cpp(#pragma once
 #include <array>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
-#include <limits>
-#include <span>
+#include <string>
 #include <string_view>
 
 namespace vktune_table {
+
+// The lookup rules of vktune's runtime library, its own text
+// (runtime/lookup_rules.inc): device levels, shape classes, distance,
+// tie-breaks, device needs.
+namespace rules {
+)cpp";
+
+constexpr std::string_view types = R"cpp(}  // namespace rules
 
 // Workgroups along one axis: ceil(shape[shape_dim] / divisor), or 1 when shape_dim < 0.
 struct DispatchAxis {
@@ -30,102 +38,143 @@ struct DispatchAxis {
   std::uint32_t divisor;
 };
 
-// One VkSpecializationMapEntry: constant_id and its 32-bit value (ints as
-// two's complement, bools as 0/1, floats as their bits).
+// One VkSpecializationMapEntry: constant_id and its 32-bit value.
 struct SpecConstant {
   std::uint32_t id;
   std::uint32_t value;
 };
 
-// The tuned winner for one (device, kernel, shape, cache mode).
-struct Entry {
-  std::uint32_t vendor_id;
-  std::uint32_t device_id;
-  std::uint32_t driver_version;
-  std::string_view device_name;
-  std::string_view kernel;
-  std::string_view shape_text;           // "M,N,K", dims in the kernel's order
-  std::span<const std::uint32_t> shape;  // the same dims as numbers
-  std::string_view cache_mode;           // "cold" or "hot"
-  std::string_view variant_hash;
-  std::string_view config_json;          // parameter values, for people
-  std::array<std::uint32_t, 3> local_size;
-  std::array<DispatchAxis, 3> dispatch;
+// One dispatch of a variant; every stage binds all the entry's bindings and
+// gets the shape as push constants (one uint32 per dimension), with a
+// compute-to-compute barrier between stages.
+struct Stage {
+  const std::uint32_t* spirv;  // SPIR-V words for VkShaderModuleCreateInfo
+  std::size_t spirv_words;
+  std::uint32_t local_size[3];
+  DispatchAxis dispatch[3];
   std::uint32_t required_subgroup_size;  // 0 = none required
-  std::span<const SpecConstant> specialization;
-  std::span<const std::uint32_t> spirv;  // SPIR-V words for VkShaderModuleCreateInfo
-  double median_ns;
-  double gbps;
-  double gflops;
+  bool require_full_subgroups;
+  std::uint32_t shared_memory_bytes;
+  const SpecConstant* specialization;
+  std::size_t specialization_count;
+};
+
+// bytes = ceil(sum of coefficient * product of shape[dims] / divisor), rounded up to align.
+struct SizeTerm {
+  std::uint64_t coefficient;
+  const int* dims;
+  std::size_t dim_count;
+};
+struct Binding {  // set 0, binding = its index
+  std::string_view name;
+  std::string_view role;  // "input", "weights", "output", "scratch" (allocate, zero once)
+  const SizeTerm* terms;
+  std::size_t term_count;
+  std::uint64_t divisor, align;
+};
+
+// The tuned winner for one (device, kernel, shape, cache mode), with its launch contract.
+struct Entry {
+  std::uint32_t vendor_id, device_id, driver_version;
+  std::string_view device_name, device_uuid;
+  std::string_view kernel;
+  std::string_view shape_text;  // "M,N,K", dims in the kernel's order
+  const std::uint32_t* shape;
+  std::size_t shape_dims;
+  std::string_view cache_mode;  // "cold" or "hot"
+  std::string_view variant_hash;
+  std::string_view config_json;  // parameter values, for people
+  const rules::DimBound* shape_class;  // the shapes it serves
+  std::size_t shape_class_count;
+  const int* specialized_dims;  // dims compiled into the SPIR-V: must equal the tuned shape's
+  std::size_t specialized_count;
+  const Binding* bindings;
+  std::size_t binding_count;
+  const Stage* stages;
+  std::size_t stage_count;
+  const std::string_view* features;  // device features the SPIR-V needs
+  std::size_t feature_count;
+  double median_ns, gbps, gflops;
 };
 
 )cpp";
 
 constexpr std::string_view lookup = R"cpp(
-// Workgroup counts of an entry's dispatch rule for a shape.
-inline std::array<std::uint32_t, 3> workgroup_counts(const Entry& entry, std::span<const std::uint32_t> shape) noexcept {
-  std::array<std::uint32_t, 3> counts{1, 1, 1};
-  for (std::size_t axis = 0; axis < 3; ++axis) {
-    const DispatchAxis rule = entry.dispatch[axis];
-    if (rule.shape_dim < 0 || static_cast<std::size_t>(rule.shape_dim) >= shape.size() || rule.divisor == 0) continue;
-    const std::uint64_t extent = shape[static_cast<std::size_t>(rule.shape_dim)];
-    counts[axis] = static_cast<std::uint32_t>((extent + rule.divisor - 1) / rule.divisor);
+// Workgroup counts of one stage for a shape (of the entry's dimension count).
+inline std::array<std::uint32_t, 3> workgroup_counts(const Stage& stage, const std::uint32_t* shape) noexcept {
+  return {rules::workgroups_along(stage.dispatch[0].shape_dim, stage.dispatch[0].divisor, shape),
+          rules::workgroups_along(stage.dispatch[1].shape_dim, stage.dispatch[1].divisor, shape),
+          rules::workgroups_along(stage.dispatch[2].shape_dim, stage.dispatch[2].divisor, shape)};
+}
+
+// Bytes of one binding for a shape.
+inline std::uint64_t binding_bytes(const Binding& binding, const std::uint32_t* shape) noexcept {
+  std::uint64_t sum = 0;
+  for (std::size_t t = 0; t < binding.term_count; ++t) {
+    std::uint64_t product = binding.terms[t].coefficient;
+    for (std::size_t d = 0; d < binding.terms[t].dim_count; ++d) product *= shape[binding.terms[t].dims[d]];
+    sum += product;
   }
-  return counts;
+  const std::uint64_t whole = binding.divisor <= 1 ? sum : (sum + binding.divisor - 1) / binding.divisor;
+  return binding.align <= 1 ? whole : (whole + binding.align - 1) / binding.align * binding.align;
 }
 
-// The regime of a shape, as the runtime library defines it: for 3-dim
-// (M,N,K) shapes decode (M <= 8) or prefill (M > 8); one regime otherwise.
-// A variant is never used across regimes.
-inline int shape_regime(std::span<const std::uint32_t> shape) noexcept {
-  return shape.size() == 3 && shape[0] <= 8 ? 1 : 0;
-}
+// The device asking (VkPhysicalDeviceProperties; the UUID as lowercase hex, "" when unknown).
+struct Device {
+  std::uint32_t vendor_id, device_id, driver_version;
+  std::string_view name, uuid;
+};
 
-// How far a tuned shape is from a wanted one: the sum over dims of
-// |log2(a) - log2(b)|; infinite across dimension counts or regimes. 0
-// exactly when the shapes are equal.
-inline double shape_distance(std::span<const std::uint32_t> a, std::span<const std::uint32_t> b) noexcept {
-  if (a.size() != b.size() || shape_regime(a) != shape_regime(b)) return std::numeric_limits<double>::infinity();
-  double distance = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    if (a[i] == b[i]) continue;
-    const double la = std::log2(a[i] == 0 ? 1.0 : static_cast<double>(a[i]));
-    const double lb = std::log2(b[i] == 0 ? 1.0 : static_cast<double>(b[i]));
-    distance += std::fabs(la - lb);
+struct Found {
+  const Entry* entry;  // nullptr: nothing fits, use your baseline
+  rules::Level level;
+  double distance;
+};
+
+// Why the device cannot run the entry, or "".
+inline std::string unmet(const Entry& e, const rules::Capabilities& device) {
+  for (std::size_t f = 0; f < e.feature_count; ++f) {
+    if (auto why = rules::missing_feature(device, e.features[f]); !why.empty()) return why;
   }
-  return distance;
+  for (std::size_t s = 0; s < e.stage_count; ++s) {
+    const Stage& st = e.stages[s];
+    const rules::StageNeeds needs{st.local_size[0] * st.local_size[1] * st.local_size[2], st.shared_memory_bytes,
+                                  st.required_subgroup_size};
+    if (auto why = rules::unmet_need(device, needs); !why.empty()) return why;
+  }
+  return {};
 }
 
-// The entry for (device, kernel, shape): the exact shape when tuned, else the
-// nearest tuned shape of the same kernel on the same device (same number of
-// dims, same regime). cache_mode "" accepts both modes. Ties go to "cold", then to the
-// newest driver version, then to the first entry. nullptr when the device
-// has no entry for the kernel.
-inline const Entry* find(std::uint32_t vendor_id, std::uint32_t device_id, std::string_view kernel,
-                         std::span<const std::uint32_t> shape, std::string_view cache_mode = {}) noexcept {
-  const Entry* best = nullptr;
-  double best_distance = 0;
-  for (const Entry& entry : entries) {
-    if (entry.vendor_id != vendor_id || entry.device_id != device_id || entry.kernel != kernel) continue;
-    if (entry.shape.size() != shape.size() || (!cache_mode.empty() && entry.cache_mode != cache_mode)) continue;
-    const double distance = shape_distance(entry.shape, shape);
-    if (distance == std::numeric_limits<double>::infinity()) continue;  // another regime
-    bool better = best == nullptr || distance < best_distance;
-    if (!better && !(distance > best_distance)) {
-      const bool cold = entry.cache_mode == "cold", best_cold = best->cache_mode == "cold";
-      better = cold != best_cold ? cold : entry.driver_version > best->driver_version;
+// The runtime library's lookup over this header's entries: the best device
+// level with an entry of the kernel that serves the shape and that the
+// device can run, then the best candidate (rules::better). cache_mode ""
+// prefers "cold". {nullptr, Level::none} when nothing fits.
+inline Found find(const Device& device, std::string_view kernel, const std::uint32_t* shape, std::size_t shape_dims,
+                  std::string_view cache_mode = {}, const rules::Capabilities& capabilities = {}) {
+  const std::string_view preferred = cache_mode.empty() ? std::string_view("cold") : cache_mode;
+  const rules::DeviceKey query{device.vendor_id, device.device_id, device.driver_version, device.name, device.uuid};
+  Found found{nullptr, rules::Level::none, 0};
+  rules::Candidate best;
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const Entry& e = entries[i];
+    if (e.kernel != kernel) continue;
+    const rules::DeviceKey tuned{e.vendor_id, e.device_id, e.driver_version, e.device_name, e.device_uuid};
+    const auto level = rules::device_level(tuned, query);
+    if (level == rules::Level::none) continue;
+    if (rules::shape_mismatch(e.shape, e.shape_dims, shape, shape_dims, e.shape_class, e.shape_class_count,
+                              e.specialized_dims, e.specialized_count) != nullptr) {
+      continue;
     }
-    if (better) {
-      best = &entry;
-      best_distance = distance;
+    if (!unmet(e, capabilities).empty()) continue;
+    const rules::Candidate candidate{level, rules::shape_distance(shape, e.shape, shape_dims),
+                                     rules::driver_gap(level, e.driver_version, device.driver_version),
+                                     e.cache_mode == preferred ? 0 : 1, i};
+    if (found.entry == nullptr || rules::better(candidate, best)) {
+      found = {&e, level, candidate.distance};
+      best = candidate;
     }
   }
-  return best;
-}
-
-// True when the entry was tuned for exactly this shape.
-inline bool is_exact(const Entry& entry, std::span<const std::uint32_t> shape) noexcept {
-  return shape_distance(entry.shape, shape) == 0.0;
+  return found;
 }
 
 }  // namespace vktune_table
@@ -163,123 +212,167 @@ std::string hex_word(std::uint32_t word) {
   return text;
 }
 
-Error bad_winner(const Winner& w, const std::string& why) {
-  return Error(ErrorKind::format, "cannot export the winner of '" + w.kernel + "' shape '" + w.shape + "' (" +
-                                      w.cache_mode + ") as a header: " + why);
+Error bad_entry(const nlohmann::json& w, const std::string& why) {
+  return Error(ErrorKind::format, "cannot export the winner of '" + w.value("kernel", std::string()) + "' shape '" +
+                                      w.value("shape", std::string()) + "' (" + w.value("cache_mode", std::string()) +
+                                      ") as a header: " + why);
 }
 
-std::array<std::pair<std::int64_t, std::uint64_t>, 3> dispatch_rule(const Winner& w) {
-  const auto rule = nlohmann::json::parse(w.dispatch_json, nullptr, false);
-  const auto why = "its dispatch rule '" + w.dispatch_json + "' is not [{\"shape_dim\": d, \"divisor\": q} x 3]";
-  if (!rule.is_array() || rule.size() != 3) throw bad_winner(w, why);
-  std::array<std::pair<std::int64_t, std::uint64_t>, 3> axes{};
-  for (std::size_t i = 0; i < 3; ++i) {
-    const auto& a = rule[i];
-    if (!a.is_object() || !a.contains("shape_dim") || !a["shape_dim"].is_number_integer() || !a.contains("divisor") ||
-        !a["divisor"].is_number_unsigned() || a["divisor"].get<std::uint64_t>() == 0 ||
-        a["divisor"].get<std::uint64_t>() > std::numeric_limits<std::uint32_t>::max()) {
-      throw bad_winner(w, why);
-    }
-    axes[i] = {a["shape_dim"].get<std::int64_t>(), a["divisor"].get<std::uint64_t>()};
-    if (axes[i].first > 64 || axes[i].first < -1) throw bad_winner(w, why);
-  }
-  return axes;
-}
-
-std::map<std::uint32_t, std::uint32_t> spec_constants(const Winner& w) {
-  std::map<std::uint32_t, std::uint32_t> constants;
-  if (w.specialization_json.empty()) return constants;
-  const auto spec = nlohmann::json::parse(w.specialization_json, nullptr, false);
-  const auto why = "its specialization constants '" + w.specialization_json +
-                   "' are not an object of {\"constant_id\": int, bool or float}";
-  if (!spec.is_object()) throw bad_winner(w, why);
-  for (const auto& [key, value] : spec.items()) {
-    const auto id = shape_dims(key);
-    if (!id || id->size() != 1) throw bad_winner(w, why);
-    std::uint32_t bits = 0;
-    if (value.is_boolean()) bits = value.get<bool>() ? 1u : 0u;
-    else if (value.is_number_integer()) bits = static_cast<std::uint32_t>(value.get<std::int64_t>());
-    else if (value.is_number_float()) bits = std::bit_cast<std::uint32_t>(value.get<float>());
-    else throw bad_winner(w, why);
-    constants[id->front()] = bits;
-  }
-  return constants;
+std::uint32_t spec_bits(const nlohmann::json& value) {
+  if (value.is_boolean()) return value.get<bool>() ? 1u : 0u;
+  if (value.is_number_integer()) return static_cast<std::uint32_t>(value.get<std::int64_t>());
+  return std::bit_cast<std::uint32_t>(value.get<float>());
 }
 
 }  // namespace
 
-std::string export_header(const Store& store, const ExportFilter& filter) {
-  const auto selection = select(store, filter);
-  const auto winners = selected_winners(store, selection);
+std::string export_header(const Store& store, const ExportFilter& filter, const ContractSource& contracts,
+                          const FeaturesOf& features_of, std::vector<std::string>* skipped) {
+  // The header is the JSON table in another form: the same selection, order and contracts.
+  const auto table = export_table(store, filter, contracts, skipped);
+  std::map<std::int64_t, const nlohmann::json*> devices;
+  for (const auto& d : table["devices"]) devices[d["id"].get<std::int64_t>()] = &d;
 
-  std::ostringstream data, entries;
-  std::map<std::string, std::string> spirv_arrays;  // SPIR-V hash -> array name, each stored once
-  for (std::size_t i = 0; i < winners.size(); ++i) {
-    const auto& w = winners[i];
-    const auto& device = selection.devices[selection.device_rank(w.device_id)].second;
-    const auto dims = shape_dims(w.shape);
-    if (!dims) throw bad_winner(w, "its shape is not comma-separated unsigned numbers");
-    const auto axes = dispatch_rule(w);
-    const auto constants = spec_constants(w);
-
-    auto [spirv, added] = spirv_arrays.emplace(w.spirv_hash, "spirv_" + std::to_string(spirv_arrays.size()));
-    if (added) {
-      data << "// SPIR-V " << w.spirv_hash << ", " << w.spirv.size() << " words\ninline constexpr std::uint32_t "
-           << spirv->second << "[] = {";
-      for (std::size_t k = 0; k < w.spirv.size(); ++k) {
-        data << (k % 8 == 0 ? "\n    " : " ") << hex_word(w.spirv[k]) << (k + 1 < w.spirv.size() ? "," : "");
+  std::ostringstream data, rows;
+  std::map<std::string, std::string> spirv_arrays;  // hash -> array name, each stored once
+  std::map<std::string, std::vector<std::string>> spirv_features;
+  std::size_t index = 0;
+  for (const auto& w : table["winners"]) {
+    const std::string n = std::to_string(index++);
+    const auto& device = *devices.at(w["device"].get<std::int64_t>());
+    const auto dims = shape_dims(w["shape"].get<std::string>());
+    if (!dims) throw bad_entry(w, "its shape is not comma-separated unsigned numbers");
+    const auto& c = w["contract"];
+    try {
+      data << "inline constexpr std::uint32_t shape_" << n << "[] = {";
+      for (std::size_t k = 0; k < dims->size(); ++k) data << (k ? ", " : "") << (*dims)[k] << 'u';
+      data << "};\n";
+      // Shape class, specialised dims.
+      data << "inline constexpr rules::DimBound class_" << n << "[] = {";
+      for (const auto& b : c.at("shape_class")) {
+        data << "{" << b.at("dim").get<int>() << ", " << b.at("min").get<std::uint32_t>() << "u, "
+             << b.at("max").get<std::uint32_t>() << "u}, ";
+      }
+      data << "{0, 1u, 0u}};  // the last is a placeholder: arrays may not be empty\n";
+      data << "inline constexpr int specialized_" << n << "[] = {";
+      for (const auto& d : c.at("specialized_dims")) data << d.get<int>() << ", ";
+      data << "-1};\n";
+      // Bindings.
+      const auto& bindings = c.at("bindings");
+      for (std::size_t b = 0; b < bindings.size(); ++b) {
+        const auto& terms = bindings[b].at("size").at("terms");
+        for (std::size_t t = 0; t < terms.size(); ++t) {
+          data << "inline constexpr int dims_" << n << "_" << b << "_" << t << "[] = {";
+          for (const auto& d : terms[t].at("dims")) data << d.get<int>() << ", ";
+          data << "-1};\n";
+        }
+        data << "inline constexpr SizeTerm terms_" << n << "_" << b << "[] = {";
+        for (std::size_t t = 0; t < terms.size(); ++t) {
+          data << "{" << terms[t].at("coefficient").get<std::uint64_t>() << "u, dims_" << n << "_" << b << "_" << t
+               << ", " << terms[t].at("dims").size() << "}, ";
+        }
+        data << "{0u, nullptr, 0}};\n";
+      }
+      data << "inline constexpr Binding bindings_" << n << "[] = {";
+      for (std::size_t b = 0; b < bindings.size(); ++b) {
+        const auto& size = bindings[b].at("size");
+        data << "\n    {" << cpp_string(bindings[b].at("name").get<std::string>()) << ", "
+             << cpp_string(bindings[b].at("role").get<std::string>()) << ", terms_" << n << "_" << b << ", "
+             << size.at("terms").size() << ", " << size.at("divisor").get<std::uint64_t>() << "u, "
+             << size.at("align").get<std::uint64_t>() << "u},";
+      }
+      data << "\n    {\"\", \"\", nullptr, 0, 1u, 1u}};\n";
+      // Stages, and the features their SPIR-V needs.
+      const auto& stages = c.at("stages");
+      std::vector<std::string> features;
+      for (std::size_t s = 0; s < stages.size(); ++s) {
+        const auto& st = stages[s];
+        const auto hash = st.at("spirv_hash").get<std::string>();
+        const auto words = spirv_from_base64(table["spirv"].at(hash).get<std::string>());
+        auto [spirv, added] = spirv_arrays.emplace(hash, "spirv_" + std::to_string(spirv_arrays.size()));
+        if (added) {
+          data << "// SPIR-V " << hash << ", " << words.size() << " words\ninline constexpr std::uint32_t "
+               << spirv->second << "[] = {";
+          for (std::size_t k = 0; k < words.size(); ++k) {
+            data << (k % 8 == 0 ? "\n    " : " ") << hex_word(words[k]) << (k + 1 < words.size() ? "," : "");
+          }
+          data << "};\n";
+          spirv_features[hash] = features_of ? features_of(words) : std::vector<std::string>{};
+        }
+        for (const auto& f : spirv_features[hash]) {
+          if (std::find(features.begin(), features.end(), f) == features.end()) features.push_back(f);
+        }
+        data << "inline constexpr SpecConstant spec_" << n << "_" << s << "[] = {";
+        for (const auto& [key, value] : st.at("specialization").items()) {
+          const auto id = shape_dims(key);
+          if (!id || id->size() != 1) throw bad_entry(w, "specialization constant id '" + key + "' is not a number");
+          data << "{" << id->front() << "u, " << hex_word(spec_bits(value)) << "}, ";
+        }
+        data << "{0u, 0u}};\n";
+      }
+      data << "inline constexpr Stage stages_" << n << "[] = {";
+      for (std::size_t s = 0; s < stages.size(); ++s) {
+        const auto& st = stages[s];
+        const auto& local = st.at("local_size");
+        const auto& dispatch = st.at("dispatch");
+        if (!dispatch.is_array() || dispatch.size() != 3) throw bad_entry(w, "its dispatch rule is not 3 axes");
+        data << "\n    {detail::" << spirv_arrays.at(st.at("spirv_hash").get<std::string>()) << ", "
+             << spirv_from_base64(table["spirv"].at(st.at("spirv_hash").get<std::string>()).get<std::string>()).size()
+             << ", {" << local.at(0).get<std::uint32_t>() << "u, " << local.at(1).get<std::uint32_t>() << "u, "
+             << local.at(2).get<std::uint32_t>() << "u}, {";
+        for (std::size_t a = 0; a < 3; ++a) {
+          data << (a ? ", " : "") << "{" << dispatch[a].at("shape_dim").get<std::int32_t>() << ", "
+               << dispatch[a].at("divisor").get<std::uint32_t>() << "u}";
+        }
+        data << "}, " << st.at("required_subgroup_size").get<std::uint32_t>() << "u, "
+             << (st.at("require_full_subgroups").get<bool>() ? "true" : "false") << ", "
+             << st.at("shared_memory_bytes").get<std::uint32_t>() << "u, spec_" << n << "_" << s << ", "
+             << st.at("specialization").size() << "},";
       }
       data << "};\n";
-    }
-    const std::string shape_name = "shape_" + std::to_string(i);
-    data << "inline constexpr std::uint32_t " << shape_name << "[] = {";
-    for (std::size_t k = 0; k < dims->size(); ++k) data << (k ? ", " : "") << (*dims)[k] << 'u';
-    data << "};\n";
-    std::string spec_name = "{}";
-    if (!constants.empty()) {
-      spec_name = "detail::spec_" + std::to_string(i);
-      data << "inline constexpr SpecConstant spec_" << i << "[] = {";
-      bool first = true;
-      for (const auto& [id, value] : constants) {
-        data << (first ? "" : ", ") << '{' << id << "u, " << hex_word(value) << '}';
-        first = false;
-      }
-      data << "};\n";
-    }
+      data << "inline constexpr std::string_view features_" << n << "[] = {";
+      for (const auto& f : features) data << cpp_string(f) << ", ";
+      data << "\"\"};\n";
 
-    entries << "    Entry{.vendor_id = " << hex_word(device.vendor_id) << ", .device_id = " << hex_word(device.device_id)
-            << ", .driver_version = " << hex_word(device.driver_version)
-            << ",\n          .device_name = " << cpp_string(device.name) << ", .kernel = " << cpp_string(w.kernel)
-            << ", .shape_text = " << cpp_string(w.shape) << ",\n          .shape = detail::" << shape_name
-            << ", .cache_mode = " << cpp_string(w.cache_mode) << ", .variant_hash = " << cpp_string(w.variant_hash)
-            << ",\n          .config_json = " << cpp_string(w.config_json) << ",\n          .local_size = {"
-            << w.local_size[0] << "u, " << w.local_size[1] << "u, " << w.local_size[2] << "u}, .dispatch = {{";
-    for (std::size_t a = 0; a < 3; ++a) entries << (a ? ", " : "") << '{' << axes[a].first << ", " << axes[a].second << "u}";
-    entries << "}}, .required_subgroup_size = " << w.required_subgroup_size << "u,\n          .specialization = "
-            << spec_name << ", .spirv = detail::" << spirv->second << ",\n          .median_ns = "
-            << cpp_double(w.median_ns) << ", .gbps = " << cpp_double(w.gbps) << ", .gflops = " << cpp_double(w.gflops)
-            << "},\n";
+      rows << "    Entry{" << hex_word(device.at("vendor_id").get<std::uint32_t>()) << ", "
+           << hex_word(device.at("device_id").get<std::uint32_t>()) << ", "
+           << hex_word(device.at("driver_version").get<std::uint32_t>()) << ", "
+           << cpp_string(device.at("name").get<std::string>()) << ", "
+           << cpp_string(device.value("device_uuid", std::string())) << ",\n          "
+           << cpp_string(w["kernel"].get<std::string>()) << ", " << cpp_string(w["shape"].get<std::string>())
+           << ", detail::shape_" << n << ", " << dims->size() << ", " << cpp_string(w["cache_mode"].get<std::string>())
+           << ", " << cpp_string(w["variant_hash"].get<std::string>()) << ",\n          "
+           << cpp_string(w["config"].dump()) << ",\n          detail::class_" << n << ", "
+           << c.at("shape_class").size() << ", detail::specialized_" << n << ", " << c.at("specialized_dims").size()
+           << ", detail::bindings_" << n << ", " << bindings.size() << ", detail::stages_" << n << ", "
+           << stages.size() << ", detail::features_" << n << ", " << features.size() << ",\n          "
+           << cpp_double(w.value("median_ns", 0.0)) << ", " << cpp_double(w.value("gbps", 0.0)) << ", "
+           << cpp_double(w.value("gflops", 0.0)) << "},\n";
+    } catch (const nlohmann::json::exception& e) {
+      throw bad_entry(w, std::string("its contract does not have the expected fields: ") + e.what());
+    }
   }
 
   std::ostringstream out;
-  out << "// vktune tuned table: " << winners.size() << " entries, generated by " << generator_version()
+  out << "// vktune tuned table: " << index << " entries, generated by " << generator_version()
       << " (`vktune export --format header`).\n"
-         "// Do not edit: export again. Needs only the C++20 standard library. API: results/TABLE_FORMAT.md.\n"
+         "// Do not edit: export again. Needs only the C++17 standard library. API: results/TABLE_FORMAT.md.\n"
          "//\n"
-         "//   std::uint32_t shape[] = {1, 4096, 4096};\n"
-         "//   if (const auto* e = vktune_table::find(props.vendorID, props.deviceID, \"matmul_q4k\", shape)) {\n"
-         "//     // e->spirv, e->local_size, e->specialization, e->required_subgroup_size,\n"
-         "//     // vktune_table::workgroup_counts(*e, shape)\n"
+         "//   const std::uint32_t shape[] = {1, 4096, 4096};\n"
+         "//   const vktune_table::Device device{props.vendorID, props.deviceID, props.driverVersion, props.deviceName, uuid};\n"
+         "//   if (const auto found = vktune_table::find(device, \"matmul_q4k\", shape, 3); found.entry) {\n"
+         "//     // found.entry->stages[i]: spirv, local_size, workgroup_counts(stage, shape); bindings: binding_bytes\n"
          "//   }\n"
-      << preamble << "inline constexpr int format_version = " << table_format_version << ";\n"
+      << preamble << lookup_rules_text << types << "inline constexpr int format_version = " << table_format_version
+      << ";\n"
       << "inline constexpr std::string_view generator = " << cpp_string(generator_version()) << ";\n\n"
       << "namespace detail {\n"
       << data.str() << "}  // namespace detail\n\n"
-      << "inline constexpr std::array<Entry, " << winners.size() << "> entries = {";
-  if (winners.empty()) {
+      << "inline constexpr std::array<Entry, " << index << "> entries = {";
+  if (index == 0) {
     out << "};\n";
   } else {
-    out << "{\n" << entries.str() << "}};\n";
+    out << "{\n" << rows.str() << "}};\n";
   }
   out << lookup;
   return out.str();

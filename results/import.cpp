@@ -98,7 +98,49 @@ TableDevice read_device(const Reader& r, const json& d, std::size_t index) {
   return device;
 }
 
-TableWinner read_winner(const Reader& r, const json& row, std::size_t index) {
+// A version-2 winner's launch facts: its contract (kept as JSON text), and
+// its first stage in the store's launch columns, every stage's SPIR-V from
+// the table's "spirv" object. The entry must match its entry_hash.
+void read_contract(const Reader& r, const json& row, const json& device, const json& modules, const std::string& where,
+                   Winner& w) {
+  const auto stored = r.text(row, "entry_hash", where);
+  if (table_entry_hash(device, row) != stored) {
+    r.fail(where + ".entry_hash", "the entry does not match its hash " + stored + " (a field was edited or the table is corrupt)");
+  }
+  const auto& contract = r.field(row, "contract", where);
+  if (!contract.is_object()) r.fail(where + ".contract", "must be an object");
+  const auto& stages = r.field(contract, "stages", where + ".contract");
+  if (!stages.is_array() || stages.empty()) r.fail(where + ".contract.stages", "must be a non-empty array");
+  for (std::size_t s = 0; s < stages.size(); ++s) {
+    const auto at = where + ".contract.stages[" + std::to_string(s) + "]";
+    if (!stages[s].is_object()) r.fail(at, "must be an object");
+    const auto hash = r.text(stages[s], "spirv_hash", at);
+    if (!modules.contains(hash) || !modules[hash].is_string()) r.fail(at + ".spirv_hash", "names no SPIR-V of the table");
+    std::vector<std::uint32_t> words;
+    try {
+      words = spirv_from_base64(modules[hash].get<std::string>());
+    } catch (const Error& e) {
+      r.fail("spirv[" + hash + "]", e.what());
+    }
+    if (s == 0) {
+      w.spirv_hash = hash;
+      w.spirv = std::move(words);
+      const auto& local_size = r.field(stages[s], "local_size", at);
+      if (!local_size.is_array() || local_size.size() != 3) r.fail(at, "field 'local_size' must be an array of 3 integers");
+      for (std::size_t i = 0; i < 3; ++i) w.local_size[i] = r.uint32_value(local_size[i], "each of 'local_size'", at);
+      const auto& dispatch = r.field(stages[s], "dispatch", at);
+      if (!dispatch.is_array() || dispatch.size() != 3) r.fail(at, "field 'dispatch' must be an array of 3 axes");
+      w.dispatch_json = dispatch.dump();
+      w.required_subgroup_size = r.uint32(stages[s], "required_subgroup_size", at);
+      w.specialization_json = stages[s].contains("specialization") ? embedded_text(stages[s]["specialization"]) : "{}";
+    } else {
+      w.later_stage_spirv.push_back(std::move(words));
+    }
+  }
+  w.contract_json = contract.dump();
+}
+
+TableWinner read_winner(const Reader& r, const json& row, std::size_t index, const json* device, const json* modules) {
   const std::string where = "winners[" + std::to_string(index) + "]";
   if (!row.is_object()) r.fail(where, "must be an object");
   TableWinner t;
@@ -112,19 +154,24 @@ TableWinner read_winner(const Reader& r, const json& row, std::size_t index) {
     if (value->empty()) r.fail(where, "kernel, shape, cache_mode and variant_hash must not be empty");
   }
   w.config_json = embedded_text(r.field(row, "config", where));
-  w.spirv_hash = r.text(row, "spirv_hash", where, false);
-  try {
-    w.spirv = spirv_from_base64(r.text(row, "spirv_base64", where));
-  } catch (const Error& e) {
-    r.fail(where, e.what());
+  if (modules != nullptr) {
+    if (device == nullptr) r.fail(where, "device " + std::to_string(t.device) + " is not in 'devices'");
+    read_contract(r, row, *device, *modules, where, w);
+  } else {
+    w.spirv_hash = r.text(row, "spirv_hash", where, false);
+    try {
+      w.spirv = spirv_from_base64(r.text(row, "spirv_base64", where));
+    } catch (const Error& e) {
+      r.fail(where, e.what());
+    }
+    if (w.spirv.empty()) r.fail(where, "field 'spirv_base64' is empty");
+    w.specialization_json = row.contains("specialization") ? embedded_text(row["specialization"]) : "";
+    const auto& local_size = r.field(row, "local_size", where);
+    if (!local_size.is_array() || local_size.size() != 3) r.fail(where, "field 'local_size' must be an array of 3 integers");
+    for (std::size_t i = 0; i < 3; ++i) w.local_size[i] = r.uint32_value(local_size[i], "each of 'local_size'", where);
+    w.dispatch_json = embedded_text(r.field(row, "dispatch", where));
+    w.required_subgroup_size = row.contains("required_subgroup_size") ? r.uint32(row, "required_subgroup_size", where) : 0;
   }
-  if (w.spirv.empty()) r.fail(where, "field 'spirv_base64' is empty");
-  w.specialization_json = row.contains("specialization") ? embedded_text(row["specialization"]) : "";
-  const auto& local_size = r.field(row, "local_size", where);
-  if (!local_size.is_array() || local_size.size() != 3) r.fail(where, "field 'local_size' must be an array of 3 integers");
-  for (std::size_t i = 0; i < 3; ++i) w.local_size[i] = r.uint32_value(local_size[i], "each of 'local_size'", where);
-  w.dispatch_json = embedded_text(r.field(row, "dispatch", where));
-  w.required_subgroup_size = row.contains("required_subgroup_size") ? r.uint32(row, "required_subgroup_size", where) : 0;
   w.median_ns = r.number(row, "median_ns", where);
   w.gbps = r.number(row, "gbps", where);
   w.gflops = r.number(row, "gflops", where);
@@ -172,9 +219,15 @@ TableContents read_table(const json& table, const std::string& source) {
                    std::string(table_format_name) + "\")");
   }
   const auto& version = r.field(table, "version", "");
-  if (!version.is_number_integer() || version.get<std::int64_t>() != table_format_version) {
+  if (!version.is_number_integer() || version.get<std::int64_t>() < oldest_table_format_version ||
+      version.get<std::int64_t>() > table_format_version) {
     r.fail("", "format version " + version.dump() + " is not one this vktune reads (" +
-                   std::to_string(table_format_version) + ")");
+                   std::to_string(oldest_table_format_version) + " to " + std::to_string(table_format_version) + ")");
+  }
+  const json* modules = nullptr;
+  if (version.get<std::int64_t>() >= 2) {
+    modules = &r.field(table, "spirv", "");
+    if (!modules->is_object()) r.fail("", "'spirv' must be an object {hash: base64}");
   }
   const auto& device_rows = r.field(table, "devices", "");
   const auto& winner_rows = r.field(table, "winners", "");
@@ -191,7 +244,12 @@ TableContents read_table(const json& table, const std::string& source) {
   std::vector<TableWinner> winners;
   std::set<std::tuple<std::int64_t, std::string, std::string, std::string>> keys;
   for (std::size_t i = 0; i < winner_rows.size(); ++i) {
-    winners.push_back(read_winner(r, winner_rows[i], i));
+    const json* device = nullptr;
+    if (winner_rows[i].is_object() && winner_rows[i].contains("device") && winner_rows[i]["device"].is_number_integer()) {
+      const auto found = device_index.find(winner_rows[i]["device"].get<std::int64_t>());
+      if (found != device_index.end()) device = &device_rows[found->second];
+    }
+    winners.push_back(read_winner(r, winner_rows[i], i, device, modules));
     const auto& t = winners.back();
     const std::string where = "winners[" + std::to_string(i) + "]";
     if (!device_index.contains(t.device)) r.fail(where, "device " + std::to_string(t.device) + " is not in 'devices'");

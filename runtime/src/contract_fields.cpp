@@ -182,9 +182,13 @@ Contract legacy_contract(const std::vector<std::uint32_t>& shape, Stage stage) {
 }
 
 std::string entry_hash(const nlohmann::json& device, const nlohmann::json& winner) {
+  // The device's row id is local to the document; its identity and ceilings are not.
+  auto identity = device;
+  identity.erase("id");
   auto copy = winner;
   copy.erase("entry_hash");
-  const std::string text = device.dump() + "\n" + copy.dump();
+  copy.erase("device");
+  const std::string text = identity.dump() + "\n" + copy.dump();
   return spirv_content_hash({reinterpret_cast<const std::uint8_t*>(text.data()), text.size()});
 }
 

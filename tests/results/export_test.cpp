@@ -56,7 +56,8 @@ TEST_F(ExportTest, TableHoldsWinnersWithSpirvDevicesAndCeilings) {
   w.specialization_json = R"({"0":128})";
   w.local_size[0] = 128;
   w.local_size[1] = 1;
-  w.dispatch_json = "not json";
+  w.dispatch_json = R"([{"divisor":8,"shape_dim":1},{"divisor":1,"shape_dim":0},{"divisor":1,"shape_dim":-1}])";
+  w.contract_json = row_contract(w);
   store.set_winner(w);
 
   const auto table = export_table(store);
@@ -69,10 +70,18 @@ TEST_F(ExportTest, TableHoldsWinnersWithSpirvDevicesAndCeilings) {
   ASSERT_EQ(table["winners"].size(), 1u);
   const auto& row = table["winners"][0];
   EXPECT_EQ(row["config"]["rows_per_wg"], 1);  // JSON text became JSON
-  EXPECT_EQ(row["specialization"]["0"], 128);
-  EXPECT_EQ(row["dispatch"], "not json");  // kept, not lost
-  EXPECT_EQ(row["local_size"], nlohmann::json({128, 1, 1}));
-  EXPECT_EQ(spirv_from_base64(row["spirv_base64"].get<std::string>()), w.spirv);
+  const auto& stage = row["contract"]["stages"][0];
+  EXPECT_EQ(stage["specialization"]["0"], 128);
+  EXPECT_EQ(stage["local_size"], nlohmann::json({128, 1, 1}));
+  // Each SPIR-V module once, under its content hash; every field under the entry hash.
+  const auto hash = stage["spirv_hash"].get<std::string>();
+  EXPECT_EQ(hash, spirv_content_hash(w.spirv));
+  EXPECT_EQ(spirv_from_base64(table["spirv"][hash].get<std::string>()), w.spirv);
+  EXPECT_FALSE(row.contains("spirv_base64"));
+  EXPECT_EQ(row["entry_hash"], table_entry_hash(table["devices"][0], row));
+  auto edited = row;
+  edited["contract"]["stages"][0]["dispatch"][0]["divisor"] = 16;
+  EXPECT_NE(table_entry_hash(table["devices"][0], edited), row["entry_hash"]);
 
   // The text form parses back to the same document.
   EXPECT_EQ(nlohmann::json::parse(table.dump(2)), table);
@@ -106,13 +115,14 @@ TEST_F(ExportTest, TableIsSortedByDeviceIdentityKernelAndNumericShape) {
     const auto row = std::find_if(table["winners"].begin(), table["winners"].end(),
                                   [&](const auto& r) { return r["variant_hash"] == w.variant_hash; });
     ASSERT_NE(row, table["winners"].end());
-    EXPECT_EQ(spirv_from_base64((*row)["spirv_base64"].get<std::string>()), w.spirv);
+    const auto& stage = (*row)["contract"]["stages"][0];
+    EXPECT_EQ(spirv_from_base64(table["spirv"][stage["spirv_hash"].get<std::string>()].get<std::string>()), w.spirv);
     EXPECT_EQ((*row)["median_ns"].get<double>(), w.median_ns);
     EXPECT_EQ((*row)["gbps"].get<double>(), w.gbps);
     EXPECT_EQ((*row)["baseline_median_ns"].get<double>(), w.baseline_median_ns);
-    EXPECT_EQ((*row)["dispatch"].dump(), w.dispatch_json);
+    EXPECT_EQ(stage["dispatch"].dump(), w.dispatch_json);
     EXPECT_EQ((*row)["template_name"], w.kernel + ".comp");
-    EXPECT_EQ((*row)["local_size"], nlohmann::json({w.local_size[0], w.local_size[1], w.local_size[2]}));
+    EXPECT_EQ(stage["local_size"], nlohmann::json({w.local_size[0], w.local_size[1], w.local_size[2]}));
   }
 }
 

@@ -8,7 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "results/export.hpp"
 #include "results/store.hpp"
+#include "store_fixture.hpp"
 
 namespace vktune::results::testing {
 
@@ -21,10 +23,12 @@ class RandomData {
   std::uint32_t u32(std::uint32_t lo, std::uint32_t hi) { return std::uniform_int_distribution<std::uint32_t>(lo, hi)(rng_); }
   double real(double lo, double hi) { return std::uniform_real_distribution<double>(lo, hi)(rng_); }
 
+  // A well-formed module (so readers of its instructions accept it): the
+  // header with a random generator and bound, then a random number of OpNop.
   std::vector<std::uint32_t> spirv() {
-    std::vector<std::uint32_t> words = {0x07230203u, 0x00010300u};
-    const auto n = u32(3, 60);
-    for (std::uint32_t i = 0; i < n; ++i) words.push_back(u32(0, 0xffffffffu));
+    std::vector<std::uint32_t> words = {0x07230203u, 0x00010300u, u32(0, 0xffffffffu), u32(1, 0xffffffu), 0u};
+    const auto n = u32(0, 60);
+    for (std::uint32_t i = 0; i < n; ++i) words.push_back(0x00010000u);
     return words;
   }
 
@@ -82,6 +86,7 @@ class RandomData {
     w.rel_l2_error = real(1e-9, 1e-4);
     w.baseline_variant_hash = hex();
     w.baseline_median_ns = w.median_ns * real(1, 3);
+    w.contract_json = row_contract(w);
     return w;
   }
 
@@ -119,6 +124,16 @@ class RandomData {
 
 // Two devices, two kernels, shapes whose text order differs from their
 // numeric order, stored in an order unlike the table's. Returns the winners.
+// Recomputes every winner's entry_hash after a test edited the table on
+// purpose (as a table from another machine would differ).
+inline void rehash(nlohmann::json& table) {
+  for (auto& w : table["winners"]) {
+    for (const auto& d : table["devices"]) {
+      if (d["id"] == w["device"]) w["entry_hash"] = table_entry_hash(d, w);
+    }
+  }
+}
+
 inline std::vector<Winner> fill_store(Store& store, RandomData& random) {
   // Device "B" first, so row ids run against the identity order.
   const auto b = store.upsert_device(random.device(0x10de, "NVIDIA \"B\", rev 2"));

@@ -31,6 +31,7 @@ nlohmann::json comparable(nlohmann::json table) {
   for (auto& w : table["winners"]) {
     w["device"] = identity.at(w["device"].get<std::int64_t>())["name"];
     w.erase("updated_at");
+    w.erase("entry_hash");  // covers updated_at
   }
   return table;
 }
@@ -96,6 +97,7 @@ TEST_F(ImportTest, TheNewerWinnerStaysEitherWayAndConflictsAreReported) {
 
   // Older than ours: ours stays.
   table["winners"][0]["updated_at"] = "2000-01-01T00:00:00.000Z";
+  rehash(table);
   auto report = import_table(store, table, "old.json");
   EXPECT_EQ(report.winners_kept, 1u);
   ASSERT_EQ(report.conflicts.size(), 1u);
@@ -107,6 +109,7 @@ TEST_F(ImportTest, TheNewerWinnerStaysEitherWayAndConflictsAreReported) {
 
   // Newer than ours: theirs replaces it, SPIR-V and all.
   table["winners"][0]["updated_at"] = "2999-01-01T00:00:00.000Z";
+  rehash(table);
   report = import_table(store, table, "new.json");
   EXPECT_EQ(report.winners_replaced, 1u);
   ASSERT_EQ(report.conflicts.size(), 1u);
@@ -125,6 +128,7 @@ TEST_F(ImportTest, TheNewerWinnerStaysEitherWayAndConflictsAreReported) {
   auto second = table["winners"][0];
   second["shape"] = "2,4096,4096";
   table["winners"].push_back(second);
+  rehash(table);
   report = import_table(store, table, "untimed.json");
   EXPECT_EQ(report.winners_kept, 1u);
   EXPECT_EQ(report.winners_added, 1u);
@@ -154,12 +158,18 @@ TEST_F(ImportTest, MalformedOrWrongVersionTablesAreOneLineFormatErrorsAndChangeN
       {"not json", "{\"format\": \"vktune-table\", "},
       {"not an object", "[1, 2]"},
       {"other format", mutate([](auto& t) { t["format"] = "something-else"; })},
-      {"version 2", mutate([](auto& t) { t["version"] = 2; })},
+      {"version 3", mutate([](auto& t) { t["version"] = 3; })},
       {"version text", mutate([](auto& t) { t["version"] = "1"; })},
       {"no winners", mutate([](auto& t) { t.erase("winners"); })},
       {"negative vendor", mutate([](auto& t) { t["devices"][1]["vendor_id"] = -1; })},
-      {"bad base64", mutate([](auto& t) { t["winners"].back()["spirv_base64"] = "AwI*Bw=="; })},
-      {"two local sizes", mutate([](auto& t) { t["winners"].back()["local_size"] = {64, 1}; })},
+      {"bad base64", mutate([](auto& t) { t["spirv"].begin().value() = "AwI*Bw=="; })},
+      {"edited divisor", mutate([](auto& t) { t["winners"].back()["contract"]["stages"][0]["dispatch"][0]["divisor"] = 99; })},
+      {"no entry hash", mutate([](auto& t) { t["winners"].back().erase("entry_hash"); })},
+      {"unknown stage spirv", mutate([](auto& t) {
+         auto& w = t["winners"].back();
+         w["contract"]["stages"][0]["spirv_hash"] = "0000000000000000";
+         w["entry_hash"] = table_entry_hash(t["devices"][0], w);  // a consistent hash: the reference itself is bad
+       })},
       {"unknown device", mutate([](auto& t) { t["winners"].back()["device"] = 12345; })},
       {"missing kernel", mutate([](auto& t) { t["winners"].back().erase("kernel"); })},
       {"median text", mutate([](auto& t) { t["winners"].back()["median_ns"] = "fast"; })},

@@ -3,6 +3,7 @@
 // small sample records.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <filesystem>
@@ -10,6 +11,9 @@
 
 #include <unistd.h>
 
+#include <nlohmann/json.hpp>
+
+#include "results/spirv_bytes.hpp"
 #include "results/store.hpp"
 
 namespace vktune::results::testing {
@@ -85,6 +89,35 @@ inline Measurement sample_measurement(std::int64_t device, const std::string& va
 }
 
 // A winner of variant1 (store sample_variant(1) first).
+// A contract for a test winner that says what its row says (one stage: its
+// SPIR-V, local size, dispatch, subgroup size), as the tuner's would for a
+// one-stage variant; the kernels of these tests are not real ones.
+inline std::string row_contract(const Winner& w) {
+  const auto dims = std::count(w.shape.begin(), w.shape.end(), ',') + 1;
+  nlohmann::json names = nlohmann::json::array();
+  for (long i = 0; i < dims; ++i) names.push_back("d" + std::to_string(i));
+  auto parsed = [](const std::string& text) {
+    auto j = nlohmann::json::parse(text, nullptr, false);
+    return j.is_discarded() ? nlohmann::json(text) : j;
+  };
+  const nlohmann::json stage = {{"spirv_hash", spirv_content_hash(w.spirv)},
+                                {"specialization", w.specialization_json.empty() ? nlohmann::json::object()
+                                                                                 : parsed(w.specialization_json)},
+                                {"local_size", {w.local_size[0], w.local_size[1], w.local_size[2]}},
+                                {"dispatch", parsed(w.dispatch_json)},
+                                {"required_subgroup_size", w.required_subgroup_size},
+                                {"require_full_subgroups", false},
+                                {"shared_memory_bytes", 0}};
+  return nlohmann::json{{"space", "test"},
+                        {"path", "test"},
+                        {"shape_dims", names},
+                        {"shape_class", nlohmann::json::array()},
+                        {"specialized_dims", nlohmann::json::array()},
+                        {"bindings", nlohmann::json::array()},
+                        {"stages", nlohmann::json::array({stage})}}
+      .dump();
+}
+
 inline Winner sample_winner(std::int64_t device, const std::string& shape) {
   Winner w;
   w.device_id = device;
@@ -105,6 +138,7 @@ inline Winner sample_winner(std::int64_t device, const std::string& shape) {
   w.rel_l2_error = 2e-7;
   w.baseline_variant_hash = "variant0";
   w.baseline_median_ns = 42000;
+  w.contract_json = row_contract(w);
   return w;
 }
 

@@ -31,6 +31,7 @@ fs::path json_table(const fs::path& dir, const std::function<void(nlohmann::json
   if (change) {
     auto doc = nlohmann::json::parse(rt_test::read_file(path));
     change(doc);
+    rt_test::rehash(doc);  // a table as another machine would have exported it
     rt_test::write_file(path, doc.dump(2) + "\n");
   }
   return path;

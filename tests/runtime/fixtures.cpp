@@ -105,6 +105,21 @@ std::string content_hash(std::span<const std::uint8_t> bytes) {
   return text;
 }
 
+void rehash(nlohmann::json& table) {
+  for (auto& w : table["winners"]) {
+    for (const auto& d : table["devices"]) {
+      if (d["id"] != w["device"]) continue;
+      auto identity = d;
+      identity.erase("id");
+      auto copy = w;
+      copy.erase("entry_hash");
+      copy.erase("device");
+      const std::string text = identity.dump() + "\n" + copy.dump();
+      w["entry_hash"] = content_hash({reinterpret_cast<const std::uint8_t*>(text.data()), text.size()});
+    }
+  }
+}
+
 nlohmann::json to_table_json(const vktune::runtime::Table& table) {
   nlohmann::json devices = nlohmann::json::array();
   for (const auto& d : table.devices()) {

@@ -43,6 +43,10 @@ std::string content_hash(std::span<const std::uint8_t> bytes);
 // Hand-written tables: a minimal valid SPIR-V header whose last word is
 // `tag`, so tests can tell entries apart by their SPIR-V.
 std::vector<std::uint32_t> fake_spirv(std::uint32_t tag);
+// Recomputes the entry_hash of every winner of a version-2 table a test
+// edited on purpose (results/TABLE_FORMAT.md, "entry_hash").
+void rehash(nlohmann::json& table);
+
 nlohmann::json device_json(std::int64_t id, std::uint32_t vendor, std::uint32_t device, std::uint32_t driver,
                            const std::string& name, const std::string& uuid = "");
 // Decode-style dispatch {{1, 2}, {0, 1}, {-1, 1}}, local size 64.

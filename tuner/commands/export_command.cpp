@@ -11,6 +11,8 @@
 #include "results/export_csv.hpp"
 #include "results/export_header.hpp"
 #include "tuner/commands/commands.hpp"
+#include "tuner/contract_json.hpp"
+#include "vktune_runtime.hpp"
 #include "tuner/commands/options.hpp"
 
 namespace vktune::cli {
@@ -25,13 +27,27 @@ struct ExportOptions {
 };
 
 std::string render(const results::Store& store, const ExportOptions& options) {
-  if (options.format == "header") return results::export_header(store, options.filter);
+  if (options.format == "header") {
+    std::vector<std::string> skipped;
+    auto header = results::export_header(store, options.filter, winner_contract_json,
+                                         [](const std::vector<std::uint32_t>& spirv) {
+                                           return runtime::required_features(spirv);
+                                         },
+                                         &skipped);
+    for (const auto& s : skipped) std::cerr << "vktune export: left out " << s << "\n";
+    return header;
+  }
   if (options.format == "csv") {
     std::ostringstream text;
     results::export_csv(text, store, options.filter);
     return text.str();
   }
-  return results::export_table(store, options.filter).dump(2) + "\n";
+  // Winners stored before contracts get theirs from the kernel; one that
+  // cannot be completed is left out with a note, never exported half.
+  std::vector<std::string> skipped;
+  const auto table = results::export_table(store, options.filter, winner_contract_json, &skipped);
+  for (const auto& s : skipped) std::cerr << "vktune export: left out " << s << "\n";
+  return table.dump(2) + "\n";
 }
 
 // Writes beside the target and renames, so a failed export leaves no half file.
@@ -58,7 +74,7 @@ void add_export_command(CLI::App& root, int& result_code) {
       "export", "Export stored winners as a JSON table (results/TABLE_FORMAT.md) or a C++ header, or the "
                 "measurements as CSV");
   auto options = std::make_shared<ExportOptions>();
-  cmd->add_option("--format", options->format, "json (tuned table), header (C++20 header), csv (measurements)")
+  cmd->add_option("--format", options->format, "json (tuned table), header (C++17 header), csv (measurements)")
       ->check(CLI::IsMember({"json", "header", "csv"}))
       ->capture_default_str();
   cmd->add_option("--device", options->filter.device,
