@@ -118,6 +118,16 @@ TEST_F(ExportCliTest, BadInputIsOneLineOnStderrAndANonZeroExit) {
   EXPECT_EQ(vktune("import " + quoted(bad) + " --db " + quoted(fresh)).exit_code, 2);
   EXPECT_FALSE(std::filesystem::exists(fresh));
 
+  // A table nested 100,000 deep (it overflowed the stack): one line, exit 2.
+  const auto deep = dir_.path() / "deep.json";
+  std::ofstream(deep) << R"({"format": "vktune-table", "version": 1, "devices": [], "winners": [{"config": )"
+                      << std::string(100000, '[') << std::string(100000, ']') << "}]}";
+  const auto nested = vktune("import " + quoted(deep) + " --db " + quoted(db_path()));
+  EXPECT_EQ(nested.exit_code, 2);
+  EXPECT_EQ(std::count(nested.err.begin(), nested.err.end(), '\n'), 1) << nested.err;
+  EXPECT_NE(nested.err.find("deep.json"), std::string::npos) << nested.err;
+  EXPECT_NE(nested.err.find("JSON nested deeper than 64 levels"), std::string::npos) << nested.err;
+
   const auto unknown = vktune("export --kernel softmax --db " + quoted(db_path()));
   EXPECT_EQ(unknown.exit_code, 2);
   EXPECT_NE(unknown.err.find("no kernel"), std::string::npos) << unknown.err;

@@ -154,6 +154,11 @@ TEST_F(ImportTest, MalformedOrWrongVersionTablesAreOneLineFormatErrorsAndChangeN
     change(table);
     return table.dump();
   };
+  // The good table with one winner's config nested `levels` deep.
+  auto nested = [&](std::size_t levels) {
+    auto text = mutate([](auto& t) { t["winners"].back()["config"] = "DEEP"; });
+    return text.replace(text.find("\"DEEP\""), 6, std::string(levels, '[') + std::string(levels, ']'));
+  };
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"not json", "{\"format\": \"vktune-table\", "},
       {"not an object", "[1, 2]"},
@@ -174,6 +179,8 @@ TEST_F(ImportTest, MalformedOrWrongVersionTablesAreOneLineFormatErrorsAndChangeN
       {"missing kernel", mutate([](auto& t) { t["winners"].back().erase("kernel"); })},
       {"median text", mutate([](auto& t) { t["winners"].back()["median_ns"] = "fast"; })},
       {"duplicate key", mutate([](auto& t) { t["winners"].push_back(t["winners"][0]); })},
+      // Nesting this deep overflowed the stack after parsing (in dump()).
+      {"nested 100,000 deep", nested(100000)},
   };
   for (const auto& [name, text] : cases) {
     try {

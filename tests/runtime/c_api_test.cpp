@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <string>
 
 #include "fixtures.hpp"
 #include "vktune_runtime.h"
@@ -54,6 +55,37 @@ TEST(RuntimeCApi, OpenErrors) {
     EXPECT_EQ(vktune_table_open_json_text(text.data(), n, &table), VKTUNE_ERROR_FORMAT);
     EXPECT_EQ(table, nullptr);
   }
+}
+
+// A config nested 100,000 deep overflowed the stack (in dump(), after the
+// iterative parse); JSON deeper than 64 levels is now a format error.
+TEST(RuntimeCApi, DeeplyNestedJsonIsAFormatErrorNotACrash) {
+  auto deep = [](std::size_t levels) { return std::string(levels, '[') + std::string(levels, ']'); };
+  auto table = table_text();
+  const std::string config = "\"config\":";
+  const auto at = table.find(config);
+  ASSERT_NE(at, std::string::npos);
+  table.insert(at + config.size(), deep(100000) + ",\"unused\":");
+  const auto dir = rt_test::fresh_dir("capi_deep");
+  rt_test::write_file(dir / "deep.json", table);
+  vktune_table* opened = nullptr;
+  EXPECT_EQ(vktune_table_open((dir / "deep.json").c_str(), &opened), VKTUNE_ERROR_FORMAT);
+  EXPECT_EQ(opened, nullptr);
+  const std::string message = vktune_last_error();
+  EXPECT_NE(message.find((dir / "deep.json").string()), std::string::npos) << message;
+  EXPECT_NE(message.find("JSON nested deeper than 64 levels"), std::string::npos) << message;
+  std::filesystem::remove_all(dir);
+
+  // The cap is exact: 64 levels parse (then fail as a non-object), 65 do not.
+  EXPECT_EQ(vktune_table_open_json_text(deep(64).data(), 128, &opened), VKTUNE_ERROR_FORMAT);
+  EXPECT_NE(std::strstr(vktune_last_error(), "not a JSON object"), nullptr) << vktune_last_error();
+  EXPECT_EQ(vktune_table_open_json_text(deep(65).data(), 130, &opened), VKTUNE_ERROR_FORMAT);
+  EXPECT_NE(std::strstr(vktune_last_error(), "deeper than 64"), nullptr) << vktune_last_error();
+  // Brackets inside strings are text, not nesting.
+  auto quoted = table_text();
+  quoted.insert(quoted.find(config) + config.size(), "\"" + deep(1000) + "\",\"unused\":");
+  ASSERT_EQ(vktune_table_open_json_text(quoted.data(), quoted.size(), &opened), VKTUNE_OK) << vktune_last_error();
+  vktune_table_free(opened);
 }
 
 TEST(RuntimeCApi, LookupBaselineAndErrors) {
