@@ -73,8 +73,8 @@ struct DeviceIdentity {
   std::uint32_t vendor_id = 0;
   std::uint32_t device_id = 0;
   std::uint32_t driver_version = 0;
-  std::string name;
-  std::string uuid;
+  std::string name{};
+  std::string uuid{};
 };
 bool operator==(const DeviceIdentity& a, const DeviceIdentity& b);
 
@@ -83,7 +83,7 @@ bool operator==(const DeviceIdentity& a, const DeviceIdentity& b);
 // them) and its limits. `known` false (the default): nothing is checked.
 struct DeviceCapabilities {
   bool known = false;
-  std::vector<std::string> features;
+  std::vector<std::string> features{};
   std::uint32_t max_shared_memory_bytes = 0;
   std::uint32_t max_invocations = 0;
   std::uint32_t min_subgroup_size = 0, max_subgroup_size = 0;
@@ -137,8 +137,8 @@ inline bool operator==(const SpecializationConstant& a, const SpecializationCons
 
 // One dispatch of a variant.
 struct Stage {
-  std::vector<std::uint32_t> spirv;                     // SPIR-V words, native order
-  std::vector<SpecializationConstant> specialization;  // sorted by id
+  std::vector<std::uint32_t> spirv{};                     // SPIR-V words, native order
+  std::vector<SpecializationConstant> specialization{};  // sorted by id
   std::array<std::uint32_t, 3> local_size{1, 1, 1};
   DispatchRule dispatch{};
   std::uint32_t required_subgroup_size = 0;  // 0 = the device's choice
@@ -156,10 +156,10 @@ const char* to_string(BindingRole role);
 // up to a multiple of align.
 struct SizeTerm {
   std::uint64_t coefficient = 0;
-  std::vector<int> dims;
+  std::vector<int> dims{};
 };
 struct SizeRule {
-  std::vector<SizeTerm> terms;
+  std::vector<SizeTerm> terms{};
   std::uint64_t divisor = 1;
   std::uint64_t align = 4;
   std::uint64_t bytes(const Shape& shape) const;  // Error(usage) for a dimension the shape lacks
@@ -167,9 +167,9 @@ struct SizeRule {
 
 // A storage buffer at set 0, binding = its index in Contract::bindings.
 struct Binding {
-  std::string name;
+  std::string name{};
   BindingRole role = BindingRole::input;
-  SizeRule size;
+  SizeRule size{};
 };
 
 // How to run one variant, and on what. Every stage binds all the bindings
@@ -177,13 +177,13 @@ struct Binding {
 // uint32 per dimension in shape order; a compute-to-compute memory barrier
 // separates the stages.
 struct Contract {
-  std::string space, path;              // the kernel's space and path ("decode", "x-q8"); "" when unknown
-  std::vector<std::string> shape_dims;  // dimension names, in push-constant order
-  std::vector<rules::DimBound> shape_class;  // the shapes it serves
-  std::vector<int> specialized_dims;    // dimensions the SPIR-V is compiled for (must equal the tuned shape's)
-  std::vector<Binding> bindings;        // empty in version-1 tables (unknown)
-  std::vector<Stage> stages;            // at least one
-  std::vector<std::string> features;    // device features the stages' SPIR-V needs (required_features)
+  std::string space{}, path{};              // the kernel's space and path ("decode", "x-q8"); "" when unknown
+  std::vector<std::string> shape_dims{};  // dimension names, in push-constant order
+  std::vector<rules::DimBound> shape_class{};  // the shapes it serves
+  std::vector<int> specialized_dims{};    // dimensions the SPIR-V is compiled for (must equal the tuned shape's)
+  std::vector<Binding> bindings{};        // empty in version-1 tables (unknown)
+  std::vector<Stage> stages{};            // at least one
+  std::vector<std::string> features{};    // device features the stages' SPIR-V needs (required_features)
 };
 
 // A device of the table, with the row id the source gave it.
@@ -195,12 +195,12 @@ struct TableDevice {
 // One tuned winner.
 struct Entry {
   std::size_t device = 0;  // index into Table::devices()
-  std::string kernel;
-  Shape shape;
-  std::string cache_mode;  // "cold" or "hot"
-  std::string variant_hash;
-  std::string config_json;  // the parameter values, as JSON text
-  Contract contract;
+  std::string kernel{};
+  Shape shape{};
+  std::string cache_mode{};  // "cold" or "hot"
+  std::string variant_hash{};
+  std::string config_json{};  // the parameter values, as JSON text
+  Contract contract{};
   double median_ns = 0, gbps = 0, gflops = 0, rel_l2_error = 0;
 };
 
@@ -216,14 +216,14 @@ const char* to_string(Match match);  // "device_and_driver", ...
 
 struct Query {
   DeviceIdentity device;
-  std::string kernel;
-  Shape shape;
+  std::string kernel{};
+  Shape shape{};
   // Preferred measurement mode ("cold", "hot"); "" prefers "cold". Only a
   // tie-break: an entry of the other mode is still used.
-  std::string cache_mode;
+  std::string cache_mode{};
   // The device's features and limits: an entry whose contract asks for more
   // is skipped (and `explain` says why). Unknown: nothing is checked.
-  DeviceCapabilities capabilities;
+  DeviceCapabilities capabilities{};
 };
 
 // Return false to reject an entry for the query's shape.
@@ -231,14 +231,14 @@ using Validity = std::function<bool(const Entry& entry, const Shape& shape)>;
 
 struct LookupResult {
   Match match = Match::baseline;
-  std::string match_text;            // one line for logs: the level, the tuned device and shape
-  std::vector<std::string> explain;  // every level tried: what matched, what was skipped and why
+  std::string match_text{};            // one line for logs: the level, the tuned device and shape
+  std::vector<std::string> explain{};  // every level tried: what matched, what was skipped and why
   bool exact_shape = false;
-  Shape tuned_shape;          // the shape the variant was tuned for; empty for the baseline
+  Shape tuned_shape{};          // the shape the variant was tuned for; empty for the baseline
   double shape_distance = 0;  // shape_distance(query.shape, tuned_shape); 0 for the baseline
-  Contract contract;          // what to run
-  std::vector<std::array<std::uint32_t, 3>> workgroups;  // per stage, for query.shape
-  std::vector<std::uint64_t> binding_bytes;              // per binding, for query.shape
+  Contract contract{};          // what to run
+  std::vector<std::array<std::uint32_t, 3>> workgroups{};  // per stage, for query.shape
+  std::vector<std::uint64_t> binding_bytes{};              // per binding, for query.shape
   const Entry* entry = nullptr;  // the table entry used (valid while the Table lives); nullptr for the baseline
   std::optional<DeviceIdentity> tuned_device;  // the device it was tuned on; empty for the baseline
 };

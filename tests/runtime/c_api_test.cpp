@@ -21,7 +21,7 @@ std::string table_text() {
 
 vktune_query make_query(const std::uint32_t* shape, std::size_t dims, const char* name = "NVIDIA H100 80GB HBM3") {
   vktune_query q{};
-  q.device = {0x10de, 0x2330, 100, name};
+  q.device = {0x10de, 0x2330, 100, name, nullptr};
   q.kernel = "matmul_q4k";
   q.shape = shape;
   q.shape_dims = dims;
@@ -105,7 +105,7 @@ TEST(RuntimeCApi, LookupBaselineAndErrors) {
   vktune_lookup_free(found);
 
   // Another vendor: the baseline, with its own dispatch rule and constants.
-  q.device = {0x8086, 0x56a0, 1, "Intel(R) Arc(tm) A770 Graphics"};
+  q.device = {0x8086, 0x56a0, 1, "Intel(R) Arc(tm) A770 Graphics", nullptr};
   const std::uint32_t words[5] = {0x07230203u, 0x00010000u, 0, 1, 999};
   const vktune_specialization spec[2] = {{0, 64}, {3, 1}};
   vktune_variant baseline{};
