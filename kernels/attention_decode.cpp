@@ -301,26 +301,35 @@ Space make_space() {
   };
   for (auto& p : attention_mma::parameters()) space.parameters.push_back(std::move(p));
   for (auto& p : attention_stream::parameters()) space.parameters.push_back(std::move(p));
+  for (auto& p : attention_stream::merge_stage_parameters()) space.parameters.push_back(std::move(p));
 
   // The paths: each varies what its template reads; the rest stays at the
   // values stored variants carry (their hashes cover every define).
   const Config not_mma{{"MMA", 0}, {"STEP", 32}}, not_stream{{"STREAM", 0}, {"ENTRIES", attention_stream::kPinnedEntries}};
-  Config walk_pins = not_mma, mma_pins = attention_mma::pinned();
+  const Config merged_inside = attention_stream::merged_inside();
+  Config walk_pins = not_mma, mma_pins = attention_mma::pinned(), stream_pins = attention_stream::pinned();
   walk_pins.insert(not_stream.begin(), not_stream.end());
   mma_pins.insert(not_stream.begin(), not_stream.end());
+  for (auto* pins : {&walk_pins, &mma_pins, &stream_pins}) pins->insert(merged_inside.begin(), merged_inside.end());
+  // The streaming path with its split merge as a second dispatch: after the
+  // in-dispatch one, so that a stored config without MERGE_STAGE completes
+  // on the stream path (MERGE_STAGE=0, the shader it was measured as).
+  auto staged_varied = attention_stream::varied();
+  for (auto& p : attention_stream::merge_stage_varied()) staged_varied.push_back(std::move(p));
   std::vector<Parameter> walk_varied;
   for (const auto& p : space.parameters) {
     if (p.name != "QH" && walk_pins.count(p.name) == 0) walk_varied.push_back(p);
   }
   space.paths = {make_path(space, "walk", walk_varied, walk_pins),
                  make_path(space, "tensor-cores", attention_mma::varied(), mma_pins),
-                 make_path(space, "stream", attention_stream::varied(), attention_stream::pinned())};
+                 make_path(space, "stream", attention_stream::varied(), stream_pins),
+                 make_path(space, "stream-merge-stage", staged_varied, attention_stream::merge_stage_pinned())};
   // Every path compiles QH = heads/kv_heads in (the contract keeps both
   // heads and kv_heads equal to the tuned shape's: stricter than the ratio,
   // and data a reader can check); the tensor-core and streaming paths also
   // compile head_dim in.
   space.paths[0].specialized_dims = {0, 1};
-  space.paths[1].specialized_dims = space.paths[2].specialized_dims = {0, 1, 2};
+  space.paths[1].specialized_dims = space.paths[2].specialized_dims = space.paths[3].specialized_dims = {0, 1, 2};
   // heads × head_dim floats of q and out; kv_len × kv_heads × head_dim fp16
   // values of K and V; the scratch of scratch_bytes.
   const std::uint64_t splits = std::max(kMaxSplits, attention_stream::kMaxSplits);
@@ -399,7 +408,7 @@ class AttentionDecode final : public Kernel {
     return {{"WG_SIZE", 128}, {"LOADS", loads}, {"VEC", 8},        {"QH", qh},
             {"TOKENS", 2},    {"PREFETCH", 0},  {"KV_CHUNK", chunk}, {"REDUCTION", 0},
             {"MERGE", chunk > 0 ? 1 : 0}, {"WIDEN", 0}, {"LEAN", 1}, {"MMA", 0}, {"STEP", 32},
-            {"STREAM", 0}, {"ENTRIES", attention_stream::kPinnedEntries}};
+            {"STREAM", 0}, {"ENTRIES", attention_stream::kPinnedEntries}, {"MERGE_STAGE", 0}, {"MERGE_WG", 0}};
   }
 
   // Legality only: what the templates implement, the device's limits, and
@@ -415,7 +424,10 @@ class AttentionDecode final : public Kernel {
     }
     if (config.at("STREAM") == 1) {
       if (auto problem = attention_stream::violation(config, shape, device); !problem.empty()) return problem;
-      return plan_limits_violation(plan(config, shape), shape, 5, device);
+      return stages_limits_violation(stages(config, shape), shape, 5, device);
+    }
+    if (config.at("MERGE_STAGE") != 0 || config.at("MERGE_WG") != 0) {
+      return "MERGE_STAGE and MERGE_WG are only varied with STREAM=1 (0 otherwise)";
     }
     if (config.at("ENTRIES") != attention_stream::kPinnedEntries) {
       return "ENTRIES is only varied with STREAM=1";
@@ -453,7 +465,28 @@ class AttentionDecode final : public Kernel {
     return plan_limits_violation(plan(config, shape), shape, 5, device);
   }
 
+  // Stage 0 of every path; the defines carry neither MERGE_STAGE nor
+  // MERGE_WG unless the splits are merged in a stage of their own (so that the
+  // walk's variants keep their hashes).
   ShaderPlan plan(const Config& config, const Shape& shape) const override {
+    auto plan = first_stage(config, shape);
+    std::erase_if(plan.defines, [](const auto& d) { return d.first == "MERGE_STAGE" || d.first == "MERGE_WG"; });
+    if (config.at("STREAM") == 1 && config.at("MERGE_STAGE") == 1) plan.defines.emplace_back("MERGE_STAGE", "1");
+    return plan;
+  }
+
+  // STREAM=1 with MERGE_STAGE=1: the streaming pass writes every split's
+  // records, and attention_merge.comp merges them in a second dispatch.
+  std::vector<ShaderPlan> stages(const Config& config, const Shape& shape) const override {
+    std::vector<ShaderPlan> all{plan(config, shape)};
+    if (config.at("STREAM") == 1 && config.at("MERGE_STAGE") == 1) {
+      all.push_back(attention_stream::merge_plan(config, shape, kMaxHeads));
+    }
+    return all;
+  }
+
+ private:
+  ShaderPlan first_stage(const Config& config, const Shape& shape) const {
     if (config.at("STREAM") == 1) return attention_stream::plan(config, shape, space_, kMaxHeads);
     if (config.at("MMA") == 1) return attention_mma::plan(config, shape, space_, kMaxHeads, kMaxSplits);
     ShaderPlan plan;
@@ -495,6 +528,8 @@ class AttentionDecode final : public Kernel {
     plan.shared_memory_bytes = 4 * (floats + 2 * (wg / kMinTeam) * qh + 2 * qh) + 4 + 16 * q_vec4s;
     return plan;
   }
+
+ public:
 
   // q uniform in [-2, 2) (scores of a few units: a softmax that is neither
   // flat nor one-hot), K and V uniform in [-1, 1) rounded to fp16; the

@@ -66,6 +66,28 @@ std::vector<Parameter> parameters() {
   };
 }
 
+std::vector<Parameter> merge_stage_parameters() {
+  return {
+      {"MERGE_STAGE", {0, 1},
+       "STREAM=1 with splits: 0 = the last workgroup of a head group to finish merges its splits (an atomic counter "
+       "per group, in the same dispatch); 1 = a second dispatch merges them, one workgroup per head (no counter, a "
+       "barrier between the dispatches); 0 on the other paths"},
+      {"MERGE_WG", {0, 64, 128, 256},
+       "MERGE_STAGE=1: invocations per workgroup of the merge stage (one head each, the splits shared among "
+       "MERGE_WG/(head_dim/4) groups); 0 otherwise"},
+  };
+}
+
+Config merged_inside() { return {{"MERGE_STAGE", 0}, {"MERGE_WG", 0}}; }
+
+std::vector<Parameter> merge_stage_varied() { return {{"MERGE_WG", {64, 128, 256}, ""}}; }
+
+Config merge_stage_pinned() {
+  auto config = pinned();
+  config["MERGE_STAGE"] = 1;
+  return config;
+}
+
 std::vector<Parameter> varied() {
   return {{"WG_SIZE", {128, 256, 512}, ""},
           {"LOADS", {1, 2, 4}, ""},
@@ -109,9 +131,17 @@ std::string violation(const Config& config, const Shape& shape, const vk::Device
   }
   // With one round there is nothing to load ahead: the same code as PREFETCH=0.
   if (prefetch == 1 && l.rounds < 2) return "PREFETCH=1 needs two rounds per workgroup (KV_CHUNK=" + std::to_string(chunk) + ")";
-  if ((kv_len + chunk - 1) / chunk > kMaxSplits) {
+  const std::uint32_t splits = (kv_len + chunk - 1) / chunk;
+  if (splits > kMaxSplits) {
     return "KV_CHUNK=" + std::to_string(chunk) + " splits the cache of " + std::to_string(kv_len) + " into more than " +
            std::to_string(kMaxSplits) + " workgroups per head group";
+  }
+  const auto merge_stage = config.at("MERGE_STAGE"), merge_wg = config.at("MERGE_WG");
+  if (merge_stage == 0 && merge_wg != 0) return "MERGE_WG is only varied with MERGE_STAGE=1";
+  if (merge_stage == 1) {
+    if (merge_wg == 0) return "MERGE_STAGE=1 needs MERGE_WG invocations for its merge stage";
+    // One split is written out by the streaming pass: a merge stage would do nothing.
+    if (splits < 2) return "MERGE_STAGE=1 needs splits to merge (kv_len > KV_CHUNK)";
   }
   return {};
 }
@@ -189,6 +219,21 @@ ShaderPlan plan(const Config& config, const Shape& shape, const Space& space, st
   // two vec4s per invocation); the last-split flag.
   const std::uint32_t sh_vec4s = std::max(l.teams * l.heads_per_pass * shape.at(2) / 4, 2 * wg);
   plan.shared_memory_bytes = 8 * l.teams * qh + 16 * sh_vec4s + 4;
+  return plan;
+}
+
+ShaderPlan merge_plan(const Config& config, const Shape& shape, std::uint32_t max_heads) {
+  ShaderPlan plan;
+  plan.template_file = "attention_merge.comp";
+  const auto wg = static_cast<std::uint32_t>(config.at("MERGE_WG"));
+  plan.defines = {{"MERGE_WG", std::to_string(wg)},
+                  {"KV_CHUNK", std::to_string(config.at("KV_CHUNK"))},
+                  {"HD", std::to_string(shape.at(2))},
+                  {"MAX_HEADS", std::to_string(max_heads)},
+                  {"MAX_SPLITS", std::to_string(kMaxSplits)}};
+  plan.local_size = {wg, 1, 1};
+  plan.dispatch = {DispatchAxis{0, 1}, DispatchAxis{}, DispatchAxis{}};  // a workgroup per head
+  plan.shared_memory_bytes = 16 * 2 * wg + 4;                            // the R groups' vec4s; the election flag
   return plan;
 }
 

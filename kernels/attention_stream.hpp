@@ -25,6 +25,16 @@ std::vector<Parameter> parameters();
 // ENTRIES' value where STREAM=0 (the other paths do not vary it).
 inline constexpr int kPinnedEntries = 4;
 
+// MERGE_STAGE and MERGE_WG, appended to attention_decode's space after
+// parameters(): the split merge in the streaming dispatch (MERGE_STAGE=0) or
+// as a second dispatch (1) of MERGE_WG invocations per head.
+std::vector<Parameter> merge_stage_parameters();
+// MERGE_STAGE=0, MERGE_WG=0: pinned on every path but stream-merge-stage.
+Config merged_inside();
+// The stream-merge-stage path: varied() and MERGE_WG, with MERGE_STAGE=1.
+std::vector<Parameter> merge_stage_varied();
+Config merge_stage_pinned();
+
 // The streaming path ("stream"): the parameters its template reads
 // (WG_SIZE, LOADS, ENTRIES, PREFETCH, KV_CHUNK) with the values it can take
 // there (PREFETCH 0 or 1, KV_CHUNK > 0; help left to the space's), and every
@@ -46,5 +56,9 @@ std::vector<PruningRule> pruning();
 // shape's head_dim), MAX_HEADS, MAX_SPLITS (kMaxSplits) and HP (heads per
 // pass of the team merge).
 ShaderPlan plan(const Config& config, const Shape& shape, const Space& space, std::uint32_t max_heads);
+
+// The second stage of a MERGE_STAGE=1 variant: templates/attention_merge.comp,
+// one workgroup of MERGE_WG invocations per head merging its splits' records.
+ShaderPlan merge_plan(const Config& config, const Shape& shape, std::uint32_t max_heads);
 
 }  // namespace vktune::kernels::attention_stream

@@ -47,6 +47,16 @@ std::string plan_limits_violation(const ShaderPlan& plan, const Shape& shape, st
   return {};
 }
 
+std::string stages_limits_violation(const std::vector<ShaderPlan>& stages, const Shape& shape, std::uint32_t buffers,
+                                    const vk::DeviceInfo& device) {
+  for (std::size_t i = 0; i < stages.size(); ++i) {
+    auto problem = plan_limits_violation(stages[i], shape, buffers, device);
+    if (problem.empty()) continue;
+    return stages.size() == 1 ? problem : "stage " + std::to_string(i) + ": " + problem;
+  }
+  return {};
+}
+
 const std::vector<Space>& Kernel::spaces() const {
   std::call_once(spaces_built_, [this] { spaces_ = build_spaces(); });
   return spaces_;

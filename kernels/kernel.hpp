@@ -219,6 +219,11 @@ class Kernel {
 std::string plan_limits_violation(const ShaderPlan& plan, const Shape& shape, std::uint32_t buffers,
                                   const vk::DeviceInfo& device);
 
+// plan_limits_violation for every stage of a variant (Kernel::stages), the
+// first violation named with its stage when there are several.
+std::string stages_limits_violation(const std::vector<ShaderPlan>& stages, const Shape& shape, std::uint32_t buffers,
+                                    const vk::DeviceInfo& device);
+
 // "1,4096,4096"
 std::string shape_to_string(const Shape& shape);
 // Parses "M,N,K" style text with exactly `dims` positive integers; throws

@@ -35,10 +35,10 @@
 // and the 16-dim tiles w, w+WARPS, ... of the output.
 //
 // Splits (gl_NumWorkGroups.x > 1) are merged in the same dispatch, with
-// attention_decode.comp's scratch layout and protocol: each workgroup writes
-// per head a record (m, l) and its accumulator, bumps its group's counter,
-// and the last one to finish merges all records in one pass and resets the
-// counter. A single split writes out directly.
+// include/attention_split_merge.glsl's scratch layout and protocol: each
+// workgroup writes per head a record (m, l) and its accumulator, bumps its
+// group's counter, and the last one to finish merges all records in one pass
+// and resets the counter. A single split writes out directly.
 //
 // Parameters: WG_SIZE, STEP, KV_CHUNK, PREFETCH, QH (the others of the
 // space are pinned and unused here). Semantics: HD (head_dim, from the
@@ -50,6 +50,7 @@
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
+#extension GL_GOOGLE_include_directive : require
 
 layout(local_size_x = WG_SIZE, local_size_y = 1, local_size_z = 1) in;
 layout(push_constant) uniform Shape { uint HEADS; uint KV_HEADS; uint head_dim; uint KV_LEN; };
@@ -57,7 +58,6 @@ layout(push_constant) uniform Shape { uint HEADS; uint KV_HEADS; uint head_dim; 
 layout(std430, set = 0, binding = 0) readonly buffer Q { float qs[]; };
 layout(std430, set = 0, binding = 1) readonly buffer K { uvec4 ks[]; };
 layout(std430, set = 0, binding = 2) readonly buffer V { uvec4 vs[]; };
-layout(std430, set = 0, binding = 3) coherent buffer Scratch { uint counters[MAX_HEADS]; vec4 partials[]; };
 layout(std430, set = 0, binding = 4) writeonly buffer Out { float outs[]; };
 
 #define WARPS (WG_SIZE / 32u)
@@ -68,7 +68,6 @@ layout(std430, set = 0, binding = 4) writeonly buffer Out { float outs[]; };
 #define KTILES (STEP / 16u)              // 16-entry tiles per stage
 #define DTILES (HD / 16u / WARPS)        // 16-dim output tiles per warp
 #define DIM4 (HD / 4u)
-#define RECORD (1u + DIM4)               // vec4s per partial: (m, l, -, -), accumulator
 #define LOWEST (-3.0e38)
 #define PSCALE 16384.0                   // 2^14: see Numerics
 #define MB 16u                           // splits per round of the merge, their loads in flight together
@@ -97,7 +96,12 @@ shared uvec4 sh[OPND_U4 + STEP * SROW + WARPS * 64u];
 #define TILEF(x) uintBitsToFloat(sh[TILE_AT + (x) / 4u][(x) % 4u])  // float x of TILE
 shared float scores[QH * KV_CHUNK];     // the chunk's scores, then nothing
 shared float head_m[QH], head_l[QH];
-shared bool last_split;
+
+// The scratch layout, the last-split election and the split merge.
+#define SPLIT_MERGE_MB MB
+#define SPLIT_MERGE_PUT(i, v) sh[TILE_AT + (i)] = floatBitsToUint(v)
+#define SPLIT_MERGE_GET(i) uintBitsToFloat(sh[TILE_AT + (i)])
+#include "attention_split_merge.glsl"
 
 // hi = fp16(x), lo = fp16(x - hi) for two values, packed. The residual
 // reads hi back through `zero`, a run-time 0 (HEADS >> 16): seeing
@@ -275,7 +279,6 @@ void main() {
   // Each output tile through the warp's fp32 tile: rows < QH are the heads',
   // written out (one split) or as the split's partial accumulators.
   const uint lane = gl_SubgroupInvocationID;
-  const uint record = RECORD;
   [[unroll]] for (uint d = 0u; d < DTILES; ++d) {
     const uint dt = warp + d * WARPS;
     coopMatStoreNV(o[d], sh, TILE_AT + warp * 64u, 4u, false);
@@ -289,82 +292,15 @@ void main() {
         const uint o4 = (h0 + i) * HD + 16u * dt + 4u * c;
         outs[o4] = a.x, outs[o4 + 1u] = a.y, outs[o4 + 2u] = a.z, outs[o4 + 3u] = a.w;
       } else {
-        partials[((h0 + i) * MAX_SPLITS + split) * record + 1u + 4u * dt + c] = a;
+        partials[split_record_at(h0 + i, split) + 1u + 4u * dt + c] = a;
       }
     }
     subgroupBarrier();
   }
-  if (splits > 1u && lid < QH) partials[((h0 + lid) * MAX_SPLITS + split) * record] = vec4(head_m[lid], head_l[lid], 0.0, 0.0);
+  if (splits > 1u && lid < QH) partials[split_record_at(h0 + lid, split)] = vec4(head_m[lid], head_l[lid], 0.0, 0.0);
   if (splits == 1u) return;
-  memoryBarrierBuffer();
-  barrier();
-  if (lid == 0u) last_split = atomicAdd(counters[g], 1u) == splits - 1u;
-  barrier();
-  if (!last_split) return;
-  memoryBarrierBuffer();
-
-  // The merge, in one pass: an invocation takes an output vec4 (head i, vec4
-  // d) over the splits j = r, r+R, ... (R groups of invocations share the
-  // splits), loading each split's record with its accumulator vec4, MB
-  // splits a round, merged online; the R groups' results are combined
-  // through shared memory (TILE: vec4 sums, then (m, l) records).
-  const uint P = QH * DIM4;
-  const uint R = P >= WG_SIZE ? 1u : WG_SIZE / P;
-  const uint r = lid / P;
-  if (r < R) {
-    for (uint x = lid - r * P; x < P; x += WG_SIZE) {
-      const uint i = x / DIM4, d = x - i * DIM4;
-      const uint first = (h0 + i) * MAX_SPLITS * record;
-      float bm = LOWEST, bl = 0.0;
-      vec4 a = vec4(0.0);
-      for (uint j0 = r; j0 < splits; j0 += MB * R) {
-        vec4 ml[MB], pa[MB];
-        [[unroll]] for (uint k = 0u; k < MB; ++k) {
-          ml[k] = vec4(LOWEST, 0.0, 0.0, 0.0), pa[k] = vec4(0.0);
-          if (j0 + k * R < splits) {
-            ml[k] = partials[first + (j0 + k * R) * record];
-            pa[k] = partials[first + (j0 + k * R) * record + 1u + d];
-          }
-        }
-        float nm = bm;
-        [[unroll]] for (uint k = 0u; k < MB; ++k) nm = max(nm, ml[k].x);
-        const float corr = exp(bm - nm);
-        bl *= corr, a *= corr;
-        [[unroll]] for (uint k = 0u; k < MB; ++k) {
-          const float w = exp(ml[k].x - nm);  // past the last split: e^(LOWEST - nm) = 0, l = 0
-          bl += ml[k].y * w;
-          a += pa[k] * w;
-        }
-        bm = nm;
-      }
-      if (R == 1u) {
-        a /= bl;
-        const uint o4 = (h0 + i) * HD + 4u * d;
-        outs[o4] = a.x, outs[o4 + 1u] = a.y, outs[o4 + 2u] = a.z, outs[o4 + 3u] = a.w;
-      } else {
-        sh[TILE_AT + r * P + x] = floatBitsToUint(a);
-        sh[TILE_AT + WG_SIZE + r * P + x] = floatBitsToUint(vec4(bm, bl, 0.0, 0.0));
-      }
-    }
-  }
-  if (R > 1u) {
-    barrier();
-    for (uint x = lid; x < P; x += WG_SIZE) {
-      float big_m = LOWEST;
-      for (uint k = 0u; k < R; ++k) big_m = max(big_m, uintBitsToFloat(sh[TILE_AT + WG_SIZE + k * P + x].x));
-      float big_l = 0.0;
-      vec4 a = vec4(0.0);
-      for (uint k = 0u; k < R; ++k) {
-        const vec4 ml = uintBitsToFloat(sh[TILE_AT + WG_SIZE + k * P + x]);
-        const float w = exp(ml.x - big_m);
-        big_l += ml.y * w;
-        a += uintBitsToFloat(sh[TILE_AT + k * P + x]) * w;
-      }
-      a /= big_l;
-      const uint i = x / DIM4, d = x - i * DIM4;
-      const uint o4 = (h0 + i) * HD + 4u * d;
-      outs[o4] = a.x, outs[o4 + 1u] = a.y, outs[o4 + 2u] = a.z, outs[o4 + 3u] = a.w;
-    }
-  }
+  // The merge, by the last workgroup of the head group to finish, through TILE.
+  if (!split_is_last(lid, g, splits)) return;
+  split_merge(lid, h0, QH, splits, WG_SIZE);
   if (lid == 0u) counters[g] = 0u;
 }

@@ -22,24 +22,21 @@
 //
 // The end: the teams' (m, l, acc) are merged through shared memory, HP
 // heads a pass; with one split that is the output. With several, the
-// workgroup writes per head its partial (m, l, acc[HD]) to scratch, fences,
-// bumps its head group's counter, and the workgroup that sees splits-1 (the
-// last) merges the splits: each invocation takes an output vec4 over every
-// R-th split, MB splits a round with their loads in flight, online, then the
-// R groups through shared memory; it resets the counter for the next
-// dispatch. The partials are `coherent` and fenced with memoryBarrierBuffer()
-// before the counter is bumped and after it is read.
+// workgroup writes per head its partial (m, l, acc[HD]) to scratch; then
+// (MERGE_STAGE=0) the last workgroup of its head group to finish merges the
+// splits and resets the counter (include/attention_split_merge.glsl), or
+// (MERGE_STAGE=1) a second dispatch, attention_merge.comp, merges them.
 //
 // Parameters: WG_SIZE, LOADS, QH, ENTRIES, KV_CHUNK (> 0, a whole number of
-// rounds), PREFETCH (0 or 1).
+// rounds), PREFETCH (0 or 1), MERGE_STAGE (0 when not defined, or 1).
 // Semantics: HD (the shape's head_dim, so the team is a constant),
-// MAX_HEADS, MAX_SPLITS (the scratch layout: MAX_HEADS counters, then per
-// head MAX_SPLITS records of 1 + HD/4 vec4s: (m, l, -, -) and acc), HP
+// MAX_HEADS, MAX_SPLITS (the scratch layout of attention_split_merge.glsl), HP
 // (heads per pass of the team merge, dividing QH, chosen by the host).
 // Push constants: HEADS, KV_HEADS, HEAD_DIM (= HD), KV_LEN.
 #extension GL_EXT_control_flow_attributes : require
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_shuffle : require
+#extension GL_GOOGLE_include_directive : require
 
 layout(local_size_x = WG_SIZE, local_size_y = 1, local_size_z = 1) in;
 layout(push_constant) uniform Shape { uint HEADS; uint KV_HEADS; uint HEAD_DIM; uint KV_LEN; };
@@ -47,7 +44,6 @@ layout(push_constant) uniform Shape { uint HEADS; uint KV_HEADS; uint HEAD_DIM; 
 layout(std430, set = 0, binding = 0) readonly buffer Q { float qs[]; };
 layout(std430, set = 0, binding = 1) readonly buffer K { uvec4 ks[]; };
 layout(std430, set = 0, binding = 2) readonly buffer V { uvec4 vs[]; };
-layout(std430, set = 0, binding = 3) coherent buffer Scratch { uint counters[MAX_HEADS]; vec4 partials[]; };
 layout(std430, set = 0, binding = 4) writeonly buffer Out { float outs[]; };
 
 #define ROW (HD / 8)                 // 16-byte words of a K or V row
@@ -56,9 +52,10 @@ layout(std430, set = 0, binding = 4) writeonly buffer Out { float outs[]; };
 #define ROUND (TEAMS * ENTRIES)      // entries per workgroup round
 #define ROUNDS (KV_CHUNK / ROUND)
 #define D4 (HD / 4)                  // vec4s of a head's row
-#define RECORD (1 + D4)              // vec4s of a split's partial per head
 #define LOWEST (-3.0e38)             // finite: an empty team merges with weight 0, no NaN
-#define MB 8                         // splits a round of the split merge (their loads in flight)
+#ifndef MERGE_STAGE
+#define MERGE_STAGE 0                // 1: the splits are merged by a stage of their own
+#endif
 
 #if ROUNDS * ROUND != KV_CHUNK || ROUNDS < 1
 #error "KV_CHUNK must be a whole number of rounds of TEAMS*ENTRIES entries"
@@ -73,7 +70,12 @@ layout(std430, set = 0, binding = 4) writeonly buffer Out { float outs[]; };
 // The team merge: per team and head (m, l), then HP heads of accumulators.
 shared float team_m[TEAMS * QH], team_l[TEAMS * QH];
 shared vec4 sh[TEAMS * HP * D4 > 2 * WG_SIZE ? TEAMS * HP * D4 : 2 * WG_SIZE];
-shared bool last_split;
+
+// The scratch layout, the last-split election and the split merge.
+#define SPLIT_MERGE_MB 8u
+#define SPLIT_MERGE_PUT(i, v) sh[i] = (v)
+#define SPLIT_MERGE_GET(i) sh[i]
+#include "attention_split_merge.glsl"
 
 struct Round {
   uvec4 k[ENTRIES * LOADS], v[ENTRIES * LOADS];
@@ -182,7 +184,7 @@ void main() {
   if (lane == 0u) {
     [[unroll]] for (uint i = 0u; i < QH; ++i) team_m[team * QH + i] = m[i], team_l[team * QH + i] = l[i];
   }
-  const uint record_of_head0 = (h0 * MAX_SPLITS + split) * RECORD;
+  const uint record_of_head0 = split_record_at(h0, split);
   [[unroll]] for (uint i0 = 0u; i0 < QH; i0 += HP) {
     if (i0 > 0u) barrier();  // the previous pass has read sh
     [[unroll]] for (uint hh = 0u; hh < HP; ++hh) {
@@ -209,77 +211,17 @@ void main() {
         const uint o = (h0 + i) * HD + 4u * d;
         outs[o] = a.x, outs[o + 1u] = a.y, outs[o + 2u] = a.z, outs[o + 3u] = a.w;
       } else {
-        const uint at = record_of_head0 + i * MAX_SPLITS * RECORD;
+        const uint at = record_of_head0 + i * MAX_SPLITS * SPLIT_RECORD;
         partials[at + 1u + d] = a;
         if (d == 0u) partials[at] = vec4(big_m, big_l, 0.0, 0.0);
       }
     }
   }
   if (splits == 1u) return;
-
-  memoryBarrierBuffer();
-  barrier();
-  if (lid == 0u) last_split = atomicAdd(counters[g], 1u) == splits - 1u;
-  barrier();
-  if (!last_split) return;
-  memoryBarrierBuffer();
-
-  // The split merge: output vec4 x (head i, vec4 d) over splits r, r+R, ...
-  const uint P = QH * D4;
-  const uint R = P >= WG_SIZE ? 1u : WG_SIZE / P;
-  const uint r = lid / P;
-  if (r < R) {
-    for (uint x = lid - r * P; x < P; x += WG_SIZE) {
-      const uint i = x / D4, d = x - i * D4;
-      const uint base = (h0 + i) * MAX_SPLITS * RECORD;
-      float bm = LOWEST, bl = 0.0;
-      vec4 a = vec4(0.0);
-      for (uint j0 = r; j0 < splits; j0 += MB * R) {
-        vec4 ml[MB], pa[MB];
-        [[unroll]] for (uint k = 0u; k < MB; ++k) {
-          ml[k] = vec4(LOWEST, 0.0, 0.0, 0.0), pa[k] = vec4(0.0);
-          const uint j = j0 + k * R;
-          if (j < splits) ml[k] = partials[base + j * RECORD], pa[k] = partials[base + j * RECORD + 1u + d];
-        }
-        float nm = bm;
-        [[unroll]] for (uint k = 0u; k < MB; ++k) nm = max(nm, ml[k].x);
-        const float corr = exp(bm - nm);
-        bl *= corr, a *= corr;
-        [[unroll]] for (uint k = 0u; k < MB; ++k) {
-          const float w = exp(ml[k].x - nm);  // a split not loaded: (LOWEST, 0) and acc 0
-          bl += ml[k].y * w;
-          a += pa[k] * w;
-        }
-        bm = nm;
-      }
-      if (R == 1u) {
-        a /= bl;
-        const uint o = (h0 + i) * HD + 4u * d;
-        outs[o] = a.x, outs[o + 1u] = a.y, outs[o + 2u] = a.z, outs[o + 3u] = a.w;
-      } else {
-        sh[r * P + x] = a;  // R*P <= WG_SIZE
-        sh[WG_SIZE + r * P + x] = vec4(bm, bl, 0.0, 0.0);
-      }
-    }
-  }
-  if (R > 1u) {
-    barrier();
-    for (uint x = lid; x < P; x += WG_SIZE) {
-      float big_m = LOWEST;
-      for (uint k = 0u; k < R; ++k) big_m = max(big_m, sh[WG_SIZE + k * P + x].x);
-      float big_l = 0.0;
-      vec4 a = vec4(0.0);
-      for (uint k = 0u; k < R; ++k) {
-        const vec4 ml = sh[WG_SIZE + k * P + x];
-        const float w = exp(ml.x - big_m);
-        big_l += ml.y * w;
-        a += sh[k * P + x] * w;
-      }
-      a /= big_l;
-      const uint i = x / D4, d = x - i * D4;
-      const uint o = (h0 + i) * HD + 4u * d;
-      outs[o] = a.x, outs[o + 1u] = a.y, outs[o + 2u] = a.z, outs[o + 3u] = a.w;
-    }
-  }
+#if MERGE_STAGE == 0
+  // The split merge, by the last workgroup of the head group to finish.
+  if (!split_is_last(lid, g, splits)) return;
+  split_merge(lid, h0, QH, splits, WG_SIZE);
   if (lid == 0u) counters[g] = 0u;
+#endif
 }

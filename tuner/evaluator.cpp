@@ -10,46 +10,61 @@ namespace vktune {
 VariantRunner::VariantRunner(vk::Device& device, const CompiledVariant& variant, std::uint32_t buffer_count,
                              std::uint32_t shape_dims, std::uint32_t max_descriptor_sets)
     : device_(device), variant_(variant) {
-  vk::PipelineDesc desc;
-  desc.label = variant.plan.template_file + " [" + kernels::config_to_string(variant.config) + "]";
-  desc.storage_buffers = buffer_count;
-  desc.push_constant_bytes = shape_dims * sizeof(std::uint32_t);
-  desc.local_size = variant.plan.local_size;
-  desc.required_subgroup_size = variant.plan.required_subgroup_size;
-  desc.require_full_subgroups = variant.plan.require_full_subgroups;
-  desc.max_descriptor_sets = max_descriptor_sets;
-  pipeline_ = std::make_unique<vk::ComputePipeline>(device, variant.spirv, desc);
+  if (!variant.compiled()) throw Error(ErrorKind::internal, "VariantRunner needs a compiled variant");
+  for (std::size_t i = 0; i < variant.stages.size(); ++i) {
+    const auto& stage = variant.stages[i];
+    vk::PipelineDesc desc;
+    desc.label = stage.plan.template_file + " [" + kernels::config_to_string(variant.config) + "]";
+    if (variant.stages.size() > 1) desc.label += " stage " + std::to_string(i);
+    desc.storage_buffers = buffer_count;
+    desc.push_constant_bytes = shape_dims * sizeof(std::uint32_t);
+    desc.local_size = stage.plan.local_size;
+    desc.required_subgroup_size = stage.plan.required_subgroup_size;
+    desc.require_full_subgroups = stage.plan.require_full_subgroups;
+    desc.max_descriptor_sets = max_descriptor_sets;
+    pipelines_.push_back(std::make_unique<vk::ComputePipeline>(device, stage.spirv, desc));
+  }
 }
 
-std::vector<VkDescriptorSet>& VariantRunner::sets_for(const DeviceProblem& on_device) {
+std::vector<std::vector<VkDescriptorSet>>& VariantRunner::sets_for(const DeviceProblem& on_device) {
   if (sets_owner_ != &on_device) {
     if (sets_owner_ != nullptr) {
       throw Error(ErrorKind::internal, "a VariantRunner serves one DeviceProblem; make a new runner for another");
     }
     for (std::uint32_t c = 0; c < on_device.copies(); ++c) {
       auto bindings = on_device.bindings(c);
-      sets_.push_back(pipeline_->make_descriptor_set(bindings));
+      auto& per_stage = sets_.emplace_back();
+      for (auto& pipeline : pipelines_) per_stage.push_back(pipeline->make_descriptor_set(bindings));
     }
     sets_owner_ = &on_device;
   }
   return sets_;
 }
 
-void VariantRunner::record(VkCommandBuffer cmd, VkDescriptorSet set, const kernels::Shape& shape) const {
-  const auto groups = kernels::workgroup_counts(variant_.plan.dispatch, shape);
-  pipeline_->record_dispatch(cmd, set, groups,
-                             {reinterpret_cast<const std::uint8_t*>(shape.data()), shape.size() * sizeof(std::uint32_t)});
+void VariantRunner::record(VkCommandBuffer cmd, const std::vector<VkDescriptorSet>& sets,
+                           const kernels::Shape& shape) const {
+  const std::span<const std::uint8_t> push{reinterpret_cast<const std::uint8_t*>(shape.data()),
+                                           shape.size() * sizeof(std::uint32_t)};
+  for (std::size_t i = 0; i < pipelines_.size(); ++i) {
+    if (i > 0) vk::compute_barrier(cmd);  // stage i reads what stage i-1 wrote
+    pipelines_[i]->record_dispatch(cmd, sets[i], kernels::workgroup_counts(variant_.stages[i].plan.dispatch, shape),
+                                   push);
+  }
 }
 
 Validation VariantRunner::validate(DeviceProblem& on_device, const kernels::Problem& problem,
                                    const kernels::Tolerance& tolerance, std::chrono::nanoseconds timeout) {
   auto& sets = sets_for(on_device);
-  const auto groups = kernels::workgroup_counts(variant_.plan.dispatch, problem.shape);
   const auto& limits = device_.info().max_workgroup_count;
-  for (int i = 0; i < 3; ++i) {
-    if (groups[i] > limits[i]) {
-      throw Error(ErrorKind::device_limit, std::to_string(groups[i]) + " workgroups along axis " + std::to_string(i) +
-                                               " exceed maxComputeWorkGroupCount " + std::to_string(limits[i]));
+  for (std::size_t s = 0; s < variant_.stages.size(); ++s) {
+    const auto groups = kernels::workgroup_counts(variant_.stages[s].plan.dispatch, problem.shape);
+    for (int i = 0; i < 3; ++i) {
+      if (groups[i] > limits[i]) {
+        throw Error(ErrorKind::device_limit,
+                    (variant_.stages.size() > 1 ? "stage " + std::to_string(s) + ": " : std::string()) +
+                        std::to_string(groups[i]) + " workgroups along axis " + std::to_string(i) +
+                        " exceed maxComputeWorkGroupCount " + std::to_string(limits[i]));
+      }
     }
   }
   on_device.output().fill(kPoison);
@@ -69,7 +84,14 @@ vk::TimingResult VariantRunner::time(DeviceProblem& on_device, const kernels::Sh
 void VariantRunner::keep_busy(DeviceProblem& on_device, const kernels::Shape& shape, std::uint32_t dispatches) {
   auto& sets = sets_for(on_device);
   vk::run_commands(device_, [&](VkCommandBuffer cmd) {
-    for (std::uint32_t i = 0; i < dispatches; ++i) record(cmd, sets[i % sets.size()], shape);
+    // A barrier between launches: they share the scratch buffers, and split
+    // merges elect their last workgroup through counters there (two launches
+    // in flight at once leave a counter off zero, and the next variant's
+    // merge never runs: seen on the H200 as never-written outputs).
+    for (std::uint32_t i = 0; i < dispatches; ++i) {
+      if (i > 0) vk::compute_barrier(cmd);
+      record(cmd, sets[i % sets.size()], shape);
+    }
   });
   device_.note_timed_end();
 }

@@ -1,6 +1,9 @@
 #pragma once
-// Running one compiled variant on a device: create its pipeline, validate it
-// against the reference with a poisoned output, and time it.
+// Running one compiled variant on a device: create its pipelines (one per
+// stage), validate it against the reference with a poisoned output, and time
+// it. A launch is every stage in order with a compute-to-compute barrier
+// between them; validation checks the output of the whole launch and timing
+// reports the time of the whole launch.
 #include <chrono>
 #include <memory>
 #include <vector>
@@ -20,33 +23,35 @@ inline constexpr std::uint32_t kPoison = 0x7fc00000u;
 
 class VariantRunner {
  public:
-  // Creates the pipeline for a kernel with `buffer_count` bindings and
+  // Creates the pipelines for a kernel with `buffer_count` bindings and
   // `shape_dims` push-constant words (the kernel conventions); throws
   // Error(device_limit) or Error(pipeline).
   VariantRunner(vk::Device& device, const CompiledVariant& variant, std::uint32_t buffer_count,
                 std::uint32_t shape_dims, std::uint32_t max_descriptor_sets = 80);
 
-  // Poisons the output, runs one dispatch on weight copy 0, and compares the
+  // Poisons the output, runs one launch on weight copy 0, and compares the
   // result with problem.expected.
   Validation validate(DeviceProblem& on_device, const kernels::Problem& problem, const kernels::Tolerance& tolerance,
                       std::chrono::nanoseconds timeout = vk::kDefaultTimeout);
 
-  // Times dispatches rotating through every weight copy.
+  // Times launches rotating through every weight copy.
   vk::TimingResult time(DeviceProblem& on_device, const kernels::Shape& shape, const vk::TimerOptions& options);
 
-  // Runs `dispatches` untimed dispatches and waits for them: work that keeps
+  // Runs `dispatches` untimed launches (one after another) and waits for them: work that keeps
   // the GPU's clocks up while the tuner waits for the next variant.
   void keep_busy(DeviceProblem& on_device, const kernels::Shape& shape, std::uint32_t dispatches);
 
  private:
-  std::vector<VkDescriptorSet>& sets_for(const DeviceProblem& on_device);
-  void record(VkCommandBuffer cmd, VkDescriptorSet set, const kernels::Shape& shape) const;
+  std::vector<std::vector<VkDescriptorSet>>& sets_for(const DeviceProblem& on_device);
+  void record(VkCommandBuffer cmd, const std::vector<VkDescriptorSet>& sets, const kernels::Shape& shape) const;
 
   vk::Device& device_;
   const CompiledVariant& variant_;
-  std::unique_ptr<vk::ComputePipeline> pipeline_;
+  // One pipeline per stage; every stage binds the same buffers, each through
+  // a descriptor set made from its own pipeline's layout.
+  std::vector<std::unique_ptr<vk::ComputePipeline>> pipelines_;
   const DeviceProblem* sets_owner_ = nullptr;
-  std::vector<VkDescriptorSet> sets_;
+  std::vector<std::vector<VkDescriptorSet>> sets_;  // [copy][stage]
 };
 
 }  // namespace vktune

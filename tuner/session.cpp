@@ -76,7 +76,7 @@ void create_pipelines(std::vector<Candidate>& batch, vk::Device& device, std::ui
 void compile_all(std::vector<Candidate>& batch, const TemplateLibrary& templates, unsigned threads) {
   std::vector<Candidate*> todo;
   for (auto& c : batch)
-    if (!c.previous && c.variant.spirv.empty()) todo.push_back(&c);
+    if (!c.previous && !c.variant.compiled()) todo.push_back(&c);
   std::atomic<std::size_t> next{0};
   auto worker = [&] {
     for (std::size_t i = next++; i < todo.size(); i = next++) {
@@ -158,8 +158,10 @@ void TuneSession::reopen_device() {
 void TuneSession::record(const kernels::Kernel& kernel, const CompiledVariant& variant, const Outcome& o,
                          const std::string& shape_text, const std::string& cache_mode, results::Phase phase) {
   store_->transaction([&] {
-    store_->upsert_variant({variant.variant_hash, kernel.name(), variant.plan.template_file,
-                            kernels::config_to_json(variant.config), variant.template_hash, vk::compiler_version()});
+    // A multi-stage variant is recorded under its first stage's template.
+    store_->upsert_variant({variant.variant_hash, kernel.name(), variant.stages[0].plan.template_file,
+                            kernels::config_to_json(variant.config), variant.stages[0].template_hash,
+                            vk::compiler_version()});
     results::Measurement m;
     m.device_id = *device_row_;
     m.variant_hash = o.variant_hash;
@@ -261,7 +263,7 @@ class TuneSession::Evaluation final : public BatchEvaluator {
                                              options_.cache_mode);
       }
       if (!c.previous && store) {
-        if (auto cached = store->get_spirv(c.variant.variant_hash)) c.variant.spirv = std::move(*cached);
+        load_cached_spirv(c.variant, *store);
       }
       b.candidates.push_back(std::move(c));
       auto* candidates = &b.candidates;
@@ -360,7 +362,7 @@ class TuneSession::Evaluation final : public BatchEvaluator {
     o.durations.compile_ms = c.compile_ms;
     try {
       if (c.compile_error) throw *c.compile_error;
-      if (session_.store_) session_.store_->put_spirv(c.variant.variant_hash, c.variant.spirv);
+      if (session_.store_) cache_spirv(c.variant, *session_.store_);
       std::unique_ptr<VariantRunner> runner;
       if (c.runner_device == &device) {  // made on the compile thread
         o.durations.pipeline_ms = c.pipeline_ms;
@@ -580,11 +582,11 @@ ShapeResult TuneSession::run(const kernels::Kernel& kernel, const kernels::Shape
   if (store_ && options.time_variants && result.winner && !result.kept_stored_winner_ns) {
     const auto& w = result.outcomes[*result.winner];
     auto variant = describe_variant(kernel, w.config, shape, templates_);
-    auto spirv = store_->get_spirv(variant.variant_hash);
-    if (!spirv) {
-      compile_variant(variant, templates_);
-      spirv = variant.spirv;
-    }
+    load_cached_spirv(variant, *store_);
+    compile_variant(variant, templates_);  // the stages the cache lacks
+    // Stage 0's launch facts in the winner's columns (readers of schema 1..3);
+    // the contract holds every stage.
+    const auto& plan = variant.stages[0].plan;
     results::Winner winner;
     winner.device_id = *device_row_;
     winner.kernel = kernel.name();
@@ -592,11 +594,11 @@ ShapeResult TuneSession::run(const kernels::Kernel& kernel, const kernels::Shape
     winner.cache_mode = options.cache_mode;
     winner.variant_hash = w.variant_hash;
     winner.config_json = kernels::config_to_json(w.config);
-    winner.spirv = std::move(*spirv);
+    winner.spirv = variant.stages[0].spirv;
     winner.specialization_json = "{}";
-    for (int i = 0; i < 3; ++i) winner.local_size[i] = variant.plan.local_size[i];
-    winner.dispatch_json = dispatch_to_json(variant.plan.dispatch).dump();
-    winner.required_subgroup_size = variant.plan.required_subgroup_size;
+    for (int i = 0; i < 3; ++i) winner.local_size[i] = plan.local_size[i];
+    winner.dispatch_json = dispatch_to_json(plan.dispatch).dump();
+    winner.required_subgroup_size = plan.required_subgroup_size;
     winner.median_ns = w.timing.median;
     winner.gbps = w.gbps;
     winner.gflops = w.gflops;
@@ -605,9 +607,15 @@ ShapeResult TuneSession::run(const kernels::Kernel& kernel, const kernels::Shape
       winner.baseline_variant_hash = result.outcomes[*result.baseline].variant_hash;
       winner.baseline_median_ns = result.outcomes[*result.baseline].timing.median;
     }
-    // One stage today: the contract's stage 0 is this SPIR-V.
+    // The contract names every stage's SPIR-V by content hash; the stages
+    // after the first are stored beside the winner's own.
     const auto contract = kernels::launch_contract(kernel, w.config, shape);
-    winner.contract_json = contract_to_json(contract, {results::spirv_content_hash(winner.spirv)}).dump();
+    std::vector<std::string> hashes;
+    for (std::size_t s = 0; s < variant.stages.size(); ++s) {
+      hashes.push_back(results::spirv_content_hash(variant.stages[s].spirv));
+      if (s > 0) winner.later_stage_spirv.push_back(variant.stages[s].spirv);
+    }
+    winner.contract_json = contract_to_json(contract, hashes).dump();
     store_->set_winner(winner);
   }
   return result;

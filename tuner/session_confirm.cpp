@@ -46,9 +46,9 @@ void TuneSession::confirm(const kernels::Kernel& kernel, const kernels::Problem&
       auto& r = retimed[i];
       r.variant = describe_variant(kernel, result.outcomes[i].config, result.shape, templates_);
       if (store_) {
-        if (auto cached = store_->get_spirv(r.variant.variant_hash)) r.variant.spirv = std::move(*cached);
+        load_cached_spirv(r.variant, *store_);
       }
-      if (r.variant.spirv.empty()) {
+      if (!r.variant.compiled()) {
         AddElapsed clock{r.durations.compile_ms};
         compile_variant(r.variant, templates_);
       }

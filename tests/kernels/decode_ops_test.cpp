@@ -116,11 +116,18 @@ TEST_P(DecodeOps, ConstraintsRejectMissingAndForeignParameters) {
   EXPECT_NE(kernel().constraint_violation(config, shape, h200()), "");
 }
 
+// Every parameter but attention_decode's MERGE_STAGE and MERGE_WG, which its
+// first stage defines only when the merge is a stage of its own (so that the
+// variants from before the parameters keep their hashes).
 TEST_P(DecodeOps, PlanDefinesEveryParameter) {
   for (const auto& shape : kernel().default_shapes()) {
     const auto config = kernel().baseline(shape);
     const auto plan = kernel().plan(config, shape);
     for (const auto& [name, value] : config) {
+      if (name == "MERGE_STAGE" || name == "MERGE_WG") {
+        EXPECT_EQ(value, 0) << name;
+        continue;
+      }
       const auto it = std::find_if(plan.defines.begin(), plan.defines.end(),
                                    [&](const auto& d) { return d.first == name; });
       ASSERT_NE(it, plan.defines.end()) << name;
@@ -320,13 +327,18 @@ TEST(AttentionDecode, PathsShapeValuesAndPruningRules) {
   const auto& space = k.spaces().at(0);
   std::vector<std::string> paths;
   for (const auto& p : space.paths) paths.push_back(p.name);
-  ASSERT_EQ(paths, (std::vector<std::string>{"walk", "tensor-cores", "stream"}));
+  ASSERT_EQ(paths, (std::vector<std::string>{"walk", "tensor-cores", "stream", "stream-merge-stage"}));
   for (const auto& p : space.paths) {
     EXPECT_EQ(p.pinned.count("QH"), 0u) << p.name;
     for (const auto& q : p.parameters) EXPECT_NE(q.name, "QH") << p.name;
     EXPECT_EQ(p.pinned.size() + p.parameters.size() + 1, space.parameters.size()) << p.name;
   }
-  EXPECT_EQ(space.paths[0].pinned, (Config{{"MMA", 0}, {"STEP", 32}, {"STREAM", 0}, {"ENTRIES", 4}}));
+  EXPECT_EQ(space.paths[0].pinned, (Config{{"MMA", 0},
+                                           {"STEP", 32},
+                                           {"STREAM", 0},
+                                           {"ENTRIES", 4},
+                                           {"MERGE_STAGE", 0},
+                                           {"MERGE_WG", 0}}));
   EXPECT_EQ(space.paths[1].pinned.at("MMA"), 1);
   EXPECT_EQ(space.paths[1].pinned.at("LOADS"), 1);
   EXPECT_EQ(space.paths[2].pinned.at("STREAM"), 1);
@@ -337,7 +349,7 @@ TEST(AttentionDecode, PathsShapeValuesAndPruningRules) {
   EXPECT_EQ(space.shape_values({8, 8, 64, 512}), (Config{{"QH", 1}}));
   for (const auto& r : space.pruning) {
     const auto dot = r.name.find('.');
-    ASSERT_NE(dot, std::string::npos) << r.name;
+    ASSERT_NE(dot, std::string::npos) << r.name;  // stream.* rules hold for both streaming paths
     EXPECT_NE(std::find(paths.begin(), paths.end(), r.name.substr(0, dot)), paths.end()) << r.name;
     EXPECT_TRUE(r.measured_on.name_contains.empty()) << r.name;
     if (r.measured_on.vendor_id != 0) {
@@ -358,8 +370,12 @@ TEST(AttentionDecode, PathsShapeValuesAndPruningRules) {
     const auto pruned = enumerate_space(k, shapes[i], nvidia, SpaceScope::pruned);
     const auto full = enumerate_space(k, shapes[i], nvidia, SpaceScope::full);
     const auto elsewhere = enumerate_space(k, shapes[i], other, SpaceScope::pruned);
-    EXPECT_EQ(pruned.valid.size(), at_353b8cf[i]) << label;
-    ASSERT_EQ(pruned.paths.size(), 3u);
+    // The merge stage (a fourth path, stream-merge-stage) added configs; the
+    // first three paths are as they were.
+    std::size_t before_merge_stage = 0;
+    for (const auto& c : pruned.valid) before_merge_stage += c.at("MERGE_STAGE") == 0;
+    EXPECT_EQ(before_merge_stage, at_353b8cf[i]) << label;
+    ASSERT_EQ(pruned.paths.size(), 4u);
     for (const auto& p : pruned.paths) EXPECT_GT(p.valid, 0u) << label << " " << p.name;
     EXPECT_GT(full.valid.size(), elsewhere.valid.size()) << label;  // the rules for every device still prune
     EXPECT_GT(elsewhere.valid.size(), pruned.valid.size()) << label;
@@ -376,7 +392,25 @@ TEST(AttentionDecode, PathsShapeValuesAndPruningRules) {
 // ---- on the device ----
 
 class DecodeOpsDevice : public testing_support::DeviceSuite<std::string> {};
-class AttentionDecodeDevice : public testing_support::DeviceSuite<int> {};
+class AttentionDecodeDevice : public testing_support::DeviceSuite<int> {
+ protected:
+  // Validates each (shape, config) the test device can run; how many ran.
+  static std::size_t validate_cases(const kernels::Kernel& k,
+                                    const std::vector<std::pair<Shape, kernels::Config>>& cases, std::uint64_t seed) {
+    const vk::Device device(*instance_, testing_support::test_device_index());
+    std::size_t ran = 0;
+    for (const auto& [shape, config] : cases) {
+      if (const auto violation = k.constraint_violation(config, shape, device.info()); !violation.empty()) {
+        std::cout << "not on this device: " << kernels::shape_to_string(shape) << ": " << violation << "\n";
+        continue;
+      }
+      ++ran;
+      const auto failures = testing_support::failing_variants(*instance_, k, shape, {config}, seed);
+      EXPECT_TRUE(failures.empty()) << kernels::shape_to_string(shape) << ": " << ::testing::PrintToString(failures);
+    }
+    return ran;
+  }
+};
 
 // attention_decode's legal space at the check shapes is some 15,000 configs
 // on a CPU driver, far past what a test validates: here it is the configs
@@ -425,7 +459,7 @@ TEST_F(AttentionDecodeDevice, MergesOfMoreSplitsThanARound) {
                              {"TOKENS", 4},    {"PREFETCH", 1},   {"KV_CHUNK", 256}, {"REDUCTION", 0},
                              {"MERGE", 0},      {"WIDEN", 0},       {"LEAN", 0},
                              {"MMA", 0},        {"STEP", 32},        {"STREAM", 0},
-                             {"ENTRIES", 4}};
+                             {"ENTRIES", 4},    {"MERGE_STAGE", 0}, {"MERGE_WG", 0}};
   std::vector<kernels::Config> configs{walk};
   configs.push_back(walk), configs.back()["MERGE"] = 1;
   configs.push_back(configs.back()), configs.back()["PREFETCH"] = 2;
@@ -456,7 +490,7 @@ TEST_F(AttentionDecodeDevice, ReduceScatterWithSplits) {
                              {"TOKENS", 2},    {"PREFETCH", 1},   {"KV_CHUNK", 256}, {"REDUCTION", 2},
                              {"MERGE", 1},      {"WIDEN", 0},       {"LEAN", 1},
                              {"MMA", 0},        {"STEP", 32},        {"STREAM", 0},
-                             {"ENTRIES", 4}};
+                             {"ENTRIES", 4},    {"MERGE_STAGE", 0}, {"MERGE_WG", 0}};
   std::vector<std::pair<Shape, kernels::Config>> cases{{{8, 2, 64, 4200}, walk}};
   cases.push_back({{4, 2, 64, 4200}, walk}), cases.back().second["QH"] = 2;
   cases.push_back(cases.back()), cases.back().second["TOKENS"] = 4, cases.back().second["PREFETCH"] = 2;
@@ -481,7 +515,8 @@ TEST_F(AttentionDecodeDevice, StreamingPathMergesManySplits) {
   const auto& k = kernels::find_kernel("attention_decode");
   const kernels::Config stream{{"WG_SIZE", 128}, {"LOADS", 1},   {"VEC", 8},       {"QH", 2},     {"TOKENS", 2},
                                {"PREFETCH", 0},  {"KV_CHUNK", 32}, {"REDUCTION", 0}, {"MERGE", 1},  {"WIDEN", 0},
-                               {"LEAN", 1},      {"MMA", 0},     {"STEP", 32},     {"STREAM", 1}, {"ENTRIES", 2}};
+                               {"LEAN", 1},      {"MMA", 0},     {"STEP", 32},     {"STREAM", 1}, {"ENTRIES", 2},
+                               {"MERGE_STAGE", 0}, {"MERGE_WG", 0}};
   std::vector<std::pair<Shape, kernels::Config>> cases{{{4, 2, 64, 1100}, stream}};
   cases.push_back(cases.back()), cases.back().second["KV_CHUNK"] = 128;
   cases.push_back(cases.back()), cases.back().second["WG_SIZE"] = 512, cases.back().second["KV_CHUNK"] = 256;
@@ -491,18 +526,38 @@ TEST_F(AttentionDecodeDevice, StreamingPathMergesManySplits) {
   // Two loads per entry where one load's team of 16 exceeds the subgroup (a
   // CPU driver's 8 lanes; refused where 16 fit, as on GPUs).
   cases.push_back({{4, 2, 128, 1100}, cases[0].second}), cases.back().second["LOADS"] = 2;
-  const vk::Device device(*instance_, testing_support::test_device_index());
-  std::size_t ran = 0;
-  for (const auto& [shape, config] : cases) {
-    if (const auto violation = k.constraint_violation(config, shape, device.info()); !violation.empty()) {
-      std::cout << "not on this device: " << kernels::shape_to_string(shape) << ": " << violation << "\n";
-      continue;
-    }
-    ++ran;
-    const auto failures = testing_support::failing_variants(*instance_, k, shape, {config}, 17);
-    EXPECT_TRUE(failures.empty()) << kernels::shape_to_string(shape) << ": " << ::testing::PrintToString(failures);
-  }
+  const std::size_t ran = validate_cases(k, cases, 17);
   if (ran < 4) GTEST_SKIP() << "the test device cannot run STREAM=1 at head_dim 64 (" << ran << " of the cases ran)";
+}
+
+// STREAM=1 with its split merge as a second dispatch (MERGE_STAGE=1,
+// templates/attention_merge.comp): many splits, merge workgroups narrower
+// and wider than a head's head_dim/4 vec4s (one and several groups over the
+// splits), QH=2 and 4, and the same problem buffers as the in-dispatch merge
+// (the scratch's counters stay untouched).
+TEST_F(AttentionDecodeDevice, MergeStageMergesManySplits) {
+  const auto& k = kernels::find_kernel("attention_decode");
+  const kernels::Config staged{{"WG_SIZE", 128}, {"LOADS", 1},    {"VEC", 8},       {"QH", 2},     {"TOKENS", 2},
+                               {"PREFETCH", 0},  {"KV_CHUNK", 32}, {"REDUCTION", 0}, {"MERGE", 1},  {"WIDEN", 0},
+                               {"LEAN", 1},      {"MMA", 0},      {"STEP", 32},     {"STREAM", 1}, {"ENTRIES", 2},
+                               {"MERGE_STAGE", 1}, {"MERGE_WG", 64}};
+  std::vector<std::pair<Shape, kernels::Config>> cases{{{4, 2, 64, 1100}, staged}};
+  cases.push_back(cases.back()), cases.back().second["MERGE_WG"] = 256, cases.back().second["KV_CHUNK"] = 128;
+  cases.push_back({{8, 2, 64, 300}, cases[0].second}), cases.back().second["QH"] = 4;
+  cases.back().second["MERGE_WG"] = 128, cases.back().second["KV_CHUNK"] = 64;
+  for (const auto& [shape, config] : cases) ASSERT_EQ(k.stages(config, shape).size(), 2u);
+  const std::size_t ran = validate_cases(k, cases, 19);
+  const vk::Device device(*instance_, testing_support::test_device_index());
+  if (ran < 3) GTEST_SKIP() << "the test device cannot run STREAM=1 at head_dim 64 (" << ran << " of the cases ran)";
+  // One split: nothing to merge, and a second stage would only cost a launch.
+  auto one = cases[0].second;
+  one["KV_CHUNK"] = 128;
+  EXPECT_EQ(k.constraint_violation(one, {4, 2, 64, 100}, device.info()),
+            "MERGE_STAGE=1 needs splits to merge (kv_len > KV_CHUNK)");
+  auto walk = k.baseline({4, 2, 64, 1100});
+  walk["MERGE_STAGE"] = 1;
+  EXPECT_NE(k.constraint_violation(walk, {4, 2, 64, 1100}, device.info()).find("only varied with STREAM=1"),
+            std::string::npos);
 }
 
 INSTANTIATE_TEST_SUITE_P(Kernels, DecodeOpsDevice, ::testing::ValuesIn(kNames),

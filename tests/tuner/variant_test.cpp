@@ -1,0 +1,108 @@
+// The variant hash across multi-stage kernels: a one-stage variant hashes
+// exactly as before stages existed (stored measurements and the committed
+// tables key on it), a second stage changes the hash, and each stage is
+// compiled.
+#include <gtest/gtest.h>
+
+#include "kernels/registry.hpp"
+#include "tuner/stale_config.hpp"
+#include "tuner/variant.hpp"
+
+namespace vktune {
+namespace {
+
+const kernels::Kernel& kernel(const std::string& name) { return kernels::find_kernel(name); }
+
+// Hashes computed at e547ae3, before variants had stages (the hash of each
+// config below, with that commit's describe_variant and templates): a
+// one-stage variant of an unchanged template keeps its hash, also where its
+// space gained a parameter since (attention_decode's MERGE_STAGE and
+// MERGE_WG) that its path pins and that adds no define. Stored configs lack those parameters: they
+// are completed as tuner/stale_config.hpp does. The hashes cover shaderc's
+// version (Debian 12's here and in CI).
+TEST(VariantHash, OneStageHashesAreThoseOfBeforeStages) {
+  const auto templates = TemplateLibrary::embedded();
+  struct Case {
+    const char* kernel;
+    kernels::Shape shape;
+    const char* config;
+    const char* hash;
+  };
+  const Case cases[] = {
+      {"add", {512, 4096}, R"({"EPT":1,"SUBGROUP_SIZE":0,"VEC":4,"WG_SIZE":256})", "36d313e1ec0113cb"},
+      {"matmul_q4k", {1, 4096, 4096},
+       R"({"BLOCK_SLOTS":2,"BLOCK_UNROLL":1,"COLS_PER_PASS":1,"DEQUANT":0,"LOAD_WIDTH":4,"REDUCTION":0,"ROWS_PER_WG":4,)"
+       R"("SUBGROUP_SIZE":0,"THREADS_PER_BLOCK":8,"WG_SIZE":64,"X_QUANT":0,"X_SEGMENT":4096})",
+       "3dd4075d576c970d"},
+      {"matmul_q4k", {512, 4096, 4096},
+       R"({"CM_SHAPE":0,"SUBGROUP_SIZE":0,"THREAD_M":2,"THREAD_N":2,"TILE_K":32,"TILE_M":128,"TILE_N":64,)"
+       R"("USE_COOPMAT":1,"WARPS_M":4,"WARPS_N":2})",
+       "eb6f147520137030"},
+      {"matmul_q4k", {512, 4096, 4096},
+       R"({"CM_SHAPE":0,"SUBGROUP_SIZE":0,"THREAD_M":4,"THREAD_N":4,"TILE_K":32,"TILE_M":64,"TILE_N":64,)"
+       R"("USE_COOPMAT":0,"WARPS_M":1,"WARPS_N":1})",
+       "2bfb7390833a38b4"},
+      {"matmul_q4_0", {512, 4096, 4096},
+       R"({"CM_SHAPE":0,"SUBGROUP_SIZE":0,"THREAD_M":2,"THREAD_N":2,"TILE_K":32,"TILE_M":128,"TILE_N":64,)"
+       R"("USE_COOPMAT":1,"WARPS_M":4,"WARPS_N":1})",
+       "dbfac1c5e0c3afe3"},
+      {"matmul_q4_0", {512, 4096, 4096},
+       R"({"CM_SHAPE":0,"SUBGROUP_SIZE":0,"THREAD_M":4,"THREAD_N":4,"TILE_K":32,"TILE_M":64,"TILE_N":64,)"
+       R"("USE_COOPMAT":0,"WARPS_M":1,"WARPS_N":1})",
+       "c28b612116e0d699"},
+      // The walk's template is unchanged; the streaming and tensor-core
+      // templates now include the shared split merge, so their hashes moved.
+      {"attention_decode", {32, 8, 128, 4096},
+       R"({"ENTRIES":4,"KV_CHUNK":256,"LEAN":1,"LOADS":2,"MERGE":1,"MMA":0,"PREFETCH":0,"QH":4,"REDUCTION":0,)"
+       R"("STEP":32,"STREAM":0,"TOKENS":2,"VEC":8,"WG_SIZE":128,"WIDEN":0})",
+       "487c51a3562759e5"},
+  };
+  for (const auto& c : cases) {
+    const auto& k = kernel(c.kernel);
+    const auto update = update_config(k, c.shape, kernels::config_from_json(c.config));
+    ASSERT_TRUE(update.config) << c.kernel << ": " << update.note;
+    const auto variant = describe_variant(k, *update.config, c.shape, templates);
+    EXPECT_EQ(variant.stages.size(), 1u) << c.kernel << " " << c.config;
+    EXPECT_EQ(variant.variant_hash, c.hash) << c.kernel << " " << c.config;
+  }
+}
+
+// attention_decode's streaming path with its split merge as a second
+// dispatch: two stages (the streaming pass, then attention_merge.comp), a
+// hash of its own, and both stages compile.
+TEST(VariantHash, AMergeStageIsASecondStageWithItsOwnHash) {
+  const auto& k = kernel("attention_decode");
+  const kernels::Shape shape{8, 2, 128, 300};
+  const auto templates = TemplateLibrary::embedded();
+  auto inside = k.baseline(shape);
+  inside["STREAM"] = 1, inside["LOADS"] = 1, inside["ENTRIES"] = 2, inside["KV_CHUNK"] = 64, inside["WG_SIZE"] = 128;
+  inside["VEC"] = 8, inside["TOKENS"] = 2, inside["REDUCTION"] = 0, inside["MERGE"] = 1, inside["WIDEN"] = 0;
+  inside["LEAN"] = 1, inside["MMA"] = 0, inside["STEP"] = 32, inside["PREFETCH"] = 0;
+  auto staged = inside;
+  staged["MERGE_STAGE"] = 1, staged["MERGE_WG"] = 64;
+  const auto one = describe_variant(k, inside, shape, templates);
+  auto two = describe_variant(k, staged, shape, templates);
+  ASSERT_EQ(one.stages.size(), 1u);
+  ASSERT_EQ(two.stages.size(), 2u);
+  EXPECT_EQ(two.stages[1].plan.template_file, "attention_merge.comp");
+  EXPECT_NE(one.variant_hash, two.variant_hash);
+  // MERGE_STAGE=0 adds no define: the in-dispatch merge's defines are those
+  // of configs stored before the parameter existed.
+  for (const auto& [name, value] : one.stages[0].plan.defines) {
+    EXPECT_NE(name, "MERGE_STAGE");
+    EXPECT_NE(name, "MERGE_WG");
+  }
+  // Another merge stage size changes only the second stage, and the hash.
+  staged["MERGE_WG"] = 128;
+  const auto other = describe_variant(k, staged, shape, templates);
+  EXPECT_EQ(other.stages[0].plan.defines, two.stages[0].plan.defines);
+  EXPECT_NE(other.variant_hash, two.variant_hash);
+  EXPECT_FALSE(two.compiled());
+  compile_variant(two, templates);
+  EXPECT_TRUE(two.compiled());
+  EXPECT_EQ(spirv_cache_key(two, 0), two.variant_hash);
+  EXPECT_NE(spirv_cache_key(two, 1), two.variant_hash);
+}
+
+}  // namespace
+}  // namespace vktune
