@@ -6,6 +6,8 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
+#include <set>
 
 #include "common/error.hpp"
 #include "harness/device.hpp"
@@ -18,6 +20,7 @@
 #include "tuner/session.hpp"
 #include "tuner/stale_config.hpp"
 #include "tuner/template_library.hpp"
+#include "tuner/runtime_device.hpp"
 #include "tuner/variant.hpp"
 
 namespace vktune::bench {
@@ -123,34 +126,59 @@ std::size_t register_kernel_benchmarks(const BenchOptions& options) {
   ctx.device = std::make_unique<vk::Device>(*ctx.instance, options.device);
   const auto path = options.db.empty() ? results::Store::default_path() : std::filesystem::path(options.db);
   auto store = results::Store::open_read_only(path);
-  const auto row = store.find_device(identity_of(ctx.device->info()));
-  if (!row) {
-    throw Error(ErrorKind::usage, "no results for " + ctx.device->info().name + " (driver " +
-                                      ctx.device->info().driver_version + ") in " + path.string() +
-                                      "; tune first, e.g. `vktune matmul_q4k --device " +
-                                      std::to_string(options.device) + "`");
-  }
-  const auto read = store.ceiling(*row, kCeilingRead);
-  const auto fma = store.ceiling(*row, kCeilingFma);
-  ctx.ceilings = {read.value_or(0), fma.value_or(0)};
-
-  std::size_t registered = 0;
-  for (const auto& winner : store.winners(*row)) {
-    if (winner.cache_mode != options.cache_mode) continue;
+  // The winners to time are found as an application finds them: the runtime
+  // library's lookup (same GPU and driver, same GPU, same model on another
+  // GPU, same architecture, same vendor), for every tuned kernel and shape,
+  // among the entries this device can run.
+  const auto table = runtime::Table::open_sqlite(path);
+  runtime::Query query;
+  query.device = runtime_identity(ctx.device->info());
+  query.capabilities = runtime_capabilities(ctx.device->info());
+  query.cache_mode = options.cache_mode;
+  std::set<std::pair<std::string, runtime::Shape>> tuned;
+  for (const auto& e : table.entries()) {
+    if (e.cache_mode != options.cache_mode) continue;
     if (!options.kernels.empty() &&
-        std::find(options.kernels.begin(), options.kernels.end(), winner.kernel) == options.kernels.end()) {
+        std::find(options.kernels.begin(), options.kernels.end(), e.kernel) == options.kernels.end()) {
       continue;
     }
-    const auto& kernel = kernels::find_kernel(winner.kernel);
-    const auto shape = kernels::parse_shape(winner.shape, kernel.shape_dims().size());
+    tuned.emplace(e.kernel, e.shape);
+  }
+  // Ceilings: this device's where stored, else those of the device a winner came from.
+  std::optional<std::int64_t> ceiling_row = store.find_device(identity_of(ctx.device->info()));
+
+  std::size_t registered = 0;
+  for (const auto& [name, tuned_shape] : tuned) {
+    const auto* kernel_ptr = kernels::find_kernel_or_null(name);
+    if (kernel_ptr == nullptr) {
+      std::cerr << "vktune-bench: kernel '" << name << "' is not known to this vktune; left out\n";
+      continue;
+    }
+    const auto& kernel = *kernel_ptr;
+    query.kernel = name;
+    query.shape = tuned_shape;
+    runtime::LookupResult found;
+    try {
+      found = table.lookup(query);
+    } catch (const runtime::Error& e) {
+      std::cerr << "vktune-bench: " << e.what() << "\n";
+      continue;
+    }
+    if (!found.exact_shape) continue;  // another device's shape: benchmarked where it was tuned
+    if (found.match != runtime::Match::device_and_driver) std::cerr << "vktune-bench: " << name << " "
+                                                                    << kernels::shape_to_string(tuned_shape) << ": "
+                                                                    << found.match_text << "\n";
+    if (!ceiling_row) ceiling_row = table.devices()[found.entry->device].id;
+    const kernels::Shape shape(tuned_shape.begin(), tuned_shape.end());
     const auto base = kernel.name() + "/" + benchmark_shape_name(kernel, shape);
     // A winner stored before its kernel gained a parameter is completed
     // where a path fixes the value, else reported and left out.
     std::vector<std::pair<std::string, kernels::Config>> variants;
-    const auto update = update_config(kernel, shape, kernels::config_from_json(winner.config_json));
+    const auto update = update_config(kernel, shape, kernels::config_from_json(found.entry->config_json));
     if (!update.note.empty()) {
-      std::cerr << "vktune-bench: " << kernel.name() << " " << winner.shape << " (" << winner.cache_mode
-                << ") winner: " << update.note << (update.config ? "" : "; benchmarking its baseline only") << "\n";
+      std::cerr << "vktune-bench: " << kernel.name() << " " << kernels::shape_to_string(shape) << " ("
+                << found.entry->cache_mode << ") winner: " << update.note
+                << (update.config ? "" : "; benchmarking its baseline only") << "\n";
     }
     if (update.config) variants.emplace_back("winner", *update.config);
     variants.emplace_back("baseline", kernel.baseline(shape));
@@ -164,6 +192,13 @@ std::size_t register_kernel_benchmarks(const BenchOptions& options) {
           ->Unit(benchmark::kMicrosecond);
       ++registered;
     }
+  }
+  if (ceiling_row) {
+    ctx.ceilings = {store.ceiling(*ceiling_row, kCeilingRead).value_or(0), store.ceiling(*ceiling_row, kCeilingFma).value_or(0)};
+  }
+  if (registered == 0 && tuned.empty()) {
+    throw Error(ErrorKind::usage, "no results in " + path.string() + "; tune first, e.g. `vktune matmul_q4k --device " +
+                                      std::to_string(options.device) + "`");
   }
   return registered;
 }

@@ -39,6 +39,13 @@ std::vector<const Kernel*> all_kernels() {
   return list;
 }
 
+const Kernel* find_kernel_or_null(const std::string& name) {
+  auto& r = registry();
+  std::lock_guard lock(r.mutex);
+  const auto it = r.kernels.find(name);
+  return it == r.kernels.end() ? nullptr : it->second.get();
+}
+
 const Kernel& find_kernel(const std::string& name) {
   auto& r = registry();
   std::lock_guard lock(r.mutex);

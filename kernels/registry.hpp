@@ -14,6 +14,8 @@ namespace vktune::kernels {
 std::vector<const Kernel*> all_kernels();
 // Throws Error(usage) listing the known kernels when `name` is unknown.
 const Kernel& find_kernel(const std::string& name);
+// nullptr when `name` is unknown (a table from a newer vktune may name kernels this one lacks).
+const Kernel* find_kernel_or_null(const std::string& name);
 // Adds a kernel (tests register test-only kernels this way). A second kernel
 // with the same name is an Error(internal).
 void register_kernel(std::unique_ptr<Kernel> kernel);

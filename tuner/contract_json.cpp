@@ -55,10 +55,7 @@ nlohmann::json contract_to_json(const kernels::LaunchContract& contract,
 
 std::optional<std::string> winner_contract_json(const results::Winner& winner, std::string& why) {
   if (!winner.contract_json.empty()) return winner.contract_json;
-  const kernels::Kernel* kernel = nullptr;
-  for (const auto* k : kernels::all_kernels()) {
-    if (k->name() == winner.kernel) kernel = k;
-  }
+  const auto* kernel = kernels::find_kernel_or_null(winner.kernel);
   if (kernel == nullptr) {
     why = "kernel '" + winner.kernel + "' is not known to this vktune";
     return std::nullopt;

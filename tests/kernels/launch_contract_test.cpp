@@ -100,7 +100,9 @@ TEST_P(LaunchContract, BaselineContractsFitTheirShapes) {
     EXPECT_EQ(contract.bindings.size(), space.bindings.size()) << label(shape);
     // The baseline belongs to a path of its space (a config outside every
     // path would be a config no search proposes).
-    if (!space.paths.empty()) EXPECT_NE(space.path_of(config), nullptr) << label(shape);
+    if (!space.paths.empty()) {
+      EXPECT_NE(space.path_of(config), nullptr) << label(shape);
+    }
     for (const auto& stage : contract.stages) {
       EXPECT_FALSE(stage.template_file.empty()) << label(shape);
       for (const auto& axis : stage.dispatch) {

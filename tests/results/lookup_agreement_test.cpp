@@ -1,0 +1,194 @@
+// One lookup everywhere: the runtime library (which `vktune bench` uses to
+// find the winners it times) and the exported C++ header's find() choose the
+// same entry for the same query, at every fallback level — the same GPU and
+// driver, the same GPU with another driver, another physical GPU of the same
+// model, the same architecture, the same vendor, none — for shapes inside
+// and outside the entries' shape classes and specialised dimensions, and for
+// devices that lack a feature an entry needs. The header is compiled and run
+// for real; its answers are compared with the runtime's on the JSON table
+// exported from the same store.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "results/export_header.hpp"
+#include "store_fixture.hpp"
+#include "vktune_runtime.hpp"
+
+#ifndef VKTUNE_CXX_COMPILER
+#error "VKTUNE_CXX_COMPILER must name the C++ compiler"
+#endif
+
+namespace vktune::results::testing {
+namespace {
+
+using LookupAgreement = StoreTest;
+namespace rt = vktune::runtime;
+
+constexpr std::uint32_t kNvidia = 0x10de, kAmd = 0x1002;
+constexpr std::uint32_t kOpCapability = (2u << 16) | 17u, kCooperativeMatrixNV = 5357u;
+
+DeviceIdentity gpu(std::uint32_t vendor, std::uint32_t device, std::uint32_t driver, const std::string& name,
+                   const std::string& uuid) {
+  DeviceIdentity d;
+  d.vendor_id = vendor;
+  d.device_id = device;
+  d.driver_version = driver;
+  d.name = name;
+  d.device_uuid = uuid;
+  return d;
+}
+
+// A winner of matmul_q4k with a contract: shape class by M, optionally a
+// dimension specialised, optionally needing cooperative matrices.
+Winner entry(std::int64_t device, const std::string& shape, std::uint32_t tag, bool decode, bool coopmat = false,
+             bool specialize_k = false) {
+  Winner w;
+  w.device_id = device;
+  w.kernel = "matmul_q4k";
+  w.shape = shape;
+  w.cache_mode = tag % 5 == 4 ? "hot" : "cold";
+  w.variant_hash = "v" + std::to_string(tag);
+  w.config_json = R"({"TAG":)" + std::to_string(tag) + "}";
+  w.spirv = {0x07230203u, 0x00010300u, 0u, tag + 1, 0u, kOpCapability, 1u};
+  if (coopmat) w.spirv.insert(w.spirv.end(), {kOpCapability, kCooperativeMatrixNV});
+  w.local_size[0] = 64;
+  w.dispatch_json = R"([{"divisor":4,"shape_dim":1},{"divisor":1,"shape_dim":0},{"divisor":1,"shape_dim":-1}])";
+  w.median_ns = 1000 + tag;
+  auto contract = nlohmann::json::parse(row_contract(w));
+  contract["shape_class"] = decode ? nlohmann::json::parse(R"([{"dim":0,"min":1,"max":8}])")
+                                   : nlohmann::json::parse(R"([{"dim":0,"min":9,"max":4294967295}])");
+  if (specialize_k) contract["specialized_dims"] = {2};
+  w.contract_json = contract.dump();
+  return w;
+}
+
+struct Query {
+  std::string label;
+  DeviceIdentity device;
+  std::vector<std::uint32_t> shape;
+  std::string cache_mode;
+  bool has_coopmat;
+};
+
+TEST_F(LookupAgreement, RuntimeAndHeaderChooseTheSameEntryAtEveryLevel) {
+  auto store = Store::open(db_path());
+  const auto h200_a = gpu(kNvidia, 0x2335, 100, "NVIDIA H200", "aaaa");
+  const auto h200_b = gpu(kNvidia, 0x2335, 90, "NVIDIA H200", "bbbb");
+  const auto h100 = gpu(kNvidia, 0x2330, 100, "NVIDIA H100 80GB HBM3", "cccc");
+  const auto rtx = gpu(kNvidia, 0x2684, 100, "NVIDIA GeForce RTX 4090", "dddd");
+  const auto amd = gpu(kAmd, 0x744c, 100, "AMD Radeon RX 7900 XTX", "eeee");
+  const auto a = store.upsert_device(h200_a), b = store.upsert_device(h200_b), c = store.upsert_device(h100);
+  const auto d = store.upsert_device(rtx), e = store.upsert_device(amd);
+  for (const auto& w : {entry(a, "1,4096,4096", 1, true), entry(a, "512,4096,4096", 2, false, true),
+                        entry(a, "512,4096,14336", 3, false), entry(b, "1,4096,4096", 4, true),
+                        entry(b, "2,14336,4096", 5, true, false, true), entry(b, "512,4096,4096", 6, false),
+                        entry(c, "1,4096,11008", 7, true), entry(c, "64,4096,4096", 8, false),
+                        entry(d, "4,4096,4096", 9, true), entry(e, "1,4096,4096", 10, true)}) {
+    store.upsert_variant(VariantRecord{w.variant_hash, w.kernel, "matmul_q4k.comp", w.config_json, "", ""});
+    store.set_winner(w);
+  }
+  const std::vector<DeviceIdentity> devices = {
+      h200_a,
+      gpu(kNvidia, 0x2335, 101, "NVIDIA H200", "aaaa"),   // same GPU, other driver
+      gpu(kNvidia, 0x2335, 100, "NVIDIA H200", "ffff"),   // a third H200
+      gpu(kNvidia, 0x2335, 100, "NVIDIA H200", ""),       // UUID unknown
+      gpu(kNvidia, 0x2330, 7, "NVIDIA H100 80GB HBM3", "gggg"),
+      gpu(kNvidia, 0x2331, 7, "NVIDIA H100 PCIe", "hhhh"),  // architecture
+      gpu(kNvidia, 0x0000, 7, "NVIDIA Tesla T4", "iiii"),    // vendor
+      gpu(kAmd, 0x73bf, 7, "AMD Radeon RX 6900 XT", "jjjj"),
+      gpu(0x8086, 0x56a0, 7, "Intel(R) Arc(tm) A770 Graphics", "kkkk"),  // nothing
+  };
+  const std::vector<std::vector<std::uint32_t>> shapes = {{1, 4096, 4096},   {2, 14336, 4096}, {2, 14336, 11008},
+                                                          {8, 4096, 11008},  {9, 4096, 4096},  {512, 4096, 4096},
+                                                          {300, 4096, 14336}, {1, 4096}};
+  std::vector<Query> queries;
+  for (std::size_t i = 0; i < devices.size(); ++i) {
+    for (const auto& s : shapes) {
+      for (const bool coopmat : {true, false}) {
+        queries.push_back({"device " + std::to_string(i), devices[i], s, coopmat ? "" : "hot", coopmat});
+      }
+    }
+  }
+
+  // The runtime's answers, on the exported JSON table.
+  const auto json = export_table(store);
+  const auto table = rt::Table::from_json_text(json.dump(), "agreement.json");
+  std::vector<std::string> expected;
+  std::set<std::string> levels;
+  for (const auto& q : queries) {
+    rt::Query query;
+    query.device = {q.device.vendor_id, q.device.device_id, q.device.driver_version, q.device.name, q.device.device_uuid};
+    query.kernel = "matmul_q4k";
+    query.shape = q.shape;
+    query.cache_mode = q.cache_mode;
+    query.capabilities.known = true;
+    query.capabilities.max_invocations = 1024;
+    query.capabilities.max_shared_memory_bytes = 48 * 1024;
+    if (q.has_coopmat) query.capabilities.features = {"cooperativeMatrixNV"};
+    try {
+      const auto found = table.lookup(query);
+      expected.push_back(found.entry->variant_hash);
+      levels.insert(rt::to_string(found.match));
+    } catch (const rt::Error& error) {
+      ASSERT_EQ(error.kind(), rt::Error::Kind::no_match) << error.what();
+      expected.push_back("none");
+    }
+  }
+  // Every level is exercised, and nothing as well.
+  EXPECT_EQ(levels, (std::set<std::string>{"device_and_driver", "device", "model", "architecture", "vendor"}));
+  EXPECT_NE(std::find(expected.begin(), expected.end(), "none"), expected.end());
+
+  // The header's answers, from a program compiled with it.
+  const TempDir dir;
+  {
+    std::ofstream header(dir.path() / "table.hpp");
+    header << export_header(store, {}, {}, [](const std::vector<std::uint32_t>& spirv) {
+      return rt::required_features(spirv);
+    });
+  }
+  std::ostringstream program;
+  program << "#include \"table.hpp\"\n#include <cstdio>\nint main() {\n"
+             "  const std::string_view coopmat[] = {\"cooperativeMatrixNV\"};\n"
+             "  vktune_table::rules::Capabilities with, without;\n"
+             "  with.known = without.known = true;\n"
+             "  with.max_invocations = without.max_invocations = 1024;\n"
+             "  with.max_shared_memory_bytes = without.max_shared_memory_bytes = 48 * 1024;\n"
+             "  with.features = coopmat;\n  with.feature_count = 1;\n";
+  for (std::size_t i = 0; i < queries.size(); ++i) {
+    const auto& q = queries[i];
+    program << "  {\n    const std::uint32_t shape[] = {";
+    for (std::size_t k = 0; k < q.shape.size(); ++k) program << (k ? ", " : "") << q.shape[k] << "u";
+    program << "};\n    const vktune_table::Device device{" << q.device.vendor_id << "u, " << q.device.device_id << "u, "
+            << q.device.driver_version << "u, " << nlohmann::json(q.device.name).dump() << ", \""
+            << q.device.device_uuid << "\"};\n    const auto found = vktune_table::find(device, \"matmul_q4k\", shape, "
+            << q.shape.size() << ", \"" << q.cache_mode << "\", " << (q.has_coopmat ? "with" : "without")
+            << ");\n    std::printf(\"%s\\n\", found.entry ? std::string(found.entry->variant_hash).c_str() : \"none\");\n  }\n";
+  }
+  program << "  return 0;\n}\n";
+  {
+    std::ofstream out(dir.path() / "main.cpp");
+    out << program.str();
+  }
+  const auto binary = dir.path() / "agree";
+  const std::string compile = std::string("\"") + VKTUNE_CXX_COMPILER + "\" -std=c++17 -O0 -Wall -Wextra -Werror -o \"" +
+                              binary.string() + "\" \"" + (dir.path() / "main.cpp").string() + "\" > \"" +
+                              (dir.path() / "compile.log").string() + "\" 2>&1";
+  ASSERT_EQ(std::system(compile.c_str()), 0) << std::ifstream(dir.path() / "compile.log").rdbuf();
+  ASSERT_EQ(std::system(("\"" + binary.string() + "\" > \"" + (dir.path() / "out.txt").string() + "\"").c_str()), 0);
+  std::ifstream out(dir.path() / "out.txt");
+  std::vector<std::string> got;
+  for (std::string line; std::getline(out, line);) got.push_back(line);
+  ASSERT_EQ(got.size(), expected.size());
+  for (std::size_t i = 0; i < queries.size(); ++i) {
+    std::string shape;
+    for (auto v : queries[i].shape) shape += std::to_string(v) + ",";
+    EXPECT_EQ(got[i], expected[i]) << queries[i].label << " shape " << shape << " mode '" << queries[i].cache_mode
+                                   << "' coopmat " << queries[i].has_coopmat;
+  }
+}
+
+}  // namespace
+}  // namespace vktune::results::testing
