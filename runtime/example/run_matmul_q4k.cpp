@@ -1,7 +1,11 @@
 // vktune_runtime_example: load a tuned table, look up matmul_q4k for this
-// device and shape, build the compute pipeline from the stored SPIR-V with
-// plain Vulkan calls, run it on random Q4_K weights and check the result
-// against the CPU reference.
+// device and shape, run the variant through vktune_runtime_vulkan.hpp's
+// VulkanLaunch (pipelines, layouts, descriptor set, dispatches) on buffers
+// sized by its contract, with random Q4_K weights, and check the result
+// against the CPU reference. Most of this file is what any Vulkan program
+// has anyway (instance, device with the features the variant needs, host
+// buffers, a submission); running the tuned variant is the dozen lines
+// around `launch`.
 //
 //   vktune_runtime_example TABLE [--device N] [--shape M,N,K] [--seed S]
 //
@@ -190,7 +194,10 @@ int run(const Options& options) {
 
   // The lookup. The example has no kernel of its own, so no baseline: a
   // table without a usable entry is an error.
-  rt::Query query{rt::identity_of(properties), "matmul_q4k", options.shape, ""};
+  rt::Query query;
+  query.device = rt::identity_of(physical);
+  query.kernel = "matmul_q4k";
+  query.shape = options.shape;
   const auto found = table.lookup(query);
   const auto& variant = found.contract.stages.at(0);
   std::printf("device %s; matmul_q4k %u,%u,%u\n", properties.deviceName, options.shape[0], options.shape[1],
@@ -204,8 +211,12 @@ int run(const Options& options) {
   // (rt::required_features), and a required subgroup size needs
   // subgroupSizeControl. This example enables them through the core feature
   // structures of Vulkan 1.1-1.3.
-  auto needed = rt::required_features(variant.spirv);
-  if (variant.required_subgroup_size != 0) needed.emplace_back("subgroupSizeControl");
+  auto needed = found.contract.features;
+  for (const auto& stage : found.contract.stages) {
+    if (stage.required_subgroup_size != 0) needed.emplace_back("subgroupSizeControl");
+  }
+  std::sort(needed.begin(), needed.end());
+  needed.erase(std::unique(needed.begin(), needed.end()), needed.end());
   std::string needed_text;
   for (const auto& name : needed) needed_text += (needed_text.empty() ? "" : ", ") + name;
   VkPhysicalDeviceVulkan11Features have11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
@@ -276,90 +287,16 @@ int run(const Options& options) {
   const auto x = vktune::ref::random_floats(m * k, options.seed ^ 0x9e3779b97f4a7c15ull);
   const auto expected = vktune::ref::matmul_quantized(x.data(), m, weights.data(), type, n, k);
 
-  HostBuffer buffers[3] = {make_buffer(physical, device, x.size() * sizeof(float)),
-                           make_buffer(physical, device, weights.size()),
-                           make_buffer(physical, device, m * n * sizeof(float))};
+  // The variant's pipelines, layouts and descriptor set (vktune_runtime_vulkan.hpp);
+  // its buffers as its contract sizes them for this shape (x, W, y).
+  rt::VulkanLaunch launch(device, found, options.shape);
+  std::vector<HostBuffer> buffers;
+  for (const auto bytes : launch.binding_bytes()) buffers.push_back(make_buffer(physical, device, bytes));
+  if (buffers.size() != 3 || buffers[1].size < weights.size()) throw Failure("the entry's bindings are not matmul_q4k's");
+  for (std::size_t b = 0; b < buffers.size(); ++b) launch.bind(b, buffers[b].buffer.get());
   std::memcpy(buffers[0].mapped, x.data(), x.size() * sizeof(float));
   std::memcpy(buffers[1].mapped, weights.data(), weights.size());
   std::memset(buffers[2].mapped, 0xff, m * n * sizeof(float));  // NaN: an unwritten output fails the check
-
-  // Pipeline: set 0 with three storage buffers, M,N,K as push constants.
-  VkDescriptorSetLayoutBinding bindings[3]{};
-  for (std::uint32_t i = 0; i < 3; ++i) {
-    bindings[i].binding = i;
-    bindings[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-    bindings[i].descriptorCount = 1;
-    bindings[i].stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
-  }
-  VkDescriptorSetLayoutCreateInfo set_layout_info{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
-  set_layout_info.bindingCount = 3;
-  set_layout_info.pBindings = bindings;
-  VkDescriptorSetLayout raw_set_layout = VK_NULL_HANDLE;
-  check(vkCreateDescriptorSetLayout(device, &set_layout_info, nullptr, &raw_set_layout), "vkCreateDescriptorSetLayout");
-  Owned<VkDescriptorSetLayout> set_layout(
-      raw_set_layout, [device](VkDescriptorSetLayout h) { vkDestroyDescriptorSetLayout(device, h, nullptr); });
-
-  VkPushConstantRange push{VK_SHADER_STAGE_COMPUTE_BIT, 0, 3 * sizeof(std::uint32_t)};
-  VkPipelineLayoutCreateInfo layout_info{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
-  layout_info.setLayoutCount = 1;
-  layout_info.pSetLayouts = &raw_set_layout;
-  layout_info.pushConstantRangeCount = 1;
-  layout_info.pPushConstantRanges = &push;
-  VkPipelineLayout raw_layout = VK_NULL_HANDLE;
-  check(vkCreatePipelineLayout(device, &layout_info, nullptr, &raw_layout), "vkCreatePipelineLayout");
-  Owned<VkPipelineLayout> layout(raw_layout,
-                                 [device](VkPipelineLayout h) { vkDestroyPipelineLayout(device, h, nullptr); });
-
-  VkShaderModuleCreateInfo module_info{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
-  module_info.codeSize = variant.spirv.size() * sizeof(std::uint32_t);
-  module_info.pCode = variant.spirv.data();
-  VkShaderModule raw_module = VK_NULL_HANDLE;
-  check(vkCreateShaderModule(device, &module_info, nullptr, &raw_module), "vkCreateShaderModule");
-  Owned<VkShaderModule> module(raw_module, [device](VkShaderModule h) { vkDestroyShaderModule(device, h, nullptr); });
-
-  const rt::SpecializationInfo specialization(variant);
-  VkPipelineShaderStageRequiredSubgroupSizeCreateInfo subgroup{
-      VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO};
-  subgroup.requiredSubgroupSize = variant.required_subgroup_size;
-  VkComputePipelineCreateInfo pipeline_info{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
-  pipeline_info.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
-  pipeline_info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
-  pipeline_info.stage.module = raw_module;
-  pipeline_info.stage.pName = "main";
-  pipeline_info.stage.pSpecializationInfo = specialization.get();
-  if (variant.required_subgroup_size != 0) pipeline_info.stage.pNext = &subgroup;
-  pipeline_info.layout = raw_layout;
-  VkPipeline raw_pipeline = VK_NULL_HANDLE;
-  check(vkCreateComputePipelines(device, VK_NULL_HANDLE, 1, &pipeline_info, nullptr, &raw_pipeline),
-        "vkCreateComputePipelines");
-  Owned<VkPipeline> pipeline(raw_pipeline, [device](VkPipeline h) { vkDestroyPipeline(device, h, nullptr); });
-
-  VkDescriptorPoolSize pool_size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 3};
-  VkDescriptorPoolCreateInfo pool_info{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
-  pool_info.maxSets = 1;
-  pool_info.poolSizeCount = 1;
-  pool_info.pPoolSizes = &pool_size;
-  VkDescriptorPool raw_pool = VK_NULL_HANDLE;
-  check(vkCreateDescriptorPool(device, &pool_info, nullptr, &raw_pool), "vkCreateDescriptorPool");
-  Owned<VkDescriptorPool> pool(raw_pool, [device](VkDescriptorPool h) { vkDestroyDescriptorPool(device, h, nullptr); });
-  VkDescriptorSetAllocateInfo set_info{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
-  set_info.descriptorPool = raw_pool;
-  set_info.descriptorSetCount = 1;
-  set_info.pSetLayouts = &raw_set_layout;
-  VkDescriptorSet set = VK_NULL_HANDLE;  // freed with the pool
-  check(vkAllocateDescriptorSets(device, &set_info, &set), "vkAllocateDescriptorSets");
-  VkDescriptorBufferInfo buffer_infos[3]{};
-  VkWriteDescriptorSet writes[3]{};
-  for (std::uint32_t i = 0; i < 3; ++i) {
-    buffer_infos[i] = {buffers[i].buffer.get(), 0, VK_WHOLE_SIZE};
-    writes[i].sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
-    writes[i].dstSet = set;
-    writes[i].dstBinding = i;
-    writes[i].descriptorCount = 1;
-    writes[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-    writes[i].pBufferInfo = &buffer_infos[i];
-  }
-  vkUpdateDescriptorSets(device, 3, writes, 0, nullptr);
 
   // One submission: dispatch, then make the writes visible to the host.
   VkCommandPoolCreateInfo command_pool_info{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
@@ -377,11 +314,7 @@ int run(const Options& options) {
   VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
   begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
   check(vkBeginCommandBuffer(commands, &begin), "vkBeginCommandBuffer");
-  vkCmdBindPipeline(commands, VK_PIPELINE_BIND_POINT_COMPUTE, raw_pipeline);
-  vkCmdBindDescriptorSets(commands, VK_PIPELINE_BIND_POINT_COMPUTE, raw_layout, 0, 1, &set, 0, nullptr);
-  const std::uint32_t constants[3] = {options.shape[0], options.shape[1], options.shape[2]};
-  vkCmdPushConstants(commands, raw_layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof constants, constants);
-  vkCmdDispatch(commands, found.workgroups[0][0], found.workgroups[0][1], found.workgroups[0][2]);
+  launch.record(commands);
   VkMemoryBarrier to_host{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
   to_host.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
   to_host.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
