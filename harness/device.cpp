@@ -62,6 +62,15 @@ Device::Device(Instance& instance, std::uint32_t index) : instance_(&instance) {
     chain = &size_control;
     if (!core13) extensions.push_back(VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME);
   }
+  // Shaders that declare the VulkanMemoryModel capability (the NV
+  // cooperative-matrix templates) need the feature enabled.
+  VkPhysicalDeviceVulkanMemoryModelFeatures memory_model{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES};
+  if (f.vulkan_memory_model) {
+    memory_model.vulkanMemoryModel = VK_TRUE;
+    memory_model.pNext = chain;
+    chain = &memory_model;
+    if (info_.api_version_raw < VK_API_VERSION_1_2) extensions.push_back(VK_KHR_VULKAN_MEMORY_MODEL_EXTENSION_NAME);
+  }
   VkPhysicalDeviceShaderIntegerDotProductFeatures dot{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_FEATURES};
   if (f.integer_dot_product) {

@@ -206,6 +206,13 @@ DeviceInfo query_device_info(VkPhysicalDevice device, std::uint32_t index) {
     dot.pNext = chain;
     chain = &dot;
   }
+  VkPhysicalDeviceVulkanMemoryModelFeatures memory_model{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES};
+  const bool has_memory_model = p.apiVersion >= VK_API_VERSION_1_2 ||
+                                device_extension_supported(device, VK_KHR_VULKAN_MEMORY_MODEL_EXTENSION_NAME);
+  if (has_memory_model) {
+    memory_model.pNext = chain;
+    chain = &memory_model;
+  }
 #if defined(VK_NV_cooperative_matrix)
   VkPhysicalDeviceCooperativeMatrixFeaturesNV coopmat{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
   const bool has_coopmat_ext = device_extension_supported(device, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
@@ -225,6 +232,7 @@ DeviceInfo query_device_info(VkPhysicalDevice device, std::uint32_t index) {
   info.features.shader_int16 = features.features.shaderInt16;
   info.features.shader_int64 = features.features.shaderInt64;
   info.features.integer_dot_product = has_dot_ext && dot.shaderIntegerDotProduct;
+  info.features.vulkan_memory_model = has_memory_model && memory_model.vulkanMemoryModel;
   info.features.subgroup_size_control = has_size_control_ext && size_control_features.subgroupSizeControl;
   info.features.compute_full_subgroups = has_size_control_ext && size_control_features.computeFullSubgroups;
   if (!info.features.subgroup_size_control) info.compute_required_subgroup_size = false;

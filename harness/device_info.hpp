@@ -33,6 +33,8 @@ struct DeviceFeatures {
   bool subgroup_size_control = false;
   bool compute_full_subgroups = false;
   bool cooperative_matrix_nv = false;
+  // The Vulkan memory model (core in 1.2): the NV cooperative-matrix shaders declare it.
+  bool vulkan_memory_model = false;
 };
 
 struct DeviceInfo {

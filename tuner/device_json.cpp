@@ -57,7 +57,8 @@ nlohmann::json to_json(const vk::DeviceInfo& info) {
         {"integer_dot_product", f.integer_dot_product},
         {"subgroup_size_control", f.subgroup_size_control},
         {"compute_full_subgroups", f.compute_full_subgroups},
-        {"cooperative_matrix_nv", f.cooperative_matrix_nv}}},
+        {"cooperative_matrix_nv", f.cooperative_matrix_nv},
+        {"vulkan_memory_model", f.vulkan_memory_model}}},
       {"cooperative_matrix_shapes", shapes},
       {"memory_heaps", heaps},
   };
