@@ -115,6 +115,30 @@ TEST_P(DequantStage, APathOfTwoStagesBesideTheFusedOne) {
             2u);
 }
 
+// Two stages hashed as one variant: the dequantization defines only QTYPE,
+// DQ_WG and DQ_RUN, so another tile changes the GEMM stage alone, and
+// another DQ_RUN the first stage alone; every change moves the hash.
+TEST_P(DequantStage, TheVariantHashCoversBothStages) {
+  const auto shape = test_shape(GetParam());
+  const auto templates = TemplateLibrary::embedded();
+  const auto base = describe_variant(kernel(), dequant_config(kernel(), shape, 64, 8), shape, templates);
+  ASSERT_EQ(base.stages.size(), 2u);
+  EXPECT_EQ(base.describe_templates(), "dequant_f16.comp + matmul_quant_cm_f16w.comp");
+  std::vector<std::string> names;
+  for (const auto& d : base.stages[0].plan.defines) names.push_back(d.first);
+  EXPECT_EQ(names, (std::vector<std::string>{"QTYPE", "DQ_WG", "DQ_RUN"}));
+  auto wider = dequant_config(kernel(), shape, 64, 8);
+  wider["TILE_N"] = 64;
+  const auto tile = describe_variant(kernel(), wider, shape, templates);
+  EXPECT_EQ(tile.stages[0].plan.defines, base.stages[0].plan.defines);
+  EXPECT_NE(tile.stages[1].plan.defines, base.stages[1].plan.defines);
+  EXPECT_NE(tile.variant_hash, base.variant_hash);
+  const auto run = describe_variant(kernel(), dequant_config(kernel(), shape, 64, 16), shape, templates);
+  EXPECT_NE(run.stages[0].plan.defines, base.stages[0].plan.defines);
+  EXPECT_EQ(run.stages[1].plan.defines, base.stages[1].plan.defines);
+  EXPECT_NE(run.variant_hash, base.variant_hash);
+}
+
 TEST_P(DequantStage, Fp16WeightsBitExactOnTheDevice) {
   const auto& f = GetParam();
   const auto shape = test_shape(f);
