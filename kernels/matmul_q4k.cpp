@@ -4,7 +4,9 @@
 // templates/matvec_q4k_q8.comp with activations quantized to 8 bits, chosen by
 // the parameter X_QUANT) and "prefill" (M > 8: fp32 tiles,
 // templates/matmul_q4k.comp, or with USE_COOPMAT=1 fp16 tensor cores,
-// templates/matmul_quant_cm.comp, see kernels/quant_coopmat.hpp).
+// templates/matmul_quant_cm.comp, or with DEQUANT_STAGE=1 too W dequantized
+// to fp16 in a first dispatch (the scratch W16) and then the tensor-core
+// GEMM; see kernels/quant_coopmat.hpp).
 #include <algorithm>
 #include <cmath>
 #include <cstring>

@@ -4,7 +4,8 @@
 // GGUF blocks of one type, x and y fp32 row-major; the "decode" space
 // (M <= 8, templates/matvec_quant.comp) and the "prefill" space (M > 8,
 // templates/matmul_quant.comp; with USE_COOPMAT=1 tensor cores,
-// templates/matmul_quant_cm.comp), all generic over the block type through
+// templates/matmul_quant_cm.comp; with DEQUANT_STAGE=1 too, dequant_f16.comp
+// then matmul_quant_cm_f16w.comp), all generic over the block type through
 // templates/include/quant_block.glsl (QTYPE picks the block header). A kernel
 // file describes its block format (QuantFormat) and registers a QuantMatmul.
 //
