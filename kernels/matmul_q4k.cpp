@@ -4,7 +4,9 @@
 // templates/matvec_q4k_q8.comp with activations quantized to 8 bits, chosen by
 // the parameter X_QUANT) and "prefill" (M > 8: fp32 tiles,
 // templates/matmul_q4k.comp, or with USE_COOPMAT=1 fp16 tensor cores,
-// templates/matmul_quant_cm.comp, see kernels/quant_coopmat.hpp).
+// templates/matmul_quant_cm.comp, or with DEQUANT_STAGE=1 too W dequantized
+// to fp16 in a first dispatch (the scratch W16) and then the tensor-core
+// GEMM; see kernels/quant_coopmat.hpp).
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -224,6 +226,7 @@ class MatmulQ4K final : public Kernel {
         {"SUBGROUP_SIZE", {0, 8, 16, 32, 64}, "required subgroup size; 0 = the device's choice"},
     };
     for (auto& p : quant_coopmat::parameters()) prefill.parameters.push_back(std::move(p));
+    for (auto& p : quant_coopmat::dequant_parameters()) prefill.parameters.push_back(std::move(p));
     // Two decode templates: matvec_q4k.comp (fp32 activations; X_SEGMENT
     // pinned) and matvec_q4k_q8.comp (integer dot products; DEQUANT,
     // REDUCTION and LOAD_WIDTH pinned at the values its configs carried, so
@@ -241,6 +244,7 @@ class MatmulQ4K final : public Kernel {
     decode.shape_class = matmul::decode_shapes();
     prefill.shape_class = matmul::prefill_shapes();
     decode.bindings = prefill.bindings = matmul::bindings(4, size_rule(kBlockBytes, {1, 2}, 256));
+    prefill.bindings.push_back(quant_coopmat::w16_binding());  // DEQUANT_STAGE=1's scratch
     return {decode, prefill};
   }
 
@@ -266,7 +270,8 @@ class MatmulQ4K final : public Kernel {
     // speedup then shows what the tensor cores gain.
     return {{"TILE_M", 64},       {"TILE_N", 64},     {"TILE_K", 32},      {"THREAD_M", 4},
             {"THREAD_N", 4},      {"SUBGROUP_SIZE", 0}, {"USE_COOPMAT", 0}, {"CM_SHAPE", 0},
-            {"WARPS_M", 1},       {"WARPS_N", 1}};
+            {"WARPS_M", 1},       {"WARPS_N", 1},     {"DEQUANT_STAGE", 0}, {"DQ_WG", 64},
+            {"DQ_RUN", 8}};
   }
 
   std::string constraint_violation(const Config& config, const Shape& shape,
@@ -334,12 +339,26 @@ class MatmulQ4K final : public Kernel {
         return problem;
       }
     }
-    return plan_limits_violation(plan(config, shape), shape, 3, device);
+    return stages_limits_violation(stages(config, shape), shape,
+                                   static_cast<std::uint32_t>(space_list[space].bindings.size()), device);
   }
 
+  // DEQUANT_STAGE=1: the dequantization, then the GEMM on fp16 weights
+  // (kernels/quant_coopmat.hpp); one stage otherwise.
+  std::vector<ShaderPlan> stages(const Config& config, const Shape& shape) const override {
+    if (space_index(shape) == kPrefill && quant_coopmat::uses_dequant_stage(config)) {
+      return quant_coopmat::dequant_stages(config, spaces()[kPrefill], kCoopmatQtype);
+    }
+    return {plan(config, shape)};
+  }
+
+  // The first stage of the config's path.
   ShaderPlan plan(const Config& config, const Shape& shape) const override {
     const auto space = space_index(shape);
     const auto& space_list = spaces();
+    if (space == kPrefill && quant_coopmat::uses_dequant_stage(config)) {
+      return quant_coopmat::dequant_stages(config, space_list[space], kCoopmatQtype).front();
+    }
     if (space == kPrefill && quant_coopmat::uses_coopmat(config)) {
       return quant_coopmat::plan(config, space_list[space], kCoopmatQtype);
     }
@@ -349,6 +368,7 @@ class MatmulQ4K final : public Kernel {
                          : uses_quantized_activations(config) ? "matvec_q4k_q8.comp"
                                                          : "matvec_q4k.comp";
     for (const auto& p : params) {
+      if (quant_coopmat::is_dequant_parameter(p.name)) continue;  // DEQUANT_STAGE=1 only
       const auto it = config.find(p.name);
       if (it == config.end()) {
         throw Error(ErrorKind::internal, "matmul_q4k: config lacks parameter " + p.name + " of the " +
@@ -404,6 +424,9 @@ class MatmulQ4K final : public Kernel {
     HostBuffer wb{"W", weights, false, true};
     HostBuffer yb{"y", std::vector<std::uint8_t>(m * n * sizeof(float)), true, false};
     problem.buffers = {std::move(xb), std::move(wb), std::move(yb)};
+    if (space_index(shape) == kPrefill) {
+      problem.buffers.push_back(HostBuffer{"W16", std::vector<std::uint8_t>(2 * n * k), false, false});
+    }
     problem.output_index = 2;
     return problem;
   }
@@ -435,7 +458,8 @@ class MatmulQ4K final : public Kernel {
 
   std::uint64_t device_bytes(const Shape& shape) const override {
     const std::uint64_t m = shape.at(0), n = shape.at(1), k = shape.at(2);
-    return n * (k / 256) * kBlockBytes + m * k * 4 + m * n * 4;
+    const std::uint64_t w16 = space_index(shape) == kPrefill ? 2 * n * k : 0;
+    return n * (k / 256) * kBlockBytes + m * k * 4 + m * n * 4 + w16;
   }
 };
 

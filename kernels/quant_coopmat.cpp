@@ -10,6 +10,7 @@ namespace {
 
 const std::vector<std::string> kFp32PathNames{"THREAD_M", "THREAD_N", "SUBGROUP_SIZE"};
 const std::vector<std::string> kCoopmatNames{"CM_SHAPE", "WARPS_M", "WARPS_N"};
+const std::vector<std::string> kDequantNames{"DEQUANT_STAGE", "DQ_WG", "DQ_RUN"};
 
 // Staged runs of 4 values per invocation and slice (x and W together): their
 // loads are all in flight at once, in registers.
@@ -23,11 +24,14 @@ bool named(const std::vector<std::string>& names, const std::string& name) {
   return std::find(names.begin(), names.end(), name) != names.end();
 }
 
-// The path that pins `idle` at their first values and USE_COOPMAT at `use`.
-SubSpace path(const Space& space, const char* name, const std::vector<std::string>& idle, int use) {
-  SubSpace p{name, {}, {{"USE_COOPMAT", use}}};
+// The path that pins `idle` at their first values and `pins` at theirs;
+// `unused` bindings it never touches.
+SubSpace path(const Space& space, const char* name, const std::vector<std::string>& idle, const Config& pins,
+              std::vector<std::string> unused) {
+  SubSpace p{name, {}, pins};
+  p.unused_bindings = std::move(unused);
   for (const auto& q : space.parameters) {
-    if (q.name == "USE_COOPMAT") continue;
+    if (pins.count(q.name) != 0) continue;
     if (named(idle, q.name)) {
       p.pinned[q.name] = q.values.front();
     } else {
@@ -35,6 +39,11 @@ SubSpace path(const Space& space, const char* name, const std::vector<std::strin
     }
   }
   return p;
+}
+
+std::vector<std::string> joined(std::vector<std::string> a, const std::vector<std::string>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
 }
 
 }  // namespace
@@ -46,8 +55,29 @@ std::vector<Parameter> parameters() {
           coopmat::shape_parameter(), coopmat::warps_m_parameter(), coopmat::warps_n_parameter()};
 }
 
+std::vector<Parameter> dequant_parameters() {
+  return {{"DEQUANT_STAGE", {0, 1}, "0 = W dequantized while staged in the GEMM (fused); 1 = a first dispatch "
+                                    "dequantizes all of W to fp16 (scratch W16), the GEMM reads fp16 (USE_COOPMAT=1)"},
+          {"DQ_WG", {64, 128, 256}, "DEQUANT_STAGE=1: invocations per workgroup of the dequantizing dispatch"},
+          {"DQ_RUN", {8, 16, 32}, "DEQUANT_STAGE=1: consecutive weights of a row each invocation dequantizes "
+                                  "(written as 16-byte vectors of fp16)"}};
+}
+
+Binding w16_binding() {
+  auto size = size_rule(2, {1, 2});
+  size.align = 16;
+  return {"W16", BindingRole::scratch, size};
+}
+
+bool is_dequant_parameter(const std::string& name) { return named(kDequantNames, name); }
+
+// The dequant path follows the fused one, so that a stored config without
+// DEQUANT_STAGE completes on the tensor-cores path (DEQUANT_STAGE=0, the
+// shader it was measured as).
 std::vector<SubSpace> paths(const Space& space) {
-  return {path(space, "fp32-tiles", kCoopmatNames, 0), path(space, "tensor-cores", kFp32PathNames, 1)};
+  return {path(space, "fp32-tiles", joined(kCoopmatNames, kDequantNames), {{"USE_COOPMAT", 0}}, {"W16"}),
+          path(space, "tensor-cores", joined(kFp32PathNames, kDequantNames), {{"USE_COOPMAT", 1}}, {"W16"}),
+          path(space, "tensor-cores-dequant", kFp32PathNames, {{"USE_COOPMAT", 1}, {"DEQUANT_STAGE", 1}}, {})};
 }
 
 bool uses_coopmat(const Config& config) {
@@ -55,20 +85,36 @@ bool uses_coopmat(const Config& config) {
   return it != config.end() && it->second == 1;
 }
 
+bool uses_dequant_stage(const Config& config) {
+  const auto it = config.find("DEQUANT_STAGE");
+  return it != config.end() && it->second == 1;
+}
+
 std::string idle_violation(const Config& config, const Space& space) {
   const bool coopmat = uses_coopmat(config);
+  const bool dequant = uses_dequant_stage(config);
+  if (dequant && !coopmat) return "DEQUANT_STAGE=1 feeds the tensor-core GEMM: it takes USE_COOPMAT=1";
   const auto& idle = coopmat ? kFp32PathNames : kCoopmatNames;
   for (const auto& p : space.parameters) {
     if (named(idle, p.name) && config.at(p.name) != p.values.front()) {
       return p.name + " is only read with USE_COOPMAT=" + (coopmat ? "0" : "1") + " (pinned to " +
              std::to_string(p.values.front()) + " on the other path)";
     }
+    if (!dequant && named(kDequantNames, p.name) && config.at(p.name) != p.values.front()) {
+      return p.name + " is only read with DEQUANT_STAGE=1 (pinned to " + std::to_string(p.values.front()) +
+             " on the other paths)";
+    }
   }
   return {};
 }
 
-std::string violation(const Config& config, const Shape&, const vk::DeviceInfo& device) {
+std::string violation(const Config& config, const Shape& shape, const vk::DeviceInfo& device) {
   if (auto p = coopmat::violation(config, device); !p.empty()) return p;
+  // dequant_f16.comp and matmul_quant_cm_f16w.comp index W16 in halves with 32-bit integers.
+  if (uses_dequant_stage(config) && 2ull * shape.at(1) * shape.at(2) >= (1ull << 32)) {
+    return "DEQUANT_STAGE=1: W16 of N*K = " + std::to_string(std::uint64_t{shape.at(1)} * shape.at(2)) +
+           " fp16 weights exceeds 32-bit indexing";
+  }
   const auto t = coopmat::tile_of(config);
   if (t.bk % 16 != 0) return "TILE_K=" + std::to_string(t.bk) + " is not a multiple of 16";
   const std::uint32_t wg = t.warps * coopmat::kWarp;
@@ -105,13 +151,33 @@ std::vector<PruningRule> pruning() {
 ShaderPlan plan(const Config& config, const Space& space, int qtype) {
   ShaderPlan plan;
   plan.template_file = "matmul_quant_cm.comp";
-  for (const auto& p : space.parameters) plan.defines.emplace_back(p.name, std::to_string(config.at(p.name)));
+  for (const auto& p : space.parameters) {
+    if (!is_dequant_parameter(p.name)) plan.defines.emplace_back(p.name, std::to_string(config.at(p.name)));
+  }
   plan.defines.emplace_back("QTYPE", std::to_string(qtype));
   const auto t = coopmat::tile_of(config);
   plan.local_size = {t.warps * coopmat::kWarp, 1, 1};
   plan.dispatch = {DispatchAxis{1, t.bn}, DispatchAxis{0, t.bm}, DispatchAxis{}};
   plan.shared_memory_bytes = shared_bytes(t);
   return plan;
+}
+
+std::vector<ShaderPlan> dequant_stages(const Config& config, const Space& space, int qtype) {
+  ShaderPlan dequant;
+  dequant.template_file = "dequant_f16.comp";
+  dequant.defines = {{"QTYPE", std::to_string(qtype)},
+                     {"DQ_WG", std::to_string(config.at("DQ_WG"))},
+                     {"DQ_RUN", std::to_string(config.at("DQ_RUN"))}};
+  const auto wg = static_cast<std::uint32_t>(config.at("DQ_WG"));
+  dequant.local_size = {wg, 1, 1};
+  // A workgroup per row of W (N on x, whose count limit is the largest),
+  // DQ_WG*DQ_RUN weights of it.
+  dequant.dispatch = {DispatchAxis{1, 1}, DispatchAxis{2, wg * static_cast<std::uint32_t>(config.at("DQ_RUN"))},
+                      DispatchAxis{}};
+  auto gemm = plan(config, space, qtype);
+  gemm.template_file = "matmul_quant_cm_f16w.comp";
+  std::erase_if(gemm.defines, [](const auto& d) { return d.first == "QTYPE"; });
+  return {dequant, gemm};
 }
 
 }  // namespace vktune::kernels::quant_coopmat

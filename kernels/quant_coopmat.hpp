@@ -6,6 +6,17 @@
 // fp32 accumulators. Its parameters, the two paths of a prefill space, the
 // rules a variant must meet, its pruning, its plan and its tolerance (the
 // fp16 rounding of x and W is the numerics of the path).
+//
+// A third path, "tensor-cores-dequant" (USE_COOPMAT=1, DEQUANT_STAGE=1),
+// runs the same GEMM in two dispatches: templates/dequant_f16.comp
+// dequantizes all of W to fp16 into the scratch binding "W16" (binding 3 of
+// the prefill space, 2*N*K bytes; DQ_WG invocations per workgroup, DQ_RUN
+// weights each), and templates/matmul_quant_cm_f16w.comp multiplies x (fp32,
+// rounded to fp16 when staged) by W16 with the fused path's tiles. The
+// values multiplied are the fused path's bit for bit (a*q - b in fp32,
+// rounded to fp16), so the tolerance is the same. DEQUANT_STAGE, DQ_WG and
+// DQ_RUN are pinned at their first values on the other paths and never
+// defined there (stored variants keep their hashes).
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -20,10 +31,23 @@ namespace vktune::kernels::quant_coopmat {
 // uses.
 std::vector<Parameter> parameters();
 
+// DEQUANT_STAGE, DQ_WG, DQ_RUN, appended after parameters().
+std::vector<Parameter> dequant_parameters();
+
+// The prefill space's scratch binding of the dequantized weights (binding
+// 3): 2*N*K bytes of fp16, after x, W and y.
+Binding w16_binding();
+
+// Whether `name` is one of dequant_parameters() (defined only on the
+// tensor-cores-dequant path).
+bool is_dequant_parameter(const std::string& name);
+
 // The prefill space's two paths: "fp32-tiles" (USE_COOPMAT=0, the fp32
 // template; CM_SHAPE, WARPS_M and WARPS_N pinned at their first values) and
 // "tensor-cores" (USE_COOPMAT=1, matmul_quant_cm.comp; THREAD_M, THREAD_N and
 // SUBGROUP_SIZE pinned at their first values).
+// "tensor-cores-dequant" (USE_COOPMAT=1 and DEQUANT_STAGE=1; the fp32 path's
+// parameters pinned). The first two list "W16" as unused.
 std::vector<SubSpace> paths(const Space& space);
 
 // The parameters the path of `config` does not use must stay at their first
@@ -44,7 +68,13 @@ std::vector<PruningRule> pruning();
 // parameter of `space` defined and QTYPE = `qtype` (5 = Q4_K).
 ShaderPlan plan(const Config& config, const Space& space, int qtype);
 
+// The two dispatches of a DEQUANT_STAGE=1 variant: dequant_f16.comp (QTYPE,
+// DQ_WG, DQ_RUN defined; a workgroup per row of W and DQ_WG*DQ_RUN weights)
+// and matmul_quant_cm_f16w.comp (the tile parameters, as plan defines them).
+std::vector<ShaderPlan> dequant_stages(const Config& config, const Space& space, int qtype);
+
 bool uses_coopmat(const Config& config);
+bool uses_dequant_stage(const Config& config);
 
 // x and the dequantized weights are rounded to fp16 (relative error up to
 // 2^-11 each) before fp32 accumulation: for random signs the relative L2

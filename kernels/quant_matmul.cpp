@@ -195,6 +195,7 @@ std::vector<Space> QuantMatmul::build_spaces() const {
       {"SUBGROUP_SIZE", {0, 8, 16, 32, 64}, "required subgroup size; 0 = the device's choice"},
   };
   for (auto& p : quant_coopmat::parameters()) prefill.parameters.push_back(std::move(p));
+  for (auto& p : quant_coopmat::dequant_parameters()) prefill.parameters.push_back(std::move(p));
   decode.paths = decode_paths(decode);
   decode.pruning = decode_pruning();
   prefill.paths = quant_coopmat::paths(prefill);
@@ -203,6 +204,7 @@ std::vector<Space> QuantMatmul::build_spaces() const {
   prefill.shape_class = matmul::prefill_shapes();
   decode.bindings = prefill.bindings =
       matmul::bindings(4, size_rule(format_.block_bytes, {1, 2}, format_.block_weights));
+  prefill.bindings.push_back(quant_coopmat::w16_binding());  // DEQUANT_STAGE=1's scratch
   return {decode, prefill};
 }
 
@@ -231,7 +233,8 @@ Config QuantMatmul::baseline(const Shape& shape) const {
   const int tm = next_pow2(shape[0]) <= 32 ? 32 : 64;
   const int tn = next_pow2(shape[1]) <= 32 ? 32 : 64;
   return {{"TILE_M", tm},      {"TILE_N", tn},    {"TILE_K", 32},  {"THREAD_M", 4}, {"THREAD_N", 4},
-          {"SUBGROUP_SIZE", 0}, {"USE_COOPMAT", 0}, {"CM_SHAPE", 0}, {"WARPS_M", 1},  {"WARPS_N", 1}};
+          {"SUBGROUP_SIZE", 0}, {"USE_COOPMAT", 0}, {"CM_SHAPE", 0}, {"WARPS_M", 1},  {"WARPS_N", 1},
+          {"DEQUANT_STAGE", 0}, {"DQ_WG", 64},      {"DQ_RUN", 8}};
 }
 
 std::string QuantMatmul::constraint_violation(const Config& config, const Shape& shape,
@@ -241,7 +244,8 @@ std::string QuantMatmul::constraint_violation(const Config& config, const Shape&
   if (auto problem = rowops::parameter_violation(config, spaces()[space]); !problem.empty()) return problem;
   auto problem = space == kDecode ? decode_violation(config, shape, device) : prefill_violation(config, shape, device);
   if (!problem.empty()) return problem;
-  return plan_limits_violation(plan(config, shape), shape, 3, device);
+  return stages_limits_violation(stages(config, shape), shape,
+                                 static_cast<std::uint32_t>(spaces()[space].bindings.size()), device);
 }
 
 // Legality of a decode config. The pass width comes first: M leaves two
@@ -370,6 +374,9 @@ std::string QuantMatmul::prefill_violation(const Config& config, const Shape& sh
 
 ShaderPlan QuantMatmul::plan(const Config& config, const Shape& shape) const {
   const auto space = space_index(shape);
+  if (space == kPrefill && quant_coopmat::uses_dequant_stage(config)) {
+    return quant_coopmat::dequant_stages(config, spaces()[kPrefill], format_.qtype).front();
+  }
   if (space == kPrefill && quant_coopmat::uses_coopmat(config)) {
     return quant_coopmat::plan(config, spaces()[kPrefill], format_.qtype);
   }
@@ -386,6 +393,7 @@ ShaderPlan QuantMatmul::plan(const Config& config, const Shape& shape) const {
     }
   }
   plan.defines = rowops::config_defines(config, spaces()[space]);
+  std::erase_if(plan.defines, [](const auto& d) { return quant_coopmat::is_dequant_parameter(d.first); });
   plan.defines.emplace_back("QTYPE", std::to_string(format_.qtype));
   const std::uint32_t blocks = staged ? stage_blocks(config) : 0;
   if (staged) {
@@ -417,6 +425,13 @@ ShaderPlan QuantMatmul::plan(const Config& config, const Shape& shape) const {
   return plan;
 }
 
+std::vector<ShaderPlan> QuantMatmul::stages(const Config& config, const Shape& shape) const {
+  if (space_index(shape) == kPrefill && quant_coopmat::uses_dequant_stage(config)) {
+    return quant_coopmat::dequant_stages(config, spaces()[kPrefill], format_.qtype);
+  }
+  return {plan(config, shape)};
+}
+
 Problem QuantMatmul::make_problem(const Shape& shape, std::uint64_t seed) const {
   validate_shape(shape);
   const std::size_t m = shape[0], n = shape[1], k = shape[2];
@@ -432,6 +447,9 @@ Problem QuantMatmul::make_problem(const Shape& shape, std::uint64_t seed) const 
   HostBuffer wb{"W", std::move(weights), false, true};
   HostBuffer yb{"y", std::vector<std::uint8_t>(m * n * sizeof(float)), true, false};
   problem.buffers = {std::move(xb), std::move(wb), std::move(yb)};
+  if (space_index(shape) == kPrefill) {
+    problem.buffers.push_back(HostBuffer{"W16", std::vector<std::uint8_t>(2 * n * k), false, false});
+  }
   problem.output_index = 2;
   return problem;
 }
@@ -467,7 +485,8 @@ Metrics QuantMatmul::metrics(const Shape& shape) const {
 
 std::uint64_t QuantMatmul::device_bytes(const Shape& shape) const {
   const std::uint64_t m = shape.at(0), n = shape.at(1), k = shape.at(2);
-  return round_up4(weight_bytes(shape)) + m * k * 4 + m * n * 4;
+  const std::uint64_t w16 = space_index(shape) == kPrefill ? 2 * n * k : 0;
+  return round_up4(weight_bytes(shape)) + m * k * 4 + m * n * 4 + w16;
 }
 
 }  // namespace vktune::kernels

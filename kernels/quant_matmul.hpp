@@ -4,13 +4,16 @@
 // GGUF blocks of one type, x and y fp32 row-major; the "decode" space
 // (M <= 8, templates/matvec_quant.comp) and the "prefill" space (M > 8,
 // templates/matmul_quant.comp; with USE_COOPMAT=1 tensor cores,
-// templates/matmul_quant_cm.comp), all generic over the block type through
+// templates/matmul_quant_cm.comp; with DEQUANT_STAGE=1 too, dequant_f16.comp
+// then matmul_quant_cm_f16w.comp), all generic over the block type through
 // templates/include/quant_block.glsl (QTYPE picks the block header). A kernel
 // file describes its block format (QuantFormat) and registers a QuantMatmul.
 //
 // Buffers: x (fp32), W (the rows of blocks, padded with zero bytes to a
 // multiple of 4 bytes: the templates read 2-byte-aligned fields as 32-bit
-// words), y (fp32). Push constants: M, N, K.
+// words), y (fp32); the prefill space adds the scratch W16 (2*N*K bytes of
+// fp16, read and written only by DEQUANT_STAGE=1: kernels/quant_coopmat.hpp).
+// Push constants: M, N, K.
 //
 // The decode space's X_QUANT=1 path has two templates: matvec_quant_q8.comp
 // (W_STAGE=0, every field read as 32-bit words from the buffer) and, where
@@ -84,7 +87,11 @@ class QuantMatmul final : public Kernel {
   Config baseline(const Shape& shape) const override;
   std::string constraint_violation(const Config& config, const Shape& shape,
                                    const vk::DeviceInfo& device) const override;
+  // The first stage of the config's path (dequant_f16.comp with DEQUANT_STAGE=1).
   ShaderPlan plan(const Config& config, const Shape& shape) const override;
+  // DEQUANT_STAGE=1: the dequantization, then the GEMM on fp16 weights
+  // (kernels/quant_coopmat.hpp); one stage otherwise.
+  std::vector<ShaderPlan> stages(const Config& config, const Shape& shape) const override;
   Problem make_problem(const Shape& shape, std::uint64_t seed) const override;
   Tolerance tolerance(const Shape& shape) const override;
   Tolerance variant_tolerance(const Config& config, const Shape& shape) const override;

@@ -81,8 +81,9 @@ TEST(MatmulQ4K, PlansPutNOnXAndMOnY) {
   EXPECT_EQ(plan.local_size, (std::array<std::uint32_t, 3>{256, 1, 1}));
   EXPECT_EQ(kernels::workgroup_counts(plan.dispatch, prefill), (std::array<std::uint32_t, 3>{224, 8, 1}));
   EXPECT_GT(plan.shared_memory_bytes, 0u);
-  // Every parameter arrives as a define.
-  EXPECT_EQ(plan.defines.size(), kernel().spaces()[1].parameters.size());
+  // Every parameter but DEQUANT_STAGE, DQ_WG and DQ_RUN (defined on their path only).
+  EXPECT_EQ(plan.defines.size(),
+            kernel().spaces()[1].parameters.size() - kernels::quant_coopmat::dequant_parameters().size());
 }
 
 TEST(MatmulQ4K, ConstraintsRejectWhatTheDeviceCannotRun) {
@@ -190,7 +191,7 @@ class MatmulQ4KDevice : public testing_support::ValidatedDeviceSuite<Shape> {
         continue;
       }
       try {
-        VariantRunner runner(*device_, variants[i], 3, 3, 2);
+        VariantRunner runner(*device_, variants[i], static_cast<std::uint32_t>(problem.buffers.size()), 3, 2);
         const auto v = runner.validate(on_device, problem, kernel().variant_tolerance(variants[i].config, shape));
         worst = std::max(worst, v.rel_l2);
         if (!v.passed) failures.push_back(label + ": " + v.reason);
@@ -264,7 +265,7 @@ TEST_F(MatmulQ4KDevice, QuantizedActivationErrorIsThatOfRoundingX) {
   compile_variant(variant, templates);
   const auto problem = kernel().make_problem(shape, 99);
   DeviceProblem on_device(*device_, problem, 1);
-  VariantRunner runner(*device_, variant, 3, 3, 2);
+  VariantRunner runner(*device_, variant, static_cast<std::uint32_t>(problem.buffers.size()), 3, 2);
   const auto v = runner.validate(on_device, problem, kernel().variant_tolerance(config, shape));
   EXPECT_TRUE(v.passed) << v.reason;
   EXPECT_GT(v.rel_l2, 1e-3);

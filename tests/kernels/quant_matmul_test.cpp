@@ -124,7 +124,9 @@ TEST_P(QuantMatmul, PlansPutNOnXAndMOnYAndSelectTheBlockType) {
   EXPECT_EQ(plan.local_size, (std::array<std::uint32_t, 3>{256, 1, 1}));
   EXPECT_EQ(kernels::workgroup_counts(plan.dispatch, prefill), (std::array<std::uint32_t, 3>{224, 8, 1}));
   EXPECT_GT(plan.shared_memory_bytes, 0u);
-  EXPECT_EQ(plan.defines.size(), kernel().spaces()[1].parameters.size() + 1);
+  // Every parameter but DEQUANT_STAGE, DQ_WG and DQ_RUN (defined on their path only), and QTYPE.
+  EXPECT_EQ(plan.defines.size(),
+            kernel().spaces()[1].parameters.size() - kernels::quant_coopmat::dequant_parameters().size() + 1);
 }
 
 // Few check shapes, both spaces among them. (The space sizes at them used to
