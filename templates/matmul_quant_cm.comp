@@ -7,7 +7,8 @@
 //
 // Tensor cores multiply fp16, so each TILE_K slice of K is staged in shared
 // memory as fp16: x rounded from fp32, W dequantized (a*q - b in fp32, as
-// the fp32 path computes it) and rounded. The products are accumulated in
+// the fp32 path computes it) and rounded (the skeleton is
+// include/quant_cm_gemm.glsl, shared with the dequantize-first path). The products are accumulated in
 // fp32 through GL_NV_cooperative_matrix. The two roundings are the
 // numerics of this path, as in other runtimes' fp16 tensor-core prefill:
 // a relative error of a few 1e-4 for values inside fp16's range (|v| <
@@ -44,132 +45,13 @@
 #include "quant_block.glsl"
 #endif
 
-#if CM_SHAPE == 0
-#define CM_M 16
-#define CM_N 16
-#define CM_K 16
-#elif CM_SHAPE == 1
-#define CM_M 16
-#define CM_N 8
-#define CM_K 16
-#else
-#define CM_M 16
-#define CM_N 8
-#define CM_K 8
-#endif
+#include "quant_cm_gemm.glsl"
 
-#define BM TILE_M
-#define BN TILE_N
-#define BK TILE_K
-#define TILES_M (BM / (WARPS_M * CM_M))
-#define TILES_N (BN / (WARPS_N * CM_N))
-#define CM_WG (WARPS_M * WARPS_N * 32)
-#define S_STRIDE (BK + 8)  // halves per staged row
-#define RUNS_PER_ROW (BK / 4)
-#define X_PER_THREAD (BM * RUNS_PER_ROW / CM_WG)  // runs of x staged per invocation
-#define W_PER_THREAD (BN * RUNS_PER_ROW / CM_WG)  // runs of W
-
-#if (BK % 16) != 0 || (BK % CM_K) != 0 || TILES_M * WARPS_M * CM_M != BM || TILES_N * WARPS_N * CM_N != BN
-#error "TILE_K must be a multiple of 16 and of the matrix K, TILE_M/TILE_N multiples of the subgroups' matrices"
-#endif
-#if (BM * RUNS_PER_ROW) % CM_WG != 0 || (BN * RUNS_PER_ROW) % CM_WG != 0
-#error "the workgroup must divide the runs of a staged slice"
-#endif
-
-layout(local_size_x = CM_WG, local_size_y = 1, local_size_z = 1) in;
-
-layout(push_constant) uniform Shape { uint M; uint N; uint K; };
-
-layout(std430, set = 0, binding = 0) readonly buffer XBuf { vec4 xv[]; };
-layout(std430, set = 0, binding = 2) writeonly buffer YBuf { float y[]; };
-
-// Staged tiles, row-major with S_STRIDE halves per row, 4 halves per uvec2
-// (the units a coopMatLoadNV stride and offset count in).
-shared uvec2 as_[BM * S_STRIDE / 4];
-shared uvec2 bs_[BN * S_STRIDE / 4];
-// uvec4 (fp32 bits): a matrix store needs a 16-byte aligned address, which
-// only a 16-byte element type guarantees (on the H200 a float array was
-// placed 4 bytes off, shifting every stored matrix by one element), and the
-// stores take no vec4 arrays.
-shared uvec4 cs_[WARPS_M * WARPS_N * CM_M * CM_N / 4];
-
-uvec2 pack4(vec4 v) { return uvec2(packHalf2x16(v.xy), packHalf2x16(v.zw)); }
-
-void main() {
-  const uint tid = gl_LocalInvocationID.x;
-  const uint warp = gl_SubgroupID;
-  const uint wm = warp / WARPS_N;
-  const uint wn = warp % WARPS_N;
-  const uint n0 = gl_WorkGroupID.x * BN;
-  const uint m0 = gl_WorkGroupID.y * BM;
+uvec2 staged_w(uint n, uint k) {
   const uint row_bytes = (K / QB_WEIGHTS) * QB_BYTES;
-
-  fcoopmatNV<32, gl_ScopeSubgroup, CM_M, CM_N> acc[TILES_M * TILES_N];
-  [[unroll]] for (uint t = 0; t < TILES_M * TILES_N; ++t) acc[t] = fcoopmatNV<32, gl_ScopeSubgroup, CM_M, CM_N>(0.0);
-
-  for (uint k0 = 0; k0 < K; k0 += BK) {
-    // A fixed count per invocation (the tile sizes are multiples of the
-    // workgroup's), unrolled so that all loads of a slice are in flight
-    // together.
-    [[unroll]] for (uint i = 0; i < X_PER_THREAD; ++i) {
-      const uint u = tid + i * CM_WG;
-      const uint m = u / RUNS_PER_ROW, kq = u % RUNS_PER_ROW;
-      const uint k = k0 + 4u * kq;
-      const vec4 v = (m0 + m < M && k < K) ? xv[(m0 + m) * (K / 4u) + k / 4u] : vec4(0.0);
-      as_[(m * S_STRIDE) / 4u + kq] = pack4(v);
-    }
-    [[unroll]] for (uint i = 0; i < W_PER_THREAD; ++i) {
-      const uint u = tid + i * CM_WG;
-      const uint n = u / RUNS_PER_ROW, kq = u % RUNS_PER_ROW;
-      const uint k = k0 + 4u * kq;
-      vec4 w = vec4(0.0);
-      if (n0 + n < N && k < K) {
-        vec4 q;
-        float a, b;
-        qb_run((n0 + n) * row_bytes + (k / QB_WEIGHTS) * QB_BYTES, (k % QB_WEIGHTS) / 4u, q, a, b);
-        precise const vec4 dq = a * q - b;
-        w = dq;
-      }
-      bs_[(n * S_STRIDE) / 4u + kq] = pack4(w);
-    }
-    barrier();
-    [[unroll]] for (uint kk = 0; kk < BK; kk += CM_K) {
-      fcoopmatNV<16, gl_ScopeSubgroup, CM_M, CM_K> fa[TILES_M];
-      fcoopmatNV<16, gl_ScopeSubgroup, CM_K, CM_N> fb[TILES_N];
-      [[unroll]] for (uint i = 0; i < TILES_M; ++i) {
-        coopMatLoadNV(fa[i], as_, ((wm * TILES_M + i) * CM_M * S_STRIDE + kk) / 4u, S_STRIDE / 4u, false);
-      }
-      [[unroll]] for (uint j = 0; j < TILES_N; ++j) {
-        coopMatLoadNV(fb[j], bs_, ((wn * TILES_N + j) * CM_N * S_STRIDE + kk) / 4u, S_STRIDE / 4u, true);
-      }
-      [[unroll]] for (uint i = 0; i < TILES_M; ++i) {
-        [[unroll]] for (uint j = 0; j < TILES_N; ++j) {
-          acc[i * TILES_N + j] = coopMatMulAddNV(fa[i], fb[j], acc[i * TILES_N + j]);
-        }
-      }
-    }
-    barrier();
-  }
-
-  // Output: direct stores for blocks inside y with 16-byte aligned rows, a
-  // per-subgroup scratch and guarded stores for the rest.
-  const uint scratch = warp * (CM_M * CM_N);
-  [[unroll]] for (uint i = 0; i < TILES_M; ++i) {
-    [[unroll]] for (uint j = 0; j < TILES_N; ++j) {
-      const uint gm = m0 + (wm * TILES_M + i) * CM_M;
-      const uint gn = n0 + (wn * TILES_N + j) * CM_N;
-      if (gm + CM_M <= M && gn + CM_N <= N && (N % 4u) == 0u) {
-        coopMatStoreNV(acc[i * TILES_N + j], y, gm * N + gn, N, false);
-      } else if (gm < M && gn < N) {
-        coopMatStoreNV(acc[i * TILES_N + j], cs_, scratch / 4u, CM_N / 4u, false);
-        subgroupMemoryBarrierShared();
-        subgroupBarrier();
-        for (uint e = gl_SubgroupInvocationID; e < CM_M * CM_N; e += gl_SubgroupSize) {
-          const uint m = gm + e / CM_N, n = gn + e % CM_N;
-          if (m < M && n < N) y[m * N + n] = uintBitsToFloat(cs_[(scratch + e) / 4u][(scratch + e) % 4u]);
-        }
-        subgroupBarrier();
-      }
-    }
-  }
+  vec4 q;
+  float a, b;
+  qb_run(n * row_bytes + (k / QB_WEIGHTS) * QB_BYTES, (k % QB_WEIGHTS) / 4u, q, a, b);
+  precise const vec4 dq = a * q - b;
+  return pack4(dq);
 }

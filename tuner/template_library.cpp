@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "common/error.hpp"
@@ -12,13 +13,45 @@ namespace vktune {
 
 namespace fs = std::filesystem;
 
+namespace {
+
+// The names in `#include "name"` lines, whether or not a condition around
+// them holds (a template that includes one of two files depends on both).
+std::vector<std::string> include_names(const std::string& text) {
+  std::vector<std::string> names;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    const auto hash = line.find_first_not_of(" \t");
+    if (hash == std::string::npos || line.compare(hash, 8, "#include") != 0) continue;
+    const auto open = line.find('"', hash + 8);
+    const auto close = open == std::string::npos ? open : line.find('"', open + 1);
+    if (close != std::string::npos) names.push_back(line.substr(open + 1, close - open - 1));
+  }
+  return names;
+}
+
+}  // namespace
+
 TemplateLibrary::TemplateLibrary(std::map<std::string, std::string> files, std::string origin)
     : files_(std::move(files)), origin_(std::move(origin)) {
-  Hasher hasher;
+  // Each template's hash covers its text and the includes it reaches, so a
+  // new or edited include changes only the variants that read it.
   for (const auto& [name, text] : files_) {
-    if (name.rfind("include/", 0) == 0) hasher.add(name).add(text);
+    if (name.rfind("include/", 0) == 0) continue;
+    std::set<std::string> reached;
+    std::vector<std::string> pending = include_names(text);
+    while (!pending.empty()) {
+      const auto include = "include/" + pending.back();
+      pending.pop_back();
+      const auto it = files_.find(include);
+      if (it == files_.end() || !reached.insert(include).second) continue;
+      for (auto& next : include_names(it->second)) pending.push_back(std::move(next));
+    }
+    Hasher hasher;
+    hasher.add(name).add(text);
+    for (const auto& include : reached) hasher.add(include).add(files_.at(include));
+    content_hashes_[name] = hasher.hex();
   }
-  includes_hash_ = hasher.hex();
 }
 
 TemplateLibrary TemplateLibrary::embedded() { return TemplateLibrary(templates::embedded_files(), "embedded"); }
@@ -59,7 +92,9 @@ const std::string& TemplateLibrary::text(const std::string& file) const {
 }
 
 std::string TemplateLibrary::content_hash(const std::string& file) const {
-  return Hasher().add(file).add(text(file)).add(includes_hash_).hex();
+  const auto it = content_hashes_.find(file);
+  if (it == content_hashes_.end()) text(file);  // throws: no such template
+  return it->second;
 }
 
 std::optional<std::string> TemplateLibrary::read(const std::string& name) const {

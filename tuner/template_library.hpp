@@ -26,7 +26,8 @@ class TemplateLibrary : public vk::IncludeResolver {
   // The text of a template ("matvec_q4k.comp"); throws Error(usage) naming
   // the file and where templates came from when it is missing.
   const std::string& text(const std::string& file) const;
-  // Hash of the template and of every include it could see.
+  // Hash of the template and of the includes it reaches (#include lines,
+  // followed through include/, under any condition).
   std::string content_hash(const std::string& file) const;
   const std::string& origin() const { return origin_; }  // "embedded" or the directory
 
@@ -37,7 +38,7 @@ class TemplateLibrary : public vk::IncludeResolver {
   TemplateLibrary(std::map<std::string, std::string> files, std::string origin);
   std::map<std::string, std::string> files_;  // path relative to templates/ -> text
   std::string origin_;
-  std::string includes_hash_;
+  std::map<std::string, std::string> content_hashes_;  // template -> hash of it and the includes it reaches
 };
 
 }  // namespace vktune

@@ -1,11 +1,18 @@
-// The variant hash across multi-stage kernels: a one-stage variant hashes
-// exactly as before stages existed (stored measurements and the committed
-// tables key on it), a second stage changes the hash, and each stage is
-// compiled.
+// The variant hash: pinned values for one-stage variants (stored
+// measurements and the committed tables key on it), a template's hash covers
+// only the includes it reaches, a second stage changes the hash, and each
+// stage is compiled.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "common/error.hpp"
 #include "kernels/registry.hpp"
 #include "tuner/stale_config.hpp"
+#include "tuner/template_library.hpp"
 #include "tuner/variant.hpp"
 
 namespace vktune {
@@ -13,11 +20,11 @@ namespace {
 
 const kernels::Kernel& kernel(const std::string& name) { return kernels::find_kernel(name); }
 
-// Hashes computed at e547ae3, before variants had stages (the hash of each
-// config below, with that commit's describe_variant and templates): a
-// one-stage variant of an unchanged template keeps its hash, also where its
-// space gained a parameter since (attention_decode's MERGE_STAGE and
-// MERGE_WG) that its path pins and that adds no define. Stored configs lack those parameters: they
+// Hashes pinned when a template's hash came to cover only the includes it
+// reaches (before, every include file entered every hash, so a new include
+// changed them all): a one-stage variant keeps its hash while its template
+// and includes do, also where its space gained a parameter that its path pins
+// and that adds no define (attention_decode's MERGE_STAGE and MERGE_WG). Stored configs lack those parameters: they
 // are completed as tuner/stale_config.hpp does. The hashes cover shaderc's
 // version (Debian 12's here and in CI).
 TEST(VariantHash, OneStageHashesAreThoseOfBeforeStages) {
@@ -29,33 +36,32 @@ TEST(VariantHash, OneStageHashesAreThoseOfBeforeStages) {
     const char* hash;
   };
   const Case cases[] = {
-      {"add", {512, 4096}, R"({"EPT":1,"SUBGROUP_SIZE":0,"VEC":4,"WG_SIZE":256})", "36d313e1ec0113cb"},
+      {"add", {512, 4096}, R"({"EPT":1,"SUBGROUP_SIZE":0,"VEC":4,"WG_SIZE":256})", "4a3a0cb371a56200"},
       {"matmul_q4k", {1, 4096, 4096},
        R"({"BLOCK_SLOTS":2,"BLOCK_UNROLL":1,"COLS_PER_PASS":1,"DEQUANT":0,"LOAD_WIDTH":4,"REDUCTION":0,"ROWS_PER_WG":4,)"
        R"("SUBGROUP_SIZE":0,"THREADS_PER_BLOCK":8,"WG_SIZE":64,"X_QUANT":0,"X_SEGMENT":4096})",
-       "3dd4075d576c970d"},
+       "bdaf0a9bc4072cc7"},
       {"matmul_q4k", {512, 4096, 4096},
        R"({"CM_SHAPE":0,"SUBGROUP_SIZE":0,"THREAD_M":2,"THREAD_N":2,"TILE_K":32,"TILE_M":128,"TILE_N":64,)"
        R"("USE_COOPMAT":1,"WARPS_M":4,"WARPS_N":2})",
-       "eb6f147520137030"},
+       "be2f9becf6b9c252"},
       {"matmul_q4k", {512, 4096, 4096},
        R"({"CM_SHAPE":0,"SUBGROUP_SIZE":0,"THREAD_M":4,"THREAD_N":4,"TILE_K":32,"TILE_M":64,"TILE_N":64,)"
        R"("USE_COOPMAT":0,"WARPS_M":1,"WARPS_N":1})",
-       "2bfb7390833a38b4"},
+       "0b692cd1fe792ea0"},
       {"matmul_q4_0", {512, 4096, 4096},
        R"({"CM_SHAPE":0,"SUBGROUP_SIZE":0,"THREAD_M":2,"THREAD_N":2,"TILE_K":32,"TILE_M":128,"TILE_N":64,)"
        R"("USE_COOPMAT":1,"WARPS_M":4,"WARPS_N":1})",
-       "dbfac1c5e0c3afe3"},
+       "efcedd563ded40e5"},
       {"matmul_q4_0", {512, 4096, 4096},
        R"({"CM_SHAPE":0,"SUBGROUP_SIZE":0,"THREAD_M":4,"THREAD_N":4,"TILE_K":32,"TILE_M":64,"TILE_N":64,)"
        R"("USE_COOPMAT":0,"WARPS_M":1,"WARPS_N":1})",
-       "c28b612116e0d699"},
-      // The walk's template is unchanged; the streaming and tensor-core
-      // templates now include the shared split merge, so their hashes moved.
+       "8c0d90c5d886d622"},
+      // attention_decode's walk path.
       {"attention_decode", {32, 8, 128, 4096},
        R"({"ENTRIES":4,"KV_CHUNK":256,"LEAN":1,"LOADS":2,"MERGE":1,"MMA":0,"PREFETCH":0,"QH":4,"REDUCTION":0,)"
        R"("STEP":32,"STREAM":0,"TOKENS":2,"VEC":8,"WG_SIZE":128,"WIDEN":0})",
-       "487c51a3562759e5"},
+       "8e5c57a092698074"},
   };
   for (const auto& c : cases) {
     const auto& k = kernel(c.kernel);
@@ -102,6 +108,24 @@ TEST(VariantHash, AMergeStageIsASecondStageWithItsOwnHash) {
   EXPECT_TRUE(two.compiled());
   EXPECT_EQ(spirv_cache_key(two, 0), two.variant_hash);
   EXPECT_NE(spirv_cache_key(two, 1), two.variant_hash);
+}
+
+TEST(TemplateHash, CoversTheIncludesATemplateReachesAndNoOthers) {
+  const auto dir = std::filesystem::temp_directory_path() / ("vktune-template-hash-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir / "include");
+  const auto write = [&](const std::string& name, const std::string& text) { std::ofstream(dir / name) << text; };
+  write("a.comp", "#version 450\n#if X\n  #include \"one.glsl\"\n#endif\nvoid main() {}\n");
+  write("include/one.glsl", "#include \"two.glsl\"\n");
+  write("include/two.glsl", "// two\n");
+  write("include/other.glsl", "// other\n");
+  const auto before = TemplateLibrary::from_directory(dir).content_hash("a.comp");
+  write("include/other.glsl", "// other, edited\n");
+  write("include/new.glsl", "// a new include\n");
+  EXPECT_EQ(TemplateLibrary::from_directory(dir).content_hash("a.comp"), before);
+  write("include/two.glsl", "// two, edited\n");  // reached through one.glsl, under a condition
+  EXPECT_NE(TemplateLibrary::from_directory(dir).content_hash("a.comp"), before);
+  EXPECT_THROW(TemplateLibrary::from_directory(dir).content_hash("missing.comp"), Error);
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
