@@ -292,8 +292,12 @@ int run(const Options& options) {
   rt::VulkanLaunch launch(device, found, options.shape);
   std::vector<HostBuffer> buffers;
   for (const auto bytes : launch.binding_bytes()) buffers.push_back(make_buffer(physical, device, bytes));
-  if (buffers.size() != 3 || buffers[1].size < weights.size()) throw Failure("the entry's bindings are not matmul_q4k's");
-  for (std::size_t b = 0; b < buffers.size(); ++b) launch.bind(b, buffers[b].buffer.get());
+  // x, W, y, then any scratch (the prefill's fp16 copy of W, on the paths that use it).
+  if (buffers.size() < 3 || buffers[1].size < weights.size()) throw Failure("the entry's bindings are not matmul_q4k's");
+  for (std::size_t b = 0; b < buffers.size(); ++b) {
+    if (b >= 3) std::memset(buffers[b].mapped, 0, buffers[b].size);  // scratch: zeroed once
+    launch.bind(b, buffers[b].buffer.get());
+  }
   std::memcpy(buffers[0].mapped, x.data(), x.size() * sizeof(float));
   std::memcpy(buffers[1].mapped, weights.data(), weights.size());
   std::memset(buffers[2].mapped, 0xff, m * n * sizeof(float));  // NaN: an unwritten output fails the check
