@@ -141,6 +141,10 @@ class TuneSession {
               results::Phase phase = results::Phase::search);
   void confirm(const kernels::Kernel& kernel, const kernels::Problem& problem, DeviceProblem& on_device,
                const TuneOptions& options, ShapeResult& result);
+  // Stores the shape's winner and its launch contract (tuner/session_winner.cpp),
+  // unless the stored one is faster.
+  void store_winner(const kernels::Kernel& kernel, const kernels::Shape& shape, const std::string& shape_text,
+                    const TuneOptions& options, ShapeResult& result);
 
   vk::Instance& instance_;
   std::uint32_t device_index_;

@@ -24,12 +24,6 @@ using kernels::Config;
 using kernels::Kernel;
 using kernels::Shape;
 
-std::vector<std::string> kernel_names() {
-  std::vector<std::string> names;
-  for (const auto* k : kernels::all_kernels()) names.push_back(k->name());
-  return names;
-}
-
 std::vector<Shape> every_shape(const Kernel& k) {
   auto shapes = k.default_shapes();
   for (const auto& s : k.check_shapes()) shapes.push_back(s);
@@ -209,7 +203,7 @@ TEST_P(KernelContract, AConfigMissingAParameterIsIllegalNotACrash) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Registered, KernelContract, ::testing::ValuesIn(kernel_names()),
+INSTANTIATE_TEST_SUITE_P(Registered, KernelContract, ::testing::ValuesIn(testing_support::kernel_names()),
                          [](const auto& info) { return info.param; });
 
 }  // namespace

@@ -18,6 +18,7 @@
 #include "harness/instance.hpp"
 #include "kernels/kernel.hpp"
 #include "kernels/quant_coopmat.hpp"
+#include "kernels/registry.hpp"
 #include "reference/matmul.hpp"
 #include "tuner/covering.hpp"
 #include "tuner/progress.hpp"
@@ -29,6 +30,13 @@
 namespace vktune::testing_support {
 
 // VKTUNE_TEST_DEVICE, else 0.
+// Every registered kernel's name: contract suites run over all of them.
+inline std::vector<std::string> kernel_names() {
+  std::vector<std::string> names;
+  for (const auto* k : kernels::all_kernels()) names.push_back(k->name());
+  return names;
+}
+
 inline std::uint32_t test_device_index() {
   const char* text = std::getenv("VKTUNE_TEST_DEVICE");
   return text && *text ? static_cast<std::uint32_t>(std::strtoul(text, nullptr, 10)) : 0;

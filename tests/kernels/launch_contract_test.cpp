@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "kernel_test_support.hpp"
 #include "kernels/registry.hpp"
 #include "kernels/variant_contract.hpp"
 
@@ -19,12 +20,6 @@ namespace {
 using kernels::BindingRole;
 using kernels::Kernel;
 using kernels::Shape;
-
-std::vector<std::string> kernel_names() {
-  std::vector<std::string> names;
-  for (const auto* k : kernels::all_kernels()) names.push_back(k->name());
-  return names;
-}
 
 class LaunchContract : public ::testing::TestWithParam<std::string> {
  protected:
@@ -113,7 +108,7 @@ TEST_P(LaunchContract, BaselineContractsFitTheirShapes) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(EveryKernel, LaunchContract, ::testing::ValuesIn(kernel_names()),
+INSTANTIATE_TEST_SUITE_P(EveryKernel, LaunchContract, ::testing::ValuesIn(testing_support::kernel_names()),
                          [](const auto& info) { return info.param; });
 
 }  // namespace
