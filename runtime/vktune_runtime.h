@@ -8,7 +8,7 @@
  *   vktune_query query = {{vendor, device, driver, name}, "matmul_q4k", shape, 3, NULL};
  *   vktune_lookup* found = NULL;
  *   if (vktune_table_lookup(table, &query, &baseline_or_NULL, &found) == VKTUNE_OK) {
- *     ... found->spirv, found->spirv_words, found->workgroups, found->match_text ...
+ *     ... found->stages, found->stage_workgroups, found->bindings, found->features, found->match_text ...
  *     vktune_lookup_free(found);
  *   }
  *   vktune_table_free(table);
@@ -101,6 +101,7 @@ typedef struct vktune_variant {
   uint32_t local_size[3];
   vktune_dispatch_axis dispatch[3];
   uint32_t required_subgroup_size; /* 0 = the device's choice */
+  int require_full_subgroups;      /* 1: VK_PIPELINE_SHADER_STAGE_CREATE_REQUIRE_FULL_SUBGROUPS_BIT */
 } vktune_variant;
 
 typedef struct vktune_query {
@@ -133,6 +134,10 @@ typedef struct vktune_lookup {
   const char* tuned_device_name; /* "" for the baseline */
   const char* variant_hash;      /* "" for the baseline */
   const char* config_json;       /* "" for the baseline */
+  /* Every device feature the stages need enabled (Vulkan member names, e.g.
+   * "shaderFloat16", "subgroupSizeControl"); vktune_runtime_vulkan.h enables them. */
+  const char* const* features;
+  size_t feature_count;
 } vktune_lookup;
 
 /* A JSON table or a vktune SQLite database (read-only), told apart by content. */

@@ -186,6 +186,11 @@ struct Contract {
   std::vector<std::string> features{};    // device features the stages' SPIR-V needs (required_features)
 };
 
+// Every device feature a contract needs enabled: its SPIR-V's features, and
+// subgroupSizeControl / computeFullSubgroups for stages that require a
+// subgroup size or full subgroups. Sorted, without duplicates.
+std::vector<std::string> device_features(const Contract& contract);
+
 // A device of the table, with the row id the source gave it.
 struct TableDevice {
   std::int64_t id = 0;

@@ -26,6 +26,8 @@ struct LookupData {
   std::vector<vktune_variant> stages;
   std::vector<std::uint32_t> workgroups;  // 3 per stage
   std::vector<vktune_binding> bindings;
+  std::vector<std::string> features;
+  std::vector<const char*> feature_names;  // into features
   std::string match_text, device_name, variant_hash, config_json, explain;
 };
 
@@ -101,6 +103,7 @@ vktune::runtime::Stage variant_from(const vktune_variant& v) {
                        v.dispatch[i].divisor};
   }
   out.required_subgroup_size = v.required_subgroup_size;
+  out.require_full_subgroups = v.require_full_subgroups != 0;
   return out;
 }
 
@@ -182,6 +185,7 @@ vktune_status vktune_table_lookup(const vktune_table* table, const vktune_query*
                          stages[s].dispatch[static_cast<std::size_t>(i)].divisor};
       }
       v.required_subgroup_size = stages[s].required_subgroup_size;
+      v.require_full_subgroups = stages[s].require_full_subgroups ? 1 : 0;
       data->stages.push_back(v);
     }
     for (const auto& groups : r.workgroups) data->workgroups.insert(data->workgroups.end(), groups.begin(), groups.end());
@@ -190,6 +194,8 @@ vktune_status vktune_table_lookup(const vktune_table* table, const vktune_query*
       data->bindings.push_back({binding.name.c_str(), static_cast<vktune_binding_role>(static_cast<int>(binding.role)),
                                 r.binding_bytes[b]});
     }
+    data->features = vktune::runtime::device_features(r.contract);
+    for (const auto& name : data->features) data->feature_names.push_back(name.c_str());
     data->match_text = r.match_text;
     for (const auto& line : r.explain) data->explain += line + "\n";
     data->device_name = r.tuned_device ? r.tuned_device->name : "";
@@ -216,6 +222,8 @@ vktune_status vktune_table_lookup(const vktune_table* table, const vktune_query*
     v.tuned_device_name = data->device_name.c_str();
     v.variant_hash = data->variant_hash.c_str();
     v.config_json = data->config_json.c_str();
+    v.features = data->feature_names.empty() ? nullptr : data->feature_names.data();
+    v.feature_count = data->feature_names.size();
     owner->data = data.release();
     *out = &owner.release()->view;
   });

@@ -18,6 +18,7 @@ const std::map<std::uint32_t, const char*>& feature_of_capability() {
   static const std::map<std::uint32_t, const char*> map = {
       {9, "shaderFloat16"},                          // Float16
       {10, "shaderFloat64"},                         // Float64
+      {11, "shaderInt64"},                           // Int64
       {22, "shaderInt16"},                           // Int16
       {39, "shaderInt8"},                            // Int8
       {4433, "storageBuffer16BitAccess"},            // StorageBuffer16BitAccess
@@ -53,6 +54,17 @@ std::vector<std::string> required_features(const std::vector<std::uint32_t>& spi
       if (it != feature_of_capability().end()) features.emplace_back(it->second);
     }
     at += words;
+  }
+  std::sort(features.begin(), features.end());
+  features.erase(std::unique(features.begin(), features.end()), features.end());
+  return features;
+}
+
+std::vector<std::string> device_features(const Contract& contract) {
+  auto features = contract.features;
+  for (const auto& stage : contract.stages) {
+    if (stage.required_subgroup_size != 0) features.emplace_back("subgroupSizeControl");
+    if (stage.require_full_subgroups) features.emplace_back("computeFullSubgroups");
   }
   std::sort(features.begin(), features.end());
   features.erase(std::unique(features.begin(), features.end()), features.end());

@@ -130,7 +130,21 @@ TEST(RuntimeCApi, LookupBaselineAndErrors) {
   EXPECT_EQ(found->workgroups[1], 8u);
   EXPECT_EQ(found->workgroups[2], 1u);
   EXPECT_STREQ(found->tuned_device_name, "");
+  EXPECT_EQ(found->feature_count, 0u);  // a header without capabilities, no subgroup requirements
   vktune_lookup_free(found);
+
+  // A stage requiring a subgroup size and full subgroups: both features are the application's to enable.
+  baseline.required_subgroup_size = 32;
+  baseline.require_full_subgroups = 1;
+  ASSERT_EQ(vktune_table_lookup(table, &q, &baseline, &found), VKTUNE_OK) << vktune_last_error();
+  EXPECT_EQ(found->stages[0].required_subgroup_size, 32u);
+  EXPECT_EQ(found->stages[0].require_full_subgroups, 1);
+  ASSERT_EQ(found->feature_count, 2u);
+  EXPECT_STREQ(found->features[0], "computeFullSubgroups");
+  EXPECT_STREQ(found->features[1], "subgroupSizeControl");
+  vktune_lookup_free(found);
+  baseline.required_subgroup_size = 0;
+  baseline.require_full_subgroups = 0;
 
   EXPECT_EQ(vktune_table_lookup(table, &q, nullptr, &found), VKTUNE_ERROR_NO_MATCH);
   EXPECT_EQ(found, nullptr);

@@ -1,5 +1,6 @@
-// The example program on lavapipe: a table made from a real tuned database,
-// the pipeline built from its SPIR-V, the result checked against the reference.
+// The example programs on the test device: a table made from a real tuned
+// database, the pipelines built from its SPIR-V, the result checked against
+// the reference. C++ (matmul_q4k) and plain C (rmsnorm_mul).
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -124,5 +125,73 @@ TEST(RuntimeExample, NoUsableEntryOrBadTableFails) {
   expect_contains(r.output, "not valid JSON");
   r = example(dir / "cut.json", "--shape 1,2");
   EXPECT_EQ(r.exit_code, 2);
+  fs::remove_all(dir);
+}
+
+namespace {
+
+// rmsnorm_mul tuned briefly at 4,1000 on the test device, exported as JSON
+// with an optional change to its one winner (rehashed, as another machine
+// would have exported it).
+fs::path rmsnorm_table(const fs::path& dir, const std::function<void(nlohmann::json&)>& change = {}) {
+  const auto db = dir / "rms.db", table = dir / "rms.json";
+  if (!fs::exists(db)) {
+    const auto r = rt_test::run(std::string(VKTUNE_BINARY) + " rmsnorm_mul" + device_arg() +
+                                " --shape 4,1000 --budget 2 --seed 5 --db " + db.string());
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+  }
+  const auto r = rt_test::run(std::string(VKTUNE_BINARY) + " export --format json -o " + table.string() + " --db " +
+                              db.string());
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  if (change) {
+    auto doc = nlohmann::json::parse(rt_test::read_file(table));
+    EXPECT_EQ(doc["winners"].size(), 1u);
+    change(doc["winners"][0]);
+    rt_test::rehash(doc);
+    rt_test::write_file(table, doc.dump(2) + "\n");
+  }
+  return table;
+}
+
+rt_test::RunResult c_example(const fs::path& table, const std::string& args) {
+  auto r = rt_test::run(std::string(VKTUNE_RUNTIME_RMSNORM) + " " + table.string() + device_arg() + " " + args);
+  std::printf("%s", r.output.c_str());
+  return r;
+}
+
+}  // namespace
+
+TEST(RuntimeCExample, DispatchesTheTunedVariantAtTunedAndOtherShapes) {
+  const auto dir = rt_test::fresh_dir("c-example");
+  const auto table = rmsnorm_table(dir);
+  auto r = c_example(table, "--shape 4,1000");
+  EXPECT_EQ(r.exit_code, 0);
+  expect_contains(r.output, "exact shape 4,1000");
+  expect_contains(r.output, ": OK");
+  // More rows and a longer row than tuned: the contract's rules size the
+  // buffers and the dispatch for them.
+  r = c_example(table, "--shape 9,4099 --seed 3");
+  EXPECT_EQ(r.exit_code, 0);
+  expect_contains(r.output, "nearest shape 4,1000");
+  expect_contains(r.output, ": OK");
+  fs::remove_all(dir);
+}
+
+TEST(RuntimeCExample, AWrongContractIsCaughtByItsCheck) {
+  const auto dir = rt_test::fresh_dir("c-example-wrong");
+  rmsnorm_table(dir);
+  // Half the rows' workgroups (twice the rows per workgroup): the other half of y stays NaN.
+  const auto table = rmsnorm_table(dir, [](nlohmann::json& w) {
+    auto& divisor = w["contract"]["stages"][0]["dispatch"][0]["divisor"];
+    divisor = 2 * divisor.get<int>();
+  });
+  auto r = c_example(table, "--shape 8,1000");
+  EXPECT_EQ(r.exit_code, 1);
+  expect_contains(r.output, "MISMATCH");
+  // Bad arguments and a table without rmsnorm_mul.
+  EXPECT_EQ(c_example(table, "--shape 8").exit_code, 2);
+  r = c_example(rt_test::tuned_db(), "--shape 8,1000");
+  EXPECT_EQ(r.exit_code, 3);
+  expect_contains(r.output, "rmsnorm_mul");
   fs::remove_all(dir);
 }

@@ -1,10 +1,12 @@
 /* The installed C API from C99: open the table named on the command line,
- * look up matmul_q4k as the H200 it was tuned on, check the answer.
+ * look up matmul_q4k as the H200 it was tuned on, check the answer and that
+ * the Vulkan glue header (C99 too) knows every feature the answer needs.
  * Exit 0 when every check passes, else 1 with the failed check on stderr. */
 #include <stdio.h>
 #include <string.h>
 
 #include <vktune/vktune_runtime.h>
+#include <vktune/vktune_runtime_vulkan.h>
 
 #define CHECK(cond)                                                 \
   do {                                                              \
@@ -18,6 +20,8 @@ int main(int argc, char** argv) {
   vktune_table* table = NULL;
   vktune_lookup* found = NULL;
   vktune_query query;
+  vktune_vulkan_features chain;
+  size_t i;
   const uint32_t decode[3] = {1, 4096, 4096};
   const uint32_t prefill[3] = {256, 14336, 4096};
 
@@ -41,6 +45,9 @@ int main(int argc, char** argv) {
   CHECK(found->variant.spirv_words > 5 && found->variant.spirv[0] == 0x07230203u);
   CHECK(found->variant.local_size[0] == 64);
   CHECK(found->workgroups[0] == 2048 && found->workgroups[1] == 1 && found->workgroups[2] == 1);
+  vktune_vulkan_features_chain(&chain, VK_API_VERSION_1_3, 1);
+  CHECK(chain.features2.pNext == &chain.vulkan11 && chain.vulkan13.pNext == &chain.cooperative_matrix_nv);
+  for (i = 0; i < found->feature_count; ++i) CHECK(vktune_vulkan_feature_member(&chain, found->features[i]) != NULL);
   vktune_lookup_free(found);
 
   query.shape = prefill; /* the nearest prefill entry, 512,4096,4096 */

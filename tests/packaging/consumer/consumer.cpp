@@ -5,6 +5,7 @@
 #include <vktune/vktune_runtime.hpp>
 #include <vktune/vktune_runtime_vulkan.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -34,8 +35,10 @@ int main(int argc, char** argv) {
   CHECK(found.contract.stages[0].spirv.size() > 5 && found.contract.stages[0].spirv[0] == 0x07230203u);
   CHECK(found.contract.stages[0].local_size[0] == 64);
   CHECK(found.workgroups[0][0] == 2048 && found.workgroups[0][1] == 1 && found.workgroups[0][2] == 1);
-  const rt::SpecializationInfo specialization(found.contract.stages[0]);
-  CHECK((specialization.get() == nullptr) == found.contract.stages[0].specialization.empty());
+  // The features to enable: the SPIR-V's, and subgroupSizeControl exactly when a stage requires a size.
+  const auto features = rt::device_features(found.contract);
+  const bool sized = found.contract.stages[0].required_subgroup_size != 0;
+  CHECK(sized == (std::find(features.begin(), features.end(), "subgroupSizeControl") != features.end()));
   std::printf("ok: %s\n", found.match_text.c_str());
 
   try {
