@@ -12,6 +12,8 @@ std::string_view to_string(ErrorKind kind) {
     case ErrorKind::pipeline: return "pipeline_error";
     case ErrorKind::device_limit: return "device_limit";
     case ErrorKind::wrong_result: return "wrong_result";
+    case ErrorKind::out_of_bounds: return "out_of_bounds";
+    case ErrorKind::nondeterministic: return "nondeterministic";
     case ErrorKind::timeout: return "timeout";
     case ErrorKind::device_lost: return "device_lost";
     case ErrorKind::format: return "format";

@@ -18,6 +18,8 @@ enum class ErrorKind {
   pipeline,       // pipeline creation failed
   device_limit,   // variant exceeds a device limit
   wrong_result,   // validation against the reference failed
+  out_of_bounds,  // a variant wrote into a buffer's guard band
+  nondeterministic,  // a variant's output changed between runs on the same input
   timeout,        // a submission did not finish in time
   device_lost,    // VK_ERROR_DEVICE_LOST
   format,         // malformed input file (GGUF, table, ...)

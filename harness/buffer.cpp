@@ -108,8 +108,13 @@ void Buffer::upload(std::span<const std::uint8_t> bytes, VkDeviceSize offset) {
   }
 }
 
-std::vector<std::uint8_t> Buffer::download() const {
-  std::vector<std::uint8_t> bytes(size_);
+std::vector<std::uint8_t> Buffer::download(VkDeviceSize offset, VkDeviceSize size) const {
+  if (offset + size > size_) {
+    throw Error(ErrorKind::internal, "download of " + std::to_string(size) + " bytes at offset " +
+                                         std::to_string(offset) + " overruns a buffer of " + std::to_string(size_));
+  }
+  std::vector<std::uint8_t> bytes(size);
+  if (size == 0) return bytes;
   if (mapped_) {
     if (!coherent_) {
       VkMappedMemoryRange range{VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE};
@@ -117,25 +122,25 @@ std::vector<std::uint8_t> Buffer::download() const {
       range.size = VK_WHOLE_SIZE;
       check(vkInvalidateMappedMemoryRanges(device_->handle(), 1, &range), "vkInvalidateMappedMemoryRanges");
     }
-    std::memcpy(bytes.data(), mapped_, size_);
+    std::memcpy(bytes.data(), mapped_ + offset, size);
     return bytes;
   }
-  const VkDeviceSize chunk = std::min<VkDeviceSize>(size_, VkDeviceSize{256} << 20);
+  const VkDeviceSize chunk = std::min<VkDeviceSize>(size, VkDeviceSize{256} << 20);
   Buffer staging(*device_, chunk, MemoryKind::host_visible);
-  for (VkDeviceSize done = 0; done < size_; done += chunk) {
-    const VkDeviceSize n = std::min<VkDeviceSize>(chunk, size_ - done);
+  for (VkDeviceSize done = 0; done < size; done += chunk) {
+    const VkDeviceSize n = std::min<VkDeviceSize>(chunk, size - done);
     run_commands(*device_, [&](VkCommandBuffer cmd) {
-      VkBufferCopy copy{done, 0, n};
+      VkBufferCopy copy{offset + done, 0, n};
       vkCmdCopyBuffer(cmd, buffer_, staging.handle(), 1, &copy);
     });
-    auto part = staging.download();
+    auto part = staging.download(0, n);
     std::memcpy(bytes.data() + done, part.data(), n);
   }
   return bytes;
 }
 
-void Buffer::fill(std::uint32_t pattern) {
-  run_commands(*device_, [&](VkCommandBuffer cmd) { vkCmdFillBuffer(cmd, buffer_, 0, VK_WHOLE_SIZE, pattern); });
+void Buffer::fill(std::uint32_t pattern, VkDeviceSize offset, VkDeviceSize size) {
+  run_commands(*device_, [&](VkCommandBuffer cmd) { vkCmdFillBuffer(cmd, buffer_, offset, size, pattern); });
 }
 
 }  // namespace vktune::vk

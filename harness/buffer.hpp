@@ -36,7 +36,9 @@ class Buffer {
   void upload_values(std::span<const T> values) {
     upload({reinterpret_cast<const std::uint8_t*>(values.data()), values.size_bytes()});
   }
-  std::vector<std::uint8_t> download() const;
+  std::vector<std::uint8_t> download() const { return download(0, size_); }
+  // The bytes [offset, offset + size).
+  std::vector<std::uint8_t> download(VkDeviceSize offset, VkDeviceSize size) const;
   template <class T>
   std::vector<T> download_values() const {
     auto bytes = download();
@@ -46,7 +48,9 @@ class Buffer {
   }
   // Fills the whole buffer with a repeated 32-bit pattern (vkCmdFillBuffer);
   // used to poison outputs, e.g. with a NaN bit pattern.
-  void fill(std::uint32_t pattern);
+  void fill(std::uint32_t pattern) { fill(pattern, 0, VK_WHOLE_SIZE); }
+  // The same over [offset, offset + size) (size a multiple of 4, or VK_WHOLE_SIZE).
+  void fill(std::uint32_t pattern, VkDeviceSize offset, VkDeviceSize size);
 
  private:
   Device* device_;

@@ -138,7 +138,7 @@ void ComputePipeline::release() {
   if (module_) vkDestroyShaderModule(dev, std::exchange(module_, VK_NULL_HANDLE), nullptr);
 }
 
-VkDescriptorSet ComputePipeline::make_descriptor_set(std::span<const Buffer* const> buffers) {
+VkDescriptorSet ComputePipeline::make_descriptor_set(std::span<const Buffer* const> buffers, VkDeviceSize offset) {
   if (buffers.size() != desc_.storage_buffers) {
     throw Error(ErrorKind::internal, desc_.label + ": " + std::to_string(buffers.size()) + " buffers given for " +
                                          std::to_string(desc_.storage_buffers) + " bindings");
@@ -153,7 +153,7 @@ VkDescriptorSet ComputePipeline::make_descriptor_set(std::span<const Buffer* con
   std::vector<VkDescriptorBufferInfo> infos(buffers.size());
   std::vector<VkWriteDescriptorSet> writes(buffers.size());
   for (std::size_t i = 0; i < buffers.size(); ++i) {
-    infos[i] = {buffers[i]->handle(), 0, VK_WHOLE_SIZE};
+    infos[i] = {buffers[i]->handle(), offset, VK_WHOLE_SIZE};
     writes[i] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
     writes[i].dstSet = set;
     writes[i].dstBinding = static_cast<std::uint32_t>(i);

@@ -44,7 +44,8 @@ class ComputePipeline {
   const PipelineDesc& desc() const { return desc_; }
 
   // A descriptor set binding `buffers` in order; lives as long as the pipeline.
-  VkDescriptorSet make_descriptor_set(std::span<const Buffer* const> buffers);
+  // Binds each buffer from `offset` (a multiple of minStorageBufferOffsetAlignment) to its end.
+  VkDescriptorSet make_descriptor_set(std::span<const Buffer* const> buffers, VkDeviceSize offset = 0);
 
   // Records bind + push constants + dispatch.
   void record_dispatch(VkCommandBuffer cmd, VkDescriptorSet set, std::array<std::uint32_t, 3> groups,

@@ -16,11 +16,12 @@ class Add final : public rowops::ElementwiseKernel {
   std::string name() const override { return "add"; }
   std::string description() const override { return "residual add, elementwise: y = a + b"; }
 
-  Problem make_problem(const Shape& shape, std::uint64_t seed) const override {
+  Problem make_problem(const Shape& shape, const Inputs& inputs) const override {
+    const std::uint64_t seed = inputs.seed;
     validate_shape(shape);
     const std::size_t total = std::size_t{shape[0]} * shape[1];
-    const auto a = rowops::random_values(total, seed);
-    const auto b = rowops::random_values(total, seed ^ 0x5bd1e995u);
+    const auto a = rowops::random_values(total, seed, -1.0f, 1.0f, inputs.kind);
+    const auto b = rowops::random_values(total, seed ^ 0x5bd1e995u, -1.0f, 1.0f, inputs.kind);
     return rowops::problem_of(
         shape, {rowops::input_buffer("a", a), rowops::input_buffer("b", b), rowops::output_buffer("y", total)},
         ref::add(a, b));

@@ -31,10 +31,11 @@ class Argmax final : public rowops::RowKernel {
   // places (row r % 3 == 0), at the first and last element (== 1: the
   // misaligned head and tail of a vector walk), or at the last two (== 2);
   // rows with r % 3 == 2 also hold a NaN before the maximum.
-  Problem make_problem(const Shape& shape, std::uint64_t seed) const override {
+  Problem make_problem(const Shape& shape, const Inputs& inputs) const override {
+    const std::uint64_t seed = inputs.seed;
     validate_shape(shape);
     const std::size_t rows = shape[0], n = shape[1];
-    auto x = rowops::random_values(rows * n, seed);
+    auto x = rowops::random_values(rows * n, seed, -1.0f, 1.0f, inputs.kind);
     std::mt19937_64 rng(seed ^ 0x2545f4914f6cdd1dull);
     Problem problem;
     problem.shape = shape;

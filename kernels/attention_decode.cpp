@@ -534,12 +534,13 @@ class AttentionDecode final : public Kernel {
   // q uniform in [-2, 2) (scores of a few units: a softmax that is neither
   // flat nor one-hot), K and V uniform in [-1, 1) rounded to fp16; the
   // reference reads the rounded cache.
-  Problem make_problem(const Shape& shape, std::uint64_t seed) const override {
+  Problem make_problem(const Shape& shape, const Inputs& inputs) const override {
+    const std::uint64_t seed = inputs.seed;
     validate_shape(shape);
     const std::size_t heads = shape[0], head_dim = shape[2];
-    const auto q = rowops::random_values(heads * head_dim, seed, -2.0f, 2.0f);
-    auto k = rowops::random_values(kv_values(shape), seed ^ 0x6a09e667f3bcc909ull);
-    auto v = rowops::random_values(kv_values(shape), seed ^ 0xbb67ae8584caa73bull);
+    const auto q = rowops::random_values(heads * head_dim, seed, -2.0f, 2.0f, inputs.kind);
+    auto k = rowops::random_values(kv_values(shape), seed ^ 0x6a09e667f3bcc909ull, -1.0f, 1.0f, inputs.kind);
+    auto v = rowops::random_values(kv_values(shape), seed ^ 0xbb67ae8584caa73bull, -1.0f, 1.0f, inputs.kind);
     Problem problem;
     problem.shape = shape;
     problem.buffers.push_back(rowops::input_buffer("q", q));

@@ -13,6 +13,7 @@
 #include "kernels/kernel.hpp"
 #include "kernels/row_ops.hpp"
 #include "reference/matmul.hpp"
+#include "reference/parallel_rows.hpp"
 
 namespace vktune::kernels::dense {
 
@@ -176,11 +177,12 @@ inline std::string limits_violation(const ShaderPlan& plan, const Shape& shape, 
 }
 
 // The double-precision reference of x (m×k) · wᵀ (w n×k): all of it for small
-// shapes, else a sample (first, last and evenly spread rows and columns, each
-// accumulated in double in K order like ref::matmul_f32) with NaN elsewhere.
+// shapes or when `full` (in parallel), else a sample (first, last and evenly
+// spread rows and columns, each accumulated in double in K order like
+// ref::matmul_f32) with NaN elsewhere.
 inline std::vector<double> reference(const std::vector<float>& x, const std::vector<float>& w, std::size_t m,
-                                     std::size_t n, std::size_t k) {
-  if (static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) <= kFullReferenceMacs) {
+                                     std::size_t n, std::size_t k, bool full) {
+  if (static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) <= kFullReferenceMacs && !full) {
     return ref::matmul_f32(x.data(), w.data(), m, n, k);
   }
   std::vector<double> expected(m * n, std::nan(""));
@@ -190,13 +192,17 @@ inline std::vector<double> reference(const std::vector<float>& x, const std::vec
     for (std::size_t i = 0; i < take; ++i) picks.push_back(take == 1 ? 0 : i * (count - 1) / (take - 1));
     return picks;
   };
-  for (const auto i : spread(m, 24)) {
-    for (const auto j : spread(n, 96)) {
-      double sum = 0;
-      for (std::size_t t = 0; t < k; ++t) sum += static_cast<double>(x[i * k + t]) * static_cast<double>(w[j * k + t]);
-      expected[i * n + j] = sum;
+  const auto rows = spread(m, full ? m : 24), cols = spread(n, full ? n : 96);
+  ref::parallel_rows(rows.size(), [&](std::size_t begin, std::size_t end) {  // each thread owns output rows
+    for (std::size_t r = begin; r < end; ++r) {
+      const auto i = rows[r];
+      for (const auto j : cols) {
+        double sum = 0;
+        for (std::size_t t = 0; t < k; ++t) sum += static_cast<double>(x[i * k + t]) * static_cast<double>(w[j * k + t]);
+        expected[i * n + j] = sum;
+      }
     }
-  }
+  });
   return expected;
 }
 

@@ -25,10 +25,11 @@ class Gelu final : public rowops::ElementwiseKernel {
                 : "GELU, tanh form, elementwise: y = 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))";
   }
 
-  Problem make_problem(const Shape& shape, std::uint64_t seed) const override {
+  Problem make_problem(const Shape& shape, const Inputs& inputs) const override {
+    const std::uint64_t seed = inputs.seed;
     validate_shape(shape);
     const std::size_t total = std::size_t{shape[0]} * shape[1];
-    const auto x = rowops::random_values(total, seed, -5.0f, 5.0f);
+    const auto x = rowops::random_values(total, seed, -5.0f, 5.0f, inputs.kind);
     return rowops::problem_of(shape, {rowops::input_buffer("x", x), rowops::output_buffer("y", total)},
                               erf_ ? ref::gelu_erf(x) : ref::gelu_tanh(x));
   }

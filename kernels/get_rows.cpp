@@ -144,10 +144,11 @@ class GetRows final : public Kernel {
   // Random valid rows (every code value in every block, see
   // reference/random_blocks.hpp); ids uniform over the table, with the first
   // and last row and a repeat when there are tokens enough.
-  Problem make_problem(const Shape& shape, std::uint64_t seed) const override {
+  Problem make_problem(const Shape& shape, const Inputs& inputs) const override {
+    const std::uint64_t seed = inputs.seed;
     validate_shape(shape);
     const std::uint32_t tokens = shape[0], vocab = shape[1], dim = shape[2];
-    auto table = ref::random_quantized_rows(t_.type, vocab, dim, seed);
+    auto table = ref::random_quantized_rows(t_.type, vocab, dim, seed, inputs.kind);
     table.resize(table_bytes(t_, shape), 0);
     std::mt19937_64 rng(seed ^ 0x94d049bb133111ebull);
     std::uniform_int_distribution<std::uint32_t> dist(0, vocab - 1);

@@ -21,6 +21,7 @@
 
 #include "harness/device_info.hpp"
 #include "kernels/launch_contract.hpp"
+#include "reference/random_blocks.hpp"
 
 namespace vktune::kernels {
 
@@ -133,6 +134,20 @@ struct HostBuffer {
   bool is_weights = false;
 };
 
+using ref::InputKind;
+
+// Which instance of a kernel's computation to make: its seed, what its
+// inputs look like (reference/random_blocks.hpp), and whether the reference
+// must cover every output even where a kernel would otherwise sample it (the
+// final check of a winner). A bare seed converts: make_problem(shape, 7).
+struct Inputs {
+  Inputs(std::uint64_t s, InputKind k = InputKind::random, bool full = false)  // NOLINT: implicit on purpose
+      : seed(s), kind(k), full_reference(full) {}
+  std::uint64_t seed;
+  InputKind kind;
+  bool full_reference;
+};
+
 // A concrete instance of the kernel's computation with the reference answer.
 struct Problem {
   Shape shape;
@@ -190,7 +205,7 @@ class Kernel {
   virtual std::vector<ShaderPlan> stages(const Config& config, const Shape& shape) const {
     return {plan(config, shape)};
   }
-  virtual Problem make_problem(const Shape& shape, std::uint64_t seed) const = 0;
+  virtual Problem make_problem(const Shape& shape, const Inputs& inputs) const = 0;
   virtual Tolerance tolerance(const Shape& shape) const = 0;
   // The accuracy one variant must reach: the kernel's, unless its variants
   // differ in numerics (a kernel offering 8-bit activations as a parameter

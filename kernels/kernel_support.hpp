@@ -17,9 +17,11 @@ namespace vktune::kernels::support {
 
 using Defines = std::vector<std::pair<std::string, std::string>>;
 
-// Uniform floats in [lo, hi) from std::mt19937_64 seeded with `seed`; never
-// exactly zero.
-inline std::vector<float> random_values(std::size_t count, std::uint64_t seed, float lo = -1.0f, float hi = 1.0f) {
+// Uniform floats in [lo, hi) from std::mt19937_64 seeded with `seed`, or
+// adversarial ones in the same range (ref::InputKind); never exactly zero.
+inline std::vector<float> random_values(std::size_t count, std::uint64_t seed, float lo = -1.0f, float hi = 1.0f,
+                                        InputKind kind = InputKind::random) {
+  if (kind == InputKind::adversarial) return ref::adversarial_floats(count, seed, lo, hi);
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<float> dist(lo, hi);
   std::vector<float> values(count);

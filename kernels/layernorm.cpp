@@ -24,13 +24,14 @@ class LayerNorm final : public rowops::RowKernel {
 
   std::vector<Shape> default_shapes() const override { return {{1, 4096}, {512, 4096}}; }
 
-  Problem make_problem(const Shape& shape, std::uint64_t seed) const override {
+  Problem make_problem(const Shape& shape, const Inputs& inputs) const override {
+    const std::uint64_t seed = inputs.seed;
     validate_shape(shape);
     const std::size_t rows = shape[0], n = shape[1];
     // An offset mean, so that centring matters.
-    const auto x = rowops::random_values(rows * n, seed, -0.5f, 1.5f);
-    const auto w = rowops::random_values(n, seed ^ 0x5bd1e995u, 0.5f, 1.5f);
-    const auto b = rowops::random_values(n, seed ^ 0x27d4eb2fu, -0.5f, 0.5f);
+    const auto x = rowops::random_values(rows * n, seed, -0.5f, 1.5f, inputs.kind);
+    const auto w = rowops::random_values(n, seed ^ 0x5bd1e995u, 0.5f, 1.5f, inputs.kind);
+    const auto b = rowops::random_values(n, seed ^ 0x27d4eb2fu, -0.5f, 0.5f, inputs.kind);
     return rowops::problem_of(shape,
                               {rowops::input_buffer("x", x), rowops::input_buffer("w", w), rowops::input_buffer("b", b),
                                rowops::output_buffer("y", rows * n)},

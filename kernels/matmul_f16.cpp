@@ -161,18 +161,19 @@ class MatmulF16 final : public Kernel {
     return plan;
   }
 
-  Problem make_problem(const Shape& shape, std::uint64_t seed) const override {
+  Problem make_problem(const Shape& shape, const Inputs& inputs) const override {
+    const std::uint64_t seed = inputs.seed;
     validate_shape(shape);
     const std::size_t m = shape[0], n = shape[1], k = shape[2];
-    auto x = rowops::random_values(m * k, seed ^ 0x9e3779b97f4a7c15ull);
-    auto w = rowops::random_values(n * k, seed);
+    auto x = rowops::random_values(m * k, seed ^ 0x9e3779b97f4a7c15ull, -1.0f, 1.0f, inputs.kind);
+    auto w = rowops::random_values(n * k, seed, -1.0f, 1.0f, inputs.kind);
     HostBuffer xb = half::rounded_buffer("x", x, false);
     HostBuffer wb = half::rounded_buffer("W", w, true);
     const auto& bindings = spaces().at(space_index(shape)).bindings;
     xb.bytes.resize(bindings[0].size.bytes(shape));
     wb.bytes.resize(bindings[1].size.bytes(shape));
     // x and w now hold the fp16 values the device reads.
-    auto expected = dense::reference(x, w, m, n, k);
+    auto expected = dense::reference(x, w, m, n, k, inputs.full_reference);
     return rowops::problem_of(shape, {std::move(xb), std::move(wb), rowops::output_buffer("y", m * n)},
                               std::move(expected));
   }

@@ -138,12 +138,13 @@ class MatmulF32 final : public Kernel {
     return plan;
   }
 
-  Problem make_problem(const Shape& shape, std::uint64_t seed) const override {
+  Problem make_problem(const Shape& shape, const Inputs& inputs) const override {
+    const std::uint64_t seed = inputs.seed;
     validate_shape(shape);
     const std::size_t m = shape[0], n = shape[1], k = shape[2];
-    const auto x = rowops::random_values(m * k, seed ^ 0x9e3779b97f4a7c15ull);
-    const auto w = rowops::random_values(n * k, seed);
-    auto expected = dense::reference(x, w, m, n, k);
+    const auto x = rowops::random_values(m * k, seed ^ 0x9e3779b97f4a7c15ull, -1.0f, 1.0f, inputs.kind);
+    const auto w = rowops::random_values(n * k, seed, -1.0f, 1.0f, inputs.kind);
+    auto expected = dense::reference(x, w, m, n, k, inputs.full_reference);
     HostBuffer xb = rowops::input_buffer("x", x);
     xb.is_weights = false;
     return rowops::problem_of(shape, {std::move(xb), rowops::input_buffer("W", w), rowops::output_buffer("y", m * n)},

@@ -407,16 +407,17 @@ class MatmulQ4K final : public Kernel {
     return plan;
   }
 
-  Problem make_problem(const Shape& shape, std::uint64_t seed) const override {
+  Problem make_problem(const Shape& shape, const Inputs& inputs) const override {
+    const std::uint64_t seed = inputs.seed;
     validate_shape(shape);
     const std::size_t m = shape[0], n = shape[1], k = shape[2];
     Problem problem;
     problem.shape = shape;
-    const auto weights = ref::random_quantized_rows(ref::GgmlType::Q4_K, n, k, seed);
-    const auto x = ref::random_floats(m * k, seed ^ 0x9e3779b97f4a7c15ull);
+    const auto weights = ref::random_quantized_rows(ref::GgmlType::Q4_K, n, k, seed, inputs.kind);
+    const auto x = ref::random_floats(m * k, seed ^ 0x9e3779b97f4a7c15ull, -1.0f, 1.0f, inputs.kind);
 
     // Full, or for large shapes a sample of outputs with NaN elsewhere.
-    problem.expected = quantized_matmul_reference(x, m, weights, ref::GgmlType::Q4_K, n, k);
+    problem.expected = quantized_matmul_reference(x, m, weights, ref::GgmlType::Q4_K, n, k, inputs.full_reference);
 
     HostBuffer xb{"x", {}, false, false};
     xb.bytes.resize(x.size() * sizeof(float));

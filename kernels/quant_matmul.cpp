@@ -1,5 +1,6 @@
 #include "kernels/matmul_contract.hpp"
 #include "kernels/quant_matmul.hpp"
+#include "reference/parallel_rows.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -46,22 +47,27 @@ std::vector<std::size_t> spread(std::size_t count, std::size_t want) {
 
 std::vector<double> quantized_matmul_reference(const std::vector<float>& x, std::size_t m,
                                                const std::vector<std::uint8_t>& w, ref::GgmlType type,
-                                               std::size_t n, std::size_t k) {
-  if (static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) <= kFullReferenceMacs) {
+                                               std::size_t n, std::size_t k, bool full) {
+  if (static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) <= kFullReferenceMacs && !full) {
     return ref::matmul_quantized(x.data(), m, w.data(), type, n, k);
   }
   std::vector<double> expected(m * n, std::nan(""));
   const std::size_t row_bytes = ref::row_bytes(type, k);
-  std::vector<float> row(k);
-  const auto cols = spread(m, 24);
-  for (const auto j : spread(n, 96)) {
-    ref::dequantize_row(type, w.data() + j * row_bytes, row.data(), k);
-    for (const auto i : cols) {
-      double sum = 0;
-      for (std::size_t t = 0; t < k; ++t) sum += static_cast<double>(x[i * k + t]) * static_cast<double>(row[t]);
-      expected[i * n + j] = sum;
+  const auto rows = full ? spread(m, m) : spread(m, 24);
+  const auto cols = full ? spread(n, n) : spread(n, 96);
+  // Each thread owns a range of W's rows, i.e. of output columns.
+  ref::parallel_rows(cols.size(), [&](std::size_t begin, std::size_t end) {
+    std::vector<float> row(k);
+    for (std::size_t c = begin; c < end; ++c) {
+      const auto j = cols[c];
+      ref::dequantize_row(type, w.data() + j * row_bytes, row.data(), k);
+      for (const auto i : rows) {
+        double sum = 0;
+        for (std::size_t t = 0; t < k; ++t) sum += static_cast<double>(x[i * k + t]) * static_cast<double>(row[t]);
+        expected[i * n + j] = sum;
+      }
     }
-  }
+  });
   return expected;
 }
 
@@ -432,14 +438,15 @@ std::vector<ShaderPlan> QuantMatmul::stages(const Config& config, const Shape& s
   return {plan(config, shape)};
 }
 
-Problem QuantMatmul::make_problem(const Shape& shape, std::uint64_t seed) const {
+Problem QuantMatmul::make_problem(const Shape& shape, const Inputs& inputs) const {
+  const std::uint64_t seed = inputs.seed;
   validate_shape(shape);
   const std::size_t m = shape[0], n = shape[1], k = shape[2];
-  auto weights = ref::random_quantized_rows(format_.type, n, k, seed);
-  const auto x = ref::random_floats(m * k, seed ^ 0x9e3779b97f4a7c15ull);
+  auto weights = ref::random_quantized_rows(format_.type, n, k, seed, inputs.kind);
+  const auto x = ref::random_floats(m * k, seed ^ 0x9e3779b97f4a7c15ull, -1.0f, 1.0f, inputs.kind);
   Problem problem;
   problem.shape = shape;
-  problem.expected = quantized_matmul_reference(x, m, weights, format_.type, n, k);
+  problem.expected = quantized_matmul_reference(x, m, weights, format_.type, n, k, inputs.full_reference);
   weights.resize(round_up4(weights.size()), 0);  // whole words (see quant_matmul.hpp)
 
   HostBuffer xb{"x", std::vector<std::uint8_t>(x.size() * sizeof(float)), false, false};

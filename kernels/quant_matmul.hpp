@@ -71,7 +71,7 @@ PruningRule few_invocations_rule();
 // ref::matmul_quantized does; the full reference when m*n*k is small.
 std::vector<double> quantized_matmul_reference(const std::vector<float>& x, std::size_t m,
                                                const std::vector<std::uint8_t>& w, ref::GgmlType type,
-                                               std::size_t n, std::size_t k);
+                                               std::size_t n, std::size_t k, bool full);
 
 class QuantMatmul final : public Kernel {
  public:
@@ -92,7 +92,7 @@ class QuantMatmul final : public Kernel {
   // DEQUANT_STAGE=1: the dequantization, then the GEMM on fp16 weights
   // (kernels/quant_coopmat.hpp); one stage otherwise.
   std::vector<ShaderPlan> stages(const Config& config, const Shape& shape) const override;
-  Problem make_problem(const Shape& shape, std::uint64_t seed) const override;
+  Problem make_problem(const Shape& shape, const Inputs& inputs) const override;
   Tolerance tolerance(const Shape& shape) const override;
   Tolerance variant_tolerance(const Config& config, const Shape& shape) const override;
   Metrics metrics(const Shape& shape) const override;

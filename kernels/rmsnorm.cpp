@@ -30,15 +30,16 @@ class RmsNorm final : public rowops::RowKernel {
 
   std::vector<Shape> default_shapes() const override { return {{1, 4096}, {512, 4096}}; }
 
-  Problem make_problem(const Shape& shape, std::uint64_t seed) const override {
+  Problem make_problem(const Shape& shape, const Inputs& inputs) const override {
+    const std::uint64_t seed = inputs.seed;
     validate_shape(shape);
     const std::size_t rows = shape[0], n = shape[1];
-    const auto x = rowops::random_values(rows * n, seed);
+    const auto x = rowops::random_values(rows * n, seed, -1.0f, 1.0f, inputs.kind);
     Problem problem;
     problem.shape = shape;
     problem.buffers.push_back(rowops::input_buffer("x", x));
     if (weight_) {
-      const auto w = rowops::random_values(n, seed ^ 0x5bd1e995u, 0.5f, 1.5f);
+      const auto w = rowops::random_values(n, seed ^ 0x5bd1e995u, 0.5f, 1.5f, inputs.kind);
       problem.buffers.push_back(rowops::input_buffer("w", w));
       problem.expected = ref::rmsnorm(x, n, kEps, w);
     } else {

@@ -135,10 +135,11 @@ class Rope final : public Kernel {
 
   // x uniform in [-1, 1) (fp16-rounded for the f16 kernels), positions
   // uniform in [0, 8192) with the first token at 8191, the largest angle.
-  Problem make_problem(const Shape& shape, std::uint64_t seed) const override {
+  Problem make_problem(const Shape& shape, const Inputs& inputs) const override {
+    const std::uint64_t seed = inputs.seed;
     validate_shape(shape);
     const std::size_t tokens = shape[0], values = tokens * shape[1] * shape[2];
-    auto x = rowops::random_values(values, seed);
+    auto x = rowops::random_values(values, seed, -1.0f, 1.0f, inputs.kind);
     std::mt19937_64 rng(seed ^ 0x2545f4914f6cdd1dull);
     std::uniform_int_distribution<std::int32_t> dist(0, kMaxPosition - 1);
     std::vector<std::int32_t> positions(tokens);

@@ -35,10 +35,11 @@ class Softmax final : public rowops::RowKernel {
   // 32 heads × 4096 keys of one decode query; 512 × 32000 vocabulary logits.
   std::vector<Shape> default_shapes() const override { return {{32, 4096}, {512, 32000}}; }
 
-  Problem make_problem(const Shape& shape, std::uint64_t seed) const override {
+  Problem make_problem(const Shape& shape, const Inputs& inputs) const override {
+    const std::uint64_t seed = inputs.seed;
     validate_shape(shape);
     const std::size_t rows = shape[0], n = shape[1];
-    const auto x = rowops::random_values(rows * n, seed, -8.0f, 8.0f);
+    const auto x = rowops::random_values(rows * n, seed, -8.0f, 8.0f, inputs.kind);
     return rowops::problem_of(shape, {rowops::input_buffer("x", x), rowops::output_buffer("y", rows * n)},
                               ref::softmax(x, n));
   }
@@ -87,10 +88,11 @@ class SoftmaxCausal final : public rowops::RowKernel {
   std::vector<Shape> default_shapes() const override { return {{32, 512, 512}, {32, 64, 4096}}; }
   std::vector<Shape> check_shapes() const override { return {{1, 1, 37}, {2, 3, 1000}, {1, 7, 4097}}; }
 
-  Problem make_problem(const Shape& shape, std::uint64_t seed) const override {
+  Problem make_problem(const Shape& shape, const Inputs& inputs) const override {
+    const std::uint64_t seed = inputs.seed;
     validate_shape(shape);
     const std::size_t heads = shape[0], queries = shape[1], keys = shape[2];
-    const auto x = rowops::random_values(heads * queries * keys, seed, -20.0f, 20.0f);
+    const auto x = rowops::random_values(heads * queries * keys, seed, -20.0f, 20.0f, inputs.kind);
     Problem problem;
     problem.shape = shape;
     problem.buffers = {rowops::input_buffer("x", x), rowops::input_buffer("scale", {kScale}),

@@ -18,11 +18,12 @@ class Swiglu final : public rowops::ElementwiseKernel {
   std::string name() const override { return "swiglu"; }
   std::string description() const override { return "SwiGLU, elementwise: y = silu(a) * b, silu(v) = v / (1 + exp(-v))"; }
 
-  Problem make_problem(const Shape& shape, std::uint64_t seed) const override {
+  Problem make_problem(const Shape& shape, const Inputs& inputs) const override {
+    const std::uint64_t seed = inputs.seed;
     validate_shape(shape);
     const std::size_t total = std::size_t{shape[0]} * shape[1];
-    const auto a = rowops::random_values(total, seed, -6.0f, 6.0f);
-    const auto b = rowops::random_values(total, seed ^ 0x5bd1e995u, -2.0f, 2.0f);
+    const auto a = rowops::random_values(total, seed, -6.0f, 6.0f, inputs.kind);
+    const auto b = rowops::random_values(total, seed ^ 0x5bd1e995u, -2.0f, 2.0f, inputs.kind);
     return rowops::problem_of(
         shape, {rowops::input_buffer("a", a), rowops::input_buffer("b", b), rowops::output_buffer("y", total)},
         ref::swiglu(a, b));

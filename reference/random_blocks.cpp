@@ -16,22 +16,35 @@ namespace {
 
 class BlockRandom {
  public:
-  explicit BlockRandom(std::uint64_t seed) : engine_(seed) {}
+  BlockRandom(std::uint64_t seed, InputKind kind) : engine_(seed), adversarial_(kind == InputKind::adversarial) {}
 
   int uniform_int(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(engine_); }
 
-  // A finite fp16 value with magnitude in [2^lo, 2^hi), log-uniform.
+  // A finite fp16 value with magnitude in [2^lo, 2^hi), log-uniform; when
+  // adversarial, at either end of that range or 8 octaves below it (fp16
+  // subnormals for the K-quants' small scales).
   std::uint16_t scale(float lo, float hi, bool allow_negative) {
-    const float exponent = std::uniform_real_distribution<float>(lo, hi)(engine_);
+    float exponent = std::uniform_real_distribution<float>(lo, hi)(engine_);
+    if (adversarial_) {
+      const int pick = uniform_int(0, 3);
+      exponent = pick == 0 ? lo - 8 : pick == 1 ? lo : hi - 0.01f;
+      if (pick == 3) exponent = std::uniform_real_distribution<float>(lo, hi)(engine_);
+    }
     float value = std::exp2(exponent);
     if (allow_negative && uniform_int(0, 1) == 1) value = -value;
     return fp32_to_fp16(value);
   }
 
   // n codes in [0, levels), where each of the `levels` values appears at
-  // least once (needs n >= levels), at random positions.
+  // least once (needs n >= levels), at random positions; when adversarial, a
+  // third of the blocks have every code at the lowest or the highest value.
   template <std::size_t N>
   void codes_covering(std::uint8_t (&q)[N], int levels) {
+    if (adversarial_ && uniform_int(0, 2) == 0) {
+      const auto code = static_cast<std::uint8_t>(uniform_int(0, 1) == 0 ? 0 : levels - 1);
+      for (auto& v : q) v = code;
+      return;
+    }
     std::array<std::size_t, N> positions;
     std::iota(positions.begin(), positions.end(), std::size_t{0});
     std::shuffle(positions.begin(), positions.end(), engine_);
@@ -41,10 +54,18 @@ class BlockRandom {
     }
   }
 
+  // A 6-bit K-quant scale or min; when adversarial, 0 or 63 half the time.
+  std::uint8_t six_bits() {
+    if (adversarial_ && uniform_int(0, 1) == 0) return static_cast<std::uint8_t>(uniform_int(0, 1) * 63);
+    return static_cast<std::uint8_t>(uniform_int(0, 63));
+  }
+
+  bool adversarial() const { return adversarial_; }
   std::mt19937_64& engine() { return engine_; }
 
  private:
   std::mt19937_64 engine_;
+  bool adversarial_;
 };
 
 template <class Block>
@@ -76,8 +97,8 @@ void random_block(GgmlType type, BlockRandom& rng, std::uint8_t*& out) {
       std::uint8_t scales[8];
       std::uint8_t mins[8];
       for (int j = 0; j < 8; ++j) {
-        scales[j] = static_cast<std::uint8_t>(rng.uniform_int(0, 63));
-        mins[j] = static_cast<std::uint8_t>(rng.uniform_int(0, 63));
+        scales[j] = rng.six_bits();
+        mins[j] = rng.six_bits();
       }
       std::uint8_t q[qk_k];
       rng.codes_covering(q, type == GgmlType::Q4_K ? 16 : 32);
@@ -92,20 +113,25 @@ void random_block(GgmlType type, BlockRandom& rng, std::uint8_t*& out) {
     }
     case GgmlType::Q6_K: {
       std::int8_t scales[16];
-      for (auto& s : scales) s = static_cast<std::int8_t>(rng.uniform_int(-128, 127));
+      for (auto& s : scales) {
+        s = static_cast<std::int8_t>(rng.uniform_int(-128, 127));
+        if (rng.adversarial() && rng.uniform_int(0, 1) == 0) s = rng.uniform_int(0, 1) == 0 ? -128 : 127;
+      }
       std::uint8_t q[qk_k];
       rng.codes_covering(q, 64);
       put(pack_q6_k(rng.scale(-16, -12, true), scales, q), out);
       return;
     }
     case GgmlType::F32: {
-      const float v = std::uniform_real_distribution<float>(-1.0f, 1.0f)(rng.engine());
+      const float v = rng.adversarial() ? adversarial_floats(1, rng.engine()(), -1.0f, 1.0f)[0]
+                                        : std::uniform_real_distribution<float>(-1.0f, 1.0f)(rng.engine());
       std::memcpy(out, &v, sizeof v);
       out += sizeof v;
       return;
     }
     case GgmlType::F16: {
-      const std::uint16_t h = fp32_to_fp16(std::uniform_real_distribution<float>(-1.0f, 1.0f)(rng.engine()));
+      const std::uint16_t h = fp32_to_fp16(rng.adversarial() ? adversarial_floats(1, rng.engine()(), -1.0f, 1.0f)[0]
+                                                             : std::uniform_real_distribution<float>(-1.0f, 1.0f)(rng.engine()));
       std::memcpy(out, &h, sizeof h);
       out += sizeof h;
       return;
@@ -116,21 +142,45 @@ void random_block(GgmlType type, BlockRandom& rng, std::uint8_t*& out) {
 }  // namespace
 
 std::vector<std::uint8_t> random_quantized_rows(GgmlType type, std::size_t rows, std::size_t k,
-                                                std::uint64_t seed) {
+                                                std::uint64_t seed, InputKind kind) {
   const std::size_t stride = row_bytes(type, k);
   std::vector<std::uint8_t> bytes(rows * stride);
-  BlockRandom rng(seed);
+  BlockRandom rng(seed, kind);
   std::uint8_t* out = bytes.data();
   const std::size_t blocks = rows * (k / block_weights(type));
   for (std::size_t b = 0; b < blocks; ++b) random_block(type, rng, out);
   return bytes;
 }
 
-std::vector<float> random_floats(std::size_t count, std::uint64_t seed, float lo, float hi) {
+std::vector<float> random_floats(std::size_t count, std::uint64_t seed, float lo, float hi, InputKind kind) {
+  if (kind == InputKind::adversarial) return adversarial_floats(count, seed, lo, hi);
   std::mt19937_64 engine(seed);
   std::uniform_real_distribution<float> dist(lo, hi);
   std::vector<float> out(count);
   for (auto& v : out) v = dist(engine);
+  return out;
+}
+
+std::vector<float> adversarial_floats(std::size_t count, std::uint64_t seed, float lo, float hi) {
+  std::mt19937_64 engine(seed);
+  std::uniform_int_distribution<int> pick(0, 15);
+  std::uniform_real_distribution<float> octaves(0.0f, 24.0f);
+  const float largest = std::max(std::fabs(lo), std::fabs(hi));
+  const float top = std::nextafter(hi, lo);  // hi itself is outside the range
+  const bool both_signs = lo < 0 && hi > 0;
+  std::vector<float> out(count);
+  for (auto& v : out) {
+    const int p = pick(engine);
+    if (p < 2) {
+      v = p == 0 ? lo : top;  // the edges
+    } else {
+      const float magnitude = p == 2 ? largest * std::exp2(-24.0f) : largest * std::exp2(-octaves(engine));
+      const bool negative = both_signs ? (engine() & 1) != 0 : lo < 0;
+      v = negative ? -magnitude : magnitude;
+      if (!both_signs) v = std::clamp(v, std::min(lo, top), std::max(lo, top));  // a one-signed range: kept inside
+    }
+    if (v == 0.0f) v = top;  // never exactly zero (lo or hi may be 0)
+  }
   return out;
 }
 

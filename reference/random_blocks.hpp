@@ -19,12 +19,26 @@
 
 namespace vktune::ref {
 
+// What a generated input looks like. `random`: the distributions below.
+// `adversarial`: what catches a variant that is right only on benign data.
+// Floats keep their range [lo, hi) but spread over 24 octaves below its
+// largest magnitude, with signs mixed where the range allows, an eighth of
+// them at the range's edges and a sixteenth at the smallest magnitude (never
+// exactly zero). Quantized blocks put their scales at the ends of their
+// range (fp16 subnormals included) and a third of the blocks have every code
+// at the grid's lowest or highest value.
+enum class InputKind { random, adversarial };
+
 // rows*row_bytes(type, k) contiguous bytes. Throws Error(usage) when k is not
 // a whole number of blocks.
 std::vector<std::uint8_t> random_quantized_rows(GgmlType type, std::size_t rows, std::size_t k,
-                                                std::uint64_t seed);
+                                                std::uint64_t seed, InputKind kind = InputKind::random);
 
 // rows*k floats uniform in [lo, hi), reproducible from seed.
-std::vector<float> random_floats(std::size_t count, std::uint64_t seed, float lo = -1.0f, float hi = 1.0f);
+std::vector<float> random_floats(std::size_t count, std::uint64_t seed, float lo = -1.0f, float hi = 1.0f,
+                                 InputKind kind = InputKind::random);
+
+// `count` adversarial floats in [lo, hi) (see InputKind), never exactly zero.
+std::vector<float> adversarial_floats(std::size_t count, std::uint64_t seed, float lo, float hi);
 
 }  // namespace vktune::ref

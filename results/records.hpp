@@ -31,7 +31,18 @@ struct VariantRecord {
 };
 
 // The outcome of evaluating a variant; stored as the text of to_string().
-enum class Status { ok, compile_error, pipeline_error, device_limit, wrong_result, timeout, device_lost, error };
+enum class Status {
+  ok,
+  compile_error,
+  pipeline_error,
+  device_limit,
+  wrong_result,
+  timeout,
+  device_lost,
+  error,
+  out_of_bounds,     // wrote into a guard band around a buffer
+  nondeterministic,  // output changed between runs on the same input
+};
 
 std::string_view to_string(Status status);
 // Throws Error(ErrorKind::database) for text that names no Status.

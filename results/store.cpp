@@ -115,13 +115,16 @@ std::string_view to_string(Status status) {
     case Status::timeout: return "timeout";
     case Status::device_lost: return "device_lost";
     case Status::error: return "error";
+    case Status::out_of_bounds: return "out_of_bounds";
+    case Status::nondeterministic: return "nondeterministic";
   }
   return "error";
 }
 
 Status status_from_string(std::string_view text) {
   for (const Status status : {Status::ok, Status::compile_error, Status::pipeline_error, Status::device_limit,
-                              Status::wrong_result, Status::timeout, Status::device_lost, Status::error}) {
+                              Status::wrong_result, Status::timeout, Status::device_lost, Status::error,
+                              Status::out_of_bounds, Status::nondeterministic}) {
     if (to_string(status) == text) return status;
   }
   throw Error(ErrorKind::database, "unknown measurement status '" + std::string(text) + "'");

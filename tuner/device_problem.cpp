@@ -1,6 +1,7 @@
 #include "tuner/device_problem.hpp"
 
 #include <algorithm>
+#include <cstring>
 
 namespace vktune {
 
@@ -14,16 +15,38 @@ std::uint32_t cold_cache_copies(std::uint64_t weight_bytes, std::uint64_t device
   return static_cast<std::uint32_t>(std::max<std::uint64_t>(copies, 2));
 }
 
+namespace {
+
+std::size_t data_bytes(const kernels::HostBuffer& host) { return std::max<std::size_t>(host.bytes.size(), 4); }
+
+std::vector<std::uint8_t> canary_bytes(VkDeviceSize size) {
+  std::vector<std::uint8_t> bytes(size);
+  for (std::size_t i = 0; i < size; i += 4) std::memcpy(bytes.data() + i, &kCanary, 4);
+  return bytes;
+}
+
+}  // namespace
+
 DeviceProblem::DeviceProblem(vk::Device& device, const kernels::Problem& problem, std::uint32_t weight_copies)
-    : output_index_(problem.output_index), copies_(std::max(1u, weight_copies)) {
+    : device_(device), problem_(problem), output_index_(problem.output_index), copies_(std::max(1u, weight_copies)) {
   buffers_.resize(problem.buffers.size());
   for (std::size_t b = 0; b < problem.buffers.size(); ++b) {
     const auto& host = problem.buffers[b];
     const std::uint32_t n = host.is_weights ? copies_ : 1;
     if (host.is_weights) weight_bytes_ += host.bytes.size();
-    for (std::uint32_t c = 0; c < n; ++c) {
-      buffers_[b].emplace_back(device, std::max<std::size_t>(host.bytes.size(), 4));
-      if (!host.is_output) buffers_[b].back().upload(host.bytes);
+    for (std::uint32_t c = 0; c < n; ++c) buffers_[b].emplace_back(device, kGuardBefore + data_bytes(host) + kGuardAfter);
+  }
+  upload_all();
+}
+
+void DeviceProblem::upload_all() {
+  const auto before = canary_bytes(kGuardBefore), after = canary_bytes(kGuardAfter);
+  for (std::size_t b = 0; b < buffers_.size(); ++b) {
+    const auto& host = problem_.buffers[b];
+    for (auto& buffer : buffers_[b]) {
+      buffer.upload(before, 0);
+      if (!host.is_output) buffer.upload(host.bytes, kGuardBefore);
+      buffer.upload(after, kGuardBefore + data_bytes(host));
     }
   }
 }
@@ -32,6 +55,48 @@ std::vector<const vk::Buffer*> DeviceProblem::bindings(std::uint32_t copy) const
   std::vector<const vk::Buffer*> list;
   for (const auto& copies : buffers_) list.push_back(&copies[copy % copies.size()]);
   return list;
+}
+
+void DeviceProblem::poison_output(std::uint32_t pattern) {
+  auto& output = buffers_[output_index_].front();
+  output.fill(pattern, kGuardBefore, data_bytes(problem_.buffers[output_index_]));
+}
+
+std::vector<float> DeviceProblem::download_output(std::size_t count) const {
+  const auto bytes = buffers_[output_index_].front().download(kGuardBefore, count * sizeof(float));
+  std::vector<float> values(count);
+  std::memcpy(values.data(), bytes.data(), bytes.size());
+  return values;
+}
+
+std::optional<std::string> DeviceProblem::check_guards() {
+  std::optional<std::string> found;
+  for (std::size_t b = 0; b < buffers_.size() && !found; ++b) {
+    const auto& host = problem_.buffers[b];
+    // Validation dispatches on copy 0 only (timing rotates the others).
+    {
+      const auto& buffer = buffers_[b].front();
+      const auto check = [&](VkDeviceSize offset, VkDeviceSize size, const char* where) {
+        const auto bytes = buffer.download(offset, size);
+        for (std::size_t i = 0; i < bytes.size(); i += 4) {
+          std::uint32_t word = 0;
+          std::memcpy(&word, bytes.data() + i, 4);
+          if (word == kCanary) continue;
+          std::size_t last = i;
+          for (std::size_t j = i; j < bytes.size(); j += 4)
+            if (std::memcmp(bytes.data() + j, &kCanary, 4) != 0) last = j;
+          found = "out of bounds: wrote the guard band " + std::string(where) + " buffer '" + host.name + "' (" +
+                  std::to_string(host.bytes.size()) + " bytes), bytes " + std::to_string(i) + ".." +
+                  std::to_string(last + 3) + " of the band";
+          return;
+        }
+      };
+      check(kGuardBefore + data_bytes(host), kGuardAfter, "after");
+      if (!found) check(0, kGuardBefore, "before");
+    }
+  }
+  if (found) upload_all();
+  return found;
 }
 
 }  // namespace vktune

@@ -4,6 +4,8 @@
 // larger than any GPU cache: each dispatch then reads its weights from DRAM,
 // as it would in a model where every layer has its own weights.
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "harness/buffer.hpp"
@@ -18,17 +20,41 @@ namespace vktune {
 std::uint32_t cold_cache_copies(std::uint64_t weight_bytes, std::uint64_t device_bytes,
                                 std::uint64_t target_bytes = std::uint64_t{512} << 20, std::uint32_t max_copies = 64);
 
+// Every buffer sits between two guard bands filled with a canary: kGuardBefore
+// bytes before the range bound to the descriptor (the descriptor's offset) and
+// kGuardAfter bytes after the data, inside the bound range, so that a store a
+// little past the end lands in the band instead of being dropped (lavapipe
+// drops out-of-bounds stores silently) and is found after each validation. The
+// canary is a NaN as fp32 and as both fp16 halves, so that a read past the end
+// reaches the output as NaN and fails the comparison.
+inline constexpr VkDeviceSize kGuardBefore = 256;  // the largest minStorageBufferOffsetAlignment allowed
+inline constexpr VkDeviceSize kGuardAfter = 4096;
+inline constexpr std::uint32_t kCanary = 0x7fbf7fbfu;
+
 class DeviceProblem {
  public:
   DeviceProblem(vk::Device& device, const kernels::Problem& problem, std::uint32_t weight_copies);
 
   std::uint32_t copies() const { return copies_; }
-  // The buffers in binding order, using weight copy `copy`.
+  // The buffers in binding order, using weight copy `copy`; bind each from binding_offset().
   std::vector<const vk::Buffer*> bindings(std::uint32_t copy) const;
-  vk::Buffer& output() { return buffers_[output_index_].front(); }
+  static constexpr VkDeviceSize binding_offset() { return kGuardBefore; }
   std::uint64_t weight_bytes() const { return weight_bytes_; }
 
+  // Fills the output's data with `pattern` (its guard bands keep the canary).
+  void poison_output(std::uint32_t pattern);
+  // The first `count` floats of the output.
+  std::vector<float> download_output(std::size_t count) const;
+  // Empty when every guard band still holds the canary; else names the
+  // buffer and where the band was touched, after restoring every buffer's
+  // inputs and bands (a store past one band may have hit another buffer).
+  std::optional<std::string> check_guards();
+
  private:
+  void upload_all();
+
+  vk::Device& device_;
+  const kernels::Problem& problem_;
   std::vector<std::vector<vk::Buffer>> buffers_;  // [binding][copy]
   std::size_t output_index_ = 0;
   std::uint32_t copies_ = 1;

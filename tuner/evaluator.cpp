@@ -27,18 +27,17 @@ VariantRunner::VariantRunner(vk::Device& device, const CompiledVariant& variant,
 }
 
 std::vector<std::vector<VkDescriptorSet>>& VariantRunner::sets_for(const DeviceProblem& on_device) {
-  if (sets_owner_ != &on_device) {
-    if (sets_owner_ != nullptr) {
-      throw Error(ErrorKind::internal, "a VariantRunner serves one DeviceProblem; make a new runner for another");
-    }
+  auto [it, inserted] = sets_.try_emplace(&on_device);
+  if (inserted) {
     for (std::uint32_t c = 0; c < on_device.copies(); ++c) {
       auto bindings = on_device.bindings(c);
-      auto& per_stage = sets_.emplace_back();
-      for (auto& pipeline : pipelines_) per_stage.push_back(pipeline->make_descriptor_set(bindings));
+      auto& per_stage = it->second.emplace_back();
+      for (auto& pipeline : pipelines_) {
+        per_stage.push_back(pipeline->make_descriptor_set(bindings, DeviceProblem::binding_offset()));
+      }
     }
-    sets_owner_ = &on_device;
   }
-  return sets_;
+  return it->second;
 }
 
 void VariantRunner::record(VkCommandBuffer cmd, const std::vector<VkDescriptorSet>& sets,
@@ -53,7 +52,8 @@ void VariantRunner::record(VkCommandBuffer cmd, const std::vector<VkDescriptorSe
 }
 
 Validation VariantRunner::validate(DeviceProblem& on_device, const kernels::Problem& problem,
-                                   const kernels::Tolerance& tolerance, std::chrono::nanoseconds timeout) {
+                                   const kernels::Tolerance& tolerance, std::chrono::nanoseconds timeout,
+                                   std::vector<float>* output) {
   auto& sets = sets_for(on_device);
   const auto& limits = device_.info().max_workgroup_count;
   for (std::size_t s = 0; s < variant_.stages.size(); ++s) {
@@ -67,11 +67,18 @@ Validation VariantRunner::validate(DeviceProblem& on_device, const kernels::Prob
       }
     }
   }
-  on_device.output().fill(kPoison);
+  on_device.poison_output(kPoison);
   vk::run_commands(device_, [&](VkCommandBuffer cmd) { record(cmd, sets[0], problem.shape); }, timeout);
-  auto got = on_device.output().download_values<float>();
-  got.resize(problem.expected.size());
-  return compare_output(got, problem.expected, tolerance);
+  if (auto touched = on_device.check_guards()) {
+    Validation v;
+    v.out_of_bounds = true;
+    v.reason = *touched;
+    return v;
+  }
+  auto got = on_device.download_output(problem.expected.size());
+  auto v = compare_output(got, problem.expected, tolerance);
+  if (output) *output = std::move(got);
+  return v;
 }
 
 vk::TimingResult VariantRunner::time(DeviceProblem& on_device, const kernels::Shape& shape,

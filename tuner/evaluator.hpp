@@ -5,6 +5,7 @@
 // between them; validation checks the output of the whole launch and timing
 // reports the time of the whole launch.
 #include <chrono>
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -29,10 +30,12 @@ class VariantRunner {
   VariantRunner(vk::Device& device, const CompiledVariant& variant, std::uint32_t buffer_count,
                 std::uint32_t shape_dims, std::uint32_t max_descriptor_sets = 80);
 
-  // Poisons the output, runs one launch on weight copy 0, and compares the
-  // result with problem.expected.
+  // Poisons the output, runs one launch on weight copy 0, checks the guard
+  // bands (a touched band fails with out_of_bounds set), and compares the
+  // result with problem.expected. A runner may validate on several problems.
+  // `output`, when given, receives the output as downloaded.
   Validation validate(DeviceProblem& on_device, const kernels::Problem& problem, const kernels::Tolerance& tolerance,
-                      std::chrono::nanoseconds timeout = vk::kDefaultTimeout);
+                      std::chrono::nanoseconds timeout = vk::kDefaultTimeout, std::vector<float>* output = nullptr);
 
   // Times launches rotating through every weight copy.
   vk::TimingResult time(DeviceProblem& on_device, const kernels::Shape& shape, const vk::TimerOptions& options);
@@ -50,8 +53,8 @@ class VariantRunner {
   // One pipeline per stage; every stage binds the same buffers, each through
   // a descriptor set made from its own pipeline's layout.
   std::vector<std::unique_ptr<vk::ComputePipeline>> pipelines_;
-  const DeviceProblem* sets_owner_ = nullptr;
-  std::vector<std::vector<VkDescriptorSet>> sets_;  // [copy][stage]
+  // Per problem on the device (the timed one, the other validation inputs): [copy][stage].
+  std::map<const DeviceProblem*, std::vector<std::vector<VkDescriptorSet>>> sets_;
 };
 
 }  // namespace vktune

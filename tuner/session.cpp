@@ -15,6 +15,7 @@
 #include "tuner/device_problem.hpp"
 #include "tuner/elapsed.hpp"
 #include "tuner/evaluator.hpp"
+#include "tuner/validation_inputs.hpp"
 #include "common/hash.hpp"
 #include "tuner/search/search_loop.hpp"
 #include "tuner/search/search_space.hpp"
@@ -25,19 +26,21 @@
 
 namespace vktune {
 
-namespace {
-
 results::Status status_for(ErrorKind kind) {
   switch (kind) {
     case ErrorKind::compile: return results::Status::compile_error;
     case ErrorKind::pipeline: return results::Status::pipeline_error;
     case ErrorKind::device_limit: return results::Status::device_limit;
     case ErrorKind::wrong_result: return results::Status::wrong_result;
+    case ErrorKind::out_of_bounds: return results::Status::out_of_bounds;
+    case ErrorKind::nondeterministic: return results::Status::nondeterministic;
     case ErrorKind::timeout: return results::Status::timeout;
     case ErrorKind::device_lost: return results::Status::device_lost;
     default: return results::Status::error;
   }
 }
+
+namespace {
 
 struct Candidate {
   CompiledVariant variant;
@@ -204,7 +207,7 @@ class TuneSession::Evaluation final : public BatchEvaluator {
  public:
   Evaluation(TuneSession& session, const kernels::Kernel& kernel, const kernels::Shape& shape,
              const TuneOptions& options, const kernels::Problem& problem, std::unique_ptr<DeviceProblem>& on_device,
-             std::uint32_t copies, ShapeResult& result)
+             ValidationInputs& more, std::uint32_t copies, ShapeResult& result)
       : session_(session),
         kernel_(kernel),
         shape_(shape),
@@ -212,6 +215,7 @@ class TuneSession::Evaluation final : public BatchEvaluator {
         options_(options),
         problem_(problem),
         on_device_(on_device),
+        more_(more),
         copies_(copies),
         metrics_(kernel.metrics(shape)),
         result_(result) {
@@ -269,7 +273,7 @@ class TuneSession::Evaluation final : public BatchEvaluator {
       auto* device = session_.device_.get();
       const auto buffers = static_cast<std::uint32_t>(problem_.buffers.size());
       const auto dims = static_cast<std::uint32_t>(kernel_.shape_dims().size());
-      const auto sets = copies_ + 2;
+      const auto sets = copies_ + 2 + static_cast<std::uint32_t>(more_.size());  // + the further inputs
       b.compiling = std::async(std::launch::async, [candidates, &templates, device, buffers, dims, sets] {
         compile_all(*candidates, templates, 1);
         create_pipelines(*candidates, *device, buffers, dims, sets);
@@ -369,14 +373,20 @@ class TuneSession::Evaluation final : public BatchEvaluator {
       } else {  // the device was reopened since
         AddElapsed clock{o.durations.pipeline_ms};
         runner = std::make_unique<VariantRunner>(device, c.variant, static_cast<std::uint32_t>(problem_.buffers.size()),
-                                                 static_cast<std::uint32_t>(kernel_.shape_dims().size()), copies_ + 2);
+                                                 static_cast<std::uint32_t>(kernel_.shape_dims().size()),
+                                                 copies_ + 2 + static_cast<std::uint32_t>(more_.size()));
       }
       {
         AddElapsed clock{o.durations.validation_ms};
-        o.validation = runner->validate(*on_device_, problem_, kernel_.variant_tolerance(c.variant.config, shape_),
-                                        device.info().is_cpu() ? vk::kCpuDriverTimeout : vk::kDefaultTimeout);
+        const auto tolerance = kernel_.variant_tolerance(c.variant.config, shape_);
+        const auto timeout = device.info().is_cpu() ? vk::kCpuDriverTimeout : vk::kDefaultTimeout;
+        o.validation = validate_further(*runner, more_, tolerance, timeout,
+                                        runner->validate(*on_device_, problem_, tolerance, timeout));
       }
-      if (!o.validation.passed) throw Error(ErrorKind::wrong_result, o.validation.reason);
+      if (!o.validation.passed) {
+        throw Error(o.validation.out_of_bounds ? ErrorKind::out_of_bounds : ErrorKind::wrong_result,
+                    o.validation.reason);
+      }
       if (options_.time_variants) {
         const auto timed = runner->time(*on_device_, shape_, options_.timer);
         o.timing = timed.per_dispatch_ns;
@@ -397,6 +407,7 @@ class TuneSession::Evaluation final : public BatchEvaluator {
         on_device_.reset();
         session_.reopen_device();
         on_device_ = std::make_unique<DeviceProblem>(*session_.device_, problem_, copies_);
+        more_.upload(*session_.device_);
       }
     }
     if (session_.store_ && options_.time_variants) {
@@ -412,6 +423,7 @@ class TuneSession::Evaluation final : public BatchEvaluator {
   const TuneOptions& options_;
   const kernels::Problem& problem_;
   std::unique_ptr<DeviceProblem>& on_device_;
+  ValidationInputs& more_;  // the inputs validated on after the timed one
   const std::uint32_t copies_;
   const kernels::Metrics metrics_;
   ShapeResult& result_;
@@ -501,7 +513,9 @@ ShapeResult TuneSession::run(const kernels::Kernel& kernel, const kernels::Shape
                                    ? cold_cache_copies(weight_bytes, device_->info().device_local_bytes())
                                    : 1;
   auto on_device = std::make_unique<DeviceProblem>(*device_, problem, copies);
-  Evaluation evaluation(*this, kernel, shape, options, problem, on_device, copies, result);
+  ValidationInputs more(kernel, shape, further_validation_inputs(result.seed));
+  more.upload(*device_);
+  Evaluation evaluation(*this, kernel, shape, options, problem, on_device, more, copies, result);
 
   if (use_explicit) {
     // Exactly these configs, in order (the check command).
@@ -566,6 +580,7 @@ ShapeResult TuneSession::run(const kernels::Kernel& kernel, const kernels::Shape
     confirm(kernel, problem, *on_device, options, result);
   }
 
+  if (options.time_variants && result.winner) final_check(kernel, options, result);
   store_winner(kernel, shape, shape_text, options, result);
   return result;
 }

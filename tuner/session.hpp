@@ -13,6 +13,7 @@
 
 #include "harness/device.hpp"
 #include "harness/instance.hpp"
+#include "common/error.hpp"
 #include "harness/timer.hpp"
 #include "kernels/kernel.hpp"
 #include "results/store.hpp"
@@ -109,8 +110,15 @@ struct ShapeResult {
   // A faster winner stored by an earlier run (another variant), which this
   // run did not beat and so left in place: its median, ns.
   std::optional<double> kept_stored_winner_ns;
+  // Variants that won but failed the final check (validation_inputs.hpp),
+  // and whether the stored winner passed it.
+  std::size_t final_check_rejected = 0;
+  bool final_check_passed = false;
   std::size_t failures() const;
 };
+
+// The status a variant's failure is recorded with.
+results::Status status_for(ErrorKind kind);
 
 class TuneSession {
  public:
@@ -141,6 +149,10 @@ class TuneSession {
               results::Phase phase = results::Phase::search);
   void confirm(const kernels::Kernel& kernel, const kernels::Problem& problem, DeviceProblem& on_device,
                const TuneOptions& options, ShapeResult& result);
+  // Checks the winner again before it is stored (tuner/session_final_check.cpp):
+  // full references, repeated runs, fresh and adversarial inputs; a winner
+  // that fails is recorded as failed and the next fastest is checked.
+  void final_check(const kernels::Kernel& kernel, const TuneOptions& options, ShapeResult& result);
   // Stores the shape's winner and its launch contract (tuner/session_winner.cpp),
   // unless the stored one is faster.
   void store_winner(const kernels::Kernel& kernel, const kernels::Shape& shape, const std::string& shape_text,

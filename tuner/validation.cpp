@@ -34,7 +34,8 @@ Validation compare_output(const std::vector<float>& got, const std::vector<doubl
   std::ostringstream why;
   if (v.non_finite > 0) {
     why << v.non_finite << " of " << got.size() << " outputs are NaN/Inf (first at index " << first_non_finite
-        << "; NaN is the poison, so those elements were likely never written)";
+        << "; outputs are poisoned with NaN and buffers end in NaN guard bands, so those elements were never "
+           "written or read past a buffer's end)";
   } else if (v.rel_l2 > tolerance.rel_l2) {
     why << "relative L2 error " << v.rel_l2 << " exceeds " << tolerance.rel_l2 << " (worst element " << worst
         << ": got " << got[worst] << ", expected " << expected[worst] << ")";

@@ -244,8 +244,8 @@ class WrongReference final : public kernels::Kernel {
   kernels::ShaderPlan plan(const kernels::Config& c, const kernels::Shape& s) const override {
     return real_.plan(c, s);
   }
-  kernels::Problem make_problem(const kernels::Shape& s, std::uint64_t seed) const override {
-    auto p = real_.make_problem(s, seed);
+  kernels::Problem make_problem(const kernels::Shape& s, const kernels::Inputs& inputs) const override {
+    auto p = real_.make_problem(s, inputs);
     auto it = std::max_element(p.expected.begin(), p.expected.end(), [](double a, double b) {
       return !(std::fabs(b) <= std::fabs(a)) && !std::isnan(b);  // NaN (unchecked) entries never win
     });

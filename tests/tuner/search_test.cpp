@@ -301,7 +301,7 @@ TEST(Transfer, NearestShapesShareTheSpaceAndComeNearestFirst) {
       return {};
     }
     kernels::ShaderPlan plan(const kernels::Config&, const kernels::Shape&) const override { return {}; }
-    kernels::Problem make_problem(const kernels::Shape&, std::uint64_t) const override { return {}; }
+    kernels::Problem make_problem(const kernels::Shape&, const kernels::Inputs&) const override { return {}; }
     kernels::Tolerance tolerance(const kernels::Shape&) const override { return {}; }
     kernels::Metrics metrics(const kernels::Shape&) const override { return {}; }
     std::uint64_t device_bytes(const kernels::Shape&) const override { return 0; }
