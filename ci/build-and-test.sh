@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds with warnings as errors, runs the whole
 # test suite on lavapipe (or whatever Vulkan device is first), the kernel
-# correctness gate, and the GGUF reader fuzzer. What CI runs, and what a
+# correctness gate, and the fuzzers of every parser of untrusted input. What CI runs, and what a
 # developer runs before pushing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,7 +26,7 @@ stage "correctness gate: a covering array of every kernel's paths, and the commi
 bash ci/gate.sh build/ci/vktune
 
 if [ -f ci/fuzz.sh ]; then
-  stage "fuzzing the GGUF reader"
+  stage "fuzzing the parsers of untrusted input (GGUF, tables, CSV)"
   bash ci/fuzz.sh
 fi
 stage "done"

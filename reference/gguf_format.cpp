@@ -39,38 +39,4 @@ TensorSize compute_tensor_size(GgmlType type, std::span<const std::uint64_t> sha
   return size;
 }
 
-bool is_valid_utf8(std::string_view text) {
-  std::size_t i = 0;
-  while (i < text.size()) {
-    const auto lead = static_cast<unsigned char>(text[i]);
-    std::size_t length = 0;
-    std::uint32_t code = 0;
-    if (lead < 0x80) {
-      ++i;
-      continue;
-    } else if ((lead & 0xe0) == 0xc0) {
-      length = 2;
-      code = lead & 0x1fu;
-    } else if ((lead & 0xf0) == 0xe0) {
-      length = 3;
-      code = lead & 0x0fu;
-    } else if ((lead & 0xf8) == 0xf0) {
-      length = 4;
-      code = lead & 0x07u;
-    } else {
-      return false;
-    }
-    if (text.size() - i < length) return false;
-    for (std::size_t j = 1; j < length; ++j) {
-      const auto next = static_cast<unsigned char>(text[i + j]);
-      if ((next & 0xc0) != 0x80) return false;
-      code = (code << 6) | (next & 0x3fu);
-    }
-    static constexpr std::uint32_t smallest[5] = {0, 0, 0x80, 0x800, 0x10000};
-    if (code < smallest[length] || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)) return false;
-    i += length;
-  }
-  return true;
-}
-
 }  // namespace vktune::ref

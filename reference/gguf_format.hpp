@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/text_escape.hpp"  // is_valid_utf8: GGUF strings are UTF-8
 #include "reference/gguf_types.hpp"
 
 namespace vktune::ref {
@@ -48,10 +49,6 @@ struct TensorSize {
   std::string problem;
 };
 TensorSize compute_tensor_size(GgmlType type, std::span<const std::uint64_t> shape);
-
-// Whether text is well-formed UTF-8 (no overlong forms, surrogates or code
-// points above U+10FFFF).
-bool is_valid_utf8(std::string_view text);
 
 // Whether alignment is a usable GGUF alignment: a power of two.
 inline bool is_valid_alignment(std::uint64_t alignment) {

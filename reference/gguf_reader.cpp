@@ -7,41 +7,40 @@
 #include <string>
 
 #include "common/error.hpp"
+#include "common/text_escape.hpp"
 #include "reference/dequantize.hpp"
 
 namespace vktune::ref {
 
 namespace {
 
-std::string printable(std::string_view text) {
-  std::string out = "'";
-  for (const char c : text) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (byte < 0x20 || byte >= 0x7f) {
-      static constexpr char hex[] = "0123456789abcdef";
-      out += "\\x";
-      out += hex[byte >> 4];
-      out += hex[byte & 0xf];
-    } else {
-      out += c;
-    }
-  }
-  return out + "'";
-}
+// Names in messages are quoted and escaped: they come from the file, and a
+// control character in them must not reach the user's terminal raw.
+std::string printable(std::string_view text) { return "'" + escape_text(text, '\'') + "'"; }
+
+// Thrown when GgufFile::open read too short a prefix of the file to parse it:
+// `end` is the first byte offset the parser needs and did not have.
+struct NeedMoreBytes {
+  std::uint64_t end;
+};
 
 // Reads little-endian fields from the file's bytes, checking every length
-// against what remains first.
+// against what remains first. `bytes` may be only a prefix of a file of
+// `file_size` bytes: lengths are checked against the whole file (so errors
+// and allocation bounds are the same as with all of it in memory), and
+// reading past the prefix throws NeedMoreBytes.
 class Cursor {
  public:
-  Cursor(std::span<const std::uint8_t> bytes, std::string_view source) : bytes_(bytes), source_(source) {}
+  Cursor(std::span<const std::uint8_t> bytes, std::uint64_t file_size, std::string_view source)
+      : bytes_(bytes), file_size_(file_size), source_(source) {}
 
   [[noreturn]] void fail(const std::string& problem, std::uint64_t at) const {
     throw Error(ErrorKind::format, std::string(source_) + ": " + problem + " at byte " + std::to_string(at));
   }
 
   std::size_t position() const { return position_; }
-  std::size_t remaining() const { return bytes_.size() - position_; }
-  std::size_t size() const { return bytes_.size(); }
+  std::uint64_t remaining() const { return file_size_ - position_; }
+  std::uint64_t size() const { return file_size_; }
 
   void need(std::uint64_t count, std::string_view what) const {
     if (count > remaining()) {
@@ -49,6 +48,7 @@ class Cursor {
                std::to_string(remaining()) + " remain",
            position_);
     }
+    if (count > bytes_.size() - position_) throw NeedMoreBytes{position_ + count};
   }
 
   template <class T>
@@ -76,13 +76,15 @@ class Cursor {
 
  private:
   std::span<const std::uint8_t> bytes_;
+  std::uint64_t file_size_;
   std::string_view source_;
   std::size_t position_ = 0;
 };
 
 class Parser {
  public:
-  Parser(std::span<const std::uint8_t> bytes, std::string_view source) : in_(bytes, source) {}
+  Parser(std::span<const std::uint8_t> bytes, std::uint64_t file_size, std::string_view source)
+      : in_(bytes, file_size, source) {}
 
   GgufContents parse() {
     read_header();
@@ -159,7 +161,13 @@ class Parser {
         if (byte > 1) in_.fail("bool value " + std::to_string(byte) + " is neither 0 nor 1", at);
         return GgufValue(byte == 1);
       }
-      case GgufValueType::string: return GgufValue(in_.read_string("a string value", UINT64_MAX));
+      case GgufValueType::string: {
+        std::string text = in_.read_string("a string value", UINT64_MAX);
+        // The specification makes every GGUF string UTF-8; a value that is
+        // not is a damaged or hostile file, not text to pass on.
+        if (!is_valid_utf8(text)) in_.fail("the string value of " + field_ + " is not valid UTF-8", at);
+        return GgufValue(std::move(text));
+      }
       case GgufValueType::array: return read_array(depth + 1);
     }
     in_.fail("unknown metadata value type", at);
@@ -178,7 +186,12 @@ class Parser {
                 "an array of " + std::string(value_type_name(array.element_type)), count_at);
     count_values(count, count_at);
     array.items.reserve(static_cast<std::size_t>(count));
-    for (std::uint64_t i = 0; i < count; ++i) array.items.push_back(read_value(array.element_type, depth));
+    const std::string field = field_;
+    for (std::uint64_t i = 0; i < count; ++i) {
+      field_ = "item " + std::to_string(i) + " of " + field;
+      array.items.push_back(read_value(array.element_type, depth));
+    }
+    field_ = field;
     return GgufValue(std::move(array));
   }
 
@@ -195,6 +208,7 @@ class Parser {
       const GgufValueType type = read_value_type("a metadata value type");
       count_values(1, at);
       key_offsets_.push_back(at);
+      field_ = "metadata key " + printable(key);
       GgufValue value = read_value(type, 0);
       out_.metadata.push_back(GgufKeyValue{std::move(key), std::move(value)});
     }
@@ -305,6 +319,7 @@ class Parser {
   std::size_t tensor_count_at_ = 0;
   std::size_t kv_count_at_ = 0;
   std::uint64_t values_ = 0;
+  std::string field_;  // the value being read, for messages: "item 3 of metadata key 'k'"
   std::vector<std::size_t> key_offsets_;
   std::vector<std::size_t> tensor_offsets_;
 };
@@ -326,35 +341,70 @@ const GgufTensorInfo* GgufContents::find_tensor(std::string_view name) const {
 }
 
 GgufContents parse_gguf(std::span<const std::uint8_t> bytes, std::string_view source) {
-  return Parser(bytes, source).parse();
+  return Parser(bytes, bytes.size(), source).parse();
 }
 
 GgufFile GgufFile::open(const std::filesystem::path& path) {
   GgufFile file;
-  file.mapping_.emplace(path);
-  file.bytes_ = file.mapping_->bytes();
-  file.contents_ = parse_gguf(file.bytes_, path.string());
-  return file;
+  file.file_.emplace(path);
+  file.size_ = file.file_->size();
+  // Metadata sits at the start of the file: read a prefix, and a longer one
+  // while the parser asks for more (a large tokenizer vocabulary), never the
+  // tensor data.
+  std::uint64_t want = std::min<std::uint64_t>(file.size_, std::uint64_t{1} << 20);
+  for (;;) {
+    std::vector<std::uint8_t> prefix(static_cast<std::size_t>(want));
+    file.file_->read_at(0, prefix, "the GGUF metadata");
+    try {
+      file.contents_ = Parser(prefix, file.size_, path.string()).parse();
+      return file;
+    } catch (const NeedMoreBytes& more) {
+      want = std::min(file.size_, std::max(want * 2, more.end));
+    }
+  }
 }
 
 GgufFile GgufFile::from_bytes(std::vector<std::uint8_t> bytes, std::string source) {
   GgufFile file;
   file.owned_ = std::move(bytes);
-  file.bytes_ = file.owned_;
-  file.contents_ = parse_gguf(file.bytes_, source);
+  file.size_ = file.owned_.size();
+  file.contents_ = parse_gguf(file.owned_, source);
   return file;
 }
 
-std::span<const std::uint8_t> GgufFile::tensor_data(const GgufTensorInfo& tensor) const {
-  if (tensor.file_offset > bytes_.size() || tensor.bytes > bytes_.size() - tensor.file_offset) {
-    throw Error(ErrorKind::usage, "tensor '" + tensor.name + "' does not belong to this file");
+void GgufFile::read_tensor(const GgufTensorInfo& tensor, std::uint64_t offset, std::span<std::uint8_t> out) const {
+  if (tensor.file_offset > size_ || tensor.bytes > size_ - tensor.file_offset || offset > tensor.bytes ||
+      out.size() > tensor.bytes - offset) {
+    throw Error(ErrorKind::usage, "tensor " + printable(tensor.name) + " does not belong to this file");
   }
-  return bytes_.subspan(static_cast<std::size_t>(tensor.file_offset), static_cast<std::size_t>(tensor.bytes));
+  if (file_) {
+    file_->read_at(tensor.file_offset + offset, out, "tensor " + printable(tensor.name));
+  } else {
+    std::memcpy(out.data(), owned_.data() + tensor.file_offset + offset, out.size());
+  }
+}
+
+std::vector<std::uint8_t> GgufFile::tensor_data(const GgufTensorInfo& tensor) const {
+  std::vector<std::uint8_t> bytes(static_cast<std::size_t>(tensor.bytes));
+  read_tensor(tensor, 0, bytes);
+  return bytes;
+}
+
+std::vector<float> GgufFile::dequantize_row_range(const GgufTensorInfo& tensor, std::uint64_t first_row,
+                                                  std::size_t rows) const {
+  const auto k = static_cast<std::size_t>(tensor.row_length());
+  const std::size_t stride = row_bytes(tensor.type, k);
+  if (first_row > tensor.rows() || rows > tensor.rows() - first_row) {
+    throw Error(ErrorKind::usage, "rows " + std::to_string(first_row) + " to " + std::to_string(first_row + rows) +
+                                      " are outside tensor " + printable(tensor.name));
+  }
+  std::vector<std::uint8_t> bytes(rows * stride);
+  read_tensor(tensor, first_row * stride, bytes);
+  return dequantize_rows(tensor.type, bytes.data(), rows, k);
 }
 
 std::vector<float> GgufFile::dequantize(const GgufTensorInfo& tensor) const {
-  return dequantize_rows(tensor.type, tensor_data(tensor).data(), static_cast<std::size_t>(tensor.rows()),
-                         static_cast<std::size_t>(tensor.row_length()));
+  return dequantize_row_range(tensor, 0, static_cast<std::size_t>(tensor.rows()));
 }
 
 }  // namespace vktune::ref

@@ -9,8 +9,9 @@
 //   - version 1, big-endian files and unknown value or tensor types are
 //     rejected (the message names the type id);
 //   - keys and tensor names must be non-empty, valid UTF-8 and unique (tensor
-//     names at most 64 bytes, keys at most 65535); string values are kept as
-//     the bytes they are, UTF-8 or not;
+//     names at most 64 bytes, keys at most 65535); string values must be
+//     valid UTF-8 too, as the specification requires of every GGUF string
+//     (the error names the key and, inside arrays, the item);
 //   - bool values must be 0 or 1; float values may be any bit pattern;
 //   - arrays nest at most 8 deep, and a file holds at most 2^24 metadata
 //     values in all (a tokenizer of 256k tokens needs under 2^20);
@@ -28,7 +29,7 @@
 
 #include "reference/gguf_format.hpp"
 #include "reference/gguf_value.hpp"
-#include "reference/mapped_file.hpp"
+#include "reference/read_only_file.hpp"
 
 namespace vktune::ref {
 
@@ -51,25 +52,34 @@ struct GgufContents {
 // ("model.gguf: tensor count ... at byte 16").
 GgufContents parse_gguf(std::span<const std::uint8_t> bytes, std::string_view source = "GGUF data");
 
-// A parsed GGUF file together with its bytes (memory-mapped, or owned).
+// A parsed GGUF file together with its bytes (read from disk on demand, or
+// owned). A file on disk is never memory-mapped: if it shrinks while it is
+// read, reading a tensor gives an Error(io) naming the file, not a SIGBUS.
 class GgufFile {
  public:
-  // Maps and parses `path`: Error(io) if it cannot be read, Error(format) if malformed.
+  // Reads the metadata of `path` and parses it: Error(io) if it cannot be
+  // read, Error(format) if malformed. Tensor bytes are read when asked for.
   static GgufFile open(const std::filesystem::path& path);
   static GgufFile from_bytes(std::vector<std::uint8_t> bytes, std::string source = "GGUF data");
 
   const GgufContents& contents() const { return contents_; }
-  std::uint64_t file_size() const { return bytes_.size(); }
-  // The raw bytes of a tensor of this file (already bounds-checked).
-  std::span<const std::uint8_t> tensor_data(const GgufTensorInfo& tensor) const;
+  std::uint64_t file_size() const { return size_; }  // when opened
+  // Bytes [offset, offset + out.size()) of a tensor of this file.
+  void read_tensor(const GgufTensorInfo& tensor, std::uint64_t offset, std::span<std::uint8_t> out) const;
+  // All raw bytes of a tensor of this file.
+  std::vector<std::uint8_t> tensor_data(const GgufTensorInfo& tensor) const;
+  // Rows [first_row, first_row + rows) dequantized to float (so a large
+  // tensor can be streamed without holding it whole).
+  std::vector<float> dequantize_row_range(const GgufTensorInfo& tensor, std::uint64_t first_row,
+                                          std::size_t rows) const;
   // The tensor dequantized to float, row-major with shape[0] fastest.
   std::vector<float> dequantize(const GgufTensorInfo& tensor) const;
 
  private:
   GgufFile() = default;
-  std::optional<MappedFile> mapping_;
+  std::optional<ReadOnlyFile> file_;
   std::vector<std::uint8_t> owned_;
-  std::span<const std::uint8_t> bytes_;
+  std::uint64_t size_ = 0;
   GgufContents contents_;
 };
 

@@ -7,6 +7,8 @@
 #include <type_traits>
 #include <sstream>
 
+#include "common/text_escape.hpp"
+
 namespace vktune::ref {
 
 namespace {
@@ -23,23 +25,7 @@ std::string shortest(T value) {
   return std::string(buffer.data(), result.ptr);
 }
 
-void quote(std::ostringstream& out, const std::string& text) {
-  out << '"';
-  for (const char c : text) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (c == '"' || c == '\\') {
-      out << '\\' << c;
-    } else if (c == '\n') {
-      out << "\\n";
-    } else if (byte < 0x20 || byte == 0x7f) {
-      static constexpr char hex[] = "0123456789abcdef";
-      out << "\\x" << hex[byte >> 4] << hex[byte & 0xf];
-    } else {
-      out << c;
-    }
-  }
-  out << '"';
-}
+void quote(std::ostringstream& out, const std::string& text) { out << '"' << escape_text(text, '"') << '"'; }
 
 void describe(std::ostringstream& out, const GgufValue& value, std::size_t max_items) {
   std::visit(

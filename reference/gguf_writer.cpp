@@ -53,6 +53,10 @@ void put_value(ByteSink& out, const GgufValue& value) {
 }
 
 void check_value(const std::string& key, const GgufValue& value, std::size_t depth) {
+  // The reader rejects strings that are not UTF-8; never write a file it would refuse.
+  if (const auto* text = value.as_string(); text != nullptr && !is_valid_utf8(*text)) {
+    usage("key '" + key + "': a string value is not valid UTF-8");
+  }
   const GgufArray* array = value.as_array();
   if (array == nullptr) return;
   if (depth >= 8) usage("key '" + key + "': arrays nested too deep");

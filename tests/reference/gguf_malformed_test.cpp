@@ -184,6 +184,27 @@ TEST(GgufMalformed, KeyProblems) {
   expect_error(b, "duplicate metadata key 'test.list'", find_text(base, "test.list") - 8);
 }
 
+// GGUF strings are UTF-8 (the specification): a value that is not is
+// rejected with its key, its item in an array, and the offset of its length.
+TEST(GgufMalformed, StringValuesMustBeUtf8) {
+  Bytes b = testing::small_gguf();
+  const std::size_t llama = find_text(b, "llama");
+  b[llama + 1] = 0xff;
+  expect_error(b, "the string value of metadata key 'general.architecture' is not valid UTF-8", llama - 8);
+
+  GgufWriter writer;
+  writer.set("\x1b[31mred", make_array(GgufValueType::string, {GgufValue("ok"), GgufValue("fine"), GgufValue("bad!")}));
+  b = writer.bytes();
+  const std::size_t bad = find_text(b, "bad!");
+  b[bad + 3] = 0xc0;  // an overlong lead byte at the end
+  const std::string message = format_error(b);
+  EXPECT_NE(message.find("the string value of item 2 of metadata key '\\x1b[31mred' is not valid UTF-8 at byte " +
+                         std::to_string(bad - 8)),
+            std::string::npos)
+      << message;
+  EXPECT_EQ(message.find('\x1b'), std::string::npos) << "the key reached the message raw";
+}
+
 TEST(GgufMalformed, AlignmentProblems) {
   for (const GgufValue& alignment : {GgufValue(std::uint32_t{0}), GgufValue(std::uint32_t{48}),
                                      GgufValue(std::uint64_t{32}), GgufValue(std::int32_t{32})}) {

@@ -158,18 +158,22 @@ TEST(GgufRoundTrip, ExactLayoutOfATinyFile) {
   EXPECT_EQ(file.dequantize(file.contents().tensors[0]), (std::vector<float>{1.0f, -2.0f}));
 }
 
-TEST(GgufRoundTrip, MemoryMappedFile) {
+TEST(GgufRoundTrip, FileOnDisk) {
   const auto path = std::filesystem::temp_directory_path() / ("vktune_gguf_" + std::to_string(::getpid()) + ".gguf");
   GgufWriter writer;
-  writer.set("general.name", GgufValue("mapped"));
+  writer.set("general.name", GgufValue("on disk"));
   const auto q = random_quantized_rows(GgmlType::Q4_K, 4, 256, 3);
   writer.add_tensor("w", GgmlType::Q4_K, {256, 4}, q);
   writer.write(path);
   {
     const GgufFile file = GgufFile::open(path);
-    EXPECT_EQ(*file.contents().find("general.name")->as_string(), "mapped");
+    EXPECT_EQ(*file.contents().find("general.name")->as_string(), "on disk");
     const auto data = file.tensor_data(file.contents().tensors.at(0));
     EXPECT_TRUE(std::equal(data.begin(), data.end(), q.begin(), q.end()));
+    // Rows 1..2 alone are the middle of the whole dequantized tensor.
+    const auto all = dequantize_rows(GgmlType::Q4_K, q.data(), 4, 256);
+    const auto middle = file.dequantize_row_range(file.contents().tensors.at(0), 1, 2);
+    EXPECT_TRUE(std::equal(middle.begin(), middle.end(), all.begin() + 256, all.begin() + 768));
   }
   std::filesystem::remove(path);
   try {
@@ -181,12 +185,55 @@ TEST(GgufRoundTrip, MemoryMappedFile) {
   EXPECT_THROW((void)GgufFile::open(std::filesystem::temp_directory_path()), Error);
 }
 
+// A model truncated by another process after it was opened: reading the lost
+// tensor is an Error(io) naming the file (it was a SIGBUS through a mapping).
+TEST(GgufRoundTrip, AFileThatShrinksAfterOpenIsAnErrorNamingIt) {
+  const auto path = std::filesystem::temp_directory_path() / ("vktune_shrink_" + std::to_string(::getpid()) + ".gguf");
+  GgufWriter writer;
+  const auto q = random_quantized_rows(GgmlType::Q8_0, 512, 256, 5);  // 139 KB: several pages
+  writer.add_tensor("w", GgmlType::Q8_0, {256, 512}, q);
+  writer.write(path);
+  const GgufFile file = GgufFile::open(path);
+  const GgufTensorInfo& tensor = file.contents().tensors.at(0);
+  std::filesystem::resize_file(path, tensor.file_offset + 1000);
+  try {
+    (void)file.dequantize(tensor);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::io);
+    const std::string message = e.what();
+    EXPECT_NE(message.find(path.string()), std::string::npos) << message;
+    EXPECT_NE(message.find("shrank"), std::string::npos) << message;
+  }
+  std::filesystem::remove(path);
+}
+
+// Metadata larger than the first read of the file (1 MiB): the reader asks
+// for more until it has all of it.
+TEST(GgufRoundTrip, MetadataLargerThanTheFirstRead) {
+  const auto path = std::filesystem::temp_directory_path() / ("vktune_vocab_" + std::to_string(::getpid()) + ".gguf");
+  GgufWriter writer;
+  std::vector<GgufValue> tokens;
+  for (int i = 0; i < 200000; ++i) tokens.emplace_back("token_" + std::to_string(i));  // ~2.8 MB
+  writer.set("tokenizer.ggml.tokens", make_array(GgufValueType::string, tokens));
+  writer.add_tensor("t", GgmlType::F16, {2}, {0x00, 0x3c, 0x00, 0xc0});
+  writer.write(path);
+  const GgufFile file = GgufFile::open(path);
+  const auto* vocabulary = file.contents().find("tokenizer.ggml.tokens")->as_array();
+  ASSERT_NE(vocabulary, nullptr);
+  ASSERT_EQ(vocabulary->items.size(), 200000u);
+  EXPECT_EQ(*vocabulary->items.back().as_string(), "token_199999");
+  EXPECT_EQ(file.dequantize(file.contents().tensors.at(0)), (std::vector<float>{1.0f, -2.0f}));
+  std::filesystem::remove(path);
+}
+
 TEST(GgufWriter, RejectsInvalidInput) {
   GgufWriter writer;
   writer.set("a", GgufValue(1));
   EXPECT_THROW(writer.set("a", GgufValue(2)), Error);
   EXPECT_THROW(writer.set("", GgufValue(2)), Error);
   EXPECT_THROW(writer.set(std::string("\xff"), GgufValue(2)), Error);
+  EXPECT_THROW(writer.set("not.utf8", GgufValue(std::string("caf\xe9"))), Error);
   EXPECT_THROW(writer.set("mixed", make_array(GgufValueType::int32, {GgufValue(1), GgufValue(2.0f)})), Error);
   EXPECT_THROW(writer.set("general.alignment", GgufValue(std::uint32_t{48})), Error);
   EXPECT_THROW(writer.set("general.alignment", GgufValue(std::uint64_t{64})), Error);

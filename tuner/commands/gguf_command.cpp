@@ -4,7 +4,6 @@
 // fastest.
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <map>
@@ -16,9 +15,10 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.hpp"
-#include "reference/dequantize.hpp"
 #include "reference/gguf_reader.hpp"
+#include "common/text_escape.hpp"
 #include "tuner/commands/commands.hpp"
+#include "tuner/gguf_dequant.hpp"
 
 namespace vktune::cli {
 
@@ -36,12 +36,6 @@ struct GgufOptions {
   std::string dequant;
   std::string output;
 };
-
-std::string shape_text(const GgufTensorInfo& t) {
-  std::string text;
-  for (const auto dim : t.shape) text += (text.empty() ? "" : " x ") + std::to_string(dim);
-  return text;
-}
 
 std::string type_text(const GgufValue& value) {
   if (const auto* array = value.as_array()) {
@@ -98,17 +92,21 @@ class Table {
 
 void print_text(const std::string& path, const ref::GgufFile& file) {
   const GgufContents& c = file.contents();
-  std::cout << path << ": GGUF v" << c.version << ", " << file.file_size() << " bytes, alignment " << c.alignment
+  std::cout << escape_text(path) << ": GGUF v" << c.version << ", " << file.file_size() << " bytes, alignment " << c.alignment
             << ", tensor data at byte " << c.data_offset << "\n";
   std::cout << "\nmetadata (" << c.metadata.size() << " keys)\n";
   Table metadata({"key", "type", "value"}, {false, false, false});
-  for (const auto& kv : c.metadata) metadata.add({kv.key, type_text(kv.value), ref::describe_value(kv.value, kShownItems)});
+  // Keys and names come from the file: escaped, so that a control character
+  // in one cannot act on the terminal (describe_value escapes string values).
+  for (const auto& kv : c.metadata) {
+    metadata.add({escape_text(kv.key), type_text(kv.value), ref::describe_value(kv.value, kShownItems)});
+  }
   metadata.print(std::cout, "  ");
 
   std::cout << "\ntensors (" << c.tensors.size() << ")\n";
   Table tensors({"name", "type", "shape", "bytes", "offset"}, {false, false, false, true, true});
   for (const auto& t : c.tensors) {
-    tensors.add({t.name, std::string(ref::type_name(t.type)), shape_text(t), std::to_string(t.bytes),
+    tensors.add({escape_text(t.name), std::string(ref::type_name(t.type)), shape_text(t), std::to_string(t.bytes),
                  std::to_string(t.file_offset)});
   }
   tensors.print(std::cout, "  ");
@@ -168,28 +166,10 @@ void print_json(const std::string& path, const ref::GgufFile& file) {
   const nlohmann::json out = {{"file", path},         {"version", c.version},      {"file_size", file.file_size()},
                               {"alignment", c.alignment}, {"data_offset", c.data_offset}, {"metadata", metadata},
                               {"tensors", tensors},   {"totals", totals}};
-  // String values need not be UTF-8: replace what is not.
+  // JSON escapes control characters itself; the reader has rejected strings
+  // that are not UTF-8, so only the path (from the command line) may need
+  // replacing.
   std::cout << out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
-}
-
-void write_dequantized(const ref::GgufFile& file, const std::string& name, const std::string& output) {
-  const GgufTensorInfo* tensor = file.contents().find_tensor(name);
-  if (tensor == nullptr) throw Error(ErrorKind::usage, "no tensor named '" + name + "' in the file");
-  std::ofstream out(output, std::ios::binary | std::ios::trunc);
-  if (!out) throw Error(ErrorKind::io, "cannot create '" + output + "'");
-  // Row by row, so a large tensor is never held in memory as floats.
-  const auto k = static_cast<std::size_t>(tensor->row_length());
-  const std::size_t stride = ref::row_bytes(tensor->type, k);
-  const auto data = file.tensor_data(*tensor);
-  std::vector<float> row(k);
-  for (std::uint64_t r = 0; r < tensor->rows(); ++r) {
-    ref::dequantize_row(tensor->type, data.data() + r * stride, row.data(), k);
-    out.write(reinterpret_cast<const char*>(row.data()), static_cast<std::streamsize>(k * sizeof(float)));
-  }
-  out.close();
-  if (!out) throw Error(ErrorKind::io, "cannot write '" + output + "'");
-  std::cout << "wrote " << tensor->name << " (" << ref::type_name(tensor->type) << ", " << shape_text(*tensor)
-            << ") as " << tensor->elements << " little-endian float32 values to " << output << "\n";
 }
 
 }  // namespace
@@ -209,7 +189,7 @@ void add_gguf_command(CLI::App& root, int& result_code) {
   cmd->callback([options, &result_code] {
     const ref::GgufFile file = ref::GgufFile::open(options->file);
     if (!options->dequant.empty()) {
-      write_dequantized(file, options->dequant, options->output);
+      std::cout << write_dequantized(file, options->dequant, options->output) << "\n";
     } else if (options->json) {
       print_json(options->file, file);
     } else {
