@@ -184,7 +184,7 @@ std::string cpp_string(std::string_view text) {
   std::string quoted = "\"";
   for (const char c : text) {
     const auto u = static_cast<unsigned char>(c);
-    if (c == '"' || c == '\\') {
+    if (c == '"' || c == '\\' || c == '?') {  // '?': no trigraph can form (a C++14 compiler may read them)
       quoted += '\\';
       quoted += c;
     } else if (u < 0x20 || u >= 0x7f) {
@@ -196,6 +196,18 @@ std::string cpp_string(std::string_view text) {
     }
   }
   return quoted + '"';
+}
+
+// Text for a // comment: a newline would end the comment and make the rest
+// code, a trailing backslash would splice the next line into it, so
+// everything but printable ASCII other than backslash becomes '?'.
+std::string cpp_comment(std::string_view text) {
+  std::string safe(text);
+  for (char& c : safe) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u >= 0x7f || c == '\\') c = '?';
+  }
+  return safe;
 }
 
 std::string cpp_double(double value) {
@@ -291,7 +303,7 @@ std::string export_header(const Store& store, const ExportFilter& filter, const 
         const auto words = spirv_from_base64(table["spirv"].at(hash).get<std::string>());
         auto [spirv, added] = spirv_arrays.emplace(hash, "spirv_" + std::to_string(spirv_arrays.size()));
         if (added) {
-          data << "// SPIR-V " << hash << ", " << words.size() << " words\ninline constexpr std::uint32_t "
+          data << "// SPIR-V " << cpp_comment(hash) << ", " << words.size() << " words\ninline constexpr std::uint32_t "
                << spirv->second << "[] = {";
           for (std::size_t k = 0; k < words.size(); ++k) {
             data << (k % 8 == 0 ? "\n    " : " ") << hex_word(words[k]) << (k + 1 < words.size() ? "," : "");

@@ -7,6 +7,8 @@
 
 #include "common/error.hpp"
 #include "results/export.hpp"
+#include "results/import_fields.hpp"
+#include "results/spirv_bytes.hpp"
 
 namespace vktune::results {
 namespace {
@@ -52,6 +54,19 @@ class Reader {
     return value.get<std::int64_t>();
   }
 
+  // Fails unless check(text) finds nothing wrong with the field's form.
+  void form(const std::string& where, const std::string& field, const std::string& problem) const {
+    if (!problem.empty()) fail(where, "field '" + field + "' " + problem);
+  }
+
+  // A string field that must have a form (import_fields.hpp).
+  std::string checked(const json& object, const char* key, const std::string& where,
+                      std::string (*check)(std::string_view), bool required = true) const {
+    auto value = text(object, key, where, required);
+    form(where, key, check(value));
+    return value;
+  }
+
   double number(const json& object, const char* key, const std::string& where) const {
     if (!object.contains(key)) return 0;
     const auto& value = object[key];
@@ -62,6 +77,8 @@ class Reader {
  private:
   const std::string& source_;
 };
+
+std::string optional_hash_problem(std::string_view text) { return text.empty() ? std::string() : hash_problem(text); }
 
 // The inverse of the exporter's embedded JSON: null -> "", a string stays
 // text, anything else is its compact JSON text (sorted keys, as stored).
@@ -80,19 +97,20 @@ TableDevice read_device(const Reader& r, const json& d, std::size_t index) {
   identity.vendor_id = r.uint32(d, "vendor_id", where);
   identity.device_id = r.uint32(d, "device_id", where);
   identity.driver_version = r.uint32(d, "driver_version", where);
-  identity.name = r.text(d, "name", where);
-  identity.driver_name = r.text(d, "driver_name", where, false);
-  identity.driver_version_text = r.text(d, "driver_version_text", where, false);
-  identity.device_uuid = r.text(d, "device_uuid", where, false);
-  identity.api_version_text = r.text(d, "api_version_text", where, false);
+  identity.name = r.checked(d, "name", where, text_problem);
+  identity.driver_name = r.checked(d, "driver_name", where, text_problem, false);
+  identity.driver_version_text = r.checked(d, "driver_version_text", where, text_problem, false);
+  identity.device_uuid = r.checked(d, "device_uuid", where, uuid_problem, false);
+  identity.api_version_text = r.checked(d, "api_version_text", where, text_problem, false);
   if (d.contains("ceilings")) {
     const auto& ceilings = d["ceilings"];
     if (!ceilings.is_object()) r.fail(where, "field 'ceilings' must be an object");
     for (const auto& [name, c] : ceilings.items()) {
+      if (const auto problem = text_problem(name); !problem.empty()) r.fail(where + ".ceilings", "a name " + problem);
       const std::string at = where + ".ceilings." + name;
       if (!c.is_object()) r.fail(at, "must be an object with 'value' and 'unit'");
       if (!r.field(c, "value", at).is_number()) r.fail(at, "field 'value' must be a number");
-      device.ceilings.push_back(Ceiling{name, c["value"].get<double>(), r.text(c, "unit", at), ""});
+      device.ceilings.push_back(Ceiling{name, c["value"].get<double>(), r.checked(c, "unit", at, text_problem), ""});
     }
   }
   return device;
@@ -114,7 +132,7 @@ void read_contract(const Reader& r, const json& row, const json& device, const j
   for (std::size_t s = 0; s < stages.size(); ++s) {
     const auto at = where + ".contract.stages[" + std::to_string(s) + "]";
     if (!stages[s].is_object()) r.fail(at, "must be an object");
-    const auto hash = r.text(stages[s], "spirv_hash", at);
+    const auto hash = r.checked(stages[s], "spirv_hash", at, hash_problem);
     if (!modules.contains(hash) || !modules[hash].is_string()) r.fail(at + ".spirv_hash", "names no SPIR-V of the table");
     std::vector<std::uint32_t> words;
     try {
@@ -153,18 +171,26 @@ TableWinner read_winner(const Reader& r, const json& row, std::size_t index, con
   for (const auto* value : {&w.kernel, &w.shape, &w.cache_mode, &w.variant_hash}) {
     if (value->empty()) r.fail(where, "kernel, shape, cache_mode and variant_hash must not be empty");
   }
+  r.form(where, "kernel", kernel_name_problem(w.kernel));
+  r.form(where, "shape", shape_problem(w.shape));
+  r.form(where, "cache_mode", cache_mode_problem(w.cache_mode));
+  r.form(where, "variant_hash", hash_problem(w.variant_hash));
   w.config_json = embedded_text(r.field(row, "config", where));
   if (modules != nullptr) {
     if (device == nullptr) r.fail(where, "device " + std::to_string(t.device) + " is not in 'devices'");
     read_contract(r, row, *device, *modules, where, w);
   } else {
-    w.spirv_hash = r.text(row, "spirv_hash", where, false);
+    w.spirv_hash = r.checked(row, "spirv_hash", where, optional_hash_problem, false);
     try {
       w.spirv = spirv_from_base64(r.text(row, "spirv_base64", where));
     } catch (const Error& e) {
       r.fail(where, e.what());
     }
     if (w.spirv.empty()) r.fail(where, "field 'spirv_base64' is empty");
+    // Recomputed, never trusted: the store keys SPIR-V by it.
+    if (!w.spirv_hash.empty() && w.spirv_hash != spirv_content_hash(w.spirv)) {
+      r.fail(where + ".spirv_hash", "the SPIR-V does not match its hash " + w.spirv_hash);
+    }
     w.specialization_json = row.contains("specialization") ? embedded_text(row["specialization"]) : "";
     const auto& local_size = r.field(row, "local_size", where);
     if (!local_size.is_array() || local_size.size() != 3) r.fail(where, "field 'local_size' must be an array of 3 integers");
@@ -176,15 +202,15 @@ TableWinner read_winner(const Reader& r, const json& row, std::size_t index, con
   w.gbps = r.number(row, "gbps", where);
   w.gflops = r.number(row, "gflops", where);
   w.rel_l2_error = r.number(row, "rel_l2_error", where);
-  w.baseline_variant_hash = r.text(row, "baseline_variant_hash", where, false);
+  w.baseline_variant_hash = r.checked(row, "baseline_variant_hash", where, optional_hash_problem, false);
   w.baseline_median_ns = r.number(row, "baseline_median_ns", where);
-  w.updated_at = r.text(row, "updated_at", where, false);
+  w.updated_at = r.checked(row, "updated_at", where, timestamp_problem, false);
   t.variant = VariantRecord{w.variant_hash,
                             w.kernel,
-                            r.text(row, "template_name", where, false),
+                            r.checked(row, "template_name", where, text_problem, false),
                             w.config_json,
-                            r.text(row, "template_hash", where, false),
-                            r.text(row, "compiler_version", where, false)};
+                            r.checked(row, "template_hash", where, optional_hash_problem, false),
+                            r.checked(row, "compiler_version", where, text_problem, false)};
   return t;
 }
 
@@ -248,6 +274,19 @@ TableContents read_table(const json& table, const std::string& source) {
   if (version.get<std::int64_t>() >= 2) {
     modules = &r.field(table, "spirv", "");
     if (!modules->is_object()) r.fail("", "'spirv' must be an object {hash: base64}");
+    // Every module's key is recomputed from its words: the store keys SPIR-V
+    // by it, and a key naming other words would replace another winner's code.
+    for (const auto& [hash, text] : modules->items()) {
+      if (!hash_problem(hash).empty()) r.fail("spirv", "a key is not 16 lower-case hex digits: " + json(hash).dump());
+      if (!text.is_string()) r.fail("spirv[" + hash + "]", "must be a base64 string");
+      std::vector<std::uint32_t> words;
+      try {
+        words = spirv_from_base64(text.get<std::string>());
+      } catch (const Error& e) {
+        r.fail("spirv[" + hash + "]", e.what());
+      }
+      if (spirv_content_hash(words) != hash) r.fail("spirv[" + hash + "]", "the SPIR-V does not match its hash");
+    }
   }
   const auto& device_rows = r.field(table, "devices", "");
   const auto& winner_rows = r.field(table, "winners", "");

@@ -1,8 +1,11 @@
 #include "results/schema.hpp"
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "common/error.hpp"
+#include "results/spirv_bytes.hpp"
 
 namespace vktune::results::schema {
 namespace {
@@ -147,8 +150,33 @@ PRAGMA user_version = 3;
 ALTER TABLE winners ADD COLUMN contract_json TEXT NOT NULL DEFAULT '';
 PRAGMA user_version = 4;
 )sql",
+    // 4 -> 5: the content hash of each SPIR-V row's words, checked on every
+    // read. The SPIR-V cache keys rows by variant hash, which says nothing of
+    // the words, so the content hash needs a column of its own. Rows already
+    // stored get the hash of the words they hold (fill_content_hashes).
+    R"sql(
+ALTER TABLE spirv ADD COLUMN content_hash TEXT NOT NULL DEFAULT '';
+PRAGMA user_version = 5;
+)sql",
 };
 static_assert(std::size(migrations) == current_version, "one migration per schema version");
+
+// The step of a migration that SQL cannot do: hashing the words of every
+// SPIR-V row (4 -> 5). Runs inside the migration's transaction.
+void fill_content_hashes(const sqlite::Connection& connection) {
+  sqlite::Statement rows(connection, "SELECT hash, words FROM spirv WHERE content_hash = ''");
+  sqlite::Statement update(connection, "UPDATE spirv SET content_hash = ?2 WHERE hash = ?1");
+  std::vector<std::pair<std::string, std::string>> hashes;
+  while (rows.step()) {
+    const auto words = spirv_from_bytes(rows.column_blob(1));
+    // A blob that is not whole words can never verify: it keeps '' and reads as damaged.
+    if (words) hashes.emplace_back(rows.column_text(0), spirv_content_hash(*words));
+  }
+  for (const auto& [key, content] : hashes) {
+    update.bind_all(key, content).run();
+    update.reset();
+  }
+}
 
 bool has_tables(const sqlite::Connection& connection) {
   sqlite::Statement query(connection, "SELECT count(*) FROM sqlite_schema");
@@ -181,7 +209,10 @@ void migrate(const sqlite::Connection& connection) {
   try {
     int version = read_version(connection);  // again: another process may have migrated meanwhile
     check_known(connection, version);
-    for (; version < current_version; ++version) connection.exec(migrations[version]);
+    for (; version < current_version; ++version) {
+      connection.exec(migrations[version]);
+      if (version + 1 == 5) fill_content_hashes(connection);
+    }
     connection.exec("COMMIT");
   } catch (...) {
     connection.rollback_quietly();

@@ -8,11 +8,13 @@
 //   v2  measurements.mad_ns; ceilings table
 //   v3  measurements.phase ('search' | 'confirm') joins the primary key;
 //       measurements.{compile,pipeline,validation,warmup,timing}_ms
+//   v4  winners.contract_json
+//   v5  spirv.content_hash (the words' content hash, checked on every read)
 #include "results/sqlite.hpp"
 
 namespace vktune::results::schema {
 
-inline constexpr int current_version = 4;
+inline constexpr int current_version = 5;
 
 // The database's schema version (PRAGMA user_version).
 int read_version(const sqlite::Connection& connection);

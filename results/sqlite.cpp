@@ -3,6 +3,7 @@
 #include <sqlite3.h>
 
 #include <climits>
+#include <cstdio>
 #include <cstring>
 
 #include "common/error.hpp"
@@ -56,6 +57,33 @@ void Connection::Closer::operator()(sqlite3* db) const {
   sqlite3_close_v2(db);
 }
 
+std::string file_uri(const std::filesystem::path& path) {
+  std::string uri = "file:";
+  for (const char c : std::filesystem::absolute(path).string()) {
+    if (c == '%' || c == '?' || c == '#' || static_cast<unsigned char>(c) < 0x20) {
+      char escaped[4];
+      std::snprintf(escaped, sizeof escaped, "%%%02X", static_cast<unsigned>(static_cast<unsigned char>(c)));
+      uri += escaped;
+    } else {
+      uri += c;
+    }
+  }
+  return uri;
+}
+
+namespace {
+
+// The first read of a file: where "not a database" and "cannot open the
+// -shm of a WAL file" show themselves. Returns SQLite's result code.
+int probe(sqlite3* db) { return sqlite3_exec(db, "SELECT count(*) FROM sqlite_schema", nullptr, nullptr, nullptr); }
+
+bool blocked_by_read_only_place(int rc) {
+  const int primary = rc & 0xff;
+  return primary == SQLITE_CANTOPEN || primary == SQLITE_READONLY || primary == SQLITE_IOERR;
+}
+
+}  // namespace
+
 Connection Connection::open(const std::filesystem::path& path, Mode mode, int busy_timeout_ms) {
   const auto parent = path.parent_path();
   std::error_code ec;
@@ -77,7 +105,59 @@ Connection Connection::open(const std::filesystem::path& path, Mode mode, int bu
   if (rc != SQLITE_OK) connection.fail("cannot open");
   sqlite3_extended_result_codes(raw, 1);
   if (sqlite3_busy_timeout(raw, busy_timeout_ms) != SQLITE_OK) connection.fail("cannot set busy_timeout");
+  if (mode == Mode::read_only) {
+    const int read = probe(raw);
+    if (read != SQLITE_OK && blocked_by_read_only_place(read)) {
+      const auto wal = std::filesystem::path(path.string() + "-wal");
+      if (std::filesystem::file_size(wal, ec) > 0 && !ec) {
+        throw Error(ErrorKind::database,
+                    "results database '" + path.string() + "' cannot be read here (" + sqlite3_errmsg(raw) +
+                        ") and its write-ahead log '" + wal.string() +
+                        "' holds commits the file lacks: open it once where it can be written, or ship a copy "
+                        "made with `vktune export --format sqlite`");
+      }
+      raw = nullptr;
+      if (sqlite3_open_v2((file_uri(path) + "?immutable=1").c_str(), &raw,
+                          SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, nullptr) != SQLITE_OK) {
+        connection.db_.reset(raw);
+        connection.fail("cannot open (immutable)");
+      }
+      connection.db_.reset(raw);
+      connection.immutable_ = true;
+      sqlite3_extended_result_codes(raw, 1);
+      if (probe(raw) != SQLITE_OK) connection.fail("cannot read");
+    }
+  }
   return connection;
+}
+
+void Connection::check_integrity() const {
+  sqlite3_stmt* raw = nullptr;
+  std::string first;
+  std::size_t problems = 0;
+  int rc = sqlite3_prepare_v2(db_.get(), "PRAGMA quick_check", -1, &raw, nullptr);
+  const std::unique_ptr<sqlite3_stmt, decltype(&sqlite3_finalize)> statement(raw, &sqlite3_finalize);
+  while (rc == SQLITE_OK || rc == SQLITE_ROW) {
+    rc = sqlite3_step(raw);
+    if (rc != SQLITE_ROW) break;
+    const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(raw, 0));
+    const std::string line = text ? text : "";
+    if (line == "ok") continue;
+    if (problems++ == 0) first = line;
+  }
+  // A page too damaged to walk makes quick_check itself fail: that is the problem then.
+  if (rc != SQLITE_DONE && problems == 0) {
+    first = sqlite3_errmsg(db_.get());
+    problems = 1;
+  }
+  if (problems == 0) return;
+  for (char& c : first) {
+    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+  }
+  throw Error(ErrorKind::database,
+              "results database '" + path_.string() + "' is corrupt: " + first + " (" + std::to_string(problems) +
+                  (problems == 1 ? " problem" : " problems") +
+                  " found by PRAGMA quick_check); restore it from a copy, or re-tune into a new database");
 }
 
 void Connection::exec(const char* sql) const {

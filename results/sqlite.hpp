@@ -26,7 +26,23 @@ class Connection {
   // Opens (and in read_write_create mode creates) the file. The parent
   // directory must exist. Sets busy_timeout so that a writer held by another
   // process is waited for rather than failing at once.
+  //
+  // read_only never writes. A WAL database needs its -shm file even to be
+  // read, which a read-only directory (a package, a container layer) cannot
+  // hold: when the first read fails for that reason, the file is opened again
+  // in SQLite's immutable mode (URI "file:...?immutable=1"), which reads the
+  // main file alone. A non-empty -wal beside it holds commits the main file
+  // lacks, so then it is an error that says so instead.
   static Connection open(const std::filesystem::path& path, Mode mode, int busy_timeout_ms = 10000);
+
+  // True when open() fell back to immutable mode.
+  bool immutable() const { return immutable_; }
+
+  // PRAGMA quick_check (page structure, record formats, freelist: what
+  // integrity_check reports except index consistency, in O(pages)). Throws
+  // Error(database): "results database 'PATH' is corrupt: FIRST PROBLEM
+  // (N problems found by PRAGMA quick_check)...", on one line.
+  void check_integrity() const;
 
   sqlite3* get() const { return db_.get(); }
   const std::filesystem::path& path() const { return path_; }
@@ -48,7 +64,12 @@ class Connection {
   };
   std::unique_ptr<sqlite3, Closer> db_;
   std::filesystem::path path_;
+  bool immutable_ = false;
 };
+
+// "file:PATH" with the characters a URI gives meaning to percent-encoded, for
+// sqlite3_open_v2 with SQLITE_OPEN_URI.
+std::string file_uri(const std::filesystem::path& path);
 
 class Statement {
  public:

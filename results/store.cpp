@@ -29,7 +29,7 @@ constexpr std::string_view winner_columns =
     "w.device, w.kernel, w.shape, w.cache_mode, w.variant, w.config_json, w.spirv_hash, s.words, "
     "w.specialization_json, w.local_size_x, w.local_size_y, w.local_size_z, w.dispatch_json, "
     "w.required_subgroup_size, w.median_ns, w.gbps, w.gflops, w.rel_l2_error, w.baseline_variant, "
-    "w.baseline_median_ns, w.updated_at, w.contract_json";
+    "w.baseline_median_ns, w.updated_at, w.contract_json, s.content_hash";
 
 std::string select(std::string_view columns, std::string_view rest) {
   return "SELECT " + std::string(columns) + " " + std::string(rest);
@@ -45,13 +45,21 @@ std::vector<std::uint32_t> decode_words(const std::vector<std::byte>& bytes, con
   return std::move(*words);
 }
 
-Measurement read_measurement(const sqlite::Statement& row) {
+// A row whose status or phase this vktune does not know is unreadable:
+// nullopt, with the reason in `why`.
+std::optional<Measurement> read_measurement(const sqlite::Statement& row, std::string& why) {
   Measurement m;
   m.device_id = row.column_int64(0);
   m.variant_hash = row.column_text(1);
   m.shape = row.column_text(2);
   m.cache_mode = row.column_text(3);
-  m.status = status_from_string(row.column_text(4));
+  try {
+    m.status = status_from_string(row.column_text(4));
+    m.phase = phase_from_string(row.column_text(17));
+  } catch (const Error& e) {
+    why = "variant " + row.column_text(1) + " shape " + row.column_text(2) + ": " + e.what();
+    return std::nullopt;
+  }
   m.reason = row.column_text(5);
   m.median_ns = row.column_double(6);
   m.min_ns = row.column_double(7);
@@ -64,7 +72,6 @@ Measurement read_measurement(const sqlite::Statement& row) {
   m.gbps = row.column_double(14);
   m.gflops = row.column_double(15);
   m.created_at = row.column_text(16);
-  m.phase = phase_from_string(row.column_text(17));
   m.durations.compile_ms = row.column_double(18);
   m.durations.pipeline_ms = row.column_double(19);
   m.durations.validation_ms = row.column_double(20);
@@ -73,7 +80,8 @@ Measurement read_measurement(const sqlite::Statement& row) {
   return m;
 }
 
-Winner read_winner(const sqlite::Statement& row, const std::filesystem::path& file) {
+// The winner and, in content_hash, its SPIR-V row's content hash (checked by the caller).
+Winner read_winner(const sqlite::Statement& row, const std::filesystem::path& file, std::string& content_hash) {
   Winner w;
   w.device_id = row.column_int64(0);
   w.kernel = row.column_text(1);
@@ -95,8 +103,16 @@ Winner read_winner(const sqlite::Statement& row, const std::filesystem::path& fi
   w.baseline_median_ns = row.column_double(19);
   w.updated_at = row.column_text(20);
   w.contract_json = row.column_text(21);
+  content_hash = row.column_text(22);
   return w;
 }
+
+std::string unreadable_measurement(const std::filesystem::path& file, const std::string& why) {
+  return "results database '" + file.string() + "': a measurement row cannot be read (" + why +
+         "); such rows count as not measured, and a tune measures them again";
+}
+
+std::string winner_key(const Winner& w) { return w.kernel + " " + w.shape + " (" + w.cache_mode + ")"; }
 
 const char* non_empty_env(const char* name) {
   const char* value = std::getenv(name);
@@ -147,6 +163,9 @@ Store Store::open(const std::filesystem::path& path) {
   // Read first: this is where a file that is not SQLite shows itself, and a
   // newer schema must be refused before anything is written.
   schema::check_known(connection, schema::read_version(connection));
+  // Before anything is written: a tune, an import or a migration must not
+  // build on damaged pages.
+  connection.check_integrity();
   {
     sqlite::Statement mode(connection, "PRAGMA journal_mode = WAL");
     const std::string got = mode.step() ? mode.column_text(0) : std::string();
@@ -172,6 +191,16 @@ Store Store::open_read_only(const std::filesystem::path& path) {
                                          ": open it once for writing (any tuning run) to migrate it");
   }
   return Store(std::move(connection), true);
+}
+
+Store Store::open_for_reading(const std::filesystem::path& path) {
+  {
+    auto connection = sqlite::Connection::open(path, sqlite::Connection::Mode::read_only);
+    const int version = schema::read_version(connection);
+    schema::check_known(connection, version);
+    if (version == schema::current_version) return Store(std::move(connection), true);
+  }
+  return open(path);
 }
 
 std::filesystem::path Store::default_path() {
@@ -309,22 +338,6 @@ std::vector<std::string> Store::kernels() const {
   return names;
 }
 
-void Store::put_spirv(const std::string& hash, std::span<const std::uint32_t> words) {
-  if (words.empty()) {
-    throw Error(ErrorKind::database, "results database '" + path().string() + "': empty SPIR-V for '" + hash + "'");
-  }
-  auto insert =
-      statement("INSERT INTO spirv (hash, words) VALUES (?1, ?2) ON CONFLICT (hash) DO UPDATE SET words = excluded.words");
-  insert->bind(1, hash).bind_blob(2, spirv_to_bytes(words)).run();
-}
-
-std::optional<std::vector<std::uint32_t>> Store::get_spirv(const std::string& hash) const {
-  auto query = statement("SELECT words FROM spirv WHERE hash = ?1");
-  query->bind_all(hash);
-  if (!query->step()) return std::nullopt;
-  return decode_words(query->column_blob(0), path(), hash);
-}
-
 void Store::record_measurement(const Measurement& m) {
   auto insert = statement(
       "INSERT INTO measurements (device, variant, shape, cache_mode, phase, status, reason, median_ns, min_ns, "
@@ -350,11 +363,8 @@ void Store::record_measurement(const Measurement& m) {
 
 bool Store::has_measurement(std::int64_t device_id, const std::string& variant_hash, const std::string& shape,
                             const std::string& cache_mode, Phase phase) const {
-  auto query = statement(
-      "SELECT 1 FROM measurements WHERE device = ?1 AND variant = ?2 AND shape = ?3 AND cache_mode = ?4 "
-      "AND phase = ?5");
-  query->bind_all(device_id, variant_hash, shape, cache_mode, to_string(phase));
-  return query->step();
+  // Through find_measurement, so that a row it cannot read counts as missing.
+  return find_measurement(device_id, variant_hash, shape, cache_mode, phase).has_value();
 }
 
 std::optional<Measurement> Store::find_measurement(std::int64_t device_id, const std::string& variant_hash,
@@ -367,7 +377,10 @@ std::optional<Measurement> Store::find_measurement(std::int64_t device_id, const
   auto query = statement(sql);
   query->bind_all(device_id, variant_hash, shape, cache_mode, to_string(phase));
   if (!query->step()) return std::nullopt;
-  return read_measurement(*query);
+  std::string why;
+  auto m = read_measurement(*query, why);
+  if (!m) warn_once("measurement", unreadable_measurement(path(), why));
+  return m;
 }
 
 std::vector<Measurement> Store::measurements(std::int64_t device_id, const std::string& kernel,
@@ -380,7 +393,14 @@ std::vector<Measurement> Store::measurements(std::int64_t device_id, const std::
   auto query = statement(sql);
   query->bind_all(device_id, kernel, shape, cache_mode);
   std::vector<Measurement> result;
-  while (query->step()) result.push_back(read_measurement(*query));
+  std::string why;
+  while (query->step()) {
+    if (auto m = read_measurement(*query, why)) {
+      result.push_back(std::move(*m));
+    } else {
+      warn_once("measurement", unreadable_measurement(path(), why));
+    }
+  }
   return result;
 }
 
@@ -394,9 +414,14 @@ std::vector<Store::MeasurementInContext> Store::all_measurements() const {
   auto query = statement(sql);
   std::vector<MeasurementInContext> result;
   constexpr int n = measurement_column_count;
+  std::string why;
   while (query->step()) {
-    result.push_back({read_measurement(*query), query->column_text(n), query->column_text(n + 1),
-                      query->column_int64(n + 2) != 0});
+    auto m = read_measurement(*query, why);
+    if (!m) {
+      warn_once("measurement", unreadable_measurement(path(), why));
+      continue;
+    }
+    result.push_back({std::move(*m), query->column_text(n), query->column_text(n + 1), query->column_int64(n + 2) != 0});
   }
   return result;
 }
@@ -428,12 +453,19 @@ std::vector<Ceiling> Store::ceilings(std::int64_t device_id) const {
 }
 
 std::string Store::spirv_key(const Winner& w) const {
-  if (!w.spirv_hash.empty()) return w.spirv_hash;
   if (w.spirv.empty()) {
+    if (!w.spirv_hash.empty()) return w.spirv_hash;
     throw Error(ErrorKind::database, "results database '" + path().string() + "': the winner for kernel '" +
                                          w.kernel + "' shape '" + w.shape + "' has no SPIR-V");
   }
-  return spirv_content_hash(w.spirv);
+  // A winner's SPIR-V is content-addressed: a key that names other words
+  // would make the row of some other winner's code say something else.
+  const auto content = spirv_content_hash(w.spirv);
+  if (!w.spirv_hash.empty() && w.spirv_hash != content) {
+    throw Error(ErrorKind::database, "results database '" + path().string() + "': the winner for " + winner_key(w) +
+                                         " gives SPIR-V hash '" + w.spirv_hash + "' but its words hash to " + content);
+  }
+  return content;
 }
 
 void Store::set_winner(const Winner& w) {
@@ -475,7 +507,15 @@ std::optional<Winner> Store::find_winner(std::int64_t device_id, const std::stri
   auto query = statement(sql);
   query->bind_all(device_id, kernel, shape, cache_mode);
   if (!query->step()) return std::nullopt;
-  return read_winner(*query, path());
+  std::string content;
+  auto w = read_winner(*query, path(), content);
+  if (spirv_content_hash(w.spirv) != content) {
+    warn_once("winner " + winner_key(w), "results database '" + path().string() + "': the SPIR-V '" + w.spirv_hash +
+                                             "' of the winner for " + winner_key(w) +
+                                             " does not match its content hash; it counts as no winner");
+    return std::nullopt;
+  }
+  return w;
 }
 
 std::vector<Winner> Store::winners(std::optional<std::int64_t> device_id, const std::string& kernel_filter) const {
@@ -492,7 +532,17 @@ std::vector<Winner> Store::winners(std::optional<std::int64_t> device_id, const 
   }
   query->bind(2, kernel_filter);
   std::vector<Winner> result;
-  while (query->step()) result.push_back(read_winner(*query, path()));
+  std::string content;
+  while (query->step()) {
+    auto w = read_winner(*query, path(), content);
+    if (spirv_content_hash(w.spirv) != content) {
+      throw Error(ErrorKind::database, "results database '" + path().string() + "': the SPIR-V '" + w.spirv_hash +
+                                           "' of the winner for " + winner_key(w) +
+                                           " does not match its content hash (the row is damaged): tune it again "
+                                           "or import its table again");
+    }
+    result.push_back(std::move(w));
+  }
   return result;
 }
 

@@ -18,7 +18,9 @@
 // open() does not create missing directories; the caller (the CLI) does.
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
+#include <set>
 #include <span>
 #include <string>
 #include <unordered_map>
@@ -35,13 +37,35 @@ class Store {
  public:
   static constexpr int current_schema_version = schema::current_version;
 
-  // Opens or creates the file, turns on WAL, busy_timeout and foreign keys,
-  // and migrates it to the current schema. Errors (not SQLite, newer schema,
-  // missing directory) name the file.
+  // Opens or creates the file, checks its pages (PRAGMA quick_check: a
+  // corrupt file is an Error naming it and the first problem, before
+  // anything is written), turns on WAL, busy_timeout and foreign keys, and
+  // migrates it to the current schema. Errors (not SQLite, corrupt, newer
+  // schema, missing directory) name the file.
   static Store open(const std::filesystem::path& path);
   // Never writes. The file must exist and be at the current schema version.
+  // In a read-only directory a WAL file is read in SQLite's immutable mode
+  // (sqlite::Connection::open).
   static Store open_read_only(const std::filesystem::path& path);
+  // For commands that only read (export): open_read_only when the file is at
+  // the current schema; an older one is migrated once through open().
+  static Store open_for_reading(const std::filesystem::path& path);
   static std::filesystem::path default_path();
+
+  // PRAGMA quick_check; throws Error(database) naming the file and the first
+  // problem. open() runs it; exporters run it on read-only stores.
+  void check_integrity() const { connection_.check_integrity(); }
+  // A self-contained copy for shipping (`vktune export --format sqlite`): one
+  // file in rollback-journal mode (journal_mode=DELETE), so that it is read
+  // without a -wal or -shm beside it, at the current schema. Written to
+  // OUT.partial and renamed: a failure leaves no half file. Checks this
+  // store's pages first.
+  void write_snapshot(const std::filesystem::path& out) const;
+
+  // Where the store reports rows it cannot trust and leaves out (each kind
+  // once per Store): by default a "vktune: warning: ..." line on stderr.
+  using WarningSink = std::function<void(const std::string& line)>;
+  void set_warning_sink(WarningSink sink) { warn_ = std::move(sink); }
 
   Store(Store&&) noexcept = default;
   Store& operator=(Store&&) noexcept = default;
@@ -62,13 +86,27 @@ class Store {
   std::optional<VariantRecord> find_variant(const std::string& variant_hash) const;
   std::vector<std::string> kernels() const;
 
-  // SPIR-V cache, keyed by a hash the caller chooses (the variant hash).
+  // SPIR-V, keyed by a hash the caller chooses: the variant hash (the
+  // tuner's compile cache) or the words' own content hash (winners' stages).
+  // Every row also holds its words' content hash, and every read checks it.
+  //  - A row keyed by its content hash never changes once stored: putting the
+  //    same key again keeps it (ON CONFLICT DO NOTHING); a damaged one is
+  //    repaired by the words that hash to its key; a row whose key names other
+  //    words (a crafted collision) is an Error, and the store keeps its own.
+  //  - A row keyed otherwise (the cache) takes the latest words put.
   void put_spirv(const std::string& hash, std::span<const std::uint32_t> words);
+  // nullopt when absent, or when the words do not match their content hash
+  // (a damaged row: warned once; the tuner compiles again and put_spirv
+  // replaces it).
   std::optional<std::vector<std::uint32_t>> get_spirv(const std::string& hash) const;
 
   // Measurements: one per (device, variant, shape, cache_mode, phase); a new
   // one replaces the old of the same phase, so a confirmation stores its row
   // beside the search's. The device and variant must be stored first.
+  // A row this vktune cannot read (an unknown status or phase) counts as not
+  // measured everywhere (has_, find_, measurements, all_measurements), with
+  // one warning per Store: a tune measures it again, and the new row
+  // replaces it.
   void record_measurement(const Measurement& measurement);
   bool has_measurement(std::int64_t device_id, const std::string& variant_hash, const std::string& shape,
                        const std::string& cache_mode, Phase phase = Phase::search) const;
@@ -99,9 +137,15 @@ class Store {
   std::vector<Ceiling> ceilings(std::int64_t device_id) const;
 
   // Winners: one per (device, kernel, shape, cache_mode). updated_at is kept
-  // when given (an imported winner keeps the time it was measured), else now. The SPIR-V words
-  // are stored in the cache (under spirv_hash, or their content hash when it
-  // is empty); with no words, spirv_hash must name SPIR-V already stored.
+  // when given (an imported winner keeps the time it was measured), else now.
+  // The SPIR-V words are stored under their content hash; a spirv_hash given
+  // with words must be that hash (else Error: nothing is written). With no
+  // words, spirv_hash must name SPIR-V already stored.
+  //
+  // A winner whose SPIR-V does not match its content hash is damaged:
+  // find_winner answers nullopt for it (warned once; a tune or an import then
+  // stores a good one), winners() throws Error(database) naming it (an export
+  // must not hand it out).
   void set_winner(const Winner& winner);
   std::optional<Winner> find_winner(std::int64_t device_id, const std::string& kernel, const std::string& shape,
                                     const std::string& cache_mode) const;
@@ -127,6 +171,12 @@ class Store {
  private:
   Store(sqlite::Connection connection, bool read_only);
 
+  // Calls the warning sink once per topic.
+  void warn_once(const std::string& topic, const std::string& line) const;
+  // The row's words when they match its content hash, else nullopt (warned).
+  std::optional<std::vector<std::uint32_t>> verified_spirv(const std::string& key, const std::vector<std::byte>& bytes,
+                                                           const std::string& content_hash) const;
+
   // A cached prepared statement, reset when the returned guard dies.
   sqlite::ScopedStatement statement(std::string_view sql) const;
   void begin_transaction();
@@ -139,6 +189,8 @@ class Store {
   bool read_only_ = false;
   int transaction_depth_ = 0;
   mutable std::unordered_map<std::string, sqlite::Statement> statements_;
+  WarningSink warn_;
+  mutable std::set<std::string> warned_;
 };
 
 }  // namespace vktune::results

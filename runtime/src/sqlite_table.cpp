@@ -1,5 +1,8 @@
 // A vktune results database, read-only: the tables devices, winners and spirv
-// (results/schema.cpp, schema versions 1 to 3). Nothing is ever written.
+// (results/schema.cpp, schema versions 1 to 5). Nothing is ever written.
+// A WAL database in a read-only directory (a package, a container layer)
+// cannot get the -shm file even a reader needs; it is then read in SQLite's
+// immutable mode. Its pages are checked (PRAGMA quick_check) before use.
 #include <sqlite3.h>
 
 #include <cstdio>
@@ -15,7 +18,27 @@
 namespace vktune::runtime::detail {
 namespace {
 
-constexpr int kMinSchema = 1, kMaxSchema = 4;  // v3 changed only measurements; v4 added winners.contract_json
+// v3 changed only measurements; v4 added winners.contract_json; v5 spirv.content_hash
+constexpr int kMinSchema = 1, kMaxSchema = 5;
+
+// "file:PATH?immutable=1" with the characters a URI gives meaning to percent-encoded (as
+// results/sqlite.cpp's file_uri does: the runtime may not include results/).
+std::string immutable_uri(const std::string& path) {
+  std::string uri = "file:";
+  for (const char c : std::filesystem::absolute(path).string()) {
+    if (c == '%' || c == '?' || c == '#' || static_cast<unsigned char>(c) < 0x20) {
+      char escaped[4];
+      std::snprintf(escaped, sizeof escaped, "%%%02X", static_cast<unsigned>(static_cast<unsigned char>(c)));
+      uri += escaped;
+    } else {
+      uri += c;
+    }
+  }
+  return uri + "?immutable=1";
+}
+
+// The first read: where a WAL file whose -shm cannot be made shows itself.
+int probe(sqlite3* db) { return sqlite3_exec(db, "SELECT count(*) FROM sqlite_schema", nullptr, nullptr, nullptr); }
 
 class Database {
  public:
@@ -29,6 +52,23 @@ class Database {
       throw Error(Error::Kind::io, "vktune database '" + path + "' cannot be opened: " + why);
     }
     sqlite3_busy_timeout(db_, 5000);  // a writer may hold the lock for a moment
+    const int primary = probe(db_) & 0xff;
+    if (primary == SQLITE_CANTOPEN || primary == SQLITE_READONLY || primary == SQLITE_IOERR) {
+      std::error_code ec;
+      if (std::filesystem::file_size(path + "-wal", ec) > 0 && !ec) {
+        throw Error(Error::Kind::io, "vktune database '" + path + "' cannot be read here (" + sqlite3_errmsg(db_) +
+                                         ") and its write-ahead log holds commits the file lacks: ship a copy made "
+                                         "with `vktune export --format sqlite`");
+      }
+      sqlite3_close(db_);
+      db_ = nullptr;
+      if (sqlite3_open_v2(immutable_uri(path).c_str(), &db_, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX,
+                          nullptr) != SQLITE_OK) {
+        const std::string why = db_ ? sqlite3_errmsg(db_) : "out of memory";
+        sqlite3_close(db_);
+        throw Error(Error::Kind::io, "vktune database '" + path + "' cannot be opened (immutable): " + why);
+      }
+    }
   }
   ~Database() { sqlite3_close(db_); }
   Database(const Database&) = delete;
@@ -123,6 +163,21 @@ void check_length(const std::string& path) {
   }
 }
 
+// PRAGMA quick_check: damaged pages anywhere in the file are an error, not
+// only those the winners' rows happen to sit on.
+void check_pages(const Database& db) {
+  Statement check(db, "PRAGMA quick_check");
+  std::string first;
+  while (check.step()) {
+    const auto line = check.text(0);
+    if (line != "ok" && first.empty()) first = line;
+  }
+  for (char& c : first) {
+    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+  }
+  if (!first.empty()) fail(db.path(), "the file is corrupt: " + first + " (PRAGMA quick_check)");
+}
+
 std::uint32_t column_uint32(const Statement& row, int column, const std::string& path, const std::string& where) {
   const auto v = row.int64(column);
   if (!row.is_integer(column) || v < 0 || v > std::numeric_limits<std::uint32_t>::max()) {
@@ -147,6 +202,7 @@ TableData load_sqlite(const std::string& path) {
   }
   check_length(path);
   Database db(path);
+  check_pages(db);
 
   // One read transaction, so that a writer committing meanwhile cannot make
   // winners refer to SPIR-V this read does not see.

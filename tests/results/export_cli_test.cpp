@@ -4,46 +4,19 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <array>
-#include <cstdio>
 #include <fstream>
-#include <sys/wait.h>
 
+#include "cli_run.hpp"
 #include "export_test_data.hpp"
 #include "results/export.hpp"
 #include "store_fixture.hpp"
 
-#ifndef VKTUNE_BINARY
-#error "VKTUNE_BINARY must name the built vktune"
-#endif
-
 namespace vktune::results::testing {
 namespace {
 
-struct CliRun {
-  int exit_code = -1;
-  std::string out, err;
-};
-
 class ExportCliTest : public StoreTest {
  protected:
-  // Runs vktune with the arguments (already shell-quoted where needed).
-  CliRun vktune(const std::string& arguments) const {
-    const auto err_path = dir_.path() / "stderr.txt";
-    const std::string command = std::string("\"") + VKTUNE_BINARY + "\" " + arguments + " 2>\"" + err_path.string() + "\"";
-    CliRun run;
-    FILE* pipe = popen(command.c_str(), "r");
-    if (!pipe) return run;
-    std::array<char, 4096> buffer{};
-    std::size_t n = 0;
-    while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0) run.out.append(buffer.data(), n);
-    const int status = pclose(pipe);
-    run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    std::ifstream err(err_path);
-    run.err.assign(std::istreambuf_iterator<char>(err), std::istreambuf_iterator<char>());
-    return run;
-  }
-  std::string quoted(const std::filesystem::path& path) const { return "\"" + path.string() + "\""; }
+  CliRun vktune(const std::string& arguments) const { return run_vktune(arguments, dir_.path() / "stderr.txt"); }
 };
 
 TEST_F(ExportCliTest, ExportHelpNamesTheOptions) {

@@ -270,14 +270,13 @@ TEST_F(RecordsTest, WinnerIsReplacedPerDeviceKernelShapeAndCacheMode) {
   auto better = sample_winner(device, "1,4096,4096");
   better.variant_hash = "variant2";
   better.spirv = {0x07230203u, 99u};
-  better.spirv_hash = "variant2";  // caller-chosen key for the SPIR-V cache
   better.median_ns = 15000;
   store.set_winner(better);
 
   const auto all = store.winners();
   ASSERT_EQ(all.size(), 1u);
   EXPECT_EQ(all[0].variant_hash, "variant2");
-  EXPECT_EQ(all[0].spirv_hash, "variant2");
+  EXPECT_EQ(all[0].spirv_hash, spirv_content_hash(better.spirv));  // winners' SPIR-V is content-addressed
   EXPECT_EQ(all[0].spirv, better.spirv);
   EXPECT_EQ(all[0].median_ns, 15000);
 }

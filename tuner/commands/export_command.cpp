@@ -1,5 +1,7 @@
 // `vktune export`: the stored winners as a JSON table, a C++ header, or the
-// measurements as CSV.
+// measurements as CSV; or the whole store as one self-contained SQLite file
+// to ship. Export only reads: the database is opened read-only (so it works
+// in a read-only directory) and its pages are checked first.
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -74,8 +76,10 @@ void add_export_command(CLI::App& root, int& result_code) {
       "export", "Export stored winners as a JSON table (results/TABLE_FORMAT.md) or a C++ header, or the "
                 "measurements as CSV");
   auto options = std::make_shared<ExportOptions>();
-  cmd->add_option("--format", options->format, "json (tuned table), header (C++17 header), csv (measurements)")
-      ->check(CLI::IsMember({"json", "header", "csv"}))
+  cmd->add_option("--format", options->format,
+                  "json (tuned table), header (C++17 header), csv (measurements), sqlite (a copy of the whole "
+                  "database in rollback-journal mode, to ship; needs -o)")
+      ->check(CLI::IsMember({"json", "header", "csv", "sqlite"}))
       ->capture_default_str();
   cmd->add_option("--device", options->filter.device,
                   "Only this device: its row id in the database, or a case-insensitive part of its name");
@@ -89,7 +93,20 @@ void add_export_command(CLI::App& root, int& result_code) {
     if (!std::filesystem::exists(db)) {
       throw Error(ErrorKind::usage, "no results database at " + db.string() + " (tune first, or pass --db PATH)");
     }
-    const auto store = open_store(db.string());
+    if (options->format == "sqlite") {
+      if (options->output.empty()) throw Error(ErrorKind::usage, "--format sqlite writes a file: give -o OUT.db");
+      if (!options->filter.device.empty() || !options->filter.kernel.empty()) {
+        throw Error(ErrorKind::usage, "--format sqlite copies the whole database; --device and --kernel apply to "
+                                      "json, header and csv");
+      }
+    }
+    const auto store = results::Store::open_for_reading(db);
+    store.check_integrity();  // a damaged page must not pass into what is shipped
+    if (options->format == "sqlite") {
+      store.write_snapshot(options->output);
+      result_code = exit_code::ok;
+      return;
+    }
     const std::string text = render(store, *options);
     if (options->output.empty()) {
       std::cout << text << std::flush;
