@@ -24,9 +24,11 @@ class Connection {
   enum class Mode { read_write_create, read_only };
 
   // Opens (and in read_write_create mode creates) the file. The parent
-  // directory must exist. Sets busy_timeout so that a writer held by another
-  // process is waited for rather than failing at once.
-  static Connection open(const std::filesystem::path& path, Mode mode, int busy_timeout_ms = 10000);
+  // directory must exist. A lock held by another process is waited for, as
+  // long as it takes: a run must not die because another one committed
+  // slowly. After `notice_after_ms` of waiting (and each minute after) a line
+  // on stderr says so; a second Ctrl-C ends a wait that never ends.
+  static Connection open(const std::filesystem::path& path, Mode mode, int notice_after_ms = 10000);
 
   sqlite3* get() const { return db_.get(); }
   const std::filesystem::path& path() const { return path_; }
@@ -42,10 +44,17 @@ class Connection {
   // 'PATH': WHAT: sqlite message". Recognises "not a database" and "locked".
   [[noreturn]] void fail(std::string_view what) const;
 
+  struct LockWait;  // the busy handler's state (sqlite.cpp), at a fixed address
+
  private:
   struct Closer {
     void operator()(sqlite3* db) const;
   };
+  struct LockWaitDeleter {
+    void operator()(LockWait* wait) const;
+  };
+  // Declared before db_ so that it outlives the connection's close.
+  std::unique_ptr<LockWait, LockWaitDeleter> lock_wait_;
   std::unique_ptr<sqlite3, Closer> db_;
   std::filesystem::path path_;
 };
