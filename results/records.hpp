@@ -31,7 +31,21 @@ struct VariantRecord {
 };
 
 // The outcome of evaluating a variant; stored as the text of to_string().
-enum class Status { ok, compile_error, pipeline_error, device_limit, wrong_result, timeout, device_lost, error };
+// `attempt` marks a variant whose pipeline creation or dispatch has begun
+// without a result yet; an attempt found by a later run becomes `crashed`
+// (tuner/attempt_log.hpp).
+enum class Status {
+  ok,
+  compile_error,
+  pipeline_error,
+  device_limit,
+  wrong_result,
+  timeout,
+  device_lost,
+  error,
+  attempt,
+  crashed
+};
 
 std::string_view to_string(Status status);
 // Throws Error(ErrorKind::database) for text that names no Status.
