@@ -2,6 +2,7 @@
 
 #include <shaderc/shaderc.hpp>
 
+#include <algorithm>
 #include <fstream>
 #include <memory>
 #include <sstream>
@@ -35,17 +36,31 @@ struct IncludeHolder {
 
 class Includer : public shaderc::CompileOptions::IncluderInterface {
  public:
-  explicit Includer(const IncludeResolver& resolver) : resolver_(resolver) {}
+  Includer(const IncludeResolver& resolver, std::string root, std::size_t root_bytes)
+      : resolver_(resolver), stack_{std::move(root)}, expanded_bytes_(root_bytes) {}
 
+  // glslang resolves includes depth first: each GetInclude opens a file
+  // inside `requesting`, which is on top of the stack once the files it
+  // finished with have been released. The stack is the chain of open files.
   shaderc_include_result* GetInclude(const char* requested, shaderc_include_type, const char* requesting,
                                      size_t) override {
     auto holder = std::make_unique<IncludeHolder>();
-    if (auto text = resolver_.read(requested)) {
-      holder->name = requested;
-      holder->content = std::move(*text);
-    } else {
+    while (stack_.size() > 1 && stack_.back() != requesting) stack_.pop_back();
+    if (auto problem = refuse(requested)) {
       // An empty source name tells shaderc the include failed; the content
       // becomes its error message.
+      holder->content = std::move(*problem);
+    } else if (auto text = resolver_.read(requested)) {
+      expanded_bytes_ += text->size();
+      if (expanded_bytes_ > kMaxExpandedSourceBytes) {
+        holder->content = "including \"" + std::string(requested) + "\" makes the source larger than " +
+                          std::to_string(kMaxExpandedSourceBytes >> 10) + " KiB with its includes";
+      } else {
+        holder->name = requested;
+        holder->content = std::move(*text);
+        stack_.push_back(requested);
+      }
+    } else {
       holder->content = std::string("cannot find include \"") + requested + "\" (requested by " + requesting +
                         "; looked in the templates' include directory)";
     }
@@ -62,7 +77,19 @@ class Includer : public shaderc::CompileOptions::IncluderInterface {
   }
 
  private:
+  std::optional<std::string> refuse(const std::string& requested) const {
+    const bool loop = std::find(stack_.begin(), stack_.end(), requested) != stack_.end();
+    if (!loop && stack_.size() <= kMaxIncludeDepth) return std::nullopt;
+    std::string chain;
+    for (const auto& name : stack_) chain += name + " -> ";
+    chain += requested;
+    if (loop) return "include loop: " + chain + " (a file may not include itself, directly or through others)";
+    return "includes nested deeper than " + std::to_string(kMaxIncludeDepth) + ": " + chain;
+  }
+
   const IncludeResolver& resolver_;
+  std::vector<std::string> stack_;  // the source, then each include still open
+  std::size_t expanded_bytes_;      // the source and every inclusion so far
 };
 
 }  // namespace
@@ -89,7 +116,12 @@ std::vector<std::uint32_t> compile_compute_shader(const ShaderSource& source, co
                                                                          : shaderc_spirv_version_1_5);
   shaderc_options.SetOptimizationLevel(options.optimize ? shaderc_optimization_level_performance
                                                         : shaderc_optimization_level_zero);
-  shaderc_options.SetIncluder(std::make_unique<Includer>(includes));
+  if (source.text.size() > kMaxExpandedSourceBytes) {
+    throw Error(ErrorKind::compile, source.name + " is " + std::to_string(source.text.size() >> 10) +
+                                        " KiB, over the " + std::to_string(kMaxExpandedSourceBytes >> 10) +
+                                        " KiB a template may have with its includes");
+  }
+  shaderc_options.SetIncluder(std::make_unique<Includer>(includes, source.name, source.text.size()));
 
   auto result = compiler.CompileGlslToSpv(source.text, shaderc_compute_shader, source.name.c_str(), shaderc_options);
   if (result.GetCompilationStatus() != shaderc_compilation_status_success) {

@@ -2,6 +2,7 @@
 // GLSL compute shader -> SPIR-V through shaderc, with #include resolution and
 // parameters passed as macro definitions. Compile errors name the template,
 // the line and the defines that produced them.
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -52,8 +53,21 @@ struct ShaderSource {
   std::string text;
 };
 
+// Bounds on what one compile may read. shaderc runs in the calling thread and
+// cannot be interrupted, so the bound on its time and memory is a bound on
+// its input: an include nested deeper than kMaxIncludeDepth, a file included
+// while it is still open (a loop, which otherwise recurses until memory runs
+// out), or a source that grows past kMaxExpandedSourceBytes with its includes
+// (each inclusion counted) is refused before glslang parses it. The largest
+// built-in template with all its includes is under 100 KiB, and glslang
+// compiles 1 MiB of GLSL in tens of seconds, not hours. Macro expansion is not
+// bounded by this; a template that abuses it is its author's to fix.
+inline constexpr std::size_t kMaxIncludeDepth = 16;
+inline constexpr std::size_t kMaxExpandedSourceBytes = std::size_t{1} << 20;
+
 // Throws Error(compile) with shaderc's messages (file:line: error: ...) and
-// the defines used.
+// the defines used; an include loop names its chain ("a.glsl -> b.glsl ->
+// a.glsl"), a too deep or too large source says which bound it crossed.
 std::vector<std::uint32_t> compile_compute_shader(const ShaderSource& source, const IncludeResolver& includes,
                                                   const CompileOptions& options);
 

@@ -1,5 +1,6 @@
 #include "harness/device.hpp"
 
+#include <atomic>
 #include <bit>
 
 #include "common/error.hpp"
@@ -125,8 +126,15 @@ Device::~Device() {
   }
 }
 
+namespace {
+std::atomic<bool> device_abandoned{false};
+}  // namespace
+
+bool any_device_abandoned() { return device_abandoned.load(); }
+
 void Device::mark_unusable(const std::string& reason) {
   if (unusable_reason_.empty()) unusable_reason_ = reason;
+  device_abandoned = true;
 }
 
 std::uint32_t Device::memory_type(std::uint32_t type_bits, VkMemoryPropertyFlags required,

@@ -64,4 +64,12 @@ class Device {
   std::chrono::steady_clock::time_point last_timed_end_{};
 };
 
+// Whether any device of this process was marked unusable. Its abandoned
+// work may still run on a driver thread that vkDestroyInstance (and the
+// driver's exit handlers) would wait for, possibly forever: once this is
+// true, the instance is leaked and the command line flushes its output and
+// ends the process with _Exit. Process-wide by nature, like the driver
+// threads it describes.
+bool any_device_abandoned();
+
 }  // namespace vktune::vk

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "common/error.hpp"
+#include "harness/device.hpp"
 #include "harness/loader.hpp"
 #include "harness/vk_check.hpp"
 
@@ -95,6 +96,9 @@ Instance::Instance(const InstanceOptions& options) {
 }
 
 Instance::~Instance() {
+  // A device abandoned after a timeout may still run work on a driver thread
+  // that vkDestroyInstance would wait for: leaking beats hanging.
+  if (any_device_abandoned()) return;
   if (messenger_) vkDestroyDebugUtilsMessengerEXT(instance_, messenger_, nullptr);
   if (instance_) vkDestroyInstance(instance_, nullptr);
 }

@@ -31,6 +31,9 @@ struct VariantRecord {
 };
 
 // The outcome of evaluating a variant; stored as the text of to_string().
+// `attempt` marks a variant whose pipeline creation or dispatch has begun
+// without a result yet; an attempt found by a later run becomes `crashed`
+// (tuner/attempt_log.hpp).
 enum class Status {
   ok,
   compile_error,
@@ -42,6 +45,8 @@ enum class Status {
   error,
   out_of_bounds,     // wrote into a guard band around a buffer
   nondeterministic,  // output changed between runs on the same input
+  attempt,
+  crashed
 };
 
 std::string_view to_string(Status status);

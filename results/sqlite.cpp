@@ -2,8 +2,11 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
+#include <chrono>
 #include <climits>
 #include <cstdio>
+#include <thread>
 #include <cstring>
 
 #include "common/error.hpp"
@@ -71,6 +74,14 @@ std::string file_uri(const std::filesystem::path& path) {
   return uri;
 }
 
+struct Connection::LockWait {
+  std::string path;
+  std::chrono::milliseconds notice_after;
+  std::chrono::steady_clock::time_point since, next_notice;
+};
+
+void Connection::LockWaitDeleter::operator()(LockWait* wait) const { delete wait; }
+
 namespace {
 
 // The first read of a file: where "not a database" and "cannot open the
@@ -82,9 +93,33 @@ bool blocked_by_read_only_place(int rc) {
   return primary == SQLITE_CANTOPEN || primary == SQLITE_READONLY || primary == SQLITE_IOERR;
 }
 
+// SQLite's busy handler: called while another connection holds the lock, with
+// `count` the number of calls so far for this lock. Never gives up (returns
+// 1): sleeping a little longer each time, up to 50 ms, costs at most that much
+// latency once the lock is free.
+int wait_for_lock(void* user, int count) {
+  auto* wait = static_cast<Connection::LockWait*>(user);
+  const auto now = std::chrono::steady_clock::now();
+  if (count == 0) {
+    wait->since = now;
+    wait->next_notice = now + wait->notice_after;
+  }
+  if (now >= wait->next_notice) {
+    const auto waited = std::chrono::duration_cast<std::chrono::seconds>(now - wait->since).count();
+    std::fprintf(stderr,
+                 "vktune: results database '%s' is locked by another process; waited %llds, still waiting "
+                 "(a second Ctrl-C stops)\n",
+                 wait->path.c_str(), static_cast<long long>(waited));
+    std::fflush(stderr);
+    wait->next_notice = now + std::chrono::minutes(1);
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(std::min(count + 1, 50)));
+  return 1;
+}
+
 }  // namespace
 
-Connection Connection::open(const std::filesystem::path& path, Mode mode, int busy_timeout_ms) {
+Connection Connection::open(const std::filesystem::path& path, Mode mode, int notice_after_ms) {
   const auto parent = path.parent_path();
   std::error_code ec;
   if (!parent.empty() && !std::filesystem::is_directory(parent, ec)) {
@@ -104,7 +139,10 @@ Connection Connection::open(const std::filesystem::path& path, Mode mode, int bu
   connection.path_ = path;
   if (rc != SQLITE_OK) connection.fail("cannot open");
   sqlite3_extended_result_codes(raw, 1);
-  if (sqlite3_busy_timeout(raw, busy_timeout_ms) != SQLITE_OK) connection.fail("cannot set busy_timeout");
+  connection.lock_wait_.reset(new LockWait{path.string(), std::chrono::milliseconds(notice_after_ms), {}, {}});
+  if (sqlite3_busy_handler(raw, wait_for_lock, connection.lock_wait_.get()) != SQLITE_OK) {
+    connection.fail("cannot set a busy handler");
+  }
   if (mode == Mode::read_only) {
     const int read = probe(raw);
     if (read != SQLITE_OK && blocked_by_read_only_place(read)) {

@@ -24,8 +24,10 @@ class Connection {
   enum class Mode { read_write_create, read_only };
 
   // Opens (and in read_write_create mode creates) the file. The parent
-  // directory must exist. Sets busy_timeout so that a writer held by another
-  // process is waited for rather than failing at once.
+  // directory must exist. A lock held by another process is waited for, as
+  // long as it takes: a run must not die because another one committed
+  // slowly. After `notice_after_ms` of waiting (and each minute after) a line
+  // on stderr says so; a second Ctrl-C ends a wait that never ends.
   //
   // read_only never writes. A WAL database needs its -shm file even to be
   // read, which a read-only directory (a package, a container layer) cannot
@@ -33,7 +35,7 @@ class Connection {
   // in SQLite's immutable mode (URI "file:...?immutable=1"), which reads the
   // main file alone. A non-empty -wal beside it holds commits the main file
   // lacks, so then it is an error that says so instead.
-  static Connection open(const std::filesystem::path& path, Mode mode, int busy_timeout_ms = 10000);
+  static Connection open(const std::filesystem::path& path, Mode mode, int notice_after_ms = 10000);
 
   // True when open() fell back to immutable mode.
   bool immutable() const { return immutable_; }
@@ -58,10 +60,17 @@ class Connection {
   // 'PATH': WHAT: sqlite message". Recognises "not a database" and "locked".
   [[noreturn]] void fail(std::string_view what) const;
 
+  struct LockWait;  // the busy handler's state (sqlite.cpp), at a fixed address
+
  private:
   struct Closer {
     void operator()(sqlite3* db) const;
   };
+  struct LockWaitDeleter {
+    void operator()(LockWait* wait) const;
+  };
+  // Declared before db_ so that it outlives the connection's close.
+  std::unique_ptr<LockWait, LockWaitDeleter> lock_wait_;
   std::unique_ptr<sqlite3, Closer> db_;
   std::filesystem::path path_;
   bool immutable_ = false;

@@ -133,6 +133,8 @@ std::string_view to_string(Status status) {
     case Status::error: return "error";
     case Status::out_of_bounds: return "out_of_bounds";
     case Status::nondeterministic: return "nondeterministic";
+    case Status::attempt: return "attempt";
+    case Status::crashed: return "crashed";
   }
   return "error";
 }
@@ -140,7 +142,7 @@ std::string_view to_string(Status status) {
 Status status_from_string(std::string_view text) {
   for (const Status status : {Status::ok, Status::compile_error, Status::pipeline_error, Status::device_limit,
                               Status::wrong_result, Status::timeout, Status::device_lost, Status::error,
-                              Status::out_of_bounds, Status::nondeterministic}) {
+                              Status::out_of_bounds, Status::nondeterministic, Status::attempt, Status::crashed}) {
     if (to_string(status) == text) return status;
   }
   throw Error(ErrorKind::database, "unknown measurement status '" + std::string(text) + "'");
@@ -359,6 +361,20 @@ void Store::record_measurement(const Measurement& m) {
                    m.max_abs_error, m.gbps, m.gflops, d.compile_ms, d.pipeline_ms, d.validation_ms, d.warmup_ms,
                    d.timing_ms)
       .run();
+}
+
+void Store::forget_attempt(std::int64_t device_id, const std::string& variant_hash, const std::string& shape,
+                           const std::string& cache_mode) {
+  auto erase = statement(
+      "DELETE FROM measurements WHERE device = ?1 AND variant = ?2 AND shape = ?3 AND cache_mode = ?4 "
+      "AND phase = 'search' AND status = 'attempt'");
+  erase->bind_all(device_id, variant_hash, shape, cache_mode).run();
+}
+
+void Store::checkpoint() {
+  // TRUNCATE: every committed page moves into the main file and the WAL is
+  // emptied, so the .db file alone holds everything committed.
+  connection_.exec("PRAGMA wal_checkpoint(TRUNCATE)");
 }
 
 bool Store::has_measurement(std::int64_t device_id, const std::string& variant_hash, const std::string& shape,

@@ -108,6 +108,10 @@ class Store {
   // one warning per Store: a tune measures it again, and the new row
   // replaces it.
   void record_measurement(const Measurement& measurement);
+  // Removes a search row of status `attempt` (see tuner/attempt_log.hpp);
+  // a row with a result is left alone.
+  void forget_attempt(std::int64_t device_id, const std::string& variant_hash, const std::string& shape,
+                      const std::string& cache_mode);
   bool has_measurement(std::int64_t device_id, const std::string& variant_hash, const std::string& shape,
                        const std::string& cache_mode, Phase phase = Phase::search) const;
   std::optional<Measurement> find_measurement(std::int64_t device_id, const std::string& variant_hash,
@@ -153,6 +157,10 @@ class Store {
   // device, kernel, shape, cache mode; each with its SPIR-V.
   std::vector<Winner> winners(std::optional<std::int64_t> device_id = {},
                               const std::string& kernel_filter = "") const;
+
+  // Moves everything committed from the WAL into the database file, so that
+  // the file alone (copied without its -wal) holds it.
+  void checkpoint();
 
   // Runs body in one transaction: BEGIN IMMEDIATE ... COMMIT, ROLLBACK when it
   // throws. Nested calls become savepoints of the outer transaction.

@@ -105,4 +105,12 @@ Ceilings measure_ceilings(vk::Device& device, const TemplateLibrary& templates) 
   return {measure_read(device, templates), measure_fma(device, templates), measure_dispatch_floor(device, templates)};
 }
 
+void store_ceilings(results::Store& store, std::int64_t device_row, const Ceilings& ceilings) {
+  store.transaction([&] {
+    store.put_ceiling(device_row, kCeilingRead, ceilings.read_gbps, "GB/s");
+    store.put_ceiling(device_row, kCeilingFma, ceilings.fp32_gflops, "GFLOP/s");
+    store.put_ceiling(device_row, kCeilingDispatchFloor, ceilings.dispatch_floor_ns, "ns");
+  });
+}
+
 }  // namespace vktune

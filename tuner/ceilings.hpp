@@ -6,6 +6,7 @@
 // nothing, timed as every kernel is (so small kernels can be read against it:
 // at best they take the floor plus their bytes over the read bandwidth).
 #include "harness/device.hpp"
+#include "results/store.hpp"
 #include "tuner/template_library.hpp"
 
 namespace vktune {
@@ -25,5 +26,8 @@ Ceilings measure_ceilings(vk::Device& device, const TemplateLibrary& templates);
 // compute-to-compute barrier between dispatches (vk::time_dispatches): median
 // ns per dispatch.
 double measure_dispatch_floor(vk::Device& device, const TemplateLibrary& templates);
+
+// Stores all three ceilings of the device row (replacing what was stored).
+void store_ceilings(results::Store& store, std::int64_t device_row, const Ceilings& ceilings);
 
 }  // namespace vktune

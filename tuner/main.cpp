@@ -1,14 +1,32 @@
 // vktune: autotune and benchmark Vulkan compute kernels.
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <iostream>
 #include <string>
 #include <vector>
 
 #include "common/error.hpp"
+#include "harness/device.hpp"
 #include "tuner/commands/commands.hpp"
 
 namespace {
+
+// Ends the process with `code`. After a GPU timeout the abandoned work may
+// still run on a driver thread that exit handlers (and vkDestroyInstance,
+// which the instance already skipped) would wait for, perhaps forever: then
+// the output is flushed and the process ends without them.
+int finish(int code) {
+  if (vktune::vk::any_device_abandoned()) {
+    std::cout.flush();
+    std::cerr.flush();
+    std::fflush(nullptr);
+    std::_Exit(code);
+  }
+  std::fflush(stdout);
+  return code;
+}
+
 bool is_subcommand(CLI::App& app, const std::string& name) {
   for (const auto* sub : app.get_subcommands([](CLI::App*) { return true; }))
     if (sub->get_name() == name) return true;
@@ -56,11 +74,10 @@ int main(int argc, char** argv) {
     return exit_code::usage;
   } catch (const Error& e) {
     std::cerr << "vktune: error: " << e.what() << "\n";
-    return exit_code_for(e.kind());
+    return finish(exit_code_for(e.kind()));
   } catch (const std::exception& e) {
     std::cerr << "vktune: error: " << e.what() << "\n";
-    return exit_code::runtime_error;
+    return finish(exit_code::runtime_error);
   }
-  std::fflush(stdout);
-  return exit_code;
+  return finish(exit_code);
 }

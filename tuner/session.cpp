@@ -12,6 +12,7 @@
 
 #include "common/error.hpp"
 #include "harness/compiler.hpp"
+#include "tuner/attempt_log.hpp"
 #include "tuner/device_problem.hpp"
 #include "tuner/elapsed.hpp"
 #include "tuner/evaluator.hpp"
@@ -22,6 +23,7 @@
 #include "tuner/search/strategy.hpp"
 #include "tuner/search/transfer.hpp"
 #include "tuner/stale_config.hpp"
+#include "tuner/test_hooks.hpp"
 #include "tuner/variant.hpp"
 
 namespace vktune {
@@ -59,15 +61,19 @@ struct Candidate {
 
 // Creates the pipeline of each compiled candidate that is to be measured.
 void create_pipelines(std::vector<Candidate>& batch, vk::Device& device, std::uint32_t buffers, std::uint32_t dims,
-                      std::uint32_t descriptor_sets) {
+                      std::uint32_t descriptor_sets, AttemptLog* attempts) {
   for (auto& c : batch) {
     if (c.previous || c.compile_error) continue;
     const auto start = Clock::now();
+    if (attempts) attempts->begin(c.variant, "creating its pipeline");
     try {
       c.runner = std::make_unique<VariantRunner>(device, c.variant, buffers, dims, descriptor_sets);
     } catch (const Error& e) {
       c.pipeline_error = e;
+    } catch (const std::exception& e) {  // e.g. bad_alloc: the variant's failure, not the run's
+      c.pipeline_error = Error(ErrorKind::pipeline, std::string("pipeline creation failed: ") + e.what());
     }
+    if (attempts) attempts->end(c.variant);  // the process survived it
     c.runner_device = &device;
     c.pipeline_ms = ms_since(start);
   }
@@ -82,10 +88,16 @@ void compile_all(std::vector<Candidate>& batch, const TemplateLibrary& templates
   auto worker = [&] {
     for (std::size_t i = next++; i < todo.size(); i = next++) {
       const auto start = Clock::now();
+      // Whatever a compile throws is recorded against its variant: an
+      // exception escaping this thread would end the process (std::terminate).
       try {
         compile_variant(todo[i]->variant, templates);
       } catch (const Error& e) {
         todo[i]->compile_error = e;
+      } catch (const std::exception& e) {
+        todo[i]->compile_error = Error(ErrorKind::compile, std::string("the compiler failed: ") + e.what());
+      } catch (...) {
+        todo[i]->compile_error = Error(ErrorKind::compile, "the compiler failed with an unknown exception");
       }
       todo[i]->compile_ms = ms_since(start);
     }
@@ -219,6 +231,10 @@ class TuneSession::Evaluation final : public BatchEvaluator {
         copies_(copies),
         metrics_(kernel.metrics(shape)),
         result_(result) {
+    if (session.store_ && options.time_variants) {
+      attempts_ = std::make_unique<AttemptLog>(session.store_->path(), *session.device_row_, kernel.name(),
+                                               shape_text_, options.cache_mode);
+    }
   }
   ~Evaluation() override {
     stop_heating();
@@ -263,6 +279,7 @@ class TuneSession::Evaluation final : public BatchEvaluator {
       if (store && options_.time_variants) {
         c.previous = store->find_measurement(*session_.device_row_, c.variant.variant_hash, shape_text_,
                                              options_.cache_mode);
+        if (c.previous) c.previous = settle_attempt(std::move(*c.previous), *store);
       }
       if (!c.previous && store) {
         load_cached_spirv(c.variant, *store);
@@ -274,9 +291,10 @@ class TuneSession::Evaluation final : public BatchEvaluator {
       const auto buffers = static_cast<std::uint32_t>(problem_.buffers.size());
       const auto dims = static_cast<std::uint32_t>(kernel_.shape_dims().size());
       const auto sets = copies_ + 2 + static_cast<std::uint32_t>(more_.size());  // + the further inputs
-      b.compiling = std::async(std::launch::async, [candidates, &templates, device, buffers, dims, sets] {
+      auto* attempts = attempts_.get();
+      b.compiling = std::async(std::launch::async, [candidates, &templates, device, buffers, dims, sets, attempts] {
         compile_all(*candidates, templates, 1);
-        create_pipelines(*candidates, *device, buffers, dims, sets);
+        create_pipelines(*candidates, *device, buffers, dims, sets, attempts);
       });
     }
   }
@@ -365,6 +383,8 @@ class TuneSession::Evaluation final : public BatchEvaluator {
     try {
       if (c.compile_error) throw *c.compile_error;
       if (session_.store_) cache_spirv(c.variant, *session_.store_);
+      // Replaced by the result below; left behind only if the process dies.
+      if (attempts_) attempts_->begin(c.variant, "running it on the device");
       std::unique_ptr<VariantRunner> runner;
       if (c.runner_device == &device) {  // made on the compile thread
         o.durations.pipeline_ms = c.pipeline_ms;
@@ -378,8 +398,10 @@ class TuneSession::Evaluation final : public BatchEvaluator {
       }
       {
         AddElapsed clock{o.durations.validation_ms};
+        test_hooks::before_dispatch();
         const auto tolerance = kernel_.variant_tolerance(c.variant.config, shape_);
-        const auto timeout = device.info().is_cpu() ? vk::kCpuDriverTimeout : vk::kDefaultTimeout;
+        const auto timeout = test_hooks::validation_timeout().value_or(
+            device.info().is_cpu() ? vk::kCpuDriverTimeout : vk::kDefaultTimeout);
         o.validation = validate_further(*runner, more_, tolerance, timeout,
                                         runner->validate(*on_device_, problem_, tolerance, timeout));
       }
@@ -417,6 +439,7 @@ class TuneSession::Evaluation final : public BatchEvaluator {
   }
 
   TuneSession& session_;
+  std::unique_ptr<AttemptLog> attempts_;  // before compiles_: their threads use it
   const kernels::Kernel& kernel_;
   const kernels::Shape& shape_;
   const std::string shape_text_;
@@ -539,6 +562,7 @@ ShapeResult TuneSession::run(const kernels::Kernel& kernel, const kernels::Shape
     if (options.deadline) stop.add(stop_at(*options.deadline));
     if (options.target_ns) stop.add(stop_at_target(*options.target_ns, options.target_within));
     if (options.converge) stop.add(stop_on_convergence(*options.converge));
+    if (options.interrupted) stop.add(stop_when(options.interrupted));
     SearchLoop loop(search, *strategy, stop, options.batch_size, options.budget);
     std::vector<kernels::Config> seed_configs;
     if (options.transfer) {
@@ -576,6 +600,8 @@ ShapeResult TuneSession::run(const kernels::Kernel& kernel, const kernels::Shape
       o.transfer_seed = !o.is_baseline && std::find(seed_configs.begin(), seed_configs.end(), o.config) != seed_configs.end();
   }
   progress_.finish();
+  // An interrupted shape ends now: a resumed run searches it to the end.
+  if (options.interrupted && options.interrupted()) return result;
   if (options.time_variants && options.confirm_top > 0 && result.winner) {
     confirm(kernel, problem, *on_device, options, result);
   }

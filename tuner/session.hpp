@@ -6,6 +6,7 @@
 // already measured for this device, driver and variant hash are skipped.
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -62,6 +63,10 @@ struct TuneOptions {
   std::map<std::string, std::vector<int>> only;
   // `--space`: pruned (the kernel's pruning rules for this device) or full.
   SpaceScope space = SpaceScope::pruned;
+  // Why to stop now (e.g. "interrupted by SIGINT"), asked before each
+  // variant: the search ends after the variant in flight, and the shape
+  // skips its confirmation pass and stores no winner. Unset: never.
+  std::function<std::optional<std::string>()> interrupted;
 };
 
 // Up to this many valid configs a search without bounds is exhaustive.

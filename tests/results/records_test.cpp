@@ -11,10 +11,12 @@ using RecordsTest = StoreTest;
 
 TEST(Status, EveryStatusRoundTripsThroughItsText) {
   for (const Status s : {Status::ok, Status::compile_error, Status::pipeline_error, Status::device_limit,
-                         Status::wrong_result, Status::timeout, Status::device_lost, Status::error}) {
+                         Status::wrong_result, Status::timeout, Status::device_lost, Status::error, Status::attempt,
+                         Status::crashed}) {
     EXPECT_EQ(status_from_string(to_string(s)), s) << to_string(s);
   }
   EXPECT_EQ(to_string(Status::wrong_result), "wrong_result");
+  EXPECT_EQ(to_string(Status::crashed), "crashed");
   EXPECT_THROW(status_from_string("fast"), Error);
 }
 

@@ -1,12 +1,17 @@
 // `vktune devices`: what Vulkan devices this machine has and what they can do.
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <sstream>
 
 #include "common/error.hpp"
 #include "harness/device.hpp"
 #include "harness/instance.hpp"
+#include "tuner/ceilings.hpp"
 #include "tuner/commands/commands.hpp"
+#include "tuner/commands/options.hpp"
+#include "tuner/device_lock.hpp"
+#include "tuner/session.hpp"
 #include "tuner/device_json.hpp"
 
 namespace vktune::cli {
@@ -57,16 +62,45 @@ void print_table(const std::vector<vk::DeviceInfo>& devices) {
   }
 }
 
+// `vktune devices --remeasure`: measures the device's ceilings again and
+// replaces the stored ones (which a run skewed by other work on the GPU may
+// have left too low), under the device lock so that no tuner skews them now.
+void remeasure(vk::Instance& instance, std::uint32_t index, const std::string& db) {
+  vk::Device device(instance, index);
+  DeviceLock lock(device_lock_key(device.info()), device.info().name, std::cerr, [] { return false; });
+  auto store = open_store(db);
+  const auto row = store.upsert_device(identity_of(device.info()));
+  const auto templates = TemplateLibrary::select(std::nullopt);
+  const auto ceilings = measure_ceilings(device, templates);
+  store_ceilings(store, row, ceilings);
+  std::cout << device.info().name << ": " << ceilings.read_gbps << " GB/s read, " << ceilings.fp32_gflops
+            << " GFLOP/s fp32, " << ceilings.dispatch_floor_ns / 1e3 << " us per dependent dispatch; stored in "
+            << store.path().string() << "\n";
+}
+
 }  // namespace
 
 void add_devices_command(CLI::App& root, int& result_code) {
   auto* cmd = root.add_subcommand("devices", "List Vulkan devices with their limits and features");
   auto json = std::make_shared<bool>(false);
   auto validation = std::make_shared<bool>(false);
+  auto again = std::make_shared<bool>(false);
+  auto device = std::make_shared<std::uint32_t>(0);
+  auto db = std::make_shared<std::string>();
   cmd->add_flag("--json", *json, "Print the full device information as JSON");
   cmd->add_flag("--validation", *validation, "Enable Vulkan validation layers if installed");
-  cmd->callback([json, validation, &result_code] {
+  cmd->add_flag("--remeasure", *again, "Measure the ceilings of --device again and replace the stored ones");
+  cmd->add_option("--device,-d", *device, "With --remeasure: the Vulkan device index")
+      ->capture_default_str()
+      ->check(count_validator(std::numeric_limits<std::uint32_t>::max()));
+  cmd->add_option("--db", *db, "With --remeasure: the SQLite database (default as for tuning)");
+  cmd->callback([json, validation, again, device, db, &result_code] {
     vk::Instance instance({.validation = *validation});
+    if (*again) {
+      remeasure(instance, *device, *db);
+      result_code = exit_code::ok;
+      return;
+    }
     auto devices = vk::list_devices(instance);
     if (*json) {
       nlohmann::json list = nlohmann::json::array();

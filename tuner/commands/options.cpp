@@ -23,7 +23,26 @@ std::chrono::duration<double> parse_duration(const std::string& text) {
   if (used == 0 || scale == 0 || !std::isfinite(value) || value <= 0) {
     throw Error(ErrorKind::usage, "malformed duration '" + text + "': use e.g. 90s, 5m or 1h");
   }
+  // A deadline is now + this in steady_clock ticks (ns): far past a year it
+  // would overflow into the past and silently tune nothing.
+  if (value * scale > kMaxDurationSeconds) {
+    throw Error(ErrorKind::usage, "duration '" + text + "' is out of range: at most " +
+                                      std::to_string(static_cast<long>(kMaxDurationSeconds / 3600)) + "h");
+  }
   return std::chrono::duration<double>(value * scale);
+}
+
+CLI::Validator count_validator(std::uint64_t max) {
+  // CLI11 would read "-1" into an unsigned option as 2^64-1 and a number past
+  // 2^64 as whatever it wraps to: check the text itself.
+  return CLI::Validator(
+      [max](std::string& text) {
+        const bool digits = !text.empty() && text.size() <= 20 &&
+                            text.find_first_not_of("0123456789") == std::string::npos;
+        if (digits && std::stod(text) <= static_cast<double>(max)) return std::string();
+        return "'" + text + "' is not a whole number from 0 to " + std::to_string(max);
+      },
+      "COUNT");
 }
 
 results::Store open_store(const std::string& db_option) {

@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -12,8 +13,15 @@
 
 namespace vktune::cli {
 
-// "90s", "5m", "1h", "90" (seconds), "1.5m"; throws Error(usage).
+// The longest duration accepted (a year): longer is surely a typo.
+inline constexpr double kMaxDurationSeconds = 366.0 * 24 * 3600;
+
+// "90s", "5m", "1h", "90" (seconds), "1.5m"; throws Error(usage), also for a
+// duration over kMaxDurationSeconds.
 std::chrono::duration<double> parse_duration(const std::string& text);
+
+// Accepts a plain non-negative integer up to `max` (no sign, no exponent).
+CLI::Validator count_validator(std::uint64_t max);
 
 // Accepts the name of a registered search strategy; the error lists them.
 CLI::Validator strategy_validator();

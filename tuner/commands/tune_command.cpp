@@ -4,6 +4,7 @@
 #include <chrono>
 #include <iomanip>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <memory>
 #include <random>
@@ -14,6 +15,8 @@
 #include "harness/instance.hpp"
 #include "kernels/registry.hpp"
 #include "tuner/ceilings.hpp"
+#include "tuner/device_lock.hpp"
+#include "tuner/interrupt.hpp"
 #include "tuner/commands/commands.hpp"
 #include "tuner/commands/options.hpp"
 #include "tuner/report.hpp"
@@ -45,6 +48,7 @@ struct TuneArgs {
   bool validation = false;
   std::vector<std::string> only;
   std::string space = "pruned";
+  bool shared_device = false;
 };
 
 // "NAME=V1,V2" (repeatable) into a map; throws Error(usage) on bad text.
@@ -112,12 +116,16 @@ void run_tune(const kernels::Kernel& kernel, TuneArgs args, int& result_code) {
   if (!user_shapes) shapes = kernel.default_shapes();
   auto templates = TemplateLibrary::select(args.templates.empty() ? std::nullopt : std::optional(args.templates));
 
+  InterruptGuard interrupt;  // from here on, SIGINT/SIGTERM stop between variants
   vk::Instance instance({.validation = args.validation});
   // Check the device and the shapes' memory before the database is touched.
   std::optional<std::string> note;
+  std::string lock_key, device_name;
   {
     vk::Device probe(instance, args.device);
     const auto& info = probe.info();
+    lock_key = device_lock_key(info);
+    device_name = info.name;
     if (info.is_cpu() && !user_shapes) note = cpu_defaults(kernel, shapes, args);
     for (const auto& s : shapes) {
       const auto need = kernel.device_bytes(s);
@@ -130,6 +138,17 @@ void run_tune(const kernels::Kernel& kernel, TuneArgs args, int& result_code) {
   }
   for (const auto& s : shapes) select_only(kernel, s, {}, only);  // names and values, before the database
   if (!args.seed_given) args.seed = std::random_device{}();
+
+  std::unique_ptr<DeviceLock> device_lock;
+  if (!args.shared_device) {
+    device_lock = std::make_unique<DeviceLock>(lock_key, device_name, std::cerr,
+                                               [] { return InterruptGuard::reason().has_value(); });
+    if (!device_lock->held()) {  // interrupted while waiting: nothing was measured
+      std::cerr << "vktune: " << *InterruptGuard::reason() << " while waiting for the device; nothing was tuned\n";
+      result_code = InterruptGuard::exit_code();
+      return;
+    }
+  }
 
   auto store = open_store(args.db);
   Progress progress(stderr_is_terminal(), args.json);
@@ -144,9 +163,7 @@ void run_tune(const kernels::Kernel& kernel, TuneArgs args, int& result_code) {
   } else {
     if (!args.json) std::cerr << "measuring device ceilings (once per device)...\n";
     ceilings = measure_ceilings(session.device(), templates);
-    store.put_ceiling(row, kCeilingRead, ceilings->read_gbps, "GB/s");
-    store.put_ceiling(row, kCeilingFma, ceilings->fp32_gflops, "GFLOP/s");
-    store.put_ceiling(row, kCeilingDispatchFloor, ceilings->dispatch_floor_ns, "ns");
+    store_ceilings(store, row, *ceilings);
   }
   if (auto floor = store.ceiling(row, kCeilingDispatchFloor)) {
     ceilings->dispatch_floor_ns = *floor;
@@ -168,6 +185,7 @@ void run_tune(const kernels::Kernel& kernel, TuneArgs args, int& result_code) {
   options.cache_mode = args.cache;
   options.only = only;
   options.space = parse_space_scope(args.space);
+  options.interrupted = [] { return InterruptGuard::reason(); };
 
   nlohmann::json report = {{"format", "vktune-tune"},
                            {"version", kTuneJsonVersion},
@@ -190,8 +208,11 @@ void run_tune(const kernels::Kernel& kernel, TuneArgs args, int& result_code) {
               << std::defaultfloat << " us per dependent dispatch; results in " << store.path().string() << "\n";
   }
   bool every_shape_validated = true;
+  std::size_t shapes_done = 0;
   for (const auto& shape : shapes) {
+    if (InterruptGuard::reason()) break;
     auto result = session.tune(kernel, shape, options);
+    if (!InterruptGuard::reason()) ++shapes_done;
     if (!result.winner) every_shape_validated = false;
     if (args.json) {
       report["shapes"].push_back(shape_report_json(kernel, result, ceilings));
@@ -200,17 +221,33 @@ void run_tune(const kernels::Kernel& kernel, TuneArgs args, int& result_code) {
       std::cout.flush();
     }
   }
+  if (const auto why = InterruptGuard::reason()) {
+    report["interrupted"] = *why;
+    if (args.json) std::cout << report.dump(2) << "\n";
+    std::cout.flush();
+    store.checkpoint();  // the .db file alone now holds every measurement
+    std::cerr << "vktune: " << *why << " after " << shapes_done << " of " << shapes.size()
+              << " shapes; every measurement so far is stored in " << store.path().string()
+              << ": run the same command again to resume\n";
+    result_code = InterruptGuard::exit_code();
+    return;
+  }
   if (args.json) std::cout << report.dump(2) << "\n";
   result_code = every_shape_validated ? exit_code::ok : exit_code::failure;
 }
 
 }  // namespace
 
+// Counts of variants or rows beyond this are typos, not plans.
+constexpr std::uint64_t kMaxCount = 1'000'000'000;
+
 void add_tune_commands(CLI::App& root, int& result_code) {
   for (const auto* kernel : kernels::all_kernels()) {
     auto* cmd = root.add_subcommand(kernel->name(), "Tune " + kernel->name() + ": " + kernel->description());
     auto args = std::make_shared<TuneArgs>();
-    cmd->add_option("--device,-d", args->device, "Vulkan device index (see `vktune devices`)")->capture_default_str();
+    cmd->add_option("--device,-d", args->device, "Vulkan device index (see `vktune devices`)")
+        ->capture_default_str()
+        ->check(count_validator(std::numeric_limits<std::uint32_t>::max()));
     std::string dims;
     for (const auto& d : kernel->shape_dims()) dims += (dims.empty() ? "" : ",") + d;
     cmd->add_option("--shape,-s", args->shapes, "Shape " + dims + " to tune (repeatable; default: the kernel's shapes)");
@@ -219,12 +256,14 @@ void add_tune_commands(CLI::App& root, int& result_code) {
                         " (default: model when a budget, time, target or convergence bounds the search or the space "
                         "holds over " + std::to_string(kExhaustiveUpTo) + " configs, else exhaustive)")
         ->check(strategy_validator());
-    cmd->add_option("--budget", args->budget, "At most N variants per shape besides the baseline (0 = no limit)");
+    cmd->add_option("--budget", args->budget, "At most N variants per shape besides the baseline (0 = no limit)")
+        ->check(count_validator(kMaxCount));
     cmd->add_option("--time", args->time, "Stop starting variants after this long, e.g. 90s, 5m (for the whole run)");
     cmd->add_option("--target", args->target, "Stop a shape once a variant is this fast (e.g. 13.5us, 0.2ms)");
     cmd->add_option("--within", args->within, "With --target: stop within this many percent of it")
         ->check(CLI::Range(0.0, 1000.0));
-    cmd->add_option("--converge", args->converge, "Stop a shape after N variants in a row without a faster one");
+    cmd->add_option("--converge", args->converge, "Stop a shape after N variants in a row without a faster one")
+        ->check(count_validator(kMaxCount));
     cmd->add_flag("--no-transfer", args->no_transfer,
                   "Do not evaluate the best configs of the nearest tuned shapes first");
     cmd->add_option("--batch", args->batch, "Configs the strategy proposes at a time (the next batch compiles "
@@ -238,11 +277,15 @@ void add_tune_commands(CLI::App& root, int& result_code) {
     cmd->add_option("--seed", args->seed, "Seed for inputs and the random strategy (default: fresh each run)")
         ->each([args](const std::string&) { args->seed_given = true; });
     cmd->add_option("--templates", args->templates, "Read templates from DIR instead of the built-in ones");
-    cmd->add_option("--top", args->top, "Rows per shape in the table")->capture_default_str();
+    cmd->add_option("--top", args->top, "Rows per shape in the table")
+        ->capture_default_str()
+        ->check(count_validator(kMaxCount));
     cmd->add_flag("--validation", args->validation, "Enable Vulkan validation layers if installed");
     cmd->add_option("--only", args->only,
                     "Search only configs with parameter NAME among the values, e.g. --only X_QUANT=1 or "
                     "--only WG_SIZE=64,128 (repeatable; see `vktune list`)");
+    cmd->add_flag("--shared-device", args->shared_device,
+                  "Tune even while another vktune tunes this device (the two skew each other's timings)");
     add_space_option(*cmd, args->space);
     cmd->callback([kernel, args, &result_code] { run_tune(*kernel, *args, result_code); });
   }

@@ -76,6 +76,21 @@ std::unique_ptr<StopCondition> stop_on_convergence(std::size_t evaluations) {
   return std::make_unique<Convergence>(evaluations);
 }
 
+namespace {
+class WhenAsked final : public StopCondition {
+ public:
+  explicit WhenAsked(std::function<std::optional<std::string>()> ask) : ask_(std::move(ask)) {}
+  std::optional<std::string> reason(const SearchProgress&) const override { return ask_(); }
+
+ private:
+  std::function<std::optional<std::string>()> ask_;
+};
+}  // namespace
+
+std::unique_ptr<StopCondition> stop_when(std::function<std::optional<std::string>()> ask) {
+  return std::make_unique<WhenAsked>(std::move(ask));
+}
+
 std::optional<std::string> AnyStopCondition::reason(const SearchProgress& progress) const {
   for (const auto& c : conditions_)
     if (auto why = c->reason(progress)) return why;

@@ -3,6 +3,7 @@
 // combine (any one met stops the search) and say why they stopped it.
 #include <chrono>
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -32,6 +33,9 @@ std::unique_ptr<StopCondition> stop_at(std::chrono::steady_clock::time_point dea
 std::unique_ptr<StopCondition> stop_at_target(double target_ns, double within);
 // Stop after `evaluations` in a row without a faster variant.
 std::unique_ptr<StopCondition> stop_on_convergence(std::size_t evaluations);
+
+// Stop whenever `ask` gives a reason (e.g. the user interrupted the run).
+std::unique_ptr<StopCondition> stop_when(std::function<std::optional<std::string>()> ask);
 
 // Stops when any of its conditions does; with none, never.
 class AnyStopCondition final : public StopCondition {

@@ -1,0 +1,21 @@
+#pragma once
+// Hooks that let the test suite rebuild failures a healthy machine does not
+// produce on demand: a GPU timeout and a driver crash. Each is an environment
+// variable named VKTUNE_TEST_*, read where the failure would happen; unset
+// (always, outside the tests) they change nothing.
+#include <chrono>
+#include <optional>
+
+namespace vktune::test_hooks {
+
+// VKTUNE_TEST_VALIDATION_TIMEOUT_MS: the timeout of a variant's validation
+// submissions, instead of the device's default (so a slow template times out
+// in a test without waiting minutes).
+std::optional<std::chrono::milliseconds> validation_timeout();
+
+// VKTUNE_TEST_CRASH_AT_VARIANT=N: the N-th variant (1-based) this process
+// puts on the device raises SIGSEGV right before its dispatch, as a driver
+// crash would. Call once per variant, just before dispatching it.
+void before_dispatch();
+
+}  // namespace vktune::test_hooks
