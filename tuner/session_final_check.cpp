@@ -58,7 +58,8 @@ std::optional<Error> check_variant(vk::Device& device, const kernels::Kernel& ke
     const std::size_t runs[] = {0, 0, 1, 2};
     for (std::size_t r = 0; r < std::size(runs); ++r) {
       const auto i = runs[r];
-      const auto v = runner.validate(inputs.on_device(i), inputs.problem(i), tolerance, timeout, &output);
+      const auto v = runner.validate(inputs.on_device(i), inputs.problem(i), tolerance_for(inputs.inputs(i), tolerance),
+                                     timeout, &output);
       if (r == 1 && output.size() == first.size() &&
           std::memcmp(output.data(), first.data(), output.size() * sizeof(float)) != 0) {
         std::size_t at = 0;

@@ -35,6 +35,14 @@ void ValidationInputs::upload(vk::Device& device) {
   for (const auto& p : problems_) on_device_.push_back(std::make_unique<DeviceProblem>(device, p, 1));
 }
 
+kernels::Tolerance tolerance_for(const kernels::Inputs& inputs, kernels::Tolerance tolerance) {
+  if (inputs.kind == kernels::InputKind::adversarial) {
+    tolerance.rel_l2 *= 4;
+    tolerance.max_rel *= 4;
+  }
+  return tolerance;
+}
+
 std::string describe(const kernels::Inputs& inputs, std::size_t index) {
   if (inputs.kind == kernels::InputKind::adversarial) return "the adversarial input";
   return "random input " + std::to_string(index + 1) + " (seed " + std::to_string(inputs.seed) + ")";
@@ -44,7 +52,7 @@ Validation validate_further(VariantRunner& runner, ValidationInputs& more, const
                             std::chrono::nanoseconds timeout, Validation first) {
   if (!first.passed) return first;
   for (std::size_t i = 0; i < more.size(); ++i) {
-    auto v = runner.validate(more.on_device(i), more.problem(i), tolerance, timeout);
+    auto v = runner.validate(more.on_device(i), more.problem(i), tolerance_for(more.inputs(i), tolerance), timeout);
     if (!v.passed) {
       v.reason = "on " + describe(more.inputs(i), i + 1) + ": " + v.reason;
       return v;

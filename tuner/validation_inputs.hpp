@@ -51,6 +51,16 @@ class ValidationInputs {
 Validation validate_further(VariantRunner& runner, ValidationInputs& more, const kernels::Tolerance& tolerance,
                             std::chrono::nanoseconds timeout, Validation first);
 
+// The accuracy required on an input: the variant's own, four times looser on
+// the adversarial input. Its magnitudes spread over many octaves make
+// results that cancel (an attention output, a dot product of mixed signs)
+// small beside the terms that make them, so a correct fp32 variant's error
+// relative to the result grows: measured on an H200, a correct attention
+// variant reached 2.5e-5 against the 2e-5 it meets on uniform inputs. The
+// errors this input exists to expose (a sign-dependent branch, an overflow,
+// a code or scale at the grid's edge decoded wrong) are orders larger.
+kernels::Tolerance tolerance_for(const kernels::Inputs& inputs, kernels::Tolerance tolerance);
+
 // What an input is called in a failure's reason: "the second random input", ...
 std::string describe(const kernels::Inputs& inputs, std::size_t index);
 
