@@ -164,9 +164,13 @@ TEST_F(ProcessTest, AVariantThatCrashesTheProcessIsRecordedAndNeverRetried) {
     ASSERT_TRUE(shape.contains("winner"));
     EXPECT_NE(shape["winner"]["variant_hash"], crashed);
   }
+  // The dispatch that crashed, and at most a batch (4) of pipelines the
+  // compile thread was creating at that moment: a crash cannot be told from
+  // a kill there, so those attempts are recorded as crashed too.
   std::size_t crashed_rows = 0;
   for (const auto& m : rows(db, "add")) crashed_rows += m.status == vktune::results::Status::crashed;
-  EXPECT_EQ(crashed_rows, 1u);
+  EXPECT_GE(crashed_rows, 1u);
+  EXPECT_LE(crashed_rows, 5u);
 }
 
 TEST_F(ProcessTest, AnAbandonedDeviceDoesNotHangTheExitAndTheReportIsPrinted) {
