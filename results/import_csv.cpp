@@ -1,5 +1,6 @@
 #include "results/import_csv.hpp"
 
+#include <cmath>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -60,13 +61,18 @@ double number(const std::string& text, const char* column) {
 }
 
 // A count or an id: a number that is whole and not negative.
-double whole(const std::string& text, const char* column) {
+// A whole number in [0, max]; the range is checked before any cast (a cast
+// of an out-of-range double is undefined; the fuzzer found one).
+double whole(const std::string& text, const char* column, double max = 9007199254740992.0 /* 2^53 */) {
   const double v = number(text, column);
-  if (v < 0 || v != static_cast<double>(static_cast<std::uint64_t>(v))) {
-    throw Error(ErrorKind::format, std::string(column) + " is not a whole number: '" + text + "'");
+  if (!(v >= 0 && v <= max) || v != std::floor(v)) {
+    throw Error(ErrorKind::format, std::string(column) + " is not a whole number up to " +
+                                       std::to_string(static_cast<std::uint64_t>(max)) + ": '" + text + "'");
   }
   return v;
 }
+
+constexpr double kMaxU32 = 4294967295.0;
 
 }  // namespace
 
@@ -104,9 +110,9 @@ std::vector<MeasurementRow> read_measurements_csv(const std::filesystem::path& p
       }
       MeasurementRow row;
       row.device_row = static_cast<std::int64_t>(whole(field("device_row"), "device_row"));
-      row.device.vendor_id = static_cast<std::uint32_t>(whole(field("vendor_id"), "vendor_id"));
-      row.device.device_id = static_cast<std::uint32_t>(whole(field("device_id"), "device_id"));
-      row.device.driver_version = static_cast<std::uint32_t>(whole(field("driver_version"), "driver_version"));
+      row.device.vendor_id = static_cast<std::uint32_t>(whole(field("vendor_id"), "vendor_id", kMaxU32));
+      row.device.device_id = static_cast<std::uint32_t>(whole(field("device_id"), "device_id", kMaxU32));
+      row.device.driver_version = static_cast<std::uint32_t>(whole(field("driver_version"), "driver_version", kMaxU32));
       row.device.name = field("device_name");
       row.device.driver_version_text = field("driver_version_text");
       row.kernel = field("kernel");
@@ -125,7 +131,7 @@ std::vector<MeasurementRow> read_measurements_csv(const std::filesystem::path& p
       m.p10_ns = number(field("p10_ns"), "p10_ns");
       m.p90_ns = number(field("p90_ns"), "p90_ns");
       m.mad_ns = number(field("mad_ns"), "mad_ns");
-      m.repetitions = static_cast<int>(whole(field("repetitions"), "repetitions"));
+      m.repetitions = static_cast<int>(whole(field("repetitions"), "repetitions", 2147483647.0));
       m.rel_l2_error = number(field("rel_l2_error"), "rel_l2_error");
       m.max_abs_error = number(field("max_abs_error"), "max_abs_error");
       m.gbps = number(field("gbps"), "gbps");

@@ -340,5 +340,41 @@ TEST_F(ExportTest, CsvWithoutPhaseAndDurationColumnsReadsAsSearchRowsWithZeroDur
   expect_same_rows(read_back(dir_.path() / "old.csv", old_format), expected);
 }
 
+// Found by fuzz_measurements_csv: a device id beyond 32 bits was cast from
+// double to uint32 (undefined behaviour); now it is a format error naming the
+// column, as is a count beyond int.
+TEST_F(ExportTest, CsvNumbersOutsideTheirColumnsRangeAreFormatErrors) {
+  RandomData random;
+  SCOPED_TRACE(random.trace());
+  auto store = Store::open(db_path());
+  fill_store(store, random);
+  std::ostringstream out;
+  write_measurements_csv(out, measurement_rows(store, select(store, {})));
+  const auto records = parse_csv(out.str());
+  for (const auto& [column, value] : std::vector<std::pair<std::string, std::string>>{
+           {"vendor_id", "92135300000"}, {"driver_version", "4294967296"}, {"repetitions", "3000000000"}}) {
+    std::string text;
+    for (std::size_t r = 0; r < records.size(); ++r) {
+      auto record = records[r];
+      const auto at = std::find(records[0].begin(), records[0].end(), column) - records[0].begin();
+      ASSERT_LT(static_cast<std::size_t>(at), record.size());
+      if (r == 1) record[static_cast<std::size_t>(at)] = value;
+      for (std::size_t i = 0; i < record.size(); ++i) {  // every field quoted (RFC 4180)
+        std::string quoted;
+        for (const char c : record[i]) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+        text += (i ? ",\"" : "\"") + quoted + "\"";
+      }
+      text += "\n";
+    }
+    try {
+      read_back(dir_.path() / "bad.csv", text);
+      ADD_FAILURE() << column << " = " << value << " was accepted";
+    } catch (const vktune::Error& e) {
+      EXPECT_EQ(e.kind(), vktune::ErrorKind::format);
+      EXPECT_NE(std::string(e.what()).find(column), std::string::npos) << e.what();
+    }
+  }
+}
+
 }  // namespace
 }  // namespace vktune::results::testing
