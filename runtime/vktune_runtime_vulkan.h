@@ -22,6 +22,7 @@
 #ifndef VKTUNE_RUNTIME_VULKAN_H
 #define VKTUNE_RUNTIME_VULKAN_H
 
+#include <stdlib.h>
 #include <string.h>
 #include <vulkan/vulkan_core.h>
 
@@ -150,17 +151,24 @@ static inline VkResult vktune_vulkan_features_for(VkPhysicalDevice physical, con
                                                   vktune_vulkan_features* enable, const char** missing) {
   vktune_vulkan_features have;
   VkPhysicalDeviceProperties properties;
-  VkExtensionProperties extensions[512];
-  uint32_t extension_count = 512, i;
+  VkExtensionProperties* extensions = NULL;
+  uint32_t extension_count = 0, i;
   int has_cooperative_matrix_nv = 0;
   size_t n;
   *missing = NULL;
   vkGetPhysicalDeviceProperties(physical, &properties);
-  /* VK_INCOMPLETE past 512 extensions: the list is only searched for one name. */
-  if (vkEnumerateDeviceExtensionProperties(physical, NULL, &extension_count, extensions) < 0) extension_count = 0;
+  /* On the heap: a device lists a few hundred extensions of 260 bytes each. */
+  if (vkEnumerateDeviceExtensionProperties(physical, NULL, &extension_count, NULL) >= 0 && extension_count > 0) {
+    extensions = (VkExtensionProperties*)calloc(extension_count, sizeof *extensions);
+    if (extensions == NULL ||
+        vkEnumerateDeviceExtensionProperties(physical, NULL, &extension_count, extensions) < 0) {
+      extension_count = 0;
+    }
+  }
   for (i = 0; i < extension_count; ++i) {
     if (strcmp(extensions[i].extensionName, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME) == 0) has_cooperative_matrix_nv = 1;
   }
+  free(extensions);
   vktune_vulkan_features_chain(&have, properties.apiVersion, has_cooperative_matrix_nv);
   vktune_vulkan_features_chain(enable, properties.apiVersion, has_cooperative_matrix_nv);
   vkGetPhysicalDeviceFeatures2(physical, &have.features2);
