@@ -28,7 +28,7 @@ std::vector<std::uint8_t> canary_bytes(VkDeviceSize size) {
 }  // namespace
 
 DeviceProblem::DeviceProblem(vk::Device& device, const kernels::Problem& problem, std::uint32_t weight_copies)
-    : device_(device), problem_(problem), output_index_(problem.output_index), copies_(std::max(1u, weight_copies)) {
+    : problem_(problem), output_index_(problem.output_index), copies_(std::max(1u, weight_copies)) {
   buffers_.resize(problem.buffers.size());
   for (std::size_t b = 0; b < problem.buffers.size(); ++b) {
     const auto& host = problem.buffers[b];
@@ -74,26 +74,24 @@ std::optional<std::string> DeviceProblem::check_guards() {
   for (std::size_t b = 0; b < buffers_.size() && !found; ++b) {
     const auto& host = problem_.buffers[b];
     // Validation dispatches on copy 0 only (timing rotates the others).
-    {
-      const auto& buffer = buffers_[b].front();
-      const auto check = [&](VkDeviceSize offset, VkDeviceSize size, const char* where) {
-        const auto bytes = buffer.download(offset, size);
-        for (std::size_t i = 0; i < bytes.size(); i += 4) {
-          std::uint32_t word = 0;
-          std::memcpy(&word, bytes.data() + i, 4);
-          if (word == kCanary) continue;
-          std::size_t last = i;
-          for (std::size_t j = i; j < bytes.size(); j += 4)
-            if (std::memcmp(bytes.data() + j, &kCanary, 4) != 0) last = j;
-          found = "out of bounds: wrote the guard band " + std::string(where) + " buffer '" + host.name + "' (" +
-                  std::to_string(host.bytes.size()) + " bytes), bytes " + std::to_string(i) + ".." +
-                  std::to_string(last + 3) + " of the band";
-          return;
-        }
-      };
-      check(kGuardBefore + data_bytes(host), kGuardAfter, "after");
-      if (!found) check(0, kGuardBefore, "before");
-    }
+    const auto& buffer = buffers_[b].front();
+    const auto check = [&](VkDeviceSize offset, VkDeviceSize size, const char* where) {
+      const auto bytes = buffer.download(offset, size);
+      for (std::size_t i = 0; i < bytes.size(); i += 4) {
+        std::uint32_t word = 0;
+        std::memcpy(&word, bytes.data() + i, 4);
+        if (word == kCanary) continue;
+        std::size_t last = i;
+        for (std::size_t j = i; j < bytes.size(); j += 4)
+          if (std::memcmp(bytes.data() + j, &kCanary, 4) != 0) last = j;
+        found = "out of bounds: wrote the guard band " + std::string(where) + " buffer '" + host.name + "' (" +
+                std::to_string(host.bytes.size()) + " bytes), bytes " + std::to_string(i) + ".." +
+                std::to_string(last + 3) + " of the band";
+        return;
+      }
+    };
+    check(kGuardBefore + data_bytes(host), kGuardAfter, "after");
+    if (!found) check(0, kGuardBefore, "before");
   }
   if (found) upload_all();
   return found;

@@ -53,7 +53,6 @@ class DeviceProblem {
  private:
   void upload_all();
 
-  vk::Device& device_;
   const kernels::Problem& problem_;
   std::vector<std::vector<vk::Buffer>> buffers_;  // [binding][copy]
   std::size_t output_index_ = 0;
