@@ -1,5 +1,6 @@
 #include "results/import.hpp"
 
+#include <algorithm>
 #include <limits>
 #include <map>
 #include <set>
@@ -324,7 +325,29 @@ ImportReport import_table(Store& store, const json& table, const std::string& so
   return import_table(store, read_table(table, source));
 }
 
-ImportReport import_table(Store& store, TableContents table) {
+namespace {
+
+// Among the GPUs of `device`'s model, keeps only the newest winner of the key;
+// returns how many were removed.
+std::size_t keep_newest_of_model(Store& store, const DeviceIdentity& device, const Winner& key) {
+  std::vector<std::pair<std::int64_t, std::string>> found;  // device row, updated_at
+  for (const auto& [row, identity] : store.devices()) {
+    if (identity.vendor_id != device.vendor_id || identity.device_id != device.device_id) continue;
+    if (const auto w = store.find_winner(row, key.kernel, key.shape, key.cache_mode)) found.emplace_back(row, w->updated_at);
+  }
+  if (found.size() < 2) return 0;
+  const auto newest = std::max_element(found.begin(), found.end(),
+                                       [](const auto& a, const auto& b) { return a.second < b.second; });
+  std::size_t removed = 0;
+  for (const auto& [row, updated_at] : found) {
+    if (row != newest->first && store.remove_winner(row, key.kernel, key.shape, key.cache_mode)) ++removed;
+  }
+  return removed;
+}
+
+}  // namespace
+
+ImportReport import_table(Store& store, TableContents table, const ImportOptions& options) {
   auto& devices = table.devices;
   auto& winners = table.winners;
   std::map<std::int64_t, std::size_t> device_index;
@@ -357,6 +380,12 @@ ImportReport import_table(Store& store, TableContents table) {
       }
       ++(stored ? report.winners_replaced : report.winners_added);
       store.set_winner(w);
+    }
+    if (options.newest_per_model) {
+      for (const auto& t : winners) {
+        report.winners_superseded +=
+            keep_newest_of_model(store, devices[device_index.at(t.device)].identity, t.winner);
+      }
     }
   });
   return report;

@@ -55,16 +55,27 @@ struct ImportConflict {
   bool imported_won = false;
 };
 
+// How winners of other physical GPUs of the same model are treated.
+struct ImportOptions {
+  // Each physical GPU is its own device (keyed by UUID), so by default their
+  // winners stand side by side. With this set, per model (vendor and PCI
+  // device id), kernel, shape and cache mode only the newest winner of any
+  // GPU of that model stays, so a table exported afterwards hands one answer
+  // to a GPU of that model it has never seen.
+  bool newest_per_model = false;
+};
+
 struct ImportReport {
   std::size_t devices = 0;          // devices in the table
   std::size_t winners_added = 0;    // keys the store had no winner for
   std::size_t winners_replaced = 0; // stored winners replaced by newer ones
   std::size_t winners_kept = 0;     // stored winners as new or newer than the table's
+  std::size_t winners_superseded = 0;  // newest_per_model: removed for a newer one of the same model
   std::vector<ImportConflict> conflicts;
 };
 
 // Merges a checked table in one transaction.
-ImportReport import_table(Store& store, TableContents table);
+ImportReport import_table(Store& store, TableContents table, const ImportOptions& options = {});
 // read_table, then import_table.
 ImportReport import_table(Store& store, const nlohmann::json& table, const std::string& source);
 // Parses the text first; text that is not JSON is an Error(format).

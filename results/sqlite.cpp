@@ -198,6 +198,8 @@ void Connection::check_integrity() const {
                   " found by PRAGMA quick_check); restore it from a copy, or re-tune into a new database");
 }
 
+int Connection::changes() const { return sqlite3_changes(db_.get()); }
+
 void Connection::exec(const char* sql) const {
   char* error = nullptr;
   const int rc = sqlite3_exec(db_.get(), sql, nullptr, nullptr, &error);

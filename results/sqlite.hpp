@@ -51,6 +51,8 @@ class Connection {
 
   // Runs fixed SQL text (one or more statements, no values).
   void exec(const char* sql) const;
+  // Rows changed by the last INSERT, UPDATE or DELETE on this connection.
+  int changes() const;
 
   // Rolls back an open transaction, if any; never throws (for error paths).
   void rollback_quietly() const noexcept;

@@ -534,6 +534,13 @@ std::optional<Winner> Store::find_winner(std::int64_t device_id, const std::stri
   return w;
 }
 
+bool Store::remove_winner(std::int64_t device_id, const std::string& kernel, const std::string& shape,
+                          const std::string& cache_mode) {
+  auto remove = statement("DELETE FROM winners WHERE device = ?1 AND kernel = ?2 AND shape = ?3 AND cache_mode = ?4");
+  remove->bind_all(device_id, kernel, shape, cache_mode).run();
+  return connection_.changes() > 0;
+}
+
 std::vector<Winner> Store::winners(std::optional<std::int64_t> device_id, const std::string& kernel_filter) const {
   static const std::string sql = select(
       winner_columns,

@@ -153,6 +153,10 @@ class Store {
   void set_winner(const Winner& winner);
   std::optional<Winner> find_winner(std::int64_t device_id, const std::string& kernel, const std::string& shape,
                                     const std::string& cache_mode) const;
+  // Removes the winner of the key (its measurements and SPIR-V stay); true
+  // when there was one.
+  bool remove_winner(std::int64_t device_id, const std::string& kernel, const std::string& shape,
+                     const std::string& cache_mode);
   // Filtered by device and exactly by kernel name ("" = all), ordered by
   // device, kernel, shape, cache mode; each with its SPIR-V.
   std::vector<Winner> winners(std::optional<std::int64_t> device_id = {},

@@ -77,6 +77,41 @@ TEST_F(ExportCliTest, JsonExportOfAStoreImportsIntoAnotherDatabase) {
   EXPECT_NE(header.out.find("namespace vktune_table"), std::string::npos);
 }
 
+// Several tables in one import: all are checked before anything is written,
+// so a bad one among good ones leaves the database as it was; a missing file
+// is bad input.
+TEST_F(ExportCliTest, SeveralTablesImportTogetherOrNotAtAll) {
+  RandomData random;
+  SCOPED_TRACE(random.trace());
+  const auto first = dir_.path() / "first.json", second = dir_.path() / "second.json";
+  std::size_t expected = 0;
+  for (const auto& [table, db] : {std::pair{first, dir_.path() / "a.db"}, std::pair{second, dir_.path() / "b.db"}}) {
+    auto store = Store::open(db);
+    expected += fill_store(store, random).size();
+    std::ofstream(table) << export_table(store).dump(2);
+  }
+  const auto bad = dir_.path() / "bad.json";
+  std::ofstream(bad) << R"({"format": "vktune-table", "version": 99, "devices": [], "winners": []})";
+  const auto target = dir_.path() / "merged.db";
+
+  const auto rejected = vktune("import " + quoted(first) + " " + quoted(bad) + " --db " + quoted(target));
+  EXPECT_EQ(rejected.exit_code, 2);
+  EXPECT_NE(rejected.err.find("bad.json"), std::string::npos) << rejected.err;
+  EXPECT_FALSE(std::filesystem::exists(target));  // the good first table was not written either
+
+  const auto missing = vktune("import " + quoted(first) + " " + quoted(dir_.path() / "nope.json") + " --db " +
+                              quoted(target));
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_EQ(std::count(missing.err.begin(), missing.err.end(), '\n'), 1) << missing.err;
+  EXPECT_NE(missing.err.find("nope.json: no such file"), std::string::npos) << missing.err;
+
+  const auto both = vktune("import " + quoted(first) + " " + quoted(second) + " --db " + quoted(target));
+  ASSERT_EQ(both.exit_code, 0) << both.err;
+  EXPECT_NE(both.out.find("imported " + first.string()), std::string::npos) << both.out;
+  EXPECT_NE(both.out.find("imported " + second.string()), std::string::npos) << both.out;
+  EXPECT_EQ(Store::open(target).winners().size(), expected);
+}
+
 TEST_F(ExportCliTest, BadInputIsOneLineOnStderrAndANonZeroExit) {
   {
     auto store = Store::open(db_path());

@@ -135,6 +135,61 @@ TEST_F(ImportTest, TheNewerWinnerStaysEitherWayAndConflictsAreReported) {
   EXPECT_EQ(report.conflicts.size(), 1u);
 }
 
+// Two physical GPUs of one model (other UUIDs) tuned the same key at other
+// times, in tables imported in either order: by default both winners stand;
+// with newest_per_model only the newest stays, whichever table held it, and a
+// GPU of another model is untouched.
+TEST_F(ImportTest, NewestPerModelKeepsOnlyTheNewestWinnerOfAnyGpuOfTheModel) {
+  RandomData random;
+  SCOPED_TRACE(random.trace());
+  const auto first_gpu = random.device(0x10de, "H200");
+  auto second_gpu = random.device(0x10de, "H200");
+  second_gpu.device_id = first_gpu.device_id;  // same model, another physical GPU (UUID)
+  auto other_model = random.device(0x10de, "H100");
+  other_model.device_id = first_gpu.device_id ^ 1u;
+
+  // One table per GPU, each winner with its own time; the older is given last.
+  const std::vector<std::pair<DeviceIdentity, std::string>> runs = {
+      {second_gpu, "2026-11-25T10:00:00.000Z"}, {other_model, "2026-11-20T10:00:00.000Z"},
+      {first_gpu, "2026-11-01T10:00:00.000Z"}};
+  std::vector<nlohmann::json> tables;
+  std::vector<std::string> variants;
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    auto source = Store::open(dir_.path() / ("gpu" + std::to_string(i) + ".db"));
+    const auto v = random.variant("matmul_q4k");
+    source.upsert_variant(v);
+    auto w = random.winner(source.upsert_device(runs[i].first), v, "1,4096,4096");
+    w.updated_at = runs[i].second;
+    source.set_winner(w);
+    tables.push_back(export_table(source));
+    variants.push_back(v.variant_hash);
+  }
+
+  const auto winners_by_name = [](const Store& store) {
+    std::multimap<std::string, std::string> found;  // device name -> variant
+    for (const auto& [row, identity] : store.devices())
+      for (const auto& w : store.winners(row)) found.emplace(identity.name, w.variant_hash);
+    return found;
+  };
+
+  auto side_by_side = Store::open(db_path());
+  for (const auto& t : tables) import_table(side_by_side, read_table(t, "t.json"));
+  EXPECT_EQ(side_by_side.winners().size(), 3u);
+
+  auto merged = Store::open(other_path());
+  std::size_t superseded = 0;
+  for (const auto& t : tables) superseded += import_table(merged, read_table(t, "t.json"), {.newest_per_model = true}).winners_superseded;
+  EXPECT_EQ(superseded, 1u);
+  const auto got = winners_by_name(merged);
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_EQ(got.count("H200"), 1u);
+  EXPECT_EQ(got.find("H200")->second, variants[0]);  // the newest H200 winner, imported first
+  EXPECT_EQ(got.find("H100")->second, variants[1]);
+  // The older GPU's winner is gone, its device and measurements are not.
+  EXPECT_TRUE(merged.find_device(first_gpu));
+  EXPECT_FALSE(merged.find_winner(*merged.find_device(first_gpu), "matmul_q4k", "1,4096,4096", "cold"));
+}
+
 TEST_F(ImportTest, MalformedOrWrongVersionTablesAreOneLineFormatErrorsAndChangeNothing) {
   RandomData random;
   SCOPED_TRACE(random.trace());

@@ -1,8 +1,10 @@
-// `vktune import FILE`: merges a JSON tuned table into the results database.
+// `vktune import FILE...`: merges JSON tuned tables into the results database.
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
 #include <sstream>
+#include <vector>
 
 #include "common/error.hpp"
 #include "results/import.hpp"
@@ -11,29 +13,60 @@
 
 namespace vktune::cli {
 
+namespace {
+
+struct ImportArgs {
+  std::vector<std::string> files;
+  std::string db;
+  bool newest_per_model = false;
+};
+
+results::TableContents read_table_file(const std::string& file) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(file, ec)) {
+    throw Error(ErrorKind::usage, "cannot import " + file + ": " +
+                                      (std::filesystem::exists(file, ec) ? "not a regular file" : "no such file"));
+  }
+  std::ifstream in(file, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (!in || in.bad()) throw Error(ErrorKind::io, "cannot read table " + file);
+  return results::read_table_text(text.str(), file);
+}
+
+}  // namespace
+
 void add_import_command(CLI::App& root, int& result_code) {
   auto* cmd = root.add_subcommand(
-      "import", "Merge a JSON tuned table (from `vktune export`) into the results database; per key the newer "
+      "import", "Merge JSON tuned tables (from `vktune export`) into the results database; per key the newer "
                 "winner stays, and conflicts are listed");
-  auto file = std::make_shared<std::string>();
-  auto db = std::make_shared<std::string>();
-  cmd->add_option("FILE", *file, "The table to import")->required();
-  cmd->add_option("--db", *db, "Results database (default: $VKTUNE_DB, else ~/.local/share/vktune/vktune.db)");
-  cmd->callback([file, db, &result_code] {
-    std::ifstream in(*file, std::ios::binary);
-    if (!in) throw Error(ErrorKind::io, "cannot read table " + *file);
-    std::ostringstream text;
-    text << in.rdbuf();
-    if (in.bad()) throw Error(ErrorKind::io, "cannot read table " + *file);
-
-    auto table = results::read_table_text(text.str(), *file);  // before the database is opened or created
-    auto store = open_store(*db);
-    const auto report = results::import_table(store, std::move(table));
-    for (const auto& conflict : report.conflicts) std::cout << results::describe(conflict) << "\n";
-    std::cout << "imported " << *file << " into " << store.path().string() << ": " << report.devices
-              << " devices, " << report.winners_added << " winners added, " << report.winners_replaced
-              << " replaced by newer, " << report.winners_kept << " kept (stored is as new or newer), "
-              << report.conflicts.size() << " conflicts\n";
+  auto args = std::make_shared<ImportArgs>();
+  cmd->add_option("FILE", args->files, "The tables to import (any order: per key the newer winner stays)")
+      ->required();
+  cmd->add_option("--db", args->db, "Results database (default: $VKTUNE_DB, else ~/.local/share/vktune/vktune.db)");
+  cmd->add_flag("--newest-per-model", args->newest_per_model,
+                "Keep only the newest winner per GPU model (vendor and device id), kernel, shape and cache mode, "
+                "dropping older ones of other physical GPUs of that model (to export one table for the model)");
+  cmd->callback([args, &result_code] {
+    // Every table is read and checked before the database is opened or created.
+    std::vector<results::TableContents> tables;
+    for (const auto& file : args->files) tables.push_back(read_table_file(file));
+    auto store = open_store(args->db);
+    results::ImportOptions options;
+    options.newest_per_model = args->newest_per_model;
+    for (std::size_t i = 0; i < tables.size(); ++i) {
+      const auto& file = args->files[i];
+      const auto report = results::import_table(store, std::move(tables[i]), options);
+      for (const auto& conflict : report.conflicts) std::cout << results::describe(conflict) << "\n";
+      std::cout << "imported " << file << " into " << store.path().string() << ": " << report.devices
+                << " devices, " << report.winners_added << " winners added, " << report.winners_replaced
+                << " replaced by newer, " << report.winners_kept << " kept (stored is as new or newer), "
+                << report.conflicts.size() << " conflicts";
+      if (args->newest_per_model) {
+        std::cout << ", " << report.winners_superseded << " older winners of the same GPU model removed";
+      }
+      std::cout << "\n";
+    }
     result_code = exit_code::ok;
   });
 }
