@@ -101,6 +101,18 @@ TEST_F(JsonOutputTest, GgufKeepsTheFilesOwnVersionApart) {
   }
 }
 
+TEST_F(JsonOutputTest, TuneIsVersionedAndNamesTheDevice) {
+  const auto devices = document("devices --json", "vktune-devices", 1);
+  const auto db = (dir / "t.db").string();
+  const auto j = document("add --device 0 --shape 3,200 --budget 1 --seed 4 --json --db " + db, "vktune-tune", 2);
+  EXPECT_EQ(j.at("device"), devices.at("devices").at(0).at("name"));
+  EXPECT_EQ(j.at("driver"), devices["devices"][0].at("driver_version"));
+  EXPECT_EQ(j.at("database"), db);
+  ASSERT_EQ(j.at("shapes").size(), 1u);
+  EXPECT_EQ(j["shapes"][0].at("shape"), "3,200");
+  EXPECT_TRUE(j["shapes"][0].contains("time_spent"));
+}
+
 TEST_F(JsonOutputTest, ReplayIsVersioned) {
   const std::string csv = std::string(VKTUNE_SOURCE_DIR) + "/results/h200/measurements_session5.csv";
   const auto j = document("replay attention_decode --from " + csv + " --budget 10 --runs 1 --strategy random --json",
