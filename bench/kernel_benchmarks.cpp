@@ -118,7 +118,7 @@ void run_variant(benchmark::State& state, Context& ctx, const kernels::Kernel& k
 
 }  // namespace
 
-std::size_t register_kernel_benchmarks(const BenchOptions& options) {
+Registered register_kernel_benchmarks(const BenchOptions& options) {
   auto shared = std::make_shared<Context>();
   auto& ctx = *shared;
   ctx.cache_mode = options.cache_mode;
@@ -200,7 +200,7 @@ std::size_t register_kernel_benchmarks(const BenchOptions& options) {
     throw Error(ErrorKind::usage, "no results in " + path.string() + "; tune first, e.g. `vktune matmul_q4k --device " +
                                       std::to_string(options.device) + "`");
   }
-  return registered;
+  return {registered, ctx.device->info(), std::filesystem::absolute(path)};
 }
 
 }  // namespace vktune::bench

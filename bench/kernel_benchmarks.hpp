@@ -5,8 +5,11 @@
 // items_per_second (FLOP/s) and pct_peak against the device's measured
 // ceiling.
 #include <cstdint>
+#include <filesystem>
 #include <string>
 #include <vector>
+
+#include "harness/device_info.hpp"
 
 namespace vktune::bench {
 
@@ -23,7 +26,14 @@ struct BenchOptions {
   int iterations = 10;
 };
 
-// Returns how many benchmarks were registered; throws vktune::Error.
-std::size_t register_kernel_benchmarks(const BenchOptions& options);
+struct Registered {
+  std::size_t benchmarks = 0;
+  vk::DeviceInfo device;             // the device they run on
+  std::filesystem::path database;    // the database their winners came from
+};
+
+// Registers the benchmarks and says how many, on what device, from which
+// database; throws vktune::Error.
+Registered register_kernel_benchmarks(const BenchOptions& options);
 
 }  // namespace vktune::bench

@@ -11,6 +11,11 @@
 
 #include "bench/kernel_benchmarks.hpp"
 #include "common/error.hpp"
+#include "tuner/json_formats.hpp"
+
+#ifndef VKTUNE_VERSION
+#error "VKTUNE_VERSION must be the project's version"
+#endif
 
 namespace {
 
@@ -22,6 +27,32 @@ void usage() {
                "their median per dispatch. --iterations (default 10) fixes the count, so\n"
                "--benchmark_min_time has no effect; --benchmark_repetitions does.\n\n";
   benchmark::PrintDefaultHelp();
+}
+
+// Says in the report's "context" what the numbers were measured on and
+// with (docs/JSON_OUTPUT.md, vktune-bench-context): a report read later, or
+// committed beside others, names its GPU, driver and database. Google
+// Benchmark keeps context values as strings; the keys are prefixed so that
+// none can meet one of its own.
+void add_context(const vktune::bench::Registered& run, const vktune::bench::BenchOptions& options) {
+  using vktune::kBenchContext;
+  const auto& d = run.device;
+  benchmark::AddCustomContext("vktune_format", std::string(kBenchContext.name));
+  benchmark::AddCustomContext("vktune_format_version", std::to_string(kBenchContext.version));
+  benchmark::AddCustomContext("vktune_version", VKTUNE_VERSION);
+  benchmark::AddCustomContext("vktune_device_index", std::to_string(d.index));
+  benchmark::AddCustomContext("vktune_device_name", d.name);
+  benchmark::AddCustomContext("vktune_device_uuid", d.device_uuid);
+  benchmark::AddCustomContext("vktune_vendor_id", std::to_string(d.vendor_id));
+  benchmark::AddCustomContext("vktune_device_id", std::to_string(d.device_id));
+  benchmark::AddCustomContext("vktune_driver_name", d.driver_name);
+  benchmark::AddCustomContext("vktune_driver_info", d.driver_info);
+  benchmark::AddCustomContext("vktune_driver_version", d.driver_version);
+  benchmark::AddCustomContext("vktune_driver_uuid", d.driver_uuid);
+  benchmark::AddCustomContext("vktune_api_version", d.api_version);
+  benchmark::AddCustomContext("vktune_database", run.database.string());
+  benchmark::AddCustomContext("vktune_cache_mode", options.cache_mode);
+  benchmark::AddCustomContext("vktune_iterations", std::to_string(options.iterations));
 }
 
 }  // namespace
@@ -61,10 +92,12 @@ int main(int argc, char** argv) {
     int bench_argc = static_cast<int>(passthrough.size());
     benchmark::Initialize(&bench_argc, passthrough.data());
     if (benchmark::ReportUnrecognizedArguments(bench_argc, passthrough.data())) return exit_code::usage;
-    if (bench::register_kernel_benchmarks(options) == 0) {
+    const auto registered = bench::register_kernel_benchmarks(options);
+    if (registered.benchmarks == 0) {
       std::cerr << "vktune-bench: error: no stored winners to benchmark for this device and cache mode\n";
       return exit_code::failure;
     }
+    add_context(registered, options);
     benchmark::RunSpecifiedBenchmarks();
     benchmark::Shutdown();
   } catch (const Error& e) {

@@ -50,6 +50,36 @@ TEST_F(BenchTest, ReportsWinnerAndBaselineWithCountersInGoogleBenchmarkJson) {
                                           "matmul_q4k/M13_N70_K512/baseline/iterations:10/manual_time"}));
 }
 
+// The report names what it was measured on (docs/JSON_OUTPUT.md,
+// vktune-bench-context): the device as `vktune devices --json` describes it,
+// the database and the cache mode.
+TEST_F(BenchTest, ContextNamesTheDeviceDriverAndDatabase) {
+  ASSERT_EQ(vktune("add --device 0 --shape 4,256 --budget 1 --seed 1 --db " + db).first, 0);
+  auto [devices_code, devices_out] = vktune("devices --json");
+  ASSERT_EQ(devices_code, 0);
+  const auto device = nlohmann::json::parse(devices_out).at("devices").at(0);
+  auto [code, out] = vktune("bench add --device 0 --db " + db + " -- --benchmark_format=json --iterations 1");
+  ASSERT_EQ(code, 0) << out;
+  const auto context = nlohmann::json::parse(out).at("context");
+  EXPECT_EQ(context.at("vktune_format"), "vktune-bench-context");
+  EXPECT_EQ(context.at("vktune_format_version"), "1");
+  EXPECT_EQ(context.at("vktune_device_index"), "0");
+  EXPECT_EQ(context.at("vktune_device_name"), device.at("name"));
+  EXPECT_EQ(context.at("vktune_device_uuid"), device.at("device_uuid"));
+  EXPECT_EQ(context.at("vktune_driver_name"), device.at("driver_name"));
+  EXPECT_EQ(context.at("vktune_driver_info"), device.at("driver_info"));
+  EXPECT_EQ(context.at("vktune_driver_version"), device.at("driver_version"));
+  EXPECT_EQ(context.at("vktune_driver_uuid"), device.at("driver_uuid"));
+  EXPECT_EQ(context.at("vktune_vendor_id"), std::to_string(device.at("vendor_id").get<std::uint32_t>()));
+  EXPECT_EQ(context.at("vktune_device_id"), std::to_string(device.at("device_id").get<std::uint32_t>()));
+  EXPECT_EQ(fs::path(context.at("vktune_database").get<std::string>()), fs::absolute(db));
+  EXPECT_EQ(context.at("vktune_cache_mode"), "cold");
+  EXPECT_EQ(context.at("vktune_iterations"), "1");
+  EXPECT_EQ(context.at("vktune_version"), VKTUNE_VERSION);
+  // Google Benchmark's own context is still there beside ours.
+  EXPECT_TRUE(context.contains("date") && context.contains("num_cpus")) << context.dump();
+}
+
 TEST_F(BenchTest, StandardFlagsPassThrough) {
   ASSERT_EQ(vktune("matmul_q4k --device 0 --shape 13,70,512 --budget 1 --seed 1 --db " + db).first, 0);
   auto [code, out] = vktune("bench --device 0 --db " + db +

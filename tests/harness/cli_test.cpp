@@ -106,13 +106,17 @@ TEST(Cli, DevicesListsEveryDevice) {
   }
 }
 
-TEST(Cli, DevicesJsonHasOneEntryPerDevice) {
+TEST(Cli, DevicesJsonIsVersionedWithOneEntryPerDevice) {
   vk::Instance instance;
   const auto devices = vk::list_devices(instance);
   const ProcessResult run = run_vktune("devices --json");
   ASSERT_EQ(run.exit_code, 0) << run.err;
-  nlohmann::json parsed;
-  ASSERT_NO_THROW(parsed = nlohmann::json::parse(run.out)) << run.out;
+  nlohmann::json document;
+  ASSERT_NO_THROW(document = nlohmann::json::parse(run.out)) << run.out;
+  ASSERT_TRUE(document.is_object()) << run.out;
+  EXPECT_EQ(document.value("format", ""), "vktune-devices");
+  EXPECT_EQ(document.value("version", 0), 1);
+  const auto& parsed = document.at("devices");
   ASSERT_TRUE(parsed.is_array());
   ASSERT_EQ(parsed.size(), devices.size());
   for (std::size_t i = 0; i < devices.size(); ++i) {

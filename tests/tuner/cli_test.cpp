@@ -56,6 +56,7 @@ TEST_F(CliTest, ReplayScoresAStrategyAndRejectsBadInputInOneLine) {
   auto ok = run("replay attention_decode --from " + csv + " --budget 20 --runs 2 --strategy random --json");
   ASSERT_EQ(ok.exit_code, 0) << ok.err;
   const auto j = nlohmann::json::parse(ok.out);
+  EXPECT_EQ(j["format"], "vktune-replay");
   EXPECT_EQ(j["version"], 1);
   ASSERT_EQ(j["shapes"].size(), 3u);
   for (const auto& s : j["shapes"]) {
@@ -99,7 +100,7 @@ TEST_F(CliTest, ListNamesKernelParametersAndShapes) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto j = nlohmann::json::parse(r.out);
   bool found = false;
-  for (const auto& k : j)
+  for (const auto& k : j.at("kernels"))
     if (k["name"] == "matmul_q4k") {
       found = true;
       EXPECT_EQ(k["spaces"].size(), 2u);

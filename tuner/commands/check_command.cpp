@@ -1,6 +1,7 @@
 // `vktune check`: the correctness gate. Validates kernel variants against the
 // CPU reference and prints every failure with its config.
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -13,11 +14,13 @@
 #include "harness/instance.hpp"
 #include "kernels/registry.hpp"
 #include "results/import.hpp"
+#include "tuner/commands/check_winners.hpp"
 #include "tuner/commands/commands.hpp"
 #include "tuner/commands/options.hpp"
 #include "tuner/report.hpp"
 #include "tuner/session.hpp"
 #include "tuner/covering.hpp"
+#include "tuner/json_formats.hpp"
 #include "tuner/space.hpp"
 #include "tuner/stale_config.hpp"
 #include "tuner/search/search_space.hpp"
@@ -34,6 +37,7 @@ struct CheckArgs {
   std::string space = "pruned";  // the configs a tune on this device searches
   std::vector<std::string> tables;  // exported tables whose winners are checked too
   std::string shapes = "ci";
+  std::vector<std::string> shape_texts;  // --shape: these shapes instead of --shapes (one kernel)
   std::string db;
   std::uint64_t seed = 0;
   bool seed_given = false;
@@ -119,24 +123,10 @@ std::optional<kernels::Shape> smallest_legal_shape(const kernels::Kernel& kernel
   return shape;
 }
 
-// The configs to check for one shape, by --variants.
+// The configs to check for one shape, by --variants (but winners, which
+// check_winners.hpp plans at the winners' own shapes).
 std::vector<kernels::Config> select_configs(const kernels::Kernel& kernel, const kernels::Shape& shape,
-                                            const CheckArgs& args, const vk::DeviceInfo& info,
-                                            results::Store* store, std::optional<std::int64_t> device_row) {
-  if (args.variants == "winners") {
-    std::vector<kernels::Config> configs;
-    if (store && device_row) {
-      for (const auto& mode : {"cold", "hot"}) {
-        if (auto w = store->find_winner(*device_row, kernel.name(), kernels::shape_to_string(shape), mode)) {
-          const auto update = update_config(kernel, shape, kernels::config_from_json(w->config_json));
-          if (!update.note.empty()) std::cerr << "check: " << kernel.name() << " " << w->shape << " winner: " << update.note << "\n";
-          if (update.config) configs.push_back(*update.config);
-        }
-      }
-    }
-    if (configs.empty()) configs.push_back(kernel.baseline(shape));  // what a runtime would fall back to
-    return configs;
-  }
+                                            const CheckArgs& args, const vk::DeviceInfo& info) {
   auto space = enumerate_space(kernel, shape, info, parse_space_scope(args.space));
   if (args.variants == "all") return space.valid;
   if (args.variants == "covering") {
@@ -173,20 +163,39 @@ void run_check(CheckArgs args, int& result_code) {
   if (!args.seed_given) args.seed = std::random_device{}();
   auto templates = TemplateLibrary::select(args.templates.empty() ? std::nullopt : std::optional(args.templates));
 
+  const bool winners_mode = args.variants == "winners";
+  if (!args.shape_texts.empty() && selected.size() != 1) {
+    throw Error(ErrorKind::usage, "--shape needs exactly one KERNEL (shapes have each kernel's own dimensions)");
+  }
+  const auto given_shapes = args.shape_texts.empty() ? std::vector<kernels::Shape>{}
+                                                     : parse_shapes(*selected.front(), args.shape_texts);
   vk::Instance instance({.validation = args.validation});
+  // --variants winners only reads the database: it must exist (a mistyped
+  // path would otherwise be created empty and check nothing).
   std::optional<results::Store> store;
-  if (args.variants == "winners") store = open_store(args.db);
+  if (winners_mode) {
+    const std::filesystem::path db = args.db.empty() ? results::Store::default_path() : std::filesystem::path(args.db);
+    if (!std::filesystem::exists(db)) {
+      throw Error(ErrorKind::usage, "no results database at " + db.string() + " (tune first, or pass --db PATH)");
+    }
+    store = results::Store::open_for_reading(db);
+  }
   const auto table_winners = read_table_winners(args.tables);  // before any device work
   Progress progress(stderr_is_terminal(), args.json);
-  TuneSession session(instance, args.device, store ? &*store : nullptr, templates, progress);
+  TuneSession session(instance, args.device, nullptr, templates, progress);  // checks store nothing
   const auto& info = session.device().info();
 
   std::size_t passed = 0, failed = 0;
   nlohmann::json failures = nlohmann::json::array();
-  nlohmann::json unchecked = nlohmann::json::array();  // table winners legal at no shape tried
+  nlohmann::json unchecked = nlohmann::json::array();  // winners legal at no shape tried
+  nlohmann::json shapes_checked = nlohmann::json::array();
   auto check_shape = [&](const kernels::Kernel& kernel, const kernels::Shape& shape,
                          const std::vector<kernels::Config>& configs) {
     auto result = session.check(kernel, shape, configs, args.seed);
+    shapes_checked.push_back({{"kernel", kernel.name()},
+                              {"shape", kernels::shape_to_string(shape)},
+                              {"variants", result.outcomes.size()},
+                              {"failed", result.failures()}});
     for (const auto& o : result.outcomes) {
       if (o.status == results::Status::ok) {
         ++passed;
@@ -207,15 +216,20 @@ void run_check(CheckArgs args, int& result_code) {
       std::cout << kernel.name() << " " << kernels::shape_to_string(shape) << ": " << result.outcomes.size()
                 << " variants checked, " << result.failures() << " failed\n";
     }
+    return result;
   };
   for (const auto* kernel : selected) {
-    const auto shapes = args.shapes == "ci" ? kernel->check_shapes() : kernel->default_shapes();
+    const auto shapes = !given_shapes.empty()   ? given_shapes
+                        : args.shapes == "ci" ? kernel->check_shapes()
+                                              : kernel->default_shapes();
     const auto winners = table_winners.find(kernel->name());
     std::vector<char> winner_checked(winners == table_winners.end() ? 0 : winners->second.size(), 0);
     for (const auto& shape : shapes) {
-      auto configs = select_configs(*kernel, shape, args, info, store ? &*store : nullptr, session.device_row());
+      // With --variants winners, the database's winners are checked below at
+      // their own shapes; here only a table's.
+      auto configs = winners_mode ? std::vector<kernels::Config>{} : select_configs(*kernel, shape, args, info);
       if (winners != table_winners.end()) add_table_winners(*kernel, shape, info, winners->second, winner_checked, configs);
-      check_shape(*kernel, shape, configs);
+      if (!configs.empty()) check_shape(*kernel, shape, configs);
     }
     // A winner that no check shape admits (its tiles or steps are too large
     // for them) is checked at the smallest shape of its space that it runs
@@ -248,10 +262,8 @@ void run_check(CheckArgs args, int& result_code) {
           why = "its tuned shape is not a valid shape";
         }
       }
-      unchecked.push_back({{"kernel", kernel->name()},
-                           {"shape", tuned},
-                           {"config", kernels::config_to_json(config)},
-                           {"reason", why}});
+      unchecked.push_back(
+          {{"source", "table"}, {"kernel", kernel->name()}, {"shape", tuned}, {"config", config}, {"reason", why}});
       if (!args.json) {
         std::cout << "not checked: " << kernel->name() << " " << tuned << " winner [" << kernels::config_to_string(config)
                   << "]: " << why << "\n";
@@ -259,11 +271,38 @@ void run_check(CheckArgs args, int& result_code) {
     }
     for (const auto& [shape, configs] : shrunk) check_shape(*kernel, shape, configs);
   }
+  std::optional<WinnerChecks> stored_winners;
+  if (winners_mode) {
+    stored_winners = plan_winner_checks(*store, info, selected, given_shapes);
+    for (const auto& [key, configs] : stored_winners->to_check) {
+      const auto result = check_shape(kernels::find_kernel(key.first), key.second, configs);
+      record_winner_outcomes(*stored_winners, key.first, key.second, result.outcomes);
+    }
+    for (const auto& w : stored_winners->winners) {
+      if (w.checked_somewhere()) continue;
+      unchecked.push_back({{"source", "database"},
+                           {"kernel", w.kernel},
+                           {"shape", w.tuned_shape},
+                           {"config", w.config},
+                           {"reason", w.at.empty() ? std::string() : w.at.front().reason}});
+    }
+    if (!args.json) print_winner_checks(std::cout, *stored_winners);
+  }
   if (args.json) {
-    std::cout << nlohmann::json{{"device", info.name}, {"seed", args.seed}, {"passed", passed}, {"failed", failed},
-                                {"failures", failures}, {"unchecked_winners", unchecked}}
-                     .dump(2)
-              << "\n";
+    auto out = json_document(kCheckJson);
+    out.update({{"device", info.name},
+                {"seed", args.seed},
+                {"variants", args.variants},
+                {"passed", passed},
+                {"failed", failed},
+                {"shapes", shapes_checked},
+                {"failures", failures},
+                {"unchecked_winners", unchecked}});
+    if (stored_winners) {
+      out.update(winner_checks_json(*stored_winners));
+      out["database"] = stored_winners->database;
+    }
+    std::cout << out.dump(2) << "\n";
   } else {
     std::cout << "check: seed " << args.seed << " on " << info.name << "\n" << passed << " passed, " << failed << " failed\n";
   }
@@ -279,7 +318,8 @@ void add_check_command(CLI::App& root, int& result_code) {
   cmd->add_option("--device,-d", args->device, "Vulkan device index")->capture_default_str();
   cmd->add_option("--variants", args->variants,
                   "covering (every value and every pair of values of two parameters in each path, and the "
-                  "baseline) | all | winners | sample:N")
+                  "baseline) | all | winners (every winner stored for this GPU in --db, at its own shape and "
+                  "each --shape) | sample:N")
       ->capture_default_str();
   add_space_option(*cmd, args->space);
   cmd->add_option("--table", args->tables,
@@ -287,7 +327,11 @@ void add_check_command(CLI::App& root, int& result_code) {
                   "shape of its space where it is legal (repeatable)");
   cmd->add_option("--shapes", args->shapes, "ci (small check shapes) | default (the kernels' real shapes)")
       ->capture_default_str();
-  cmd->add_option("--db", args->db, "Database for --variants winners");
+  cmd->add_option("--shape,-s", args->shape_texts,
+                  "Check at this shape instead of --shapes (one KERNEL; repeatable); with --variants winners, "
+                  "each winner also at this shape where it is legal");
+  cmd->add_option("--db", args->db,
+                  "Database for --variants winners (every winner stored for this GPU, at its own shape)");
   cmd->add_option("--seed", args->seed, "Seed for inputs and sampling (default: fresh each run)")
       ->each([args](const std::string&) { args->seed_given = true; });
   cmd->add_option("--templates", args->templates, "Read templates from DIR instead of the built-in ones");

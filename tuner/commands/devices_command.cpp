@@ -13,6 +13,7 @@
 #include "tuner/device_lock.hpp"
 #include "tuner/session.hpp"
 #include "tuner/device_json.hpp"
+#include "tuner/json_formats.hpp"
 
 namespace vktune::cli {
 
@@ -103,9 +104,10 @@ void add_devices_command(CLI::App& root, int& result_code) {
     }
     auto devices = vk::list_devices(instance);
     if (*json) {
-      nlohmann::json list = nlohmann::json::array();
-      for (const auto& d : devices) list.push_back(to_json(d));
-      std::cout << list.dump(2) << "\n";
+      auto out = json_document(kDevicesJson);
+      out["devices"] = nlohmann::json::array();
+      for (const auto& d : devices) out["devices"].push_back(to_json(d));
+      std::cout << out.dump(2) << "\n";
     } else if (devices.empty()) {
       std::cout << "no Vulkan devices found\n";
     } else {

@@ -19,6 +19,7 @@
 #include "common/text_escape.hpp"
 #include "tuner/commands/commands.hpp"
 #include "tuner/gguf_dequant.hpp"
+#include "tuner/json_formats.hpp"
 
 namespace vktune::cli {
 
@@ -163,9 +164,12 @@ void print_json(const std::string& path, const ref::GgufFile& file) {
     totals[std::string(ref::type_name(type))] = {
         {"tensors", total.tensors}, {"elements", total.elements}, {"bytes", total.bytes}};
   }
-  const nlohmann::json out = {{"file", path},         {"version", c.version},      {"file_size", file.file_size()},
-                              {"alignment", c.alignment}, {"data_offset", c.data_offset}, {"metadata", metadata},
-                              {"tensors", tensors},   {"totals", totals}};
+  // "version" is this document's (docs/JSON_OUTPUT.md); the file's own GGUF
+  // version is "gguf_version".
+  auto out = json_document(kGgufJson);
+  out.update({{"file", path},           {"gguf_version", c.version},    {"file_size", file.file_size()},
+              {"alignment", c.alignment}, {"data_offset", c.data_offset}, {"metadata", metadata},
+              {"tensors", tensors},     {"totals", totals}});
   // JSON escapes control characters itself; the reader has rejected strings
   // that are not UTF-8, so only the path (from the command line) may need
   // replacing.

@@ -13,6 +13,7 @@
 #include "kernels/registry.hpp"
 #include "tuner/commands/commands.hpp"
 #include "tuner/commands/options.hpp"
+#include "tuner/json_formats.hpp"
 #include "tuner/space.hpp"
 
 namespace vktune::cli {
@@ -141,9 +142,11 @@ void run_list(const ListArgs& args, int& result_code) {
   }
   const vk::DeviceInfo* info = device ? &*device : nullptr;
   if (args.json) {
-    nlohmann::json list = nlohmann::json::array();
-    for (const auto* k : selected) list.push_back(kernel_json(*k, info, scope));
-    std::cout << list.dump(2) << "\n";
+    auto out = json_document(kListJson);
+    out["kernels"] = nlohmann::json::array();
+    for (const auto* k : selected) out["kernels"].push_back(kernel_json(*k, info, scope));
+    if (info) out["device"] = {{"index", info->index}, {"name", info->name}, {"space", to_string(scope)}};
+    std::cout << out.dump(2) << "\n";
   } else {
     for (const auto* k : selected) print_kernel(*k, info, scope);
   }

@@ -16,6 +16,7 @@
 #include "results/store.hpp"
 #include "tuner/commands/commands.hpp"
 #include "tuner/commands/options.hpp"
+#include "tuner/json_formats.hpp"
 #include "tuner/search/replay.hpp"
 #include "tuner/search/strategy.hpp"
 
@@ -81,10 +82,10 @@ void run_replay(const ReplayArgs& args, int& result_code) {
   const auto report = replay(kernel, records, options);
 
   if (args.json) {
-    nlohmann::json out = {{"format", "vktune-replay"}, {"version", 1},       {"kernel", kernel.name()},
-                          {"strategy", args.strategy}, {"runs", args.runs},   {"seed", args.seed},
-                          {"batch", args.batch},       {"transfer", args.transfer}, {"shapes", nlohmann::json::array()},
-                          {"skipped", report.skipped}};
+    auto out = json_document(kReplayJson);
+    out.update({{"kernel", kernel.name()}, {"strategy", args.strategy}, {"runs", args.runs},
+                {"seed", args.seed},       {"batch", args.batch},       {"transfer", args.transfer},
+                {"shapes", nlohmann::json::array()}, {"skipped", report.skipped}});
     for (const auto& r : report.shapes) {
       auto never = [](double share) { return share > 1 ? nlohmann::json(nullptr) : nlohmann::json(share); };
       out["shapes"].push_back({{"device", r.device},

@@ -1,0 +1,149 @@
+// Every `--json` document says what it is: "format" and "version"
+// (docs/JSON_OUTPUT.md), checked by running the vktune binary as a user
+// would and comparing the content with what the same command prints as text
+// or with what the test wrote.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <set>
+#include <sstream>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "reference/gguf_writer.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct RunResult {
+  int exit_code = -1;
+  std::string out, err;
+};
+
+class JsonOutputTest : public ::testing::Test {
+ protected:
+  fs::path dir = fs::temp_directory_path() / ("vktune-json-" + std::to_string(std::random_device{}()));
+  void SetUp() override { fs::create_directories(dir); }
+  void TearDown() override { fs::remove_all(dir); }
+
+  static std::string read(const fs::path& p) {
+    std::ifstream f(p, std::ios::binary);
+    std::ostringstream s;
+    s << f.rdbuf();
+    return s.str();
+  }
+
+  RunResult run(const std::string& args) {
+    const auto out = dir / "out.txt", err = dir / "err.txt";
+    const std::string command = std::string(VKTUNE_BINARY) + " " + args + " >" + out.string() + " 2>" + err.string();
+    const int status = std::system(command.c_str());
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read(out), read(err)};
+  }
+
+  // Runs `args` and parses stdout, which must be one JSON document of `format`, version `version`.
+  nlohmann::json document(const std::string& args, const std::string& format, int version) {
+    const auto r = run(args);
+    EXPECT_EQ(r.exit_code, 0) << args << ": " << r.err;
+    nlohmann::json j;
+    EXPECT_NO_THROW(j = nlohmann::json::parse(r.out)) << args << ": " << r.out;
+    EXPECT_TRUE(j.is_object()) << args;
+    EXPECT_EQ(j.value("format", ""), format) << args;
+    EXPECT_TRUE(j.contains("version") && j["version"].is_number_integer()) << args;
+    EXPECT_EQ(j.value("version", -1), version) << args;
+    return j;
+  }
+};
+
+TEST_F(JsonOutputTest, ListNamesTheSameKernelsAsItsText) {
+  const auto j = document("list --json", "vktune-list", 1);
+  std::set<std::string> from_json;
+  for (const auto& k : j.at("kernels")) from_json.insert(k.at("name").get<std::string>());
+  // The text lists each kernel as "NAME — description" at the start of a line.
+  const auto text = run("list");
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  std::set<std::string> from_text;
+  std::istringstream lines(text.out);
+  for (std::string line; std::getline(lines, line);) {
+    const auto dash = line.find(" \xe2\x80\x94 ");
+    if (!line.empty() && line[0] != ' ' && dash != std::string::npos) from_text.insert(line.substr(0, dash));
+  }
+  EXPECT_FALSE(from_text.empty()) << text.out;
+  EXPECT_EQ(from_json, from_text);
+  EXPECT_FALSE(j.contains("device"));  // only with --device
+
+  const auto on_device = document("list add --device 0 --json", "vktune-list", 1);
+  ASSERT_EQ(on_device.at("kernels").size(), 1u);
+  EXPECT_EQ(on_device["kernels"][0]["name"], "add");
+  EXPECT_EQ(on_device.at("device").at("index"), 0);
+  EXPECT_EQ(on_device["device"]["space"], "pruned");
+}
+
+TEST_F(JsonOutputTest, GgufKeepsTheFilesOwnVersionApart) {
+  for (std::uint32_t gguf_version : {2u, 3u}) {
+    vktune::ref::GgufWriter writer(gguf_version);
+    writer.set("general.name", vktune::ref::GgufValue(std::string("json test")));
+    writer.add_tensor("weights", vktune::ref::GgmlType::F32, {2}, std::vector<std::uint8_t>(8, 0));
+    const auto file = dir / "m.gguf";
+    writer.write(file);
+    const auto j = document("gguf " + file.string() + " --json", "vktune-gguf", 1);
+    EXPECT_EQ(j.at("gguf_version"), gguf_version);
+    EXPECT_EQ(j.at("file"), file.string());
+    ASSERT_EQ(j.at("tensors").size(), 1u);
+    EXPECT_EQ(j["tensors"][0]["name"], "weights");
+    EXPECT_EQ(j["tensors"][0]["bytes"], 8);
+    EXPECT_EQ(j.at("file_size"), fs::file_size(file));
+  }
+}
+
+TEST_F(JsonOutputTest, TuneIsVersionedAndNamesTheDevice) {
+  const auto devices = document("devices --json", "vktune-devices", 1);
+  const auto db = (dir / "t.db").string();
+  const auto j = document("add --device 0 --shape 3,200 --budget 1 --seed 4 --json --db " + db, "vktune-tune", 2);
+  EXPECT_EQ(j.at("device"), devices.at("devices").at(0).at("name"));
+  EXPECT_EQ(j.at("driver"), devices["devices"][0].at("driver_version"));
+  EXPECT_EQ(j.at("database"), db);
+  ASSERT_EQ(j.at("shapes").size(), 1u);
+  EXPECT_EQ(j["shapes"][0].at("shape"), "3,200");
+  EXPECT_TRUE(j["shapes"][0].contains("time_spent"));
+}
+
+TEST_F(JsonOutputTest, ReplayIsVersioned) {
+  const std::string csv = std::string(VKTUNE_SOURCE_DIR) + "/results/h200/measurements_session5.csv";
+  const auto j = document("replay attention_decode --from " + csv + " --budget 10 --runs 1 --strategy random --json",
+                          "vktune-replay", 1);
+  EXPECT_EQ(j.at("kernel"), "attention_decode");
+  EXPECT_EQ(j.at("runs"), 1);
+}
+
+TEST_F(JsonOutputTest, CheckCountsWhatItChecked) {
+  const auto j = document("check add --device 0 --variants sample:2 --seed 3 --json", "vktune-check", 1);
+  EXPECT_EQ(j.at("variants"), "sample:2");
+  EXPECT_EQ(j.at("seed"), 3);
+  EXPECT_EQ(j.at("failed"), 0);
+  // Every check shape of add, up to two sampled variants at each (a tiny
+  // shape may have fewer valid ones): the totals are the sum over the shapes.
+  std::size_t variants = 0;
+  for (const auto& s : j.at("shapes")) {
+    EXPECT_EQ(s.at("kernel"), "add");
+    EXPECT_EQ(s.at("failed"), 0);
+    EXPECT_GE(s.at("variants"), 1);
+    EXPECT_LE(s.at("variants"), 2);
+    variants += s.at("variants").get<std::size_t>();
+  }
+  EXPECT_FALSE(j["shapes"].empty());
+  EXPECT_EQ(j.at("passed").get<std::size_t>(), variants);
+  // The shapes are add's check shapes, as `vktune list` names them.
+  const auto list = nlohmann::json::parse(run("list add --json").out);
+  std::vector<std::string> shapes;
+  for (const auto& s : j["shapes"]) shapes.push_back(s.at("shape").get<std::string>());
+  EXPECT_EQ(nlohmann::json(shapes), list.at("kernels").at(0).at("check_shapes"));
+  EXPECT_FALSE(j.contains("winners"));  // only with --variants winners
+}
+
+}  // namespace
