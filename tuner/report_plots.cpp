@@ -116,7 +116,8 @@ std::string convergence_plot(const ShapePlotInput& in) {
     if (best > 0) best_line.emplace_back(x, best);
   }
   plot.line(best_line, "best-so-far");
-  if (any_time) plot.text(0.6, failure_row, "failed", "band-label");
+  const bool any_failure = std::any_of(rows.begin(), rows.end(), [](const auto& row) { return !row.ok(); });
+  if (any_time && any_failure) plot.text(0.6, failure_row, "failed", "band-label");
   return plot.str();
 }
 
@@ -137,6 +138,7 @@ std::string importance_plot(const ShapePlotInput& in) {
   }
   Axis y = linear_axis(0, static_cast<double>(importance.size()), "");
   y.ticks = false;
+  y.labels_px = 130;  // "NAME=VALUE" beside each bar
   Axis x = linear_axis(0, 100, "share of the variance of log time explained (%)");
   const int height = 70 + 26 * static_cast<int>(importance.size());
   SvgPlot plot(in.id + "-importance", "importance", "Parameter importance (value in the fastest variant)", x, y, 600,

@@ -86,13 +86,17 @@ std::vector<double> axis_ticks(const Axis& axis) {
   if (axis.log) {
     const int first = static_cast<int>(std::floor(std::log10(axis.lo)));
     const int last = static_cast<int>(std::ceil(std::log10(axis.hi)));
-    const bool decades_only = last - first > 3;
-    for (int e = first; e <= last; ++e) {
-      for (double m : {1.0, 2.0, 5.0}) {
-        if (decades_only && m != 1.0) continue;
-        const double v = m * std::pow(10.0, e);
-        if (v >= axis.lo * (1 - 1e-9) && v <= axis.hi * (1 + 1e-9)) ticks.push_back(v);
+    // Fewer marks over many decades, more within one, so that a few always show.
+    const std::vector<std::vector<double>> steps = {{1.0}, {1.0, 2.0, 5.0}, {1.0, 1.5, 2.0, 3.0, 4.0, 5.0, 6.0, 8.0}};
+    for (std::size_t choice = last - first > 3 ? 0 : 1; choice < steps.size(); ++choice) {
+      ticks.clear();
+      for (int e = first; e <= last; ++e) {
+        for (double m : steps[choice]) {
+          const double v = m * std::pow(10.0, e);
+          if (v >= axis.lo * (1 - 1e-9) && v <= axis.hi * (1 + 1e-9)) ticks.push_back(v);
+        }
       }
+      if (ticks.size() >= 3) break;
     }
     return ticks;
   }
@@ -128,7 +132,7 @@ SvgPlot::SvgPlot(std::string id, std::string kind, std::string title, Axis x, Ax
     : id_(std::move(id)), kind_(std::move(kind)), title_(std::move(title)), x_(std::move(x)), y_(std::move(y)),
       width_(width), height_(height) {
   // Room for the tick numbers and axis labels on the left and below.
-  left_ = y_.ticks ? 64 : 150;
+  left_ = y_.ticks ? 64 : 24 + y_.labels_px;
   right_ = width_ - 16;
   top_ = 28;
   bottom_ = height_ - 44;

@@ -19,6 +19,7 @@ struct Axis {
   bool log = false;
   std::string label;
   bool ticks = true;  // false: no tick marks or numbers (a categorical axis)
+  int labels_px = 0;  // for a y axis without ticks: room left of the plot for the marks' own labels
 
   // Grows [lo, hi] by `fraction` of its span on each side (in log space for
   // a log axis), so that points at the extremes are not drawn on the frame.
@@ -31,7 +32,8 @@ Axis log_axis(double lo, double hi, std::string label);
 Axis linear_axis(double lo, double hi, std::string label);
 
 // Tick positions: on a log axis 1, 2 and 5 times powers of ten (only the
-// powers when the range spans more than three decades); on a linear axis
+// powers when the range spans more than three decades, finer steps when
+// that would give fewer than three ticks); on a linear axis
 // 1, 2 or 5 times a power of ten apart, about six of them.
 std::vector<double> axis_ticks(const Axis& axis);
 // A tick label: short, no trailing zeros ("0.5", "20", "1.5k", "2e-05").

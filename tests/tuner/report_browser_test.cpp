@@ -91,8 +91,8 @@ Expected count_in_database(const fs::path& db, const std::string& kernel) {
     ++e.status_counts[status];
     if (status != "ok") continue;
     ++e.ok_variants;
-    for (const auto& [name, value] : nlohmann::json::parse(variants.column_text(1)).items())
-      values[name].insert(value.get<int>());
+    const auto config = nlohmann::json::parse(variants.column_text(1));
+    for (const auto& [name, value] : config.items()) values[name].insert(value.get<int>());
   }
   if (e.ok_variants >= 2)
     for (const auto& [name, taken] : values) e.varied_parameters += taken.size() >= 2 ? 1 : 0;
@@ -149,7 +149,8 @@ TEST_F(ReportTest, TheReportDrawsEveryMeasurementInARealBrowser) {
   EXPECT_EQ(shape["kernel"], "rmsnorm");
   EXPECT_EQ(shape["shape"], "2,256");
   EXPECT_EQ(shape["rows"]["search"].get<std::size_t>(), expected.search_rows);
-  EXPECT_EQ(shape["status_counts"].get<std::map<std::string, std::size_t>>(), expected.status_counts);
+  const auto counts = shape["status_counts"].get<std::map<std::string, std::size_t>>();
+  EXPECT_EQ(counts, expected.status_counts);
   const auto& winner = shape["winner"];
   ASSERT_TRUE(winner.is_object());
   EXPECT_NEAR(winner["speedup"].get<double>(),

@@ -127,16 +127,15 @@ std::string counts_text(const results::ShapeRecord& s) {
 void print_text(std::ostream& out, const results::Store& store, const results::BrowseResult& result,
                 const ResultsOptions& options) {
   out << "results database " << store.path().string() << "\n";
-  if (result.devices.empty()) {
-    out << "no stored device matches"
-        << (options.filter.device.empty() ? std::string() : " --device '" + escape_text(options.filter.device) + "'");
+  if (result.devices.empty() && !options.filter.device.empty()) {
     std::string known;
     for (const auto& d : results::stored_devices(store))
       known += (known.empty() ? "" : ", ") + std::to_string(d.id) + " " + escape_text(d.identity.name);
-    out << " (stored: " << (known.empty() ? "none" : known) << ")\n";
+    out << "no stored device matches --device '" << escape_text(options.filter.device)
+        << "' (stored: " << (known.empty() ? "none" : known) << ")\n";
     return;
   }
-  out << "\ndevices\n";
+  if (!result.devices.empty()) out << "\ndevices\n";
   for (const auto& d : result.devices) {
     out << "  " << d.id << "  " << escape_text(d.identity.name) << " (" << escape_text(d.identity.driver_name) << " "
         << escape_text(d.identity.driver_version_text) << "): " << ceilings_text(d) << "\n";
