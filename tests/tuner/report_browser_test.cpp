@@ -57,6 +57,19 @@ class ReportTest : public ::testing::Test {
   }
   RunResult vktune(const std::string& args) { return shell(std::string(VKTUNE_BINARY) + " " + args); }
 
+  // The page as headless Chromium lays it out: its self-check lines. CI
+  // installs Chromium (ci/install-deps.sh): a missing browser is a failure.
+  std::string render(const fs::path& html) {
+    const auto browser = shell("command -v chromium");
+    EXPECT_EQ(browser.exit_code, 0) << "chromium is not installed: run ci/install-deps.sh";
+    const auto profile = dir / "chromium-profile";
+    const auto rendered =
+        shell("timeout 90 chromium --headless --no-sandbox --disable-gpu --no-first-run --user-data-dir=" +
+              profile.string() + " --dump-dom file://" + html.string());
+    EXPECT_EQ(rendered.exit_code, 0) << rendered.err;
+    return rendered.out;
+  }
+
   static std::string device() {
     const char* index = std::getenv("VKTUNE_TEST_DEVICE");
     return index && *index ? index : "0";
@@ -127,8 +140,7 @@ std::map<std::string, PlotCheck> self_check(const std::string& dom) {
 
 TEST_F(ReportTest, TheReportDrawsEveryMeasurementInARealBrowser) {
   // CI installs Chromium (ci/install-deps.sh): a missing browser is a failure, never a skip.
-  const auto browser = shell("command -v chromium");
-  ASSERT_EQ(browser.exit_code, 0) << "chromium is not installed: run ci/install-deps.sh";
+  ASSERT_EQ(shell("command -v chromium").exit_code, 0) << "chromium is not installed: run ci/install-deps.sh";
 
   const auto tune = vktune("rmsnorm --device " + device() + " --shape 2,256 --budget 5 --db " + db.string());
   ASSERT_EQ(tune.exit_code, 0) << tune.err;
@@ -166,13 +178,9 @@ TEST_F(ReportTest, TheReportDrawsEveryMeasurementInARealBrowser) {
   EXPECT_EQ(page.find("url("), std::string::npos);
   EXPECT_EQ(page.find("@import"), std::string::npos);
 
-  const auto profile = dir / "chromium-profile";
-  const auto rendered =
-      shell("timeout 90 chromium --headless --no-sandbox --disable-gpu --no-first-run --user-data-dir=" +
-            profile.string() + " --dump-dom file://" + html.string());
-  ASSERT_EQ(rendered.exit_code, 0) << rendered.err;
-  const auto plots = self_check(rendered.out);
-  ASSERT_FALSE(plots.empty()) << "the page's self-check did not run:\n" << rendered.out.substr(0, 2000);
+  const auto dom = render(html);
+  const auto plots = self_check(dom);
+  ASSERT_FALSE(plots.empty()) << "the page's self-check did not run:\n" << dom.substr(0, 2000);
 
   std::map<std::string, std::size_t> want{{"distribution", expected.ok_variants},
                                           {"convergence", expected.search_rows},
@@ -233,7 +241,8 @@ TEST_F(ReportTest, TextFromTheDatabaseCannotBecomeMarkup) {
     const auto device = store.upsert_device(d);
     store.upsert_variant({"aaaa", "rmsnorm", "rmsnorm.comp", R"({"</script><script>alert(2)</script>":1})", "", ""});
     store.upsert_variant({"bbbb", "rmsnorm", "rmsnorm.comp", R"({"</script><script>alert(2)</script>":2})", "", ""});
-    for (const auto* hash : {"aaaa", "bbbb"}) {
+    store.upsert_variant({"cccc", "rmsnorm", "rmsnorm.comp", R"({"</script><script>alert(2)</script>":3})", "", ""});
+    for (const auto* hash : {"aaaa", "cccc", "bbbb"}) {
       Measurement m;
       m.device_id = device;
       m.variant_hash = hash;
@@ -242,6 +251,10 @@ TEST_F(ReportTest, TextFromTheDatabaseCannotBecomeMarkup) {
       m.median_ns = hash[0] == 'a' ? 1000 : 2000;
       m.gbps = 1;
       m.gflops = 1;
+      if (hash[0] == 'c') {
+        m.status = Status::wrong_result;
+        m.reason = "<b>wrong</b> by 1e9";
+      }
       store.record_measurement(m);
     }
   }
@@ -253,6 +266,23 @@ TEST_F(ReportTest, TextFromTheDatabaseCannotBecomeMarkup) {
   EXPECT_EQ(page.find("<script>alert"), std::string::npos);
   EXPECT_NE(page.find("&lt;img src=x onerror=alert(1)&gt;"), std::string::npos);
   EXPECT_NE(page.find("&lt;/script&gt;&lt;script&gt;alert(2)"), std::string::npos);
+
+  // Drawn in a browser all the same, the failure as a mark of its own, with
+  // no ceilings stored (the roofline without its roof) and no winner.
+  const auto plots = self_check(render(html));
+  const std::map<std::string, std::size_t> want{{"distribution", 2}, {"convergence", 3}, {"importance", 1},
+                                                {"roofline", 2}};
+  ASSERT_EQ(plots.size(), want.size());
+  for (const auto& [kind, points] : want) {
+    ASSERT_TRUE(plots.count(kind)) << kind << " plot missing";
+    EXPECT_EQ(plots.at(kind).points, points) << kind;
+    EXPECT_EQ(plots.at(kind).drawn, points) << kind;
+  }
+  const auto listed = vktune("results --failures --db " + db.string());
+  EXPECT_EQ(listed.exit_code, 0) << listed.err;
+  EXPECT_NE(listed.out.find("wrong_result"), std::string::npos) << listed.out;
+  EXPECT_NE(listed.out.find("<b>wrong</b> by 1e9"), std::string::npos) << listed.out;
+  EXPECT_NE(listed.out.find("3 variants (2 ok, 1 wrong_result)"), std::string::npos) << listed.out;
 }
 
 }  // namespace

@@ -137,8 +137,10 @@ void print_text(std::ostream& out, const results::Store& store, const results::B
   }
   if (!result.devices.empty()) out << "\ndevices\n";
   for (const auto& d : result.devices) {
-    out << "  " << d.id << "  " << escape_text(d.identity.name) << " (" << escape_text(d.identity.driver_name) << " "
-        << escape_text(d.identity.driver_version_text) << "): " << ceilings_text(d) << "\n";
+    std::string driver = d.identity.driver_name;
+    if (!d.identity.driver_version_text.empty()) driver += (driver.empty() ? "" : " ") + d.identity.driver_version_text;
+    out << "  " << d.id << "  " << escape_text(d.identity.name)
+        << (driver.empty() ? std::string() : " (" + escape_text(driver) + ")") << ": " << ceilings_text(d) << "\n";
   }
   if (result.shapes.empty()) {
     out << "\nno measurements or winners match";
