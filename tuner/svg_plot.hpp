@@ -36,7 +36,7 @@ Axis linear_axis(double lo, double hi, std::string label);
 // that would give fewer than three ticks); on a linear axis
 // 1, 2 or 5 times a power of ten apart, about six of them.
 std::vector<double> axis_ticks(const Axis& axis);
-// A tick label: short, no trailing zeros ("0.5", "20", "1.5k", "2e-05").
+// A tick label: short, no trailing zeros ("0.5", "20", "1500", "15k", "2e-05").
 std::string tick_label(double value);
 
 using DataAttributes = std::vector<std::pair<std::string, std::string>>;
