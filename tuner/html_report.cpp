@@ -39,7 +39,7 @@ svg.plot .point.importance { fill: #58a058; }
 svg.plot .best-so-far { stroke: #d04020; stroke-width: 2; }
 svg.plot .roof { stroke: #222; stroke-width: 2; }
 svg.plot .intensity { stroke: #888; stroke-dasharray: 4 3; }
-p.no-plot { width: 560px; padding: 1em; border: 1px dashed #bbb; color: #666; }
+p.no-plot { align-self: flex-start; width: 560px; padding: 1em; border: 1px dashed #bbb; color: #666; }
 table { border-collapse: collapse; margin: 0.5em 0; } th, td { padding: 2px 8px; text-align: right; }
 th { border-bottom: 1px solid #999; } td.config, th.config { text-align: left; }
 tr.winner td { background: #fde8e0; } tr.baseline td { background: #fdf0d8; }
@@ -100,11 +100,13 @@ std::string ceilings_text(const results::StoredDevice& d) {
 
 std::string devices_section(const results::BrowseResult& data) {
   std::string html = "<h2>Devices</h2>\n<table class=\"devices\"><tr><th>id</th><th class=\"config\">device</th>"
-                     "<th class=\"config\">driver</th><th class=\"config\">measured ceilings</th></tr>\n";
+                     "<th class=\"config\">driver</th><th class=\"config\">UUID</th>"
+                     "<th class=\"config\">measured ceilings</th></tr>\n";
   for (const auto& d : data.devices) {
     html += "<tr><td>" + std::to_string(d.id) + "</td><td class=\"config\">" + html_escape(d.identity.name) +
             "</td><td class=\"config\">" + html_escape(d.identity.driver_name + " " + d.identity.driver_version_text) +
-            "</td><td class=\"config\">" + ceilings_text(d) + "</td></tr>\n";
+            "</td><td class=\"config\">" + html_escape(d.identity.device_uuid) + "</td><td class=\"config\">" +
+            ceilings_text(d) + "</td></tr>\n";
   }
   return html + "</table>\n";
 }
@@ -164,10 +166,16 @@ std::string shape_section(const results::BrowseResult& data, const results::Shap
   html += "<h3>" + html_escape(s.key.kernel) + " " + html_escape(s.key.shape) + " (" + html_escape(s.key.cache_mode) +
           ") on " + (device ? html_escape(device->identity.name) : "device " + std::to_string(s.key.device_id)) +
           "</h3>\n";
+  html += winner_text(s, device);
+  if (s.per_variant.empty()) {
+    // A winner imported from a table comes without the measurements behind it.
+    html += "<p class=\"counts\">No measurements are stored for this shape (a winner imported from a table): only "
+            "the roofline can be drawn.</p>\n<div class=\"plots\">\n" + roofline_plot(input) + "</div>\n";
+    return html + "</section>\n";
+  }
   html += "<p class=\"counts\">" + std::to_string(s.per_variant.size()) + " variants (" + counts_text(s) + "); " +
           std::to_string(s.search_order.size()) + " search and " + std::to_string(s.confirm_rows) +
           " confirmation measurements</p>\n";
-  html += winner_text(s, device);
   html += "<div class=\"plots\">\n" + distribution_plot(input) + convergence_plot(input) + importance_plot(input) +
           roofline_plot(input) + "</div>\n";
   html += top_table(s, device, top);

@@ -139,8 +139,11 @@ void print_text(std::ostream& out, const results::Store& store, const results::B
   for (const auto& d : result.devices) {
     std::string driver = d.identity.driver_name;
     if (!d.identity.driver_version_text.empty()) driver += (driver.empty() ? "" : " ") + d.identity.driver_version_text;
+    // Several GPUs of one model differ only in their UUID: its start tells them apart.
+    const std::string uuid = d.identity.device_uuid.substr(0, 8);
     out << "  " << d.id << "  " << escape_text(d.identity.name)
-        << (driver.empty() ? std::string() : " (" + escape_text(driver) + ")") << ": " << ceilings_text(d) << "\n";
+        << (driver.empty() ? std::string() : " (" + escape_text(driver) + ")")
+        << (uuid.empty() ? std::string() : " uuid " + escape_text(uuid) + "...") << ": " << ceilings_text(d) << "\n";
   }
   if (result.shapes.empty()) {
     out << "\nno measurements or winners match";
@@ -152,8 +155,13 @@ void print_text(std::ostream& out, const results::Store& store, const results::B
   out << "\nshapes (variants by status; winner against the baseline; % of the device's measured ceiling)\n";
   for (const auto& s : result.shapes) {
     out << "  " << escape_text(s.key.kernel) << " " << escape_text(s.key.shape) << " (" << escape_text(s.key.cache_mode)
-        << ") on device " << s.key.device_id << ": " << s.per_variant.size() << " variants (" << counts_text(s)
-        << "), " << s.search_order.size() << " search and " << s.confirm_rows << " confirmation rows\n";
+        << ") on device " << s.key.device_id << ": ";
+    if (s.per_variant.empty()) {
+      out << "no measurements stored (an imported winner)\n";
+    } else {
+      out << s.per_variant.size() << " variants (" << counts_text(s) << "), " << s.search_order.size()
+          << " search and " << s.confirm_rows << " confirmation rows\n";
+    }
     if (!s.winner) {
       out << "      no winner stored\n";
       continue;
