@@ -42,7 +42,7 @@ bool shape_matches(const std::optional<std::vector<std::uint32_t>>& wanted, cons
   return !wanted || shape_dims(shape) == wanted;
 }
 
-// Search rows, then successes fastest first, then failures: the order of
+// Successes fastest first, then failures by status: the order of
 // Store::measurements(), with ties broken by config so the order is stable.
 bool per_variant_less(const StoredRow& a, const StoredRow& b) {
   if (a.ok() != b.ok()) return a.ok();

@@ -43,7 +43,7 @@ std::string read_file(const fs::path& p) {
 
 std::size_t lines(const std::string& text) { return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')); }
 
-class ReportTest : public ::testing::Test {
+class ReportCommand : public ::testing::Test {
  protected:
   fs::path dir = fs::temp_directory_path() / ("vktune-report-" + std::to_string(std::random_device{}()));
   fs::path db = dir / "tuned.db";
@@ -138,7 +138,7 @@ std::map<std::string, PlotCheck> self_check(const std::string& dom) {
   return plots;
 }
 
-TEST_F(ReportTest, TheReportDrawsEveryMeasurementInARealBrowser) {
+TEST_F(ReportCommand, TheReportDrawsEveryMeasurementInARealBrowser) {
   // CI installs Chromium (ci/install-deps.sh): a missing browser is a failure, never a skip.
   ASSERT_EQ(shell("command -v chromium").exit_code, 0) << "chromium is not installed: run ci/install-deps.sh";
 
@@ -197,7 +197,7 @@ TEST_F(ReportTest, TheReportDrawsEveryMeasurementInARealBrowser) {
   }
 }
 
-TEST_F(ReportTest, BadInputIsOneLineAndAMissingDatabaseIsNotCreated) {
+TEST_F(ReportCommand, BadInputIsOneLineAndAMissingDatabaseIsNotCreated) {
   const auto missing = dir / "missing.db";
   for (const std::string& args : {"results --db " + missing.string(), "report --db " + missing.string() + " -o " +
                                                                          (dir / "r.html").string()}) {
@@ -232,7 +232,7 @@ TEST_F(ReportTest, BadInputIsOneLineAndAMissingDatabaseIsNotCreated) {
   EXPECT_NE(empty.out.find("no measurements or winners match --kernel 'softmax'"), std::string::npos) << empty.out;
 }
 
-TEST_F(ReportTest, TextFromTheDatabaseCannotBecomeMarkup) {
+TEST_F(ReportCommand, TextFromTheDatabaseCannotBecomeMarkup) {
   {
     using namespace vktune::results;
     auto store = Store::open(db);
