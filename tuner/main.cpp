@@ -47,6 +47,8 @@ int main(int argc, char** argv) {
   cli::add_export_command(app, exit_code);
   cli::add_import_command(app, exit_code);
   cli::add_replay_command(app, exit_code);
+  cli::add_results_command(app, exit_code);
+  cli::add_report_command(app, exit_code);
   // `vktune bench ... -- FLAGS`: FLAGS belong to Google Benchmark, untouched.
   std::vector<std::string> benchmark_flags;
   if (argc > 1 && std::string(argv[1]) == "bench") {

@@ -17,6 +17,8 @@ void add_check_command(CLI::App& root, int& result_code);
 void add_export_command(CLI::App& root, int& result_code);
 void add_import_command(CLI::App& root, int& result_code);
 void add_replay_command(CLI::App& root, int& result_code);
+void add_results_command(CLI::App& root, int& result_code);
+void add_report_command(CLI::App& root, int& result_code);
 // `benchmark_flags`: what followed `--`, passed to Google Benchmark as is.
 void add_bench_command(CLI::App& root, int& result_code, const std::vector<std::string>& benchmark_flags);
 // One subcommand per registered kernel: `vktune matmul_q4k ...`.
