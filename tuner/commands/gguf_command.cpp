@@ -177,7 +177,7 @@ void print_json(const std::string& path, const ref::GgufFile& file) {
 void add_gguf_command(CLI::App& root, int& result_code) {
   auto* cmd = root.add_subcommand("gguf", "Inspect a GGUF file: metadata, tensors, per-type totals; dequantize a tensor");
   auto options = std::make_shared<GgufOptions>();
-  cmd->add_option("FILE", options->file, "GGUF file (version 2 or 3)")->required();
+  cmd->add_option("FILE", options->file, "GGUF file (version 2 or 3)")->required()->check(CLI::ExistingFile);
   cmd->add_flag("--json", options->json, "Print as JSON");
   auto* dequant = cmd->add_option("--dequant", options->dequant,
                                   "Write tensor NAME dequantized as little-endian float32 (row-major, ne0 fastest)");

@@ -17,7 +17,7 @@ void add_import_command(CLI::App& root, int& result_code) {
                 "winner stays, and conflicts are listed");
   auto file = std::make_shared<std::string>();
   auto db = std::make_shared<std::string>();
-  cmd->add_option("FILE", *file, "The table to import")->required();
+  cmd->add_option("FILE", *file, "The table to import")->required()->check(CLI::ExistingFile);
   cmd->add_option("--db", *db, "Results database (default: $VKTUNE_DB, else ~/.local/share/vktune/vktune.db)");
   cmd->callback([file, db, &result_code] {
     std::ifstream in(*file, std::ios::binary);

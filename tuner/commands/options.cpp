@@ -1,6 +1,7 @@
 #include "tuner/commands/options.hpp"
 
 #include <cmath>
+#include <limits>
 
 #include "common/error.hpp"
 #include "tuner/search/strategy.hpp"
@@ -17,11 +18,16 @@ std::chrono::duration<double> parse_duration(const std::string& text) {
   }
   const std::string unit = used ? text.substr(used) : "";
   double scale = 0;
+  // --target is a kernel time (microseconds), --time a run's (minutes):
+  // both take the same units.
   if (unit.empty() || unit == "s") scale = 1;
+  else if (unit == "ms") scale = 1e-3;
+  else if (unit == "us" || unit == "\u00b5s") scale = 1e-6;
+  else if (unit == "ns") scale = 1e-9;
   else if (unit == "m" || unit == "min") scale = 60;
   else if (unit == "h") scale = 3600;
   if (used == 0 || scale == 0 || !std::isfinite(value) || value <= 0) {
-    throw Error(ErrorKind::usage, "malformed duration '" + text + "': use e.g. 90s, 5m or 1h");
+    throw Error(ErrorKind::usage, "malformed duration '" + text + "': use e.g. 90s, 5m, 1h, 0.2ms or 13.5us");
   }
   // A deadline is now + this in steady_clock ticks (ns): far past a year it
   // would overflow into the past and silently tune nothing.
@@ -63,17 +69,33 @@ std::vector<kernels::Shape> parse_shapes(const kernels::Kernel& kernel, const st
   return shapes;
 }
 
-CLI::Validator strategy_validator() {
+CLI::Validator duration_validator() {
   return CLI::Validator(
-      [](std::string& name) {
+      [](std::string& text) {
         try {
-          find_strategy(name);
+          parse_duration(text);
           return std::string();
         } catch (const Error& e) {
           return std::string(e.what());
         }
       },
-      "STRATEGY");
+      "DURATION");
+}
+
+CLI::IsMember strategy_choices() {
+  std::vector<std::string> names;
+  for (const auto* info : registered_strategies()) names.push_back(info->name);
+  return CLI::IsMember(names);
+}
+
+CLI::Option* add_device_option(CLI::App& cmd, std::uint32_t& device, const std::string& help) {
+  return cmd.add_option("--device,-d", device, help)
+      ->capture_default_str()
+      ->check(count_validator(std::numeric_limits<std::uint32_t>::max()));
+}
+
+void add_cache_option(CLI::App& cmd, std::string& cache, const std::string& help) {
+  cmd.add_option("--cache", cache, help)->capture_default_str()->check(CLI::IsMember({"cold", "hot"}));
 }
 
 void add_space_option(CLI::App& cmd, std::string& scope) {
