@@ -9,6 +9,7 @@ packages=(
   libsqlite3-dev nlohmann-json3-dev libgtest-dev libbenchmark-dev libcli11-dev libeigen3-dev
   mesa-vulkan-drivers vulkan-tools vulkan-validationlayers
   clang libclang-rt-dev
+  help2man man-db
 )
 
 if [ "$(id -u)" -eq 0 ]; then sudo=(); else sudo=(sudo); fi
