@@ -19,8 +19,7 @@ constexpr const char* kAbout =
     "Benchmarks the stored winner and the baseline of every tuned (kernel, shape) of the device.\n"
     "An iteration is one submission of 15 timed samples of back-to-back dispatches; its time is\n"
     "their median per dispatch. --iterations (default 10) fixes the count, so\n"
-    "--benchmark_min_time has no effect; --benchmark_repetitions does.\n"
-    "Every other flag goes to Google Benchmark:";
+    "--benchmark_min_time has no effect; --benchmark_repetitions does.";
 
 }  // namespace
 
@@ -32,12 +31,13 @@ int main(int argc, char** argv) {
   // in order, for Google Benchmark.
   CLI::App app{kAbout, "vktune-bench"};
   app.allow_extras();
+  app.footer("Every other flag goes to Google Benchmark:");
   app.add_option("--device", options.device, "Vulkan device index")
       ->capture_default_str()
       ->check(CLI::Range(0u, std::numeric_limits<std::uint32_t>::max()));
   app.add_option("--db", options.db, "Results database (default: $VKTUNE_DB, else ~/.local/share/vktune/vktune.db)")
       ->check(CLI::ExistingFile);
-  app.add_option("--kernel", options.kernels, "Only this kernel (repeatable)");
+  app.add_option("--kernel", options.kernels, "Only this kernel (repeatable)")->allow_extra_args(false);
   app.add_option("--cache", options.cache_mode, "Which winners: those tuned with cold or with hot caches")
       ->capture_default_str()
       ->check(CLI::IsMember({"cold", "hot"}));

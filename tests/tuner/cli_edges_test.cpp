@@ -16,6 +16,7 @@
 #include <string>
 
 #include "kernels/registry.hpp"
+#include "reference/gguf_writer.hpp"
 
 namespace {
 
@@ -131,7 +132,7 @@ TEST_F(CliEdges, AMissingInputFileIsBadInputNamingTheFile) {
   EXPECT_FALSE(fs::exists(dir / "x.db")) << "import created a database for a missing table";
 }
 
-TEST_F(CliEdges, ExportIntoADirectorySaysSo) {
+TEST_F(CliEdges, OutputIntoADirectoryIsBadInput) {
   // A database to export from: importing the committed test table makes one.
   const auto db = dir / "e.db";
   const auto imported = run("import " + std::string(VKTUNE_SOURCE_DIR) +
@@ -143,6 +144,11 @@ TEST_F(CliEdges, ExportIntoADirectorySaysSo) {
     expect_usage(args, {"is a directory", dir.string()});
   }
   EXPECT_FALSE(fs::exists(dir.string() + ".partial"));
+  // Before: "cannot rename ...: Is a directory", exit 5.
+  vktune::ref::GgufWriter writer;
+  writer.add_tensor("t", vktune::ref::GgmlType::F32, {1}, {0, 0, 0x80, 0x3f});
+  writer.write(dir / "m.gguf");
+  expect_usage("gguf " + (dir / "m.gguf").string() + " --dequant t -o " + dir.string(), {"is a directory", dir.string()});
 }
 
 TEST_F(CliEdges, NoVulkanDriverSaysWhatToInstall) {

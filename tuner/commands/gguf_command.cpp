@@ -18,6 +18,7 @@
 #include "reference/gguf_reader.hpp"
 #include "common/text_escape.hpp"
 #include "tuner/commands/commands.hpp"
+#include "tuner/commands/options.hpp"
 #include "tuner/gguf_dequant.hpp"
 
 namespace vktune::cli {
@@ -182,7 +183,8 @@ void add_gguf_command(CLI::App& root, int& result_code) {
   auto* dequant = cmd->add_option("--dequant", options->dequant,
                                   "Write tensor NAME dequantized as little-endian float32 (row-major, ne0 fastest)");
   dequant->type_name("NAME");
-  auto* output = cmd->add_option("-o,--output", options->output, "Output file for --dequant");
+  auto* output = cmd->add_option("-o,--output", options->output, "Output file for --dequant")
+                     ->check(output_file_validator());
   output->type_name("OUT");
   dequant->needs(output);
   output->needs(dequant);

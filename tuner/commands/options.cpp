@@ -82,6 +82,15 @@ CLI::Validator duration_validator() {
       "DURATION");
 }
 
+CLI::Validator output_file_validator() {
+  return CLI::Validator(
+      [](std::string& path) {
+        return std::filesystem::is_directory(path) ? "cannot write " + path + ": it is a directory (give a file name)"
+                                                   : std::string();
+      },
+      "FILE");
+}
+
 CLI::IsMember strategy_choices() {
   std::vector<std::string> names;
   for (const auto* info : registered_strategies()) names.push_back(info->name);

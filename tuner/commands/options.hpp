@@ -28,6 +28,10 @@ CLI::Validator count_validator(std::uint64_t max);
 // parse time (exit 2) with the option's name; help shows DURATION.
 CLI::Validator duration_validator();
 
+// For an output file: a directory there is bad input (exit 2), caught while
+// parsing, instead of a failed rename into it that names no cause.
+CLI::Validator output_file_validator();
+
 // The registered search strategies as a CLI11 choice, so help lists them and
 // an unknown name is rejected while parsing.
 CLI::IsMember strategy_choices();
