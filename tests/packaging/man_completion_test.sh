@@ -19,8 +19,10 @@ test -f "$completion" || { echo "no bash completion at $completion"; exit 1; }
 # The rendered page as plain text (man-db drops bold and underline when its
 # output is not a terminal).
 MANWIDTH=100 man -l "$page" >"$work/man.txt" 2>"$work/man.err" || { cat "$work/man.err"; exit 1; }
-for word in NAME SYNOPSIS "EXIT STATUS" devices list check export import replay bench gguf matmul_q4k \
-    "--version" "mesa-vulkan-drivers"; do
+# Each command's options are there too (from its --help), with their choices.
+for word in NAME SYNOPSIS "EXIT STATUS" COMMANDS devices list check export import replay bench gguf matmul_q4k \
+    "--version" "mesa-vulkan-drivers" "vktune check" "--variants" "{covering,all,winners,sample:N}" \
+    "vktune KERNEL" "{anneal,exhaustive,model,random}" "--dequant"; do
   grep -qF -- "$word" "$work/man.txt" || { echo "man page lacks '$word'"; cat "$work/man.txt"; exit 1; }
 done
 
