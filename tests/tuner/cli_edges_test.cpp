@@ -67,7 +67,10 @@ TEST_F(CliEdges, NegativeAndMalformedValuesAreRejectedWhileParsing) {
   // Before: CLI11 read -1 into an unsigned budget or seed as 2^64-1, i.e. unlimited.
   expect_usage("replay attention_decode --from " + csv + " --budget -1", {"--budget", "-1"});
   expect_usage("replay attention_decode --from " + csv + " --seed -1", {"--seed", "-1"});
+  // 2^64 is the same double as 2^64-1: the check compares digits.
+  expect_usage("replay attention_decode --from " + csv + " --seed 18446744073709551616", {"--seed"});
   expect_usage("check --device -1", {"--device", "-1"});
+  expect_usage("check --device 4294967296", {"--device", "4294967296"});
   expect_usage("matmul_q4k --budget -1", {"--budget", "-1"});
   expect_usage("matmul_q4k --time abc", {"--time", "abc"});
   expect_usage("matmul_q4k --target 5parsecs", {"--target", "5parsecs"});
@@ -78,6 +81,11 @@ TEST_F(CliEdges, NegativeAndMalformedValuesAreRejectedWhileParsing) {
   expect_usage("check --shapes huge", {"--shapes", "huge"});
   expect_usage("bench --cache warm", {"--cache", "warm"});
   expect_usage("list --device -2", {"--device", "-2"});
+  // A leading zero is decimal (CLI11 alone reads 010 as octal 8): the replay
+  // reports the seed it used.
+  const auto seeded = run("replay attention_decode --from " + csv + " --runs 1 --budget 3 --seed 010 --json");
+  ASSERT_EQ(seeded.exit_code, 0) << seeded.err;
+  EXPECT_EQ(nlohmann::json::parse(seeded.out)["seed"], 10) << seeded.out;
   // A duration in microseconds is a valid --target: parsing passes and the
   // run stops at the device instead (no device 4096 anywhere).
   const auto r = run("matmul_q4k --target 13.5us --time 0.5m --device 4096 --db " + (dir / "t.db").string());

@@ -309,7 +309,7 @@ void add_check_command(CLI::App& root, int& result_code) {
       ->check(CLI::IsMember({"ci", "default"}));
   cmd->add_option("--db", args->db, "Database for --variants winners");
   cmd->add_option("--seed", args->seed, "Seed for inputs and sampling (default: fresh each run)")
-      ->check(count_validator(std::numeric_limits<std::uint64_t>::max()))
+      ->transform(count_validator(std::numeric_limits<std::uint64_t>::max()))
       ->each([args](const std::string&) { args->seed_given = true; });
   cmd->add_option("--templates", args->templates, "Read templates from DIR instead of the built-in ones")
       ->check(CLI::ExistingDirectory);

@@ -159,7 +159,7 @@ void add_list_command(CLI::App& root, int& result_code) {
   auto args = std::make_shared<ListArgs>();
   cmd->add_option("kernels", args->kernels, "Kernels to list (default: all)");
   cmd->add_option("--device,-d", args->device, "Also enumerate each space on this Vulkan device (see `vktune devices`)")
-      ->check(count_validator(std::numeric_limits<std::uint32_t>::max()));
+      ->transform(count_validator(std::numeric_limits<std::uint32_t>::max()));
   add_space_option(*cmd, args->space);
   auto* json = cmd->add_flag("--json", args->json, "Print as JSON");
   // For shell completion and scripts: nothing but the names, no device.

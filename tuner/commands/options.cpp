@@ -1,5 +1,6 @@
 #include "tuner/commands/options.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -43,9 +44,15 @@ CLI::Validator count_validator(std::uint64_t max) {
   // 2^64 as whatever it wraps to: check the text itself.
   return CLI::Validator(
       [max](std::string& text) {
-        const bool digits = !text.empty() && text.size() <= 20 &&
-                            text.find_first_not_of("0123456789") == std::string::npos;
-        if (digits && std::stod(text) <= static_cast<double>(max)) return std::string();
+        // Compared as digit strings, not as doubles: 2^64 and 2^64-1 are the
+        // same double, and --seed takes the whole 64-bit range.
+        const bool digits = !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
+        const auto significant = digits ? text.substr(std::min(text.find_first_not_of('0'), text.size() - 1)) : "";
+        const auto limit = std::to_string(max);
+        if (digits && (significant.size() < limit.size() || (significant.size() == limit.size() && significant <= limit))) {
+          text = significant;  // CLI11 would read a leading 0 as octal: 010 is ten, not eight
+          return std::string();
+        }
         return "'" + text + "' is not a whole number from 0 to " + std::to_string(max);
       },
       "COUNT");
@@ -100,7 +107,7 @@ CLI::IsMember strategy_choices() {
 CLI::Option* add_device_option(CLI::App& cmd, std::uint32_t& device, const std::string& help) {
   return cmd.add_option("--device,-d", device, help)
       ->capture_default_str()
-      ->check(count_validator(std::numeric_limits<std::uint32_t>::max()));
+      ->transform(count_validator(std::numeric_limits<std::uint32_t>::max()));
 }
 
 void add_cache_option(CLI::App& cmd, std::string& cache, const std::string& help) {

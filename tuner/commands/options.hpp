@@ -21,7 +21,8 @@ inline constexpr double kMaxDurationSeconds = 366.0 * 24 * 3600;
 // duration over kMaxDurationSeconds.
 std::chrono::duration<double> parse_duration(const std::string& text);
 
-// Accepts a plain non-negative integer up to `max` (no sign, no exponent).
+// Accepts a plain non-negative integer up to `max` (no sign, no exponent) and
+// drops leading zeros; use it with transform(), which keeps that change.
 CLI::Validator count_validator(std::uint64_t max);
 
 // Accepts what parse_duration accepts, so a bad --time or --target fails at

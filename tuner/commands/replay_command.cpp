@@ -141,13 +141,13 @@ void add_replay_command(CLI::App& root, int& result_code) {
       ->capture_default_str()
       ->check(strategy_choices());
   cmd->add_option("--budget", args->budget, "Evaluations per run (0 = the whole space)")
-      ->check(count_validator(kMaxReplayBudget));
+      ->transform(count_validator(kMaxReplayBudget));
   cmd->add_option("--runs", args->runs, "Runs per shape, each with its own seed")
       ->capture_default_str()
       ->check(CLI::Range(1, 100000));
   cmd->add_option("--seed", args->seed, "Base seed")
       ->capture_default_str()
-      ->check(count_validator(std::numeric_limits<std::uint64_t>::max()));
+      ->transform(count_validator(std::numeric_limits<std::uint64_t>::max()));
   cmd->add_option("--batch", args->batch, "Configs per proposed batch")->capture_default_str()->check(CLI::Range(1, 256));
   cmd->add_flag("--transfer", args->transfer, "Evaluate the nearest other shape's best configs first");
   cmd->add_flag("--json", args->json, "Machine-readable results");

@@ -252,7 +252,7 @@ void add_tune_commands(CLI::App& root, int& result_code) {
                         "holds over " + std::to_string(kExhaustiveUpTo) + " configs, else exhaustive)")
         ->check(strategy_choices());
     cmd->add_option("--budget", args->budget, "At most N variants per shape besides the baseline (0 = no limit)")
-        ->check(count_validator(kMaxCount));
+        ->transform(count_validator(kMaxCount));
     cmd->add_option("--time", args->time, "Stop starting variants after this long, e.g. 90s, 5m (for the whole run)")
         ->check(duration_validator());
     cmd->add_option("--target", args->target, "Stop a shape once a variant is this fast (e.g. 13.5us, 0.2ms)")
@@ -260,7 +260,7 @@ void add_tune_commands(CLI::App& root, int& result_code) {
     cmd->add_option("--within", args->within, "With --target: stop within this many percent of it")
         ->check(CLI::Range(0.0, 1000.0));
     cmd->add_option("--converge", args->converge, "Stop a shape after N variants in a row without a faster one")
-        ->check(count_validator(kMaxCount));
+        ->transform(count_validator(kMaxCount));
     cmd->add_flag("--no-transfer", args->no_transfer,
                   "Do not evaluate the best configs of the nearest tuned shapes first");
     cmd->add_option("--batch", args->batch, "Configs the strategy proposes at a time (the next batch compiles "
@@ -271,13 +271,13 @@ void add_tune_commands(CLI::App& root, int& result_code) {
     add_cache_option(*cmd, args->cache, "cold: rotate weight copies larger than the GPU caches; hot: reuse one");
     cmd->add_flag("--json", args->json, "Print machine-readable results on stdout (no progress)");
     cmd->add_option("--seed", args->seed, "Seed for inputs and the random strategy (default: fresh each run)")
-        ->check(count_validator(std::numeric_limits<std::uint64_t>::max()))
+        ->transform(count_validator(std::numeric_limits<std::uint64_t>::max()))
         ->each([args](const std::string&) { args->seed_given = true; });
     cmd->add_option("--templates", args->templates, "Read templates from DIR instead of the built-in ones")
         ->check(CLI::ExistingDirectory);
     cmd->add_option("--top", args->top, "Rows per shape in the table")
         ->capture_default_str()
-        ->check(count_validator(kMaxCount));
+        ->transform(count_validator(kMaxCount));
     cmd->add_flag("--validation", args->validation, "Enable Vulkan validation layers if installed");
     cmd->add_option("--only", args->only,
                     "Search only configs with parameter NAME among the values, e.g. --only X_QUANT=1 or "
