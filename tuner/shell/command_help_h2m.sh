@@ -18,9 +18,12 @@ section() {  # section TITLE ARGS...: the help of `vktune ARGS... --help`
 }
 {
   printf '[COMMANDS]\n'
-  for command in devices list check export import replay bench gguf; do
-    section "vktune $command" "$command"
+  # The commands are the subcommands in vktune's help that are not kernels.
+  "$vktune" list --names >"$output.kernels"
+  for command in $("$vktune" --help | sed -n '/^Subcommands:/,$p' | grep -oE '^  [A-Za-z0-9_]+'); do
+    grep -qxF "$command" "$output.kernels" || section "vktune $command" "$command"
   done
+  rm -f "$output.kernels"
   section "vktune KERNEL (shown for matmul_q4k; every kernel takes these options)" matmul_q4k
 } >"$output.partial"
 mv "$output.partial" "$output"

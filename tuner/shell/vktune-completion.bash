@@ -1,7 +1,13 @@
 # bash completion for vktune: subcommands and kernel names, each
 # subcommand's options, and the choices of enumerated options. Everything is
-# read from vktune itself (`vktune list --names`, `vktune CMD --help`), so
-# the completion never lists an option or kernel this build does not have.
+# read from vktune itself (`vktune --help`, `vktune list --names`,
+# `vktune CMD --help`), so the completion never lists a command, option or
+# kernel this build does not have, nor misses one it has.
+
+# Every subcommand (commands and kernels) as vktune $1 lists them in its help.
+_vktune_subcommands() {
+  "$1" --help 2>/dev/null | sed -n '/^Subcommands:/,$p' | grep -oE '^  [A-Za-z0-9_]+' | tr -d ' '
+}
 
 # The options of subcommand $2 as vktune $1 prints them in its help.
 _vktune_options() {
@@ -21,7 +27,7 @@ _vktune() {
   COMPREPLY=()
   if ((COMP_CWORD == 1)); then
     local commands
-    commands="devices list check export import replay bench gguf $("$vktune" list --names 2>/dev/null)"
+    commands="$(_vktune_subcommands "$vktune")"
     if [[ "$cur" == -* ]]; then commands="--help --version"; fi
     mapfile -t COMPREPLY < <(compgen -W "$commands" -- "$cur")
     return 0
