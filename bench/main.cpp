@@ -2,32 +2,27 @@
 //   vktune-bench [--device N] [--db PATH] [--kernel NAME]... [--cache cold|hot] [--iterations N]
 //                [Google Benchmark flags: --benchmark_filter=, --benchmark_format=json, ...]
 // Usually run through `vktune bench`.
+#include <CLI/CLI.hpp>
 #include <benchmark/benchmark.h>
 
-#include <cstring>
 #include <iostream>
+#include <limits>
 #include <string>
 #include <vector>
 
 #include "bench/kernel_benchmarks.hpp"
 #include "common/error.hpp"
+#include "common/version.hpp"
 #include "tuner/json_formats.hpp"
 
-#ifndef VKTUNE_VERSION
-#error "VKTUNE_VERSION must be the project's version"
-#endif
 
 namespace {
 
-void usage() {
-  std::cout << "usage: vktune-bench [--device N] [--db PATH] [--kernel NAME]... [--cache cold|hot] "
-               "[--iterations N] [Google Benchmark flags]\n"
-               "Benchmarks the stored winner and the baseline of every tuned (kernel, shape) of the device.\n"
-               "An iteration is one submission of 15 timed samples of back-to-back dispatches; its time is\n"
-               "their median per dispatch. --iterations (default 10) fixes the count, so\n"
-               "--benchmark_min_time has no effect; --benchmark_repetitions does.\n\n";
-  benchmark::PrintDefaultHelp();
-}
+constexpr const char* kAbout =
+    "Benchmarks the stored winner and the baseline of every tuned (kernel, shape) of the device.\n"
+    "An iteration is one submission of 15 timed samples of back-to-back dispatches; its time is\n"
+    "their median per dispatch. --iterations (default 10) fixes the count, so\n"
+    "--benchmark_min_time has no effect; --benchmark_repetitions does.";
 
 // Says in the report's "context" what the numbers were measured on and
 // with (docs/JSON_OUTPUT.md, vktune-bench-context): a report read later, or
@@ -60,35 +55,39 @@ void add_context(const vktune::bench::Registered& run, const vktune::bench::Benc
 int main(int argc, char** argv) {
   using namespace vktune;
   bench::BenchOptions options;
-  std::vector<char*> passthrough{argv[0]};
+  // vktune-bench's own options are parsed by CLI11 with its validators (a
+  // bad value is one line and exit 2); whatever it does not know is left,
+  // in order, for Google Benchmark.
+  CLI::App app{kAbout, "vktune-bench"};
+  app.allow_extras();
+  app.footer("Every other flag goes to Google Benchmark:");
+  app.add_option("--device", options.device, "Vulkan device index")
+      ->capture_default_str()
+      ->check(CLI::Range(0u, std::numeric_limits<std::uint32_t>::max()));
+  app.add_option("--db", options.db, "Results database (default: $VKTUNE_DB, else ~/.local/share/vktune/vktune.db)")
+      ->check(CLI::ExistingFile);
+  app.add_option("--kernel", options.kernels, "Only this kernel (repeatable)")->allow_extra_args(false);
+  app.add_option("--cache", options.cache_mode, "Which winners: those tuned with cold or with hot caches")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"cold", "hot"}));
+  app.add_option("--iterations", options.iterations, "Iterations per benchmark")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1'000'000));
   try {
-    for (int i = 1; i < argc; ++i) {
-      const std::string arg = argv[i];
-      auto value = [&](const char* name) -> std::string {
-        if (i + 1 >= argc) throw Error(ErrorKind::usage, std::string(name) + " needs a value");
-        return argv[++i];
-      };
-      if (arg == "--help" || arg == "-h") {
-        usage();
-        return exit_code::ok;
-      } else if (arg == "--device") {
-        options.device = static_cast<std::uint32_t>(std::stoul(value("--device")));
-      } else if (arg == "--db") {
-        options.db = value("--db");
-      } else if (arg == "--kernel") {
-        options.kernels.push_back(value("--kernel"));
-      } else if (arg == "--iterations") {
-        options.iterations = std::stoi(value("--iterations"));
-        if (options.iterations < 1) throw Error(ErrorKind::usage, "--iterations must be at least 1");
-      } else if (arg == "--cache") {
-        options.cache_mode = value("--cache");
-        if (options.cache_mode != "cold" && options.cache_mode != "hot") {
-          throw Error(ErrorKind::usage, "--cache must be cold or hot");
-        }
-      } else {
-        passthrough.push_back(argv[i]);
-      }
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) {  // --help: ours, then Google Benchmark's
+      app.exit(e);
+      benchmark::PrintDefaultHelp();
+      return exit_code::ok;
     }
+    std::cerr << "vktune-bench: error: " << e.what() << "\n";
+    return exit_code::usage;
+  }
+  std::vector<std::string> rest = app.remaining();
+  std::vector<char*> passthrough{argv[0]};
+  for (auto& flag : rest) passthrough.push_back(flag.data());
+  try {
     int bench_argc = static_cast<int>(passthrough.size());
     benchmark::Initialize(&bench_argc, passthrough.data());
     if (benchmark::ReportUnrecognizedArguments(bench_argc, passthrough.data())) return exit_code::usage;

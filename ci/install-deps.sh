@@ -10,6 +10,7 @@ packages=(
   mesa-vulkan-drivers vulkan-tools vulkan-validationlayers
   clang libclang-rt-dev
   chromium
+  help2man man-db
 )
 
 if [ "$(id -u)" -eq 0 ]; then sudo=(); else sudo=(sudo); fi

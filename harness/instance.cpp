@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "common/error.hpp"
+#include "common/version.hpp"
 #include "harness/device.hpp"
 #include "harness/loader.hpp"
 #include "harness/vk_check.hpp"
@@ -63,7 +64,7 @@ Instance::Instance(const InstanceOptions& options) {
 
   VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
   app.pApplicationName = "vktune";
-  app.applicationVersion = VK_MAKE_API_VERSION(0, 0, 1, 0);
+  app.applicationVersion = VK_MAKE_API_VERSION(0, VKTUNE_VERSION_MAJOR, VKTUNE_VERSION_MINOR, VKTUNE_VERSION_PATCH);
   app.pEngineName = "vktune";
   app.apiVersion = api_version_;
 
@@ -85,7 +86,17 @@ Instance::Instance(const InstanceOptions& options) {
   if (portability) info.flags |= VK_INSTANCE_CREATE_ENUMERATE_PORTABILITY_BIT_KHR;
   if (validation_enabled_) info.pNext = &messenger_info;  // also covers create/destroy
 
-  check(vkCreateInstance(&info, nullptr, &instance_), "vkCreateInstance");
+  // With no driver (ICD) installed, or VK_DRIVER_FILES naming none, the
+  // loader has nothing to create an instance on: that is an installation
+  // problem like a missing loader (exit 3), not a Vulkan failure.
+  const VkResult created = vkCreateInstance(&info, nullptr, &instance_);
+  if (created == VK_ERROR_INCOMPATIBLE_DRIVER) {
+    throw Error(ErrorKind::no_loader,
+                "no Vulkan driver found (the loader reports VK_ERROR_INCOMPATIBLE_DRIVER): install one, e.g. Debian's "
+                "mesa-vulkan-drivers for a CPU device (lavapipe) or your GPU vendor's driver; if VK_DRIVER_FILES or "
+                "VK_ICD_FILENAMES is set, it must name an installed driver's JSON manifest");
+  }
+  check(created, "vkCreateInstance");
   // Device functions go through the loader's trampolines, so several devices
   // can be open at once (volkLoadDevice would bind one device globally).
   volkLoadInstance(instance_);

@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "common/error.hpp"
+#include "common/version.hpp"
 #include "common/hash.hpp"
 #include "results/spirv_bytes.hpp"
 
@@ -93,13 +94,7 @@ nlohmann::json to_json(const Winner& w, bool with_spirv) {
   return j;
 }
 
-std::string generator_version() {
-#ifdef VKTUNE_VERSION
-  return std::string("vktune ") + VKTUNE_VERSION;
-#else
-  return "vktune";
-#endif
-}
+std::string generator_version() { return std::string("vktune ") + VKTUNE_VERSION; }
 
 std::string shortest(double value) {
   std::array<char, 32> buffer{};

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/error.hpp"
+#include "harness/build_info.hpp"
 #include "harness/device.hpp"
 #include "tuner/commands/commands.hpp"
 
@@ -38,7 +39,8 @@ int main(int argc, char** argv) {
   using namespace vktune;
   CLI::App app{"vktune: autotuning and benchmarking for Vulkan compute kernels"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "vktune 0.1.0");
+  // help2man reads --version (and --help) to write the man page.
+  app.set_version_flag("--version", vk::build_info(), "Print vktune's version, compiler, shaderc and glslang, and exit");
   int exit_code = exit_code::ok;
   cli::add_devices_command(app, exit_code);
   cli::add_gguf_command(app, exit_code);

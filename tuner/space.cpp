@@ -148,30 +148,74 @@ SpaceEnumeration enumerate_space(const kernels::Kernel& kernel, const kernels::S
   return result;
 }
 
+namespace {
+
+const kernels::Parameter* find_parameter(const kernels::Space& space, const std::string& name) {
+  const auto p = std::find_if(space.parameters.begin(), space.parameters.end(),
+                              [&](const kernels::Parameter& q) { return q.name == name; });
+  return p == space.parameters.end() ? nullptr : &*p;
+}
+
+}  // namespace
+
+std::vector<std::string> check_only(const kernels::Kernel& kernel, const std::vector<kernels::Shape>& shapes,
+                                    const std::map<std::string, std::vector<int>>& only) {
+  // The spaces of the run, in the order their first shape comes.
+  std::vector<std::size_t> spaces;
+  std::map<std::size_t, std::vector<std::string>> shapes_of;
+  for (const auto& shape : shapes) {
+    const auto index = kernel.space_index(shape);
+    if (!shapes_of.count(index)) spaces.push_back(index);
+    shapes_of[index].push_back(kernels::shape_to_string(shape));
+  }
+  auto describe = [&](std::size_t index) {
+    std::string text;
+    for (const auto& s : shapes_of[index]) text += (text.empty() ? "" : " ") + s;
+    return "the " + kernel.spaces().at(index).name + " space (" + text + ")";
+  };
+  std::vector<std::string> notes;
+  for (const auto& [name, values] : only) {
+    std::vector<std::size_t> with, without;
+    for (auto index : spaces) (find_parameter(kernel.spaces().at(index), name) ? with : without).push_back(index);
+    if (with.empty()) {
+      std::string names;
+      for (auto index : spaces) {
+        for (const auto& q : kernel.spaces().at(index).parameters)
+          if (names.find(" " + q.name + ",") == std::string::npos) names += " " + q.name + ",";
+      }
+      names = names.empty() ? "none" : names.substr(1, names.size() - 2);
+      throw Error(ErrorKind::usage, "--only: " + kernel.name() + " has no parameter " + name +
+                                        (spaces.size() == 1 ? " in " + describe(spaces[0]) + "; it has "
+                                                            : " in any space of this run; they have ") +
+                                        names);
+    }
+    for (int v : values) {
+      const bool offered = std::any_of(with.begin(), with.end(), [&](std::size_t index) {
+        const auto& candidates = find_parameter(kernel.spaces().at(index), name)->values;
+        return std::find(candidates.begin(), candidates.end(), v) != candidates.end();
+      });
+      if (!offered) throw Error(ErrorKind::usage, "--only: " + std::to_string(v) + " is not a candidate value of " + name);
+    }
+    if (without.empty()) continue;
+    std::string applies, lacks;
+    for (auto index : with) applies += (applies.empty() ? "" : ", ") + describe(index);
+    for (auto index : without) lacks += (lacks.empty() ? "" : ", ") + describe(index);
+    notes.push_back("note: --only " + name + " applies to " + applies + "; " + lacks + " has no " + name +
+                    ", so --only " + name + " does not narrow it");
+  }
+  return notes;
+}
+
 std::vector<kernels::Config> select_only(const kernels::Kernel& kernel, const kernels::Shape& shape,
                                          const std::vector<kernels::Config>& valid,
                                          const std::map<std::string, std::vector<int>>& only) {
-  const auto& spaces = kernel.spaces();
-  const auto& space = spaces.at(kernel.space_index(shape));
-  for (const auto& [name, values] : only) {
-    const auto p = std::find_if(space.parameters.begin(), space.parameters.end(),
-                                [&](const kernels::Parameter& q) { return q.name == name; });
-    if (p == space.parameters.end()) {
-      std::string names;
-      for (const auto& q : space.parameters) names += (names.empty() ? "" : ", ") + q.name;
-      throw Error(ErrorKind::usage, "--only: " + kernel.name() + "'s " + space.name + " space (shape " +
-                                        kernels::shape_to_string(shape) + ") has no parameter " + name +
-                                        "; it has " + names);
-    }
-    for (int v : values) {
-      if (std::find(p->values.begin(), p->values.end(), v) == p->values.end()) {
-        throw Error(ErrorKind::usage, "--only: " + std::to_string(v) + " is not a candidate value of " + name);
-      }
-    }
-  }
+  const auto& space = kernel.spaces().at(kernel.space_index(shape));
+  std::vector<std::pair<std::string, std::vector<int>>> applicable;
+  for (const auto& entry : only)
+    if (find_parameter(space, entry.first)) applicable.push_back(entry);
   std::vector<kernels::Config> kept;
   for (const auto& config : valid) {
-    const bool keep = std::all_of(only.begin(), only.end(), [&](const auto& entry) {
+    const bool keep = std::all_of(applicable.begin(), applicable.end(), [&](const auto& entry) {
       return std::find(entry.second.begin(), entry.second.end(), config.at(entry.first)) != entry.second.end();
     });
     if (keep) kept.push_back(config);

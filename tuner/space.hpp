@@ -45,9 +45,17 @@ SpaceEnumeration enumerate_space(const kernels::Kernel& kernel, const kernels::S
 std::vector<const kernels::PruningRule*> active_pruning(const kernels::Space& space, const vk::DeviceInfo& device,
                                                         SpaceScope scope);
 
+// Checks the tune command's --only against the spaces of a run's shapes (a
+// decode and a prefill shape are two spaces with different parameters).
+// Throws Error(usage) for a parameter that no space of the run has, or a
+// value that no space having it offers; returns one note per parameter that
+// some of the spaces lack, naming where it applies and where not.
+std::vector<std::string> check_only(const kernels::Kernel& kernel, const std::vector<kernels::Shape>& shapes,
+                                    const std::map<std::string, std::vector<int>>& only);
+
 // The configs of `valid` whose parameters named in `only` take one of the
-// listed values (the tune command's --only). Throws Error(usage) naming a
-// parameter that the shape's space lacks or a value it never takes.
+// listed values; a parameter the shape's space lacks does not narrow it
+// (check_only has said so).
 std::vector<kernels::Config> select_only(const kernels::Kernel& kernel, const kernels::Shape& shape,
                                          const std::vector<kernels::Config>& valid,
                                          const std::map<std::string, std::vector<int>>& only);

@@ -103,7 +103,7 @@ TEST_F(ExportCliTest, SeveralTablesImportTogetherOrNotAtAll) {
                               quoted(target));
   EXPECT_EQ(missing.exit_code, 2);
   EXPECT_EQ(std::count(missing.err.begin(), missing.err.end(), '\n'), 1) << missing.err;
-  EXPECT_NE(missing.err.find("nope.json: no such file"), std::string::npos) << missing.err;
+  EXPECT_NE(missing.err.find("nope.json"), std::string::npos) << missing.err;
 
   const auto both = vktune("import " + quoted(first) + " " + quoted(second) + " --db " + quoted(target));
   ASSERT_EQ(both.exit_code, 0) << both.err;

@@ -68,8 +68,8 @@ TEST_F(CliTest, ReplayScoresAStrategyAndRejectsBadInputInOneLine) {
     std::string args, words;
   };
   const Case cases[] = {
-      {"attention_decode --from " + csv + " --strategy nope", "anneal, exhaustive, model, random"},
-      {"attention_decode --from " + dir.string() + "/missing.csv", "no such file"},
+      {"attention_decode --from " + csv + " --strategy nope", "{anneal,exhaustive,model,random}"},
+      {"attention_decode --from " + dir.string() + "/missing.csv", "missing.csv"},
       {"rmsnorm --from " + csv, "no measurement of rmsnorm"},
       {"attention_decode --from " + csv + " --shape 32,8,128,1024", "measured shapes"},
       {"attention_decode", "exactly one of --from"},
@@ -143,7 +143,7 @@ TEST_F(CliTest, BadInputsLeaveTheDatabaseUntouched) {
       {"--shape 1,4194304,65536", "too large", 2},
       {"--strategy genetic", "genetic", 2},
       {"--space nope", "nope", 2},
-      {"--cache lukewarm", "cold or hot", 2},
+      {"--cache lukewarm", "{cold,hot}", 2},
       {"--time soon", "duration", 2},
       {"--time 1e12h", "out of range", 2},
       {"--time 600000m", "out of range", 2},

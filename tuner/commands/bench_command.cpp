@@ -10,6 +10,7 @@
 
 #include "common/error.hpp"
 #include "tuner/commands/commands.hpp"
+#include "tuner/commands/options.hpp"
 
 namespace vktune::cli {
 
@@ -40,9 +41,10 @@ void add_bench_command(CLI::App& root, int& result_code, const std::vector<std::
       "bench", "Google Benchmark report of the stored winners and baselines (flags after -- go to Google Benchmark)");
   auto args = std::make_shared<BenchArgs>();
   cmd->add_option("kernels", args->kernels, "Kernels to benchmark (default: every kernel with winners)");
-  cmd->add_option("--device,-d", args->device, "Vulkan device index")->capture_default_str();
-  cmd->add_option("--db", args->db, "Results database (default: $VKTUNE_DB, else ~/.local/share/vktune/vktune.db)");
-  cmd->add_option("--cache", args->cache, "Which winners: cold or hot")->capture_default_str();
+  add_device_option(*cmd, args->device, "Vulkan device index");
+  cmd->add_option("--db", args->db, "Results database (default: $VKTUNE_DB, else ~/.local/share/vktune/vktune.db)")
+      ->check(CLI::ExistingFile);
+  add_cache_option(*cmd, args->cache, "Which winners: those tuned with cold or with hot caches");
   cmd->callback([args, &result_code, &benchmark_flags] {
     const auto program = bench_program().string();
     std::vector<std::string> argv_text{program, "--device", std::to_string(args->device), "--cache", args->cache};

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -154,9 +155,6 @@ std::vector<kernels::Config> select_configs(const kernels::Kernel& kernel, const
 }
 
 void run_check(CheckArgs args, int& result_code) {
-  if (args.shapes != "ci" && args.shapes != "default") {
-    throw Error(ErrorKind::usage, "--shapes must be ci or default, not '" + args.shapes + "'");
-  }
   std::vector<const kernels::Kernel*> selected;
   if (args.kernels.empty()) selected = kernels::all_kernels();
   for (const auto& name : args.kernels) selected.push_back(&kernels::find_kernel(name));
@@ -311,30 +309,54 @@ void run_check(CheckArgs args, int& result_code) {
 
 }  // namespace
 
+// covering | all | winners | sample:N with N from 1 to a billion; help shows
+// the choices.
+CLI::Validator variants_validator() {
+  return CLI::Validator(
+      [](std::string& text) {
+        if (text == "covering" || text == "all" || text == "winners") return std::string();
+        const std::string prefix = "sample:";
+        if (text.rfind(prefix, 0) == 0) {
+          const auto n = text.substr(prefix.size());
+          if (!n.empty() && n.size() <= 10 && n.find_first_not_of("0123456789") == std::string::npos &&
+              std::stoull(n) >= 1 && std::stoull(n) <= 1'000'000'000)
+            return std::string();
+          return "'" + text + "': sample:N needs N from 1 to 1000000000";
+        }
+        return "'" + text + "' is not one of covering, all, winners, sample:N";
+      },
+      "{covering,all,winners,sample:N}");
+}
+
 void add_check_command(CLI::App& root, int& result_code) {
   auto* cmd = root.add_subcommand("check", "Validate kernel variants against the CPU reference (the correctness gate)");
   auto args = std::make_shared<CheckArgs>();
   cmd->add_option("kernels", args->kernels, "Kernels to check (default: all)");
-  cmd->add_option("--device,-d", args->device, "Vulkan device index")->capture_default_str();
+  add_device_option(*cmd, args->device, "Vulkan device index");
   cmd->add_option("--variants", args->variants,
                   "covering (every value and every pair of values of two parameters in each path, and the "
                   "baseline) | all | winners (every winner stored for this GPU in --db, at its own shape and "
                   "each --shape) | sample:N")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(variants_validator());
   add_space_option(*cmd, args->space);
   cmd->add_option("--table", args->tables,
                   "Also check every winner of this kernel in an exported table (vktune export), at each check "
-                  "shape of its space where it is legal (repeatable)");
+                  "shape of its space where it is legal (repeatable)")
+      ->check(CLI::ExistingFile);
   cmd->add_option("--shapes", args->shapes, "ci (small check shapes) | default (the kernels' real shapes)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(CLI::IsMember({"ci", "default"}));
   cmd->add_option("--shape,-s", args->shape_texts,
                   "Check at this shape instead of --shapes (one KERNEL; repeatable); with --variants winners, "
                   "each winner also at this shape where it is legal");
   cmd->add_option("--db", args->db,
                   "Database for --variants winners (every winner stored for this GPU, at its own shape)");
   cmd->add_option("--seed", args->seed, "Seed for inputs and sampling (default: fresh each run)")
+      ->transform(count_validator(std::numeric_limits<std::uint64_t>::max()))
       ->each([args](const std::string&) { args->seed_given = true; });
-  cmd->add_option("--templates", args->templates, "Read templates from DIR instead of the built-in ones");
+  cmd->add_option("--templates", args->templates, "Read templates from DIR instead of the built-in ones")
+      ->check(CLI::ExistingDirectory);
   cmd->add_flag("--json", args->json, "Print machine-readable results");
   cmd->add_flag("--validation", args->validation, "Enable Vulkan validation layers if installed");
   cmd->callback([args, &result_code] { run_check(*args, result_code); });

@@ -93,7 +93,7 @@ void add_devices_command(CLI::App& root, int& result_code) {
   cmd->add_flag("--remeasure", *again, "Measure the ceilings of --device again and replace the stored ones");
   cmd->add_option("--device,-d", *device, "With --remeasure: the Vulkan device index")
       ->capture_default_str()
-      ->check(count_validator(std::numeric_limits<std::uint32_t>::max()));
+      ->transform(count_validator(std::numeric_limits<std::uint32_t>::max()));
   cmd->add_option("--db", *db, "With --remeasure: the SQLite database (default as for tuning)");
   cmd->callback([json, validation, again, device, db, &result_code] {
     vk::Instance instance({.validation = *validation});

@@ -85,7 +85,7 @@ void add_export_command(CLI::App& root, int& result_code) {
                   "Only this device: its row id in the database, or a case-insensitive part of its name");
   cmd->add_option("--kernel", options->filter.kernel,
                   "Only this kernel: the exact name when one is stored, else every kernel whose name contains it");
-  cmd->add_option("-o,--output", options->output, "Write to FILE instead of stdout");
+  cmd->add_option("-o,--output", options->output, "Write to FILE instead of stdout")->check(output_file_validator());
   cmd->add_option("--db", options->db, "Results database (default: $VKTUNE_DB, else ~/.local/share/vktune/vktune.db)");
   cmd->callback([options, &result_code] {
     const std::filesystem::path db =

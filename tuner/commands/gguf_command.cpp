@@ -18,6 +18,7 @@
 #include "reference/gguf_reader.hpp"
 #include "common/text_escape.hpp"
 #include "tuner/commands/commands.hpp"
+#include "tuner/commands/options.hpp"
 #include "tuner/gguf_dequant.hpp"
 #include "tuner/json_formats.hpp"
 
@@ -181,12 +182,13 @@ void print_json(const std::string& path, const ref::GgufFile& file) {
 void add_gguf_command(CLI::App& root, int& result_code) {
   auto* cmd = root.add_subcommand("gguf", "Inspect a GGUF file: metadata, tensors, per-type totals; dequantize a tensor");
   auto options = std::make_shared<GgufOptions>();
-  cmd->add_option("FILE", options->file, "GGUF file (version 2 or 3)")->required();
+  cmd->add_option("FILE", options->file, "GGUF file (version 2 or 3)")->required()->check(CLI::ExistingFile);
   cmd->add_flag("--json", options->json, "Print as JSON");
   auto* dequant = cmd->add_option("--dequant", options->dequant,
                                   "Write tensor NAME dequantized as little-endian float32 (row-major, ne0 fastest)");
   dequant->type_name("NAME");
-  auto* output = cmd->add_option("-o,--output", options->output, "Output file for --dequant");
+  auto* output = cmd->add_option("-o,--output", options->output, "Output file for --dequant")
+                     ->check(output_file_validator());
   output->type_name("OUT");
   dequant->needs(output);
   output->needs(dequant);

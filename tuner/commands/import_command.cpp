@@ -42,7 +42,7 @@ void add_import_command(CLI::App& root, int& result_code) {
                 "winner stays, and conflicts are listed");
   auto args = std::make_shared<ImportArgs>();
   cmd->add_option("FILE", args->files, "The tables to import (any order: per key the newer winner stays)")
-      ->required();
+      ->required()->check(CLI::ExistingFile);
   cmd->add_option("--db", args->db, "Results database (default: $VKTUNE_DB, else ~/.local/share/vktune/vktune.db)");
   cmd->add_flag("--newest-per-model", args->newest_per_model,
                 "Keep only the newest winner per GPU model (vendor and device id), kernel, shape and cache mode, "

@@ -2,6 +2,7 @@
 // rules) and shapes; with --device, each path's cartesian and valid size at
 // the kernel's default shapes on that device.
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <optional>
 
@@ -160,10 +161,21 @@ void add_list_command(CLI::App& root, int& result_code) {
                                           "shapes; with --device, each path's size at the default shapes");
   auto args = std::make_shared<ListArgs>();
   cmd->add_option("kernels", args->kernels, "Kernels to list (default: all)");
-  cmd->add_option("--device,-d", args->device, "Also enumerate each space on this Vulkan device (see `vktune devices`)");
+  cmd->add_option("--device,-d", args->device, "Also enumerate each space on this Vulkan device (see `vktune devices`)")
+      ->transform(count_validator(std::numeric_limits<std::uint32_t>::max()));
   add_space_option(*cmd, args->space);
-  cmd->add_flag("--json", args->json, "Print as JSON");
-  cmd->callback([args, &result_code] { run_list(*args, result_code); });
+  auto* json = cmd->add_flag("--json", args->json, "Print as JSON");
+  // For shell completion and scripts: nothing but the names, no device.
+  auto names = std::make_shared<bool>(false);
+  cmd->add_flag("--names", *names, "Print only the kernel names, one a line")->excludes(json);
+  cmd->callback([args, names, &result_code] {
+    if (*names) {
+      for (const auto* kernel : kernels::all_kernels()) std::cout << kernel->name() << "\n";
+      result_code = exit_code::ok;
+      return;
+    }
+    run_list(*args, result_code);
+  });
 }
 
 }  // namespace vktune::cli

@@ -16,15 +16,32 @@ namespace vktune::cli {
 // The longest duration accepted (a year): longer is surely a typo.
 inline constexpr double kMaxDurationSeconds = 366.0 * 24 * 3600;
 
-// "90s", "5m", "1h", "90" (seconds), "1.5m"; throws Error(usage), also for a
+// "90s", "5m", "1h", "90" (seconds), "1.5m", "0.2ms", "13.5us", "800ns";
+// throws Error(usage), also for a
 // duration over kMaxDurationSeconds.
 std::chrono::duration<double> parse_duration(const std::string& text);
 
-// Accepts a plain non-negative integer up to `max` (no sign, no exponent).
+// Accepts a plain non-negative integer up to `max` (no sign, no exponent) and
+// drops leading zeros; use it with transform(), which keeps that change.
 CLI::Validator count_validator(std::uint64_t max);
 
-// Accepts the name of a registered search strategy; the error lists them.
-CLI::Validator strategy_validator();
+// Accepts what parse_duration accepts, so a bad --time or --target fails at
+// parse time (exit 2) with the option's name; help shows DURATION.
+CLI::Validator duration_validator();
+
+// For an output file: a directory there is bad input (exit 2), caught while
+// parsing, instead of a failed rename into it that names no cause.
+CLI::Validator output_file_validator();
+
+// The registered search strategies as a CLI11 choice, so help lists them and
+// an unknown name is rejected while parsing.
+CLI::IsMember strategy_choices();
+
+// --device,-d N on `cmd`: a whole number, as every subcommand takes it.
+CLI::Option* add_device_option(CLI::App& cmd, std::uint32_t& device, const std::string& help);
+
+// --cache cold|hot on `cmd`.
+void add_cache_option(CLI::App& cmd, std::string& cache, const std::string& help);
 
 // --space pruned|full on `cmd`, into `scope`.
 void add_space_option(CLI::App& cmd, std::string& scope);

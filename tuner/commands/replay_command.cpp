@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <sstream>
 
@@ -59,7 +60,6 @@ std::string percent(double share) {
 
 void run_replay(const ReplayArgs& args, int& result_code) {
   const auto& kernel = kernels::find_kernel(args.kernel);
-  find_strategy(args.strategy);
   if ((args.from.empty()) == (args.db.empty())) {
     throw Error(ErrorKind::usage, "replay needs exactly one of --from FILE.csv and --db PATH");
   }
@@ -126,22 +126,29 @@ void run_replay(const ReplayArgs& args, int& result_code) {
 
 }  // namespace
 
+// A budget beyond this is a typo: no stored space is anywhere near it.
+constexpr std::uint64_t kMaxReplayBudget = 1'000'000'000;
+
 void add_replay_command(CLI::App& root, int& result_code) {
   auto* cmd = root.add_subcommand("replay", "Score a search strategy by replaying stored measurements "
                                             "(only measured configs exist; deterministic for a seed)");
   auto args = std::make_shared<ReplayArgs>();
   cmd->add_option("kernel", args->kernel, "Kernel whose measurements to replay")->required();
-  cmd->add_option("--from", args->from, "Measurements CSV (as `vktune export --format csv` writes)");
-  cmd->add_option("--db", args->db, "Or a results database");
+  cmd->add_option("--from", args->from, "Measurements CSV (as `vktune export --format csv` writes)")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--db", args->db, "Or a results database")->check(CLI::ExistingFile);
   cmd->add_option("--shape,-s", args->shape, "Only this shape");
   cmd->add_option("--strategy", args->strategy, "Strategy to score: " + strategy_names())
       ->capture_default_str()
-      ->check(strategy_validator());
-  cmd->add_option("--budget", args->budget, "Evaluations per run (0 = the whole space)");
+      ->check(strategy_choices());
+  cmd->add_option("--budget", args->budget, "Evaluations per run (0 = the whole space)")
+      ->transform(count_validator(kMaxReplayBudget));
   cmd->add_option("--runs", args->runs, "Runs per shape, each with its own seed")
       ->capture_default_str()
       ->check(CLI::Range(1, 100000));
-  cmd->add_option("--seed", args->seed, "Base seed")->capture_default_str();
+  cmd->add_option("--seed", args->seed, "Base seed")
+      ->capture_default_str()
+      ->transform(count_validator(std::numeric_limits<std::uint64_t>::max()));
   cmd->add_option("--batch", args->batch, "Configs per proposed batch")->capture_default_str()->check(CLI::Range(1, 256));
   cmd->add_flag("--transfer", args->transfer, "Evaluate the nearest other shape's best configs first");
   cmd->add_flag("--json", args->json, "Machine-readable results");

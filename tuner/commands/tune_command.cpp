@@ -99,10 +99,6 @@ std::string cpu_defaults(const kernels::Kernel& kernel, std::vector<kernels::Sha
 }
 
 void run_tune(const kernels::Kernel& kernel, TuneArgs args, int& result_code) {
-  if (args.cache != "cold" && args.cache != "hot") {
-    throw Error(ErrorKind::usage, "--cache must be cold or hot, not '" + args.cache + "'");
-  }
-  if (!args.strategy.empty()) find_strategy(args.strategy);
   std::optional<double> target_ns;
   if (!args.target.empty()) target_ns = parse_duration(args.target).count() * 1e9;
   std::optional<std::chrono::steady_clock::time_point> deadline;
@@ -136,7 +132,7 @@ void run_tune(const kernels::Kernel& kernel, TuneArgs args, int& result_code) {
       }
     }
   }
-  for (const auto& s : shapes) select_only(kernel, s, {}, only);  // names and values, before the database
+  const auto only_notes = check_only(kernel, shapes, only);  // names and values, before the database
   if (!args.seed_given) args.seed = std::random_device{}();
 
   std::unique_ptr<DeviceLock> device_lock;
@@ -153,6 +149,7 @@ void run_tune(const kernels::Kernel& kernel, TuneArgs args, int& result_code) {
   auto store = open_store(args.db);
   Progress progress(stderr_is_terminal(), args.json);
   if (note && !args.json) std::cerr << *note << "\n";
+  for (const auto& line : only_notes) std::cerr << line << "\n";
   TuneSession session(instance, args.device, &store, templates, progress);
 
   // Ceilings are measured once per device and kept.
@@ -245,9 +242,7 @@ void add_tune_commands(CLI::App& root, int& result_code) {
   for (const auto* kernel : kernels::all_kernels()) {
     auto* cmd = root.add_subcommand(kernel->name(), "Tune " + kernel->name() + ": " + kernel->description());
     auto args = std::make_shared<TuneArgs>();
-    cmd->add_option("--device,-d", args->device, "Vulkan device index (see `vktune devices`)")
-        ->capture_default_str()
-        ->check(count_validator(std::numeric_limits<std::uint32_t>::max()));
+    add_device_option(*cmd, args->device, "Vulkan device index (see `vktune devices`)");
     std::string dims;
     for (const auto& d : kernel->shape_dims()) dims += (dims.empty() ? "" : ",") + d;
     cmd->add_option("--shape,-s", args->shapes, "Shape " + dims + " to tune (repeatable; default: the kernel's shapes)");
@@ -255,15 +250,17 @@ void add_tune_commands(CLI::App& root, int& result_code) {
                     "Search strategy: " + strategy_names() +
                         " (default: model when a budget, time, target or convergence bounds the search or the space "
                         "holds over " + std::to_string(kExhaustiveUpTo) + " configs, else exhaustive)")
-        ->check(strategy_validator());
+        ->check(strategy_choices());
     cmd->add_option("--budget", args->budget, "At most N variants per shape besides the baseline (0 = no limit)")
-        ->check(count_validator(kMaxCount));
-    cmd->add_option("--time", args->time, "Stop starting variants after this long, e.g. 90s, 5m (for the whole run)");
-    cmd->add_option("--target", args->target, "Stop a shape once a variant is this fast (e.g. 13.5us, 0.2ms)");
+        ->transform(count_validator(kMaxCount));
+    cmd->add_option("--time", args->time, "Stop starting variants after this long, e.g. 90s, 5m (for the whole run)")
+        ->check(duration_validator());
+    cmd->add_option("--target", args->target, "Stop a shape once a variant is this fast (e.g. 13.5us, 0.2ms)")
+        ->check(duration_validator());
     cmd->add_option("--within", args->within, "With --target: stop within this many percent of it")
         ->check(CLI::Range(0.0, 1000.0));
     cmd->add_option("--converge", args->converge, "Stop a shape after N variants in a row without a faster one")
-        ->check(count_validator(kMaxCount));
+        ->transform(count_validator(kMaxCount));
     cmd->add_flag("--no-transfer", args->no_transfer,
                   "Do not evaluate the best configs of the nearest tuned shapes first");
     cmd->add_option("--batch", args->batch, "Configs the strategy proposes at a time (the next batch compiles "
@@ -271,15 +268,16 @@ void add_tune_commands(CLI::App& root, int& result_code) {
         ->capture_default_str()
         ->check(CLI::Range(1, 256));
     cmd->add_option("--db", args->db, "SQLite database (default: $VKTUNE_DB, else ~/.local/share/vktune/vktune.db)");
-    cmd->add_option("--cache", args->cache, "cold: rotate weight copies larger than the GPU caches; hot: reuse one")
-        ->capture_default_str();
+    add_cache_option(*cmd, args->cache, "cold: rotate weight copies larger than the GPU caches; hot: reuse one");
     cmd->add_flag("--json", args->json, "Print machine-readable results on stdout (no progress)");
     cmd->add_option("--seed", args->seed, "Seed for inputs and the random strategy (default: fresh each run)")
+        ->transform(count_validator(std::numeric_limits<std::uint64_t>::max()))
         ->each([args](const std::string&) { args->seed_given = true; });
-    cmd->add_option("--templates", args->templates, "Read templates from DIR instead of the built-in ones");
+    cmd->add_option("--templates", args->templates, "Read templates from DIR instead of the built-in ones")
+        ->check(CLI::ExistingDirectory);
     cmd->add_option("--top", args->top, "Rows per shape in the table")
         ->capture_default_str()
-        ->check(count_validator(kMaxCount));
+        ->transform(count_validator(kMaxCount));
     cmd->add_flag("--validation", args->validation, "Enable Vulkan validation layers if installed");
     cmd->add_option("--only", args->only,
                     "Search only configs with parameter NAME among the values, e.g. --only X_QUANT=1 or "
