@@ -173,6 +173,7 @@ void Progress::start(const std::string& title, std::size_t total) {
     search_ended_.reset();
   }
   title_ = title;
+  phase_.clear();  // what led up to the search ("looking up ...") is over
   total_ = total;
   done_ = failures_ = 0;
   best_us_.reset();
@@ -315,7 +316,9 @@ std::string Progress::live_text_locked(std::size_t columns) const {
   }
   if (shapes_started_ > 0 || deadline_) {
     const auto eta = eta_seconds(eta_inputs_locked(now));
-    fields.push_back({"| ETA " + (eta ? format_seconds(*eta) : std::string("?")), 4});
+    // Before any variant was measured, a deadline is only an upper bound.
+    const bool bound_only = eta && measured_ == 0 && deadline_ && *eta > 0;
+    fields.push_back({"| ETA " + std::string(bound_only ? "<=" : "") + (eta ? format_seconds(*eta) : std::string("?")), 4});
   }
   auto join = [&] {
     std::string line;

@@ -75,8 +75,7 @@ void TuneSession::confirm(const kernels::Kernel& kernel, const kernels::Problem&
     std::size_t prepared = 0;
     for (std::size_t i : timed) {
       progress_.phase("confirming " + std::to_string(candidates.size()) + finalists + ": preparing " +
-                      std::to_string(++prepared) + " of " + std::to_string(timed.size()) +
-                      (baseline ? " (with the baseline)" : ""));
+                      std::to_string(++prepared) + " of " + std::to_string(timed.size()));
       auto& r = retimed[i];
       r.variant = describe_variant(kernel, result.outcomes[i].config, result.shape, templates_);
       if (store_) {
@@ -94,8 +93,7 @@ void TuneSession::confirm(const kernels::Kernel& kernel, const kernels::Problem&
     const auto order = confirmation_order(candidates, baseline, options.confirm_rounds);
     for (std::size_t k = 0; k < order.size(); ++k) {
       progress_.phase("confirming " + std::to_string(candidates.size()) + finalists + ": timing " +
-                      std::to_string(k + 1) + " of " + std::to_string(order.size()) +
-                      (baseline ? " (each beside the baseline)" : ""));
+                      std::to_string(k + 1) + " of " + std::to_string(order.size()));
       auto& r = retimed.at(order[k]);
       const auto timing = r.runner->time(on_device, result.shape, options.timer);
       r.samples.insert(r.samples.end(), timing.samples_ns.begin(), timing.samples_ns.end());

@@ -102,14 +102,18 @@ struct Screen {
   }
 };
 
-// Each redraw of a live line in the raw stream: what follows "\r\033[K".
+// Each redraw of the live line in the raw stream: what follows "\r\033[K"
+// up to the next carriage return that is not the end of a line (a line
+// written after the live line was cleared, a message or the report, ends
+// with a line feed: it is no redraw).
 std::vector<std::string> redraws(const std::string& stream) {
   std::vector<std::string> out;
   const std::string clear = "\r\033[K";
   for (auto at = stream.find(clear); at != std::string::npos; at = stream.find(clear, at + 1)) {
     const auto from = at + clear.size();
     const auto end = stream.find_first_of("\r\n", from);
-    out.push_back(stream.substr(from, end == std::string::npos ? std::string::npos : end - from));
+    const bool ends_a_line = end != std::string::npos && (stream[end] == '\n' || stream.compare(end, 2, "\r\n") == 0);
+    if (!ends_a_line) out.push_back(stream.substr(from, end == std::string::npos ? std::string::npos : end - from));
   }
   return out;
 }
