@@ -17,8 +17,11 @@
 #include <filesystem>
 #include <functional>
 #include <random>
+#include <regex>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 namespace {
 
@@ -211,7 +214,7 @@ TEST_F(TerminalTest, TuneShowsOneLiveLineWithItsPhasesAndThenTheReport) {
 
   // The header with the time budget, the confirmation's summary, and both
   // shapes' reports stay on the screen.
-  EXPECT_TRUE(screen.has_line_starting("time budget 10m (600 s) for the whole run, all 2 shapes together"))
+  EXPECT_TRUE(screen.has_line_starting("time budget 10m (600 s) for the whole run, shared by its 2 shapes; "))
       << screen.text();
   EXPECT_TRUE(screen.has_line_starting("confirmation re-timed ")) << screen.text();
   EXPECT_TRUE(screen.has_line_starting("add 4,256 (")) << screen.text();
@@ -221,11 +224,15 @@ TEST_F(TerminalTest, TuneShowsOneLiveLineWithItsPhasesAndThenTheReport) {
 
 TEST_F(TerminalTest, CtrlCEndsTheLiveLineThenSummarisesAndSaysHowToResume) {
   bool typed = false;
-  const auto run_ = run({"add", "--device", "0", "--shape", "4,256", "--strategy", "random", "--budget", "200",
+  // A space of hundreds of variants: the run is far from its end when the
+  // first ones are measured.
+  const auto run_ = run({"add", "--device", "0", "--shape", "64,4096", "--strategy", "random", "--budget", "400",
                          "--seed", "7", "--db", db.string()},
                         [&](const std::string& stream) {
-                          // Once a few variants are measured: Ctrl-C, as a person types it.
-                          if (typed || stream.find("timing variant 4 of") == std::string::npos) return std::string();
+                          // Once a variant is done (the live line counts
+                          // "N/TOTAL" with N > 0): Ctrl-C, as a person types it.
+                          static const std::regex done(" [1-9][0-9]*/[0-9]+ ");
+                          if (typed || !std::regex_search(stream, done)) return std::string();
                           typed = true;
                           return std::string("\x03");
                         },
@@ -239,10 +246,27 @@ TEST_F(TerminalTest, CtrlCEndsTheLiveLineThenSummarisesAndSaysHowToResume) {
   // The live line said that the run is stopping before it ended.
   EXPECT_TRUE(any_contains(redraws(run_.stream), "stopping (interrupted by SIGINT)")) << screen.text();
   // The summary starts on a row of its own, with the counts of the shape.
-  EXPECT_TRUE(screen.has_line_starting("vktune: interrupted by SIGINT after 0 of 1 shapes; measured so far: 4,256: "))
+  EXPECT_TRUE(screen.has_line_starting("vktune: interrupted by SIGINT after 0 of 1 shapes; measured so far: 64,4096: "))
       << screen.text();
   EXPECT_TRUE(screen.has_line_starting("vktune: every measurement so far is stored in ")) << screen.text();
   EXPECT_TRUE(screen.has_line_containing("run the same command again to resume")) << screen.text();
+}
+
+TEST_F(TerminalTest, JsonSaysTheTimeBudgetIsForTheWholeRunAndPrintsNoProgress) {
+  const auto run_ = run({"add", "--device", "0", "--shape", "4,256", "--budget", "1", "--seed", "3", "--time", "5m",
+                         "--json", "--db", db.string()},
+                        [](const std::string&) { return std::string(); }, std::chrono::seconds(100));
+  ASSERT_TRUE(WIFEXITED(run_.status)) << run_.stream;
+  EXPECT_EQ(WEXITSTATUS(run_.status), 0) << run_.stream;
+  EXPECT_EQ(run_.stream.find("\033[K"), std::string::npos) << "a live line with --json";
+  const auto j = nlohmann::json::parse(run_.stream);  // the terminal's \r\n are whitespace to JSON
+  const auto& budget = j.at("time_budget");
+  EXPECT_DOUBLE_EQ(budget.at("seconds").get<double>(), 300);
+  EXPECT_NE(budget.at("applies_to").get<std::string>().find("whole run"), std::string::npos);
+  // A fresh database: the ceilings were measured, inside what went before the first shape.
+  const double ceilings = budget.at("ceilings_seconds").get<double>();
+  EXPECT_GT(ceilings, 0);
+  EXPECT_GE(budget.at("used_before_first_shape_seconds").get<double>(), ceilings);
 }
 
 }  // namespace

@@ -2,7 +2,6 @@
 // show the best variants per shape.
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <cstdio>
 #include <iomanip>
 #include <iostream>
@@ -254,12 +253,16 @@ void run_tune(const kernels::Kernel& kernel, TuneArgs args, int& result_code) {
               << std::defaultfloat << " us per dependent dispatch; results in " << store.path().string() << "\n";
     if (deadline) {
       std::cout << "time budget " << args.time << " (" << std::fixed << std::setprecision(0) << time_budget_seconds
-                << " s) for the whole run, all " << shapes.size() << " shape" << (shapes.size() == 1 ? "" : "s")
-                << " together; " << std::setprecision(1) << used_seconds << " s used before the first shape"
-                << (ceiling_seconds >= 0.05 ? ", " + std::to_string(static_cast<long>(std::lround(ceiling_seconds))) +
-                                                  " s of it measuring the device's ceilings"
-                                            : std::string())
-                << std::defaultfloat << "\n";
+                << " s) for the whole run"
+                << (shapes.size() > 1 ? ", shared by its " + std::to_string(shapes.size()) + " shapes" : std::string())
+                << "; " << std::setprecision(1) << used_seconds << " s used before the first shape"
+                << std::defaultfloat;
+      if (ceiling_seconds >= 0.05) {
+        char text[64];
+        std::snprintf(text, sizeof text, ", %.1f s of it measuring the device's ceilings", ceiling_seconds);
+        std::cout << text;
+      }
+      std::cout << "\n";
     }
     std::cout.flush();
   }
