@@ -234,7 +234,7 @@ void Progress::step(const std::string& what) {
   std::string text;
   {
     std::lock_guard lock(mutex_);
-    text = what + " variant " + std::to_string(done_ + 1) + " of " + std::to_string(total_);
+    text = what + " variant " + std::to_string(done_ + 1);  // of the total the line counts already
   }
   set_phase(text, false);  // one per variant: at most every kMinRedraw
 }
@@ -294,7 +294,7 @@ std::string Progress::live_text_locked(std::size_t columns) const {
   if (!title_.empty()) {
     std::string title = title_;
     if (shapes_planned_ > 1) {
-      title += " (shape " + std::to_string(shapes_started_) + " of " + std::to_string(shapes_planned_) + ")";
+      title += " (shape " + std::to_string(shapes_started_) + "/" + std::to_string(shapes_planned_) + ")";
     }
     fields.push_back({title, 0});
     constexpr std::size_t bar_width = 12;

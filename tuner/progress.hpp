@@ -91,9 +91,10 @@ class Progress {
   // The run: how many shapes it tunes and its --time deadline, for the ETA.
   void plan_run(std::size_t shapes, std::optional<ProgressClock::time_point> deadline);
   // What the run is doing now ("measuring device ceilings: read bandwidth",
-  // "compiling variant 3 of 17"); shown on the live line until the next.
+  // "compiling variant 3"); shown on the live line until the next.
   void phase(const std::string& text);
-  // phase("WHAT variant N of TOTAL") for the variant the search evaluates next.
+  // phase("WHAT variant N") for the variant the search evaluates next (the
+  // line counts done/total beside it).
   void step(const std::string& what);
   // A shape's search begins: `total` variants planned.
   void start(const std::string& title, std::size_t total);

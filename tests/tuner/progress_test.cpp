@@ -122,8 +122,8 @@ TEST(ProgressLine, ShowsPhaseCountsAndAnEtaOverEveryShape) {
   EXPECT_NE(c.progress.live_text().find("ETA " + format_seconds(expected)), std::string::npos)
       << c.progress.live_text();
   c.progress.step("timing");
-  EXPECT_NE(c.progress.live_text().find("timing variant 15 of 17"), std::string::npos) << c.progress.live_text();
-  EXPECT_NE(c.progress.live_text().find("(shape 1 of 2)"), std::string::npos);
+  EXPECT_NE(c.progress.live_text().find("timing variant 15 |"), std::string::npos) << c.progress.live_text();
+  EXPECT_NE(c.progress.live_text().find("(shape 1/2)"), std::string::npos);
 }
 
 TEST(ProgressLine, EtaNeverExceedsTheDeadline) {
