@@ -22,6 +22,8 @@ constexpr auto kMinRedraw = std::chrono::milliseconds(100);
 constexpr auto kIdleRedraw = std::chrono::seconds(1);
 // Without a terminal, a plain line at most this often.
 constexpr auto kPlainEvery = std::chrono::seconds(5);
+// Without a terminal, a phase outside a search that lasts this long gets a line.
+constexpr auto kPlainPhaseAfter = std::chrono::seconds(2);
 // A phase longer than this shows how long it has been running.
 constexpr double kShowPhaseClockAfter = 2;
 
@@ -119,7 +121,7 @@ Progress::Progress(ProgressOptions options) : options_(std::move(options)) {
   if (!options_.write) options_.write = write_stderr;
   if (!options_.now) options_.now = [] { return ProgressClock::now(); };
   started_ = last_event_ = last_draw_ = phase_started_ = options_.now();
-  last_line_ = started_ - kPlainEvery;  // the first phase is worth a line at once
+  last_line_ = started_;
   if (!options_.quiet && options_.ticker) ticker_ = std::thread([this] { tick(); });
 }
 
@@ -149,15 +151,12 @@ void Progress::phase(const std::string& text) { set_phase(text, true); }
 
 void Progress::set_phase(const std::string& text, bool force) {
   std::lock_guard lock(mutex_);
-  if (text != phase_) phase_started_ = options_.now();
-  phase_ = text;
-  if (options_.quiet) return;
-  if (!options_.tty) {
-    // Without a terminal a phase is worth a line only when nothing was
-    // said for a while (the ticker repeats it while it lasts).
-    if (!searching_ && options_.now() - last_line_ >= kPlainEvery) plain_line_locked("running");
-    return;
+  if (text != phase_) {
+    phase_started_ = options_.now();
+    phase_printed_ = false;
   }
+  phase_ = text;
+  if (options_.quiet || !options_.tty) return;  // without a terminal, poll() says what lasts
   draw_locked(force);
 }
 
@@ -377,17 +376,34 @@ void Progress::plain_line_locked(const char* state) {
 
 void Progress::emit(const std::string& text) const { options_.write(text); }
 
+void Progress::poll() {
+  std::lock_guard lock(mutex_);
+  poll_locked();
+}
+
+void Progress::poll_locked() {
+  if (options_.quiet || hidden_) return;
+  const auto now = options_.now();
+  if (options_.tty) {
+    if (live_ && (now - last_draw_ >= kIdleRedraw || (dirty_ && now - last_draw_ >= kMinRedraw))) draw_locked(true);
+    return;
+  }
+  // Without a terminal: a phase outside a search gets a line once it has
+  // lasted a while (a command that fails at once prints only its error),
+  // and anything going on a line every kPlainEvery.
+  if (!searching_ && !phase_.empty() && !phase_printed_ && now - phase_started_ >= kPlainPhaseAfter) {
+    plain_line_locked("running");
+    phase_printed_ = true;
+  } else if ((searching_ || !phase_.empty()) && now - last_line_ >= kPlainEvery) {
+    plain_line_locked("running");
+  }
+}
+
 void Progress::tick() {
   std::unique_lock lock(mutex_);
   while (!stop_ticker_) {
     wake_.wait_for(lock, std::chrono::milliseconds(200));
-    if (stop_ticker_ || hidden_) continue;
-    const auto now = options_.now();
-    if (options_.tty) {
-      if (live_ && (now - last_draw_ >= kIdleRedraw || (dirty_ && now - last_draw_ >= kMinRedraw))) draw_locked(true);
-    } else if ((searching_ || !phase_.empty()) && now - last_line_ >= kPlainEvery) {
-      plain_line_locked("running");
-    }
+    if (!stop_ticker_) poll_locked();
   }
 }
 

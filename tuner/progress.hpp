@@ -115,11 +115,17 @@ class Progress {
   // ("interrupted by SIGINT") while the variant in flight finishes.
   void set_stopping(std::function<std::optional<std::string>()> stopping);
 
+  // What the ticker does every 200 ms: redraw a live line whose clock moved
+  // or whose redraw was skipped, or without a terminal, print a line for a
+  // phase that lasts. Public for tests that drive the time themselves.
+  void poll();
+
   // The live line as it would be drawn now, without control characters.
   std::string live_text() const;
 
  private:
   void set_phase(const std::string& text, bool force);
+  void poll_locked();
   void draw_locked(bool force);
   void plain_line_locked(const char* state);
   std::string live_text_locked(std::size_t columns) const;
@@ -145,6 +151,7 @@ class Progress {
   std::function<std::optional<std::string>()> stopping_;
   bool live_ = false;    // the live line is on screen
   bool dirty_ = false;   // a redraw was skipped (too soon after the last)
+  bool phase_printed_ = false;  // without a terminal: the phase has had its line
   bool hidden_ = false;  // hide() was called: draw nothing more
   bool stop_ticker_ = false;
   std::condition_variable wake_;

@@ -156,6 +156,13 @@ TEST(ProgressLine, MessagesAndTheEndOfAShapeLeaveCleanLines) {
 TEST(ProgressLine, WithoutATerminalPlainLines) {
   Captured c(80, false);
   c.progress.phase("measuring device ceilings (once per device): read bandwidth (1 of 3)");
+  c.now += 1s;
+  c.progress.poll();
+  EXPECT_EQ(c.out, "");  // a phase that ends quickly (or a command that fails at once) says nothing
+  c.now += 1200ms;
+  c.progress.poll();
+  c.progress.poll();  // said once, not again before kPlainEvery
+  EXPECT_EQ(c.out, "measuring device ceilings (once per device): read bandwidth (1 of 3) (2s)\n");
   c.progress.start("add 4,256", 4);
   c.now += 1s;
   c.progress.update(1, 0, 5.0);
