@@ -293,7 +293,7 @@ std::string Progress::live_text_locked(std::size_t columns) const {
   if (!title_.empty()) {
     std::string title = title_;
     if (shapes_planned_ > 1) {
-      title += " (shape " + std::to_string(shapes_started_) + "/" + std::to_string(shapes_planned_) + ")";
+      title += ", shape " + std::to_string(shapes_started_) + "/" + std::to_string(shapes_planned_);
     }
     fields.push_back({title, 0});
     constexpr std::size_t bar_width = 12;
@@ -308,8 +308,9 @@ std::string Progress::live_text_locked(std::size_t columns) const {
     fields.push_back({(title_.empty() ? "" : "| ") + phase, 0});
   }
   if (!title_.empty()) {
+    // Four or five significant digits: the live line has few columns to spare.
     char best[48] = "best -";
-    if (best_us_) std::snprintf(best, sizeof best, "best %.2f us", *best_us_);
+    if (best_us_) std::snprintf(best, sizeof best, "best %.*f us", *best_us_ >= 1000 ? 0 : *best_us_ >= 100 ? 1 : 2, *best_us_);
     fields.push_back({std::string("| ") + best, 3});
     if (failures_) fields.push_back({"| " + std::to_string(failures_) + " failed", 2});
   }

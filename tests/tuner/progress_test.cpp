@@ -123,7 +123,11 @@ TEST(ProgressLine, ShowsPhaseCountsAndAnEtaOverEveryShape) {
       << c.progress.live_text();
   c.progress.step("timing");
   EXPECT_NE(c.progress.live_text().find("timing variant 15 |"), std::string::npos) << c.progress.live_text();
-  EXPECT_NE(c.progress.live_text().find("(shape 1/2)"), std::string::npos);
+  EXPECT_NE(c.progress.live_text().find(", shape 1/2 "), std::string::npos);
+  EXPECT_NE(c.progress.live_text().find("| best 5.00 us |"), std::string::npos) << c.progress.live_text();
+  c.progress.update(15, 1, 123456.78, true);  // long times lose their decimals, not the field
+  EXPECT_NE(c.progress.live_text().find("| best 123457 us |"), std::string::npos) << c.progress.live_text();
+  EXPECT_NE(c.progress.live_text().find("| 1 failed"), std::string::npos) << c.progress.live_text();
 }
 
 TEST(ProgressLine, EtaNeverExceedsTheDeadline) {

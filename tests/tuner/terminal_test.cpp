@@ -207,7 +207,7 @@ TEST_F(TerminalTest, TuneShowsOneLiveLineWithItsPhasesAndThenTheReport) {
   const auto lines = redraws(run_.stream);
   for (const std::string phase : {"opening device 0", "measuring device ceilings (once per device)",
                                   "add 4,256: enumerating the space", "validating variant", "timing variant",
-                                  "(shape 2/2)", "confirming", "final check of the winner"}) {
+                                  ", shape 2/2 ", "confirming", "final check of the winner"}) {
     EXPECT_TRUE(any_contains(lines, phase)) << "no redraw showed '" << phase << "'\n" << screen.text();
   }
   for (const auto& line : lines) EXPECT_LE(line.size(), static_cast<std::size_t>(kColumns - 1)) << line;
