@@ -206,10 +206,15 @@ TEST_F(TerminalTest, TuneShowsOneLiveLineWithItsPhasesAndThenTheReport) {
   // The phases, each drawn on the live line.
   const auto lines = redraws(run_.stream);
   for (const std::string phase : {"opening device 0", "measuring device ceilings (once per device)",
-                                  "add 4,256: enumerating the space", "validating variant", "timing variant",
+                                  "add 4,256: enumerating the space", "add 8,256: enumerating the space",
                                   ", shape 2/2 ", "confirming", "final check of the winner"}) {
     EXPECT_TRUE(any_contains(lines, phase)) << "no redraw showed '" << phase << "'\n" << screen.text();
   }
+  // A variant's steps are drawn at most every 100 ms (a fast GPU goes
+  // through hundreds a second): some of the eight variants' show.
+  EXPECT_TRUE(any_contains(lines, "compiling variant") || any_contains(lines, "validating variant") ||
+              any_contains(lines, "timing variant"))
+      << screen.text();
   for (const auto& line : lines) EXPECT_LE(line.size(), static_cast<std::size_t>(kColumns - 1)) << line;
 
   // The header with the time budget, the confirmation's summary, and both
