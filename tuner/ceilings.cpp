@@ -101,8 +101,16 @@ double measure_dispatch_floor(vk::Device& device, const TemplateLibrary& templat
   return time_read(device, templates, 1);
 }
 
-Ceilings measure_ceilings(vk::Device& device, const TemplateLibrary& templates) {
-  return {measure_read(device, templates), measure_fma(device, templates), measure_dispatch_floor(device, templates)};
+Ceilings measure_ceilings(vk::Device& device, const TemplateLibrary& templates,
+                          const std::function<void(const std::string&)>& step) {
+  Ceilings c;
+  if (step) step("read bandwidth (1 of 3)");
+  c.read_gbps = measure_read(device, templates);
+  if (step) step("fp32 FMA throughput (2 of 3)");
+  c.fp32_gflops = measure_fma(device, templates);
+  if (step) step("dependent-dispatch floor (3 of 3)");
+  c.dispatch_floor_ns = measure_dispatch_floor(device, templates);
+  return c;
 }
 
 void store_ceilings(results::Store& store, std::int64_t device_row, const Ceilings& ceilings) {

@@ -5,6 +5,9 @@
 // what a dispatch that waits for the previous one costs when it does almost
 // nothing, timed as every kernel is (so small kernels can be read against it:
 // at best they take the floor plus their bytes over the read bandwidth).
+#include <functional>
+#include <string>
+
 #include "harness/device.hpp"
 #include "results/store.hpp"
 #include "tuner/template_library.hpp"
@@ -21,7 +24,10 @@ inline constexpr const char* kCeilingRead = "read_bandwidth";
 inline constexpr const char* kCeilingFma = "fp32_fma";
 inline constexpr const char* kCeilingDispatchFloor = "dependent_dispatch";  // stored in ns
 
-Ceilings measure_ceilings(vk::Device& device, const TemplateLibrary& templates);
+// `step`, when given, hears which of the three measurements starts (they
+// take seconds on a slow device: the progress line shows them).
+Ceilings measure_ceilings(vk::Device& device, const TemplateLibrary& templates,
+                          const std::function<void(const std::string&)>& step = {});
 // One workgroup reading 64 KiB, dispatched back to back with a
 // compute-to-compute barrier between dispatches (vk::time_dispatches): median
 // ns per dispatch.

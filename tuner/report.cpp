@@ -1,6 +1,7 @@
 #include "tuner/report.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <map>
@@ -225,6 +226,26 @@ void print_shape_report(std::ostream& out, const kernels::Kernel& kernel, const 
       std::snprintf(line, sizeof line, "  winner %.3f us vs baseline %.3f us: %.2fx speedup\n",
                     r.outcomes[*r.winner].timing.median / 1e3, b.timing.median / 1e3,
                     b.timing.median / r.outcomes[*r.winner].timing.median);
+      out << line;
+    }
+  }
+  // The progress line showed the search's best; when the confirmation's
+  // re-timing moved it or picked another winner, say so here too.
+  if (r.search_best && r.winner && r.search_best_ns > 0) {
+    const auto& searched = r.outcomes[*r.search_best];
+    const double winner_ns = r.outcomes[*r.winner].timing.median;
+    if (*r.search_best != *r.winner) {
+      std::snprintf(line, sizeof line,
+                    "  the confirmation pass re-timed the finalists: the search's best (%.3f us then, %s) re-timed at "
+                    "%.3f us, so the winner is another variant (%.3f us)\n",
+                    r.search_best_ns / 1e3, searched.is_baseline ? "the baseline" : "a variant",
+                    searched.timing.median / 1e3, winner_ns / 1e3);
+      out << line;
+    } else if (std::abs(winner_ns - r.search_best_ns) > 0.01 * r.search_best_ns) {
+      std::snprintf(line, sizeof line,
+                    "  the confirmation pass re-timed the finalists: the winner took %.3f us in the search, %.3f us "
+                    "re-timed\n",
+                    r.search_best_ns / 1e3, winner_ns / 1e3);
       out << line;
     }
   }

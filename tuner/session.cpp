@@ -310,6 +310,7 @@ class TuneSession::Evaluation final : public BatchEvaluator {
   const Outcome& evaluate_config(const kernels::Config& config) {
     stop_heating();
     Candidate& c = find(config);
+    const bool resumed = c.previous.has_value();
     if (c.previous) {
       result_.outcomes.push_back(from_measurement(*c.previous, c.variant.config, c.is_baseline));
     } else {
@@ -322,7 +323,7 @@ class TuneSession::Evaluation final : public BatchEvaluator {
       result_.winner = result_.outcomes.size() - 1;
     }
     session_.progress_.update(result_.outcomes.size(), result_.failures(),
-                              best_ns_ ? std::optional<double>(*best_ns_ / 1000.0) : std::nullopt);
+                              best_ns_ ? std::optional<double>(*best_ns_ / 1000.0) : std::nullopt, resumed);
     return last;
   }
 
@@ -337,6 +338,9 @@ class TuneSession::Evaluation final : public BatchEvaluator {
       for (auto& c : b.candidates) {
         if (c.variant.config != config) continue;
         if (b.compiling.valid()) {
+          if (b.compiling.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
+            session_.progress_.step(c.previous ? "preparing" : "compiling");
+          }
           // While the driver still compiles it, the last variant keeps the
           // GPU busy: idle for a few hundred milliseconds, an H200 clocks
           // down and the next variant would need a full re-warm-up.
@@ -397,6 +401,7 @@ class TuneSession::Evaluation final : public BatchEvaluator {
                                                  copies_ + 2 + static_cast<std::uint32_t>(more_.size()));
       }
       {
+        session_.progress_.step("validating");
         AddElapsed clock{o.durations.validation_ms};
         test_hooks::before_dispatch();
         const auto tolerance = kernel_.variant_tolerance(c.variant.config, shape_);
@@ -410,6 +415,7 @@ class TuneSession::Evaluation final : public BatchEvaluator {
                     o.validation.reason);
       }
       if (options_.time_variants) {
+        session_.progress_.step("timing");
         const auto timed = runner->time(*on_device_, shape_, options_.timer);
         o.timing = timed.per_dispatch_ns;
         o.durations.warmup_ms = timed.warmup_ms;
@@ -465,9 +471,11 @@ ShapeResult TuneSession::run(const kernels::Kernel& kernel, const kernels::Shape
                              std::vector<kernels::Config> explicit_configs, bool use_explicit) {
   kernel.validate_shape(shape);
   const std::string shape_text = kernels::shape_to_string(shape);
+  const std::string title = kernel.name() + " " + shape_text;
   ShapeResult result;
   result.shape = shape;
   result.seed = shape_seed(options.seed, shape);
+  progress_.phase(title + ": enumerating the space");
   const auto space = enumerate_space(kernel, shape, device_->info(), options.space);
   result.space_name = space.space_name;
   result.space_scope = options.space;
@@ -481,6 +489,7 @@ ShapeResult TuneSession::run(const kernels::Kernel& kernel, const kernels::Shape
     result.space_selected = candidates.size();
   }
 
+  progress_.phase(title + ": making the inputs and the CPU reference");
   const auto problem = kernel.make_problem(shape, result.seed);
   std::uint64_t weight_bytes = 0;
   for (const auto& b : problem.buffers)
@@ -488,14 +497,17 @@ ShapeResult TuneSession::run(const kernels::Kernel& kernel, const kernels::Shape
   const std::uint32_t copies = options.cache_mode == "cold" && options.time_variants
                                    ? cold_cache_copies(weight_bytes, device_->info().device_local_bytes())
                                    : 1;
+  progress_.phase(title + ": uploading the inputs (" + std::to_string(copies) + " cop" + (copies == 1 ? "y" : "ies") +
+                  ")");
   auto on_device = std::make_unique<DeviceProblem>(*device_, problem, copies);
+  progress_.phase(title + ": making the further validation inputs");
   ValidationInputs more(kernel, shape, further_validation_inputs(result.seed));
   more.upload(*device_);
   Evaluation evaluation(*this, kernel, shape, options, problem, on_device, more, copies, result);
 
   if (use_explicit) {
     // Exactly these configs, in order (the check command).
-    progress_.start(kernel.name() + " " + shape_text, explicit_configs.size());
+    progress_.start(title, explicit_configs.size());
     for (std::size_t start = 0; start < explicit_configs.size(); start += 8) {
       const std::vector<kernels::Config> batch(explicit_configs.begin() + static_cast<long>(start),
                                                explicit_configs.begin() +
@@ -519,6 +531,7 @@ ShapeResult TuneSession::run(const kernels::Kernel& kernel, const kernels::Shape
     SearchLoop loop(search, *strategy, stop, options.batch_size, options.budget);
     std::vector<kernels::Config> seed_configs;
     if (options.transfer) {
+      progress_.phase(title + ": looking up the best configs of tuned shapes nearby");
       std::vector<std::size_t> seeds;
       for (const auto& config : transfer_seeds(kernel, shape, options.cache_mode, result.transfer_from)) {
         if (auto index = search.index_of(config)) {
@@ -531,7 +544,7 @@ ShapeResult TuneSession::run(const kernels::Kernel& kernel, const kernels::Shape
     evaluation.bind(&search);
     const auto search_start = Clock::now();
     const std::size_t planned = 1 + std::min(search.size(), options.budget.value_or(search.size()));
-    progress_.start(kernel.name() + " " + shape_text, planned);
+    progress_.start(title, planned);
 
     // The baseline always runs first, so that the speedup can be reported;
     // the strategy learns from it like any result.
@@ -554,13 +567,18 @@ ShapeResult TuneSession::run(const kernels::Kernel& kernel, const kernels::Shape
   }
   progress_.finish();
   // An interrupted shape ends now: a resumed run searches it to the end.
-  if (options.interrupted && options.interrupted()) return result;
+  if (options.interrupted && options.interrupted()) {
+    progress_.end_shape();
+    return result;
+  }
   if (options.time_variants && options.confirm_top > 0 && result.winner) {
     confirm(kernel, problem, *on_device, options, result);
   }
 
   if (options.time_variants && result.winner) final_check(kernel, options, result);
+  progress_.phase("storing the winner");
   store_winner(kernel, shape, shape_text, options, result);
+  progress_.end_shape();  // what the caller prints next starts on a clean line
   return result;
 }
 

@@ -112,6 +112,11 @@ struct ShapeResult {
   // the search (clocks, thermal limits, other work on the GPU) and the
   // search-phase numbers are not comparable with each other.
   std::optional<double> drift;
+  // The confirmation pass: the variant that was fastest in the search (the
+  // progress line's "best"; the baseline included) and its time there, ns,
+  // before re-timing replaced it in `outcomes`. Unset without confirmation.
+  std::optional<std::size_t> search_best;
+  double search_best_ns = 0;
   // A faster winner stored by an earlier run (another variant), which this
   // run did not beat and so left in place: its median, ns.
   std::optional<double> kept_stored_winner_ns;
@@ -172,6 +177,10 @@ class TuneSession {
   const TemplateLibrary& templates_;
   Progress& progress_;
 };
+
+// One line on what the confirmation pass did to the search's best: the
+// same winner at its re-timed time, or another winner and both times.
+std::string confirmation_summary(const ShapeResult& result, std::size_t finalists);
 
 // A shape's own seed: runs over several shapes sample each differently.
 std::uint64_t shape_seed(std::uint64_t seed, const kernels::Shape& shape);

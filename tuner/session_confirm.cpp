@@ -2,6 +2,8 @@
 // a few percent of the best re-timed beside the baseline (tuner/confirmation.hpp
 // picks and orders them), stored as confirm rows, the winner taken from them.
 #include <algorithm>
+#include <cstdio>
+#include <string>
 #include <map>
 #include <memory>
 #include <optional>
@@ -18,6 +20,29 @@
 
 namespace vktune {
 
+std::string confirmation_summary(const ShapeResult& result, std::size_t finalists) {
+  const auto& winner = result.outcomes[*result.winner];
+  char text[512];
+  const int rounds = std::max(1, result.confirm_rounds);
+  const bool beside = result.baseline && result.outcomes[*result.baseline].confirmed;
+  if (result.search_best && *result.search_best == *result.winner) {
+    std::snprintf(text, sizeof text,
+                  "confirmation re-timed %zu finalist%s %d time%s%s: the search's best (%.2f us then) stays the "
+                  "winner at %.2f us",
+                  finalists, finalists == 1 ? "" : "s", rounds, rounds == 1 ? "" : "s",
+                  beside ? " beside the baseline" : "", result.search_best_ns / 1e3, winner.timing.median / 1e3);
+  } else {
+    const auto& searched = result.outcomes[*result.search_best];
+    std::snprintf(text, sizeof text,
+                  "confirmation re-timed %zu finalist%s %d time%s%s: winner %s at %.2f us; the search's best "
+                  "(%.2f us) re-timed at %.2f us",
+                  finalists, finalists == 1 ? "" : "s", rounds, rounds == 1 ? "" : "s",
+                  beside ? " beside the baseline" : "", kernels::config_to_string(winner.config).c_str(),
+                  winner.timing.median / 1e3, result.search_best_ns / 1e3, searched.timing.median / 1e3);
+  }
+  return text;
+}
+
 void TuneSession::confirm(const kernels::Kernel& kernel, const kernels::Problem& problem, DeviceProblem& on_device,
                           const TuneOptions& options, ShapeResult& result) {
   const auto started = Clock::now();
@@ -29,6 +54,10 @@ void TuneSession::confirm(const kernels::Kernel& kernel, const kernels::Problem&
   const auto candidates = confirmation_candidates(
       search_ns, {options.confirm_within, options.confirm_top, options.confirm_max}, baseline);
   if (candidates.empty() || (!baseline && candidates.size() < 2)) return;  // nothing to compare
+  // The fastest in the search, the baseline included: what the progress
+  // line called "best".
+  std::size_t search_fastest = candidates.front();
+  if (baseline && *search_ns[*baseline] < *search_ns[search_fastest]) search_fastest = *baseline;
   std::vector<std::size_t> timed = candidates;
   if (baseline) timed.insert(timed.begin(), *baseline);
 
@@ -41,8 +70,12 @@ void TuneSession::confirm(const kernels::Kernel& kernel, const kernels::Problem&
     results::PhaseDurations durations;
   };
   std::map<std::size_t, Retimed> retimed;  // by outcome index
+  const auto finalists = " finalist" + std::string(candidates.size() == 1 ? "" : "s");
   try {
+    std::size_t prepared = 0;
     for (std::size_t i : timed) {
+      progress_.phase("confirming " + std::to_string(candidates.size()) + finalists + ": preparing " +
+                      std::to_string(++prepared) + " of " + std::to_string(timed.size()));
       auto& r = retimed[i];
       r.variant = describe_variant(kernel, result.outcomes[i].config, result.shape, templates_);
       if (store_) {
@@ -57,8 +90,11 @@ void TuneSession::confirm(const kernels::Kernel& kernel, const kernels::Problem&
                                                  static_cast<std::uint32_t>(kernel.shape_dims().size()),
                                                  on_device.copies() + 2);
     }
-    for (std::size_t i : confirmation_order(candidates, baseline, options.confirm_rounds)) {
-      auto& r = retimed.at(i);
+    const auto order = confirmation_order(candidates, baseline, options.confirm_rounds);
+    for (std::size_t k = 0; k < order.size(); ++k) {
+      progress_.phase("confirming " + std::to_string(candidates.size()) + finalists + ": timing " +
+                      std::to_string(k + 1) + " of " + std::to_string(order.size()));
+      auto& r = retimed.at(order[k]);
       const auto timing = r.runner->time(on_device, result.shape, options.timer);
       r.samples.insert(r.samples.end(), timing.samples_ns.begin(), timing.samples_ns.end());
       r.durations.warmup_ms += timing.warmup_ms;
@@ -111,6 +147,11 @@ void TuneSession::confirm(const kernels::Kernel& kernel, const kernels::Problem&
   result.winner = *std::min_element(timed.begin(), timed.end(), [&](std::size_t a, std::size_t b) {
     return result.outcomes[a].timing.median < result.outcomes[b].timing.median;
   });
+  // The progress line showed the search's best; say how the re-timing
+  // changed it, so that a different final winner is no surprise.
+  result.search_best = search_fastest;
+  result.search_best_ns = *search_ns[search_fastest];
+  progress_.message(confirmation_summary(result, candidates.size()));
 }
 
 }  // namespace vktune

@@ -4,6 +4,8 @@
 // and the next fastest variant takes its place and is checked in turn.
 #include <algorithm>
 #include <cstring>
+#include <functional>
+#include <string>
 #include <iterator>
 #include <memory>
 #include <optional>
@@ -42,7 +44,8 @@ std::optional<std::size_t> fastest_ok(const ShapeResult& result) {
 // Runs the winner on every final-check input; the failure, if any.
 std::optional<Error> check_variant(vk::Device& device, const kernels::Kernel& kernel, const Outcome& winner,
                                    const kernels::Shape& shape, ValidationInputs& inputs,
-                                   const TemplateLibrary& templates, const results::Store* store) {
+                                   const TemplateLibrary& templates, const results::Store* store,
+                                   const std::function<void(const std::string&)>& step) {
   try {
     auto variant = describe_variant(kernel, winner.config, shape, templates);
     if (store) load_cached_spirv(variant, *store);
@@ -57,6 +60,7 @@ std::optional<Error> check_variant(vk::Device& device, const kernels::Kernel& ke
     // behind counts too), then the others.
     const std::size_t runs[] = {0, 0, 1, 2};
     for (std::size_t r = 0; r < std::size(runs); ++r) {
+      step("run " + std::to_string(r + 1) + " of " + std::to_string(std::size(runs)));
       const auto i = runs[r];
       const auto v = runner.validate(inputs.on_device(i), inputs.problem(i), tolerance_for(inputs.inputs(i), tolerance),
                                      timeout, &output);
@@ -93,7 +97,10 @@ void TuneSession::final_check(const kernels::Kernel& kernel, const TuneOptions& 
       return;
     }
     auto& o = result.outcomes[*result.winner];
-    const auto failure = check_variant(*device_, kernel, o, result.shape, inputs, templates_, store_);
+    const std::string which = attempt == 0 ? "final check of the winner" : "final check of the next fastest";
+    progress_.phase(which + ": compiling");
+    const auto failure = check_variant(*device_, kernel, o, result.shape, inputs, templates_, store_,
+                                       [&](const std::string& what) { progress_.phase(which + ": " + what); });
     if (!failure) {
       result.final_check_passed = true;
       return;

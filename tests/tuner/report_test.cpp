@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "tests/tuner/test_kernel.hpp"
+#include "tuner/session.hpp"
 
 namespace vktune {
 namespace {
@@ -83,6 +84,41 @@ TEST(Report, ShapeJsonAndTextCarryTheTimeSpent) {
                             "pipelines 0.0 s, warm-up 1.4 s, timing 0.2 s"),
             std::string::npos)
       << text.str();
+}
+
+// The progress line showed the search's best; the confirmation's line and
+// the report say how re-timing changed it.
+TEST(Report, TheConfirmationSaysHowItMovedTheSearchsBest) {
+  testing::TestScaleKernel kernel;
+  auto r = sample_result();  // the winner (WG=256) took 700 ns in the search
+  r.search_best = 3;
+  r.search_best_ns = 700;
+  std::ostringstream same;
+  print_shape_report(same, kernel, r, std::nullopt, 5);
+  EXPECT_EQ(same.str().find("re-timed the finalists"), std::string::npos) << same.str();  // nothing moved
+  EXPECT_EQ(confirmation_summary(r, 1),
+            "confirmation re-timed 1 finalist 3 times beside the baseline: the search's best (0.70 us then) stays "
+            "the winner at 0.70 us");
+
+  r.search_best_ns = 500;  // re-timed 40% slower: the same winner, both times shown
+  std::ostringstream slower;
+  print_shape_report(slower, kernel, r, std::nullopt, 5);
+  EXPECT_NE(slower.str().find("the confirmation pass re-timed the finalists: the winner took 0.500 us in the "
+                              "search, 0.700 us re-timed"),
+            std::string::npos)
+      << slower.str();
+
+  r.search_best = 1;  // another variant was fastest in the search, 0.400 us, and re-timed at 0.800 us
+  r.search_best_ns = 400;
+  std::ostringstream other;
+  print_shape_report(other, kernel, r, std::nullopt, 5);
+  EXPECT_NE(other.str().find("the search's best (0.400 us then, a variant) re-timed at 0.800 us, so the winner is "
+                             "another variant (0.700 us)"),
+            std::string::npos)
+      << other.str();
+  EXPECT_EQ(confirmation_summary(r, 2),
+            "confirmation re-timed 2 finalists 3 times beside the baseline: winner BUG=0 WG=256 at 0.70 us; the "
+            "search's best (0.40 us) re-timed at 0.80 us");
 }
 
 }  // namespace

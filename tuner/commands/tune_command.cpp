@@ -2,6 +2,7 @@
 // show the best variants per shape.
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <iomanip>
 #include <iostream>
 #include <limits>
@@ -98,13 +99,35 @@ std::string cpu_defaults(const kernels::Kernel& kernel, std::vector<kernels::Sha
   return note + " (give --shape/--budget to override)";
 }
 
+// "1,64,64: 12 variants (2 failed, 3 from an earlier run), best 12.30 us":
+// what a shape got through, for the summary of an interrupted run.
+std::string measured_summary(const ShapeResult& r) {
+  std::size_t resumed = 0;
+  for (const auto& o : r.outcomes) resumed += o.resumed;
+  std::string text = kernels::shape_to_string(r.shape) + ": " + std::to_string(r.outcomes.size()) + " variant" +
+                     (r.outcomes.size() == 1 ? "" : "s") + " (" + std::to_string(r.failures()) + " failed";
+  if (resumed) text += ", " + std::to_string(resumed) + " from an earlier run";
+  text += ")";
+  if (r.winner) {
+    char best[64];
+    std::snprintf(best, sizeof best, ", best %.2f us", r.outcomes[*r.winner].timing.median / 1e3);
+    text += best;
+  }
+  return text;
+}
+
 void run_tune(const kernels::Kernel& kernel, TuneArgs args, int& result_code) {
   std::optional<double> target_ns;
   if (!args.target.empty()) target_ns = parse_duration(args.target).count() * 1e9;
+  // --time is one budget for the whole run, counted from here: the device's
+  // ceilings (when they are measured) and every shape draw from it.
+  const auto run_started = std::chrono::steady_clock::now();
   std::optional<std::chrono::steady_clock::time_point> deadline;
+  double time_budget_seconds = 0;
   if (!args.time.empty()) {
-    deadline = std::chrono::steady_clock::now() +
-               std::chrono::duration_cast<std::chrono::steady_clock::duration>(parse_duration(args.time));
+    const auto budget = parse_duration(args.time);
+    time_budget_seconds = budget.count();
+    deadline = run_started + std::chrono::duration_cast<std::chrono::steady_clock::duration>(budget);
   }
   const auto only = parse_only(args.only);  // bad text fails before the device is opened
   auto shapes = parse_shapes(kernel, args.shapes);
@@ -113,6 +136,9 @@ void run_tune(const kernels::Kernel& kernel, TuneArgs args, int& result_code) {
   auto templates = TemplateLibrary::select(args.templates.empty() ? std::nullopt : std::optional(args.templates));
 
   InterruptGuard interrupt;  // from here on, SIGINT/SIGTERM stop between variants
+  Progress progress(stderr_is_terminal(), args.json);
+  progress.set_stopping([] { return InterruptGuard::reason(); });
+  progress.phase("opening device " + std::to_string(args.device));
   vk::Instance instance({.validation = args.validation});
   // Check the device and the shapes' memory before the database is touched.
   std::optional<std::string> note;
@@ -136,6 +162,7 @@ void run_tune(const kernels::Kernel& kernel, TuneArgs args, int& result_code) {
   if (!args.seed_given) args.seed = std::random_device{}();
 
   std::unique_ptr<DeviceLock> device_lock;
+  progress.end_shape();  // the lock may print that it waits
   if (!args.shared_device) {
     device_lock = std::make_unique<DeviceLock>(lock_key, device_name, std::cerr,
                                                [] { return InterruptGuard::reason().has_value(); });
@@ -146,10 +173,13 @@ void run_tune(const kernels::Kernel& kernel, TuneArgs args, int& result_code) {
     }
   }
 
+  progress.phase("opening the database and device " + std::to_string(args.device));
   auto store = open_store(args.db);
-  Progress progress(stderr_is_terminal(), args.json);
-  if (note && !args.json) std::cerr << *note << "\n";
-  for (const auto& line : only_notes) std::cerr << line << "\n";
+  if (note) progress.message(*note);
+  for (const auto& line : only_notes) {
+    if (args.json) std::cerr << line << "\n";  // the report has no place for them
+    else progress.message(line);
+  }
   TuneSession session(instance, args.device, &store, templates, progress);
 
   // Ceilings are measured once per device and kept.
@@ -157,17 +187,26 @@ void run_tune(const kernels::Kernel& kernel, TuneArgs args, int& result_code) {
   const auto row = *session.device_row();
   if (auto read = store.ceiling(row, kCeilingRead), fma = store.ceiling(row, kCeilingFma); read && fma) {
     ceilings = Ceilings{*read, *fma};
-  } else {
-    if (!args.json) std::cerr << "measuring device ceilings (once per device)...\n";
-    ceilings = measure_ceilings(session.device(), templates);
-    store_ceilings(store, row, *ceilings);
   }
-  if (auto floor = store.ceiling(row, kCeilingDispatchFloor)) {
-    ceilings->dispatch_floor_ns = *floor;
-  } else {  // a database from before the floor was measured: add it
-    ceilings->dispatch_floor_ns = measure_dispatch_floor(session.device(), templates);
-    store.put_ceiling(row, kCeilingDispatchFloor, ceilings->dispatch_floor_ns, "ns");
+  double ceiling_seconds = 0;  // spent measuring them in this run
+  {
+    const auto measuring = std::chrono::steady_clock::now();
+    if (!ceilings) {
+      ceilings = measure_ceilings(session.device(), templates, [&](const std::string& step) {
+        progress.phase("measuring device ceilings (once per device): " + step);
+      });
+      store_ceilings(store, row, *ceilings);
+    }
+    if (auto floor = store.ceiling(row, kCeilingDispatchFloor)) {
+      ceilings->dispatch_floor_ns = *floor;
+    } else {  // a database from before the floor was measured: add it
+      progress.phase("measuring device ceilings (once per device): dependent-dispatch floor");
+      ceilings->dispatch_floor_ns = measure_dispatch_floor(session.device(), templates);
+      store.put_ceiling(row, kCeilingDispatchFloor, ceilings->dispatch_floor_ns, "ns");
+    }
+    ceiling_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - measuring).count();
   }
+  progress.plan_run(shapes.size(), deadline);
 
   TuneOptions options;
   options.strategy = args.strategy;
@@ -197,19 +236,44 @@ void run_tune(const kernels::Kernel& kernel, TuneArgs args, int& result_code) {
                              {"dependent_dispatch_us", ceilings->dispatch_floor_ns / 1e3}}},
                            {"shapes", nlohmann::json::array()}};
   if (note) report["note"] = *note;
+  const double used_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - run_started).count();
+  report["time_budget"] = nullptr;
+  if (deadline) {
+    report["time_budget"] = {{"seconds", time_budget_seconds},
+                             {"applies_to", "the whole run: every shape and the device-ceiling measurement"},
+                             {"used_before_first_shape_seconds", used_seconds},
+                             {"ceilings_seconds", ceiling_seconds}};
+  }
+  progress.end_shape();  // the header goes to stdout on a clean line
   if (!args.json) {
     std::cout << kernel.name() << " on " << session.device().info().name << " (driver "
               << session.device().info().driver_version << "), cache " << args.cache << ", ceilings "
               << static_cast<long>(ceilings->read_gbps) << " GB/s read, " << static_cast<long>(ceilings->fp32_gflops)
               << " GFLOP/s fp32, " << std::fixed << std::setprecision(1) << ceilings->dispatch_floor_ns / 1e3
               << std::defaultfloat << " us per dependent dispatch; results in " << store.path().string() << "\n";
+    if (deadline) {
+      std::cout << "time budget " << args.time << " (" << std::fixed << std::setprecision(0) << time_budget_seconds
+                << " s) for the whole run"
+                << (shapes.size() > 1 ? ", shared by its " + std::to_string(shapes.size()) + " shapes" : std::string())
+                << "; " << std::setprecision(1) << used_seconds << " s used before the first shape"
+                << std::defaultfloat;
+      if (ceiling_seconds >= 0.05) {
+        char text[64];
+        std::snprintf(text, sizeof text, ", %.1f s of it measuring the device's ceilings", ceiling_seconds);
+        std::cout << text;
+      }
+      std::cout << "\n";
+    }
+    std::cout.flush();
   }
   bool every_shape_validated = true;
   std::size_t shapes_done = 0;
+  std::vector<std::string> measured_so_far;  // per shape started, for an interrupted run's summary
   for (const auto& shape : shapes) {
     if (InterruptGuard::reason()) break;
     auto result = session.tune(kernel, shape, options);
     if (!InterruptGuard::reason()) ++shapes_done;
+    measured_so_far.push_back(measured_summary(result));
     if (!result.winner) every_shape_validated = false;
     if (args.json) {
       report["shapes"].push_back(shape_report_json(kernel, result, ceilings));
@@ -219,12 +283,17 @@ void run_tune(const kernels::Kernel& kernel, TuneArgs args, int& result_code) {
     }
   }
   if (const auto why = InterruptGuard::reason()) {
+    progress.hide();  // the summary below starts on a clean line
     report["interrupted"] = *why;
     if (args.json) std::cout << report.dump(2) << "\n";
     std::cout.flush();
     store.checkpoint();  // the .db file alone now holds every measurement
-    std::cerr << "vktune: " << *why << " after " << shapes_done << " of " << shapes.size()
-              << " shapes; every measurement so far is stored in " << store.path().string()
+    std::cerr << "vktune: " << *why << " after " << shapes_done << " of " << shapes.size() << " shapes";
+    if (!measured_so_far.empty()) {
+      std::cerr << "; measured so far:";
+      for (std::size_t i = 0; i < measured_so_far.size(); ++i) std::cerr << (i ? "; " : " ") << measured_so_far[i];
+    }
+    std::cerr << "\nvktune: every measurement so far is stored in " << store.path().string()
               << ": run the same command again to resume\n";
     result_code = InterruptGuard::exit_code();
     return;
@@ -253,7 +322,8 @@ void add_tune_commands(CLI::App& root, int& result_code) {
         ->check(strategy_choices());
     cmd->add_option("--budget", args->budget, "At most N variants per shape besides the baseline (0 = no limit)")
         ->transform(count_validator(kMaxCount));
-    cmd->add_option("--time", args->time, "Stop starting variants after this long, e.g. 90s, 5m (for the whole run)")
+    cmd->add_option("--time", args->time, "Stop starting variants after this long, e.g. 90s, 5m: one budget for the whole run, shared by "
+                    "all its shapes and counted from the start (measuring the device's ceilings included)")
         ->check(duration_validator());
     cmd->add_option("--target", args->target, "Stop a shape once a variant is this fast (e.g. 13.5us, 0.2ms)")
         ->check(duration_validator());
