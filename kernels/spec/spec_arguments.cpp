@@ -1,0 +1,56 @@
+#include "kernels/spec/spec_arguments.hpp"
+
+#include <deque>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "common/error.hpp"
+#include "kernels/registry.hpp"
+#include "kernels/spec/spec_file.hpp"
+#include "kernels/spec/spec_kernel.hpp"
+
+namespace vktune::kernels::spec {
+
+namespace {
+
+bool names_spec(std::string_view arg) {
+  return arg.size() > 5 && arg.substr(arg.size() - 5) == ".json" && arg.front() != '-';
+}
+
+// Loads the spec at `path`, registers its kernel and returns its name.
+const std::string& register_spec(const std::string& path) {
+  static std::deque<std::string> names;  // argv points into these
+  auto kernel = std::make_unique<SpecKernel>(load_spec(path));
+  if (find_kernel_or_null(kernel->name()) != nullptr) {
+    throw Error(ErrorKind::usage, path + ": /name: a kernel named '" + kernel->name() + "' already exists");
+  }
+  names.push_back(kernel->name());
+  register_kernel(std::move(kernel));
+  return names.back();
+}
+
+}  // namespace
+
+void register_spec_arguments(int argc, char** argv) {
+  if (argc < 2) return;
+  const std::string_view command = argv[1];
+  if (names_spec(command)) {
+    argv[1] = const_cast<char*>(register_spec(argv[1]).c_str());
+    return;
+  }
+  // Commands whose positional arguments are kernels; the value of an option
+  // that takes a file (check --table FILE.json) is not one.
+  if (command != "check" && command != "list" && command != "bench") return;
+  for (int i = 2; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == "--") break;  // bench: what follows belongs to Google Benchmark
+    if (arg == "--table" || arg == "--db" || arg == "--templates" || arg == "-o") {
+      ++i;
+      continue;
+    }
+    if (names_spec(arg)) argv[i] = const_cast<char*>(register_spec(argv[i]).c_str());
+  }
+}
+
+}  // namespace vktune::kernels::spec

@@ -1,0 +1,84 @@
+// A spec file where a kernel name goes, through the built vktune: `list`
+// describes it, a malformed spec is one stderr line naming the file and the
+// field with exit 2 before any device is opened, a missing spec file is bad
+// input too, and a spec kernel tuned on the test device exports a table
+// whose winner carries the spec's launch facts.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "../results/cli_run.hpp"
+
+namespace vktune {
+namespace {
+
+namespace fs = std::filesystem;
+using results::testing::quoted;
+using results::testing::run_vktune;
+
+const std::string kSoftmax = std::string(VKTUNE_EXAMPLES_DIR) + "/pytorch_softmax/softmax.json";
+
+class SpecCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("vktune_spec_cli_" + std::to_string(::getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  results::testing::CliRun run(const std::string& arguments) { return run_vktune(arguments, dir_ / "stderr.txt"); }
+  fs::path dir_;
+};
+
+TEST_F(SpecCli, ListDescribesASpecKernel) {
+  const auto r = run("list " + quoted(kSoftmax));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("pytorch_softmax"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("WG_SIZE"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("no-idle-lanes"), std::string::npos) << r.out;
+}
+
+TEST_F(SpecCli, AMalformedSpecIsOneLineAndExitTwoBeforeAnyDevice) {
+  std::ifstream in(kSoftmax);
+  auto spec = nlohmann::json::parse(in, nullptr, true, true);
+  spec["buffers"][1]["role"] = "inout";
+  fs::copy_file(fs::path(kSoftmax).parent_path() / "softmax.comp", dir_ / "softmax.comp");
+  std::ofstream(dir_ / "bad.json") << spec.dump();
+  // A device index no machine has: the spec must be refused before it matters.
+  for (const std::string& command : {"", "check "}) {
+    const auto r = run(command + quoted(dir_ / "bad.json") + " --device 999");
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_NE(r.err.find((dir_ / "bad.json").string() + ": /buffers/1/role: unknown role 'inout'"), std::string::npos)
+        << r.err;
+  }
+}
+
+TEST_F(SpecCli, AMissingSpecFileIsBadInput) {
+  const auto r = run(quoted(dir_ / "nothing.json") + " --device 0");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("no such kernel spec file"), std::string::npos) << r.err;
+}
+
+TEST_F(SpecCli, TunedOnTheDeviceAndExportedLikeABuiltinKernel) {
+  const auto db = dir_ / "tuned.db";
+  const auto tune = run(quoted(kSoftmax) + " --device 0 --shape 3,1000 --budget 2 --seed 1 --db " + quoted(db));
+  ASSERT_EQ(tune.exit_code, 0) << tune.err;
+  const auto table = dir_ / "table.json";
+  const auto exported = run("export --format json --kernel pytorch_softmax --db " + quoted(db) + " -o " + quoted(table));
+  ASSERT_EQ(exported.exit_code, 0) << exported.err;
+  std::ifstream in(table);
+  const auto json = nlohmann::json::parse(in);
+  const std::string text = json.dump();
+  EXPECT_NE(text.find("pytorch_softmax"), std::string::npos);
+  // The spec's bindings, in its own order: out at 0, in at 1.
+  EXPECT_LT(text.find("\"out\""), text.find("\"in\"")) << text.substr(0, 2000);
+}
+
+}  // namespace
+}  // namespace vktune
