@@ -155,7 +155,6 @@ void check_sizes(const Definition& d, const Shape& shape, const Node& top) {
           .fail("'" + expression->text() + "' is not a finite, non-negative number at shape " + shape_text(shape));
     }
   }
-  check_reference_sizes(d, shape);
 }
 
 BufferContents make_contents(const BufferSpec& b, std::uint64_t elements, std::uint64_t seed, InputKind kind) {

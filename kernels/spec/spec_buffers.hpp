@@ -19,7 +19,8 @@ std::uint64_t element_count(const Definition& d, const BufferSpec& b, const Shap
 std::uint64_t buffer_bytes(const BufferSpec& b, std::uint64_t elements);
 
 // Every size, push constant and metric at `shape`, and the shape rules: what
-// a spec's kernel checks before any GPU work at a shape.
+// a spec's kernel checks before any GPU work at a shape (with
+// check_reference_sizes, spec_reference.hpp).
 void check_sizes(const Definition& d, const Shape& shape, const Node& top);
 
 // One buffer's contents for a problem, and (for float buffers) the float

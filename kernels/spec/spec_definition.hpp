@@ -47,6 +47,7 @@ struct Stage {
 
 struct SubSpaceSpec {
   std::string name;
+  std::string template_file;  // the stages' default, as the template library names it
   std::vector<Parameter> parameters;
   Config baseline;  // this sub-space's parameters only
   std::vector<std::pair<std::string, std::string>> defines;  // fixed, after the parameters

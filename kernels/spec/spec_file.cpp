@@ -238,12 +238,18 @@ SubSpaceSpec subspace_of(const Node& node, Definition& d, const FileReader& read
     }
   }
   for (const auto& p : s.parameters) add_parameter(d, p);
-  // Parameters of other sub-spaces are pinned for this one: they exist in its
-  // scope only as the union's names, evaluated at their pinned values.
+  s.template_file = tmpl;
+  return s;
+}
+
+// The sub-space's rules and stages, once every sub-space's parameters are
+// known: all expressions then share one layout (Definition::full_scope), and
+// parameters of other sub-spaces read their pinned values.
+void subspace_rules(const Node& node, const Definition& d, SubSpaceSpec& s, const FileReader& read) {
   Scope params(d.dims);
   for (const auto& p : d.parameters) params.add(p.name);
-  Scope full = params;
-  for (const auto& name : device_fact_names()) full.add(name);
+  const Scope& full = d.full_scope;
+  const auto& tmpl = s.template_file;
   if (node.has("legality")) {
     for (const auto& r : node.at("legality").array()) s.legality.push_back(rule_of(r, full, false));
   }
@@ -260,7 +266,6 @@ SubSpaceSpec subspace_of(const Node& node, Definition& d, const FileReader& read
     s.stages.push_back(stage_of(st, d, params, tmpl, local ? &*local : nullptr, read));
   }
   if (node.has("tolerance")) s.tolerance = tolerance_of(node.at("tolerance"));
-  return s;
 }
 
 }  // namespace
@@ -312,7 +317,8 @@ Definition parse_spec(const std::string& text, const std::string& file, const Fi
   }
 
   std::set<std::string> names;
-  for (const auto& s : top.at("subspaces").array(1)) d.subspaces.push_back(subspace_of(s, d, read, names));
+  const auto subspaces = top.at("subspaces").array(1);
+  for (const auto& s : subspaces) d.subspaces.push_back(subspace_of(s, d, read, names));
   // A fixed define must not repeat a parameter any sub-space varies (the
   // compiler would see the name defined twice).
   for (std::size_t i = 0; i < d.subspaces.size(); ++i) {
@@ -333,6 +339,7 @@ Definition parse_spec(const std::string& text, const std::string& file, const Fi
   for (const auto& p : d.parameters) d.full_scope.add(p.name);
   d.device_offset = d.full_scope.size();
   for (const auto& name : device_fact_names()) d.full_scope.add(name);
+  for (std::size_t i = 0; i < subspaces.size(); ++i) subspace_rules(subspaces[i], d, d.subspaces[i], read);
 
   // Buffers: bindings 0..n-1, each once.
   const auto buffers = top.at("buffers").array(1);
@@ -382,6 +389,11 @@ Definition parse_spec(const std::string& text, const std::string& file, const Fi
   // Every size at every declared shape: positive, whole, and within 32-bit indexing.
   for (const auto* list : {&d.default_shapes, &d.check_shapes}) {
     for (const auto& shape : *list) check_sizes(d, shape, top);
+  }
+  // Then the reference's operands, whose disagreement is only meaningful
+  // once every buffer's own size is.
+  for (const auto* list : {&d.default_shapes, &d.check_shapes}) {
+    for (const auto& shape : *list) check_reference_sizes(d, shape);
   }
   return d;
 }

@@ -52,6 +52,7 @@ SpecKernel::SpecKernel(Definition definition) : d_(std::move(definition)) {
 void SpecKernel::validate_shape(const Shape& shape) const {
   support::check_dims(d_.name, d_.dims, shape);
   check_sizes(d_, shape, Node(nlohmann::json(), "", d_.file));
+  check_reference_sizes(d_, shape);
 }
 
 std::size_t SpecKernel::path_index(const Config& config) const {

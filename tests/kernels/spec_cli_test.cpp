@@ -20,7 +20,7 @@ namespace fs = std::filesystem;
 using results::testing::quoted;
 using results::testing::run_vktune;
 
-const std::string kSoftmax = std::string(VKTUNE_EXAMPLES_DIR) + "/pytorch_softmax/softmax.json";
+const fs::path kSoftmax = fs::path(VKTUNE_EXAMPLES_DIR) / "pytorch_softmax" / "softmax.json";
 
 class SpecCli : public ::testing::Test {
  protected:
@@ -47,10 +47,10 @@ TEST_F(SpecCli, AMalformedSpecIsOneLineAndExitTwoBeforeAnyDevice) {
   std::ifstream in(kSoftmax);
   auto spec = nlohmann::json::parse(in, nullptr, true, true);
   spec["buffers"][1]["role"] = "inout";
-  fs::copy_file(fs::path(kSoftmax).parent_path() / "softmax.comp", dir_ / "softmax.comp");
+  fs::copy_file(kSoftmax.parent_path() / "softmax.comp", dir_ / "softmax.comp");
   std::ofstream(dir_ / "bad.json") << spec.dump();
   // A device index no machine has: the spec must be refused before it matters.
-  for (const std::string& command : {"", "check "}) {
+  for (const std::string command : {"", "check "}) {
     const auto r = run(command + quoted(dir_ / "bad.json") + " --device 999");
     EXPECT_EQ(r.exit_code, 2) << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;

@@ -245,9 +245,9 @@ TEST(SpecLoader, NestingDeeperThanTheLimit) {
 }
 
 TEST(SpecLoader, NotJsonAndNotAnObject) {
-  const auto message = error_of("{\"name\": ");
+  const auto message = error_of(std::string("{\"name\": "));
   EXPECT_NE(message.find("not valid JSON"), std::string::npos) << message;
-  EXPECT_NE(error_of("[1, 2]").find("a spec is a JSON object"), std::string::npos);
+  EXPECT_NE(error_of(std::string("[1, 2]")).find("a spec is a JSON object"), std::string::npos);
 }
 
 TEST(SpecLoader, SizesTheLaunchContractCannotCarryAreRefused) {
