@@ -65,6 +65,21 @@ TEST_F(SpecCli, AMissingSpecFileIsBadInput) {
   EXPECT_NE(r.err.find("no such kernel spec file"), std::string::npos) << r.err;
 }
 
+TEST_F(SpecCli, SpecInitWritesASpecThatPassesTheGate) {
+  const auto init = run("spec init my_add --dir " + quoted(dir_ / "k"));
+  ASSERT_EQ(init.exit_code, 0) << init.err;
+  ASSERT_TRUE(fs::exists(dir_ / "k" / "my_add.json"));
+  ASSERT_TRUE(fs::exists(dir_ / "k" / "my_add.comp"));
+  const auto check = run("check " + quoted(dir_ / "k" / "my_add.json") + " --device 0");
+  EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
+  EXPECT_NE(check.out.find(" 0 failed"), std::string::npos) << check.out;
+  // Never over a user's files, and only kernel names.
+  const auto again = run("spec init my_add --dir " + quoted(dir_ / "k"));
+  EXPECT_EQ(again.exit_code, 2);
+  EXPECT_NE(again.err.find("already exists"), std::string::npos) << again.err;
+  EXPECT_EQ(run("spec init 'my add' --dir " + quoted(dir_ / "k")).exit_code, 2);
+}
+
 TEST_F(SpecCli, TunedOnTheDeviceAndExportedLikeABuiltinKernel) {
   const auto db = dir_ / "tuned.db";
   const auto tune = run(quoted(kSoftmax) + " --device 0 --shape 3,1000 --budget 2 --seed 1 --db " + quoted(db));
