@@ -213,7 +213,10 @@ SubSpaceSpec subspace_of(const Node& node, Definition& d, const FileReader& read
   if (node.has("baseline")) {
     const auto base = node.at("baseline");
     if (!base.json().is_object()) base.fail("expected an object of parameter values");
-    for (const auto& [key, value] : base.json().items()) {
+    for (const auto& item : base.json().items()) {
+      // A named copy: clang 14 does not let a lambda capture a structured binding.
+      const std::string key = item.key();
+      const auto& value = item.value();
       const Node v(value, base.pointer() + "/" + pointer_token(key), d.file);
       const auto it = std::find_if(s.parameters.begin(), s.parameters.end(), [&](const auto& p) { return p.name == key; });
       if (it == s.parameters.end()) v.fail("'" + key + "' is not a parameter of this sub-space");
@@ -322,7 +325,8 @@ Definition parse_spec(const std::string& text, const std::string& file, const Fi
   // A fixed define must not repeat a parameter any sub-space varies (the
   // compiler would see the name defined twice).
   for (std::size_t i = 0; i < d.subspaces.size(); ++i) {
-    for (const auto& [name, value] : d.subspaces[i].defines) {
+    for (const auto& define : d.subspaces[i].defines) {
+      const std::string& name = define.first;
       const bool taken = std::any_of(d.parameters.begin(), d.parameters.end(), [&](const auto& p) { return p.name == name; });
       if (taken) {
         Node(root, "/subspaces/" + std::to_string(i) + "/defines/" + pointer_token(name), d.file)

@@ -61,7 +61,9 @@ ReferenceSpec reference_of(const Node& node, const Definition& d, const Scope& d
     op_node.fail("unknown reference op '" + r.op + "' (" + known + ")");
   }
   if (!node.json().is_object()) node.fail("expected an object");
-  for (const auto& [key, value] : node.json().items()) {
+  for (const auto& item : node.json().items()) {
+    const std::string key = item.key();
+    const auto& value = item.value();
     const Node field(value, node.pointer() + "/" + pointer_token(key), d.file);
     if (key == "op") continue;
     if (key == "eps" && sig->eps) {
