@@ -117,5 +117,7 @@ inline constexpr const char* kPathParameter = "PATH";
 const std::vector<std::string>& device_fact_names();
 // Their values for `device`, in that order.
 std::vector<double> device_facts(const vk::DeviceInfo& device);
+// The same, written to out[0 .. device_fact_names().size()).
+void fill_device_facts(const vk::DeviceInfo& device, double* out);
 
 }  // namespace vktune::kernels::spec

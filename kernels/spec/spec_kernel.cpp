@@ -11,8 +11,14 @@
 namespace vktune::kernels::spec {
 
 std::vector<double> device_facts(const vk::DeviceInfo& device) {
+  std::vector<double> facts(device_fact_names().size());
+  fill_device_facts(device, facts.data());
+  return facts;
+}
+
+void fill_device_facts(const vk::DeviceInfo& device, double* out) {
   const auto& f = device.features;
-  return {static_cast<double>(device.subgroup_size),
+  const double facts[] = {static_cast<double>(device.subgroup_size),
           static_cast<double>(device.min_subgroup_size),
           static_cast<double>(device.max_subgroup_size),
           static_cast<double>(device.max_shared_memory_bytes),
@@ -33,6 +39,8 @@ std::vector<double> device_facts(const vk::DeviceInfo& device) {
           device.compute_required_subgroup_size ? 1.0 : 0.0,
           f.cooperative_matrix_nv && !device.cooperative_matrix_shapes.empty() ? 1.0 : 0.0,
           device.is_cpu() ? 1.0 : 0.0};
+  if (std::size(facts) != device_fact_names().size()) throw Error(ErrorKind::internal, "device facts and names differ");
+  std::copy(std::begin(facts), std::end(facts), out);
 }
 
 namespace {
@@ -53,6 +61,16 @@ void SpecKernel::validate_shape(const Shape& shape) const {
   support::check_dims(d_.name, d_.dims, shape);
   check_sizes(d_, shape, Node(nlohmann::json(), "", d_.file));
   check_reference_sizes(d_, shape);
+}
+
+void SpecKernel::validate_shape_once(const Shape& shape) const {
+  {
+    std::lock_guard lock(shape_lock_);
+    if (shape == last_valid_shape_) return;
+  }
+  validate_shape(shape);
+  std::lock_guard lock(shape_lock_);
+  last_valid_shape_ = shape;
 }
 
 std::size_t SpecKernel::path_index(const Config& config) const {
@@ -105,14 +123,16 @@ Config SpecKernel::baseline(const Shape&) const {
 }
 
 ShaderPlan SpecKernel::stage_plan(const Stage& stage, const SubSpaceSpec& sub, const Config& config,
-                                  const Shape& shape, const std::vector<double>& values, std::string* problem) const {
+                                  const std::vector<double>& values, std::string* problem, bool defines) const {
   ShaderPlan plan;
   plan.template_file = stage.template_file;
-  for (const auto& p : d_.parameters) plan.defines.emplace_back(p.name, std::to_string(config.at(p.name)));
-  for (const auto& define : sub.defines) plan.defines.push_back(define);
-  // The spec's own text, so that the variant hash (over the defines) changes
-  // whenever the spec does; the template never reads it.
-  plan.defines.emplace_back("VKTUNE_SPEC_HASH", d_.text_hash);
+  if (defines) {
+    for (const auto& p : d_.parameters) plan.defines.emplace_back(p.name, std::to_string(config.at(p.name)));
+    for (const auto& define : sub.defines) plan.defines.push_back(define);
+    // The spec's own text, so that the variant hash (over the defines)
+    // changes whenever the spec does; the template never reads it.
+    plan.defines.emplace_back("VKTUNE_SPEC_HASH", d_.text_hash);
+  }
   auto evaluate = [&](const Expression& e, const char* what, std::uint32_t min) -> std::uint32_t {
     const auto v = whole(e.evaluate(values.data()));
     if ((!v || *v < min) && problem->empty()) {
@@ -128,8 +148,11 @@ ShaderPlan SpecKernel::stage_plan(const Stage& stage, const SubSpaceSpec& sub, c
   }
   if (stage.shared_memory_bytes) plan.shared_memory_bytes = evaluate(*stage.shared_memory_bytes, "shared_memory_bytes", 0);
   if (stage.subgroup_size) plan.required_subgroup_size = evaluate(*stage.subgroup_size, "subgroup_size", 0);
+  if (!defines) {
+    plan.push_constants.assign(d_.push_constants.size(), 0);  // only their count matters to the limits
+    return plan;
+  }
   for (const auto& pc : d_.push_constants) plan.push_constants.push_back(whole(pc.value.evaluate(values.data())).value_or(0));
-  static_cast<void>(shape);
   return plan;
 }
 
@@ -139,7 +162,7 @@ std::vector<ShaderPlan> SpecKernel::stages(const Config& config, const Shape& sh
   std::vector<ShaderPlan> plans;
   for (const auto& stage : sub.stages) {
     std::string problem;
-    plans.push_back(stage_plan(stage, sub, config, shape, values, &problem));
+    plans.push_back(stage_plan(stage, sub, config, values, &problem));
     if (!problem.empty()) throw Error(ErrorKind::usage, d_.file + ": " + problem + " for " + config_to_string(config));
   }
   return plans;
@@ -149,14 +172,13 @@ ShaderPlan SpecKernel::plan(const Config& config, const Shape& shape) const { re
 
 std::string SpecKernel::constraint_violation(const Config& config, const Shape& shape,
                                              const vk::DeviceInfo& device) const {
-  validate_shape(shape);
+  validate_shape_once(shape);
   if (auto problem = support::parameter_violation(config, spaces()[0]); !problem.empty()) return problem;
   const auto& space = spaces()[0];
   if (!space.paths.empty() && space.path_of(config) == nullptr) return "the config belongs to no sub-space";
   const auto& sub = d_.subspaces[path_index(config)];
   auto values = values_of(config, shape);
-  const auto facts = device_facts(device);
-  std::copy(facts.begin(), facts.end(), values.begin() + static_cast<long>(d_.device_offset));
+  fill_device_facts(device, values.data() + d_.device_offset);
   for (const auto& rule : sub.legality) {
     const double v = rule.expression.evaluate(values.data());
     if (std::isnan(v)) return rule.reason + " ('" + rule.expression.text() + "' is not a number here)";
@@ -165,7 +187,7 @@ std::string SpecKernel::constraint_violation(const Config& config, const Shape& 
   std::vector<ShaderPlan> plans;
   for (const auto& stage : sub.stages) {
     std::string problem;
-    plans.push_back(stage_plan(stage, sub, config, shape, values, &problem));
+    plans.push_back(stage_plan(stage, sub, config, values, &problem, false));
     if (!problem.empty()) return problem;
     const auto& plan = plans.back();
     const auto invocations = std::uint64_t{plan.local_size[0]} * plan.local_size[1] * plan.local_size[2];

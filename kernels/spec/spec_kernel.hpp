@@ -7,6 +7,7 @@
 // PATH parameter when there are several); parameters arrive as #defines in
 // the order the spec lists them, then the sub-space's fixed defines.
 #include <memory>
+#include <mutex>
 
 #include "kernels/kernel.hpp"
 #include "kernels/spec/spec_definition.hpp"
@@ -43,12 +44,18 @@ class SpecKernel final : public Kernel {
   std::size_t path_index(const Config& config) const;
   // dims, then parameters (from `config`), then zeros for the device facts.
   std::vector<double> values_of(const Config& config, const Shape& shape) const;
-  // A stage's plan, or "" in `problem` why it cannot be planned.
-  ShaderPlan stage_plan(const Stage& stage, const SubSpaceSpec& sub, const Config& config, const Shape& shape,
-                        const std::vector<double>& values, std::string* problem) const;
+  // A stage's plan, or "" in `problem` why it cannot be planned; without
+  // the defines (text) when only its limits are checked.
+  ShaderPlan stage_plan(const Stage& stage, const SubSpaceSpec& sub, const Config& config,
+                        const std::vector<double>& values, std::string* problem, bool defines = true) const;
+  // validate_shape, remembered for the last shape that passed: enumerations
+  // ask for every config of one shape.
+  void validate_shape_once(const Shape& shape) const;
 
   Definition d_;
   std::vector<Binding> bindings_;
+  mutable std::mutex shape_lock_;
+  mutable Shape last_valid_shape_;
 };
 
 }  // namespace vktune::kernels::spec

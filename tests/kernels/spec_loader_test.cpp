@@ -145,6 +145,32 @@ TEST(SpecLoader, LegalityAndPruningAreTheSpecsExpressions) {
   EXPECT_TRUE(rule.prunes({{"WG", 64}, {"ITEMS", 2}}, {1, 37}));   // 128 > 74
 }
 
+TEST(SpecLoader, LegalityReadsEachDeviceFactFromTheDevice) {
+  auto spec = valid_json();
+  spec["subspaces"][0]["legality"] = json::array(
+      {{{"rule", "max_invocations == 32 && max_shared_memory == 32768 && max_workgroup_count_y == 77"},
+        {"reason", "limits"}},
+       {{"rule", "has_int8_dot == 1 && has_float16 == 0 && is_cpu == 1 && max_subgroup_size == 16"},
+        {"reason", "features"}}});
+  const SpecKernel kernel(parse_spec(spec.dump(), "my/spec.json", reader()));
+  vk::DeviceInfo device;
+  device.device_type = "cpu";
+  device.max_workgroup_invocations = 32;
+  device.max_workgroup_size = {1024, 1024, 64};
+  device.max_workgroup_count = {65535, 77, 65535};
+  device.max_push_constants_bytes = 128;
+  device.max_shared_memory_bytes = 32768;
+  device.max_subgroup_size = 16;
+  device.features.integer_dot_product = true;
+  const Config config{{"WG", 32}, {"ITEMS", 1}};
+  EXPECT_EQ(kernel.constraint_violation(config, {3, 100}, device), "");
+  device.max_workgroup_count[1] = 78;
+  EXPECT_NE(kernel.constraint_violation(config, {3, 100}, device).find("limits"), std::string::npos);
+  device.max_workgroup_count[1] = 77;
+  device.features.shader_float16 = true;
+  EXPECT_NE(kernel.constraint_violation(config, {3, 100}, device).find("features"), std::string::npos);
+}
+
 TEST(SpecLoader, MissingFieldsAreNamed) {
   for (const char* field : {"name", "shape", "default_shapes", "subspaces", "buffers", "metrics", "reference"}) {
     auto spec = valid_json();
