@@ -2,7 +2,7 @@
 // describes it, a malformed spec is one stderr line naming the file and the
 // field with exit 2 before any device is opened, a missing spec file is bad
 // input too, and a spec kernel tuned on the test device exports a table
-// whose winner carries the spec's launch facts.
+// whose winner the runtime library loads and finds with the spec's launch facts.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "../results/cli_run.hpp"
+#include "vktune_runtime.hpp"
 
 namespace vktune {
 namespace {
@@ -93,6 +94,25 @@ TEST_F(SpecCli, TunedOnTheDeviceAndExportedLikeABuiltinKernel) {
   EXPECT_NE(text.find("pytorch_softmax"), std::string::npos);
   // The spec's bindings, in its own order: out at 0, in at 1.
   EXPECT_LT(text.find("\"out\""), text.find("\"in\"")) << text.substr(0, 2000);
+
+  // The runtime library loads it and answers a lookup on the tuning device
+  // with the spec's launch facts.
+  const auto loaded = runtime::Table::open(table);
+  ASSERT_EQ(loaded.devices().size(), 1u);
+  runtime::Query query;
+  query.device = loaded.devices()[0].identity;
+  query.kernel = "pytorch_softmax";
+  query.shape = {3, 1000};
+  const auto found = loaded.lookup(query);
+  EXPECT_EQ(found.match, runtime::Match::device_and_driver) << found.match_text;
+  EXPECT_TRUE(found.exact_shape);
+  ASSERT_EQ(found.binding_bytes.size(), 2u);
+  EXPECT_EQ(found.binding_bytes[0], 3u * 1000u * 4u);  // rows * n floats
+  EXPECT_EQ(found.binding_bytes[1], 3u * 1000u * 4u);
+  ASSERT_EQ(found.workgroups.size(), 1u);
+  EXPECT_EQ(found.workgroups[0], (std::array<std::uint32_t, 3>{3, 1, 1}));  // one workgroup per row
+  ASSERT_EQ(found.contract.bindings.size(), 2u);
+  EXPECT_EQ(found.contract.bindings[0].name, "out");
 }
 
 }  // namespace
