@@ -1,5 +1,5 @@
 // vktune-bench: Google Benchmark over the stored winners and baselines.
-//   vktune-bench [--device N] [--db PATH] [--kernel NAME]... [--cache cold|hot] [--iterations N]
+//   vktune-bench [--device N] [--db PATH] [--kernel NAME|SPEC.json]... [--cache cold|hot] [--iterations N]
 //                [Google Benchmark flags: --benchmark_filter=, --benchmark_format=json, ...]
 // Usually run through `vktune bench`.
 #include <benchmark/benchmark.h>
@@ -11,6 +11,7 @@
 
 #include "bench/kernel_benchmarks.hpp"
 #include "common/error.hpp"
+#include "kernels/spec/spec_arguments.hpp"
 
 namespace {
 
@@ -45,7 +46,10 @@ int main(int argc, char** argv) {
       } else if (arg == "--db") {
         options.db = value("--db");
       } else if (arg == "--kernel") {
-        options.kernels.push_back(value("--kernel"));
+        const auto kernel = value("--kernel");
+        // A kernel spec file (as `vktune bench my_kernel.json` passes it).
+        const bool spec = kernel.size() > 5 && kernel.compare(kernel.size() - 5, 5, ".json") == 0;
+        options.kernels.push_back(spec ? kernels::spec::register_spec_file(kernel) : kernel);
       } else if (arg == "--iterations") {
         options.iterations = std::stoi(value("--iterations"));
         if (options.iterations < 1) throw Error(ErrorKind::usage, "--iterations must be at least 1");

@@ -1,6 +1,9 @@
 #include "kernels/spec/spec_arguments.hpp"
 
 #include <deque>
+#include <filesystem>
+#include <map>
+#include <mutex>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -18,19 +21,41 @@ bool names_spec(std::string_view arg) {
   return arg.size() > 5 && arg.substr(arg.size() - 5) == ".json" && arg.front() != '-';
 }
 
+struct Loaded {
+  std::mutex mutex;
+  std::deque<std::string> names;             // argv points into these
+  std::map<std::string, std::string> paths;  // kernel -> absolute spec path
+};
+Loaded& loaded() {
+  static Loaded instance;
+  return instance;
+}
+
 // Loads the spec at `path`, registers its kernel and returns its name.
 const std::string& register_spec(const std::string& path) {
-  static std::deque<std::string> names;  // argv points into these
   auto kernel = std::make_unique<SpecKernel>(load_spec(path));
   if (find_kernel_or_null(kernel->name()) != nullptr) {
     throw Error(ErrorKind::usage, path + ": /name: a kernel named '" + kernel->name() + "' already exists");
   }
-  names.push_back(kernel->name());
+  auto& l = loaded();
+  std::lock_guard lock(l.mutex);
+  l.names.push_back(kernel->name());
+  std::error_code ec;
+  l.paths[kernel->name()] = std::filesystem::absolute(path, ec).string();
   register_kernel(std::move(kernel));
-  return names.back();
+  return l.names.back();
 }
 
 }  // namespace
+
+std::string register_spec_file(const std::string& path) { return register_spec(path); }
+
+std::string spec_path_of(const std::string& kernel) {
+  auto& l = loaded();
+  std::lock_guard lock(l.mutex);
+  const auto it = l.paths.find(kernel);
+  return it == l.paths.end() ? std::string() : it->second;
+}
 
 void register_spec_arguments(int argc, char** argv) {
   if (argc < 2) return;

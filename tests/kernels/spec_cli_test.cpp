@@ -85,6 +85,12 @@ TEST_F(SpecCli, TunedOnTheDeviceAndExportedLikeABuiltinKernel) {
   const auto db = dir_ / "tuned.db";
   const auto tune = run(quoted(kSoftmax) + " --device 0 --shape 3,1000 --budget 2 --seed 1 --db " + quoted(db));
   ASSERT_EQ(tune.exit_code, 0) << tune.err;
+#ifdef VKTUNE_HAS_BENCH
+  // vktune bench takes the spec where a kernel name goes, and vktune-bench loads it too.
+  const auto bench = run("bench " + quoted(kSoftmax) + " --device 0 --db " + quoted(db) + " -- --iterations 1");
+  EXPECT_EQ(bench.exit_code, 0) << bench.err;
+  EXPECT_NE(bench.out.find("pytorch_softmax/rows3_n1000/winner"), std::string::npos) << bench.out << bench.err;
+#endif
   const auto table = dir_ / "table.json";
   const auto exported = run("export --format json --kernel pytorch_softmax --db " + quoted(db) + " -o " + quoted(table));
   ASSERT_EQ(exported.exit_code, 0) << exported.err;
