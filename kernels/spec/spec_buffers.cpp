@@ -34,7 +34,8 @@ std::size_t element_size(ElementType type) {
 
 }  // namespace
 
-BufferSpec buffer_of(const Node& node, const Scope& dims) {
+BufferSpec buffer_of(const Node& node, const Scope& dims,
+                     const std::function<std::optional<std::string>(const std::string&)>& read) {
   node.only({"name", "binding", "type", "size", "role", "init"});
   BufferSpec b{node.at("name").identifier(),
                static_cast<std::uint32_t>(node.at("binding").integer(0, 63)),
@@ -72,15 +73,28 @@ BufferSpec buffer_of(const Node& node, const Scope& dims) {
   if (!node.has("init")) return b;
   const auto init = node.at("init");
   if (!data) init.fail("only input and weights buffers are initialised (outputs are poisoned, scratch zeroed)");
-  init.only({"kind", "min", "max", "mean", "stddev"});
+  init.only({"kind", "min", "max", "mean", "stddev", "path"});
   const auto kind_node = init.at("kind");
   const auto kind = kind_node.string();
   if (kind == "uniform") b.init = InitKind::uniform;
   else if (kind == "normal") b.init = InitKind::normal;
   else if (kind == "zeros") b.init = InitKind::zeros;
   else if (kind == "gguf_random") b.init = InitKind::gguf_random;
-  else kind_node.fail("unknown init kind '" + kind + "' (uniform, normal, zeros, gguf_random)");
-  if ((b.init == InitKind::gguf_random) != (b.type == ElementType::gguf)) {
+  else if (kind == "file") b.init = InitKind::file;
+  else kind_node.fail("unknown init kind '" + kind + "' (uniform, normal, zeros, gguf_random, file)");
+  if (b.init == InitKind::file) {
+    // Raw bytes in the buffer's layout (little-endian values, GGUF blocks as stored).
+    const auto path_node = init.at("path");
+    const auto path = path_node.string();
+    if (path.empty() || path.front() == '/' || path.find("..") != std::string::npos) {
+      path_node.fail("'" + path + "' must be a relative path inside the spec's folder");
+    }
+    auto bytes = read(path);
+    if (!bytes) path_node.fail("file '" + path + "' does not exist");
+    b.file_bytes = std::make_shared<const std::string>(std::move(*bytes));
+    return b;
+  }
+  if (b.init != InitKind::file && (b.init == InitKind::gguf_random) != (b.type == ElementType::gguf)) {
     kind_node.fail(b.type == ElementType::gguf ? "a GGUF buffer is initialised with gguf_random blocks"
                                                : "gguf_random is for GGUF block types");
   }
@@ -139,7 +153,14 @@ void check_sizes(const Definition& d, const Shape& shape, const Node& top) {
                                         " breaks the rule '" + rule.expression.text() + "' (" + rule.reason + ")");
     }
   }
-  for (const auto& b : d.buffers) element_count(d, b, shape);
+  for (const auto& b : d.buffers) {
+    const auto count = element_count(d, b, shape);
+    if (b.init == InitKind::file && b.file_bytes->size() != buffer_bytes(b, count)) {
+      throw Error(ErrorKind::usage, d.file + ": " + b.pointer + "/init/path: the file holds " +
+                                        std::to_string(b.file_bytes->size()) + " bytes but the buffer takes " +
+                                        std::to_string(buffer_bytes(b, count)) + " at shape " + shape_text(shape));
+    }
+  }
   for (std::size_t i = 0; i < d.push_constants.size(); ++i) {
     const double v = d.push_constants[i].value.evaluate(values.data());
     if (!std::isfinite(v) || v < 0 || v > 4294967295.0 || v != std::floor(v)) {
@@ -168,6 +189,22 @@ BufferContents make_contents(const BufferSpec& b, std::uint64_t elements, std::u
   if (b.init == InitKind::zeros || !c.host.is_weights) {
     c.host.bytes.assign(bytes, 0);
     if (b.type == ElementType::f32 || b.type == ElementType::f16) c.values.assign(elements, 0.0f);
+    return c;
+  }
+  if (b.init == InitKind::file) {
+    // The same data for every seed and input kind: the user's own.
+    c.host.bytes.assign(b.file_bytes->begin(), b.file_bytes->end());
+    if (b.type == ElementType::f32) {
+      c.values.resize(elements);
+      std::memcpy(c.values.data(), c.host.bytes.data(), bytes);
+    } else if (b.type == ElementType::f16) {
+      c.values.resize(elements);
+      for (std::size_t i = 0; i < elements; ++i) {
+        std::uint16_t h = 0;
+        std::memcpy(&h, c.host.bytes.data() + 2 * i, 2);
+        c.values[i] = ref::fp16_to_fp32(h);
+      }
+    }
     return c;
   }
   if (b.type == ElementType::gguf) {

@@ -2,6 +2,9 @@
 // A spec's buffers: reading their declarations, their sizes at a shape, and
 // their initial contents for one problem instance.
 #include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "kernels/kernel.hpp"
@@ -10,7 +13,9 @@
 
 namespace vktune::kernels::spec {
 
-BufferSpec buffer_of(const Node& node, const Scope& dims);
+// `read` finds a file an init of kind "file" names, beside the spec.
+BufferSpec buffer_of(const Node& node, const Scope& dims,
+                     const std::function<std::optional<std::string>(const std::string&)>& read);
 
 // The values (GGUF: weights) buffer `b` holds at `shape`; Error(usage)
 // naming the buffer's size field unless a whole positive number below 2^31

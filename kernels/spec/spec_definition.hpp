@@ -59,7 +59,7 @@ struct SubSpaceSpec {
 
 enum class ElementType { f32, f16, i32, u32, i8, gguf };
 
-enum class InitKind { uniform, normal, zeros, gguf_random };
+enum class InitKind { uniform, normal, zeros, gguf_random, file };
 
 struct BufferSpec {
   std::string name;
@@ -71,6 +71,7 @@ struct BufferSpec {
   Expression elements;  // over the shape: values (GGUF: weights)
   InitKind init = InitKind::uniform;
   double a = -1.0, b = 1.0;  // uniform [a, b), normal (mean a, deviation b)
+  std::shared_ptr<const std::string> file_bytes{};  // InitKind::file: the contents, as read at load
 };
 
 struct PushConstant {

@@ -350,7 +350,9 @@ Definition parse_spec(const std::string& text, const std::string& file, const Fi
   std::vector<std::optional<BufferSpec>> by_binding(buffers.size());
   std::set<std::string> buffer_names;
   for (const auto& b : buffers) {
-    auto buffer = buffer_of(b, dims);
+    auto buffer = buffer_of(b, dims, read);
+    // The variant hash covers the spec's text: with it, the data files it names.
+    if (buffer.file_bytes) d.text_hash = Hasher().add(d.text_hash).add(*buffer.file_bytes).hex();
     if (buffer.binding >= buffers.size()) {
       b.at("binding").fail("binding " + std::to_string(buffer.binding) + " leaves a gap: bindings are 0.." +
                            std::to_string(buffers.size() - 1));

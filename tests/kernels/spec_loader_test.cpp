@@ -171,6 +171,40 @@ TEST(SpecLoader, LegalityReadsEachDeviceFactFromTheDevice) {
   EXPECT_NE(kernel.constraint_violation(config, {3, 100}, device).find("features"), std::string::npos);
 }
 
+// An input read from a file beside the spec: its bytes, whatever the seed,
+// and the reference computed from them; the file's size must fit every
+// declared shape, and its contents enter the variant hash's defines.
+TEST(SpecLoader, InputsFromAFile) {
+  std::vector<float> values(300);
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(i % 17) - 8.0f;
+  std::string bytes(values.size() * 4, '\0');
+  std::memcpy(bytes.data(), values.data(), bytes.size());
+  auto spec = valid_json();
+  spec["default_shapes"] = json::array({json::array({3, 100})});
+  spec["check_shapes"] = spec["default_shapes"];
+  spec["buffers"][1]["init"] = {{"kind", "file"}, {"path", "in.bin"}};
+  const SpecKernel kernel(parse_spec(spec.dump(), "my/spec.json", reader({{"k.comp", kTemplate}, {"in.bin", bytes}})));
+  const auto a = kernel.make_problem({3, 100}, 1), b = kernel.make_problem({3, 100}, 2);
+  EXPECT_EQ(a.buffers[1].bytes, std::vector<std::uint8_t>(bytes.begin(), bytes.end()));
+  EXPECT_EQ(b.buffers[1].bytes, a.buffers[1].bytes);
+  EXPECT_EQ(a.expected, ref::softmax(values, 100));
+
+  auto other = bytes;
+  other[0] = 1;
+  const SpecKernel changed(parse_spec(spec.dump(), "my/spec.json", reader({{"k.comp", kTemplate}, {"in.bin", other}})));
+  const Config config{{"WG", 32}, {"ITEMS", 1}};
+  EXPECT_NE(kernel.plan(config, {3, 100}).defines, changed.plan(config, {3, 100}).defines);
+
+  try {
+    SpecKernel short_file(parse_spec(spec.dump(), "my/spec.json", reader({{"k.comp", kTemplate}, {"in.bin", "abcd"}})));
+    ADD_FAILURE() << "a 4-byte file loaded for 1200 bytes";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("/buffers/1/init/path: the file holds 4 bytes but the buffer takes 1200"),
+              std::string::npos) << e.what();
+  }
+  expect_error(spec, "/buffers/1/init/path", "'in.bin' does not exist");
+}
+
 TEST(SpecLoader, MissingFieldsAreNamed) {
   for (const char* field : {"name", "shape", "default_shapes", "subspaces", "buffers", "metrics", "reference"}) {
     auto spec = valid_json();
