@@ -29,11 +29,13 @@ mkdir -p "$work/artifacts" "$work/logs"
 # CSV) and generated ones (GGUF files; the tables imported into stores for
 # the SQLite reader); what the fuzzer adds stays in build/ between runs.
 seeds=tests/fuzz/corpus
-for target in "${targets[@]}"; do mkdir -p "$work/corpus/$target"; done
+# Every target's folder, so that FUZZ_TARGETS may name any subset.
+for target in fuzz_gguf_reader fuzz_runtime_json fuzz_runtime_sqlite fuzz_import_table fuzz_measurements_csv \
+  fuzz_spec_loader "${targets[@]}"; do mkdir -p "$work/corpus/$target"; done
 cp "$seeds"/json_tables/*.json "$work/corpus/fuzz_runtime_json/"
 cp "$seeds"/json_tables/*.json "$work/corpus/fuzz_import_table/"
 cp "$seeds"/measurements_csv/*.csv "$work/corpus/fuzz_measurements_csv/"
-mkdir -p "$work/corpus/fuzz_spec_loader" && cp examples/*/*.json "$work/corpus/fuzz_spec_loader/"
+cp examples/*/*.json "$work/corpus/fuzz_spec_loader/"
 "$bin/gguf_seed_corpus" "$work/corpus/fuzz_gguf_reader"
 "$bin/table_seed_db" "$work/corpus/fuzz_runtime_sqlite" "$seeds"/json_tables/*.json
 
