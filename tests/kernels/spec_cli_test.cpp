@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -58,6 +59,30 @@ TEST_F(SpecCli, AMalformedSpecIsOneLineAndExitTwoBeforeAnyDevice) {
     EXPECT_NE(r.err.find((dir_ / "bad.json").string() + ": /buffers/1/role: unknown role 'inout'"), std::string::npos)
         << r.err;
   }
+}
+
+// A template that does not compile or computes the wrong values is a failed
+// variant with its reason, as for a built-in kernel: check exits 1.
+TEST_F(SpecCli, TemplateFailuresAreRecordedPerVariant) {
+  fs::copy_file(kSoftmax, dir_ / "softmax.json");
+  std::ifstream in(kSoftmax.parent_path() / "softmax.comp");
+  const std::string shader((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string scaled = "exp(t_in[base + i + j] - row_max) * inv;";
+  ASSERT_NE(shader.find(scaled), std::string::npos);
+
+  std::string wrong = shader;
+  wrong.replace(wrong.find(scaled), scaled.size(), "exp(t_in[base + i + j] - row_max) * inv * 1.01;");
+  std::ofstream(dir_ / "softmax.comp") << wrong;
+  auto r = run("check " + quoted(dir_ / "softmax.json") + " --device 0");
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("wrong_result"), std::string::npos) << r.out;
+
+  std::string broken = shader;
+  broken.replace(broken.find(scaled), scaled.size(), "exp(t_in[base + i + j] - row_max) * undeclared_name;");
+  std::ofstream(dir_ / "softmax.comp") << broken;
+  r = run("check " + quoted(dir_ / "softmax.json") + " --device 0");
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("undeclared_name"), std::string::npos) << r.out;
 }
 
 TEST_F(SpecCli, AMissingSpecFileIsBadInput) {
