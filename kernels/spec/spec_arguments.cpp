@@ -33,6 +33,16 @@ Loaded& loaded() {
 
 // Loads the spec at `path`, registers its kernel and returns its name.
 const std::string& register_spec(const std::string& path) {
+  std::error_code ec;
+  const auto absolute = std::filesystem::absolute(path, ec).lexically_normal().string();
+  {
+    // The same file named twice (`vktune check a.json a.json`) is one kernel.
+    auto& l = loaded();
+    std::lock_guard lock(l.mutex);
+    for (const auto& name : l.names) {
+      if (l.paths[name] == absolute) return name;
+    }
+  }
   auto kernel = std::make_unique<SpecKernel>(load_spec(path));
   if (find_kernel_or_null(kernel->name()) != nullptr) {
     throw Error(ErrorKind::usage, path + ": /name: a kernel named '" + kernel->name() + "' already exists");
@@ -40,8 +50,7 @@ const std::string& register_spec(const std::string& path) {
   auto& l = loaded();
   std::lock_guard lock(l.mutex);
   l.names.push_back(kernel->name());
-  std::error_code ec;
-  l.paths[kernel->name()] = std::filesystem::absolute(path, ec).string();
+  l.paths[kernel->name()] = absolute;
   register_kernel(std::move(kernel));
   return l.names.back();
 }

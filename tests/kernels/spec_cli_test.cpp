@@ -43,6 +43,17 @@ TEST_F(SpecCli, ListDescribesASpecKernel) {
   EXPECT_NE(r.out.find("pytorch_softmax"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("WG_SIZE"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("no-idle-lanes"), std::string::npos) << r.out;
+  // The same file twice is one kernel, not a clash of names.
+  EXPECT_EQ(run("list " + quoted(kSoftmax) + " " + quoted(kSoftmax)).exit_code, 0);
+  // A spec may not take a built-in kernel's name.
+  std::ifstream in(kSoftmax);
+  auto spec = nlohmann::json::parse(in, nullptr, true, true);
+  spec["name"] = "softmax";
+  fs::copy_file(kSoftmax.parent_path() / "softmax.comp", dir_ / "softmax.comp");
+  std::ofstream(dir_ / "taken.json") << spec.dump();
+  const auto taken = run("list " + quoted(dir_ / "taken.json"));
+  EXPECT_EQ(taken.exit_code, 2);
+  EXPECT_NE(taken.err.find("/name: a kernel named 'softmax' already exists"), std::string::npos) << taken.err;
 }
 
 TEST_F(SpecCli, AMalformedSpecIsOneLineAndExitTwoBeforeAnyDevice) {
