@@ -59,8 +59,10 @@ Expression::Expression(const std::string& text, const Scope& scope)
     // Parses now (an unknown name or a syntax error throws here, at load,
     // rather than at the first evaluation) and lists what it reads.
     for (const auto& used : c.parser.GetUsedVar()) reads_.push_back(static_cast<std::size_t>(scope.index_of(used.first)));
-    // Builds the bytecode once; errors only evaluation can find surface here too.
-    static_cast<void>(c.parser.Eval());
+    // Builds the bytecode once; errors only evaluation can find surface here
+    // too. An expression that reads no variable keeps its value.
+    const double value = c.parser.Eval();
+    if (reads_.empty()) constant_ = value;
   } catch (const mu::Parser::exception_type& e) {
     throw std::invalid_argument("expression '" + text + "' is invalid: " + e.GetMsg());
   }
@@ -74,6 +76,7 @@ Expression::Expression(Expression&&) noexcept = default;
 Expression& Expression::operator=(Expression&&) noexcept = default;
 
 double Expression::evaluate(const double* values) const {
+  if (constant_) return *constant_;  // "1", "4 * 32": no lock, no muparser
   auto& c = *compiled_;
   std::lock_guard guard(c.lock);
   for (const auto i : reads_) c.slots[i] = values[i];

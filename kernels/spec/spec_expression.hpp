@@ -11,6 +11,7 @@
 // ceil_div(a, b) and is_pow2(x). True is 1, false 0.
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -52,6 +53,7 @@ class Expression {
   struct Compiled;
   std::string text_;
   std::vector<std::size_t> reads_;
+  std::optional<double> constant_;  // set when the expression reads no name
   std::unique_ptr<Compiled> compiled_;
 };
 
