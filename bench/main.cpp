@@ -1,5 +1,5 @@
 // vktune-bench: Google Benchmark over the stored winners and baselines.
-//   vktune-bench [--device N] [--db PATH] [--kernel NAME]... [--cache cold|hot] [--iterations N]
+//   vktune-bench [--device N] [--db PATH] [--kernel NAME|SPEC.json]... [--cache cold|hot] [--iterations N]
 //                [Google Benchmark flags: --benchmark_filter=, --benchmark_format=json, ...]
 // Usually run through `vktune bench`.
 #include <CLI/CLI.hpp>
@@ -14,6 +14,7 @@
 #include "common/error.hpp"
 #include "common/version.hpp"
 #include "tuner/json_formats.hpp"
+#include "kernels/spec/spec_arguments.hpp"
 
 
 namespace {
@@ -88,6 +89,12 @@ int main(int argc, char** argv) {
   std::vector<char*> passthrough{argv[0]};
   for (auto& flag : rest) passthrough.push_back(flag.data());
   try {
+    // A kernel spec file (as `vktune bench my_kernel.json` passes it) is
+    // registered, and benchmarked under its kernel's name.
+    for (auto& kernel : options.kernels) {
+      const bool spec = kernel.size() > 5 && kernel.compare(kernel.size() - 5, 5, ".json") == 0;
+      if (spec) kernel = kernels::spec::register_spec_file(kernel);
+    }
     int bench_argc = static_cast<int>(passthrough.size());
     benchmark::Initialize(&bench_argc, passthrough.data());
     if (benchmark::ReportUnrecognizedArguments(bench_argc, passthrough.data())) return exit_code::usage;

@@ -26,7 +26,7 @@ stage "correctness gate: a covering array of every kernel's paths, and the commi
 bash ci/gate.sh build/ci/vktune
 
 if [ -f ci/fuzz.sh ]; then
-  stage "fuzzing the parsers of untrusted input (GGUF, tables, CSV)"
+  stage "fuzzing the parsers of untrusted input (GGUF, tables, CSV, kernel specs)"
   bash ci/fuzz.sh
 fi
 stage "done"

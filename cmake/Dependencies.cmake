@@ -39,3 +39,8 @@ endif()
 if(VKTUNE_BUILD_BENCH)
   find_package(benchmark REQUIRED)
 endif()
+
+# muparser evaluates the expressions of kernel spec files (kernels/spec/).
+# Debian ships it as a shared library only (libmuparser2v5).
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(muparser REQUIRED IMPORTED_TARGET muparser)

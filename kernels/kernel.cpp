@@ -28,7 +28,8 @@ std::string plan_limits_violation(const ShaderPlan& plan, const Shape& shape, st
                                   const vk::DeviceInfo& device) {
   vk::PipelineDesc desc;
   desc.storage_buffers = buffers;
-  desc.push_constant_bytes = static_cast<std::uint32_t>(shape.size() * sizeof(std::uint32_t));
+  const auto words = plan.push_constants.empty() ? shape.size() : plan.push_constants.size();
+  desc.push_constant_bytes = static_cast<std::uint32_t>(words * sizeof(std::uint32_t));
   desc.local_size = plan.local_size;
   desc.required_subgroup_size = plan.required_subgroup_size;
   desc.require_full_subgroups = plan.require_full_subgroups;

@@ -123,6 +123,10 @@ struct ShaderPlan {
   bool require_full_subgroups = false;
   DispatchRule dispatch;
   std::uint32_t shared_memory_bytes = 0;  // what the template declares, for limits
+  // The push-constant words of this launch, for kernels with a layout of
+  // their own (a spec file's); empty = the shape, one word per dimension
+  // (the convention above).
+  std::vector<std::uint32_t> push_constants{};
 };
 
 struct HostBuffer {

@@ -17,7 +17,8 @@ VariantRunner::VariantRunner(vk::Device& device, const CompiledVariant& variant,
     desc.label = stage.plan.template_file + " [" + kernels::config_to_string(variant.config) + "]";
     if (variant.stages.size() > 1) desc.label += " stage " + std::to_string(i);
     desc.storage_buffers = buffer_count;
-    desc.push_constant_bytes = shape_dims * sizeof(std::uint32_t);
+    const auto words = stage.plan.push_constants.empty() ? shape_dims : stage.plan.push_constants.size();
+    desc.push_constant_bytes = static_cast<std::uint32_t>(words * sizeof(std::uint32_t));
     desc.local_size = stage.plan.local_size;
     desc.required_subgroup_size = stage.plan.required_subgroup_size;
     desc.require_full_subgroups = stage.plan.require_full_subgroups;
@@ -42,10 +43,13 @@ std::vector<std::vector<VkDescriptorSet>>& VariantRunner::sets_for(const DeviceP
 
 void VariantRunner::record(VkCommandBuffer cmd, const std::vector<VkDescriptorSet>& sets,
                            const kernels::Shape& shape) const {
-  const std::span<const std::uint8_t> push{reinterpret_cast<const std::uint8_t*>(shape.data()),
-                                           shape.size() * sizeof(std::uint32_t)};
   for (std::size_t i = 0; i < pipelines_.size(); ++i) {
     if (i > 0) vk::compute_barrier(cmd);  // stage i reads what stage i-1 wrote
+    // The shape, unless the kernel declares a push-constant layout of its own.
+    const auto& own = variant_.stages[i].plan.push_constants;
+    const auto& words = own.empty() ? shape : own;
+    const std::span<const std::uint8_t> push{reinterpret_cast<const std::uint8_t*>(words.data()),
+                                             words.size() * sizeof(std::uint32_t)};
     pipelines_[i]->record_dispatch(cmd, sets[i], kernels::workgroup_counts(variant_.stages[i].plan.dispatch, shape),
                                    push);
   }

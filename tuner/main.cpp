@@ -9,6 +9,7 @@
 #include "common/error.hpp"
 #include "harness/build_info.hpp"
 #include "harness/device.hpp"
+#include "kernels/spec/spec_arguments.hpp"
 #include "tuner/commands/commands.hpp"
 
 namespace {
@@ -37,6 +38,14 @@ bool is_subcommand(CLI::App& app, const std::string& name) {
 
 int main(int argc, char** argv) {
   using namespace vktune;
+  // A kernel spec file given where a kernel name goes becomes a kernel before
+  // the commands (one per kernel) are made.
+  try {
+    kernels::spec::register_spec_arguments(argc, argv);
+  } catch (const Error& e) {
+    std::cerr << "vktune: error: " << e.what() << "\n";
+    return exit_code_for(e.kind());
+  }
   CLI::App app{"vktune: autotuning and benchmarking for Vulkan compute kernels"};
   app.require_subcommand(1);
   // help2man reads --version (and --help) to write the man page.
@@ -51,6 +60,7 @@ int main(int argc, char** argv) {
   cli::add_replay_command(app, exit_code);
   cli::add_results_command(app, exit_code);
   cli::add_report_command(app, exit_code);
+  cli::add_spec_command(app, exit_code);
   // `vktune bench ... -- FLAGS`: FLAGS belong to Google Benchmark, untouched.
   std::vector<std::string> benchmark_flags;
   if (argc > 1 && std::string(argv[1]) == "bench") {

@@ -7,6 +7,7 @@
 
 #include "common/error.hpp"
 #include "common/hash.hpp"
+#include "kernels/spec/spec_templates.hpp"
 #include "templates/embedded.hpp"
 
 namespace vktune {
@@ -34,6 +35,14 @@ std::vector<std::string> include_names(const std::string& text) {
 
 TemplateLibrary::TemplateLibrary(std::map<std::string, std::string> files, std::string origin)
     : files_(std::move(files)), origin_(std::move(origin)) {
+  // The templates kernel specs brought from beside them, whichever set this is.
+  for (const auto& [name, text] : kernels::spec::registered_template_files()) {
+    const auto [it, inserted] = files_.emplace(name, text);
+    if (!inserted && it->second != text) {
+      throw Error(ErrorKind::usage, "a kernel spec's '" + name + "' differs from vktune's own file of that name; "
+                                    "rename it");
+    }
+  }
   // Each template's hash covers its text and the includes it reaches, so a
   // new or edited include changes only the variants that read it.
   for (const auto& [name, text] : files_) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/error.hpp"
+#include "kernels/spec/spec_arguments.hpp"
 #include "tuner/commands/commands.hpp"
 #include "tuner/commands/options.hpp"
 
@@ -49,7 +50,10 @@ void add_bench_command(CLI::App& root, int& result_code, const std::vector<std::
     const auto program = bench_program().string();
     std::vector<std::string> argv_text{program, "--device", std::to_string(args->device), "--cache", args->cache};
     if (!args->db.empty()) argv_text.insert(argv_text.end(), {"--db", args->db});
-    for (const auto& k : args->kernels) argv_text.insert(argv_text.end(), {"--kernel", k});
+    for (const auto& k : args->kernels) {
+      const auto spec = kernels::spec::spec_path_of(k);  // vktune-bench loads a spec kernel itself
+      argv_text.insert(argv_text.end(), {"--kernel", spec.empty() ? k : spec});
+    }
     argv_text.insert(argv_text.end(), benchmark_flags.begin(), benchmark_flags.end());
     std::vector<char*> argv;
     for (auto& a : argv_text) argv.push_back(a.data());

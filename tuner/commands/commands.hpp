@@ -21,6 +21,8 @@ void add_results_command(CLI::App& root, int& result_code);
 void add_report_command(CLI::App& root, int& result_code);
 // `benchmark_flags`: what followed `--`, passed to Google Benchmark as is.
 void add_bench_command(CLI::App& root, int& result_code, const std::vector<std::string>& benchmark_flags);
+// `vktune spec init NAME`: a starting kernel spec and template.
+void add_spec_command(CLI::App& root, int& result_code);
 // One subcommand per registered kernel: `vktune matmul_q4k ...`.
 void add_tune_commands(CLI::App& root, int& result_code);
 

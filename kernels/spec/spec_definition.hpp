@@ -1,0 +1,124 @@
+#pragma once
+// A kernel spec as data: what kernels/spec/spec_file.cpp reads from a JSON
+// spec and SpecKernel (spec_kernel.hpp) serves through the Kernel interface.
+// Every expression is already compiled; every name already resolved.
+//
+// Expressions evaluate from one array of values laid out as
+// [shape dims..., parameters..., device facts...] (Layout), so an
+// expression over the shape alone is compiled against the first names only
+// and still reads the same array.
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "kernels/kernel.hpp"
+#include "kernels/spec/spec_expression.hpp"
+#include "reference/gguf_types.hpp"
+
+namespace vktune::kernels::spec {
+
+// A rule over parameters, the shape and (for legality) the device.
+struct Rule {
+  std::string name;     // pruning rules: "wide-rows-only"; legality: the JSON pointer
+  std::string reason;   // one line
+  std::string pointer;  // where in the spec
+  Expression expression;
+  DeviceKey measured_on{};  // pruning rules only
+};
+
+// Workgroups along one axis: 1, or ceil(shape[dim] / per_workgroup), the
+// form the launch contract carries as data (kernels::DispatchAxis).
+struct Axis {
+  int dim = -1;
+  std::shared_ptr<Expression> per_workgroup;  // over dims and parameters; null = 1
+};
+
+struct Stage {
+  std::string template_file;  // as the template library names it
+  std::array<std::shared_ptr<Expression>, 3> local_size;
+  std::array<Axis, 3> workgroups;
+  std::shared_ptr<Expression> shared_memory_bytes;  // null = 0
+  std::shared_ptr<Expression> subgroup_size;        // null = the device's choice
+};
+
+struct SubSpaceSpec {
+  std::string name;
+  std::string template_file;  // the stages' default, as the template library names it
+  std::vector<Parameter> parameters;
+  Config baseline;  // this sub-space's parameters only
+  std::vector<std::pair<std::string, std::string>> defines;  // fixed, after the parameters
+  std::vector<Rule> legality;
+  std::vector<Rule> pruning;
+  std::vector<Stage> stages;
+  std::optional<Tolerance> tolerance;
+};
+
+enum class ElementType { f32, f16, i32, u32, i8, gguf };
+
+enum class InitKind { uniform, normal, zeros, gguf_random, file };
+
+struct BufferSpec {
+  std::string name;
+  std::uint32_t binding = 0;
+  ElementType type = ElementType::f32;
+  ref::GgmlType gguf = ref::GgmlType::F32;  // the block type when type == gguf
+  BindingRole role = BindingRole::input;
+  std::string pointer;  // "/buffers/1"
+  Expression elements;  // over the shape: values (GGUF: weights)
+  InitKind init = InitKind::uniform;
+  double a = -1.0, b = 1.0;  // uniform [a, b), normal (mean a, deviation b)
+  std::shared_ptr<const std::string> file_bytes{};  // InitKind::file: the contents, as read at load
+};
+
+struct PushConstant {
+  std::string name;
+  Expression value;  // over the shape; pushed as one 32-bit unsigned word
+};
+
+// A named op of vktune's reference library with its operands mapped to the
+// spec's buffers and its sizes given as expressions over the shape.
+struct ReferenceSpec {
+  std::string op;                                        // "softmax", "rmsnorm", "matmul", ...
+  std::vector<std::pair<std::string, int>> operands;     // operand -> buffer index (-1 = absent)
+  std::vector<std::pair<std::string, Expression>> sizes; // "n", "m", "k" -> expression
+  double eps = 1e-5;
+  std::string pointer = "/reference";
+};
+
+struct Definition {
+  std::string file;  // the spec's path, for messages
+  std::string name;
+  std::string description;
+  std::vector<std::string> dims;
+  std::vector<Shape> default_shapes;
+  std::vector<Shape> check_shapes;
+  std::vector<SubSpaceSpec> subspaces;
+  std::vector<Parameter> parameters;  // every sub-space's, united, in first-seen order (+ PATH when several)
+  std::vector<BufferSpec> buffers;    // by binding, 0..n-1
+  std::size_t output = 0;             // the output buffer's index
+  std::vector<PushConstant> push_constants;
+  std::shared_ptr<Expression> bytes, flops;
+  std::vector<Rule> shape_rules;  // over the shape alone; a violated one rejects the shape
+  ReferenceSpec reference;
+  Tolerance tolerance;
+  std::string text_hash;  // of the spec's text
+  // Every name an expression may read, in evaluation order.
+  Scope full_scope;
+  std::size_t device_offset = 0;  // where the device facts start in full_scope
+};
+
+// The parameter that selects the sub-space when a spec has several.
+inline constexpr const char* kPathParameter = "PATH";
+
+// The device facts expressions may read, in their order after the parameters.
+const std::vector<std::string>& device_fact_names();
+// Their values for `device`, in that order.
+std::vector<double> device_facts(const vk::DeviceInfo& device);
+// The same, written to out[0 .. device_fact_names().size()).
+void fill_device_facts(const vk::DeviceInfo& device, double* out);
+
+}  // namespace vktune::kernels::spec

@@ -1,0 +1,429 @@
+#include "kernels/spec/spec_file.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "common/hash.hpp"
+#include "kernels/spec/spec_buffers.hpp"
+#include "kernels/spec/spec_node.hpp"
+#include "kernels/spec/spec_reference.hpp"
+#include "kernels/spec/spec_templates.hpp"
+
+namespace vktune::kernels::spec {
+
+namespace {
+
+using nlohmann::json;
+
+// The pointer of the first value nested deeper than kMaxSpecDepth, or "".
+std::string too_deep(const json& value, const std::string& pointer, int depth) {
+  if (!value.is_structured()) return {};
+  if (depth > kMaxSpecDepth) return pointer;
+  if (value.is_array()) {
+    for (std::size_t i = 0; i < value.size(); ++i) {
+      if (auto p = too_deep(value[i], pointer + "/" + std::to_string(i), depth + 1); !p.empty()) return p;
+    }
+  } else {
+    for (const auto& [key, member] : value.items()) {
+      if (auto p = too_deep(member, pointer + "/" + pointer_token(key), depth + 1); !p.empty()) return p;
+    }
+  }
+  return {};
+}
+
+Shape shape_of(const Node& node, std::size_t dims) {
+  const auto values = node.array(1);
+  if (values.size() != dims) node.fail("a shape needs " + std::to_string(dims) + " dimensions");
+  Shape shape;
+  for (const auto& v : values) shape.push_back(static_cast<std::uint32_t>(v.integer(1, 0xffffffffll)));
+  return shape;
+}
+
+std::vector<Shape> shapes_of(const Node& node, std::size_t dims) {
+  std::vector<Shape> shapes;
+  for (const auto& s : node.array(1)) shapes.push_back(shape_of(s, dims));
+  return shapes;
+}
+
+Tolerance tolerance_of(const Node& node) {
+  node.only({"rel_l2", "max_rel"});
+  Tolerance t;
+  t.rel_l2 = node.at("rel_l2").number();
+  t.max_rel = node.at("max_rel").number();
+  if (!(t.rel_l2 > 0) || !(t.max_rel > 0)) node.fail("tolerances must be positive");
+  return t;
+}
+
+DeviceKey device_key_of(const Node& node) {
+  node.only({"vendor_id", "name_contains"});
+  DeviceKey key;
+  if (node.has("vendor_id")) key.vendor_id = static_cast<std::uint32_t>(node.at("vendor_id").integer(0, 0xffffffffll));
+  if (node.has("name_contains")) key.name_contains = node.at("name_contains").string();
+  return key;
+}
+
+// A template: vktune's own ("vktune:rmsnorm.comp") or a file beside the spec,
+// registered with the includes it reaches beside it.
+std::string template_of(const Node& node, const std::string& kernel, const FileReader& read) {
+  const auto path = node.string();
+  if (path.rfind("vktune:", 0) == 0) {
+    if (path.size() == 7) node.fail("'vktune:' names no template");
+    return path.substr(7);
+  }
+  if (path.empty() || path.front() == '/' || path.find("..") != std::string::npos) {
+    node.fail("template '" + path + "' must be a relative path inside the spec's folder");
+  }
+  const auto text = read(path);
+  if (!text) node.fail("template '" + path + "' does not exist");
+  const std::string name = "spec/" + kernel + "/" + path;
+  register_template_file(name, *text);
+  // The includes it reaches, followed beside the spec; names found nowhere
+  // there are left for vktune's own includes.
+  std::vector<std::string> pending{*text};
+  std::set<std::string> seen;
+  while (!pending.empty()) {
+    std::istringstream lines(pending.back());
+    pending.pop_back();
+    for (std::string line; std::getline(lines, line);) {
+      const auto at = line.find_first_not_of(" \t");
+      if (at == std::string::npos || line.compare(at, 8, "#include") != 0) continue;
+      const auto open = line.find('"', at + 8);
+      const auto close = open == std::string::npos ? open : line.find('"', open + 1);
+      if (close == std::string::npos) continue;
+      const auto include = line.substr(open + 1, close - open - 1);
+      if (include.empty() || include.front() == '/' || include.find("..") != std::string::npos) continue;
+      if (!seen.insert(include).second) continue;
+      if (auto found = read(include)) {
+        register_template_file("include/" + include, *found);
+        pending.push_back(*found);
+      }
+    }
+  }
+  return name;
+}
+
+Rule rule_of(const Node& node, const Scope& scope, bool pruning) {
+  if (pruning) {
+    node.only({"name", "rule", "reason", "measured_on"});
+  } else {
+    node.only({"rule", "reason"});
+  }
+  std::string name = node.pointer();
+  if (pruning) {
+    const auto name_node = node.at("name");
+    name = name_node.string();
+    bool ok = !name.empty() && name.size() <= 64;
+    for (unsigned char c : name) ok = ok && (std::isalnum(c) || c == '_' || c == '-');
+    if (!ok) name_node.fail("'" + name + "' is not a rule name (letters, digits, _ and -, at most 64)");
+  }
+  Rule rule{name, node.at("reason").string(), node.pointer(),
+            node.at("rule").expression(scope)};
+  if (pruning && node.has("measured_on")) rule.measured_on = device_key_of(node.at("measured_on"));
+  return rule;
+}
+
+Axis axis_of(const Node& node, const Definition& d, const Scope& params) {
+  Axis axis;
+  if (node.json().is_number_integer()) {
+    if (node.integer(1, 1) != 1) node.fail("a constant axis must be 1");
+    return axis;
+  }
+  if (node.json().is_string()) {
+    const auto dim = node.string();
+    const auto it = std::find(d.dims.begin(), d.dims.end(), dim);
+    if (it == d.dims.end()) node.fail("'" + dim + "' is not a shape dimension");
+    axis.dim = static_cast<int>(it - d.dims.begin());
+    return axis;
+  }
+  node.only({"dim", "per_workgroup"});
+  const auto dim_node = node.at("dim");
+  const auto dim = dim_node.string();
+  const auto it = std::find(d.dims.begin(), d.dims.end(), dim);
+  if (it == d.dims.end()) dim_node.fail("'" + dim + "' is not a shape dimension");
+  axis.dim = static_cast<int>(it - d.dims.begin());
+  axis.per_workgroup = std::make_shared<Expression>(node.at("per_workgroup").expression(params));
+  return axis;
+}
+
+Stage stage_of(const Node& node, const Definition& d, const Scope& params, const std::string& default_template,
+               const Node* default_local_size, const FileReader& read) {
+  node.only({"template", "local_size", "workgroups", "shared_memory_bytes", "subgroup_size"});
+  Stage stage;
+  stage.template_file = node.has("template") ? template_of(node.at("template"), d.name, read) : default_template;
+  const Node* local = node.has("local_size") ? nullptr : default_local_size;
+  const Node local_node = local ? *local : node.at("local_size");
+  const auto sizes = local_node.array(1);
+  if (sizes.size() > 3) local_node.fail("at most 3 axes");
+  for (std::size_t i = 0; i < 3; ++i) {
+    stage.local_size[i] = std::make_shared<Expression>(i < sizes.size() ? sizes[i].expression(params)
+                                                                        : Expression("1", params));
+  }
+  const auto axes = node.at("workgroups").array(3);
+  if (axes.size() != 3) node.at("workgroups").fail("expected 3 axes (x, y, z)");
+  for (std::size_t i = 0; i < 3; ++i) stage.workgroups[i] = axis_of(axes[i], d, params);
+  if (node.has("shared_memory_bytes")) {
+    stage.shared_memory_bytes = std::make_shared<Expression>(node.at("shared_memory_bytes").expression(params));
+  }
+  if (node.has("subgroup_size")) {
+    stage.subgroup_size = std::make_shared<Expression>(node.at("subgroup_size").expression(params));
+  }
+  return stage;
+}
+
+void add_parameter(Definition& d, const Parameter& p) {
+  for (auto& known : d.parameters) {
+    if (known.name != p.name) continue;
+    for (int v : p.values) {
+      if (std::find(known.values.begin(), known.values.end(), v) == known.values.end()) known.values.push_back(v);
+    }
+    return;
+  }
+  d.parameters.push_back(p);
+}
+
+SubSpaceSpec subspace_of(const Node& node, Definition& d, const FileReader& read, std::set<std::string>& names) {
+  node.only({"name", "template", "parameters", "baseline", "defines", "local_size", "legality", "pruning", "stages",
+             "tolerance"});
+  SubSpaceSpec s;
+  s.name = node.at("name").identifier();
+  if (!names.insert(s.name).second) node.at("name").fail("a second sub-space named '" + s.name + "'");
+  const auto tmpl = template_of(node.at("template"), d.name, read);
+  std::set<std::string> seen(d.dims.begin(), d.dims.end());
+  for (const auto& p : node.at("parameters").array()) {
+    p.only({"name", "values", "help"});
+    Parameter parameter{p.at("name").identifier(), {}, p.has("help") ? p.at("help").string() : ""};
+    if (parameter.name == kPathParameter) p.at("name").fail("PATH is the sub-space selector; choose another name");
+    if (!seen.insert(parameter.name).second) p.at("name").fail("'" + parameter.name + "' is already a name here");
+    const auto values = p.at("values").array(1);
+    if (values.size() > 4096) p.at("values").fail("more than 4096 values");
+    for (const auto& v : values) {
+      const int value = static_cast<int>(v.integer(-(1ll << 30), 1ll << 30));
+      if (std::find(parameter.values.begin(), parameter.values.end(), value) != parameter.values.end()) {
+        v.fail("value " + std::to_string(value) + " is listed twice");
+      }
+      parameter.values.push_back(value);
+    }
+    s.parameters.push_back(parameter);
+  }
+  for (const auto& p : s.parameters) s.baseline[p.name] = p.values.front();
+  if (node.has("baseline")) {
+    const auto base = node.at("baseline");
+    if (!base.json().is_object()) base.fail("expected an object of parameter values");
+    for (const auto& item : base.json().items()) {
+      // A named copy: clang 14 does not let a lambda capture a structured binding.
+      const std::string key = item.key();
+      const auto& value = item.value();
+      const Node v(value, base.pointer() + "/" + pointer_token(key), d.file);
+      const auto it = std::find_if(s.parameters.begin(), s.parameters.end(), [&](const auto& p) { return p.name == key; });
+      if (it == s.parameters.end()) v.fail("'" + key + "' is not a parameter of this sub-space");
+      const int chosen = static_cast<int>(v.integer(-(1ll << 30), 1ll << 30));
+      if (std::find(it->values.begin(), it->values.end(), chosen) == it->values.end()) {
+        v.fail(std::to_string(chosen) + " is not one of " + key + "'s values");
+      }
+      s.baseline[key] = chosen;
+    }
+  }
+  if (node.has("defines")) {
+    const auto defines = node.at("defines");
+    if (!defines.json().is_object()) defines.fail("expected an object of NAME: value");
+    for (const auto& [key, value] : defines.json().items()) {
+      const Node v(value, defines.pointer() + "/" + pointer_token(key), d.file);
+      Node(json(key), v.pointer(), d.file).identifier();  // the key is the macro's name
+      std::string text = value.is_string() ? value.get<std::string>() : value.is_number() ? value.dump() : "";
+      if (!value.is_string() && !value.is_number()) v.fail("a define's value is a string or a number");
+      if (text.find('\n') != std::string::npos) v.fail("a define's value is one line");
+      if (seen.count(key)) v.fail("'" + key + "' is already a name here");
+      s.defines.emplace_back(key, text);
+    }
+  }
+  for (const auto& p : s.parameters) add_parameter(d, p);
+  s.template_file = tmpl;
+  return s;
+}
+
+// The sub-space's rules and stages, once every sub-space's parameters are
+// known: all expressions then share one layout (Definition::full_scope), and
+// parameters of other sub-spaces read their pinned values.
+void subspace_rules(const Node& node, const Definition& d, SubSpaceSpec& s, const FileReader& read) {
+  Scope params(d.dims);
+  for (const auto& p : d.parameters) params.add(p.name);
+  const Scope& full = d.full_scope;
+  const auto& tmpl = s.template_file;
+  if (node.has("legality")) {
+    for (const auto& r : node.at("legality").array()) s.legality.push_back(rule_of(r, full, false));
+  }
+  if (node.has("pruning")) {
+    std::set<std::string> rule_names;
+    for (const auto& r : node.at("pruning").array()) {
+      s.pruning.push_back(rule_of(r, params, true));
+      if (!rule_names.insert(s.pruning.back().name).second) r.at("name").fail("a second rule named this");
+    }
+  }
+  std::optional<Node> local;
+  if (node.has("local_size")) local = node.at("local_size");
+  for (const auto& st : node.at("stages").array(1)) {
+    s.stages.push_back(stage_of(st, d, params, tmpl, local ? &*local : nullptr, read));
+  }
+  if (node.has("tolerance")) s.tolerance = tolerance_of(node.at("tolerance"));
+}
+
+}  // namespace
+
+const std::vector<std::string>& device_fact_names() {
+  static const std::vector<std::string> names{
+      "subgroup_size",      "min_subgroup_size",   "max_subgroup_size",    "max_shared_memory",
+      "max_invocations",    "max_workgroup_size_x", "max_workgroup_size_y", "max_workgroup_size_z",
+      "max_workgroup_count_x", "max_workgroup_count_y", "max_workgroup_count_z", "has_float16",
+      "has_int8",           "has_int8_dot",        "has_storage_16bit",    "has_storage_8bit",
+      "has_subgroup_arithmetic", "has_subgroup_shuffle", "has_subgroup_size_control", "has_cooperative_matrix",
+      "is_cpu",
+  };
+  return names;
+}
+
+Definition parse_spec(const std::string& text, const std::string& file, const FileReader& read) {
+  Definition d;
+  d.file = file;
+  const Node none(json(), "", d.file);
+  if (text.size() > kMaxSpecBytes) none.fail("larger than " + std::to_string(kMaxSpecBytes) + " bytes");
+  json root;
+  try {
+    root = json::parse(text, nullptr, true, true);
+  } catch (const json::exception& e) {
+    none.fail(std::string("not valid JSON: ") + e.what());
+  }
+  if (auto deep = too_deep(root, "", 0); !deep.empty()) {
+    Node(root, deep, d.file).fail("nested deeper than " + std::to_string(kMaxSpecDepth) + " levels");
+  }
+  const Node top(root, "", d.file);
+  if (!root.is_object()) top.fail("a spec is a JSON object");
+  top.only({"$schema", "name", "description", "shape", "default_shapes", "check_shapes", "shape_rules", "subspaces",
+            "buffers", "push_constants", "metrics", "reference", "tolerance"});
+  d.text_hash = Hasher().add(text).hex();
+  d.name = top.at("name").identifier();
+  d.description = top.has("description") ? top.at("description").string() : "kernel spec " + file;
+  for (const auto& dim : top.at("shape").array(1)) {
+    const auto name = dim.identifier();
+    if (std::find(d.dims.begin(), d.dims.end(), name) != d.dims.end()) dim.fail("dimension '" + name + "' twice");
+    d.dims.push_back(name);
+  }
+  if (d.dims.size() > 8) top.at("shape").fail("at most 8 dimensions");
+  d.default_shapes = shapes_of(top.at("default_shapes"), d.dims.size());
+  d.check_shapes = top.has("check_shapes") ? shapes_of(top.at("check_shapes"), d.dims.size()) : d.default_shapes;
+  const Scope dims(d.dims);
+  if (top.has("shape_rules")) {
+    for (const auto& r : top.at("shape_rules").array()) d.shape_rules.push_back(rule_of(r, dims, false));
+  }
+
+  std::set<std::string> names;
+  const auto subspaces = top.at("subspaces").array(1);
+  for (const auto& s : subspaces) d.subspaces.push_back(subspace_of(s, d, read, names));
+  // A fixed define must not repeat a parameter any sub-space varies (the
+  // compiler would see the name defined twice).
+  for (std::size_t i = 0; i < d.subspaces.size(); ++i) {
+    for (const auto& define : d.subspaces[i].defines) {
+      const std::string& name = define.first;
+      const bool taken = std::any_of(d.parameters.begin(), d.parameters.end(), [&](const auto& p) { return p.name == name; });
+      if (taken) {
+        Node(root, "/subspaces/" + std::to_string(i) + "/defines/" + pointer_token(name), d.file)
+            .fail("'" + name + "' is a parameter of a sub-space; it is defined from the config");
+      }
+    }
+  }
+  if (d.subspaces.size() > 1) {
+    Parameter path{kPathParameter, {}, "the sub-space: 0 = " + d.subspaces[0].name};
+    for (std::size_t i = 0; i < d.subspaces.size(); ++i) path.values.push_back(static_cast<int>(i));
+    d.parameters.push_back(path);
+  }
+  d.full_scope = Scope(d.dims);
+  for (const auto& p : d.parameters) d.full_scope.add(p.name);
+  d.device_offset = d.full_scope.size();
+  for (const auto& name : device_fact_names()) d.full_scope.add(name);
+  for (std::size_t i = 0; i < subspaces.size(); ++i) subspace_rules(subspaces[i], d, d.subspaces[i], read);
+
+  // Buffers: bindings 0..n-1, each once.
+  const auto buffers = top.at("buffers").array(1);
+  std::vector<std::optional<BufferSpec>> by_binding(buffers.size());
+  std::set<std::string> buffer_names;
+  for (const auto& b : buffers) {
+    auto buffer = buffer_of(b, dims, read);
+    // The variant hash covers the spec's text: with it, the data files it names.
+    if (buffer.file_bytes) d.text_hash = Hasher().add(d.text_hash).add(*buffer.file_bytes).hex();
+    if (buffer.binding >= buffers.size()) {
+      b.at("binding").fail("binding " + std::to_string(buffer.binding) + " leaves a gap: bindings are 0.." +
+                           std::to_string(buffers.size() - 1));
+    }
+    if (by_binding[buffer.binding]) b.at("binding").fail("two buffers on binding " + std::to_string(buffer.binding));
+    if (!buffer_names.insert(buffer.name).second) b.at("name").fail("a second buffer named '" + buffer.name + "'");
+    const auto binding = buffer.binding;
+    by_binding[binding].emplace(std::move(buffer));
+  }
+  for (auto& buffer : by_binding) d.buffers.push_back(std::move(*buffer));  // every binding is taken: n of n
+  std::size_t outputs = 0;
+  for (std::size_t i = 0; i < d.buffers.size(); ++i) {
+    if (d.buffers[i].role != BindingRole::output) continue;
+    ++outputs;
+    d.output = i;
+    if (d.buffers[i].type != ElementType::f32) top.at("buffers").fail("the output buffer holds f32 values");
+  }
+  if (outputs != 1) top.at("buffers").fail("exactly one buffer has the role output (found " + std::to_string(outputs) + ")");
+
+  if (top.has("push_constants")) {
+    std::set<std::string> push_names;
+    const auto list = top.at("push_constants").array();
+    if (list.size() > 32) top.at("push_constants").fail("at most 32 push-constant words");
+    for (const auto& p : list) {
+      p.only({"name", "value"});
+      PushConstant pc{p.at("name").identifier(), p.at("value").expression(dims)};
+      if (!push_names.insert(pc.name).second) p.at("name").fail("a second push constant named '" + pc.name + "'");
+      d.push_constants.push_back(std::move(pc));
+    }
+  } else {
+    for (const auto& name : d.dims) d.push_constants.push_back({name, Expression(name, dims)});
+  }
+  const auto metrics = top.at("metrics");
+  metrics.only({"bytes", "flops"});
+  d.bytes = std::make_shared<Expression>(metrics.at("bytes").expression(dims));
+  d.flops = std::make_shared<Expression>(metrics.at("flops").expression(dims));
+  d.reference = reference_of(top.at("reference"), d, dims);
+  d.tolerance = top.has("tolerance") ? tolerance_of(top.at("tolerance")) : Tolerance{};
+
+  // Every size at every declared shape: positive, whole, and within 32-bit indexing.
+  for (const auto* list : {&d.default_shapes, &d.check_shapes}) {
+    for (const auto& shape : *list) check_sizes(d, shape, top);
+  }
+  // Then the reference's operands, whose disagreement is only meaningful
+  // once every buffer's own size is.
+  for (const auto* list : {&d.default_shapes, &d.check_shapes}) {
+    for (const auto& shape : *list) check_reference_sizes(d, shape);
+  }
+  return d;
+}
+
+Definition load_spec(const std::filesystem::path& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) {
+    throw Error(ErrorKind::usage, path.string() + ": no such kernel spec file");
+  }
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (!in && !in.eof()) throw Error(ErrorKind::usage, path.string() + ": cannot read the kernel spec");
+  const auto folder = path.parent_path();
+  FileReader read = [folder](const std::string& relative) -> std::optional<std::string> {
+    std::error_code error;
+    const auto file = folder / relative;
+    if (!std::filesystem::is_regular_file(file, error)) return std::nullopt;
+    std::ifstream f(file, std::ios::binary);
+    std::ostringstream contents;
+    contents << f.rdbuf();
+    return contents.str();
+  };
+  return parse_spec(text.str(), path.string(), read);
+}
+
+}  // namespace vktune::kernels::spec

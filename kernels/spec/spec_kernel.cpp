@@ -1,0 +1,237 @@
+#include "kernels/spec/spec_kernel.hpp"
+
+#include <cmath>
+
+#include "common/error.hpp"
+#include "kernels/kernel_support.hpp"
+#include "kernels/spec/spec_buffers.hpp"
+#include "kernels/spec/spec_reference.hpp"
+#include "kernels/spec/spec_size_rule.hpp"
+
+namespace vktune::kernels::spec {
+
+std::vector<double> device_facts(const vk::DeviceInfo& device) {
+  std::vector<double> facts(device_fact_names().size());
+  fill_device_facts(device, facts.data());
+  return facts;
+}
+
+void fill_device_facts(const vk::DeviceInfo& device, double* out) {
+  const auto& f = device.features;
+  const double facts[] = {static_cast<double>(device.subgroup_size),
+          static_cast<double>(device.min_subgroup_size),
+          static_cast<double>(device.max_subgroup_size),
+          static_cast<double>(device.max_shared_memory_bytes),
+          static_cast<double>(device.max_workgroup_invocations),
+          static_cast<double>(device.max_workgroup_size[0]),
+          static_cast<double>(device.max_workgroup_size[1]),
+          static_cast<double>(device.max_workgroup_size[2]),
+          static_cast<double>(device.max_workgroup_count[0]),
+          static_cast<double>(device.max_workgroup_count[1]),
+          static_cast<double>(device.max_workgroup_count[2]),
+          f.shader_float16 ? 1.0 : 0.0,
+          f.shader_int8 ? 1.0 : 0.0,
+          f.integer_dot_product ? 1.0 : 0.0,
+          f.storage_buffer_16bit ? 1.0 : 0.0,
+          f.storage_buffer_8bit ? 1.0 : 0.0,
+          device.subgroup_in_compute && device.has_subgroup_operation("arithmetic") ? 1.0 : 0.0,
+          device.subgroup_in_compute && device.has_subgroup_operation("shuffle") ? 1.0 : 0.0,
+          device.compute_required_subgroup_size ? 1.0 : 0.0,
+          f.cooperative_matrix_nv && !device.cooperative_matrix_shapes.empty() ? 1.0 : 0.0,
+          device.is_cpu() ? 1.0 : 0.0};
+  if (std::size(facts) != device_fact_names().size()) throw Error(ErrorKind::internal, "device facts and names differ");
+  std::copy(std::begin(facts), std::end(facts), out);
+}
+
+namespace {
+
+// A positive whole number below 2^32, or nullopt.
+std::optional<std::uint32_t> whole(double v) {
+  if (!std::isfinite(v) || v < 0 || v > 4294967295.0 || v != std::floor(v)) return std::nullopt;
+  return static_cast<std::uint32_t>(v);
+}
+
+}  // namespace
+
+SpecKernel::SpecKernel(Definition definition) : d_(std::move(definition)) {
+  for (const auto& b : d_.buffers) bindings_.push_back({b.name, b.role, fit_size_rule(d_, b)});
+}
+
+void SpecKernel::validate_shape(const Shape& shape) const {
+  support::check_dims(d_.name, d_.dims, shape);
+  check_sizes(d_, shape, Node(nlohmann::json(), "", d_.file));
+  check_reference_sizes(d_, shape);
+}
+
+void SpecKernel::validate_shape_once(const Shape& shape) const {
+  {
+    std::lock_guard lock(shape_lock_);
+    if (shape == last_valid_shape_) return;
+  }
+  validate_shape(shape);
+  std::lock_guard lock(shape_lock_);
+  last_valid_shape_ = shape;
+}
+
+std::size_t SpecKernel::path_index(const Config& config) const {
+  if (d_.subspaces.size() == 1) return 0;
+  const auto it = config.find(kPathParameter);
+  if (it == config.end() || it->second < 0 || static_cast<std::size_t>(it->second) >= d_.subspaces.size()) return 0;
+  return static_cast<std::size_t>(it->second);
+}
+
+std::vector<double> SpecKernel::values_of(const Config& config, const Shape& shape) const {
+  std::vector<double> values(d_.full_scope.size(), 0.0);
+  for (std::size_t i = 0; i < shape.size() && i < d_.dims.size(); ++i) values[i] = shape[i];
+  for (std::size_t i = 0; i < d_.parameters.size(); ++i) {
+    const auto it = config.find(d_.parameters[i].name);
+    if (it != config.end()) values[d_.dims.size() + i] = it->second;
+  }
+  return values;
+}
+
+std::vector<Space> SpecKernel::build_spaces() const {
+  Space space{d_.name, d_.subspaces.front().stages.front().template_file, d_.parameters};
+  space.bindings = bindings_;
+  for (std::size_t i = 0; i < d_.subspaces.size(); ++i) {
+    const auto& sub = d_.subspaces[i];
+    SubSpace path{sub.name, sub.parameters, {}};
+    for (const auto& p : d_.parameters) {
+      const bool varied = std::any_of(sub.parameters.begin(), sub.parameters.end(), [&](auto& q) { return q.name == p.name; });
+      if (!varied) path.pinned[p.name] = p.name == kPathParameter ? static_cast<int>(i) : p.values.front();
+    }
+    space.paths.push_back(path);
+    for (const auto& rule : sub.pruning) {
+      const Expression* expression = &rule.expression;
+      space.pruning.push_back({sub.name + "." + rule.name, rule.reason, rule.measured_on,
+                               [this, i, expression](const Config& config, const Shape& shape) {
+                                 if (path_index(config) != i) return false;
+                                 const auto values = values_of(config, shape);
+                                 return expression->evaluate(values.data()) != 0;
+                               }});
+    }
+  }
+  if (d_.subspaces.size() == 1) space.paths.clear();  // one path: the space itself
+  return {space};
+}
+
+Config SpecKernel::baseline(const Shape&) const {
+  Config config;
+  for (const auto& p : d_.parameters) config[p.name] = p.name == kPathParameter ? 0 : p.values.front();
+  for (const auto& [name, value] : d_.subspaces.front().baseline) config[name] = value;
+  return config;
+}
+
+ShaderPlan SpecKernel::stage_plan(const Stage& stage, const SubSpaceSpec& sub, const Config& config,
+                                  const std::vector<double>& values, std::string* problem, bool defines) const {
+  ShaderPlan plan;
+  plan.template_file = stage.template_file;
+  if (defines) {
+    for (const auto& p : d_.parameters) plan.defines.emplace_back(p.name, std::to_string(config.at(p.name)));
+    for (const auto& define : sub.defines) plan.defines.push_back(define);
+    // The spec's own text, so that the variant hash (over the defines)
+    // changes whenever the spec does; the template never reads it.
+    plan.defines.emplace_back("VKTUNE_SPEC_HASH", d_.text_hash);
+  }
+  auto evaluate = [&](const Expression& e, const char* what, std::uint32_t min) -> std::uint32_t {
+    const auto v = whole(e.evaluate(values.data()));
+    if ((!v || *v < min) && problem->empty()) {
+      *problem = std::string(what) + " '" + e.text() + "' is not a whole number of at least " + std::to_string(min);
+    }
+    return v.value_or(min);
+  };
+  for (std::size_t i = 0; i < 3; ++i) plan.local_size[i] = evaluate(*stage.local_size[i], "local_size", 1);
+  for (std::size_t i = 0; i < 3; ++i) {
+    const auto& axis = stage.workgroups[i];
+    plan.dispatch[i].shape_dim = axis.dim;
+    plan.dispatch[i].divisor = axis.per_workgroup ? evaluate(*axis.per_workgroup, "per_workgroup", 1) : 1;
+  }
+  if (stage.shared_memory_bytes) plan.shared_memory_bytes = evaluate(*stage.shared_memory_bytes, "shared_memory_bytes", 0);
+  if (stage.subgroup_size) plan.required_subgroup_size = evaluate(*stage.subgroup_size, "subgroup_size", 0);
+  if (!defines) {
+    plan.push_constants.assign(d_.push_constants.size(), 0);  // only their count matters to the limits
+    return plan;
+  }
+  for (const auto& pc : d_.push_constants) plan.push_constants.push_back(whole(pc.value.evaluate(values.data())).value_or(0));
+  return plan;
+}
+
+std::vector<ShaderPlan> SpecKernel::stages(const Config& config, const Shape& shape) const {
+  const auto& sub = d_.subspaces[path_index(config)];
+  const auto values = values_of(config, shape);
+  std::vector<ShaderPlan> plans;
+  for (const auto& stage : sub.stages) {
+    std::string problem;
+    plans.push_back(stage_plan(stage, sub, config, values, &problem));
+    if (!problem.empty()) throw Error(ErrorKind::usage, d_.file + ": " + problem + " for " + config_to_string(config));
+  }
+  return plans;
+}
+
+ShaderPlan SpecKernel::plan(const Config& config, const Shape& shape) const { return stages(config, shape).front(); }
+
+std::string SpecKernel::constraint_violation(const Config& config, const Shape& shape,
+                                             const vk::DeviceInfo& device) const {
+  validate_shape_once(shape);
+  if (auto problem = support::parameter_violation(config, spaces()[0]); !problem.empty()) return problem;
+  const auto& space = spaces()[0];
+  if (!space.paths.empty() && space.path_of(config) == nullptr) return "the config belongs to no sub-space";
+  const auto& sub = d_.subspaces[path_index(config)];
+  auto values = values_of(config, shape);
+  fill_device_facts(device, values.data() + d_.device_offset);
+  for (const auto& rule : sub.legality) {
+    const double v = rule.expression.evaluate(values.data());
+    if (std::isnan(v)) return rule.reason + " ('" + rule.expression.text() + "' is not a number here)";
+    if (v == 0) return rule.reason + " (" + rule.expression.text() + ")";
+  }
+  std::vector<ShaderPlan> plans;
+  for (const auto& stage : sub.stages) {
+    std::string problem;
+    plans.push_back(stage_plan(stage, sub, config, values, &problem, false));
+    if (!problem.empty()) return problem;
+    const auto& plan = plans.back();
+    const auto invocations = std::uint64_t{plan.local_size[0]} * plan.local_size[1] * plan.local_size[2];
+    if (auto sg = support::subgroup_size_violation(static_cast<int>(plan.required_subgroup_size),
+                                                   static_cast<std::uint32_t>(std::min<std::uint64_t>(invocations, 1u << 30)),
+                                                   device);
+        !sg.empty()) {
+      return sg;
+    }
+  }
+  return stages_limits_violation(plans, shape, static_cast<std::uint32_t>(d_.buffers.size()), device);
+}
+
+Problem SpecKernel::make_problem(const Shape& shape, const Inputs& inputs) const {
+  validate_shape(shape);
+  Problem problem;
+  problem.shape = shape;
+  problem.output_index = d_.output;
+  std::vector<std::vector<float>> values;
+  for (const auto& b : d_.buffers) {
+    auto contents = make_contents(b, element_count(d_, b, shape), inputs.seed, inputs.kind);
+    problem.buffers.push_back(std::move(contents.host));
+    values.push_back(std::move(contents.values));
+  }
+  problem.expected = reference_output(d_, shape, values, problem.buffers);
+  return problem;
+}
+
+Tolerance SpecKernel::tolerance(const Shape&) const { return d_.tolerance; }
+
+Tolerance SpecKernel::variant_tolerance(const Config& config, const Shape& shape) const {
+  const auto& sub = d_.subspaces[path_index(config)];
+  return sub.tolerance ? *sub.tolerance : tolerance(shape);
+}
+
+Metrics SpecKernel::metrics(const Shape& shape) const {
+  const auto values = values_of({}, shape);
+  return Metrics{d_.bytes->evaluate(values.data()), d_.flops->evaluate(values.data())};
+}
+
+std::uint64_t SpecKernel::device_bytes(const Shape& shape) const {
+  std::uint64_t total = 0;
+  for (const auto& b : d_.buffers) total += buffer_bytes(b, element_count(d_, b, shape));
+  return total;
+}
+
+}  // namespace vktune::kernels::spec

@@ -1,0 +1,61 @@
+#pragma once
+// A kernel declared by a spec file (spec_file.hpp, docs/SPEC_FORMAT.md),
+// served through the same Kernel interface as the kernels written in C++:
+// the tuner, check, list, the store and the exporters see no difference.
+//
+// Its one space holds every sub-space of the spec as a path (selected by the
+// PATH parameter when there are several); parameters arrive as #defines in
+// the order the spec lists them, then the sub-space's fixed defines.
+#include <memory>
+#include <mutex>
+
+#include "kernels/kernel.hpp"
+#include "kernels/spec/spec_definition.hpp"
+
+namespace vktune::kernels::spec {
+
+class SpecKernel final : public Kernel {
+ public:
+  explicit SpecKernel(Definition definition);
+
+  std::string name() const override { return d_.name; }
+  std::string description() const override { return d_.description; }
+  std::vector<std::string> shape_dims() const override { return d_.dims; }
+  void validate_shape(const Shape& shape) const override;
+  std::vector<Shape> default_shapes() const override { return d_.default_shapes; }
+  std::vector<Shape> check_shapes() const override { return d_.check_shapes; }
+  Config baseline(const Shape& shape) const override;
+  std::string constraint_violation(const Config& config, const Shape& shape,
+                                   const vk::DeviceInfo& device) const override;
+  ShaderPlan plan(const Config& config, const Shape& shape) const override;
+  std::vector<ShaderPlan> stages(const Config& config, const Shape& shape) const override;
+  Problem make_problem(const Shape& shape, const Inputs& inputs) const override;
+  Tolerance tolerance(const Shape& shape) const override;
+  Tolerance variant_tolerance(const Config& config, const Shape& shape) const override;
+  Metrics metrics(const Shape& shape) const override;
+  std::uint64_t device_bytes(const Shape& shape) const override;
+
+  const Definition& definition() const { return d_; }
+
+ protected:
+  std::vector<Space> build_spaces() const override;
+
+ private:
+  std::size_t path_index(const Config& config) const;
+  // dims, then parameters (from `config`), then zeros for the device facts.
+  std::vector<double> values_of(const Config& config, const Shape& shape) const;
+  // A stage's plan, or "" in `problem` why it cannot be planned; without
+  // the defines (text) when only its limits are checked.
+  ShaderPlan stage_plan(const Stage& stage, const SubSpaceSpec& sub, const Config& config,
+                        const std::vector<double>& values, std::string* problem, bool defines = true) const;
+  // validate_shape, remembered for the last shape that passed: enumerations
+  // ask for every config of one shape.
+  void validate_shape_once(const Shape& shape) const;
+
+  Definition d_;
+  std::vector<Binding> bindings_;
+  mutable std::mutex shape_lock_;
+  mutable Shape last_valid_shape_;
+};
+
+}  // namespace vktune::kernels::spec

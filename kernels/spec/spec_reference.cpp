@@ -1,0 +1,181 @@
+#include "kernels/spec/spec_reference.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "kernels/spec/spec_buffers.hpp"
+#include "reference/matmul.hpp"
+#include "reference/ops.hpp"
+
+namespace vktune::kernels::spec {
+
+namespace {
+
+struct OpSignature {
+  const char* op;
+  std::vector<const char*> operands;  // required
+  std::vector<const char*> optional;
+  std::vector<const char*> sizes;
+  bool eps = false;
+};
+
+const std::vector<OpSignature>& signatures() {
+  static const std::vector<OpSignature> list{
+      {"softmax", {"x", "y"}, {}, {"n"}},
+      {"rmsnorm", {"x", "y"}, {"weight"}, {"n"}, true},
+      {"layernorm", {"x", "y"}, {"weight", "bias"}, {"n"}, true},
+      {"matmul", {"x", "w", "y"}, {}, {"m", "n", "k"}},
+      {"add", {"a", "b", "y"}, {}, {}},
+      {"swiglu", {"a", "b", "y"}, {}, {}},
+  };
+  return list;
+}
+
+int operand(const ReferenceSpec& r, const std::string& name) {
+  for (const auto& [n, index] : r.operands)
+    if (n == name) return index;
+  return -1;
+}
+
+std::uint64_t size_at(const ReferenceSpec& r, const std::string& name, const std::vector<double>& values) {
+  for (const auto& [n, e] : r.sizes) {
+    if (n != name) continue;
+    const double v = e.evaluate(values.data());
+    if (!std::isfinite(v) || v < 1 || v >= 2147483648.0 || v != std::floor(v)) return 0;
+    return static_cast<std::uint64_t>(v);
+  }
+  return 0;
+}
+
+}  // namespace
+
+ReferenceSpec reference_of(const Node& node, const Definition& d, const Scope& dims) {
+  ReferenceSpec r;
+  r.pointer = node.pointer();
+  const auto op_node = node.at("op");
+  r.op = op_node.string();
+  const auto sig = std::find_if(signatures().begin(), signatures().end(), [&](const auto& s) { return r.op == s.op; });
+  if (sig == signatures().end()) {
+    std::string known;
+    for (const auto& s : signatures()) known += (known.empty() ? "" : ", ") + std::string(s.op);
+    op_node.fail("unknown reference op '" + r.op + "' (" + known + ")");
+  }
+  if (!node.json().is_object()) node.fail("expected an object");
+  for (const auto& item : node.json().items()) {
+    const std::string key = item.key();
+    const auto& value = item.value();
+    const Node field(value, node.pointer() + "/" + pointer_token(key), d.file);
+    if (key == "op") continue;
+    if (key == "eps" && sig->eps) {
+      r.eps = field.number();
+      if (!(r.eps > 0)) field.fail("eps must be positive");
+      continue;
+    }
+    const bool is_operand = std::any_of(sig->operands.begin(), sig->operands.end(), [&](auto o) { return key == o; }) ||
+                            std::any_of(sig->optional.begin(), sig->optional.end(), [&](auto o) { return key == o; });
+    const bool is_size = std::any_of(sig->sizes.begin(), sig->sizes.end(), [&](auto o) { return key == o; });
+    if (is_operand) {
+      const auto buffer = field.string();
+      const auto it = std::find_if(d.buffers.begin(), d.buffers.end(), [&](const auto& b) { return b.name == buffer; });
+      if (it == d.buffers.end()) field.fail("no buffer named '" + buffer + "'");
+      r.operands.emplace_back(key, static_cast<int>(it - d.buffers.begin()));
+    } else if (is_size) {
+      r.sizes.emplace_back(key, field.expression(dims));
+    } else {
+      field.fail("op " + r.op + " takes no field '" + key + "'");
+    }
+  }
+  for (const char* o : sig->operands) {
+    if (operand(r, o) < 0) node.fail("op " + r.op + " needs operand '" + o + "' (a buffer name)");
+  }
+  for (const char* s : sig->sizes) {
+    if (std::none_of(r.sizes.begin(), r.sizes.end(), [&](const auto& p) { return p.first == s; })) {
+      node.fail("op " + r.op + " needs size '" + s + "' (an expression of the shape)");
+    }
+  }
+  const int y = operand(r, "y");
+  if (static_cast<std::size_t>(y) != d.output) node.at("y").fail("the reference's y is the output buffer");
+  for (const auto& [name, index] : r.operands) {
+    const auto& b = d.buffers[index];
+    const bool quantized_ok = r.op == "matmul" && name == "w";
+    if (b.type == ElementType::gguf ? !quantized_ok : b.type != ElementType::f32 && b.type != ElementType::f16) {
+      node.at(name).fail("operand '" + name + "' of " + r.op + " cannot read buffer '" + b.name + "' of that type");
+    }
+  }
+  return r;
+}
+
+void check_reference_sizes(const Definition& d, const Shape& shape) {
+  const auto& r = d.reference;
+  std::vector<double> values(d.full_scope.size(), 0.0);
+  for (std::size_t i = 0; i < shape.size(); ++i) values[i] = shape[i];
+  auto fail = [&](const std::string& field, const std::string& problem) {
+    throw Error(ErrorKind::usage, d.file + ": " + r.pointer + "/" + field + ": " + problem + " at shape " +
+                                      shape_text(shape));
+  };
+  for (const auto& [name, e] : r.sizes) {
+    if (size_at(r, name, values) == 0) fail(name, "'" + e.text() + "' is not a whole number in 1..2^31-1");
+  }
+  auto count = [&](const char* name) {
+    const int i = operand(r, name);
+    return i < 0 ? 0 : element_count(d, d.buffers[i], shape);
+  };
+  auto expect = [&](const char* name, std::uint64_t want, const std::string& formula) {
+    if (operand(r, name) < 0) return;
+    const auto have = count(name);
+    if (have != want) {
+      fail(name, "buffer '" + d.buffers[operand(r, name)].name + "' holds " + std::to_string(have) + " values but " +
+                     r.op + " reads " + formula + " = " + std::to_string(want));
+    }
+  };
+  if (r.op == "matmul") {
+    const auto m = size_at(r, "m", values), n = size_at(r, "n", values), k = size_at(r, "k", values);
+    expect("x", m * k, "m*k");
+    expect("w", n * k, "n*k");
+    expect("y", m * n, "m*n");
+    const auto& w = d.buffers[operand(r, "w")];
+    if (w.type == ElementType::gguf && k % ref::block_weights(w.gguf) != 0) {
+      fail("k", "k=" + std::to_string(k) + " is not a whole number of " + std::string(ref::type_name(w.gguf)) + " blocks");
+    }
+  } else if (r.op == "add" || r.op == "swiglu") {
+    expect("b", count("a"), "the size of a");
+    expect("y", count("a"), "the size of a");
+  } else {
+    const auto n = size_at(r, "n", values), x = count("x");
+    if (x % n != 0) fail("n", "the " + std::to_string(x) + " values of x are not whole rows of n=" + std::to_string(n));
+    expect("y", x, "the size of x");
+    expect("weight", n, "n");
+    expect("bias", n, "n");
+  }
+}
+
+std::vector<double> reference_output(const Definition& d, const Shape& shape,
+                                     const std::vector<std::vector<float>>& values,
+                                     const std::vector<HostBuffer>& buffers) {
+  const auto& r = d.reference;
+  std::vector<double> scope(d.full_scope.size(), 0.0);
+  for (std::size_t i = 0; i < shape.size(); ++i) scope[i] = shape[i];
+  auto floats = [&](const char* name) -> std::span<const float> {
+    const int i = operand(r, name);
+    if (i < 0) return {};
+    return values[i];
+  };
+  if (r.op == "softmax") return ref::softmax(floats("x"), size_at(r, "n", scope));
+  if (r.op == "rmsnorm") return ref::rmsnorm(floats("x"), size_at(r, "n", scope), r.eps, floats("weight"));
+  if (r.op == "layernorm") {
+    return ref::layernorm(floats("x"), size_at(r, "n", scope), r.eps, floats("weight"), floats("bias"));
+  }
+  if (r.op == "add") return ref::add(floats("a"), floats("b"));
+  if (r.op == "swiglu") return ref::swiglu(floats("a"), floats("b"));
+  if (r.op == "matmul") {
+    const auto m = size_at(r, "m", scope), n = size_at(r, "n", scope), k = size_at(r, "k", scope);
+    const auto& w = d.buffers[operand(r, "w")];
+    if (w.type == ElementType::gguf) {
+      return ref::matmul_quantized(floats("x").data(), m, buffers[operand(r, "w")].bytes.data(), w.gguf, n, k);
+    }
+    return ref::matmul_f32(floats("x").data(), floats("w").data(), m, n, k);
+  }
+  throw Error(ErrorKind::internal, "reference op " + r.op + " has no implementation");
+}
+
+}  // namespace vktune::kernels::spec

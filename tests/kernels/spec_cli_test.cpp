@@ -1,0 +1,161 @@
+// A spec file where a kernel name goes, through the built vktune: `list`
+// describes it, a malformed spec is one stderr line naming the file and the
+// field with exit 2 before any device is opened, a missing spec file is bad
+// input too, and a spec kernel tuned on the test device exports a table
+// whose winner the runtime library loads and finds with the spec's launch facts.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "../results/cli_run.hpp"
+#include "vktune_runtime.hpp"
+
+namespace vktune {
+namespace {
+
+namespace fs = std::filesystem;
+using results::testing::quoted;
+using results::testing::run_vktune;
+
+const fs::path kSoftmax = fs::path(VKTUNE_EXAMPLES_DIR) / "pytorch_softmax" / "softmax.json";
+
+class SpecCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("vktune_spec_cli_" + std::to_string(::getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  results::testing::CliRun run(const std::string& arguments) { return run_vktune(arguments, dir_ / "stderr.txt"); }
+  fs::path dir_;
+};
+
+TEST_F(SpecCli, ListDescribesASpecKernel) {
+  const auto r = run("list " + quoted(kSoftmax));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("pytorch_softmax"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("WG_SIZE"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("no-idle-lanes"), std::string::npos) << r.out;
+  // The same file twice is one kernel, not a clash of names.
+  EXPECT_EQ(run("list " + quoted(kSoftmax) + " " + quoted(kSoftmax)).exit_code, 0);
+  // A spec may not take a built-in kernel's name.
+  std::ifstream in(kSoftmax);
+  auto spec = nlohmann::json::parse(in, nullptr, true, true);
+  spec["name"] = "softmax";
+  fs::copy_file(kSoftmax.parent_path() / "softmax.comp", dir_ / "softmax.comp");
+  std::ofstream(dir_ / "taken.json") << spec.dump();
+  const auto taken = run("list " + quoted(dir_ / "taken.json"));
+  EXPECT_EQ(taken.exit_code, 2);
+  EXPECT_NE(taken.err.find("/name: a kernel named 'softmax' already exists"), std::string::npos) << taken.err;
+}
+
+TEST_F(SpecCli, AMalformedSpecIsOneLineAndExitTwoBeforeAnyDevice) {
+  std::ifstream in(kSoftmax);
+  auto spec = nlohmann::json::parse(in, nullptr, true, true);
+  spec["buffers"][1]["role"] = "inout";
+  fs::copy_file(kSoftmax.parent_path() / "softmax.comp", dir_ / "softmax.comp");
+  std::ofstream(dir_ / "bad.json") << spec.dump();
+  // A device index no machine has: the spec must be refused before it matters.
+  for (const std::string command : {"", "check "}) {
+    const auto r = run(command + quoted(dir_ / "bad.json") + " --device 999");
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_NE(r.err.find((dir_ / "bad.json").string() + ": /buffers/1/role: unknown role 'inout'"), std::string::npos)
+        << r.err;
+  }
+}
+
+// A template that does not compile or computes the wrong values is a failed
+// variant with its reason, as for a built-in kernel: check exits 1.
+TEST_F(SpecCli, TemplateFailuresAreRecordedPerVariant) {
+  fs::copy_file(kSoftmax, dir_ / "softmax.json");
+  std::ifstream in(kSoftmax.parent_path() / "softmax.comp");
+  const std::string shader((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string scaled = "exp(t_in[base + i + j] - row_max) * inv;";
+  ASSERT_NE(shader.find(scaled), std::string::npos);
+
+  std::string wrong = shader;
+  wrong.replace(wrong.find(scaled), scaled.size(), "exp(t_in[base + i + j] - row_max) * inv * 1.01;");
+  std::ofstream(dir_ / "softmax.comp") << wrong;
+  auto r = run("check " + quoted(dir_ / "softmax.json") + " --device 0");
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("wrong_result"), std::string::npos) << r.out;
+
+  std::string broken = shader;
+  broken.replace(broken.find(scaled), scaled.size(), "exp(t_in[base + i + j] - row_max) * undeclared_name;");
+  std::ofstream(dir_ / "softmax.comp") << broken;
+  r = run("check " + quoted(dir_ / "softmax.json") + " --device 0");
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("undeclared_name"), std::string::npos) << r.out;
+}
+
+TEST_F(SpecCli, AMissingSpecFileIsBadInput) {
+  const auto r = run(quoted(dir_ / "nothing.json") + " --device 0");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("no such kernel spec file"), std::string::npos) << r.err;
+}
+
+TEST_F(SpecCli, SpecInitWritesASpecThatPassesTheGate) {
+  const auto init = run("spec init my_add --dir " + quoted(dir_ / "k"));
+  ASSERT_EQ(init.exit_code, 0) << init.err;
+  ASSERT_TRUE(fs::exists(dir_ / "k" / "my_add.json"));
+  ASSERT_TRUE(fs::exists(dir_ / "k" / "my_add.comp"));
+  const auto check = run("check " + quoted(dir_ / "k" / "my_add.json") + " --device 0");
+  EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
+  EXPECT_NE(check.out.find(" 0 failed"), std::string::npos) << check.out;
+  // Never over a user's files, and only kernel names.
+  const auto again = run("spec init my_add --dir " + quoted(dir_ / "k"));
+  EXPECT_EQ(again.exit_code, 2);
+  EXPECT_NE(again.err.find("already exists"), std::string::npos) << again.err;
+  EXPECT_EQ(run("spec init 'my add' --dir " + quoted(dir_ / "k")).exit_code, 2);
+}
+
+TEST_F(SpecCli, TunedOnTheDeviceAndExportedLikeABuiltinKernel) {
+  const auto db = dir_ / "tuned.db";
+  const auto tune = run(quoted(kSoftmax) + " --device 0 --shape 3,1000 --budget 2 --seed 1 --db " + quoted(db));
+  ASSERT_EQ(tune.exit_code, 0) << tune.err;
+#ifdef VKTUNE_HAS_BENCH
+  // vktune bench takes the spec where a kernel name goes, and vktune-bench loads it too.
+  const auto bench = run("bench " + quoted(kSoftmax) + " --device 0 --db " + quoted(db) + " -- --iterations 1");
+  EXPECT_EQ(bench.exit_code, 0) << bench.err;
+  EXPECT_NE(bench.out.find("pytorch_softmax/rows3_n1000/winner"), std::string::npos) << bench.out << bench.err;
+#endif
+  const auto table = dir_ / "table.json";
+  const auto exported = run("export --format json --kernel pytorch_softmax --db " + quoted(db) + " -o " + quoted(table));
+  ASSERT_EQ(exported.exit_code, 0) << exported.err;
+  std::ifstream in(table);
+  const auto json = nlohmann::json::parse(in);
+  const std::string text = json.dump();
+  EXPECT_NE(text.find("pytorch_softmax"), std::string::npos);
+  // The spec's bindings, in its own order: out at 0, in at 1.
+  EXPECT_LT(text.find("\"out\""), text.find("\"in\"")) << text.substr(0, 2000);
+
+  // The runtime library loads it and answers a lookup on the tuning device
+  // with the spec's launch facts.
+  const auto loaded = runtime::Table::open(table);
+  ASSERT_EQ(loaded.devices().size(), 1u);
+  runtime::Query query;
+  query.device = loaded.devices()[0].identity;
+  query.kernel = "pytorch_softmax";
+  query.shape = {3, 1000};
+  const auto found = loaded.lookup(query);
+  EXPECT_EQ(found.match, runtime::Match::device_and_driver) << found.match_text;
+  EXPECT_TRUE(found.exact_shape);
+  ASSERT_EQ(found.binding_bytes.size(), 2u);
+  EXPECT_EQ(found.binding_bytes[0], 3u * 1000u * 4u);  // rows * n floats
+  EXPECT_EQ(found.binding_bytes[1], 3u * 1000u * 4u);
+  ASSERT_EQ(found.workgroups.size(), 1u);
+  EXPECT_EQ(found.workgroups[0], (std::array<std::uint32_t, 3>{3, 1, 1}));  // one workgroup per row
+  ASSERT_EQ(found.contract.bindings.size(), 2u);
+  EXPECT_EQ(found.contract.bindings[0].name, "out");
+}
+
+}  // namespace
+}  // namespace vktune

@@ -1,0 +1,371 @@
+// The kernel spec loader without a device: a valid spec (comments included)
+// becomes a kernel whose sizes, push constants, dispatch and reference are
+// what the spec says; every malformed spec is one Error(usage) line naming
+// the file, the field as a JSON pointer and the problem.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <map>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "common/error.hpp"
+#include "kernels/spec/spec_file.hpp"
+#include "kernels/spec/spec_kernel.hpp"
+#include "reference/ops.hpp"
+
+namespace vktune::kernels::spec {
+namespace {
+
+using nlohmann::json;
+
+const char* kTemplate = "#version 450\nlayout(local_size_x = WG) in;\nvoid main() {}\n";
+
+// A small valid spec, as text with both kinds of comments.
+const char* kValid = R"(// a spec with comments
+{
+  "name": "t_softmax", /* block comment */
+  "shape": ["rows", "n"],
+  "default_shapes": [[4, 256]],
+  "check_shapes": [[1, 37], [3, 100]],
+  "subspaces": [{
+    "name": "only",
+    "template": "k.comp",
+    "parameters": [{"name": "WG", "values": [32, 64]}, {"name": "ITEMS", "values": [1, 2]}],
+    "local_size": ["WG", 1, 1],
+    "legality": [{"rule": "WG <= max_invocations", "reason": "too wide"}],
+    "pruning": [{"name": "wide", "rule": "WG * ITEMS > 2 * n", "reason": "idle lanes"}],
+    "stages": [{"workgroups": [{"dim": "rows", "per_workgroup": "1"}, 1, 1]}]
+  }],
+  "buffers": [
+    {"name": "out", "binding": 0, "type": "f32", "size": "rows * n", "role": "output"},
+    {"name": "in", "binding": 1, "type": "f32", "size": "rows * n", "role": "input",
+     "init": {"kind": "uniform", "min": -4, "max": 4}}
+  ],
+  "push_constants": [{"name": "width", "value": "n"}, {"name": "height", "value": "rows"}, {"name": "one", "value": 1}],
+  "metrics": {"bytes": "8 * rows * n", "flops": "5 * rows * n"},
+  "reference": {"op": "softmax", "x": "in", "y": "out", "n": "n"}
+})";
+
+json valid_json() { return json::parse(kValid, nullptr, true, true); }
+
+FileReader reader(std::map<std::string, std::string> files = {{"k.comp", kTemplate}}) {
+  return [files](const std::string& path) -> std::optional<std::string> {
+    const auto it = files.find(path);
+    if (it == files.end()) return std::nullopt;
+    return it->second;
+  };
+}
+
+// The one-line message a malformed spec gives; fails the test when it loads.
+std::string error_of(const std::string& text, const FileReader& read = reader()) {
+  try {
+    SpecKernel kernel(parse_spec(text, "my/spec.json", read));
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::usage) << e.what();
+    const std::string message = e.what();
+    EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+    EXPECT_EQ(message.rfind("my/spec.json: ", 0), 0u) << message;
+    return message;
+  }
+  ADD_FAILURE() << "the spec loaded";
+  return {};
+}
+
+std::string error_of(const json& spec) { return error_of(spec.dump()); }
+
+void expect_error(const json& spec, const std::string& pointer, const std::string& problem) {
+  const auto message = error_of(spec);
+  EXPECT_NE(message.find("my/spec.json: " + pointer + ": "), std::string::npos) << message;
+  EXPECT_NE(message.find(problem), std::string::npos) << message;
+}
+
+TEST(SpecLoader, AValidSpecWithCommentsBecomesAKernel) {
+  const SpecKernel kernel(parse_spec(kValid, "my/spec.json", reader()));
+  EXPECT_EQ(kernel.name(), "t_softmax");
+  EXPECT_EQ(kernel.shape_dims(), (std::vector<std::string>{"rows", "n"}));
+  EXPECT_EQ(kernel.check_shapes().size(), 2u);
+  const Shape shape{3, 100};
+  const auto config = kernel.baseline(shape);
+  EXPECT_EQ(config, (Config{{"WG", 32}, {"ITEMS", 1}}));
+  const auto plan = kernel.plan(Config{{"WG", 64}, {"ITEMS", 2}}, shape);
+  EXPECT_EQ(plan.template_file, "spec/t_softmax/k.comp");
+  EXPECT_EQ(plan.local_size, (std::array<std::uint32_t, 3>{64, 1, 1}));
+  // The spec's own push-constant layout, not the shape.
+  EXPECT_EQ(plan.push_constants, (std::vector<std::uint32_t>{100, 3, 1}));
+  EXPECT_EQ(workgroup_counts(plan.dispatch, shape), (std::array<std::uint32_t, 3>{3, 1, 1}));
+  // Sizes as the launch contract carries them: 4 bytes per value.
+  const auto& bindings = kernel.spaces()[0].bindings;
+  ASSERT_EQ(bindings.size(), 2u);
+  EXPECT_EQ(bindings[0].name, "out");
+  EXPECT_EQ(bindings[0].role, BindingRole::output);
+  EXPECT_EQ(bindings[1].size.bytes({3, 100}), 3u * 100u * 4u);
+  EXPECT_EQ(kernel.device_bytes(shape), 2u * 3u * 100u * 4u);
+  const auto m = kernel.metrics(shape);
+  EXPECT_EQ(m.bytes, 8.0 * 300);
+  EXPECT_EQ(m.flops, 5.0 * 300);
+}
+
+TEST(SpecLoader, ProblemHoldsTheSpecsInputsAndTheReferenceOpsAnswer) {
+  const SpecKernel kernel(parse_spec(kValid, "my/spec.json", reader()));
+  const Shape shape{3, 100};
+  const auto problem = kernel.make_problem(shape, 5);
+  ASSERT_EQ(problem.buffers.size(), 2u);
+  EXPECT_EQ(problem.output_index, 0u);
+  EXPECT_TRUE(problem.buffers[0].is_output);
+  std::vector<float> in(300);
+  ASSERT_EQ(problem.buffers[1].bytes.size(), in.size() * 4);
+  std::memcpy(in.data(), problem.buffers[1].bytes.data(), problem.buffers[1].bytes.size());
+  for (float v : in) {
+    EXPECT_GE(v, -4.0f);
+    EXPECT_LT(v, 4.0f);
+  }
+  EXPECT_EQ(problem.expected, ref::softmax(in, 100));
+  EXPECT_EQ(kernel.make_problem(shape, 5).buffers[1].bytes, problem.buffers[1].bytes);
+  EXPECT_NE(kernel.make_problem(shape, 6).buffers[1].bytes, problem.buffers[1].bytes);
+}
+
+TEST(SpecLoader, LegalityAndPruningAreTheSpecsExpressions) {
+  const SpecKernel kernel(parse_spec(kValid, "my/spec.json", reader()));
+  vk::DeviceInfo device;
+  device.max_workgroup_invocations = 32;
+  device.max_workgroup_size = {1024, 1024, 64};
+  device.max_workgroup_count = {65535, 65535, 65535};
+  device.max_push_constants_bytes = 128;
+  device.max_shared_memory_bytes = 32768;
+  const Shape shape{3, 100};
+  EXPECT_EQ(kernel.constraint_violation({{"WG", 32}, {"ITEMS", 1}}, shape, device), "");
+  EXPECT_NE(kernel.constraint_violation({{"WG", 64}, {"ITEMS", 1}}, shape, device).find("too wide"), std::string::npos);
+  EXPECT_NE(kernel.constraint_violation({{"WG", 48}, {"ITEMS", 1}}, shape, device), "");  // not a value
+  const auto& rule = kernel.spaces()[0].pruning.at(0);
+  EXPECT_EQ(rule.name, "only.wide");
+  EXPECT_FALSE(rule.prunes({{"WG", 64}, {"ITEMS", 1}}, {1, 37}));  // 64 > 74 is false
+  EXPECT_TRUE(rule.prunes({{"WG", 64}, {"ITEMS", 2}}, {1, 37}));   // 128 > 74
+}
+
+TEST(SpecLoader, LegalityReadsEachDeviceFactFromTheDevice) {
+  auto spec = valid_json();
+  spec["subspaces"][0]["legality"] = json::array(
+      {{{"rule", "max_invocations == 32 && max_shared_memory == 32768 && max_workgroup_count_y == 77"},
+        {"reason", "limits"}},
+       {{"rule", "has_int8_dot == 1 && has_float16 == 0 && is_cpu == 1 && max_subgroup_size == 16"},
+        {"reason", "features"}}});
+  const SpecKernel kernel(parse_spec(spec.dump(), "my/spec.json", reader()));
+  vk::DeviceInfo device;
+  device.device_type = "cpu";
+  device.max_workgroup_invocations = 32;
+  device.max_workgroup_size = {1024, 1024, 64};
+  device.max_workgroup_count = {65535, 77, 65535};
+  device.max_push_constants_bytes = 128;
+  device.max_shared_memory_bytes = 32768;
+  device.max_subgroup_size = 16;
+  device.features.integer_dot_product = true;
+  const Config config{{"WG", 32}, {"ITEMS", 1}};
+  EXPECT_EQ(kernel.constraint_violation(config, {3, 100}, device), "");
+  device.max_workgroup_count[1] = 78;
+  EXPECT_NE(kernel.constraint_violation(config, {3, 100}, device).find("limits"), std::string::npos);
+  device.max_workgroup_count[1] = 77;
+  device.features.shader_float16 = true;
+  EXPECT_NE(kernel.constraint_violation(config, {3, 100}, device).find("features"), std::string::npos);
+}
+
+// An input read from a file beside the spec: its bytes, whatever the seed,
+// and the reference computed from them; the file's size must fit every
+// declared shape, and its contents enter the variant hash's defines.
+TEST(SpecLoader, InputsFromAFile) {
+  std::vector<float> values(300);
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(i % 17) - 8.0f;
+  std::string bytes(values.size() * 4, '\0');
+  std::memcpy(bytes.data(), values.data(), bytes.size());
+  auto spec = valid_json();
+  spec["default_shapes"] = json::array({json::array({3, 100})});
+  spec["check_shapes"] = spec["default_shapes"];
+  spec["buffers"][1]["init"] = {{"kind", "file"}, {"path", "in.bin"}};
+  const SpecKernel kernel(parse_spec(spec.dump(), "my/spec.json", reader({{"k.comp", kTemplate}, {"in.bin", bytes}})));
+  const auto a = kernel.make_problem({3, 100}, 1), b = kernel.make_problem({3, 100}, 2);
+  EXPECT_EQ(a.buffers[1].bytes, std::vector<std::uint8_t>(bytes.begin(), bytes.end()));
+  EXPECT_EQ(b.buffers[1].bytes, a.buffers[1].bytes);
+  EXPECT_EQ(a.expected, ref::softmax(values, 100));
+
+  auto other = bytes;
+  other[0] = 1;
+  const SpecKernel changed(parse_spec(spec.dump(), "my/spec.json", reader({{"k.comp", kTemplate}, {"in.bin", other}})));
+  const Config config{{"WG", 32}, {"ITEMS", 1}};
+  EXPECT_NE(kernel.plan(config, {3, 100}).defines, changed.plan(config, {3, 100}).defines);
+
+  try {
+    SpecKernel short_file(parse_spec(spec.dump(), "my/spec.json", reader({{"k.comp", kTemplate}, {"in.bin", "abcd"}})));
+    ADD_FAILURE() << "a 4-byte file loaded for 1200 bytes";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("/buffers/1/init/path: the file holds 4 bytes but the buffer takes 1200"),
+              std::string::npos) << e.what();
+  }
+  expect_error(spec, "/buffers/1/init/path", "'in.bin' does not exist");
+}
+
+TEST(SpecLoader, MissingFieldsAreNamed) {
+  for (const char* field : {"name", "shape", "default_shapes", "subspaces", "buffers", "metrics", "reference"}) {
+    auto spec = valid_json();
+    spec.erase(field);
+    expect_error(spec, std::string("/") + field, "missing field");
+  }
+  auto spec = valid_json();
+  spec["subspaces"][0].erase("stages");
+  expect_error(spec, "/subspaces/0/stages", "missing field");
+}
+
+TEST(SpecLoader, UnknownTypesRolesFieldsAndOps) {
+  auto spec = valid_json();
+  spec["buffers"][1]["type"] = "f64";
+  expect_error(spec, "/buffers/1/type", "unknown element type 'f64'");
+  spec = valid_json();
+  spec["buffers"][1]["role"] = "inout";
+  expect_error(spec, "/buffers/1/role", "unknown role 'inout'");
+  spec = valid_json();
+  spec["subspaces"][0]["paramters"] = json::array();
+  expect_error(spec, "/subspaces/0/paramters", "unknown field");
+  spec = valid_json();
+  spec["reference"]["op"] = "fft";
+  expect_error(spec, "/reference/op", "unknown reference op 'fft'");
+  spec = valid_json();
+  spec["buffers"][1]["init"]["kind"] = "ones";
+  expect_error(spec, "/buffers/1/init/kind", "unknown init kind");
+}
+
+TEST(SpecLoader, ExpressionsThatDoNotParseOrNameUnknownVariables) {
+  auto spec = valid_json();
+  spec["buffers"][0]["size"] = "rows * * n";
+  expect_error(spec, "/buffers/0/size", "is invalid");
+  spec = valid_json();
+  spec["subspaces"][0]["legality"][0]["rule"] = "WG <= max_invocationz";
+  expect_error(spec, "/subspaces/0/legality/0/rule", "max_invocationz");
+  spec = valid_json();
+  spec["push_constants"][0]["value"] = "WG";  // a parameter: push constants are the shape's
+  expect_error(spec, "/push_constants/0/value", "WG");
+  spec = valid_json();
+  spec["metrics"]["flops"] = "5 * rows * (n";
+  expect_error(spec, "/metrics/flops", "is invalid");
+}
+
+TEST(SpecLoader, TwoBuffersOnOneBindingAndGaps) {
+  auto spec = valid_json();
+  spec["buffers"][1]["binding"] = 0;
+  expect_error(spec, "/buffers/1/binding", "two buffers on binding 0");
+  spec = valid_json();
+  spec["buffers"][1]["binding"] = 5;
+  expect_error(spec, "/buffers/1/binding", "gap");
+  spec = valid_json();
+  spec["buffers"][1]["role"] = "output";
+  spec["buffers"][1].erase("init");
+  expect_error(spec, "/buffers", "exactly one buffer has the role output");
+}
+
+TEST(SpecLoader, ATemplateThatDoesNotExist) {
+  auto spec = valid_json();
+  spec["subspaces"][0]["template"] = "missing.comp";
+  expect_error(spec, "/subspaces/0/template", "'missing.comp' does not exist");
+  spec["subspaces"][0]["template"] = "../k.comp";
+  expect_error(spec, "/subspaces/0/template", "relative path inside");
+}
+
+TEST(SpecLoader, SizesThatAreNotPositiveOrOverflowAtADeclaredShape) {
+  auto spec = valid_json();
+  spec["buffers"][1]["size"] = "rows * n - 40";  // -3 at the check shape 1,37
+  expect_error(spec, "/buffers/1/size", "at shape 1,37");
+  spec = valid_json();
+  spec["default_shapes"] = json::array({json::array({4, 256}), json::array({65536, 65536})});
+  expect_error(spec, "/buffers/0/size", "overflows 32-bit indexing at shape 65536,65536");
+  spec = valid_json();
+  spec["buffers"][1]["size"] = "rows * n / 2";  // 18.5 at 1,37
+  expect_error(spec, "/buffers/1/size", "not a whole number");
+}
+
+TEST(SpecLoader, AReferenceWhoseOperandSizesDisagreeWithTheBuffers) {
+  auto spec = valid_json();
+  spec["reference"]["n"] = "n + 1";  // 37 values are not whole rows of 38
+  expect_error(spec, "/reference/n", "not whole rows");
+  spec = valid_json();
+  spec["buffers"][0]["size"] = "rows * n + rows";
+  expect_error(spec, "/reference/y", "holds 1028 values but softmax reads the size of x = 1024");
+  spec = valid_json();
+  spec["reference"]["y"] = "in";
+  expect_error(spec, "/reference/y", "the output buffer");
+}
+
+TEST(SpecLoader, NestingDeeperThanTheLimit) {
+  auto spec = valid_json();
+  json deep = 1;
+  for (int i = 0; i < kMaxSpecDepth + 4; ++i) deep = json::array({deep});
+  spec["$schema"] = deep;
+  const auto message = error_of(spec);
+  EXPECT_NE(message.find("my/spec.json: /$schema/0/0/0"), std::string::npos) << message;
+  EXPECT_NE(message.find("nested deeper than 16 levels"), std::string::npos) << message;
+}
+
+TEST(SpecLoader, NotJsonAndNotAnObject) {
+  const auto message = error_of(std::string("{\"name\": "));
+  EXPECT_NE(message.find("not valid JSON"), std::string::npos) << message;
+  EXPECT_NE(error_of(std::string("[1, 2]")).find("a spec is a JSON object"), std::string::npos);
+}
+
+TEST(SpecLoader, SizesTheLaunchContractCannotCarryAreRefused) {
+  auto spec = valid_json();
+  spec["buffers"].push_back(
+      {{"name", "tmp"}, {"binding", 2}, {"type", "f32"}, {"size", "ceil_div(rows * n, 64) * 64"}, {"role", "scratch"}});
+  const auto message = error_of(spec);
+  EXPECT_NE(message.find("/buffers/2/size"), std::string::npos) << message;
+  EXPECT_NE(message.find("polynomials"), std::string::npos) << message;
+}
+
+TEST(SpecLoader, DuplicateNamesAndDefinesThatShadowParameters) {
+  auto spec = valid_json();
+  spec["subspaces"][0]["parameters"][1]["name"] = "WG";
+  expect_error(spec, "/subspaces/0/parameters/1/name", "already a name");
+  spec = valid_json();
+  spec["subspaces"][0]["defines"] = {{"WG", 3}};
+  expect_error(spec, "/subspaces/0/defines/WG", "already a name");
+  spec = valid_json();
+  spec["buffers"][1]["name"] = "out";
+  expect_error(spec, "/buffers/1/name", "a second buffer named 'out'");
+}
+
+TEST(SpecLoader, SeveralSubSpacesAreSelectedByPath) {
+  auto spec = valid_json();
+  auto second = spec["subspaces"][0];
+  second["name"] = "other";
+  second["parameters"] = json::array({{{"name", "WG"}, {"values", {128}}}});
+  second.erase("pruning");
+  spec["subspaces"].push_back(second);
+  const SpecKernel kernel(parse_spec(spec.dump(), "my/spec.json", reader()));
+  const auto& space = kernel.spaces()[0];
+  ASSERT_EQ(space.paths.size(), 2u);
+  EXPECT_EQ(space.paths[1].pinned.at("PATH"), 1);
+  EXPECT_EQ(space.paths[1].pinned.at("ITEMS"), 1);  // not read there: pinned at its first value
+  const Config other{{"WG", 128}, {"ITEMS", 1}, {"PATH", 1}};
+  ASSERT_NE(space.path_of(other), nullptr);
+  EXPECT_EQ(space.path_of(other)->name, "other");
+  EXPECT_EQ(kernel.plan(other, {3, 100}).local_size[0], 128u);
+}
+
+TEST(SpecLoader, TheSpecTextEntersTheDefines) {
+  const SpecKernel a(parse_spec(kValid, "my/spec.json", reader()));
+  const SpecKernel b(parse_spec(std::string(kValid) + "\n// edited\n", "my/spec.json", reader()));
+  const Shape shape{3, 100};
+  const auto plan_a = a.plan(a.baseline(shape), shape), plan_b = b.plan(b.baseline(shape), shape);
+  EXPECT_NE(plan_a.defines, plan_b.defines);
+}
+
+TEST(SpecLoader, AMissingSpecFileIsBadInput) {
+  try {
+    load_spec("/nonexistent/spec.json");
+    FAIL() << "loaded";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::usage);
+    EXPECT_NE(std::string(e.what()).find("/nonexistent/spec.json"), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace vktune::kernels::spec
