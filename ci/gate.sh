@@ -8,10 +8,40 @@
 # every winner committed in results/h200/table.json (at the smallest shape of
 # its space it runs on where no check shape admits it). Fails when any
 # variant is wrong.
+#
+# One `vktune check` keeps about one core busy (the double-precision
+# references and the compiles are single-threaded), so the kernels are dealt
+# round-robin to one check per core ($VKTUNE_GATE_JOBS overrides), run side
+# by side; their reports are printed one after the other, and the gate's exit
+# code is the largest of theirs.
 #   ci/gate.sh [path/to/vktune] [extra vktune check options...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 vktune=${1:-build/release/vktune}
 shift || true
-exec "$vktune" check --device "${VKTUNE_GATE_DEVICE:-0}" --variants covering --space pruned --shapes ci \
-  --table results/h200/table.json "$@"
+jobs=${VKTUNE_GATE_JOBS:-$(nproc 2>/dev/null || echo 2)}
+
+mapfile -t kernels < <("$vktune" list --names)
+[ ${#kernels[@]} -gt 0 ] || { echo "gate: '$vktune list --names' named no kernel" >&2; exit 2; }
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+
+pids=()
+for ((g = 0; g < jobs && g < ${#kernels[@]}; g++)); do
+  group=()
+  for ((i = g; i < ${#kernels[@]}; i += jobs)); do group+=("${kernels[i]}"); done
+  "$vktune" check "${group[@]}" --device "${VKTUNE_GATE_DEVICE:-0}" --variants covering --space pruned \
+    --shapes ci --table results/h200/table.json "$@" >"$out/$g.out" 2>"$out/$g.err" &
+  pids+=($!)
+done
+
+status=0
+for ((g = 0; g < ${#pids[@]}; g++)); do
+  code=0
+  wait "${pids[g]}" || code=$?
+  cat "$out/$g.err" >&2
+  cat "$out/$g.out"
+  [ "$code" -gt "$status" ] && status=$code
+done
+echo "gate: ${#kernels[@]} kernels in ${#pids[@]} checks side by side, exit code $status"
+exit "$status"

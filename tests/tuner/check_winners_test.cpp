@@ -15,35 +15,17 @@
 
 #include "results/store.hpp"
 
+#include "tests/support/vktune_process.hpp"
+
 namespace {
 
 namespace fs = std::filesystem;
 
-struct RunResult {
-  int exit_code = -1;
-  std::string out, err;
-};
+using vktune::testing::RunResult;
 
-class CheckWinnersTest : public ::testing::Test {
+class CheckWinnersTest : public vktune::testing::VktuneProcessTest {
  protected:
-  fs::path dir = fs::temp_directory_path() / ("vktune-check-winners-" + std::to_string(std::random_device{}()));
   fs::path db = dir / "tuned.db";
-  void SetUp() override { fs::create_directories(dir); }
-  void TearDown() override { fs::remove_all(dir); }
-
-  static std::string read(const fs::path& p) {
-    std::ifstream f(p, std::ios::binary);
-    std::ostringstream s;
-    s << f.rdbuf();
-    return s.str();
-  }
-
-  RunResult run(const std::string& args) {
-    const auto out = dir / "out.txt", err = dir / "err.txt";
-    const std::string command = std::string(VKTUNE_BINARY) + " " + args + " >" + out.string() + " 2>" + err.string();
-    const int status = std::system(command.c_str());
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read(out), read(err)};
-  }
 
   // The config as `check` prints it: NAME=VALUE in name order, space-separated.
   static std::string config_text(const nlohmann::json& config) {

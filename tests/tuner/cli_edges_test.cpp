@@ -18,37 +18,16 @@
 #include "kernels/registry.hpp"
 #include "reference/gguf_writer.hpp"
 
+#include "tests/support/vktune_process.hpp"
+
 namespace {
 
 namespace fs = std::filesystem;
 
-struct RunResult {
-  int exit_code = -1;
-  std::string out, err;
-};
+using vktune::testing::RunResult;
 
-class CliEdges : public ::testing::Test {
+class CliEdges : public vktune::testing::VktuneProcessTest {
  protected:
-  fs::path dir = fs::temp_directory_path() / ("vktune-cli-edges-" + std::to_string(std::random_device{}()));
-  void SetUp() override { fs::create_directories(dir); }
-  void TearDown() override { fs::remove_all(dir); }
-
-  static std::string read(const fs::path& p) {
-    std::ifstream f(p);
-    std::ostringstream s;
-    s << f.rdbuf();
-    return s.str();
-  }
-
-  // `ENV vktune ARGS`, stdout and stderr apart.
-  RunResult run(const std::string& args, const std::string& env = "") {
-    const auto out = dir / "out.txt", err = dir / "err.txt";
-    const std::string command =
-        env + " \"" + VKTUNE_BINARY + "\" " + args + " >\"" + out.string() + "\" 2>\"" + err.string() + "\"";
-    const int status = std::system(command.c_str());
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read(out), read(err)};
-  }
-
   static std::size_t lines(const std::string& text) {
     return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
   }

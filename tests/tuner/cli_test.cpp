@@ -16,35 +16,17 @@
 
 #include "results/store.hpp"
 
+#include "tests/support/vktune_process.hpp"
+
 namespace {
 
 namespace fs = std::filesystem;
 
-struct RunResult {
-  int exit_code = -1;
-  std::string out, err;
-};
+using vktune::testing::RunResult;
 
-class CliTest : public ::testing::Test {
+class CliTest : public vktune::testing::VktuneProcessTest {
  protected:
-  fs::path dir = fs::temp_directory_path() / ("vktune-cli-" + std::to_string(std::random_device{}()));
   fs::path db = dir / "sub" / "results.db";
-  void SetUp() override { fs::create_directories(dir); }
-  void TearDown() override { fs::remove_all(dir); }
-
-  std::string read(const fs::path& p) {
-    std::ifstream f(p);
-    std::ostringstream s;
-    s << f.rdbuf();
-    return s.str();
-  }
-
-  RunResult run(const std::string& args) {
-    const auto out = dir / "out.txt", err = dir / "err.txt";
-    const std::string command = std::string(VKTUNE_BINARY) + " " + args + " >" + out.string() + " 2>" + err.string();
-    const int status = std::system(command.c_str());
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read(out), read(err)};
-  }
 
   static std::size_t lines(const std::string& text) {
     return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));

@@ -17,35 +17,16 @@
 
 #include "reference/gguf_writer.hpp"
 
+#include "tests/support/vktune_process.hpp"
+
 namespace {
 
 namespace fs = std::filesystem;
 
-struct RunResult {
-  int exit_code = -1;
-  std::string out, err;
-};
+using vktune::testing::RunResult;
 
-class JsonOutputTest : public ::testing::Test {
+class JsonOutputTest : public vktune::testing::VktuneProcessTest {
  protected:
-  fs::path dir = fs::temp_directory_path() / ("vktune-json-" + std::to_string(std::random_device{}()));
-  void SetUp() override { fs::create_directories(dir); }
-  void TearDown() override { fs::remove_all(dir); }
-
-  static std::string read(const fs::path& p) {
-    std::ifstream f(p, std::ios::binary);
-    std::ostringstream s;
-    s << f.rdbuf();
-    return s.str();
-  }
-
-  RunResult run(const std::string& args) {
-    const auto out = dir / "out.txt", err = dir / "err.txt";
-    const std::string command = std::string(VKTUNE_BINARY) + " " + args + " >" + out.string() + " 2>" + err.string();
-    const int status = std::system(command.c_str());
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read(out), read(err)};
-  }
-
   // Runs `args` and parses stdout, which must be one JSON document of `format`, version `version`.
   nlohmann::json document(const std::string& args, const std::string& format, int version) {
     const auto r = run(args);
