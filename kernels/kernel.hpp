@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <utility>
@@ -21,6 +22,7 @@
 
 #include "harness/device_info.hpp"
 #include "kernels/launch_contract.hpp"
+#include "kernels/prefix_checker.hpp"
 #include "reference/random_blocks.hpp"
 
 namespace vktune::kernels {
@@ -221,6 +223,19 @@ class Kernel {
   virtual Metrics metrics(const Shape& shape) const = 0;
   // Device memory one problem instance needs (one copy of every buffer).
   virtual std::uint64_t device_bytes(const Shape& shape) const = 0;
+  // Optional, for enumeration (kernels/prefix_checker.hpp): a checker of
+  // `path`'s configs at `shape` on `device` that decides each rule at the
+  // shortest prefix of parameters it reads, applying the pruning rules in
+  // `pruning` (those active on the device) and every legality check of
+  // constraint_violation. It must keep exactly the configs that
+  // config-by-config checking keeps. nullptr (the default) = check config
+  // by config. One checker serves one thread.
+  virtual std::unique_ptr<PrefixChecker> prefix_checker(const SubSpace& path, const Shape& shape,
+                                                        const vk::DeviceInfo& device,
+                                                        const std::vector<const PruningRule*>& pruning) const {
+    static_cast<void>(path), static_cast<void>(shape), static_cast<void>(device), static_cast<void>(pruning);
+    return nullptr;
+  }
 
  protected:
   virtual std::vector<Space> build_spaces() const = 0;

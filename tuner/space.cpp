@@ -37,18 +37,29 @@ struct Stretch {
   std::map<std::string, std::size_t> filter_reasons, pruned_by;
 };
 
-// Configs [first, last) of `path`'s cartesian product, in odometer order
-// (the last parameter fastest), on top of `base` (the pinned values and the
-// shape's).
+// The key a filter reason is counted under: its first words, before any
+// number or detail.
+std::string reason_key(const std::string& why) { return why.substr(0, why.find_first_of(":(0123456789")); }
+
+// Where configs [first, last) of `path`'s cartesian product stand, in
+// odometer order (the last parameter fastest).
+std::vector<std::size_t> positions_at(const kernels::SubSpace& path, std::size_t index) {
+  const auto& params = path.parameters;
+  std::vector<std::size_t> position(params.size(), 0);
+  for (std::size_t i = params.size(); i > 0; --i) {
+    position[i - 1] = index % params[i - 1].values.size();
+    index /= params[i - 1].values.size();
+  }
+  return position;
+}
+
+// Configs [first, last) of `path`'s cartesian product, checked one by one,
+// on top of `base` (the pinned values and the shape's).
 Stretch enumerate_stretch(const kernels::Kernel& kernel, const kernels::Shape& shape, const vk::DeviceInfo& device,
                           const std::vector<const kernels::PruningRule*>& rules, const kernels::SubSpace& path,
                           const kernels::Config& base, std::size_t first, std::size_t last) {
   const auto& params = path.parameters;
-  std::vector<std::size_t> position(params.size(), 0);
-  for (std::size_t i = params.size(), rest = first; i > 0; --i) {
-    position[i - 1] = rest % params[i - 1].values.size();
-    rest /= params[i - 1].values.size();
-  }
+  auto position = positions_at(path, first);
   kernels::Config config = base;
   // Each parameter's entry in `config`, so that a step rewrites only the
   // values that changed (map lookups by name dominated enumeration).
@@ -65,7 +76,7 @@ Stretch enumerate_stretch(const kernels::Kernel& kernel, const kernels::Shape& s
       ++out.pruned_by[(*pruned_by)->name];
     } else if (auto why = kernel.constraint_violation(config, shape, device); !why.empty()) {
       ++out.filtered;
-      ++out.filter_reasons[why.substr(0, why.find_first_of(":(0123456789"))];
+      ++out.filter_reasons[reason_key(why)];
     } else {
       out.valid.push_back(config);
     }
@@ -75,6 +86,67 @@ Stretch enumerate_stretch(const kernels::Kernel& kernel, const kernels::Shape& s
       slots[i - 1]->second = params[i - 1].values[position[i - 1]];
       if (!carry) break;
     }
+  }
+  return out;
+}
+
+// The same stretch through the kernel's prefix checker: each prefix is
+// checked once, and a failing one skips every config under it.
+Stretch enumerate_stretch(kernels::PrefixChecker& checker, const kernels::SubSpace& path,
+                          const kernels::Config& base, std::size_t first, std::size_t last) {
+  const auto& params = path.parameters;
+  const std::size_t n = params.size();
+  // block[d]: configs sharing one prefix of d parameters.
+  std::vector<std::size_t> block(n + 1, 1);
+  for (std::size_t d = n; d > 0; --d) block[d - 1] = block[d] * params[d - 1].values.size();
+  Stretch out;
+  auto record = [&](const kernels::PrefixChecker::Verdict& v, std::size_t count) {
+    out.filtered += count;
+    if (v.outcome == kernels::PrefixChecker::Outcome::pruned) {
+      out.pruned_by[v.why] += count;
+    } else {
+      out.filter_reasons[reason_key(v.why)] += count;
+    }
+  };
+  std::vector<int> values(n);
+  if (const auto v = checker.check(0, values.data()); v.outcome != kernels::PrefixChecker::Outcome::keep) {
+    record(v, last - first);
+    return out;
+  }
+  kernels::Config config = base;
+  std::vector<kernels::Config::iterator> slots;
+  for (const auto& p : params) slots.push_back(config.insert_or_assign(p.name, p.values.front()).first);
+  auto position = positions_at(path, first);
+  std::size_t checked = 0;  // prefixes of length 1..checked of the current position were kept
+  for (std::size_t index = first; index < last;) {
+    for (std::size_t i = checked; i < n; ++i) values[i] = params[i].values[position[i]];
+    std::size_t failed_at = 0;
+    for (std::size_t d = checked + 1; d <= n; ++d) {
+      const auto v = checker.check(d, values.data());
+      if (v.outcome == kernels::PrefixChecker::Outcome::keep) continue;
+      failed_at = d;
+      const std::size_t next = std::min(last, (index / block[d] + 1) * block[d]);
+      record(v, next - index);
+      index = next;
+      break;
+    }
+    if (failed_at == 0) {
+      for (std::size_t i = 0; i < n; ++i) slots[i]->second = values[i];
+      out.valid.push_back(config);
+      if (++index >= last) break;
+      // One odometer step: the prefixes before the digit that moved stay kept.
+      std::size_t i = n;
+      while (i > 0 && ++position[i - 1] == params[i - 1].values.size()) position[--i] = 0;
+      checked = i - 1;
+      continue;
+    }
+    if (index >= last) break;
+    // After a skip: the prefixes (shorter than the failed one) the jump left unchanged stay kept.
+    const auto moved = positions_at(path, index);
+    std::size_t same = 0;
+    while (same < failed_at - 1 && moved[same] == position[same]) ++same;
+    checked = same;
+    position = moved;
   }
   return out;
 }
@@ -119,11 +191,20 @@ SpaceEnumeration enumerate_space(const kernels::Kernel& kernel, const kernels::S
   std::exception_ptr failure;
   std::mutex failure_lock;
   auto work = [&] {
+    // This thread's prefix checker per path, made on first use.
+    std::vector<std::unique_ptr<kernels::PrefixChecker>> checkers(paths.size());
+    std::vector<bool> asked(paths.size(), false);
     for (std::size_t j = next++; j < jobs.size(); j = next++) {
       try {
         const auto& job = jobs[j];
-        stretches[j] = enumerate_stretch(kernel, shape, device, rules, paths[job.path], bases[job.path], job.first,
-                                         job.last);
+        if (!asked[job.path]) {
+          checkers[job.path] = kernel.prefix_checker(paths[job.path], shape, device, rules);
+          asked[job.path] = true;
+        }
+        stretches[j] = checkers[job.path]
+                           ? enumerate_stretch(*checkers[job.path], paths[job.path], bases[job.path], job.first, job.last)
+                           : enumerate_stretch(kernel, shape, device, rules, paths[job.path], bases[job.path],
+                                               job.first, job.last);
       } catch (...) {
         const std::lock_guard lock(failure_lock);
         if (!failure) failure = std::current_exception();

@@ -45,7 +45,7 @@ struct Expression::Compiled {
 };
 
 Expression::Expression(const std::string& text, const Scope& scope)
-    : text_(text), compiled_(std::make_unique<Compiled>()) {
+    : text_(text), scope_(scope), compiled_(std::make_unique<Compiled>()) {
   auto& c = *compiled_;
   c.slots.assign(scope.size(), 0.0);
   try {

@@ -48,10 +48,14 @@ class Expression {
   const std::string& text() const { return text_; }
   // The scope indices the expression reads.
   const std::vector<std::size_t>& reads() const { return reads_; }
+  // The same expression compiled anew: evaluating it takes no lock shared
+  // with this one, for a thread that evaluates it millions of times.
+  Expression clone() const { return Expression(text_, scope_); }
 
  private:
   struct Compiled;
   std::string text_;
+  Scope scope_;
   std::vector<std::size_t> reads_;
   std::optional<double> constant_;  // set when the expression reads no name
   std::unique_ptr<Compiled> compiled_;

@@ -5,6 +5,7 @@
 #include "common/error.hpp"
 #include "kernels/kernel_support.hpp"
 #include "kernels/spec/spec_buffers.hpp"
+#include "kernels/spec/spec_prefix_checker.hpp"
 #include "kernels/spec/spec_reference.hpp"
 #include "kernels/spec/spec_size_rule.hpp"
 
@@ -214,6 +215,12 @@ Problem SpecKernel::make_problem(const Shape& shape, const Inputs& inputs) const
   }
   problem.expected = reference_output(d_, shape, values, problem.buffers);
   return problem;
+}
+
+std::unique_ptr<PrefixChecker> SpecKernel::prefix_checker(const SubSpace& path, const Shape& shape,
+                                                          const vk::DeviceInfo& device,
+                                                          const std::vector<const PruningRule*>& pruning) const {
+  return make_prefix_checker(*this, path, shape, device, pruning);
 }
 
 Tolerance SpecKernel::tolerance(const Shape&) const { return d_.tolerance; }

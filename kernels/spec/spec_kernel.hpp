@@ -35,12 +35,16 @@ class SpecKernel final : public Kernel {
   Metrics metrics(const Shape& shape) const override;
   std::uint64_t device_bytes(const Shape& shape) const override;
 
+  std::unique_ptr<PrefixChecker> prefix_checker(const SubSpace& path, const Shape& shape, const vk::DeviceInfo& device,
+                                                const std::vector<const PruningRule*>& pruning) const override;
+
   const Definition& definition() const { return d_; }
 
  protected:
   std::vector<Space> build_spaces() const override;
 
  private:
+  friend class SpecPrefixChecker;
   std::size_t path_index(const Config& config) const;
   // dims, then parameters (from `config`), then zeros for the device facts.
   std::vector<double> values_of(const Config& config, const Shape& shape) const;
