@@ -16,6 +16,7 @@
 #include "results/store.hpp"
 #include "tuner/ceilings.hpp"
 #include "tuner/device_problem.hpp"
+#include "tuner/device_reference.hpp"
 #include "tuner/evaluator.hpp"
 #include "tuner/session.hpp"
 #include "tuner/stale_config.hpp"
@@ -63,6 +64,13 @@ void run_variant(benchmark::State& state, Context& ctx, const kernels::Kernel& k
     const auto copies =
         ctx.cache_mode == "cold" ? cold_cache_copies(weights, ctx.device->info().device_local_bytes()) : 1u;
     entry.on_device = std::make_unique<DeviceProblem>(*ctx.device, entry.problem, copies);
+    try {
+      complete_reference(*ctx.device, kernel, entry.problem, *entry.on_device, ctx.templates);
+    } catch (const Error& e) {
+      entry.on_device.reset();
+      state.SkipWithError(e.what());
+      return;
+    }
   }
   auto variant = describe_variant(kernel, config, shape, ctx.templates);
   std::unique_ptr<VariantRunner> runner;

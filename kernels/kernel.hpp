@@ -16,6 +16,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -129,6 +130,11 @@ struct ShaderPlan {
   // their own (a spec file's); empty = the shape, one word per dimension
   // (the convention above).
   std::vector<std::uint32_t> push_constants{};
+  // Specialization constants (constant_id, 32-bit value), sorted by id: a
+  // spec file's parameters delivered that way (a template with
+  // layout(constant_id = N) or local_size_x_id). vktune's own templates take
+  // #defines and leave this empty.
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> specialization{};
 };
 
 struct HostBuffer {
@@ -178,6 +184,17 @@ struct Metrics {
   double flops = 0;
 };
 
+// A reference that runs on the device, for a kernel whose reference is
+// another shader rather than vktune's CPU library: a trusted config of its
+// own space (the way CLBlast checks against its default parameters) or a
+// reference kernel. Its stages, launched once per problem over the
+// problem's own buffers, write the expected output.
+struct DeviceReference {
+  std::string description;      // "the trusted config ITEMS=1,WG_SIZE=64"
+  std::optional<Config> config;  // a trusted config: the kernel's legality applies to it
+  std::vector<ShaderPlan> stages;
+};
+
 class Kernel {
  public:
   virtual ~Kernel() = default;
@@ -211,7 +228,14 @@ class Kernel {
   virtual std::vector<ShaderPlan> stages(const Config& config, const Shape& shape) const {
     return {plan(config, shape)};
   }
+  // A kernel with a device reference leaves Problem::expected empty; the
+  // tuner fills it (tuner/device_reference.hpp).
   virtual Problem make_problem(const Shape& shape, const Inputs& inputs) const = 0;
+  // nullopt (the default): make_problem computes the expected output on the CPU.
+  virtual std::optional<DeviceReference> device_reference(const Shape& shape) const {
+    static_cast<void>(shape);
+    return std::nullopt;
+  }
   virtual Tolerance tolerance(const Shape& shape) const = 0;
   // The accuracy one variant must reach: the kernel's, unless its variants
   // differ in numerics (a kernel offering 8-bit activations as a parameter

@@ -15,6 +15,13 @@ nlohmann::json size_to_json(const kernels::SizeRule& rule) {
 
 }  // namespace
 
+nlohmann::json specialization_to_json(const std::vector<std::pair<std::uint32_t, std::uint32_t>>& constants) {
+  nlohmann::json object = nlohmann::json::object();
+  // Values as the signed integers a spec's parameters are; readers take them as 32 bits.
+  for (const auto& [id, value] : constants) object[std::to_string(id)] = static_cast<std::int32_t>(value);
+  return object;
+}
+
 nlohmann::json dispatch_to_json(const kernels::DispatchRule& rule) {
   nlohmann::json axes = nlohmann::json::array();
   for (const auto& a : rule) axes.push_back({{"shape_dim", a.shape_dim}, {"divisor", a.divisor}});
@@ -37,7 +44,7 @@ nlohmann::json contract_to_json(const kernels::LaunchContract& contract,
   for (std::size_t i = 0; i < contract.stages.size(); ++i) {
     const auto& s = contract.stages[i];
     stages.push_back({{"spirv_hash", stage_spirv_hashes[i]},
-                      {"specialization", nlohmann::json::object()},
+                      {"specialization", specialization_to_json(s.specialization)},
                       {"local_size", s.local_size},
                       {"dispatch", dispatch_to_json(s.dispatch)},
                       {"required_subgroup_size", s.required_subgroup_size},

@@ -19,6 +19,8 @@ nlohmann::json contract_to_json(const kernels::LaunchContract& contract,
 
 // The JSON of kernels::DispatchRule: [{"divisor": q, "shape_dim": d} × 3].
 nlohmann::json dispatch_to_json(const kernels::DispatchRule& rule);
+// {"constant_id": value, ...}: a stage's specialization constants.
+nlohmann::json specialization_to_json(const std::vector<std::pair<std::uint32_t, std::uint32_t>>& constants);
 
 // A stored winner's contract: as stored, or for a winner from before
 // contracts (schema < 4, table version 1) rebuilt from its kernel — its

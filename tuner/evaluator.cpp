@@ -22,6 +22,7 @@ VariantRunner::VariantRunner(vk::Device& device, const CompiledVariant& variant,
     desc.local_size = stage.plan.local_size;
     desc.required_subgroup_size = stage.plan.required_subgroup_size;
     desc.require_full_subgroups = stage.plan.require_full_subgroups;
+    desc.specialization = stage.plan.specialization;
     desc.max_descriptor_sets = max_descriptor_sets;
     pipelines_.push_back(std::make_unique<vk::ComputePipeline>(device, stage.spirv, desc));
   }

@@ -1,3 +1,4 @@
+#include "tuner/device_reference.hpp"
 #include "tuner/session.hpp"
 
 #include <algorithm>
@@ -490,7 +491,7 @@ ShapeResult TuneSession::run(const kernels::Kernel& kernel, const kernels::Shape
   }
 
   progress_.phase(title + ": making the inputs and the CPU reference");
-  const auto problem = kernel.make_problem(shape, result.seed);
+  auto problem = kernel.make_problem(shape, result.seed);
   std::uint64_t weight_bytes = 0;
   for (const auto& b : problem.buffers)
     if (b.is_weights) weight_bytes += b.bytes.size();
@@ -500,8 +501,12 @@ ShapeResult TuneSession::run(const kernels::Kernel& kernel, const kernels::Shape
   progress_.phase(title + ": uploading the inputs (" + std::to_string(copies) + " cop" + (copies == 1 ? "y" : "ies") +
                   ")");
   auto on_device = std::make_unique<DeviceProblem>(*device_, problem, copies);
+  if (kernel.device_reference(shape)) {
+    progress_.phase(title + ": running the reference on the device");
+    complete_reference(*device_, kernel, problem, *on_device, templates_);
+  }
   progress_.phase(title + ": making the further validation inputs");
-  ValidationInputs more(kernel, shape, further_validation_inputs(result.seed));
+  ValidationInputs more(kernel, shape, further_validation_inputs(result.seed), templates_);
   more.upload(*device_);
   Evaluation evaluation(*this, kernel, shape, options, problem, on_device, more, copies, result);
 

@@ -87,7 +87,7 @@ std::optional<Error> check_variant(vk::Device& device, const kernels::Kernel& ke
 }  // namespace
 
 void TuneSession::final_check(const kernels::Kernel& kernel, const TuneOptions& options, ShapeResult& result) {
-  ValidationInputs inputs(kernel, result.shape, final_check_inputs(result.seed));
+  ValidationInputs inputs(kernel, result.shape, final_check_inputs(result.seed), templates_);
   inputs.upload(*device_);
   const auto shape_text = kernels::shape_to_string(result.shape);
   for (int attempt = 0; result.winner; ++attempt) {

@@ -40,7 +40,7 @@ void TuneSession::store_winner(const kernels::Kernel& kernel, const kernels::Sha
     winner.variant_hash = w.variant_hash;
     winner.config_json = kernels::config_to_json(w.config);
     winner.spirv = variant.stages[0].spirv;
-    winner.specialization_json = "{}";
+    winner.specialization_json = specialization_to_json(plan.specialization).dump();
     for (int i = 0; i < 3; ++i) winner.local_size[i] = plan.local_size[i];
     winner.dispatch_json = dispatch_to_json(plan.dispatch).dump();
     winner.required_subgroup_size = plan.required_subgroup_size;

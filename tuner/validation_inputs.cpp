@@ -1,5 +1,7 @@
 #include "tuner/validation_inputs.hpp"
 
+#include "tuner/device_reference.hpp"
+
 namespace vktune {
 
 namespace {
@@ -25,14 +27,17 @@ std::vector<kernels::Inputs> final_check_inputs(std::uint64_t seed) {
 }
 
 ValidationInputs::ValidationInputs(const kernels::Kernel& kernel, const kernels::Shape& shape,
-                                   std::vector<kernels::Inputs> inputs)
-    : inputs_(std::move(inputs)) {
+                                   std::vector<kernels::Inputs> inputs, const TemplateLibrary& templates)
+    : kernel_(kernel), templates_(templates), inputs_(std::move(inputs)) {
   for (const auto& in : inputs_) problems_.push_back(kernel.make_problem(shape, in));
 }
 
 void ValidationInputs::upload(vk::Device& device) {
   on_device_.clear();
-  for (const auto& p : problems_) on_device_.push_back(std::make_unique<DeviceProblem>(device, p, 1));
+  for (auto& p : problems_) {
+    on_device_.push_back(std::make_unique<DeviceProblem>(device, p, 1));
+    complete_reference(device, kernel_, p, *on_device_.back(), templates_);
+  }
 }
 
 kernels::Tolerance tolerance_for(const kernels::Inputs& inputs, kernels::Tolerance tolerance) {

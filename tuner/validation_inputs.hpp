@@ -16,6 +16,7 @@
 #include "kernels/kernel.hpp"
 #include "tuner/device_problem.hpp"
 #include "tuner/evaluator.hpp"
+#include "tuner/template_library.hpp"
 
 namespace vktune {
 
@@ -30,9 +31,12 @@ std::vector<kernels::Inputs> final_check_inputs(std::uint64_t seed);
 // each), re-creatable after the device was reopened.
 class ValidationInputs {
  public:
-  ValidationInputs(const kernels::Kernel& kernel, const kernels::Shape& shape, std::vector<kernels::Inputs> inputs);
+  // `templates` builds the kernel's device reference, when it has one.
+  ValidationInputs(const kernels::Kernel& kernel, const kernels::Shape& shape, std::vector<kernels::Inputs> inputs,
+                   const TemplateLibrary& templates);
 
-  // (Re)uploads every problem to `device`.
+  // (Re)uploads every problem to `device`; on the first upload, a kernel
+  // with a device reference has it run there (tuner/device_reference.hpp).
   void upload(vk::Device& device);
   std::size_t size() const { return problems_.size(); }
   const kernels::Problem& problem(std::size_t i) const { return problems_[i]; }
@@ -40,6 +44,8 @@ class ValidationInputs {
   const kernels::Inputs& inputs(std::size_t i) const { return inputs_[i]; }
 
  private:
+  const kernels::Kernel& kernel_;
+  const TemplateLibrary& templates_;
   std::vector<kernels::Inputs> inputs_;
   std::vector<kernels::Problem> problems_;
   std::vector<std::unique_ptr<DeviceProblem>> on_device_;

@@ -13,6 +13,11 @@ void add_stage(Hasher& hasher, const CompiledStage& stage) {
   for (const auto& [name, value] : stage.plan.defines) hasher.add(name).add(value);
   for (auto v : stage.plan.local_size) hasher.add(std::uint64_t{v});
   hasher.add(std::uint64_t{stage.plan.required_subgroup_size}).add(std::uint64_t{stage.plan.require_full_subgroups});
+  // Only when present, so that variants without constants keep their hashes.
+  if (!stage.plan.specialization.empty()) {
+    hasher.add("specialization");
+    for (const auto& [id, value] : stage.plan.specialization) hasher.add(std::uint64_t{id}).add(std::uint64_t{value});
+  }
 }
 
 }  // namespace

@@ -5,8 +5,11 @@
 // One workgroup per row; each invocation walks the row ITEMS values at a
 // time; a shared-memory tree finds the row's max, then its sum of exps.
 //
-// Parameters (from vktune, as #defines): WG_SIZE (a power of two), ITEMS.
-layout(local_size_x = WG_SIZE, local_size_y = 1, local_size_z = 1) in;
+// Parameters: the workgroup size as a specialization constant, as the
+// backend's shaders take it (local_size_x_id = 0; vktune sets constant 0 to
+// the spec's WG_SIZE, a power of two), and ITEMS as a #define.
+layout(local_size_x_id = 0, local_size_y_id = 1, local_size_z_id = 2) in;
+#define WG_SIZE gl_WorkGroupSize.x
 
 layout(std430, set = 0, binding = 0) writeonly buffer restrict OutBuffer { float t_out[]; };
 layout(std430, set = 0, binding = 1) readonly buffer restrict InBuffer { float t_in[]; };

@@ -21,6 +21,14 @@
 
 namespace vktune::kernels::spec {
 
+// How a parameter reaches the template: as a #define of its name (the
+// default), as a specialization constant (layout(constant_id = N), or
+// local_size_x_id = N for a workgroup size), or both.
+struct Delivery {
+  std::optional<std::uint32_t> constant_id;
+  bool define = true;
+};
+
 // A rule over parameters, the shape and (for legality) the device.
 struct Rule {
   std::string name;     // pruning rules: "wide-rows-only"; legality: the JSON pointer
@@ -79,9 +87,17 @@ struct PushConstant {
   Expression value;  // over the shape; pushed as one 32-bit unsigned word
 };
 
-// A named op of vktune's reference library with its operands mapped to the
-// spec's buffers and its sizes given as expressions over the shape.
+// The spec's reference: a named op of vktune's reference library with its
+// operands mapped to the spec's buffers and its sizes given as expressions
+// over the shape; or, run on the device, a trusted config of the spec's own
+// space or a reference kernel of the spec's own (a stage over the same
+// buffers and push constants).
 struct ReferenceSpec {
+  enum class Kind { op, config, kernel };
+  Kind kind = Kind::op;
+  Config trusted{};                                          // Kind::config: every parameter, PATH included
+  std::shared_ptr<Stage> stage{};                            // Kind::kernel
+  std::vector<std::pair<std::string, std::string>> defines{};  // Kind::kernel: its fixed #defines
   std::string op;                                        // "softmax", "rmsnorm", "matmul", ...
   std::vector<std::pair<std::string, int>> operands;     // operand -> buffer index (-1 = absent)
   std::vector<std::pair<std::string, Expression>> sizes; // "n", "m", "k" -> expression
@@ -98,6 +114,7 @@ struct Definition {
   std::vector<Shape> check_shapes;
   std::vector<SubSpaceSpec> subspaces;
   std::vector<Parameter> parameters;  // every sub-space's, united, in first-seen order (+ PATH when several)
+  std::vector<Delivery> delivery;     // per parameter, as `parameters`
   std::vector<BufferSpec> buffers;    // by binding, 0..n-1
   std::size_t output = 0;             // the output buffer's index
   std::vector<PushConstant> push_constants;

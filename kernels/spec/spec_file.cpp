@@ -174,15 +174,108 @@ Stage stage_of(const Node& node, const Definition& d, const Scope& params, const
   return stage;
 }
 
-void add_parameter(Definition& d, const Parameter& p) {
-  for (auto& known : d.parameters) {
+// Fixed #defines: {"NAME": value}, none of them one of the names in `taken`.
+std::vector<std::pair<std::string, std::string>> defines_of(const Node& defines, const std::set<std::string>& taken) {
+  std::vector<std::pair<std::string, std::string>> out;
+  if (!defines.json().is_object()) defines.fail("expected an object of NAME: value");
+  for (const auto& [key, value] : defines.json().items()) {
+    const Node v(value, defines.pointer() + "/" + pointer_token(key), defines.file());
+    Node(json(key), v.pointer(), defines.file()).identifier();  // the key is the macro's name
+    std::string text = value.is_string() ? value.get<std::string>() : value.is_number() ? value.dump() : "";
+    if (!value.is_string() && !value.is_number()) v.fail("a define's value is a string or a number");
+    if (text.find('\n') != std::string::npos) v.fail("a define's value is one line");
+    if (taken.count(key)) v.fail("'" + key + "' is already a name here");
+    out.emplace_back(key, text);
+  }
+  return out;
+}
+
+// A trusted config of the spec's own space as the reference:
+// {"config": {...}, "subspace": name}. Parameters it leaves out take their
+// sub-space's baseline values, those of other sub-spaces their pinned ones.
+ReferenceSpec trusted_reference_of(const Node& node, const Definition& d) {
+  node.only({"config", "subspace"});
+  ReferenceSpec r;
+  r.kind = ReferenceSpec::Kind::config;
+  r.pointer = node.pointer();
+  std::size_t sub = 0;
+  if (node.has("subspace")) {
+    const auto name = node.at("subspace").string();
+    const auto it = std::find_if(d.subspaces.begin(), d.subspaces.end(), [&](const auto& s) { return s.name == name; });
+    if (it == d.subspaces.end()) node.at("subspace").fail("no sub-space named '" + name + "'");
+    sub = static_cast<std::size_t>(it - d.subspaces.begin());
+  }
+  const auto& s = d.subspaces[sub];
+  for (const auto& p : d.parameters) r.trusted[p.name] = p.values.front();
+  if (d.subspaces.size() > 1) r.trusted[kPathParameter] = static_cast<int>(sub);
+  for (const auto& [name, value] : s.baseline) r.trusted[name] = value;
+  const auto config = node.at("config");
+  if (!config.json().is_object()) config.fail("expected an object of parameter values");
+  for (const auto& item : config.json().items()) {
+    const std::string key = item.key();
+    const Node v(item.value(), config.pointer() + "/" + pointer_token(key), d.file);
+    const auto it = std::find_if(s.parameters.begin(), s.parameters.end(), [&](const auto& p) { return p.name == key; });
+    if (it == s.parameters.end()) v.fail("'" + key + "' is not a parameter of sub-space '" + s.name + "'");
+    const int value = static_cast<int>(v.integer(-(1ll << 30), 1ll << 30));
+    if (std::find(it->values.begin(), it->values.end(), value) == it->values.end()) {
+      v.fail(std::to_string(value) + " is not one of " + key + "'s values");
+    }
+    r.trusted[key] = value;
+  }
+  return r;
+}
+
+// A reference kernel of the spec's own: one stage (template, local_size,
+// workgroups, shared memory, subgroup size; expressions over the shape) with
+// fixed defines, bound to the same buffers and push constants as a variant.
+ReferenceSpec kernel_reference_of(const Node& node, const Definition& d, const FileReader& read) {
+  ReferenceSpec r;
+  r.kind = ReferenceSpec::Kind::kernel;
+  r.pointer = node.pointer();
+  if (!node.json().is_object()) node.fail("expected an object");
+  json stage = node.json();
+  stage.erase("defines");
+  const std::set<std::string> taken(d.dims.begin(), d.dims.end());
+  if (node.has("defines")) r.defines = defines_of(node.at("defines"), taken);
+  r.stage = std::make_shared<Stage>(stage_of(Node(stage, node.pointer(), d.file), d, Scope(d.dims), "", nullptr, read));
+  return r;
+}
+
+void add_parameter(Definition& d, const Parameter& p, const Delivery& delivery, const Node& node) {
+  for (std::size_t i = 0; i < d.parameters.size(); ++i) {
+    auto& known = d.parameters[i];
     if (known.name != p.name) continue;
+    if (d.delivery[i].constant_id != delivery.constant_id || d.delivery[i].define != delivery.define) {
+      node.fail("'" + p.name + "' reaches the template differently in another sub-space (constant_id, define)");
+    }
     for (int v : p.values) {
       if (std::find(known.values.begin(), known.values.end(), v) == known.values.end()) known.values.push_back(v);
     }
     return;
   }
+  for (std::size_t i = 0; i < d.parameters.size(); ++i) {
+    if (delivery.constant_id && d.delivery[i].constant_id == delivery.constant_id) {
+      node.at("constant_id").fail("constant_id " + std::to_string(*delivery.constant_id) + " is also " +
+                                  d.parameters[i].name + "'s");
+    }
+  }
   d.parameters.push_back(p);
+  d.delivery.push_back(delivery);
+}
+
+Delivery delivery_of(const Node& p) {
+  Delivery delivery;
+  if (p.has("constant_id")) delivery.constant_id = static_cast<std::uint32_t>(p.at("constant_id").integer(0, 0x7fffffffll));
+  // A parameter given as a constant is not also a #define unless asked:
+  // templates that declare the constant would see its name defined.
+  delivery.define = !delivery.constant_id;
+  if (p.has("define")) {
+    const auto node = p.at("define");
+    if (!node.json().is_boolean()) node.fail("expected true or false");
+    delivery.define = node.json().get<bool>();
+  }
+  if (!delivery.define && !delivery.constant_id) p.fail("a parameter with \"define\": false needs a constant_id");
+  return delivery;
 }
 
 SubSpaceSpec subspace_of(const Node& node, Definition& d, const FileReader& read, std::set<std::string>& names) {
@@ -193,8 +286,11 @@ SubSpaceSpec subspace_of(const Node& node, Definition& d, const FileReader& read
   if (!names.insert(s.name).second) node.at("name").fail("a second sub-space named '" + s.name + "'");
   const auto tmpl = template_of(node.at("template"), d.name, read);
   std::set<std::string> seen(d.dims.begin(), d.dims.end());
-  for (const auto& p : node.at("parameters").array()) {
-    p.only({"name", "values", "help"});
+  std::vector<Delivery> deliveries;
+  const auto parameter_nodes = node.at("parameters").array();
+  for (const auto& p : parameter_nodes) {
+    p.only({"name", "values", "help", "constant_id", "define"});
+    deliveries.push_back(delivery_of(p));
     Parameter parameter{p.at("name").identifier(), {}, p.has("help") ? p.at("help").string() : ""};
     if (parameter.name == kPathParameter) p.at("name").fail("PATH is the sub-space selector; choose another name");
     if (!seen.insert(parameter.name).second) p.at("name").fail("'" + parameter.name + "' is already a name here");
@@ -227,20 +323,8 @@ SubSpaceSpec subspace_of(const Node& node, Definition& d, const FileReader& read
       s.baseline[key] = chosen;
     }
   }
-  if (node.has("defines")) {
-    const auto defines = node.at("defines");
-    if (!defines.json().is_object()) defines.fail("expected an object of NAME: value");
-    for (const auto& [key, value] : defines.json().items()) {
-      const Node v(value, defines.pointer() + "/" + pointer_token(key), d.file);
-      Node(json(key), v.pointer(), d.file).identifier();  // the key is the macro's name
-      std::string text = value.is_string() ? value.get<std::string>() : value.is_number() ? value.dump() : "";
-      if (!value.is_string() && !value.is_number()) v.fail("a define's value is a string or a number");
-      if (text.find('\n') != std::string::npos) v.fail("a define's value is one line");
-      if (seen.count(key)) v.fail("'" + key + "' is already a name here");
-      s.defines.emplace_back(key, text);
-    }
-  }
-  for (const auto& p : s.parameters) add_parameter(d, p);
+  if (node.has("defines")) s.defines = defines_of(node.at("defines"), seen);
+  for (std::size_t i = 0; i < s.parameters.size(); ++i) add_parameter(d, s.parameters[i], deliveries[i], parameter_nodes[i]);
   s.template_file = tmpl;
   return s;
 }
@@ -338,6 +422,7 @@ Definition parse_spec(const std::string& text, const std::string& file, const Fi
     Parameter path{kPathParameter, {}, "the sub-space: 0 = " + d.subspaces[0].name};
     for (std::size_t i = 0; i < d.subspaces.size(); ++i) path.values.push_back(static_cast<int>(i));
     d.parameters.push_back(path);
+    d.delivery.push_back({});
   }
   d.full_scope = Scope(d.dims);
   for (const auto& p : d.parameters) d.full_scope.add(p.name);
@@ -389,7 +474,14 @@ Definition parse_spec(const std::string& text, const std::string& file, const Fi
   metrics.only({"bytes", "flops"});
   d.bytes = std::make_shared<Expression>(metrics.at("bytes").expression(dims));
   d.flops = std::make_shared<Expression>(metrics.at("flops").expression(dims));
-  d.reference = reference_of(top.at("reference"), d, dims);
+  const auto reference = top.at("reference");
+  if (reference.has("config")) {
+    d.reference = trusted_reference_of(reference, d);
+  } else if (reference.has("template")) {
+    d.reference = kernel_reference_of(reference, d, read);
+  } else {
+    d.reference = reference_of(reference, d, dims);
+  }
   d.tolerance = top.has("tolerance") ? tolerance_of(top.at("tolerance")) : Tolerance{};
 
   // Every size at every declared shape: positive, whole, and within 32-bit indexing.

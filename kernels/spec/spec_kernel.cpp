@@ -1,5 +1,6 @@
 #include "kernels/spec/spec_kernel.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "common/error.hpp"
@@ -128,7 +129,13 @@ ShaderPlan SpecKernel::stage_plan(const Stage& stage, const SubSpaceSpec& sub, c
   ShaderPlan plan;
   plan.template_file = stage.template_file;
   if (defines) {
-    for (const auto& p : d_.parameters) plan.defines.emplace_back(p.name, std::to_string(config.at(p.name)));
+    for (std::size_t i = 0; i < d_.parameters.size(); ++i) {
+      const auto& name = d_.parameters[i].name;
+      const int value = config.at(name);
+      if (d_.delivery[i].define) plan.defines.emplace_back(name, std::to_string(value));
+      if (d_.delivery[i].constant_id) plan.specialization.emplace_back(*d_.delivery[i].constant_id, static_cast<std::uint32_t>(value));
+    }
+    std::sort(plan.specialization.begin(), plan.specialization.end());
     for (const auto& define : sub.defines) plan.defines.push_back(define);
     // The spec's own text, so that the variant hash (over the defines)
     // changes whenever the spec does; the template never reads it.
@@ -153,8 +160,14 @@ ShaderPlan SpecKernel::stage_plan(const Stage& stage, const SubSpaceSpec& sub, c
     plan.push_constants.assign(d_.push_constants.size(), 0);  // only their count matters to the limits
     return plan;
   }
-  for (const auto& pc : d_.push_constants) plan.push_constants.push_back(whole(pc.value.evaluate(values.data())).value_or(0));
+  plan.push_constants = push_words(values);
   return plan;
+}
+
+std::vector<std::uint32_t> SpecKernel::push_words(const std::vector<double>& values) const {
+  std::vector<std::uint32_t> words;
+  for (const auto& pc : d_.push_constants) words.push_back(whole(pc.value.evaluate(values.data())).value_or(0));
+  return words;
 }
 
 std::vector<ShaderPlan> SpecKernel::stages(const Config& config, const Shape& shape) const {
@@ -213,8 +226,26 @@ Problem SpecKernel::make_problem(const Shape& shape, const Inputs& inputs) const
     problem.buffers.push_back(std::move(contents.host));
     values.push_back(std::move(contents.values));
   }
-  problem.expected = reference_output(d_, shape, values, problem.buffers);
+  // A device reference's output is the tuner's to fill (Kernel::device_reference).
+  if (d_.reference.kind == ReferenceSpec::Kind::op) problem.expected = reference_output(d_, shape, values, problem.buffers);
   return problem;
+}
+
+std::optional<DeviceReference> SpecKernel::device_reference(const Shape& shape) const {
+  const auto& r = d_.reference;
+  if (r.kind == ReferenceSpec::Kind::op) return std::nullopt;
+  if (r.kind == ReferenceSpec::Kind::config) {
+    return DeviceReference{"the trusted config " + config_to_string(r.trusted), r.trusted, stages(r.trusted, shape)};
+  }
+  const auto values = values_of({}, shape);
+  std::string problem;
+  auto plan = stage_plan(*r.stage, d_.subspaces.front(), {}, values, &problem, false);
+  if (!problem.empty()) throw Error(ErrorKind::usage, d_.file + ": " + r.pointer + ": " + problem);
+  plan.defines = r.defines;
+  plan.push_constants = push_words(values);
+  return DeviceReference{"the reference kernel " + r.stage->template_file.substr(r.stage->template_file.rfind('/') + 1),
+                         std::nullopt,
+                         {plan}};
 }
 
 std::unique_ptr<PrefixChecker> SpecKernel::prefix_checker(const SubSpace& path, const Shape& shape,

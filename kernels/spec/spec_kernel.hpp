@@ -30,6 +30,7 @@ class SpecKernel final : public Kernel {
   ShaderPlan plan(const Config& config, const Shape& shape) const override;
   std::vector<ShaderPlan> stages(const Config& config, const Shape& shape) const override;
   Problem make_problem(const Shape& shape, const Inputs& inputs) const override;
+  std::optional<DeviceReference> device_reference(const Shape& shape) const override;
   Tolerance tolerance(const Shape& shape) const override;
   Tolerance variant_tolerance(const Config& config, const Shape& shape) const override;
   Metrics metrics(const Shape& shape) const override;
@@ -52,6 +53,8 @@ class SpecKernel final : public Kernel {
   // the defines (text) when only its limits are checked.
   ShaderPlan stage_plan(const Stage& stage, const SubSpaceSpec& sub, const Config& config,
                         const std::vector<double>& values, std::string* problem, bool defines = true) const;
+  // The push-constant words at `values` (the spec's push_constants).
+  std::vector<std::uint32_t> push_words(const std::vector<double>& values) const;
   // validate_shape, remembered for the last shape that passed: enumerations
   // ask for every config of one shape.
   void validate_shape_once(const Shape& shape) const;
