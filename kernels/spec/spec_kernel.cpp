@@ -130,8 +130,10 @@ ShaderPlan SpecKernel::stage_plan(const Stage& stage, const SubSpaceSpec& sub, c
     for (const auto& p : d_.parameters) plan.defines.emplace_back(p.name, std::to_string(config.at(p.name)));
     for (const auto& define : sub.defines) plan.defines.push_back(define);
     // The spec's own text, so that the variant hash (over the defines)
-    // changes whenever the spec does; the template never reads it.
-    plan.defines.emplace_back("VKTUNE_SPEC_HASH", d_.text_hash);
+    // changes whenever the spec does; the template never reads it. As an
+    // identifier: glslang tokenizes every -D value, and a bare hex digest
+    // such as 07ffb... reads as a malformed number and fails the compile.
+    plan.defines.emplace_back("VKTUNE_SPEC_HASH", "h" + d_.text_hash);
   }
   auto evaluate = [&](const Expression& e, const char* what, std::uint32_t min) -> std::uint32_t {
     const auto v = whole(e.evaluate(values.data()));
