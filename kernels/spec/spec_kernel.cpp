@@ -5,6 +5,7 @@
 #include "common/error.hpp"
 #include "kernels/kernel_support.hpp"
 #include "kernels/spec/spec_buffers.hpp"
+#include "kernels/spec/spec_push_constants.hpp"
 #include "kernels/spec/spec_reference.hpp"
 #include "kernels/spec/spec_size_rule.hpp"
 
@@ -55,6 +56,9 @@ std::optional<std::uint32_t> whole(double v) {
 
 SpecKernel::SpecKernel(Definition definition) : d_(std::move(definition)) {
   for (const auto& b : d_.buffers) bindings_.push_back({b.name, b.role, fit_size_rule(d_, b)});
+  // A word the contract cannot carry is no reason not to tune: the refusal
+  // waits for the launch contract (kernels/variant_contract.cpp).
+  push_words_ = fit_push_constants(d_, push_unfit_);
 }
 
 void SpecKernel::validate_shape(const Shape& shape) const {
@@ -93,6 +97,8 @@ std::vector<double> SpecKernel::values_of(const Config& config, const Shape& sha
 std::vector<Space> SpecKernel::build_spaces() const {
   Space space{d_.name, d_.subspaces.front().stages.front().template_file, d_.parameters};
   space.bindings = bindings_;
+  space.push_constants = push_words_;
+  space.push_constants_unfit = push_unfit_;
   for (std::size_t i = 0; i < d_.subspaces.size(); ++i) {
     const auto& sub = d_.subspaces[i];
     SubSpace path{sub.name, sub.parameters, {}};
