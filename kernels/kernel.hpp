@@ -100,6 +100,14 @@ struct Space {
   // The storage buffers of every variant, in binding order, with their roles
   // and sizes; make_problem's buffers follow it (the contract suite checks).
   std::vector<Binding> bindings{};
+  // The push-constant layout every variant's stages receive, as data the
+  // launch contract carries; empty = the shape, one word per dimension (what
+  // the built-in kernels' templates declare).
+  std::vector<PushWord> push_constants{};
+  // Why the kernel's push constants have no such form (a spec word that is
+  // not a polynomial over the shape): its variants tune, but no launch
+  // contract is written for them. "" = push_constants is the layout.
+  std::string push_constants_unfit{};
 
   // The paths, with the implicit single path spelled out.
   std::vector<SubSpace> effective_paths() const;

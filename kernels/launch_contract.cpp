@@ -67,6 +67,20 @@ SizeRule operator+(SizeRule a, const SizeRule& b) {
   return a;
 }
 
+std::vector<std::uint32_t> push_constant_words(const std::vector<PushWord>& words, const Shape& shape) {
+  if (words.empty()) return shape;
+  std::vector<std::uint32_t> values;
+  for (const auto& word : words) {
+    const auto v = word.value.bytes(shape);
+    if (v > std::numeric_limits<std::uint32_t>::max()) {
+      throw Error(ErrorKind::usage, "push constant '" + word.name + "' is " + std::to_string(v) +
+                                        " for this shape, more than a 32-bit word holds");
+    }
+    values.push_back(static_cast<std::uint32_t>(v));
+  }
+  return values;
+}
+
 bool in_shape_class(const ShapeClass& shape_class, const Shape& shape) {
   for (const auto& bound : shape_class) {
     if (bound.dim < 0 || static_cast<std::size_t>(bound.dim) >= shape.size()) return false;

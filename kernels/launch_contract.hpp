@@ -56,6 +56,22 @@ SizeRule size_rule(std::uint64_t coefficient, std::vector<int> dims, std::uint64
 // The sum of two rules with the same divisor.
 SizeRule operator+(SizeRule a, const SizeRule& b);
 
+// One 32-bit push-constant word of a kernel with a layout of its own (a spec
+// file's `push_constants`): ceil(sum of coefficient * product of dims /
+// divisor), a SizeRule with align 1, so that "n", "rows * n", "1" and
+// "ceil_div(n, 4)" travel as data the runtime evaluates for any shape.
+struct PushWord {
+  std::string name;  // "width"
+  SizeRule value;    // align 1
+
+  bool operator==(const PushWord&) const = default;
+};
+
+// The words for `shape`, in order; empty `words` = the shape itself, one word
+// per dimension (the convention of vktune's built-in kernels). Throws
+// Error(usage) naming the word when one exceeds 32 bits.
+std::vector<std::uint32_t> push_constant_words(const std::vector<PushWord>& words, const Shape& shape);
+
 // One storage buffer at set 0, binding = its index in the kernel's list.
 struct Binding {
   std::string name;  // "x", "W", "y", "scratch"

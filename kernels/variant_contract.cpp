@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "common/error.hpp"
+
 namespace vktune::kernels {
 
 LaunchContract launch_contract(const Kernel& kernel, const Config& config, const Shape& shape) {
@@ -12,7 +14,11 @@ LaunchContract launch_contract(const Kernel& kernel, const Config& config, const
   contract.path = space.name;
   contract.shape_dims = kernel.shape_dims();
   contract.shape_class = space.shape_class;
+  // Pushing the shape in place of words the shader reads otherwise would be
+  // wrong silently: better no contract at all.
+  if (!space.push_constants_unfit.empty()) throw Error(ErrorKind::usage, space.push_constants_unfit);
   contract.bindings = space.bindings;
+  contract.push_constants = space.push_constants;
   if (const auto* path = space.path_of(config)) {
     contract.path = path->name;
     contract.specialized_dims = path->specialized_dims;

@@ -24,11 +24,16 @@ struct LaunchContract {
   // kUnusedBindingBytes (a descriptor needs some buffer).
   std::vector<Binding> bindings;
   std::vector<ShaderPlan> stages;
+  // The space's push-constant layout, the same for every stage; empty = the
+  // shape, one word per dimension.
+  std::vector<PushWord> push_constants;
 };
 
 inline constexpr std::uint64_t kUnusedBindingBytes = 4;
 
-// Throws Error(usage) for a shape the kernel rejects.
+// Throws Error(usage) for a shape the kernel rejects, and with the space's
+// push_constants_unfit line for a kernel whose push constants the contract
+// cannot carry.
 LaunchContract launch_contract(const Kernel& kernel, const Config& config, const Shape& shape);
 
 // The most shared memory any stage declares.

@@ -45,7 +45,7 @@ struct SpecConstant {
 };
 
 // One dispatch of a variant; every stage binds all the entry's bindings and
-// gets the shape as push constants (one uint32 per dimension), with a
+// gets the entry's push constants (push_constant_words), with a
 // compute-to-compute barrier between stages.
 struct Stage {
   const std::uint32_t* spirv;  // SPIR-V words for VkShaderModuleCreateInfo
@@ -73,6 +73,14 @@ struct Binding {  // set 0, binding = its index
   std::uint64_t divisor, align;
 };
 
+// One 32-bit push-constant word: ceil(sum of coefficient * product of shape[dims] / divisor).
+struct PushWord {
+  std::string_view name;
+  const SizeTerm* terms;
+  std::size_t term_count;
+  std::uint64_t divisor;
+};
+
 // The tuned winner for one (device, kernel, shape, cache mode), with its launch contract.
 struct Entry {
   std::uint32_t vendor_id, device_id, driver_version;
@@ -95,6 +103,9 @@ struct Entry {
   const std::string_view* features;  // device features the SPIR-V needs
   std::size_t feature_count;
   double median_ns, gbps, gflops;
+  // The push-constant layout; none (0) = the shape, one word per dimension.
+  const PushWord* push_constants;
+  std::size_t push_constant_count;
 };
 
 )cpp";
@@ -107,16 +118,37 @@ inline std::array<std::uint32_t, 3> workgroup_counts(const Stage& stage, const s
           rules::workgroups_along(stage.dispatch[2].shape_dim, stage.dispatch[2].divisor, shape)};
 }
 
-// Bytes of one binding for a shape.
-inline std::uint64_t binding_bytes(const Binding& binding, const std::uint32_t* shape) noexcept {
+// ceil(sum of the terms for a shape / divisor): binding sizes and push-constant words.
+inline std::uint64_t terms_over(const SizeTerm* terms, std::size_t count, std::uint64_t divisor,
+                                const std::uint32_t* shape) noexcept {
   std::uint64_t sum = 0;
-  for (std::size_t t = 0; t < binding.term_count; ++t) {
-    std::uint64_t product = binding.terms[t].coefficient;
-    for (std::size_t d = 0; d < binding.terms[t].dim_count; ++d) product *= shape[binding.terms[t].dims[d]];
+  for (std::size_t t = 0; t < count; ++t) {
+    std::uint64_t product = terms[t].coefficient;
+    for (std::size_t d = 0; d < terms[t].dim_count; ++d) product *= shape[terms[t].dims[d]];
     sum += product;
   }
-  const std::uint64_t whole = binding.divisor <= 1 ? sum : (sum + binding.divisor - 1) / binding.divisor;
+  return divisor <= 1 ? sum : (sum + divisor - 1) / divisor;
+}
+
+// Bytes of one binding for a shape.
+inline std::uint64_t binding_bytes(const Binding& binding, const std::uint32_t* shape) noexcept {
+  const std::uint64_t whole = terms_over(binding.terms, binding.term_count, binding.divisor, shape);
   return binding.align <= 1 ? whole : (whole + binding.align - 1) / binding.align * binding.align;
+}
+
+// The entry's push-constant words for a shape into `out` (room for
+// max(push_constant_count, shape_dims) words); returns how many: the shape
+// itself when the entry has no layout of its own.
+inline std::size_t push_constant_words(const Entry& entry, const std::uint32_t* shape, std::uint32_t* out) noexcept {
+  if (entry.push_constant_count == 0) {
+    for (std::size_t d = 0; d < entry.shape_dims; ++d) out[d] = shape[d];
+    return entry.shape_dims;
+  }
+  for (std::size_t w = 0; w < entry.push_constant_count; ++w) {
+    const PushWord& word = entry.push_constants[w];
+    out[w] = static_cast<std::uint32_t>(terms_over(word.terms, word.term_count, word.divisor, shape));
+  }
+  return entry.push_constant_count;
 }
 
 // The device asking (VkPhysicalDeviceProperties; the UUID as lowercase hex, "" when unknown).
@@ -230,6 +262,22 @@ Error bad_entry(const nlohmann::json& w, const std::string& why) {
                                       ") as a header: " + why);
 }
 
+// The arrays of one rule's terms (a binding's size, a push-constant word):
+// PREFIXdims_ID_T for each term's dimensions, then PREFIXterms_ID of them all.
+void write_terms(std::ostream& data, const std::string& prefix, const std::string& id, const nlohmann::json& terms) {
+  for (std::size_t t = 0; t < terms.size(); ++t) {
+    data << "inline constexpr int " << prefix << "dims_" << id << "_" << t << "[] = {";
+    for (const auto& d : terms[t].at("dims")) data << d.get<int>() << ", ";
+    data << "-1};\n";
+  }
+  data << "inline constexpr SizeTerm " << prefix << "terms_" << id << "[] = {";
+  for (std::size_t t = 0; t < terms.size(); ++t) {
+    data << "{" << terms[t].at("coefficient").get<std::uint64_t>() << "u, " << prefix << "dims_" << id << "_" << t
+         << ", " << terms[t].at("dims").size() << "}, ";
+  }
+  data << "{0u, nullptr, 0}};\n";
+}
+
 std::uint32_t spec_bits(const nlohmann::json& value) {
   if (value.is_boolean()) return value.get<bool>() ? 1u : 0u;
   if (value.is_number_integer()) return static_cast<std::uint32_t>(value.get<std::int64_t>());
@@ -272,18 +320,7 @@ std::string export_header(const Store& store, const ExportFilter& filter, const 
       // Bindings.
       const auto& bindings = c.at("bindings");
       for (std::size_t b = 0; b < bindings.size(); ++b) {
-        const auto& terms = bindings[b].at("size").at("terms");
-        for (std::size_t t = 0; t < terms.size(); ++t) {
-          data << "inline constexpr int dims_" << n << "_" << b << "_" << t << "[] = {";
-          for (const auto& d : terms[t].at("dims")) data << d.get<int>() << ", ";
-          data << "-1};\n";
-        }
-        data << "inline constexpr SizeTerm terms_" << n << "_" << b << "[] = {";
-        for (std::size_t t = 0; t < terms.size(); ++t) {
-          data << "{" << terms[t].at("coefficient").get<std::uint64_t>() << "u, dims_" << n << "_" << b << "_" << t
-               << ", " << terms[t].at("dims").size() << "}, ";
-        }
-        data << "{0u, nullptr, 0}};\n";
+        write_terms(data, "", n + "_" + std::to_string(b), bindings[b].at("size").at("terms"));
       }
       data << "inline constexpr Binding bindings_" << n << "[] = {";
       for (std::size_t b = 0; b < bindings.size(); ++b) {
@@ -294,6 +331,18 @@ std::string export_header(const Store& store, const ExportFilter& filter, const 
              << size.at("align").get<std::uint64_t>() << "u},";
       }
       data << "\n    {\"\", \"\", nullptr, 0, 1u, 1u}};\n";
+      // Push constants (absent from the contract = the shape: none here).
+      const auto push = c.contains("push_constants") ? c.at("push_constants") : nlohmann::json::array();
+      for (std::size_t p = 0; p < push.size(); ++p) {
+        write_terms(data, "push_", n + "_" + std::to_string(p), push[p].at("value").at("terms"));
+      }
+      data << "inline constexpr PushWord push_" << n << "[] = {";
+      for (std::size_t p = 0; p < push.size(); ++p) {
+        const auto& value = push[p].at("value");
+        data << "\n    {" << cpp_string(push[p].at("name").get<std::string>()) << ", push_terms_" << n << "_" << p
+             << ", " << value.at("terms").size() << ", " << value.at("divisor").get<std::uint64_t>() << "u},";
+      }
+      data << "\n    {\"\", nullptr, 0, 1u}};\n";
       // Stages, and the features their SPIR-V needs.
       const auto& stages = c.at("stages");
       std::vector<std::string> features;
@@ -359,7 +408,7 @@ std::string export_header(const Store& store, const ExportFilter& filter, const 
            << ", detail::bindings_" << n << ", " << bindings.size() << ", detail::stages_" << n << ", "
            << stages.size() << ", detail::features_" << n << ", " << features.size() << ",\n          "
            << cpp_double(w.value("median_ns", 0.0)) << ", " << cpp_double(w.value("gbps", 0.0)) << ", "
-           << cpp_double(w.value("gflops", 0.0)) << "},\n";
+           << cpp_double(w.value("gflops", 0.0)) << ", detail::push_" << n << ", " << push.size() << "},\n";
     } catch (const nlohmann::json::exception& e) {
       throw bad_entry(w, std::string("its contract does not have the expected fields: ") + e.what());
     }

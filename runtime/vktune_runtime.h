@@ -8,7 +8,8 @@
  *   vktune_query query = {{vendor, device, driver, name}, "matmul_q4k", shape, 3, NULL};
  *   vktune_lookup* found = NULL;
  *   if (vktune_table_lookup(table, &query, &baseline_or_NULL, &found) == VKTUNE_OK) {
- *     ... found->stages, found->stage_workgroups, found->bindings, found->features, found->match_text ...
+ *     ... found->stages, found->stage_workgroups, found->bindings, found->push_constants,
+ *         found->features, found->match_text ...
  *     vktune_lookup_free(found);
  *   }
  *   vktune_table_free(table);
@@ -138,6 +139,12 @@ typedef struct vktune_lookup {
    * "shaderFloat16", "subgroupSizeControl"); vktune_runtime_vulkan.h enables them. */
   const char* const* features;
   size_t feature_count;
+  /* The 32-bit words every stage gets as push constants, for the queried
+   * shape: the variant's own layout (a spec file's push_constants, e.g.
+   * width, height, channels, batch) evaluated, or the shape itself, one word
+   * per dimension, when it has none. vktune_vulkan_launch_create pushes them. */
+  const uint32_t* push_constants;
+  size_t push_constant_count;
 } vktune_lookup;
 
 /* A JSON table or a vktune SQLite database (read-only), told apart by content. */

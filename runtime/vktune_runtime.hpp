@@ -11,7 +11,7 @@
 //   vktune::runtime::Query query{device, "matmul_q4k", {1, 4096, 4096}};
 //   auto found = table.lookup(query, my_baseline);
 //   // found.contract.stages, found.workgroups, found.binding_bytes,
-//   // found.match, found.explain
+//   // found.push_constants, found.match, found.explain
 //
 // Sources: an exported JSON table ("format": "vktune-table", versions 1 and
 // 2, results/TABLE_FORMAT.md) or a vktune SQLite database (schema versions
@@ -165,6 +165,14 @@ struct SizeRule {
   std::uint64_t bytes(const Shape& shape) const;  // Error(usage) for a dimension the shape lacks
 };
 
+// One 32-bit push-constant word of a variant whose shader declares a layout
+// of its own (a spec file's push_constants): ceil(sum_t coefficient_t *
+// prod(shape[dims_t]) / divisor) (value.align is 1).
+struct PushWord {
+  std::string name{};  // "width"
+  SizeRule value{};
+};
+
 // A storage buffer at set 0, binding = its index in Contract::bindings.
 struct Binding {
   std::string name{};
@@ -173,18 +181,25 @@ struct Binding {
 };
 
 // How to run one variant, and on what. Every stage binds all the bindings
-// (one descriptor set layout) and receives the shape as push constants, one
-// uint32 per dimension in shape order; a compute-to-compute memory barrier
-// separates the stages.
+// (one descriptor set layout) and receives the same push constants: the
+// contract's push_constants words, or (none) the shape, one uint32 per
+// dimension in shape order; a compute-to-compute memory barrier separates
+// the stages.
 struct Contract {
   std::string space{}, path{};              // the kernel's space and path ("decode", "x-q8"); "" when unknown
-  std::vector<std::string> shape_dims{};  // dimension names, in push-constant order
+  std::vector<std::string> shape_dims{};  // dimension names, in shape order
   std::vector<rules::DimBound> shape_class{};  // the shapes it serves
   std::vector<int> specialized_dims{};    // dimensions the SPIR-V is compiled for (must equal the tuned shape's)
   std::vector<Binding> bindings{};        // empty in version-1 tables (unknown)
   std::vector<Stage> stages{};            // at least one
   std::vector<std::string> features{};    // device features the stages' SPIR-V needs (required_features)
+  std::vector<PushWord> push_constants{};  // the push-constant layout; empty = the shape
 };
+
+// The push-constant words of `contract` for `shape`: its layout evaluated, or
+// the shape itself when it has none. Throws Error(usage) for a word that
+// names a dimension the shape lacks or exceeds 32 bits.
+std::vector<std::uint32_t> push_constant_words(const Contract& contract, const Shape& shape);
 
 // Every device feature a contract needs enabled: its SPIR-V's features, and
 // subgroupSizeControl / computeFullSubgroups for stages that require a
@@ -246,6 +261,9 @@ struct LookupResult {
   std::vector<std::uint64_t> binding_bytes{};              // per binding, for query.shape
   const Entry* entry = nullptr;  // the table entry used (valid while the Table lives); nullptr for the baseline
   std::optional<DeviceIdentity> tuned_device;  // the device it was tuned on; empty for the baseline
+  // The words every stage gets as push constants for query.shape
+  // (push_constant_words): the shape itself unless the contract has a layout.
+  std::vector<std::uint32_t> push_constants{};
 };
 
 // An opened table. Immutable once opened: lookups from several threads at

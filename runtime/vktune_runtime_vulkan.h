@@ -235,12 +235,12 @@ static inline void vktune_vulkan_capabilities_of(VkPhysicalDevice physical, vktu
 
 #define VKTUNE_VULKAN_MAX_STAGES 8
 #define VKTUNE_VULKAN_MAX_BINDINGS 16
-#define VKTUNE_VULKAN_MAX_DIMS 32 /* push constants: 128 bytes, the least every device offers */
+#define VKTUNE_VULKAN_MAX_DIMS 32 /* push-constant words: 128 bytes, the least every device offers */
 
 /* A variant made runnable on one VkDevice: a shader module and pipeline per
  * stage, one descriptor set layout (every binding a storage buffer at set 0),
- * a pipeline layout with the shape as push constants (one uint32 per
- * dimension), and a descriptor set. */
+ * a pipeline layout with one push-constant range of the variant's words (its
+ * own layout, or the shape: one uint32 per dimension), and a descriptor set. */
 typedef struct vktune_vulkan_launch {
   VkDevice device;
   VkDescriptorSetLayout set_layout;
@@ -251,8 +251,8 @@ typedef struct vktune_vulkan_launch {
   VkShaderModule modules[VKTUNE_VULKAN_MAX_STAGES];
   VkPipeline pipelines[VKTUNE_VULKAN_MAX_STAGES];
   uint32_t workgroups[VKTUNE_VULKAN_MAX_STAGES][3];
-  uint32_t shape[VKTUNE_VULKAN_MAX_DIMS];
-  uint32_t shape_dims;
+  uint32_t shape[VKTUNE_VULKAN_MAX_DIMS]; /* the push-constant words (the shape, by the convention) */
+  uint32_t shape_dims;                    /* how many */
   uint32_t binding_count;
   const char* failed; /* after a failed create: the Vulkan call (or limit) that failed */
 } vktune_vulkan_launch;
@@ -277,13 +277,15 @@ static inline VkResult vktune_vulkan_launch_fail_(vktune_vulkan_launch* launch, 
   return result;
 }
 
-/* Builds the stages with `binding_count` bindings for `shape`.
- * stage_workgroups holds 3 counts per stage. On failure everything made is
- * destroyed and launch->failed names the call. */
+/* Builds the stages with `binding_count` bindings, pushing `words`
+ * (push_word_count of them: a lookup's push_constants, or the shape for a
+ * variant without a layout of its own). stage_workgroups holds 3 counts per
+ * stage. On failure everything made is destroyed and launch->failed names the
+ * call. */
 static inline VkResult vktune_vulkan_launch_create_stages(VkDevice device, const vktune_variant* stages,
                                                           const uint32_t* stage_workgroups, size_t stage_count,
-                                                          uint32_t binding_count, const uint32_t* shape,
-                                                          size_t shape_dims, vktune_vulkan_launch* launch) {
+                                                          uint32_t binding_count, const uint32_t* words,
+                                                          size_t push_word_count, vktune_vulkan_launch* launch) {
   VkDescriptorSetLayoutBinding bindings[VKTUNE_VULKAN_MAX_BINDINGS];
   VkDescriptorSetLayoutCreateInfo set_info;
   VkPushConstantRange push;
@@ -301,14 +303,14 @@ static inline VkResult vktune_vulkan_launch_create_stages(VkDevice device, const
   if (binding_count > VKTUNE_VULKAN_MAX_BINDINGS) {
     return vktune_vulkan_launch_fail_(launch, VK_ERROR_INITIALIZATION_FAILED, "binding count (over the limit)");
   }
-  if (shape_dims == 0 || shape_dims > VKTUNE_VULKAN_MAX_DIMS) {
-    return vktune_vulkan_launch_fail_(launch, VK_ERROR_INITIALIZATION_FAILED, "shape dimensions (0 or over the limit)");
+  if (push_word_count == 0 || push_word_count > VKTUNE_VULKAN_MAX_DIMS) {
+    return vktune_vulkan_launch_fail_(launch, VK_ERROR_INITIALIZATION_FAILED, "push-constant words (0 or over 32)");
   }
   launch->device = device;
   launch->stage_count = stage_count;
   launch->binding_count = binding_count;
-  launch->shape_dims = (uint32_t)shape_dims;
-  memcpy(launch->shape, shape, shape_dims * sizeof *shape);
+  launch->shape_dims = (uint32_t)push_word_count;
+  memcpy(launch->shape, words, push_word_count * sizeof *words);
   memcpy(launch->workgroups, stage_workgroups, stage_count * 3 * sizeof *stage_workgroups);
 
   memset(bindings, 0, sizeof bindings);
@@ -327,7 +329,7 @@ static inline VkResult vktune_vulkan_launch_create_stages(VkDevice device, const
 
   push.stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
   push.offset = 0;
-  push.size = (uint32_t)(shape_dims * sizeof(uint32_t));
+  push.size = (uint32_t)(push_word_count * sizeof(uint32_t));
   memset(&layout_info, 0, sizeof layout_info);
   layout_info.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO;
   layout_info.setLayoutCount = 1;
@@ -402,14 +404,18 @@ static inline VkResult vktune_vulkan_launch_create_stages(VkDevice device, const
   return VK_SUCCESS;
 }
 
-/* The launch of a lookup's answer for `shape` (the queried shape). Entries of
- * version-1 tables list no bindings: they get VKTUNE_VULKAN_MAX_BINDINGS, and
- * the caller binds what its kernel uses. */
+/* The launch of a lookup's answer for `shape` (the queried shape): it
+ * pushes found->push_constants (the variant's own words, or the shape), the
+ * shape only when the answer has none. Entries of version-1 tables list no
+ * bindings: they get VKTUNE_VULKAN_MAX_BINDINGS, and the caller binds what
+ * its kernel uses. */
 static inline VkResult vktune_vulkan_launch_create(VkDevice device, const vktune_lookup* found, const uint32_t* shape,
                                                    size_t shape_dims, vktune_vulkan_launch* launch) {
   const uint32_t bindings = found->binding_count != 0 ? (uint32_t)found->binding_count : VKTUNE_VULKAN_MAX_BINDINGS;
+  const int own = found->push_constant_count != 0;
   return vktune_vulkan_launch_create_stages(device, found->stages, found->stage_workgroups, found->stage_count,
-                                            bindings, shape, shape_dims, launch);
+                                            bindings, own ? found->push_constants : shape,
+                                            own ? found->push_constant_count : shape_dims, launch);
 }
 
 /* Points binding `index` at `buffer` from `offset` to its end. */

@@ -63,7 +63,8 @@ inline void require_features(VkPhysicalDevice physical, const Contract& contract
 
 // A looked-up variant made runnable on one VkDevice (vktune_vulkan_launch:
 // a shader module and pipeline per stage, one descriptor set layout, a
-// pipeline layout with the shape as push constants, a descriptor set). Owns
+// pipeline layout with the variant's push constants (push_constant_words:
+// its own layout, or the shape), a descriptor set). Owns
 // them; move-only. Throws std::runtime_error naming the Vulkan call that
 // failed.
 class VulkanLaunch {
@@ -87,8 +88,9 @@ class VulkanLaunch {
     // A version-1 entry lists no bindings: the caller binds what its kernel uses.
     const auto bindings = found.contract.bindings.empty() ? VKTUNE_VULKAN_MAX_BINDINGS : found.contract.bindings.size();
     if (bytes_.empty()) bytes_.assign(bindings, 0);
+    const auto words = push_constant_words(found.contract, shape);
     if (vktune_vulkan_launch_create_stages(device, variants.data(), workgroups.data(), variants.size(),
-                                           static_cast<std::uint32_t>(bindings), shape.data(), shape.size(),
+                                           static_cast<std::uint32_t>(bindings), words.data(), words.size(),
                                            &launch_) != VK_SUCCESS) {
       throw std::runtime_error(std::string("vktune: ") + launch_.failed + " failed");
     }

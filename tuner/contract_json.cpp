@@ -13,6 +13,13 @@ nlohmann::json size_to_json(const kernels::SizeRule& rule) {
   return {{"terms", terms}, {"divisor", rule.divisor}, {"align", rule.align}};
 }
 
+// A push-constant word's value: a size rule without alignment (always 1).
+nlohmann::json push_word_to_json(const kernels::PushWord& word) {
+  auto value = size_to_json(word.value);
+  value.erase("align");
+  return {{"name", word.name}, {"value", value}};
+}
+
 }  // namespace
 
 nlohmann::json specialization_to_json(const std::vector<std::pair<std::uint32_t, std::uint32_t>>& constants) {
@@ -51,13 +58,21 @@ nlohmann::json contract_to_json(const kernels::LaunchContract& contract,
                       {"require_full_subgroups", s.require_full_subgroups},
                       {"shared_memory_bytes", s.shared_memory_bytes}});
   }
-  return {{"space", contract.space},
-          {"path", contract.path},
-          {"shape_dims", contract.shape_dims},
-          {"shape_class", bounds},
-          {"specialized_dims", contract.specialized_dims},
-          {"bindings", bindings},
-          {"stages", stages}};
+  nlohmann::json json = {{"space", contract.space},
+                         {"path", contract.path},
+                         {"shape_dims", contract.shape_dims},
+                         {"shape_class", bounds},
+                         {"specialized_dims", contract.specialized_dims},
+                         {"bindings", bindings},
+                         {"stages", stages}};
+  // Absent = the shape, so the contracts of kernels that push the shape read
+  // as they always did.
+  if (!contract.push_constants.empty()) {
+    nlohmann::json words = nlohmann::json::array();
+    for (const auto& word : contract.push_constants) words.push_back(push_word_to_json(word));
+    json["push_constants"] = std::move(words);
+  }
+  return json;
 }
 
 std::optional<std::string> winner_contract_json(const results::Winner& winner, std::string& why) {

@@ -255,6 +255,7 @@ void print_shape_report(std::ostream& out, const kernels::Kernel& kernel, const 
                   *r.kept_stored_winner_ns / 1e3);
     out << line;
   }
+  if (!r.winner_not_stored.empty()) out << "  the winner is not stored: " << r.winner_not_stored << "\n";
   if (r.drift && (*r.drift > 1.25 || *r.drift < 0.8)) {
     std::snprintf(line, sizeof line,
                   "  warning: the baseline re-measured at the end took %.2fx its first time: the device's speed "

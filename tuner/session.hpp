@@ -120,6 +120,9 @@ struct ShapeResult {
   // A faster winner stored by an earlier run (another variant), which this
   // run did not beat and so left in place: its median, ns.
   std::optional<double> kept_stored_winner_ns;
+  // Why the winner was not stored though a store was open (its kernel's push
+  // constants have no launch-contract form); "" when it was, or none was open.
+  std::string winner_not_stored;
   // Variants that won but failed the final check (validation_inputs.hpp),
   // and whether the stored winner passed it.
   std::size_t final_check_rejected = 0;

@@ -7,6 +7,7 @@
 #include "kernels/kernel_support.hpp"
 #include "kernels/spec/spec_buffers.hpp"
 #include "kernels/spec/spec_prefix_checker.hpp"
+#include "kernels/spec/spec_push_constants.hpp"
 #include "kernels/spec/spec_reference.hpp"
 #include "kernels/spec/spec_size_rule.hpp"
 
@@ -57,6 +58,9 @@ std::optional<std::uint32_t> whole(double v) {
 
 SpecKernel::SpecKernel(Definition definition) : d_(std::move(definition)) {
   for (const auto& b : d_.buffers) bindings_.push_back({b.name, b.role, fit_size_rule(d_, b)});
+  // A word the contract cannot carry is no reason not to tune: the refusal
+  // waits for the launch contract (kernels/variant_contract.cpp).
+  push_words_ = fit_push_constants(d_, push_unfit_);
 }
 
 void SpecKernel::validate_shape(const Shape& shape) const {
@@ -95,6 +99,8 @@ std::vector<double> SpecKernel::values_of(const Config& config, const Shape& sha
 std::vector<Space> SpecKernel::build_spaces() const {
   Space space{d_.name, d_.subspaces.front().stages.front().template_file, d_.parameters};
   space.bindings = bindings_;
+  space.push_constants = push_words_;
+  space.push_constants_unfit = push_unfit_;
   for (std::size_t i = 0; i < d_.subspaces.size(); ++i) {
     const auto& sub = d_.subspaces[i];
     SubSpace path{sub.name, sub.parameters, {}};
@@ -138,8 +144,10 @@ ShaderPlan SpecKernel::stage_plan(const Stage& stage, const SubSpaceSpec& sub, c
     std::sort(plan.specialization.begin(), plan.specialization.end());
     for (const auto& define : sub.defines) plan.defines.push_back(define);
     // The spec's own text, so that the variant hash (over the defines)
-    // changes whenever the spec does; the template never reads it.
-    plan.defines.emplace_back("VKTUNE_SPEC_HASH", d_.text_hash);
+    // changes whenever the spec does; the template never reads it. As an
+    // identifier: glslang tokenizes every -D value, and a bare hex digest
+    // such as 07ffb... reads as a malformed number and fails the compile.
+    plan.defines.emplace_back("VKTUNE_SPEC_HASH", "h" + d_.text_hash);
   }
   auto evaluate = [&](const Expression& e, const char* what, std::uint32_t min) -> std::uint32_t {
     const auto v = whole(e.evaluate(values.data()));

@@ -61,6 +61,8 @@ class SpecKernel final : public Kernel {
 
   Definition d_;
   std::vector<Binding> bindings_;
+  std::vector<PushWord> push_words_;  // the Space's layout (spec_push_constants.hpp)
+  std::string push_unfit_;
   mutable std::mutex shape_lock_;
   mutable Shape last_valid_shape_;
 };

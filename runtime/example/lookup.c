@@ -1,6 +1,7 @@
 /* vktune_runtime_lookup: the C API from plain C99. Looks a kernel and shape up
  * in a tuned table for a device and prints what to run: the match and why,
- * every stage with its workgroup counts, every binding with its size.
+ * every stage with its workgroup counts, every binding with its size, the
+ * push-constant words.
  *
  *   vktune_runtime_lookup TABLE KERNEL VENDOR_ID DEVICE_ID "DEVICE NAME" DIM...
  *
@@ -70,7 +71,9 @@ int main(int argc, char** argv) {
     printf("binding %u: %s (%s), %llu bytes\n", (unsigned)i, found->bindings[i].name,
            role_name(found->bindings[i].role), (unsigned long long)found->bindings[i].bytes);
   }
-  printf("%s", found->explain);
+  printf("push constants:");
+  for (i = 0; i < found->push_constant_count; ++i) printf(" %u", (unsigned)found->push_constants[i]);
+  printf("\n%s", found->explain);
   vktune_lookup_free(found);
   vktune_table_free(table);
   return 0;

@@ -224,6 +224,8 @@ vktune_status vktune_table_lookup(const vktune_table* table, const vktune_query*
     v.config_json = data->config_json.c_str();
     v.features = data->feature_names.empty() ? nullptr : data->feature_names.data();
     v.feature_count = data->feature_names.size();
+    v.push_constants = r.push_constants.empty() ? nullptr : r.push_constants.data();
+    v.push_constant_count = r.push_constants.size();
     owner->data = data.release();
     *out = &owner.release()->view;
   });

@@ -61,7 +61,8 @@ BindingRole role_from(const std::string& text, const Fields& f, const std::strin
   f.bad(field, "'" + text + "' is not a binding role (input, weights, output, scratch)");
 }
 
-SizeRule size_rule_from(const nlohmann::json& v, const Fields& f, const std::string& field, std::size_t dims) {
+// The terms and divisor of a size rule or a push-constant word.
+SizeRule terms_from(const nlohmann::json& v, const Fields& f, const std::string& field, std::size_t dims) {
   SizeRule rule;
   const auto& terms = f.array(f.member(v, "terms", field), field + ".terms");
   for (std::size_t t = 0; t < terms.size(); ++t) {
@@ -74,10 +75,33 @@ SizeRule size_rule_from(const nlohmann::json& v, const Fields& f, const std::str
     rule.terms.push_back(std::move(term));
   }
   rule.divisor = f.u64(f.member(v, "divisor", field), field + ".divisor", std::uint64_t{1} << 32);
-  rule.align = f.u64(f.member(v, "align", field), field + ".align", 4096);
   if (rule.divisor == 0) f.bad(field + ".divisor", "is 0");
+  return rule;
+}
+
+SizeRule size_rule_from(const nlohmann::json& v, const Fields& f, const std::string& field, std::size_t dims) {
+  auto rule = terms_from(v, f, field, dims);
+  rule.align = f.u64(f.member(v, "align", field), field + ".align", 4096);
   if (rule.align == 0) f.bad(field + ".align", "is 0");
   return rule;
+}
+
+// Absent or empty: the shape. Vulkan guarantees 128 bytes of push constants.
+std::vector<PushWord> push_constants_from(const nlohmann::json& contract, const Fields& f, std::size_t dims) {
+  std::vector<PushWord> words;
+  const auto it = contract.find("push_constants");
+  if (it == contract.end()) return words;
+  const auto& list = f.array(*it, "contract.push_constants");
+  if (list.size() > 32) f.bad("contract.push_constants", "has more than 32 words (128 bytes)");
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const auto pf = "contract.push_constants[" + std::to_string(i) + "]";
+    PushWord word;
+    word.name = f.text(f.member(list[i], "name", pf), pf + ".name");
+    word.value = terms_from(f.member(list[i], "value", pf), f, pf + ".value", dims);
+    word.value.align = 1;
+    words.push_back(std::move(word));
+  }
+  return words;
 }
 
 Stage stage_from(const nlohmann::json& v, const Fields& f, const std::string& field, std::size_t dims,
@@ -163,6 +187,7 @@ Contract parse_contract(const nlohmann::json& value, std::size_t dims, const Spi
   for (std::size_t i = 0; i < stages.size(); ++i) {
     c.stages.push_back(stage_from(stages[i], f, "contract.stages[" + std::to_string(i) + "]", dims, spirv));
   }
+  c.push_constants = push_constants_from(value, f, dims);
   add_features(c);
   return c;
 }

@@ -84,6 +84,7 @@ std::string unmet(const Contract& contract, const DeviceCapabilities& caps) {
 void evaluate(LookupResult& result, const Shape& shape) {
   for (const auto& stage : result.contract.stages) result.workgroups.push_back(workgroup_counts(stage.dispatch, shape));
   for (const auto& binding : result.contract.bindings) result.binding_bytes.push_back(binding.size.bytes(shape));
+  result.push_constants = push_constant_words(result.contract, shape);
 }
 
 }  // namespace
@@ -141,6 +142,20 @@ std::uint64_t SizeRule::bytes(const Shape& shape) const {
   }
   const std::uint64_t whole = divisor <= 1 ? sum : (sum + divisor - 1) / divisor;
   return align <= 1 ? whole : (whole + align - 1) / align * align;
+}
+
+std::vector<std::uint32_t> push_constant_words(const Contract& contract, const Shape& shape) {
+  if (contract.push_constants.empty()) return shape;
+  std::vector<std::uint32_t> words;
+  for (const auto& word : contract.push_constants) {
+    const auto value = word.value.bytes(shape);
+    if (value > 0xffffffffu) {
+      throw Error(Error::Kind::usage, "vktune: push constant '" + word.name + "' is " + std::to_string(value) +
+                                          " for shape " + detail::shape_text(shape) + ", more than 32 bits hold");
+    }
+    words.push_back(static_cast<std::uint32_t>(value));
+  }
+  return words;
 }
 
 const char* to_string(BindingRole role) {

@@ -4,7 +4,7 @@
 // role and exactly the bytes the size rule gives; the spaces' shape classes
 // pick the space, and no two hold the same shape; paths name real dimensions
 // and bindings; every variant's contract has stages whose dispatch rules and
-// push constants fit the shape.
+// push constants fit the shape and are the words the harness pushes.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -99,6 +99,10 @@ TEST_P(LaunchContract, BaselineContractsFitTheirShapes) {
       EXPECT_NE(space.path_of(config), nullptr) << label(shape);
     }
     for (const auto& stage : contract.stages) {
+      // What the contract tells the runtime to push is what the harness pushed when it tuned.
+      EXPECT_EQ(kernels::push_constant_words(contract.push_constants, shape),
+                stage.push_constants.empty() ? shape : stage.push_constants)
+          << label(shape);
       EXPECT_FALSE(stage.template_file.empty()) << label(shape);
       for (const auto& axis : stage.dispatch) {
         EXPECT_LT(axis.shape_dim, static_cast<int>(shape.size())) << label(shape);

@@ -2,9 +2,11 @@
 // describes it, a malformed spec is one stderr line naming the file and the
 // field with exit 2 before any device is opened, a missing spec file is bad
 // input too, and a spec kernel tuned on the test device exports a table
-// whose winner the runtime library loads and finds with the spec's launch facts.
+// whose winner the runtime library loads and finds with the spec's launch
+// facts, its own push-constant words included.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -34,6 +36,17 @@ class SpecCli : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(dir_); }
   results::testing::CliRun run(const std::string& arguments) { return run_vktune(arguments, dir_ / "stderr.txt"); }
+  // Another program of the build, its output kept apart the same way.
+  results::testing::CliRun run_program(const std::string& command) {
+    const auto out = dir_ / "program_out.txt", err = dir_ / "program_err.txt";
+    const int status = std::system((command + " >" + quoted(out) + " 2>" + quoted(err)).c_str());
+    results::testing::CliRun r;
+    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    std::ifstream o(out), e(err);
+    r.out.assign(std::istreambuf_iterator<char>(o), std::istreambuf_iterator<char>());
+    r.err.assign(std::istreambuf_iterator<char>(e), std::istreambuf_iterator<char>());
+    return r;
+  }
   fs::path dir_;
 };
 
@@ -155,6 +168,47 @@ TEST_F(SpecCli, TunedOnTheDeviceAndExportedLikeABuiltinKernel) {
   EXPECT_EQ(found.workgroups[0], (std::array<std::uint32_t, 3>{3, 1, 1}));  // one workgroup per row
   ASSERT_EQ(found.contract.bindings.size(), 2u);
   EXPECT_EQ(found.contract.bindings[0].name, "out");
+  // The spec's push constants, not the shape: (width, height, channels,
+  // batch) = (n, rows, 1, 1), at the tuned shape and at one nobody tuned.
+  EXPECT_EQ(found.push_constants, (std::vector<std::uint32_t>{1000, 3, 1, 1}));
+  query.shape = {5, 777};
+  EXPECT_EQ(loaded.lookup(query).push_constants, (std::vector<std::uint32_t>{777, 5, 1, 1}));
+  // The database read directly says the same.
+  const auto stored = runtime::Table::open(db).lookup(query);
+  EXPECT_EQ(stored.push_constants, (std::vector<std::uint32_t>{777, 5, 1, 1}));
+  // An application's launch through the C API and the Vulkan glue pushes
+  // those words, and the shader computes the softmax of each row with them:
+  // at the tuned shape, and at one nobody tuned.
+  for (const auto& [shape, words] : {std::pair{std::string("3 1000"), std::string("1000 3 1 1")},
+                                     std::pair{std::string("5 777"), std::string("777 5 1 1")}}) {
+    const auto launched = run_program(quoted(VKTUNE_SPEC_SOFTMAX_RUN) + " " + quoted(table) + " " + shape);
+    EXPECT_EQ(launched.exit_code, 0) << launched.out << launched.err;
+    EXPECT_NE(launched.out.find("push constants: " + words + "\n"), std::string::npos) << launched.out;
+  }
+  // And the C++ header export carries the layout.
+  const auto header = dir_ / "table.hpp";
+  const auto exported_header =
+      run("export --format header --kernel pytorch_softmax --db " + quoted(db) + " -o " + quoted(header));
+  ASSERT_EQ(exported_header.exit_code, 0) << exported_header.err;
+  std::ifstream header_in(header);
+  const std::string header_text{std::istreambuf_iterator<char>(header_in), std::istreambuf_iterator<char>()};
+  EXPECT_NE(header_text.find("{\"width\", push_terms_0_0, 1, 1u}"), std::string::npos) << header_text.substr(0, 3000);
+  EXPECT_NE(header_text.find("detail::push_0, 4}"), std::string::npos);
+}
+
+TEST_F(SpecCli, PushConstantsTheContractCannotCarryTuneButStoreNoWinner) {
+  std::ifstream in(kSoftmax);
+  auto spec = nlohmann::json::parse(in, nullptr, true, true);
+  spec["push_constants"][2]["value"] = "min(n, 64)";  // channels: the shader never reads it
+  fs::copy_file(kSoftmax.parent_path() / "softmax.comp", dir_ / "softmax.comp");
+  std::ofstream(dir_ / "softmax.json") << spec.dump();
+  const auto db = dir_ / "tuned.db";
+  const auto tune = run(quoted(dir_ / "softmax.json") + " --device 0 --shape 3,1000 --budget 2 --seed 1 --db " + quoted(db));
+  ASSERT_EQ(tune.exit_code, 0) << tune.err << tune.out;
+  EXPECT_NE(tune.out.find("the winner is not stored: "), std::string::npos) << tune.out;
+  EXPECT_NE(tune.out.find("/push_constants/2/value: 'min(n, 64)' is not "), std::string::npos) << tune.out;
+  // Nothing a program could misread as pushing the shape.
+  EXPECT_TRUE(runtime::Table::open(db).entries().empty());
 }
 
 }  // namespace

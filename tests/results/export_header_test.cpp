@@ -56,6 +56,12 @@ TEST_F(ExportHeaderTest, AProgramCompiledWithTheHeaderFindsTheWinnersAndTheirSpi
   contract1["shape_class"] = nlohmann::json::parse(R"([{"dim":0,"min":1,"max":8}])");
   contract1["bindings"] = nlohmann::json::parse(
       R"([{"name":"y","role":"output","size":{"terms":[{"coefficient":4,"dims":[0,1]}],"divisor":1,"align":4}}])");
+  // The decode winner pushes words of its own: (N, ceil((K + 3) / 256), 1).
+  contract1["push_constants"] = nlohmann::json::parse(R"([
+      {"name": "n", "value": {"terms": [{"coefficient": 1, "dims": [1]}], "divisor": 1}},
+      {"name": "blocks", "value": {"terms": [{"coefficient": 1, "dims": [2]}, {"coefficient": 3, "dims": []}],
+                                  "divisor": 256}},
+      {"name": "one", "value": {"terms": [{"coefficient": 1, "dims": []}], "divisor": 1}}])");
   w1.contract_json = contract1.dump();
   auto contract2 = nlohmann::json::parse(row_contract(w2));
   contract2["shape_class"] = nlohmann::json::parse(R"([{"dim":0,"min":9,"max":4294967295}])");
@@ -109,7 +115,14 @@ int main() {
   CHECK(s1 && t::workgroup_counts(*s1, decode) == (std::array<std::uint32_t, 3>{1024, 1, 1}));
   CHECK(e1 && e1->binding_count == 1 && e1->bindings[0].role == "output" &&
         t::binding_bytes(e1->bindings[0], near_decode) == 4u * 4096u);
+  std::uint32_t words[4] = {};
+  CHECK(e1 && e1->push_constant_count == 3 && e1->push_constants[1].name == "blocks");
+  CHECK(e1 && t::push_constant_words(*e1, near_decode, words) == 3 && words[0] == 4096u && words[1] == 44u &&
+        words[2] == 1u);  // ceil(11011 / 256) = 44
   const auto* e2 = t::find(gpu, "matmul_q4k", prefill, 3).entry;
+  // Without a layout of its own, an entry pushes the shape.
+  CHECK(e2 && e2->push_constant_count == 0 && t::push_constant_words(*e2, near_prefill, words) == 3 &&
+        words[0] == 300u && words[1] == 4096u && words[2] == 11008u);
   CHECK(e2 && e2 != e1 && std::equal(e2->stages[0].spirv, e2->stages[0].spirv + e2->stages[0].spirv_words,
                                      std::begin(words2), std::end(words2)));
   CHECK(e2 && e2->stages[0].specialization_count == 0);

@@ -24,6 +24,8 @@ TEST(RuntimeLookupTool, AttentionScratchAndCacheSizesFollowTheShape) {
             std::string::npos)
       << out;
   EXPECT_NE(out.find("stage 0:"), std::string::npos) << out;
+  // A built-in kernel pushes the shape.
+  EXPECT_NE(out.find("push constants: 32 8 128 2048\n"), std::string::npos) << out;
   // Another head layout: its SPIR-V is specialised to 32 heads on 8 KV heads, so nothing fits.
   const auto other = lookup("attention_decode 0x10de 0x2335 \"NVIDIA H200\" 64 8 128 2048");
   EXPECT_NE(other.find("no tuned entry fits"), std::string::npos) << other;

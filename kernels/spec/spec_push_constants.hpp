@@ -1,0 +1,31 @@
+#pragma once
+// A spec's push-constant words as the launch contract carries them
+// (kernels::PushWord: ceil of a polynomial over the shape over a divisor), so
+// that the runtime library pushes what the spec's shader declares for any
+// shape, not only the tuned ones.
+#include <optional>
+#include <string>
+
+#include "kernels/launch_contract.hpp"
+#include "kernels/spec/spec_definition.hpp"
+
+namespace vktune::kernels::spec {
+
+// The largest divisor a fitted word may have: ceil_div(n, 4096) fits,
+// anything whose rational coefficients need more does not.
+inline constexpr std::uint64_t kMaxPushDivisor = 4096;
+
+// The word `d.push_constants[index]` as ceil((sum of whole multiples of
+// products of distinct shape dimensions + a constant) / q), q <= kMaxPushDivisor
+// ("n", "rows * n", "1", "ceil_div(n, 4)", "2 * n + 3"), verified at probe
+// shapes and the spec's own shapes. Otherwise nullopt, with `why` one line
+// naming the file, the field and the expression.
+std::optional<PushWord> fit_push_word(const Definition& d, std::size_t index, std::string& why);
+
+// The kernel's layout for its Space: empty when the words are the shape
+// itself in order (the built-in convention, so such specs export as before),
+// else every word fitted. `unfit` gets the first word's refusal, and the
+// layout is then empty.
+std::vector<PushWord> fit_push_constants(const Definition& d, std::string& unfit);
+
+}  // namespace vktune::kernels::spec

@@ -1,0 +1,124 @@
+// A spec's push constants as launch-contract data (kernels/spec/
+// spec_push_constants.hpp): every word that is ceil(polynomial / divisor)
+// over the shape is fitted, and the fitted words agree with the spec's own
+// evaluation at shapes nobody tuned; a word that is not is refused with one
+// line where the contract is written, while its variants still plan (and so
+// tune); the contract's JSON carries the layout.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "common/error.hpp"
+#include "kernels/spec/spec_file.hpp"
+#include "kernels/spec/spec_kernel.hpp"
+#include "kernels/variant_contract.hpp"
+#include "tuner/contract_json.hpp"
+
+namespace vktune::kernels::spec {
+namespace {
+
+using nlohmann::json;
+
+// A valid spec with the push constants under test.
+json spec_with(const json& push_constants) {
+  json spec = json::parse(R"({
+    "name": "t_push", "shape": ["rows", "n"], "default_shapes": [[4, 256]], "check_shapes": [[1, 37]],
+    "subspaces": [{"name": "only", "template": "k.comp", "parameters": [{"name": "WG", "values": [32, 64]}],
+                   "local_size": ["WG", 1, 1], "stages": [{"workgroups": ["rows", 1, 1]}]}],
+    "buffers": [{"name": "out", "binding": 0, "type": "f32", "size": "rows * n", "role": "output"},
+                {"name": "in", "binding": 1, "type": "f32", "size": "rows * n", "role": "input"}],
+    "metrics": {"bytes": "8 * rows * n", "flops": "5 * rows * n"},
+    "reference": {"op": "softmax", "x": "in", "y": "out", "n": "n"}})");
+  if (!push_constants.is_null()) spec["push_constants"] = push_constants;
+  return spec;
+}
+
+SpecKernel load(const json& spec) {
+  const FileReader read = [](const std::string& path) -> std::optional<std::string> {
+    if (path == "k.comp") return std::string("#version 450\nlayout(local_size_x = WG) in;\nvoid main() {}\n");
+    return std::nullopt;
+  };
+  return SpecKernel(parse_spec(spec.dump(), "my/spec.json", read));
+}
+
+json word(const std::string& name, const std::string& value) { return {{"name", name}, {"value", value}}; }
+
+TEST(SpecPushConstants, PolynomialsAndCeilingsAreFittedAndAgreeAtNewShapes) {
+  const auto kernel = load(spec_with({word("width", "n"), word("height", "rows"), word("one", "1"),
+                                      word("area", "rows * n"), word("quads", "ceil_div(n, 4)"),
+                                      word("affine", "2 * n + 3"), word("tiles", "ceil_div(rows * n + 7, 16)"),
+                                      word("pairs", "floor((n + 1) / 2)")}));
+  const auto& space = kernel.spaces()[0];
+  ASSERT_TRUE(space.push_constants_unfit.empty()) << space.push_constants_unfit;
+  ASSERT_EQ(space.push_constants.size(), 8u);
+  // The forms themselves, for the simple words.
+  EXPECT_EQ(space.push_constants[0], (PushWord{"width", SizeRule{{SizeTerm{1, {1}}}, 1, 1}}));
+  EXPECT_EQ(space.push_constants[2], (PushWord{"one", SizeRule{{SizeTerm{1, {}}}, 1, 1}}));
+  EXPECT_EQ(space.push_constants[3], (PushWord{"area", SizeRule{{SizeTerm{1, {0, 1}}}, 1, 1}}));
+  EXPECT_EQ(space.push_constants[4], (PushWord{"quads", SizeRule{{SizeTerm{1, {1}}}, 4, 1}}));
+  // Shapes no probe and no declared shape is: the values worked out by hand,
+  // and the spec's own evaluation (what the harness pushes when it tunes).
+  const std::map<Shape, std::vector<std::uint32_t>> expected = {
+      {{7, 1001}, {1001, 7, 1, 7007, 251, 2005, 439, 501}},
+      {{65535, 2}, {2, 65535, 1, 131070, 1, 7, 8193, 1}},
+      {{3, 4096}, {4096, 3, 1, 12288, 1024, 8195, 769, 2048}}};
+  for (const auto& [shape, words] : expected) {
+    EXPECT_EQ(push_constant_words(space.push_constants, shape), words) << shape_to_string(shape);
+    EXPECT_EQ(kernel.plan(kernel.baseline(shape), shape).push_constants, words) << shape_to_string(shape);
+  }
+}
+
+TEST(SpecPushConstants, TheShapeInOrderIsTheConventionAndCarriesNoLayout) {
+  // No push_constants: the spec pushes its dims, as the built-in kernels do.
+  EXPECT_TRUE(load(spec_with(json())).spaces()[0].push_constants.empty());
+  EXPECT_TRUE(load(spec_with({word("r", "rows"), word("c", "n")})).spaces()[0].push_constants.empty());
+  // Swapped, it is a layout of its own.
+  const auto swapped = load(spec_with({word("c", "n"), word("r", "rows")}));
+  EXPECT_EQ(push_constant_words(swapped.spaces()[0].push_constants, {5, 9}), (std::vector<std::uint32_t>{9, 5}));
+}
+
+TEST(SpecPushConstants, AWordThatIsNoPolynomialTunesButGetsNoContract) {
+  for (const std::string value : {"min(n, 64)", "n * n", "rows + mod(n, 3)"}) {
+    const auto kernel = load(spec_with({word("width", "n"), word("odd", value)}));
+    const auto& space = kernel.spaces()[0];
+    const auto& why = space.push_constants_unfit;
+    EXPECT_TRUE(space.push_constants.empty()) << value;
+    EXPECT_EQ(why.find('\n'), std::string::npos) << why;
+    EXPECT_EQ(why.rfind("my/spec.json: /push_constants/1/value: '" + value + "' is not ", 0), 0u) << why;
+    // The variants still plan, with the spec's words (so they tune).
+    const Shape shape{3, 100};
+    const auto config = kernel.baseline(shape);
+    EXPECT_EQ(kernel.plan(config, shape).push_constants.size(), 2u);
+    EXPECT_EQ(kernel.plan(config, shape).push_constants[0], 100u);
+    // The refusal comes where the contract is written.
+    try {
+      (void)launch_contract(kernel, config, shape);
+      ADD_FAILURE() << value << ": a contract was written";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::usage);
+      EXPECT_EQ(std::string(e.what()), why);
+    }
+  }
+}
+
+TEST(SpecPushConstants, TheContractJsonCarriesTheLayout) {
+  const auto kernel = load(spec_with({word("width", "n"), word("height", "rows"), word("quads", "ceil_div(n, 4)")}));
+  const Shape shape{3, 100};
+  const auto contract = launch_contract(kernel, kernel.baseline(shape), shape);
+  const auto j = contract_to_json(contract, {"hash"});
+  ASSERT_TRUE(j.contains("push_constants")) << j.dump();
+  EXPECT_EQ(j["push_constants"], json::parse(R"([
+    {"name": "width", "value": {"terms": [{"coefficient": 1, "dims": [1]}], "divisor": 1}},
+    {"name": "height", "value": {"terms": [{"coefficient": 1, "dims": [0]}], "divisor": 1}},
+    {"name": "quads", "value": {"terms": [{"coefficient": 1, "dims": [1]}], "divisor": 4}}])"));
+  // A kernel that pushes the shape writes no field: its contracts read as before.
+  const auto plain = load(spec_with(json()));
+  EXPECT_FALSE(contract_to_json(launch_contract(plain, plain.baseline(shape), shape), {"hash"}).contains("push_constants"));
+}
+
+}  // namespace
+}  // namespace vktune::kernels::spec
