@@ -376,3 +376,75 @@ TEST(SpecLoader, AMissingSpecFileIsBadInput) {
 
 }  // namespace
 }  // namespace vktune::kernels::spec
+
+namespace vktune::kernels::spec {
+namespace {
+
+TEST(SpecLoader, ParametersAsSpecializationConstants) {
+  auto spec = valid_json();
+  spec["subspaces"][0]["parameters"][0]["constant_id"] = 3;                                  // WG: constant only
+  spec["subspaces"][0]["parameters"][1]["constant_id"] = 1, spec["subspaces"][0]["parameters"][1]["define"] = true;
+  const SpecKernel kernel(parse_spec(spec.dump(), "my/spec.json", reader()));
+  const Config config{{"WG", 64}, {"ITEMS", 2}};
+  const auto plan = kernel.plan(config, {3, 100});
+  const std::vector<std::pair<std::uint32_t, std::uint32_t>> constants{{1, 2}, {3, 64}};  // sorted by id
+  EXPECT_EQ(plan.specialization, constants);
+  auto defined = [&](const std::string& name) {
+    return std::any_of(plan.defines.begin(), plan.defines.end(), [&](const auto& d) { return d.first == name; });
+  };
+  EXPECT_FALSE(defined("WG"));
+  EXPECT_TRUE(defined("ITEMS"));
+  EXPECT_EQ(plan.local_size[0], 64u);  // the spec's local_size still states the size, for the limits
+
+  auto twice = valid_json();
+  twice["subspaces"][0]["parameters"][0]["constant_id"] = 2;
+  twice["subspaces"][0]["parameters"][1]["constant_id"] = 2;
+  expect_error(twice, "/subspaces/0/parameters/1/constant_id", "is also WG's");
+  auto neither = valid_json();
+  neither["subspaces"][0]["parameters"][0]["define"] = false;
+  expect_error(neither, "/subspaces/0/parameters/0", "needs a constant_id");
+  auto negative = valid_json();
+  negative["subspaces"][0]["parameters"][0]["constant_id"] = -1;
+  expect_error(negative, "/subspaces/0/parameters/0/constant_id", "");
+}
+
+TEST(SpecLoader, ReferencesThatRunOnTheDevice) {
+  auto trusted = valid_json();
+  trusted["reference"] = {{"config", {{"ITEMS", 2}}}};
+  const SpecKernel kernel(parse_spec(trusted.dump(), "my/spec.json", reader()));
+  const Shape shape{3, 100};
+  EXPECT_TRUE(kernel.make_problem(shape, 1).expected.empty());  // the tuner fills it on the device
+  const auto reference = kernel.device_reference(shape);
+  ASSERT_TRUE(reference);
+  const Config want{{"WG", 32}, {"ITEMS", 2}};  // WG from the sub-space's baseline
+  EXPECT_EQ(reference->config, want);
+  EXPECT_EQ(reference->stages.size(), 1u);
+
+  auto glsl = valid_json();
+  glsl["reference"] = {{"template", "ref.comp"}, {"defines", {{"MODE", 3}}}, {"local_size", {"8", 1, 1}},
+                       {"workgroups", {"rows", 1, 1}}};
+  const SpecKernel with_kernel(
+      parse_spec(glsl.dump(), "my/spec.json", reader({{"k.comp", kTemplate}, {"ref.comp", "#version 450\n"}})));
+  const auto stage = with_kernel.device_reference(shape);
+  ASSERT_TRUE(stage);
+  EXPECT_FALSE(stage->config);
+  ASSERT_EQ(stage->stages.size(), 1u);
+  EXPECT_EQ(stage->stages[0].local_size[0], 8u);
+  EXPECT_EQ(stage->stages[0].dispatch[0].shape_dim, 0);
+  EXPECT_EQ(stage->stages[0].push_constants, (std::vector<std::uint32_t>{100, 3, 1}));  // the spec's words
+  const std::vector<std::pair<std::string, std::string>> defines{{"MODE", "3"}};
+  EXPECT_EQ(stage->stages[0].defines, defines);
+
+  auto unknown = valid_json();
+  unknown["reference"] = {{"config", {{"NOPE", 2}}}};
+  expect_error(unknown, "/reference/config/NOPE", "is not a parameter of sub-space 'only'");
+  auto off_list = valid_json();
+  off_list["reference"] = {{"config", {{"ITEMS", 3}}}};
+  expect_error(off_list, "/reference/config/ITEMS", "3 is not one of ITEMS's values");
+  auto missing = valid_json();
+  missing["reference"] = {{"template", "absent.comp"}, {"local_size", {1, 1, 1}}, {"workgroups", {"rows", 1, 1}}};
+  expect_error(missing, "/reference/template", "does not exist");
+}
+
+}  // namespace
+}  // namespace vktune::kernels::spec
