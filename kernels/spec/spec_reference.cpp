@@ -27,6 +27,9 @@ const std::vector<OpSignature>& signatures() {
       {"matmul", {"x", "w", "y"}, {}, {"m", "n", "k"}},
       {"add", {"a", "b", "y"}, {}, {}},
       {"swiglu", {"a", "b", "y"}, {}, {}},
+      {"mul", {"a", "b", "y"}, {}, {}},
+      {"gelu", {"x", "y"}, {}, {}},
+      {"gelu_erf", {"x", "y"}, {}, {}},
   };
   return list;
 }
@@ -138,9 +141,11 @@ void check_reference_sizes(const Definition& d, const Shape& shape) {
     if (w.type == ElementType::gguf && k % ref::block_weights(w.gguf) != 0) {
       fail("k", "k=" + std::to_string(k) + " is not a whole number of " + std::string(ref::type_name(w.gguf)) + " blocks");
     }
-  } else if (r.op == "add" || r.op == "swiglu") {
+  } else if (r.op == "add" || r.op == "swiglu" || r.op == "mul") {
     expect("b", count("a"), "the size of a");
     expect("y", count("a"), "the size of a");
+  } else if (r.op == "gelu" || r.op == "gelu_erf") {
+    expect("y", count("x"), "the size of x");
   } else {
     const auto n = size_at(r, "n", values), x = count("x");
     if (x % n != 0) fail("n", "the " + std::to_string(x) + " values of x are not whole rows of n=" + std::to_string(n));
@@ -168,6 +173,9 @@ std::vector<double> reference_output(const Definition& d, const Shape& shape,
   }
   if (r.op == "add") return ref::add(floats("a"), floats("b"));
   if (r.op == "swiglu") return ref::swiglu(floats("a"), floats("b"));
+  if (r.op == "mul") return ref::mul(floats("a"), floats("b"));
+  if (r.op == "gelu") return ref::gelu_tanh(floats("x"));
+  if (r.op == "gelu_erf") return ref::gelu_erf(floats("x"));
   if (r.op == "matmul") {
     const auto m = size_at(r, "m", scope), n = size_at(r, "n", scope), k = size_at(r, "k", scope);
     const auto& w = d.buffers[operand(r, "w")];

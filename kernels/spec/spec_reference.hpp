@@ -9,6 +9,8 @@
 //   matmul     x (m×k), w (n rows of k, f32/f16/GGUF), y (m×n); m, n, k
 //   add        a, b, y                                   ref::add
 //   swiglu     a (gate), b (up), y                       ref::swiglu
+//   mul        a, b, y                                   ref::mul
+//   gelu       x, y (tanh form); gelu_erf (exact)        ref::gelu_tanh, ref::gelu_erf
 #include <vector>
 
 #include "kernels/spec/spec_definition.hpp"

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cctype>
+#include <cmath>
 #include <cstring>
 #include <map>
 #include <optional>
@@ -444,6 +445,43 @@ TEST(SpecLoader, ReferencesThatRunOnTheDevice) {
   auto missing = valid_json();
   missing["reference"] = {{"template", "absent.comp"}, {"local_size", {1, 1, 1}}, {"workgroups", {"rows", 1, 1}}};
   expect_error(missing, "/reference/template", "does not exist");
+}
+
+}  // namespace
+}  // namespace vktune::kernels::spec
+
+namespace vktune::kernels::spec {
+namespace {
+
+// The elementwise ops, each against its formula written out here.
+TEST(SpecLoader, ElementwiseReferenceOps) {
+  auto spec = valid_json();
+  spec["buffers"] = json::array({{{"name", "out"}, {"binding", 0}, {"type", "f32"}, {"size", "rows * n"}, {"role", "output"}},
+                                 {{"name", "a"}, {"binding", 1}, {"type", "f32"}, {"size", "rows * n"}, {"role", "input"}},
+                                 {{"name", "b"}, {"binding", 2}, {"type", "f32"}, {"size", "rows * n"}, {"role", "input"}}});
+  const Shape shape{2, 50};
+  auto floats = [](const HostBuffer& b) {
+    std::vector<float> v(b.bytes.size() / 4);
+    std::memcpy(v.data(), b.bytes.data(), b.bytes.size());
+    return v;
+  };
+  spec["reference"] = {{"op", "mul"}, {"a", "a"}, {"b", "b"}, {"y", "out"}};
+  auto problem = SpecKernel(parse_spec(spec.dump(), "my/spec.json", reader())).make_problem(shape, 3);
+  auto a = floats(problem.buffers[1]), b = floats(problem.buffers[2]);
+  ASSERT_EQ(problem.expected.size(), a.size());
+  for (std::size_t i = 0; i < a.size(); ++i) EXPECT_DOUBLE_EQ(problem.expected[i], double(a[i]) * b[i]);
+  for (const char* op : {"gelu", "gelu_erf"}) {
+    spec["reference"] = {{"op", op}, {"x", "a"}, {"y", "out"}};
+    problem = SpecKernel(parse_spec(spec.dump(), "my/spec.json", reader())).make_problem(shape, 4);
+    a = floats(problem.buffers[1]);
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      const double x = a[i];
+      const double want = std::string(op) == "gelu"
+                              ? 0.5 * x * (1 + std::tanh(std::sqrt(2 / M_PI) * (x + 0.044715 * x * x * x)))
+                              : 0.5 * x * (1 + std::erf(x / std::sqrt(2.0)));
+      EXPECT_NEAR(problem.expected[i], want, 1e-12) << op << " at " << i;
+    }
+  }
 }
 
 }  // namespace
