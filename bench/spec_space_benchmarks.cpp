@@ -115,11 +115,10 @@ void Load(benchmark::State& state) {
   }
 }
 
-void Enumerate(benchmark::State& state) {
-  const kernels::spec::SpecKernel kernel(
-      kernels::spec::parse_spec(spec_text(static_cast<int>(state.range(0))), "bench.json", kReader));
+// Enumerates the spec's space at `shape` once per iteration.
+void enumerate_spec(benchmark::State& state, const std::string& text, const kernels::Shape& shape) {
+  const kernels::spec::SpecKernel kernel(kernels::spec::parse_spec(text, "bench.json", kReader));
   const auto device = gpu_like();
-  const kernels::Shape shape{64, 4096};
   std::size_t valid = 0, total = 0;
   for (auto _ : state) {
     const auto e = enumerate_space(kernel, shape, device, SpaceScope::pruned);
@@ -131,20 +130,9 @@ void Enumerate(benchmark::State& state) {
   state.counters["cartesian"] = static_cast<double>(total);
 }
 
-void EnumerateTiled(benchmark::State& state) {
-  const kernels::spec::SpecKernel kernel(kernels::spec::parse_spec(tiled_spec_text(), "bench.json", kReader));
-  const auto device = gpu_like();
-  const kernels::Shape shape{256, 4096, 1024};
-  std::size_t valid = 0, total = 0;
-  for (auto _ : state) {
-    const auto e = enumerate_space(kernel, shape, device, SpaceScope::pruned);
-    valid = e.valid.size();
-    total = e.total;
-    benchmark::DoNotOptimize(valid);
-  }
-  state.counters["valid"] = static_cast<double>(valid);
-  state.counters["cartesian"] = static_cast<double>(total);
-}
+void Enumerate(benchmark::State& state) { enumerate_spec(state, spec_text(static_cast<int>(state.range(0))), {64, 4096}); }
+
+void EnumerateTiled(benchmark::State& state) { enumerate_spec(state, tiled_spec_text(), {256, 4096, 1024}); }
 
 // What handing out the dense space's legal configs costs by itself: a copy
 // of that many configs of six parameters (each a std::map, the type every
