@@ -159,6 +159,7 @@ Selection select(const Store& store, const ExportFilter& filter) {
   }
   std::stable_sort(selection.devices.begin(), selection.devices.end(),
                    [](const auto& a, const auto& b) { return identity_less(a.second, b.second); });
+  selection.kernel_shapes = filter.kernel_shapes;
 
   const auto kernels = store.kernels();  // sorted by name
   const bool exact = std::find(kernels.begin(), kernels.end(), filter.kernel) != kernels.end();
@@ -179,7 +180,11 @@ Selection select(const Store& store, const ExportFilter& filter) {
 std::vector<Winner> selected_winners(const Store& store, const Selection& selection) {
   std::vector<Winner> winners;
   for (auto& w : store.winners()) {
-    if (selection.has_device(w.device_id) && selection.has_kernel(w.kernel)) winners.push_back(std::move(w));
+    const bool shape_wanted =
+        selection.kernel_shapes.empty() ||
+        std::find(selection.kernel_shapes.begin(), selection.kernel_shapes.end(), std::pair(w.kernel, w.shape)) !=
+            selection.kernel_shapes.end();
+    if (selection.has_device(w.device_id) && selection.has_kernel(w.kernel) && shape_wanted) winners.push_back(std::move(w));
   }
   std::stable_sort(winners.begin(), winners.end(), [&](const Winner& a, const Winner& b) {
     const auto ra = selection.device_rank(a.device_id), rb = selection.device_rank(b.device_id);

@@ -37,12 +37,16 @@ struct ExportFilter {
   // "" = every kernel. The exact name when a kernel of that name is stored,
   // otherwise every kernel whose name contains the text.
   std::string kernel;
+  // Non-empty: only winners of these (kernel, shape) pairs, e.g. the ops of
+  // one model (`vktune export --model`). Shapes as "1,4096,4096".
+  std::vector<std::pair<std::string, std::string>> kernel_shapes{};
 };
 
 // The devices and kernels a filter selected; devices in table order.
 struct Selection {
   std::vector<std::pair<std::int64_t, DeviceIdentity>> devices;
   std::vector<std::string> kernels;  // sorted
+  std::vector<std::pair<std::string, std::string>> kernel_shapes;  // empty = every shape (ExportFilter)
 
   bool has_device(std::int64_t id) const;
   bool has_kernel(std::string_view name) const;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 
 #include "harness/buffer.hpp"
 #include "harness/compiler.hpp"
@@ -119,6 +120,27 @@ void store_ceilings(results::Store& store, std::int64_t device_row, const Ceilin
     store.put_ceiling(device_row, kCeilingFma, ceilings.fp32_gflops, "GFLOP/s");
     store.put_ceiling(device_row, kCeilingDispatchFloor, ceilings.dispatch_floor_ns, "ns");
   });
+}
+
+Ceilings stored_or_measured_ceilings(vk::Device& device, results::Store& store, std::int64_t device_row,
+                                     const TemplateLibrary& templates,
+                                     const std::function<void(const std::string&)>& step) {
+  std::optional<Ceilings> ceilings;
+  if (auto read = store.ceiling(device_row, kCeilingRead), fma = store.ceiling(device_row, kCeilingFma); read && fma) {
+    ceilings = Ceilings{*read, *fma};
+  }
+  if (!ceilings) {
+    ceilings = measure_ceilings(device, templates, step);
+    store_ceilings(store, device_row, *ceilings);
+  }
+  if (auto floor = store.ceiling(device_row, kCeilingDispatchFloor)) {
+    ceilings->dispatch_floor_ns = *floor;
+  } else {  // a database from before the floor was measured: add it
+    if (step) step("dependent-dispatch floor");
+    ceilings->dispatch_floor_ns = measure_dispatch_floor(device, templates);
+    store.put_ceiling(device_row, kCeilingDispatchFloor, ceilings->dispatch_floor_ns, "ns");
+  }
+  return *ceilings;
 }
 
 }  // namespace vktune

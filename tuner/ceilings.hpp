@@ -36,4 +36,11 @@ double measure_dispatch_floor(vk::Device& device, const TemplateLibrary& templat
 // Stores all three ceilings of the device row (replacing what was stored).
 void store_ceilings(results::Store& store, std::int64_t device_row, const Ceilings& ceilings);
 
+// The device row's ceilings as stored, measuring and storing those missing
+// (once per device: every later run reads them). `step` as for
+// measure_ceilings.
+Ceilings stored_or_measured_ceilings(vk::Device& device, results::Store& store, std::int64_t device_row,
+                                     const TemplateLibrary& templates,
+                                     const std::function<void(const std::string&)>& step = {});
+
 }  // namespace vktune

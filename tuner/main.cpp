@@ -53,6 +53,7 @@ int main(int argc, char** argv) {
   int exit_code = exit_code::ok;
   cli::add_devices_command(app, exit_code);
   cli::add_gguf_command(app, exit_code);
+  cli::add_model_command(app, exit_code);
   cli::add_list_command(app, exit_code);
   cli::add_check_command(app, exit_code);
   cli::add_export_command(app, exit_code);

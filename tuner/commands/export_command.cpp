@@ -13,7 +13,9 @@
 #include "results/export_csv.hpp"
 #include "results/export_header.hpp"
 #include "tuner/commands/commands.hpp"
+#include "reference/gguf_reader.hpp"
 #include "tuner/contract_json.hpp"
+#include "tuner/model/model_ops.hpp"
 #include "vktune_runtime.hpp"
 #include "tuner/commands/options.hpp"
 
@@ -26,7 +28,20 @@ struct ExportOptions {
   results::ExportFilter filter;
   std::string output;
   std::string db;
+  std::string model;  // a GGUF file: only its ops' winners
+  std::uint32_t context = 4096, prompt = 512;
 };
+
+// The (kernel, shape) pairs of a model's decode step and prefill, as
+// `vktune model` tunes them.
+std::vector<std::pair<std::string, std::string>> model_kernel_shapes(const ExportOptions& options) {
+  const auto file = ref::GgufFile::open(options.model);
+  const auto ops = model::model_ops(model::describe_model(file.contents(), options.model), options.context,
+                                    options.prompt);
+  std::vector<std::pair<std::string, std::string>> pairs;
+  for (const auto& op : ops.ops) pairs.emplace_back(op.kernel, kernels::shape_to_string(op.shape));
+  return pairs;
+}
 
 std::string render(const results::Store& store, const ExportOptions& options) {
   if (options.format == "header") {
@@ -85,9 +100,24 @@ void add_export_command(CLI::App& root, int& result_code) {
                   "Only this device: its row id in the database, or a case-insensitive part of its name");
   cmd->add_option("--kernel", options->filter.kernel,
                   "Only this kernel: the exact name when one is stored, else every kernel whose name contains it");
+  cmd->add_option("--model", options->model,
+                  "Only the winners of this GGUF model's ops (as `vktune model` tunes them; json and header)")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--context", options->context, "With --model: the decode step's KV-cache length")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 1u << 24));
+  cmd->add_option("--prompt", options->prompt, "With --model: the prefill length (0: decode only)")
+      ->capture_default_str()
+      ->check(CLI::Range(0u, 1u << 20));
   cmd->add_option("-o,--output", options->output, "Write to FILE instead of stdout")->check(output_file_validator());
   cmd->add_option("--db", options->db, "Results database (default: $VKTUNE_DB, else ~/.local/share/vktune/vktune.db)");
   cmd->callback([options, &result_code] {
+    if (!options->model.empty()) {
+      if (options->format != "json" && options->format != "header") {
+        throw Error(ErrorKind::usage, "--model selects winners: it applies to --format json and header");
+      }
+      options->filter.kernel_shapes = model_kernel_shapes(*options);
+    }
     const std::filesystem::path db =
         options->db.empty() ? results::Store::default_path() : std::filesystem::path(options->db);
     if (!std::filesystem::exists(db)) {

@@ -183,29 +183,12 @@ void run_tune(const kernels::Kernel& kernel, TuneArgs args, int& result_code) {
   TuneSession session(instance, args.device, &store, templates, progress);
 
   // Ceilings are measured once per device and kept.
-  std::optional<Ceilings> ceilings;
-  const auto row = *session.device_row();
-  if (auto read = store.ceiling(row, kCeilingRead), fma = store.ceiling(row, kCeilingFma); read && fma) {
-    ceilings = Ceilings{*read, *fma};
-  }
-  double ceiling_seconds = 0;  // spent measuring them in this run
-  {
-    const auto measuring = std::chrono::steady_clock::now();
-    if (!ceilings) {
-      ceilings = measure_ceilings(session.device(), templates, [&](const std::string& step) {
-        progress.phase("measuring device ceilings (once per device): " + step);
-      });
-      store_ceilings(store, row, *ceilings);
-    }
-    if (auto floor = store.ceiling(row, kCeilingDispatchFloor)) {
-      ceilings->dispatch_floor_ns = *floor;
-    } else {  // a database from before the floor was measured: add it
-      progress.phase("measuring device ceilings (once per device): dependent-dispatch floor");
-      ceilings->dispatch_floor_ns = measure_dispatch_floor(session.device(), templates);
-      store.put_ceiling(row, kCeilingDispatchFloor, ceilings->dispatch_floor_ns, "ns");
-    }
-    ceiling_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - measuring).count();
-  }
+  const auto measuring = std::chrono::steady_clock::now();
+  const std::optional<Ceilings> ceilings = stored_or_measured_ceilings(
+      session.device(), store, *session.device_row(), templates,
+      [&](const std::string& step) { progress.phase("measuring device ceilings (once per device): " + step); });
+  // Spent measuring them in this run.
+  const double ceiling_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - measuring).count();
   progress.plan_run(shapes.size(), deadline);
 
   TuneOptions options;

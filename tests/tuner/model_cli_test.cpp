@@ -1,0 +1,79 @@
+// `vktune model FILE.gguf` on the test device with a tiny llama model: every
+// op of the decode step tuned under one short budget, the prediction the sum
+// of the ops' times, and `vktune export --model` the table of exactly those
+// ops; another architecture is one line and exit 2.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/support/tiny_model.hpp"
+#include "tests/support/vktune_process.hpp"
+
+namespace vktune {
+namespace {
+
+using nlohmann::json;
+
+class ModelCli : public testing::VktuneProcessTest {};
+
+TEST_F(ModelCli, TunesEveryOpOfTheDecodeStepAndExportsTheirTable) {
+  testing_support::tiny_model().write(dir / "tiny.gguf");
+  const auto model = (dir / "tiny.gguf").string();
+  const auto db = (dir / "m.db").string();
+  const auto r = run("model " + model + " --device 0 --time 8s --prompt 0 --context 64 --seed 3 --json --db " + db);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto report = json::parse(r.out);
+  EXPECT_EQ(report.at("format"), "vktune-model");
+  EXPECT_EQ(report.at("version"), 1);
+  const auto& ops = report.at("ops");
+  ASSERT_EQ(ops.size(), 15u) << r.out;  // the distinct decode ops of the tiny model (tests/tuner/model_ops_test.cpp)
+  double decode_us = 0, shares = 0;
+  std::uint32_t dispatches = 0;
+  std::set<std::pair<std::string, std::string>> tuned;
+  for (const auto& op : ops) {
+    EXPECT_TRUE(op.at("winner").get<bool>()) << op.dump();
+    EXPECT_GT(op.at("baseline_ns").get<double>(), 0) << op.dump();
+    EXPECT_GT(op.at("tuned_ns").get<double>(), 0) << op.dump();
+    decode_us += op.at("per_token").get<double>() * op.at("tuned_ns").get<double>() / 1e3;
+    shares += op.at("share_of_decode").get<double>();
+    dispatches += op.at("per_token").get<std::uint32_t>();
+    tuned.emplace(op.at("kernel"), op.at("shape"));
+  }
+  // 1 lookup + 2 layers x 15 (2 norms; the q, k, v, output, gate, up and down products; 2 ropes;
+  // attention; swiglu; 2 adds) + output norm, head, argmax.
+  EXPECT_EQ(dispatches, 1u + 2 * 15 + 3);
+  EXPECT_NEAR(report.at("decode").at("tuned_us").get<double>(), decode_us, 1e-6 * decode_us);
+  EXPECT_NEAR(report.at("decode").at("tokens_per_second").get<double>(), 1e6 / decode_us, 1e-6 * 1e6 / decode_us);
+  EXPECT_NEAR(shares, 1.0, 1e-9);
+  ASSERT_EQ(report.at("unserved").size(), 1u);
+  EXPECT_EQ(report.at("unserved")[0].at("count"), 2);
+
+  // The table of exactly these ops (attention at this context, no prefill).
+  const auto exported = run("export --db " + db + " --model " + model + " --prompt 0 --context 64");
+  ASSERT_EQ(exported.exit_code, 0) << exported.err;
+  std::set<std::pair<std::string, std::string>> in_table;
+  const auto table = json::parse(exported.out);
+  for (const auto& w : table.at("winners")) in_table.emplace(w.at("kernel"), w.at("shape"));
+  EXPECT_EQ(in_table, tuned);
+  // At another context the attention op is another shape: not in the database.
+  const auto other = run("export --db " + db + " --model " + model + " --prompt 0 --context 4096");
+  ASSERT_EQ(other.exit_code, 0) << other.err;
+  EXPECT_EQ(json::parse(other.out).at("winners").size(), tuned.size() - 1);
+}
+
+TEST_F(ModelCli, AnotherArchitectureIsOneLineAndExitTwo) {
+  testing_support::tiny_model("gpt2").write(dir / "gpt2.gguf");
+  const auto r = run("model " + (dir / "gpt2.gguf").string() + " --device 0 --db " + (dir / "m.db").string());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("architecture 'gpt2' is not supported (supported: llama, mistral, qwen2, qwen3)"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "m.db"));  // refused before the database
+}
+
+}  // namespace
+}  // namespace vktune

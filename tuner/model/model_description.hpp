@@ -1,0 +1,35 @@
+#pragma once
+// What one decode step and one prefill of a GGUF model compute, read from
+// its metadata and tensor table: the llama family with grouped-query
+// attention (llama, mistral, qwen2, qwen3), the architectures whose layers
+// are rmsnorm, q/k/v products, rope, attention, an output product, a
+// residual add, rmsnorm, a gated SwiGLU feed-forward and another add.
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "reference/gguf_reader.hpp"
+
+namespace vktune::model {
+
+struct ModelDescription {
+  std::string source;        // the file, for messages
+  std::string architecture;  // "llama"
+  std::string name;          // general.name, or ""
+  std::uint32_t layers = 0, embedding = 0, heads = 0, kv_heads = 0, head_dim = 0, feed_forward = 0, vocab = 0;
+  bool rope_neox = false;  // qwen2/qwen3 rotate (x[i], x[i + d/2]); llama and mistral (x[2i], x[2i+1])
+  bool qk_norm = false;    // qwen3: rmsnorm over each head of q and k before rope
+  // Every tensor of the file by name ("blk.3.ffn_down.weight").
+  std::map<std::string, ref::GgufTensorInfo> tensors;
+};
+
+// The architectures describe_model serves.
+const std::vector<std::string>& supported_architectures();
+
+// Throws Error(usage) with one line naming the file and the problem: an
+// architecture outside the llama family (naming it and the supported ones),
+// a missing key or tensor, shapes that disagree with the metadata.
+ModelDescription describe_model(const ref::GgufContents& contents, const std::string& source);
+
+}  // namespace vktune::model

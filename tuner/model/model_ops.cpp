@@ -1,0 +1,138 @@
+#include "tuner/model/model_ops.hpp"
+
+#include <algorithm>
+#include <optional>
+
+namespace vktune::model {
+
+namespace {
+
+// The matrix-product kernel for a weight type, or "" when vktune has none.
+std::string matmul_kernel(ref::GgmlType type) {
+  switch (type) {
+    case ref::GgmlType::F32: return "matmul_f32";
+    case ref::GgmlType::F16: return "matmul_f16";
+    case ref::GgmlType::Q4_0: return "matmul_q4_0";
+    case ref::GgmlType::Q8_0: return "matmul_q8_0";
+    case ref::GgmlType::Q4_K: return "matmul_q4k";
+    case ref::GgmlType::Q5_K: return "matmul_q5k";
+    case ref::GgmlType::Q6_K: return "matmul_q6k";
+    default: return {};
+  }
+}
+
+// The embedding lookup for the table's type, or "".
+std::string get_rows_kernel(ref::GgmlType type) {
+  switch (type) {
+    case ref::GgmlType::F16: return "get_rows_f16";
+    case ref::GgmlType::Q4_K: return "get_rows_q4k";
+    case ref::GgmlType::Q8_0: return "get_rows_q8_0";
+    default: return {};
+  }
+}
+
+class Builder {
+ public:
+  Builder(const ModelDescription& m, bool prefill) : m_(m), prefill_(prefill) {}
+
+  void add(const std::string& kernel, kernels::Shape shape, const std::string& role, ModelOps& out) {
+    auto it = std::find_if(out.ops.begin(), out.ops.end(),
+                           [&](const ModelOp& op) { return op.kernel == kernel && op.shape == shape; });
+    if (it == out.ops.end()) {
+      out.ops.push_back({kernel, std::move(shape), 0, 0, {}});
+      it = out.ops.end() - 1;
+    }
+    ++(prefill_ ? it->per_prefill : it->per_token);
+    if (std::find(it->roles.begin(), it->roles.end(), role) == it->roles.end()) it->roles.push_back(role);
+  }
+
+  void unserved(const std::string& what, ModelOps& out) {
+    const std::string phase = prefill_ ? "prefill" : "decode";
+    auto it = std::find_if(out.unserved.begin(), out.unserved.end(),
+                           [&](const Unserved& u) { return u.what == what && u.phase == phase; });
+    if (it == out.unserved.end()) {
+      out.unserved.push_back({what, phase, 0});
+      it = out.unserved.end() - 1;
+    }
+    ++it->count;
+  }
+
+  // y (rows × N) = x (rows × K) · Wᵀ for the tensor `name` (K wide, N rows).
+  void product(const std::string& name, const std::string& role, std::uint32_t rows, ModelOps& out) {
+    const auto it = m_.tensors.find(name);
+    if (it == m_.tensors.end()) {
+      unserved(name + " (missing from the file)", out);
+      return;
+    }
+    const auto& t = it->second;
+    const auto kernel = matmul_kernel(t.type);
+    if (kernel.empty()) {
+      unserved(role + " weights of type " + std::string(ref::type_name(t.type)), out);
+      return;
+    }
+    add(kernel, {rows, static_cast<std::uint32_t>(t.rows()), static_cast<std::uint32_t>(t.row_length())}, role, out);
+  }
+
+  bool has(const std::string& name) const { return m_.tensors.count(name) > 0; }
+
+ private:
+  const ModelDescription& m_;
+  bool prefill_;
+};
+
+void phase_ops(const ModelDescription& m, std::uint32_t tokens, std::uint32_t context, bool prefill, ModelOps& out) {
+  Builder b(m, prefill);
+  const auto& embd = m.tensors.at("token_embd.weight");
+  if (const auto k = get_rows_kernel(embd.type); !k.empty()) {
+    b.add(k, {tokens, m.vocab, m.embedding}, "token_embd", out);
+  } else {
+    b.unserved("token_embd lookup of type " + std::string(ref::type_name(embd.type)), out);
+  }
+  for (std::uint32_t layer = 0; layer < m.layers; ++layer) {
+    const std::string blk = "blk." + std::to_string(layer) + ".";
+    b.add("rmsnorm_mul", {tokens, m.embedding}, "attn_norm", out);
+    for (const char* qkv : {"attn_q", "attn_k", "attn_v"}) {
+      b.product(blk + qkv + ".weight", qkv, tokens, out);
+      if (b.has(blk + qkv + ".bias")) {  // qwen2
+        const auto n = static_cast<std::uint32_t>(m.tensors.at(blk + qkv + ".weight").rows());
+        b.add("add", {tokens, n}, std::string(qkv) + "_bias", out);
+      }
+    }
+    if (m.qk_norm) {
+      b.add("rmsnorm_mul", {tokens * m.heads, m.head_dim}, "attn_q_norm", out);
+      b.add("rmsnorm_mul", {tokens * m.kv_heads, m.head_dim}, "attn_k_norm", out);
+    }
+    const std::string rope = m.rope_neox ? "rope_neox" : "rope";
+    b.add(rope, {tokens, m.heads, m.head_dim}, "rope_q", out);
+    b.add(rope, {tokens, m.kv_heads, m.head_dim}, "rope_k", out);
+    b.unserved("kv-cache store (k and v into the fp16 cache)", out);
+    if (prefill) {
+      b.unserved("prefill attention", out);
+    } else {
+      b.add("attention_decode", {m.heads, m.kv_heads, m.head_dim, context}, "attention", out);
+    }
+    b.product(blk + "attn_output.weight", "attn_output", tokens, out);
+    b.add("add", {tokens, m.embedding}, "residual", out);
+    b.add("rmsnorm_mul", {tokens, m.embedding}, "ffn_norm", out);
+    b.product(blk + "ffn_gate.weight", "ffn_gate", tokens, out);
+    b.product(blk + "ffn_up.weight", "ffn_up", tokens, out);
+    b.add("swiglu", {tokens, m.feed_forward}, "swiglu", out);
+    b.product(blk + "ffn_down.weight", "ffn_down", tokens, out);
+    b.add("add", {tokens, m.embedding}, "residual", out);
+  }
+  // Logits for the last token only, in a prefill as in a decode step.
+  b.add("rmsnorm_mul", {1, m.embedding}, "output_norm", out);
+  b.product(b.has("output.weight") ? "output.weight" : "token_embd.weight", "output", 1, out);
+  b.add("argmax", {1, m.vocab}, "argmax", out);
+}
+
+}  // namespace
+
+ModelOps model_ops(const ModelDescription& model, std::uint32_t context, std::uint32_t prompt) {
+  ModelOps out;
+  phase_ops(model, 1, context, false, out);
+  if (prompt > 0) phase_ops(model, prompt, context, true, out);
+  return out;
+}
+
+}  // namespace vktune::model

@@ -1,0 +1,40 @@
+#pragma once
+// The ops of one decode token at a context length and of a prefill of P
+// tokens, as vktune kernels at shapes (kernel name, shape), deduplicated:
+// every matrix product with its real N, K and weight type, the norms, rope on
+// q and on k, decode attention, SwiGLU, the residual adds, the embedding's
+// get_rows and the final argmax. Ops vktune has no kernel for yet (the
+// KV-cache store, prefill attention, a weight type without a product) are
+// listed apart, so a predicted step time says what it leaves out.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kernels/kernel.hpp"
+#include "tuner/model/model_description.hpp"
+
+namespace vktune::model {
+
+struct ModelOp {
+  std::string kernel;
+  kernels::Shape shape;
+  std::uint32_t per_token = 0;    // dispatches in one decode step
+  std::uint32_t per_prefill = 0;  // dispatches in one prefill
+  std::vector<std::string> roles;  // "attn_q", "ffn_down", ... (first seen first)
+};
+
+struct Unserved {
+  std::string what;  // "kv-cache store", "blk.*.ffn_down.weight (IQ4_XS)"
+  std::string phase; // "decode" or "prefill"
+  std::uint32_t count = 0;
+};
+
+struct ModelOps {
+  std::vector<ModelOp> ops;  // in model order of first use
+  std::vector<Unserved> unserved;
+};
+
+// `prompt` = 0: decode only.
+ModelOps model_ops(const ModelDescription& model, std::uint32_t context, std::uint32_t prompt);
+
+}  // namespace vktune::model
