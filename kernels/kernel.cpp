@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 
 #include <nlohmann/json.hpp>
 
@@ -56,6 +57,19 @@ std::string stages_limits_violation(const std::vector<ShaderPlan>& stages, const
     return stages.size() == 1 ? problem : "stage " + std::to_string(i) + ": " + problem;
   }
   return {};
+}
+
+double untouched() {
+  const std::uint64_t bits = 0x7ff80000000a11edull;
+  double value;
+  std::memcpy(&value, &bits, sizeof value);
+  return value;
+}
+
+bool is_untouched(double expected) {
+  std::uint64_t bits;
+  std::memcpy(&bits, &expected, sizeof bits);
+  return bits == 0x7ff80000000a11edull;
 }
 
 const std::vector<Space>& Kernel::spaces() const {

@@ -178,7 +178,17 @@ struct Problem {
   // leave NaN elsewhere: those outputs are only required to be finite (so an
   // unwritten, still-poisoned element is caught all the same).
   std::vector<double> expected;
+  // The output holds fp16 values (a cache written by the kernel): it is
+  // poisoned with fp16 NaNs and read back as floats, exactly.
+  bool output_f16 = false;
 };
+
+// An expected value meaning "the kernel must leave this output element as it
+// was" (a cache row no new token goes to): it must still hold the poison
+// written before the launch. A NaN with its own payload, so it never arises
+// from arithmetic.
+double untouched();
+bool is_untouched(double expected);
 
 // Accuracy required of a variant, against the double-precision reference.
 struct Tolerance {

@@ -1,5 +1,7 @@
 #include "tuner/device_problem.hpp"
 
+#include "reference/fp16.hpp"
+
 #include <algorithm>
 #include <cstring>
 
@@ -59,13 +61,24 @@ std::vector<const vk::Buffer*> DeviceProblem::bindings(std::uint32_t copy) const
 
 void DeviceProblem::poison_output(std::uint32_t pattern) {
   auto& output = buffers_[output_index_].front();
+  // Two fp16 NaNs per word for an fp16 output: the float pattern's low half is +0.
+  if (problem_.output_f16) pattern = kHalfPoison;
   output.fill(pattern, kGuardBefore, data_bytes(problem_.buffers[output_index_]));
 }
 
 std::vector<float> DeviceProblem::download_output(std::size_t count) const {
-  const auto bytes = buffers_[output_index_].front().download(kGuardBefore, count * sizeof(float));
+  const std::size_t element = problem_.output_f16 ? 2 : sizeof(float);
+  const auto bytes = buffers_[output_index_].front().download(kGuardBefore, count * element);
   std::vector<float> values(count);
-  std::memcpy(values.data(), bytes.data(), bytes.size());
+  if (problem_.output_f16) {
+    for (std::size_t i = 0; i < count; ++i) {
+      std::uint16_t h;
+      std::memcpy(&h, bytes.data() + 2 * i, 2);
+      values[i] = ref::fp16_to_fp32(h);
+    }
+  } else {
+    std::memcpy(values.data(), bytes.data(), bytes.size());
+  }
   return values;
 }
 

@@ -42,7 +42,8 @@ class DeviceProblem {
   std::uint64_t weight_bytes() const { return weight_bytes_; }
 
   // Fills the output's data with `pattern` (its guard bands keep the canary).
-  void poison_output(std::uint32_t pattern);
+  void poison_output(std::uint32_t pattern);  // an fp16 output takes kHalfPoison instead
+  static constexpr std::uint32_t kHalfPoison = 0x7e007e00u;
   // The first `count` floats of the output.
   std::vector<float> download_output(std::size_t count) const;
   // Empty when every guard band still holds the canary; else names the

@@ -40,7 +40,8 @@ void complete_reference(vk::Device& device, const kernels::Kernel& kernel, kerne
     VariantRunner runner(device, variant, buffers, static_cast<std::uint32_t>(kernel.shape_dims().size()), 2);
     // Every element NaN: "only required to be finite", so the launch passes
     // when it writes every output, stays inside its buffers and finishes.
-    const auto outputs = problem.buffers.at(problem.output_index).bytes.size() / sizeof(float);
+    const auto outputs =
+        problem.buffers.at(problem.output_index).bytes.size() / (problem.output_f16 ? 2 : sizeof(float));
     problem.expected.assign(outputs, std::numeric_limits<double>::quiet_NaN());
     ran = runner.validate(on_device, problem, kernel.tolerance(shape), vk::kDefaultTimeout, &output);
   } catch (const Error& e) {

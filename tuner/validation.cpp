@@ -14,7 +14,12 @@ Validation compare_output(const std::vector<float>& got, const std::vector<doubl
   }
   double diff2 = 0, ref2 = 0, ref_max = 0;
   std::size_t first_non_finite = got.size(), worst = 0;
+  std::size_t overwritten = 0, first_overwritten = got.size();
   for (std::size_t i = 0; i < got.size(); ++i) {
+    if (kernels::is_untouched(expected[i])) {  // must still hold the poison
+      if (!std::isnan(got[i]) && overwritten++ == 0) first_overwritten = i;
+      continue;
+    }
     if (!std::isfinite(got[i])) {
       if (v.non_finite++ == 0) first_non_finite = i;
       continue;
@@ -32,7 +37,10 @@ Validation compare_output(const std::vector<float>& got, const std::vector<doubl
   v.rel_l2 = ref2 > 0 ? std::sqrt(diff2 / ref2) : std::sqrt(diff2);
   v.max_rel = ref_max > 0 ? v.max_abs / ref_max : v.max_abs;
   std::ostringstream why;
-  if (v.non_finite > 0) {
+  if (overwritten > 0) {
+    why << overwritten << " output elements the kernel must leave untouched were written (first at index "
+        << first_overwritten << ": " << got[first_overwritten] << ")";
+  } else if (v.non_finite > 0) {
     why << v.non_finite << " of " << got.size() << " outputs are NaN/Inf (first at index " << first_non_finite
         << "; outputs are poisoned with NaN and buffers end in NaN guard bands, so those elements were never "
            "written or read past a buffer's end)";

@@ -35,7 +35,8 @@ using testing_support::test_device_index;
 using testing_support::WrongReference;
 
 const std::vector<std::string> kNames = {"rope",          "rope_neox",     "rope_f16",     "rope_neox_f16",
-                                         "get_rows_f16",  "get_rows_q8_0", "get_rows_q4k", "attention_decode"};
+                                         "get_rows_f16",  "get_rows_q8_0", "get_rows_q4k", "attention_decode",
+                                         "kv_store"};
 // NVIDIA's H200 as vktune sees it (results/h200/devices.json), for
 // device-free checks.
 vk::DeviceInfo h200() {
@@ -82,6 +83,8 @@ TEST_P(DecodeOps, RejectsShapesItsTemplateCannotRun) {
     odd[2] = 127;  // head_dim must be even
   } else if (GetParam().rfind("get_rows", 0) == 0) {
     odd[2] = 4096 + 2;  // not a whole number of blocks (or of vec4 stores)
+  } else if (GetParam() == "kv_store") {
+    odd[1] = 1025;  // rows are fp16 pairs
   } else {
     odd[0] = 12;  // heads not a multiple of the 8 KV heads
   }
@@ -153,8 +156,10 @@ TEST_P(DecodeOps, ProblemIsSeededAndMatchesItsSizes) {
   EXPECT_TRUE(differs);
   EXPECT_EQ(bytes, kernel().device_bytes(shape));
   EXPECT_TRUE(a.buffers[a.output_index].is_output);
-  EXPECT_EQ(a.buffers[a.output_index].bytes.size(), a.expected.size() * sizeof(float));
-  EXPECT_TRUE(std::all_of(a.expected.begin(), a.expected.end(), [](double v) { return std::isfinite(v); }));
+  EXPECT_EQ(a.buffers[a.output_index].bytes.size(), a.expected.size() * (a.output_f16 ? 2 : sizeof(float)));
+  // Every element checked: a value, or (a cache row no token goes to) one that must stay untouched.
+  EXPECT_TRUE(std::all_of(a.expected.begin(), a.expected.end(),
+                          [](double v) { return std::isfinite(v) || kernels::is_untouched(v); }));
   const auto m = kernel().metrics(shape);
   EXPECT_GT(m.bytes, 0.0);
   EXPECT_LE(m.bytes, static_cast<double>(bytes));
@@ -442,6 +447,28 @@ TEST_P(DecodeOpsDevice, APerturbedReferenceFails) {
   const auto failures = testing_support::failing_variants(*instance_, wrong, shape, {wrong.baseline(shape)}, 7);
   ASSERT_EQ(failures.size(), 1u);  // the baseline passes against the true reference
   EXPECT_NE(failures[0].find("exceeds"), std::string::npos) << failures[0];
+}
+
+// kv_store must leave every row no token goes to as it was: given a
+// position other than the one its reference expects, a variant writes a row
+// that must stay untouched (and leaves the expected row poisoned).
+class KvStoreDevice : public testing_support::DeviceSuite<int> {};
+
+TEST_F(KvStoreDevice, AStoreToAnotherRowIsCaught) {
+  const WrongReference moved(kernels::find_kernel("kv_store"), [](kernels::Problem& p) {
+    auto& positions = p.buffers.at(1).bytes;  // int32 per token
+    std::int32_t first;
+    std::memcpy(&first, positions.data(), 4);
+    first = (first + 1) % static_cast<std::int32_t>(p.shape.at(2));
+    bool taken = false;  // another token's row: try the next
+    for (std::size_t t = 1; t < p.shape.at(0); ++t) taken = taken || std::memcmp(&first, positions.data() + 4 * t, 4) == 0;
+    if (taken) first = (first + 1) % static_cast<std::int32_t>(p.shape.at(2));
+    std::memcpy(positions.data(), &first, 4);
+  });
+  const Shape shape{1, 1000, 64};
+  const auto failures = testing_support::failing_variants(*instance_, moved, shape, {moved.baseline(shape)}, 11);
+  ASSERT_EQ(failures.size(), 1u);
+  EXPECT_NE(failures[0].find("must leave untouched were written"), std::string::npos) << failures[0];
 }
 
 // The check shapes split a cache into at most five: the split merges'

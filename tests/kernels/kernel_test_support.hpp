@@ -224,11 +224,14 @@ inline void expect_pruned_counts(const kernels::Kernel& kernel, const std::array
   }
 }
 
-// The real kernel with its largest expected value moved by a tenth of
-// itself: every variant must fail validation.
+// The real kernel with its problem made wrong: by default its largest
+// expected value moved by a tenth of itself; every variant must fail
+// validation.
 class WrongReference final : public kernels::Kernel {
  public:
-  explicit WrongReference(const kernels::Kernel& real) : real_(real) {}
+  using Mutation = std::function<void(kernels::Problem&)>;
+  explicit WrongReference(const kernels::Kernel& real, Mutation mutation = scale_largest)
+      : real_(real), mutation_(std::move(mutation)) {}
   std::string name() const override { return real_.name(); }
   std::string description() const override { return real_.description(); }
   std::vector<std::string> shape_dims() const override { return real_.shape_dims(); }
@@ -246,11 +249,14 @@ class WrongReference final : public kernels::Kernel {
   }
   kernels::Problem make_problem(const kernels::Shape& s, const kernels::Inputs& inputs) const override {
     auto p = real_.make_problem(s, inputs);
+    mutation_(p);
+    return p;
+  }
+  static void scale_largest(kernels::Problem& p) {
     auto it = std::max_element(p.expected.begin(), p.expected.end(), [](double a, double b) {
       return !(std::fabs(b) <= std::fabs(a)) && !std::isnan(b);  // NaN (unchecked) entries never win
     });
     *it *= 1.1;
-    return p;
   }
   kernels::Tolerance tolerance(const kernels::Shape& s) const override { return real_.tolerance(s); }
   kernels::Tolerance variant_tolerance(const kernels::Config& c, const kernels::Shape& s) const override {
@@ -261,6 +267,7 @@ class WrongReference final : public kernels::Kernel {
 
  private:
   const kernels::Kernel& real_;
+  Mutation mutation_;
 };
 
 // A parameterised suite that shares one Vulkan instance among its tests.

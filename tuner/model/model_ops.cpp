@@ -105,7 +105,9 @@ void phase_ops(const ModelDescription& m, std::uint32_t tokens, std::uint32_t co
     const std::string rope = m.rope_neox ? "rope_neox" : "rope";
     b.add(rope, {tokens, m.heads, m.head_dim}, "rope_q", out);
     b.add(rope, {tokens, m.kv_heads, m.head_dim}, "rope_k", out);
-    b.unserved("kv-cache store (k and v into the fp16 cache)", out);
+    // k and v, each into its fp16 cache of `context` rows.
+    b.add("kv_store", {tokens, m.kv_heads * m.head_dim, context}, "kv_store_k", out);
+    b.add("kv_store", {tokens, m.kv_heads * m.head_dim, context}, "kv_store_v", out);
     if (prefill) {
       b.unserved("prefill attention", out);
     } else {

@@ -3,8 +3,8 @@
 // tokens, as vktune kernels at shapes (kernel name, shape), deduplicated:
 // every matrix product with its real N, K and weight type, the norms, rope on
 // q and on k, decode attention, SwiGLU, the residual adds, the embedding's
-// get_rows and the final argmax. Ops vktune has no kernel for yet (the
-// KV-cache store, prefill attention, a weight type without a product) are
+// get_rows, the KV-cache stores and the final argmax. Ops vktune has no
+// kernel for yet (prefill attention, a weight type without a product) are
 // listed apart, so a predicted step time says what it leaves out.
 #include <cstdint>
 #include <string>
