@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tests/support/tiny_model.hpp"
+#include "tests/support/synthetic_model.hpp"
 #include "tests/support/vktune_process.hpp"
 
 namespace vktune {

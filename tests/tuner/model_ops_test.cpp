@@ -10,7 +10,7 @@
 #include "common/error.hpp"
 #include "kernels/registry.hpp"
 #include "reference/gguf_reader.hpp"
-#include "tests/support/tiny_model.hpp"
+#include "tests/support/synthetic_model.hpp"
 #include "tuner/model/model_ops.hpp"
 #include "tuner/model/model_tuning.hpp"
 
