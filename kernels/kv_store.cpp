@@ -37,7 +37,14 @@ class KvStore final : public Kernel {
   std::vector<std::string> shape_dims() const override { return {"tokens", "row", "kv_len"}; }
 
   void validate_shape(const Shape& shape) const override {
-    support::check_dims(name(), shape_dims(), shape);
+    if (shape.size() != 3) {
+      throw Error(ErrorKind::usage, name() + " takes shapes tokens,row,kv_len; got " + std::to_string(shape.size()) +
+                                        " dimensions");
+    }
+    // The source (tokens x row) is indexed in 32 bits, the cache below; the
+    // product of all three sizes nothing.
+    support::check_dims(name(), {"tokens", "row"}, Shape{shape[0], shape[1]});
+    if (shape[2] == 0) throw Error(ErrorKind::usage, name() + ": kv_len must be positive");
     if (shape[1] % 2 != 0) {
       throw Error(ErrorKind::usage, name() + ": row " + std::to_string(shape[1]) + " must be even (fp16 pairs)");
     }
