@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <optional>
 #include <tuple>
 #include <utility>
 
@@ -114,6 +115,13 @@ BrowseResult browse(const Store& store, const BrowseFilter& filter) {
   const auto connection = sqlite::Connection::open(store.path(), sqlite::Connection::Mode::read_only);
   std::map<ShapeKey, ShapeRecord> records;
   std::map<ShapeKey, std::vector<StoredRow>> confirm_rows;
+  // A row's (device, kernel, shape, cache mode), from its first four
+  // columns, when the filters select it.
+  auto selected_key = [&](sqlite::Statement& row) -> std::optional<ShapeKey> {
+    ShapeKey key{row.column_int64(0), row.column_text(1), row.column_text(2), row.column_text(3)};
+    if (!selected(key.device_id) || !shape_matches(shape, key.shape)) return std::nullopt;
+    return key;
+  };
   {
     // created_at has millisecond resolution; rowid breaks ties in the order
     // rows were first written (an attempt row keeps its rowid when its result
@@ -125,8 +133,9 @@ BrowseResult browse(const Store& store, const BrowseFilter& filter) {
                            "WHERE ?1 = '' OR v.kernel = ?1 ORDER BY m.created_at, m.rowid");
     rows.bind_all(filter.kernel);
     while (rows.step()) {
-      ShapeKey key{rows.column_int64(0), rows.column_text(1), rows.column_text(2), rows.column_text(3)};
-      if (!selected(key.device_id) || !shape_matches(shape, key.shape)) continue;
+      const auto found = selected_key(rows);
+      if (!found) continue;
+      const ShapeKey& key = *found;
       StoredRow row;
       row.variant_hash = rows.column_text(4);
       row.config_json = rows.column_text(5);
@@ -157,8 +166,9 @@ BrowseResult browse(const Store& store, const BrowseFilter& filter) {
                               "WHERE ?1 = '' OR kernel = ?1");
     winners.bind_all(filter.kernel);
     while (winners.step()) {
-      ShapeKey key{winners.column_int64(0), winners.column_text(1), winners.column_text(2), winners.column_text(3)};
-      if (!selected(key.device_id) || !shape_matches(shape, key.shape)) continue;
+      const auto found = selected_key(winners);
+      if (!found) continue;
+      const ShapeKey& key = *found;
       StoredWinner w;
       w.variant_hash = winners.column_text(4);
       w.config_json = winners.column_text(5);

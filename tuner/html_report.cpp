@@ -1,3 +1,4 @@
+#include "tuner/svg_plot.hpp"
 #include "tuner/html_report.hpp"
 
 #include <cstdio>
@@ -11,12 +12,6 @@
 
 namespace vktune {
 namespace {
-
-std::string fixed(double value, int decimals) {
-  char text[64];
-  std::snprintf(text, sizeof text, "%.*f", decimals, value);
-  return text;
-}
 
 // Colours and layout. No web font: the generic families are whatever the
 // reader's system has.

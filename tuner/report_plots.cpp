@@ -15,12 +15,6 @@
 namespace vktune {
 namespace {
 
-std::string fixed(double value, int decimals) {
-  char text[64];
-  std::snprintf(text, sizeof text, "%.*f", decimals, value);
-  return text;
-}
-
 // Full precision for data attributes, so a reader can compare them with the database.
 std::string exact(double value) {
   char text[40];

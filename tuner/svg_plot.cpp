@@ -115,6 +115,12 @@ std::vector<double> axis_ticks(const Axis& axis) {
   return ticks;
 }
 
+std::string fixed(double value, int decimals) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.*f", decimals, value);
+  return text;
+}
+
 std::string tick_label(double value) {
   char text[32];
   const double magnitude = std::abs(value);

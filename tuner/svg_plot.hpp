@@ -38,6 +38,8 @@ Axis linear_axis(double lo, double hi, std::string label);
 std::vector<double> axis_ticks(const Axis& axis);
 // A tick label: short, no trailing zeros ("0.5", "20", "1500", "15k", "2e-05").
 std::string tick_label(double value);
+// A number with `decimals` digits after the point ("12.30"), for labels and tables.
+std::string fixed(double value, int decimals);
 
 using DataAttributes = std::vector<std::pair<std::string, std::string>>;
 

@@ -1,7 +1,8 @@
-// `vktune model FILE.gguf` on the test device with a tiny llama model: every
-// op of the decode step tuned under one short budget, the prediction the sum
-// of the ops' times, and `vktune export --model` the table of exactly those
-// ops; another architecture is one line and exit 2.
+// `vktune model FILE.gguf` on the test device with the tiny random model
+// `vktune gguf --make-random tiny Q4_K_M` writes: every op of the decode step
+// tuned under one short budget, the prediction the sum of the ops' times, and
+// `vktune export --model` the table of exactly those ops; bad models and
+// options are one line and exit 2.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -9,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tests/support/synthetic_model.hpp"
+#include "reference/gguf_writer.hpp"
 #include "tests/support/vktune_process.hpp"
 
 namespace vktune {
@@ -17,11 +18,24 @@ namespace {
 
 using nlohmann::json;
 
-class ModelCli : public testing::VktuneProcessTest {};
+class ModelCli : public testing::VktuneProcessTest {
+ protected:
+  std::string tiny_model() {
+    const auto path = (dir / "tiny.gguf").string();
+    const auto made = run("gguf --make-random tiny Q4_K_M -o " + path + " --seed 5");
+    EXPECT_EQ(made.exit_code, 0) << made.err;
+    return path;
+  }
+  // One line on stderr and exit 2.
+  void expect_refused(const testing::RunResult& r, const std::string& text) {
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find(text), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  }
+};
 
 TEST_F(ModelCli, TunesEveryOpOfTheDecodeStepAndExportsTheirTable) {
-  testing_support::tiny_model().write(dir / "tiny.gguf");
-  const auto model = (dir / "tiny.gguf").string();
+  const auto model = tiny_model();
   const auto db = (dir / "m.db").string();
   const auto r = run("model " + model + " --device 0 --time 8s --prompt 0 --context 64 --seed 3 --json --db " + db);
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -29,7 +43,7 @@ TEST_F(ModelCli, TunesEveryOpOfTheDecodeStepAndExportsTheirTable) {
   EXPECT_EQ(report.at("format"), "vktune-model");
   EXPECT_EQ(report.at("version"), 1);
   const auto& ops = report.at("ops");
-  ASSERT_EQ(ops.size(), 16u) << r.out;  // the distinct decode ops of the tiny model (tests/tuner/model_ops_test.cpp)
+  ASSERT_EQ(ops.size(), 15u) << r.out;  // the distinct decode ops of the tiny model (tests/tuner/model_ops_test.cpp)
   double decode_us = 0, shares = 0;
   std::uint32_t dispatches = 0;
   std::set<std::pair<std::string, std::string>> tuned;
@@ -45,10 +59,12 @@ TEST_F(ModelCli, TunesEveryOpOfTheDecodeStepAndExportsTheirTable) {
   // 1 lookup + 2 layers x 17 (2 norms; the q, k, v, output, gate, up and down products; 2 ropes;
   // the k and v stores; attention; swiglu; 2 adds) + output norm, head, argmax.
   EXPECT_EQ(dispatches, 1u + 2 * 17 + 3);
+  EXPECT_TRUE(report.at("decode").at("complete").get<bool>());
   EXPECT_NEAR(report.at("decode").at("tuned_us").get<double>(), decode_us, 1e-6 * decode_us);
   EXPECT_NEAR(report.at("decode").at("tokens_per_second").get<double>(), 1e6 / decode_us, 1e-6 * 1e6 / decode_us);
   EXPECT_NEAR(shares, 1.0, 1e-9);
   EXPECT_TRUE(report.at("unserved").empty()) << report.at("unserved").dump();  // a decode step is all served
+  EXPECT_TRUE(report.at("prefill").is_null());
 
   // The table of exactly these ops (attention at this context, no prefill).
   const auto exported = run("export --db " + db + " --model " + model + " --prompt 0 --context 64");
@@ -58,20 +74,29 @@ TEST_F(ModelCli, TunesEveryOpOfTheDecodeStepAndExportsTheirTable) {
   for (const auto& w : table.at("winners")) in_table.emplace(w.at("kernel"), w.at("shape"));
   EXPECT_EQ(in_table, tuned);
   // At another context attention and the kv stores are other shapes: not in the database.
-  const auto other = run("export --db " + db + " --model " + model + " --prompt 0 --context 4096");
+  const auto other = run("export --db " + db + " --model " + model + " --prompt 0 --context 128");
   ASSERT_EQ(other.exit_code, 0) << other.err;
-  EXPECT_EQ(json::parse(other.out).at("winners").size(), tuned.size() - 2);  // attention and the kv store
+  EXPECT_EQ(json::parse(other.out).at("winners").size(), tuned.size() - 2);
 }
 
-TEST_F(ModelCli, AnotherArchitectureIsOneLineAndExitTwo) {
-  testing_support::tiny_model("gpt2").write(dir / "gpt2.gguf");
-  const auto r = run("model " + (dir / "gpt2.gguf").string() + " --device 0 --db " + (dir / "m.db").string());
-  EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("architecture 'gpt2' is not supported (supported: llama, mistral, qwen2, qwen3)"),
-            std::string::npos)
-      << r.err;
-  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
-  EXPECT_FALSE(std::filesystem::exists(dir / "m.db"));  // refused before the database
+TEST_F(ModelCli, BadModelsAndOptionsAreOneLineAndExitTwo) {
+  ref::GgufWriter gpt2;
+  gpt2.set("general.architecture", std::string("gpt2"));
+  gpt2.write(dir / "gpt2.gguf");
+  const auto db = (dir / "m.db").string();
+  expect_refused(run("model " + (dir / "gpt2.gguf").string() + " --device 0 --db " + db),
+                 "architecture 'gpt2' is not supported (supported: llama, mistral, qwen2, qwen3)");
+  const auto model = tiny_model();
+  expect_refused(run("model " + model + " --device 0 --context 4096 --db " + db),
+                 "--context 4096 is above " + model + "'s context length of 2048");
+  expect_refused(run("model " + model + " --device 0 --context 64 --prompt 128 --db " + db),
+                 "--prompt 128 does not fit a KV cache of --context 64");
+  EXPECT_FALSE(std::filesystem::exists(db));  // refused before the database
+  expect_refused(run("gguf --make-random llama3-70b Q4_K_M -o " + (dir / "x.gguf").string()),
+                 "no model preset 'llama3-70b' (presets: tiny, llama3-8b)");
+  expect_refused(run("gguf --make-random tiny Q3_K_S -o " + (dir / "x.gguf").string()),
+                 "no type mix 'Q3_K_S' (mixes: Q4_K_M, Q8_0, F16)");
+  EXPECT_FALSE(std::filesystem::exists(dir / "x.gguf"));
 }
 
 }  // namespace

@@ -1,7 +1,9 @@
 // A GGUF model's decode step and prefill as vktune ops (tuner/model/): the
 // architecture and dimensions read from the metadata, every product at its
 // tensor's real N, K and type, counts per token and per prefill; refusals
-// of other architectures; and the time-sharing rule of `vktune model`.
+// of other architectures, missing tensors and shapes that disagree with the
+// metadata; tensors no kernel reads; the random models `vktune gguf
+// --make-random` writes; and the time-sharing rule of `vktune model`.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -10,16 +12,35 @@
 #include "common/error.hpp"
 #include "kernels/registry.hpp"
 #include "reference/gguf_reader.hpp"
-#include "tests/support/synthetic_model.hpp"
+#include "reference/gguf_types.hpp"
 #include "tuner/model/model_ops.hpp"
 #include "tuner/model/model_tuning.hpp"
+#include "tuner/model/random_model.hpp"
 
 namespace vktune::model {
 namespace {
 
+ModelPreset tiny(const std::string& architecture = "llama") {
+  auto preset = find_preset("tiny");
+  preset.architecture = architecture;
+  return preset;
+}
+
 ModelDescription describe(const ref::GgufWriter& writer) {
   const auto bytes = writer.bytes();
   return describe_model(ref::parse_gguf(bytes, "tiny.gguf"), "tiny.gguf");
+}
+
+// The one-line usage error describing `writer` gives.
+std::string refusal(const ref::GgufWriter& writer) {
+  try {
+    describe(writer);
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::usage);
+    return e.what();
+  }
+  ADD_FAILURE() << "described";
+  return {};
 }
 
 using Counts = std::map<std::pair<std::string, std::string>, std::pair<std::uint32_t, std::uint32_t>>;
@@ -31,73 +52,127 @@ Counts counts_of(const ModelOps& ops) {
 }
 
 TEST(ModelOps, TheTinyLlamasDecodeStepAndPrefill) {
-  const auto m = describe(testing_support::tiny_model());
+  const auto m = describe(random_model(tiny(), "Q4_K_M", 1));
   EXPECT_EQ(m.architecture, "llama");
-  EXPECT_EQ(std::tie(m.layers, m.embedding, m.heads, m.kv_heads, m.head_dim, m.feed_forward, m.vocab),
-            std::make_tuple(2u, 256u, 4u, 2u, 64u, 512u, 128u));
+  EXPECT_EQ(std::tie(m.layers, m.embedding, m.heads, m.kv_heads, m.head_dim, m.feed_forward, m.vocab, m.context_length),
+            std::make_tuple(2u, 256u, 4u, 2u, 64u, 512u, 128u, 2048u));
   EXPECT_FALSE(m.rope_neox);
   const auto ops = model_ops(m, 64, 8);
-  // Written out from the model: 2 layers; T = 1 (decode) and 8 (prefill).
+  // Written out from the model: 2 layers, Q4_K_M (layer 1 of 2 takes Q6_K
+  // for attn_v and ffn_down, as llama.cpp gives the last eighth more bits;
+  // a Q6_K output head); T = 1 (decode) and 8 (prefill).
   const Counts want{
-      {{"get_rows_f16", "1,128,256"}, {1, 0}},
-      {{"get_rows_f16", "8,128,256"}, {0, 1}},
+      {{"get_rows_q4k", "1,128,256"}, {1, 0}},
+      {{"get_rows_q4k", "8,128,256"}, {0, 1}},
       {{"rmsnorm_mul", "1,256"}, {5, 1}},  // 2 per layer, the output norm (a prefill's on its last token)
       {{"rmsnorm_mul", "8,256"}, {0, 4}},
-      {{"matmul_q8_0", "1,256,256"}, {2, 0}},
-      {{"matmul_q8_0", "1,128,256"}, {4, 0}},
-      {{"matmul_q8_0", "8,256,256"}, {0, 2}},
-      {{"matmul_q8_0", "8,128,256"}, {0, 4}},
+      {{"matmul_q4k", "1,256,256"}, {4, 0}},  // q and output
+      {{"matmul_q4k", "8,256,256"}, {0, 4}},
+      {{"matmul_q4k", "1,128,256"}, {3, 0}},  // k twice, v of layer 0
+      {{"matmul_q4k", "8,128,256"}, {0, 3}},
+      {{"matmul_q6k", "1,128,256"}, {2, 1}},  // v of layer 1; the output head, last token only
+      {{"matmul_q6k", "8,128,256"}, {0, 1}},
       {{"rope", "1,4,64"}, {2, 0}},
       {{"rope", "1,2,64"}, {2, 0}},
       {{"rope", "8,4,64"}, {0, 2}},
       {{"rope", "8,2,64"}, {0, 2}},
-      {{"attention_decode", "4,2,64,64"}, {2, 0}},
       {{"kv_store", "1,128,64"}, {4, 0}},  // k and v per layer
       {{"kv_store", "8,128,64"}, {0, 4}},
-      {{"matmul_q4k", "1,256,256"}, {2, 0}},
-      {{"matmul_q4k", "8,256,256"}, {0, 2}},
+      {{"attention_decode", "4,2,64,64"}, {2, 0}},
       {{"add", "1,256"}, {4, 0}},
       {{"add", "8,256"}, {0, 4}},
       {{"matmul_q4k", "1,512,256"}, {4, 0}},
       {{"matmul_q4k", "8,512,256"}, {0, 4}},
       {{"swiglu", "1,512"}, {2, 0}},
       {{"swiglu", "8,512"}, {0, 2}},
-      {{"matmul_q6k", "1,256,512"}, {1, 0}},
-      {{"matmul_q6k", "8,256,512"}, {0, 1}},
       {{"matmul_q4k", "1,256,512"}, {1, 0}},
       {{"matmul_q4k", "8,256,512"}, {0, 1}},
-      {{"matmul_q6k", "1,128,256"}, {1, 1}},  // the output head, last token only
+      {{"matmul_q6k", "1,256,512"}, {1, 0}},
+      {{"matmul_q6k", "8,256,512"}, {0, 1}},
       {{"argmax", "1,128"}, {1, 1}},
   };
   EXPECT_EQ(counts_of(ops), want);
-  // What no kernel serves yet is listed, not dropped.
+  // What no kernel serves yet is listed, not dropped: the prefill is incomplete.
   std::map<std::string, std::uint32_t> unserved;  // "phase: first words" -> count
-  for (const auto& u : ops.unserved) unserved[u.phase + ": " + u.what.substr(0, 14)] = u.count;
-  const std::map<std::string, std::uint32_t> want_unserved{{"prefill: prefill attent", 2}};
+  for (const auto& u : ops.unserved) unserved[u.phase + ": " + u.what] = u.count;
+  const std::map<std::string, std::uint32_t> want_unserved{{"prefill: prefill attention", 2}};
   EXPECT_EQ(unserved, want_unserved);
+  EXPECT_TRUE(ops.complete("decode"));
+  EXPECT_FALSE(ops.complete("prefill"));
   // Every op is a registered kernel that accepts its shape.
   for (const auto& op : ops.ops) EXPECT_NO_THROW(kernels::find_kernel(op.kernel).validate_shape(op.shape)) << op.kernel;
 }
 
 TEST(ModelOps, QwenRotatesNeoxStyle) {
-  const auto ops = model_ops(describe(testing_support::tiny_model("qwen2")), 64, 0);
+  const auto ops = model_ops(describe(random_model(tiny("qwen2"), "Q8_0", 1)), 64, 0);
   const auto c = counts_of(ops);
   EXPECT_EQ(c.count({"rope", "1,4,64"}), 0u);
   EXPECT_EQ(c.at({"rope_neox", "1,4,64"}), std::make_pair(2u, 0u));
+  EXPECT_EQ(c.at({"get_rows_q8_0", "1,128,256"}), std::make_pair(1u, 0u));
 }
 
-TEST(ModelOps, OtherArchitecturesAreRefusedInOneLine) {
-  try {
-    describe(testing_support::tiny_model("gpt2"));
-    FAIL() << "described";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), ErrorKind::usage);
-    EXPECT_EQ(std::string(e.what()),
-              "tiny.gguf: architecture 'gpt2' is not supported (supported: llama, mistral, qwen2, qwen3)");
-  }
+TEST(ModelOps, OtherArchitecturesMissingTensorsAndWrongShapesAreRefusedInOneLine) {
+  EXPECT_EQ(refusal(random_model(tiny("gpt2"), "F16", 1)),
+            "tiny.gguf: architecture 'gpt2' is not supported (supported: llama, mistral, qwen2, qwen3)");
   ref::GgufWriter no_layers;
   no_layers.set("general.architecture", std::string("llama"));
-  EXPECT_THROW(describe(no_layers), Error);
+  EXPECT_EQ(refusal(no_layers), "tiny.gguf: metadata key llama.block_count is missing");
+}
+
+TEST(ModelOps, AMissingTensorOrAShapeOffTheMetadataIsNamed) {
+  // The tensors are 512 wide; the rebuilt metadata says 640.
+  const auto wider = random_model(tiny(), "F16", 1);
+  ref::GgufWriter renamed;  // rebuilt with one key changed
+  const auto contents = ref::parse_gguf(wider.bytes(), "tiny.gguf");
+  for (const auto& kv : contents.metadata) {
+    renamed.set(kv.key, kv.key == "llama.feed_forward_length" ? ref::GgufValue(std::uint32_t{640}) : kv.value);
+  }
+  const auto file = ref::GgufFile::from_bytes(wider.bytes(), "tiny.gguf");
+  for (const auto& t : contents.tensors) {
+    if (t.name == "blk.1.ffn_up.weight") continue;  // and this one left out
+    renamed.add_tensor(t.name, t.type, t.shape, file.tensor_data(t));
+  }
+  EXPECT_EQ(refusal(renamed), "tiny.gguf: tensor blk.0.ffn_gate.weight is 256 x 512, the metadata says 256 x 640");
+  ref::GgufWriter missing;
+  for (const auto& kv : contents.metadata) missing.set(kv.key, kv.value);
+  for (const auto& t : contents.tensors) {
+    if (t.name != "blk.1.ffn_up.weight") missing.add_tensor(t.name, t.type, t.shape, file.tensor_data(t));
+  }
+  EXPECT_EQ(refusal(missing), "tiny.gguf: tensor blk.1.ffn_up.weight is missing");
+}
+
+TEST(ModelOps, TensorsNoKernelReadsAreListedOnce) {
+  // A Q6_K embedding: there is no Q6_K row lookup.
+  const auto writer = random_model(
+      tiny(),
+      [](const std::string& role, std::uint32_t) {
+        return role == "token_embd" ? ref::GgmlType::Q6_K : ref::GgmlType::Q8_0;
+      },
+      "test", 1);
+  const auto ops = model_ops(describe(writer), 64, 8);
+  ASSERT_EQ(ops.unsupported.size(), 1u);
+  EXPECT_EQ(ops.unsupported[0].tensor, "token_embd.weight");
+  EXPECT_EQ(ops.unsupported[0].type, "Q6_K");
+  EXPECT_FALSE(ops.complete("decode"));
+}
+
+TEST(ModelOps, RandomModelsHaveTheirPresetsShapesAndMixes) {
+  EXPECT_THROW(find_preset("llama3-70b"), Error);
+  EXPECT_THROW(check_type_mix("Q3_K_S"), Error);
+  const auto bytes = random_model(tiny(), "Q4_K_M", 7).bytes();
+  const auto contents = ref::parse_gguf(bytes, "tiny.gguf");
+  EXPECT_EQ(contents.find_tensor("blk.1.ffn_down.weight")->type, ref::GgmlType::Q6_K);
+  EXPECT_EQ(contents.find_tensor("blk.0.ffn_down.weight")->type, ref::GgmlType::Q4_K);
+  EXPECT_EQ(contents.find_tensor("output.weight")->type, ref::GgmlType::Q6_K);
+  // Random, reproducible from the seed.
+  const auto file = ref::GgufFile::from_bytes(bytes, "tiny.gguf");
+  const auto again = ref::GgufFile::from_bytes(random_model(tiny(), "Q4_K_M", 7).bytes(), "again");
+  const auto other = ref::GgufFile::from_bytes(random_model(tiny(), "Q4_K_M", 8).bytes(), "other");
+  const auto* q = contents.find_tensor("blk.0.attn_q.weight");
+  EXPECT_EQ(file.tensor_data(*q), again.tensor_data(*again.contents().find_tensor("blk.0.attn_q.weight")));
+  EXPECT_NE(file.tensor_data(*q), other.tensor_data(*other.contents().find_tensor("blk.0.attn_q.weight")));
+  const auto values = file.dequantize(*q);
+  EXPECT_TRUE(std::any_of(values.begin(), values.end(), [](float v) { return v != 0; }));
 }
 
 TEST(ModelTuning, TimeIsSharedByPotentialGain) {

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <iomanip>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <memory>
 #include <sstream>
@@ -14,9 +15,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/atomic_file.hpp"
 #include "common/error.hpp"
-#include "reference/gguf_reader.hpp"
 #include "common/text_escape.hpp"
+#include "reference/gguf_reader.hpp"
+#include "tuner/model/random_model.hpp"
 #include "tuner/commands/commands.hpp"
 #include "tuner/commands/options.hpp"
 #include "tuner/gguf_dequant.hpp"
@@ -37,7 +40,22 @@ struct GgufOptions {
   bool json = false;
   std::string dequant;
   std::string output;
+  std::vector<std::string> make_random;  // PRESET MIX
+  std::uint64_t seed = 1;
 };
+
+// `--make-random PRESET MIX -o OUT`: a model with random weights, written
+// whole or not at all.
+void write_random_model(const GgufOptions& options) {
+  const auto& preset = model::find_preset(options.make_random.at(0));
+  model::check_type_mix(options.make_random.at(1));
+  const auto bytes = model::random_model(preset, options.make_random.at(1), options.seed).bytes();
+  AtomicFile out(options.output);
+  out.write(bytes.data(), bytes.size());
+  out.commit();
+  std::cout << "wrote " << options.output << ": " << preset.name << " " << options.make_random.at(1) << ", "
+            << bytes.size() << " bytes, random weights (seed " << options.seed << ")\n";
+}
 
 std::string type_text(const GgufValue& value) {
   if (const auto* array = value.as_array()) {
@@ -182,17 +200,39 @@ void print_json(const std::string& path, const ref::GgufFile& file) {
 void add_gguf_command(CLI::App& root, int& result_code) {
   auto* cmd = root.add_subcommand("gguf", "Inspect a GGUF file: metadata, tensors, per-type totals; dequantize a tensor");
   auto options = std::make_shared<GgufOptions>();
-  cmd->add_option("FILE", options->file, "GGUF file (version 2 or 3)")->required()->check(CLI::ExistingFile);
+  auto* file = cmd->add_option("FILE", options->file, "GGUF file (version 2 or 3)")->check(CLI::ExistingFile);
   cmd->add_flag("--json", options->json, "Print as JSON");
   auto* dequant = cmd->add_option("--dequant", options->dequant,
                                   "Write tensor NAME dequantized as little-endian float32 (row-major, ne0 fastest)");
   dequant->type_name("NAME");
-  auto* output = cmd->add_option("-o,--output", options->output, "Output file for --dequant")
+  auto* output = cmd->add_option("-o,--output", options->output, "Output file for --dequant or --make-random")
                      ->check(output_file_validator());
   output->type_name("OUT");
+  std::string presets, mixes;
+  for (const auto& p : model::model_presets()) presets += (presets.empty() ? "" : ", ") + p.name;
+  for (const auto& m : model::type_mixes()) mixes += (mixes.empty() ? "" : ", ") + m;
+  auto* make_random =
+      cmd->add_option("--make-random", options->make_random,
+                      "Write a model with real metadata, tensor names, shapes and type mix and random weights: "
+                      "PRESET (" + presets + ") MIX (" + mixes + "), to -o OUT")
+          ->expected(2)
+          ->type_name("PRESET MIX");
+  cmd->add_option("--seed", options->seed, "With --make-random: the weights' seed")
+      ->capture_default_str()
+      ->transform(count_validator(std::numeric_limits<std::uint64_t>::max()));
   dequant->needs(output);
-  output->needs(dequant);
+  make_random->needs(output);
+  make_random->excludes(dequant)->excludes(file);
   cmd->callback([options, &result_code] {
+    if (!options->make_random.empty()) {
+      write_random_model(*options);
+      result_code = exit_code::ok;
+      return;
+    }
+    if (options->file.empty()) throw Error(ErrorKind::usage, "gguf: give a FILE to read, or --make-random PRESET MIX -o OUT");
+    if (!options->output.empty() && options->dequant.empty()) {
+      throw Error(ErrorKind::usage, "gguf: -o is the output of --dequant or --make-random");
+    }
     const ref::GgufFile file = ref::GgufFile::open(options->file);
     if (!options->dequant.empty()) {
       std::cout << write_dequantized(file, options->dequant, options->output) << "\n";

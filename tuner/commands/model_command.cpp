@@ -36,7 +36,18 @@ struct ModelArgs {
   std::uint64_t seed = 0;
   bool seed_given = false;
   bool shared_device = false;
+  bool skip_unsupported = false;
 };
+
+// One line for tensors no kernel reads: the first named, the rest counted.
+[[noreturn]] void refuse_unsupported(const std::string& file, const std::vector<model::Unsupported>& unsupported) {
+  const auto& first = unsupported.front();
+  std::string more = unsupported.size() > 1 ? " (and " + std::to_string(unsupported.size() - 1) + " more)" : "";
+  throw Error(ErrorKind::usage, file + ": tensor " + first.tensor + " has type " + first.type + more +
+                                    ", which no vktune kernel reads (matrix products: F32, F16, Q4_0, Q8_0, Q4_K, "
+                                    "Q5_K, Q6_K; the embedding: F16, Q8_0, Q4_K); --skip-unsupported tunes the "
+                                    "rest and reports the step as incomplete");
+}
 
 void run_model(ModelArgs args, int& result_code) {
   const auto started = std::chrono::steady_clock::now();
@@ -44,7 +55,16 @@ void run_model(ModelArgs args, int& result_code) {
   const auto deadline = started + std::chrono::duration_cast<std::chrono::steady_clock::duration>(budget);
   const auto file = ref::GgufFile::open(args.file);
   const auto model = model::describe_model(file.contents(), args.file);
+  if (model.context_length > 0 && args.context > model.context_length) {
+    throw Error(ErrorKind::usage, "--context " + std::to_string(args.context) + " is above " + args.file +
+                                      "'s context length of " + std::to_string(model.context_length));
+  }
+  if (args.prompt > args.context) {
+    throw Error(ErrorKind::usage, "--prompt " + std::to_string(args.prompt) + " does not fit a KV cache of --context " +
+                                      std::to_string(args.context));
+  }
   auto ops = model::model_ops(model, args.context, args.prompt);
+  if (!ops.unsupported.empty() && !args.skip_unsupported) refuse_unsupported(args.file, ops.unsupported);
   // Shapes a kernel refuses join what the prediction leaves out.
   std::vector<model::ModelOp> served;
   for (auto& op : ops.ops) {
@@ -149,6 +169,9 @@ void add_model_command(CLI::App& root, int& result_code) {
   cmd->add_option("--seed", args->seed, "Seed for inputs and the search (default: fresh each run)")
       ->transform(count_validator(std::numeric_limits<std::uint64_t>::max()))
       ->each([args](const std::string&) { args->seed_given = true; });
+  cmd->add_flag("--skip-unsupported", args->skip_unsupported,
+                "Tune the ops of a model with tensors of types no kernel reads, and report its step as incomplete "
+                "(no tokens/s) instead of refusing it");
   cmd->add_flag("--shared-device", args->shared_device,
                 "Tune even while another vktune tunes this device (the two skew each other's timings)");
   cmd->callback([args, &result_code] { run_model(*args, result_code); });

@@ -18,6 +18,7 @@ struct ModelDescription {
   std::string architecture;  // "llama"
   std::string name;          // general.name, or ""
   std::uint32_t layers = 0, embedding = 0, heads = 0, kv_heads = 0, head_dim = 0, feed_forward = 0, vocab = 0;
+  std::uint32_t context_length = 0;  // {arch}.context_length; 0 = not said
   bool rope_neox = false;  // qwen2/qwen3 rotate (x[i], x[i + d/2]); llama and mistral (x[2i], x[2i+1])
   bool qk_norm = false;    // qwen3: rmsnorm over each head of q and k before rope
   // Every tensor of the file by name ("blk.3.ffn_down.weight").
@@ -29,7 +30,8 @@ const std::vector<std::string>& supported_architectures();
 
 // Throws Error(usage) with one line naming the file and the problem: an
 // architecture outside the llama family (naming it and the supported ones),
-// a missing key or tensor, shapes that disagree with the metadata.
+// a missing key, a tensor the architecture needs that is missing or whose
+// shape disagrees with the metadata (naming the tensor).
 ModelDescription describe_model(const ref::GgufContents& contents, const std::string& source);
 
 }  // namespace vktune::model

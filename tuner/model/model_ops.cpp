@@ -57,17 +57,22 @@ class Builder {
     ++it->count;
   }
 
-  // y (rows × N) = x (rows × K) · Wᵀ for the tensor `name` (K wide, N rows).
+  // A tensor of a type no kernel reads: left out of the phase, and listed once.
+  void unsupported(const ref::GgufTensorInfo& t, const std::string& role, ModelOps& out) {
+    const std::string type(ref::type_name(t.type));
+    unserved(role + " (" + type + " weights)", out);
+    const bool listed = std::any_of(out.unsupported.begin(), out.unsupported.end(),
+                                    [&](const Unsupported& u) { return u.tensor == t.name; });
+    if (!listed) out.unsupported.push_back({t.name, type});
+  }
+
+  // y (rows × N) = x (rows × K) · Wᵀ for the tensor `name` (K wide, N rows;
+  // describe_model has checked that it exists).
   void product(const std::string& name, const std::string& role, std::uint32_t rows, ModelOps& out) {
-    const auto it = m_.tensors.find(name);
-    if (it == m_.tensors.end()) {
-      unserved(name + " (missing from the file)", out);
-      return;
-    }
-    const auto& t = it->second;
+    const auto& t = m_.tensors.at(name);
     const auto kernel = matmul_kernel(t.type);
     if (kernel.empty()) {
-      unserved(role + " weights of type " + std::string(ref::type_name(t.type)), out);
+      unsupported(t, role, out);
       return;
     }
     add(kernel, {rows, static_cast<std::uint32_t>(t.rows()), static_cast<std::uint32_t>(t.row_length())}, role, out);
@@ -86,7 +91,7 @@ void phase_ops(const ModelDescription& m, std::uint32_t tokens, std::uint32_t co
   if (const auto k = get_rows_kernel(embd.type); !k.empty()) {
     b.add(k, {tokens, m.vocab, m.embedding}, "token_embd", out);
   } else {
-    b.unserved("token_embd lookup of type " + std::string(ref::type_name(embd.type)), out);
+    b.unsupported(embd, "token_embd", out);
   }
   for (std::uint32_t layer = 0; layer < m.layers; ++layer) {
     const std::string blk = "blk." + std::to_string(layer) + ".";
@@ -129,6 +134,10 @@ void phase_ops(const ModelDescription& m, std::uint32_t tokens, std::uint32_t co
 }
 
 }  // namespace
+
+bool ModelOps::complete(const std::string& phase) const {
+  return std::none_of(unserved.begin(), unserved.end(), [&](const Unserved& u) { return u.phase == phase; });
+}
 
 ModelOps model_ops(const ModelDescription& model, std::uint32_t context, std::uint32_t prompt) {
   ModelOps out;

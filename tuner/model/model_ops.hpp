@@ -29,9 +29,18 @@ struct Unserved {
   std::uint32_t count = 0;
 };
 
+// A tensor whose weight type no vktune kernel reads (Q3_K, IQ4_XS, BF16...).
+struct Unsupported {
+  std::string tensor;  // "blk.0.ffn_down.weight"
+  std::string type;    // "Q3_K"
+};
+
 struct ModelOps {
   std::vector<ModelOp> ops;  // in model order of first use
-  std::vector<Unserved> unserved;
+  std::vector<Unserved> unserved;        // per phase, what the predictions leave out
+  std::vector<Unsupported> unsupported;  // each such tensor once
+  // The phase's prediction covers every op of it.
+  bool complete(const std::string& phase) const;
 };
 
 // `prompt` = 0: decode only.

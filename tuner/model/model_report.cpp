@@ -56,19 +56,25 @@ void print_model_report(std::ostream& out, const ModelDescription& model, const 
                   r.tuned_ns / 1e3, 100 * share, roles_text(op).c_str(), r.winner ? "" : " (no validated winner)");
     out << line;
   }
+  // A phase with ops left out is a partial sum, never a tokens/s figure.
+  auto rate = [&](const std::string& phase, double tokens, double us) -> std::string {
+    if (!ops.complete(phase)) return "incomplete: no tokens/s";
+    char text[64];
+    std::snprintf(text, sizeof text, "%.1f tokens/s", us > 0 ? tokens * 1e6 / us : 0.0);
+    return text;
+  };
   std::snprintf(line, sizeof line,
-                "decode step at context %u: %.1f us baseline, %.1f us tuned (predicted: the sum of the ops' times, "
-                "%.1f tokens/s)\n",
-                context, decode.baseline_us, decode.tuned_us, decode.tuned_us > 0 ? 1e6 / decode.tuned_us : 0.0);
+                "decode step at context %u: %.1f us baseline, %.1f us tuned (predicted: the sum of the ops' times; "
+                "%s)\n",
+                context, decode.baseline_us, decode.tuned_us, rate("decode", 1, decode.tuned_us).c_str());
   out << line;
-  if (auto left = unserved_text(ops, "decode"); !left.empty()) out << "  not counted (no kernel yet): " << left << "\n";
+  if (auto left = unserved_text(ops, "decode"); !left.empty()) out << "  not counted: " << left << "\n";
   if (prompt > 0) {
     const auto prefill = prefill_prediction(ops.ops, results);
-    std::snprintf(line, sizeof line,
-                  "prefill of %u tokens: %.1f us baseline, %.1f us tuned (predicted, %.0f tokens/s)\n", prompt,
-                  prefill.baseline_us, prefill.tuned_us, prefill.tuned_us > 0 ? prompt * 1e6 / prefill.tuned_us : 0.0);
+    std::snprintf(line, sizeof line, "prefill of %u tokens: %.1f us baseline, %.1f us tuned (predicted; %s)\n",
+                  prompt, prefill.baseline_us, prefill.tuned_us, rate("prefill", prompt, prefill.tuned_us).c_str());
     out << line;
-    if (auto left = unserved_text(ops, "prefill"); !left.empty()) out << "  not counted (no kernel yet): " << left << "\n";
+    if (auto left = unserved_text(ops, "prefill"); !left.empty()) out << "  not counted: " << left << "\n";
   }
   out << "(" << model.source << ": " << model.architecture << ", " << model.layers << " layers; `vktune export --model "
       << model.source << "` writes the table of these ops)\n";
@@ -114,16 +120,21 @@ nlohmann::json model_report_json(const ModelDescription& model, const ModelOps& 
                       {"prompt", prompt},
                       {"ops", list},
                       {"unserved", unserved},
-                      {"decode",
-                       {{"baseline_us", decode.baseline_us},
-                        {"tuned_us", decode.tuned_us},
-                        {"tokens_per_second", decode.tuned_us > 0 ? 1e6 / decode.tuned_us : 0.0}}},
                       {"prefill", nullptr}};
-  if (prompt > 0) {
-    j["prefill"] = {{"baseline_us", prefill.baseline_us},
-                    {"tuned_us", prefill.tuned_us},
-                    {"tokens_per_second", prefill.tuned_us > 0 ? prompt * 1e6 / prefill.tuned_us : 0.0}};
-  }
+  // A phase with ops left out has no tokens/s (null) and says it is incomplete.
+  auto phase_json = [&](const std::string& phase, const Prediction& p, double tokens) {
+    const bool complete = ops.complete(phase);
+    return nlohmann::json{{"baseline_us", p.baseline_us},
+                          {"tuned_us", p.tuned_us},
+                          {"complete", complete},
+                          {"tokens_per_second", complete && p.tuned_us > 0 ? nlohmann::json(tokens * 1e6 / p.tuned_us)
+                                                                           : nlohmann::json(nullptr)}};
+  };
+  j["decode"] = phase_json("decode", decode, 1);
+  if (prompt > 0) j["prefill"] = phase_json("prefill", prefill, prompt);
+  nlohmann::json unsupported = nlohmann::json::array();
+  for (const auto& u : ops.unsupported) unsupported.push_back({{"tensor", u.tensor}, {"type", u.type}});
+  j["unsupported"] = unsupported;
   return j;
 }
 

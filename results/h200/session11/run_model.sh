@@ -1,7 +1,7 @@
 #!/bin/bash
-# Session 11 on an H200: `vktune model` on a synthetic Llama-3-8B Q4_K_M
-# (real shapes and type mix, zero weights: vktune-write-model), seeded with
-# the committed H200 table for transfer; the spec examples checked.
+# Session 11 on an H200: `vktune model` on a random-weight Llama-3-8B Q4_K_M
+# (`vktune gguf --make-random`: real metadata, shapes and type mix), seeded
+# with the committed H200 table for transfer; the spec examples checked.
 # Run on the device machine from the repository root with .dist and .gl carried.
 set -u
 for f in .gl/*.deb; do dpkg -x "$f" /; done
@@ -13,7 +13,7 @@ vktune devices > "$OUT/devices.txt" 2>&1
 vktune check examples/pytorch_softmax/softmax.json examples/q4k_matvec/matvec_q4k.json examples/rmsnorm/rmsnorm.json \
   kv_store --device 0 > "$OUT/check.txt" 2>&1
 echo "check exit $?" >> "$OUT/check.txt"
-time vktune-write-model /tmp/llama3-8b.gguf llama3-8b-q4_k_m
+time vktune gguf --make-random llama3-8b Q4_K_M -o /tmp/llama3-8b.gguf
 vktune import results/h200/table.json --db "$OUT/model.db" > "$OUT/import.txt" 2>&1
 vktune model /tmp/llama3-8b.gguf --device 0 --time "${MODEL_TIME:-6m}" --context 4096 --prompt 512 \
   --db "$OUT/model.db" --seed 11 --json > "$OUT/model.json" 2> "$OUT/model_stderr.txt"

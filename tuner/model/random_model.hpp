@@ -1,0 +1,44 @@
+#pragma once
+// GGUF models with real metadata, tensor names, shapes and a type mix, and
+// random weights: the models `vktune gguf --make-random PRESET MIX` writes,
+// for tuning and measuring a model where none can be downloaded. Tests use
+// the tiny preset.
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "reference/gguf_writer.hpp"
+
+namespace vktune::model {
+
+struct ModelPreset {
+  std::string name;          // "llama3-8b"
+  std::string architecture;  // "llama"
+  std::uint32_t layers = 0, embedding = 0, feed_forward = 0, heads = 0, kv_heads = 0, vocab = 0, context_length = 0;
+};
+
+// "tiny" (2 layers, 256 wide, 4 heads and 2 KV heads of 64, feed-forward
+// 512, vocabulary 128, context 2048) and "llama3-8b" (32 layers, 4096,
+// 14336, 32 and 8 heads of 128, 128256, 8192).
+const std::vector<ModelPreset>& model_presets();
+// "Q4_K_M" (llama.cpp's: Q4_K, with attn_v and ffn_down in Q6_K in the
+// layers that get more bits, and a Q6_K output head), "Q8_0", "F16".
+const std::vector<std::string>& type_mixes();
+
+// Throws Error(usage) naming the known presets or mixes.
+const ModelPreset& find_preset(const std::string& name);
+void check_type_mix(const std::string& mix);
+
+// The model in memory: every weight random (valid blocks using every code,
+// reference/random_blocks.hpp; norms around 1), reproducible from `seed`.
+ref::GgufWriter random_model(const ModelPreset& preset, const std::string& mix, std::uint64_t seed);
+
+// The type of each weight: ROLE is "token_embd", "output", or a layer's
+// "attn_q" ... "ffn_down" (LAYER its index). The norms are F32.
+using TypeOf = std::function<ref::GgmlType(const std::string& role, std::uint32_t layer)>;
+ref::GgufWriter random_model(const ModelPreset& preset, const TypeOf& type_of, const std::string& mix_name,
+                             std::uint64_t seed);
+
+}  // namespace vktune::model
