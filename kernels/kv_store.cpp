@@ -38,8 +38,8 @@ class KvStore final : public Kernel {
 
   void validate_shape(const Shape& shape) const override {
     if (shape.size() != 3) {
-      throw Error(ErrorKind::usage, name() + " takes shapes tokens,row,kv_len; got " + std::to_string(shape.size()) +
-                                        " dimensions");
+      throw Error(ErrorKind::usage,
+                  name() + " takes shapes tokens,row,kv_len; got " + std::to_string(shape.size()) + " dimensions");
     }
     // The source (tokens x row) is indexed in 32 bits, the cache below; the
     // product of all three sizes nothing.
@@ -91,7 +91,8 @@ class KvStore final : public Kernel {
     const auto wg = static_cast<std::uint32_t>(config.at("WG_SIZE"));
     const auto vec = static_cast<std::uint32_t>(config.at("VEC"));
     const auto ept = static_cast<std::uint32_t>(config.at("EPT"));
-    if (shape[1] % vec != 0) return "VEC=" + std::to_string(vec) + " does not divide the row of " + std::to_string(shape[1]);
+    if (shape[1] % vec != 0)
+      return "VEC=" + std::to_string(vec) + " does not divide the row of " + std::to_string(shape[1]);
     const std::uint64_t chunk = std::uint64_t{wg} * vec * ept;
     if (chunk >= 2 * std::uint64_t{shape[1]} && chunk > 128) {
       return "a workgroup's " + std::to_string(chunk) + " values (WG_SIZE*VEC*EPT) are twice the row of " +

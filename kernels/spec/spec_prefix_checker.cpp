@@ -28,7 +28,7 @@ class SpecPrefixChecker final : public PrefixChecker {
   enum class Kind { pruning, legality, stage };
   struct Check {
     Kind kind;
-    std::string name;  // pruning: the rule's name; legality: its reason
+    std::string name;                        // pruning: the rule's name; legality: its reason
     std::unique_ptr<Expression> expression;  // pruning and legality: this thread's copy
     std::size_t stage = 0;
   };
@@ -41,10 +41,10 @@ class SpecPrefixChecker final : public PrefixChecker {
   const SubSpaceSpec& sub_;
   const Shape shape_;
   const vk::DeviceInfo& device_;
-  std::vector<std::size_t> slot_of_;     // path parameter -> index in values_
-  std::vector<std::size_t> position_of_; // scope index -> path position + 1, 0 = not a path parameter
-  std::vector<double> values_;           // the full scope's layout
-  std::vector<Stage> stages_;            // with this thread's copies of their expressions
+  std::vector<std::size_t> slot_of_;        // path parameter -> index in values_
+  std::vector<std::size_t> position_of_;    // scope index -> path position + 1, 0 = not a path parameter
+  std::vector<double> values_;              // the full scope's layout
+  std::vector<Stage> stages_;               // with this thread's copies of their expressions
   std::vector<std::vector<Check>> checks_;  // by depth: pruning, then legality, then stages
 };
 
@@ -66,7 +66,8 @@ SpecPrefixChecker::SpecPrefixChecker(const SpecKernel& kernel, std::size_t sub_i
   checks_.resize(path.parameters.size() + 1);
   for (const auto& rule : sub_.pruning) {
     const std::string name = sub_.name + "." + rule.name;
-    const bool active = std::any_of(pruning.begin(), pruning.end(), [&](const PruningRule* r) { return r->name == name; });
+    const bool active =
+        std::any_of(pruning.begin(), pruning.end(), [&](const PruningRule* r) { return r->name == name; });
     if (!active) continue;
     checks_[depth_of(rule.expression.reads())].push_back(
         {Kind::pruning, name, std::make_unique<Expression>(rule.expression.clone())});
@@ -108,12 +109,13 @@ std::string SpecPrefixChecker::stage_violation(std::size_t s) const {
   const auto plan = kernel_.stage_plan(stages_[s], sub_, {}, values_, &problem, false);
   if (problem.empty()) {
     const auto invocations = std::uint64_t{plan.local_size[0]} * plan.local_size[1] * plan.local_size[2];
-    problem = support::subgroup_size_violation(static_cast<int>(plan.required_subgroup_size),
-                                               static_cast<std::uint32_t>(std::min<std::uint64_t>(invocations, 1u << 30)),
-                                               device_);
+    problem = support::subgroup_size_violation(
+        static_cast<int>(plan.required_subgroup_size),
+        static_cast<std::uint32_t>(std::min<std::uint64_t>(invocations, 1u << 30)), device_);
   }
   if (problem.empty()) {
-    problem = plan_limits_violation(plan, shape_, static_cast<std::uint32_t>(kernel_.definition().buffers.size()), device_);
+    problem =
+        plan_limits_violation(plan, shape_, static_cast<std::uint32_t>(kernel_.definition().buffers.size()), device_);
   }
   if (problem.empty() || stages_.size() == 1) return problem;
   return "stage " + std::to_string(s) + ": " + problem;
@@ -143,7 +145,8 @@ std::unique_ptr<PrefixChecker> make_prefix_checker(const SpecKernel& kernel, con
   const auto& subspaces = kernel.definition().subspaces;
   std::size_t sub = 0;
   if (subspaces.size() > 1) {
-    const auto it = std::find_if(subspaces.begin(), subspaces.end(), [&](const auto& s) { return s.name == path.name; });
+    const auto it =
+        std::find_if(subspaces.begin(), subspaces.end(), [&](const auto& s) { return s.name == path.name; });
     if (it == subspaces.end()) return nullptr;  // not one of this spec's paths: check config by config
     sub = static_cast<std::size_t>(it - subspaces.begin());
   }

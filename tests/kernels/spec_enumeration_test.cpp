@@ -7,11 +7,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <random>
 #include <string>
-
-#include <nlohmann/json.hpp>
 
 #include "kernels/spec/spec_file.hpp"
 #include "kernels/spec/spec_kernel.hpp"
@@ -71,13 +70,20 @@ vk::DeviceInfo device() {
 std::string random_rule(std::mt19937& rng, const std::vector<std::string>& names, bool legality) {
   auto pick = [&] { return names[std::uniform_int_distribution<std::size_t>(0, names.size() - 1)(rng)]; };
   switch (std::uniform_int_distribution<int>(0, 6)(rng)) {
-    case 0: return pick() + " * " + pick() + " <= n / 4";
-    case 1: return "mod(" + pick() + ", " + pick() + ") == 0";
-    case 2: return pick() + " + " + pick() + (legality ? " < max_invocations / 16" : " < 64");
-    case 3: return "is_pow2(" + pick() + ")";
-    case 4: return "sqrt(" + pick() + " - 9) < 4";  // not a number below 9
-    case 5: return pick() + " * rows <= 8 * " + pick();
-    default: return pick() + " > 20 || " + pick() + " < 6";
+    case 0:
+      return pick() + " * " + pick() + " <= n / 4";
+    case 1:
+      return "mod(" + pick() + ", " + pick() + ") == 0";
+    case 2:
+      return pick() + " + " + pick() + (legality ? " < max_invocations / 16" : " < 64");
+    case 3:
+      return "is_pow2(" + pick() + ")";
+    case 4:
+      return "sqrt(" + pick() + " - 9) < 4";  // not a number below 9
+    case 5:
+      return pick() + " * rows <= 8 * " + pick();
+    default:
+      return pick() + " > 20 || " + pick() + " < 6";
   }
 }
 
@@ -102,7 +108,8 @@ json random_spec(std::mt19937& rng) {
       legality.push_back({{"rule", random_rule(rng, names, true)}, {"reason", "rule " + std::to_string(r)}});
     }
     for (int r = std::uniform_int_distribution<int>(0, 2)(rng); r > 0; --r) {
-      pruning.push_back({{"name", "p" + std::to_string(r)}, {"rule", random_rule(rng, names, false)}, {"reason", "why"}});
+      pruning.push_back(
+          {{"name", "p" + std::to_string(r)}, {"rule", random_rule(rng, names, false)}, {"reason", "why"}});
     }
     const auto& first = names.front();
     const auto& last = names.back();
@@ -114,16 +121,21 @@ json random_spec(std::mt19937& rng) {
                         {"workgroups", json::array({{{"dim", "n"}, {"per_workgroup", last}}, 1, 1})},
                         {"subgroup_size", "mod(" + first + ", 3) == 0 ? 16 : 0"}});
     }
-    subs.push_back({{"name", "sub" + std::to_string(s)}, {"template", "k.comp"}, {"parameters", parameters},
-                    {"local_size", json::array({"16 * " + first, 1, 1})}, {"legality", legality},
-                    {"pruning", pruning}, {"stages", stages}});
+    subs.push_back({{"name", "sub" + std::to_string(s)},
+                    {"template", "k.comp"},
+                    {"parameters", parameters},
+                    {"local_size", json::array({"16 * " + first, 1, 1})},
+                    {"legality", legality},
+                    {"pruning", pruning},
+                    {"stages", stages}});
   }
   return {{"name", "random_space"},
           {"shape", {"rows", "n"}},
           {"default_shapes", {{4, 256}}},
           {"subspaces", subs},
-          {"buffers", json::array({{{"name", "x"}, {"binding", 0}, {"type", "f32"}, {"size", "rows * n"}, {"role", "input"}},
-                                   {{"name", "y"}, {"binding", 1}, {"type", "f32"}, {"size", "rows * n"}, {"role", "output"}}})},
+          {"buffers",
+           json::array({{{"name", "x"}, {"binding", 0}, {"type", "f32"}, {"size", "rows * n"}, {"role", "input"}},
+                        {{"name", "y"}, {"binding", 1}, {"type", "f32"}, {"size", "rows * n"}, {"role", "output"}}})},
           {"metrics", {{"bytes", "8 * rows * n"}, {"flops", "rows * n"}}},
           {"reference", {{"op", "softmax"}, {"x", "x"}, {"y", "y"}, {"n", "n"}}}};
 }
@@ -171,16 +183,18 @@ TEST(SpecEnumeration, PrefixByPrefixKeepsWhatConfigByConfigKeeps) {
 TEST(SpecEnumeration, SkippedPrefixesAreCountedAsFiltered) {
   json spec = random_spec(*std::make_unique<std::mt19937>(1));
   json parameters = json::array();
-  for (const char* name : {"A", "B", "C", "D"}) parameters.push_back({{"name", name}, {"values", {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}}});
-  spec["subspaces"] = json::array({{{"name", "only"},
-                                   {"template", "k.comp"},
-                                   {"parameters", parameters},
-                                   {"local_size", json::array({"32 * A", 1, 1})},
-                                   {"legality", json::array({{{"rule", "A <= 4"}, {"reason", "A"}},
-                                                             {{"rule", "B * C <= 40"}, {"reason", "BC"}},
-                                                             {{"rule", "mod(D, 3) == 0"}, {"reason", "D"}}})},
-                                   {"pruning", json::array({{{"name", "big"}, {"rule", "B > 10"}, {"reason", "why"}}})},
-                                   {"stages", json::array({{{"workgroups", json::array({"rows", 1, 1})}}})}}});
+  for (const char* name : {"A", "B", "C", "D"})
+    parameters.push_back({{"name", name}, {"values", {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}}});
+  spec["subspaces"] =
+      json::array({{{"name", "only"},
+                    {"template", "k.comp"},
+                    {"parameters", parameters},
+                    {"local_size", json::array({"32 * A", 1, 1})},
+                    {"legality", json::array({{{"rule", "A <= 4"}, {"reason", "A"}},
+                                              {{"rule", "B * C <= 40"}, {"reason", "BC"}},
+                                              {{"rule", "mod(D, 3) == 0"}, {"reason", "D"}}})},
+                    {"pruning", json::array({{{"name", "big"}, {"rule", "B > 10"}, {"reason", "why"}}})},
+                    {"stages", json::array({{{"workgroups", json::array({"rows", 1, 1})}}})}}});
   const SpecKernel kernel(parse_spec(spec.dump(), "big.json", kReader));
   const ConfigByConfig plain(kernel);
   const auto fast = enumerate_space(kernel, {4, 256}, device());

@@ -9,10 +9,9 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <string>
-
-#include <nlohmann/json.hpp>
 
 #include "../results/cli_run.hpp"
 
@@ -66,9 +65,9 @@ class SpecReferenceCli : public ::testing::Test {
     const std::string scaled = "exp(t_in[base + i + j] - row_max) * inv;";
     std::string text = shader_;
     ASSERT_NE(text.find(scaled), std::string::npos);
-    text.replace(text.find(scaled), scaled.size(),
-                 "exp(t_in[base + i + j] - row_max) * inv * (ITEMS == " + std::to_string(wrong_items) +
-                     " ? 1.01 : 1.0);");
+    text.replace(
+        text.find(scaled), scaled.size(),
+        "exp(t_in[base + i + j] - row_max) * inv * (ITEMS == " + std::to_string(wrong_items) + " ? 1.01 : 1.0);");
     std::ofstream(dir_ / "softmax.comp") << text;
   }
   results::testing::CliRun check() {

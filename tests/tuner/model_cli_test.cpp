@@ -6,9 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <set>
-
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "reference/gguf_writer.hpp"
 #include "tests/support/vktune_process.hpp"

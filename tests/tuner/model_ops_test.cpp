@@ -4,6 +4,8 @@
 // of other architectures, missing tensors and shapes that disagree with the
 // metadata; tensors no kernel reads; the random models `vktune gguf
 // --make-random` writes; and the time-sharing rule of `vktune model`.
+#include "tuner/model/model_ops.hpp"
+
 #include <gtest/gtest.h>
 
 #include <map>
@@ -13,7 +15,6 @@
 #include "kernels/registry.hpp"
 #include "reference/gguf_reader.hpp"
 #include "reference/gguf_types.hpp"
-#include "tuner/model/model_ops.hpp"
 #include "tuner/model/model_tuning.hpp"
 #include "tuner/model/random_model.hpp"
 

@@ -72,8 +72,12 @@ void run_model(ModelArgs args, int& result_code) {
       kernels::find_kernel(op.kernel).validate_shape(op.shape);
       served.push_back(op);
     } catch (const Error& e) {
-      if (op.per_token) ops.unserved.push_back({op.kernel + " " + kernels::shape_to_string(op.shape) + " (" + e.what() + ")", "decode", op.per_token});
-      if (op.per_prefill) ops.unserved.push_back({op.kernel + " " + kernels::shape_to_string(op.shape) + " (" + e.what() + ")", "prefill", op.per_prefill});
+      if (op.per_token)
+        ops.unserved.push_back(
+            {op.kernel + " " + kernels::shape_to_string(op.shape) + " (" + e.what() + ")", "decode", op.per_token});
+      if (op.per_prefill)
+        ops.unserved.push_back(
+            {op.kernel + " " + kernels::shape_to_string(op.shape) + " (" + e.what() + ")", "prefill", op.per_prefill});
     }
   }
   ops.ops = served;
@@ -120,8 +124,8 @@ void run_model(ModelArgs args, int& result_code) {
   options.tune.seed = args.seed;
   options.tune.cache_mode = args.cache;
   options.tune.interrupted = [] { return InterruptGuard::reason(); };
-  const auto results = model::tune_model(session, ops.ops, ceilings, options,
-                                         [&](const std::string& what) { progress.phase(what); });
+  const auto results =
+      model::tune_model(session, ops.ops, ceilings, options, [&](const std::string& what) { progress.phase(what); });
   progress.hide();
   if (const auto why = InterruptGuard::reason()) {
     store.checkpoint();
@@ -150,8 +154,9 @@ void run_model(ModelArgs args, int& result_code) {
 void add_model_command(CLI::App& root, int& result_code) {
   auto args = std::make_shared<ModelArgs>();
   auto* cmd = root.add_subcommand(
-      "model", "Tune every op of a GGUF model's decode step and prefill (llama, mistral, qwen2, qwen3) under one time "
-               "budget, spent where tuning can gain the most, and predict the step's time");
+      "model",
+      "Tune every op of a GGUF model's decode step and prefill (llama, mistral, qwen2, qwen3) under one time "
+      "budget, spent where tuning can gain the most, and predict the step's time");
   cmd->add_option("file", args->file, "The model (.gguf)")->required()->check(CLI::ExistingFile);
   add_device_option(*cmd, args->device, "Vulkan device index (see `vktune devices`)");
   cmd->add_option("--time", args->time, "One budget for the whole run, e.g. 20m, 90s")

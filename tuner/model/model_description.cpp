@@ -57,8 +57,8 @@ ModelDescription describe_model(const ref::GgufContents& contents, const std::st
   }
   m.head_dim = key_u32(contents, source, a + ".attention.key_length", m.embedding / m.heads);
   if (m.heads % m.kv_heads != 0) {
-    fail(source, "head_count " + std::to_string(m.heads) + " is not a multiple of head_count_kv " +
-                     std::to_string(m.kv_heads));
+    fail(source,
+         "head_count " + std::to_string(m.heads) + " is not a multiple of head_count_kv " + std::to_string(m.kv_heads));
   }
   if (const auto* ctx = contents.find(a + ".context_length")) {
     const auto v = ctx->as_uint64();

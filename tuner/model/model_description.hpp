@@ -19,8 +19,8 @@ struct ModelDescription {
   std::string name;          // general.name, or ""
   std::uint32_t layers = 0, embedding = 0, heads = 0, kv_heads = 0, head_dim = 0, feed_forward = 0, vocab = 0;
   std::uint32_t context_length = 0;  // {arch}.context_length; 0 = not said
-  bool rope_neox = false;  // qwen2/qwen3 rotate (x[i], x[i + d/2]); llama and mistral (x[2i], x[2i+1])
-  bool qk_norm = false;    // qwen3: rmsnorm over each head of q and k before rope
+  bool rope_neox = false;            // qwen2/qwen3 rotate (x[i], x[i + d/2]); llama and mistral (x[2i], x[2i+1])
+  bool qk_norm = false;              // qwen3: rmsnorm over each head of q and k before rope
   // Every tensor of the file by name ("blk.3.ffn_down.weight").
   std::map<std::string, ref::GgufTensorInfo> tensors;
 };

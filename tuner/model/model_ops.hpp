@@ -18,14 +18,14 @@ namespace vktune::model {
 struct ModelOp {
   std::string kernel;
   kernels::Shape shape;
-  std::uint32_t per_token = 0;    // dispatches in one decode step
-  std::uint32_t per_prefill = 0;  // dispatches in one prefill
+  std::uint32_t per_token = 0;     // dispatches in one decode step
+  std::uint32_t per_prefill = 0;   // dispatches in one prefill
   std::vector<std::string> roles;  // "attn_q", "ffn_down", ... (first seen first)
 };
 
 struct Unserved {
-  std::string what;  // "kv-cache store", "blk.*.ffn_down.weight (IQ4_XS)"
-  std::string phase; // "decode" or "prefill"
+  std::string what;   // "kv-cache store", "blk.*.ffn_down.weight (IQ4_XS)"
+  std::string phase;  // "decode" or "prefill"
   std::uint32_t count = 0;
 };
 
@@ -36,7 +36,7 @@ struct Unsupported {
 };
 
 struct ModelOps {
-  std::vector<ModelOp> ops;  // in model order of first use
+  std::vector<ModelOp> ops;              // in model order of first use
   std::vector<Unserved> unserved;        // per phase, what the predictions leave out
   std::vector<Unsupported> unsupported;  // each such tensor once
   // The phase's prediction covers every op of it.

@@ -71,8 +71,8 @@ void print_model_report(std::ostream& out, const ModelDescription& model, const 
   if (auto left = unserved_text(ops, "decode"); !left.empty()) out << "  not counted: " << left << "\n";
   if (prompt > 0) {
     const auto prefill = prefill_prediction(ops.ops, results);
-    std::snprintf(line, sizeof line, "prefill of %u tokens: %.1f us baseline, %.1f us tuned (predicted; %s)\n",
-                  prompt, prefill.baseline_us, prefill.tuned_us, rate("prefill", prompt, prefill.tuned_us).c_str());
+    std::snprintf(line, sizeof line, "prefill of %u tokens: %.1f us baseline, %.1f us tuned (predicted; %s)\n", prompt,
+                  prefill.baseline_us, prefill.tuned_us, rate("prefill", prompt, prefill.tuned_us).c_str());
     out << line;
     if (auto left = unserved_text(ops, "prefill"); !left.empty()) out << "  not counted: " << left << "\n";
   }

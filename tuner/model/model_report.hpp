@@ -3,10 +3,9 @@
 // prefill, baseline and tuned times and share of the decode step, then the
 // predicted decode step and prefill (and what they leave out); as a table or
 // as the "vktune-model" JSON document (docs/JSON_OUTPUT.md).
+#include <nlohmann/json.hpp>
 #include <ostream>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "tuner/model/model_description.hpp"
 #include "tuner/model/model_ops.hpp"

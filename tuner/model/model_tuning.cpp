@@ -9,7 +9,7 @@ namespace vktune::model {
 
 double floor_ns(const kernels::Kernel& kernel, const kernels::Shape& shape, const Ceilings& ceilings) {
   const auto m = kernel.metrics(shape);
-  const double memory = ceilings.read_gbps > 0 ? m.bytes / ceilings.read_gbps : 0;     // bytes / (GB/s) = ns
+  const double memory = ceilings.read_gbps > 0 ? m.bytes / ceilings.read_gbps : 0;  // bytes / (GB/s) = ns
   const double compute = ceilings.fp32_gflops > 0 ? m.flops / ceilings.fp32_gflops : 0;
   return std::max({memory, compute, ceilings.dispatch_floor_ns});
 }
@@ -78,7 +78,8 @@ std::vector<OpResult> tune_model(TuneSession& session, const std::vector<ModelOp
     if (left <= 0) break;
     std::vector<double> potential(ops.size(), 0.0);
     for (std::size_t i = 0; i < ops.size(); ++i) {
-      if (!done[i]) potential[i] = per_token_weight(ops[i], options.prompt) * (results[i].tuned_ns - results[i].floor_ns);
+      if (!done[i])
+        potential[i] = per_token_weight(ops[i], options.prompt) * (results[i].tuned_ns - results[i].floor_ns);
     }
     const auto share = share_time(potential, left);
     const auto next = std::max_element(share.begin(), share.end()) - share.begin();

@@ -68,8 +68,8 @@ const ModelPreset& find_preset(const std::string& name) {
   const auto& presets = model_presets();
   const auto it = std::find_if(presets.begin(), presets.end(), [&](const auto& p) { return p.name == name; });
   if (it == presets.end()) {
-    throw Error(ErrorKind::usage, "no model preset '" + name + "' (presets: " +
-                                      names_of(presets, [](const auto& p) { return p.name; }) + ")");
+    throw Error(ErrorKind::usage, "no model preset '" + name +
+                                      "' (presets: " + names_of(presets, [](const auto& p) { return p.name; }) + ")");
   }
   return *it;
 }
@@ -88,8 +88,7 @@ ref::GgufWriter random_model(const ModelPreset& p, const std::string& mix, std::
       p, [&](const std::string& role, std::uint32_t layer) { return type_of(mix, role, layer, p.layers); }, mix, seed);
 }
 
-ref::GgufWriter random_model(const ModelPreset& p, const TypeOf& type_of, const std::string& mix,
-                             std::uint64_t seed) {
+ref::GgufWriter random_model(const ModelPreset& p, const TypeOf& type_of, const std::string& mix, std::uint64_t seed) {
   ref::GgufWriter w;
   const std::string& a = p.architecture;
   w.set("general.architecture", a);
