@@ -78,10 +78,14 @@ class KvStore final : public Kernel {
     return {space};
   }
 
-  // 256 invocations of one 8-byte store for a cache row of 1024 values (8
-  // KV heads of 128); 64 for short rows.
+  // 64 invocations of one 8-byte store up to rows of 1024 values (8 KV
+  // heads of 128), 256 beyond; 4-byte stores where a row is too short for a
+  // workgroup of 8-byte ones to keep half its lanes busy.
   Config baseline(const Shape& shape) const override {
-    return {{"WG_SIZE", shape.at(1) <= 256 ? 64 : 256}, {"VEC", shape.at(1) % 4 == 0 ? 4 : 2}, {"EPT", 1}};
+    const std::uint32_t row = shape.at(1);
+    const int wg = row <= 1024 ? 64 : 256;
+    const int vec = row % 4 == 0 && std::uint64_t(wg) * 4 < 2ull * row ? 4 : 2;
+    return {{"WG_SIZE", wg}, {"VEC", vec}, {"EPT", 1}};
   }
 
   std::string constraint_violation(const Config& config, const Shape& shape,

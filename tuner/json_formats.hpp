@@ -29,6 +29,8 @@ inline constexpr JsonFormat kCheckJson{"vktune-check", 1};
 // 1: "format" and "version" (the GGUF file's own version moved to
 // "gguf_version"); before, "version" was the GGUF file's.
 inline constexpr JsonFormat kGgufJson{"vktune-gguf", 1};
+// 1 since the first output of `vktune step --json`.
+inline constexpr JsonFormat kStepJson{"vktune-step", 1};
 // 1 since the first output of `vktune replay --json`.
 inline constexpr JsonFormat kReplayJson{"vktune-replay", 1};
 // The custom context vktune-bench adds to Google Benchmark's report (keys

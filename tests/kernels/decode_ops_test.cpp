@@ -184,6 +184,16 @@ TEST(GetRows, MovesOnlyTheSelectedRowsAndRepeatsIds) {
   EXPECT_TRUE(std::all_of(ids.begin(), ids.end(), [](std::int32_t id) { return id >= 0 && id < 3; }));
 }
 
+// The baseline is legal at every row a model can have (kv_heads * head_dim),
+// not only at the default and check shapes: `vktune step` falls back to it.
+TEST(KvStore, TheBaselineIsLegalAtEveryEvenRow) {
+  const auto& k = kernels::find_kernel("kv_store");
+  for (std::uint32_t row = 2; row <= 8192; row += 2) {
+    const Shape shape{1, row, 64};
+    EXPECT_EQ(k.constraint_violation(k.baseline(shape), shape, h200()), "") << "row " << row;
+  }
+}
+
 TEST(Rope, LayoutsAndStoragesAreKernelsOfTheirOwn) {
   const Shape shape{2, 3, 64};
   const auto normal = kernels::find_kernel("rope").make_problem(shape, 1);

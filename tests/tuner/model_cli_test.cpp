@@ -76,6 +76,25 @@ TEST_F(ModelCli, TunesEveryOpOfTheDecodeStepAndExportsTheirTable) {
   const auto other = run("export --db " + db + " --model " + model + " --prompt 0 --context 128");
   ASSERT_EQ(other.exit_code, 0) << other.err;
   EXPECT_EQ(json::parse(other.out).at("winners").size(), tuned.size() - 2);
+
+  // The whole step on the device with those winners, and with the
+  // baselines, each checked against the CPU chain.
+  const auto step = run("step " + model + " --device 0 --context 64 --check --json --samples 10 --db " + db);
+  ASSERT_EQ(step.exit_code, 0) << step.err << step.out;
+  const auto steps = json::parse(step.out);
+  EXPECT_EQ(steps.at("format"), "vktune-step");
+  ASSERT_EQ(steps.at("runs").size(), 2u);
+  const auto& tuned_run = steps.at("runs")[0];
+  const auto& baseline_run = steps.at("runs")[1];
+  EXPECT_EQ(tuned_run.at("variants"), "tuned");
+  EXPECT_EQ(tuned_run.at("dispatches"), dispatches);
+  // Every op of the step was tuned above.
+  EXPECT_EQ(tuned_run.at("tuned_dispatches"), dispatches) << tuned_run.at("baseline_dispatches").dump();
+  EXPECT_EQ(baseline_run.at("tuned_dispatches"), 0);
+  for (const auto& run : steps.at("runs")) {
+    EXPECT_LE(run.at("logits_rel_l2").get<double>(), steps.at("check_tolerance").get<double>()) << run.dump();
+    EXPECT_GT(run.at("tokens_per_second").get<double>(), 0) << run.dump();
+  }
 }
 
 TEST_F(ModelCli, BadModelsAndOptionsAreOneLineAndExitTwo) {
@@ -90,6 +109,8 @@ TEST_F(ModelCli, BadModelsAndOptionsAreOneLineAndExitTwo) {
                  "--context 4096 is above " + model + "'s context length of 2048");
   expect_refused(run("model " + model + " --device 0 --context 64 --prompt 128 --db " + db),
                  "--prompt 128 does not fit a KV cache of --context 64");
+  expect_refused(run("step " + model + " --device 0 --context 4096 --db " + db),
+                 "--context 4096 is above " + model + "'s context length of 2048");
   EXPECT_FALSE(std::filesystem::exists(db));  // refused before the database
   expect_refused(run("gguf --make-random llama3-70b Q4_K_M -o " + (dir / "x.gguf").string()),
                  "no model preset 'llama3-70b' (presets: tiny, llama3-8b)");

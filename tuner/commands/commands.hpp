@@ -14,6 +14,8 @@ void add_devices_command(CLI::App& root, int& result_code);
 void add_gguf_command(CLI::App& root, int& result_code);
 // `vktune model FILE.gguf`: every op of a model's decode step and prefill.
 void add_model_command(CLI::App& root, int& result_code);
+// `vktune step FILE.gguf`: one decode token on the GPU as a chain of kernels.
+void add_step_command(CLI::App& root, int& result_code);
 void add_list_command(CLI::App& root, int& result_code);
 void add_check_command(CLI::App& root, int& result_code);
 void add_export_command(CLI::App& root, int& result_code);

@@ -1,11 +1,15 @@
 #include "tuner/model/random_model.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "common/error.hpp"
 #include "reference/fp16.hpp"
 #include "reference/gguf_types.hpp"
+#include "reference/parallel_rows.hpp"
+#include "reference/quantize.hpp"
 #include "reference/random_blocks.hpp"
 
 namespace vktune::model {
@@ -46,10 +50,21 @@ ref::GgmlType type_of(const std::string& mix, const std::string& role, std::uint
   return ref::GgmlType::Q4_K;
 }
 
-std::vector<std::uint8_t> random_weights(ref::GgmlType type, std::uint64_t k, std::uint64_t rows, std::uint64_t seed,
-                                         float lo, float hi) {
-  if (ref::is_quantized(type)) return ref::random_quantized_rows(type, rows, k, seed);
+}  // namespace
+
+std::vector<std::uint8_t> random_tensor_bytes(ref::GgmlType type, std::uint64_t k, std::uint64_t rows,
+                                              std::uint64_t seed, float lo, float hi) {
   const auto values = ref::random_floats(rows * k, seed, lo, hi);
+  if (ref::is_quantized(type)) {
+    // Quantized from the floats, rows spread over the cores (the quantizer's
+    // scale search costs some 70-190 ns a weight).
+    std::vector<std::uint8_t> bytes(ref::row_bytes(type, k) * rows);
+    ref::parallel_rows(rows, [&](std::size_t begin, std::size_t end) {
+      const auto part = ref::quantize_rows(type, values.data() + begin * k, end - begin, k);
+      std::memcpy(bytes.data() + begin * ref::row_bytes(type, k), part.data(), part.size());
+    });
+    return bytes;
+  }
   std::vector<std::uint8_t> bytes(ref::row_bytes(type, k) * rows);
   if (type == ref::GgmlType::F32) {
     std::memcpy(bytes.data(), values.data(), bytes.size());
@@ -61,8 +76,6 @@ std::vector<std::uint8_t> random_weights(ref::GgmlType type, std::uint64_t k, st
   }
   return bytes;
 }
-
-}  // namespace
 
 const ModelPreset& find_preset(const std::string& name) {
   const auto& presets = model_presets();
@@ -100,10 +113,17 @@ ref::GgufWriter random_model(const ModelPreset& p, const TypeOf& type_of, const 
   w.set(a + ".attention.head_count", p.heads);
   w.set(a + ".attention.head_count_kv", p.kv_heads);
   std::uint64_t stream = seed;
-  auto tensor = [&](const std::string& name, ref::GgmlType type, std::uint64_t k, std::uint64_t rows, float lo = -1,
-                    float hi = 1) {
+  // Weights uniform with a root mean square of 1/sqrt(K), as trained models
+  // roughly have: a product keeps its input's scale, so a chain through the
+  // model keeps realistic magnitudes (attention spreads over the cache).
+  auto tensor = [&](const std::string& name, ref::GgmlType type, std::uint64_t k, std::uint64_t rows,
+                    float lo = std::numeric_limits<float>::quiet_NaN(), float hi = 0) {
+    if (std::isnan(lo)) {
+      hi = static_cast<float>(std::sqrt(3.0 / static_cast<double>(k)));
+      lo = -hi;
+    }
     const auto shape = rows == 1 ? std::vector<std::uint64_t>{k} : std::vector<std::uint64_t>{k, rows};
-    w.add_tensor(name, type, shape, random_weights(type, k, rows, ++stream, lo, hi));
+    w.add_tensor(name, type, shape, random_tensor_bytes(type, k, rows, ++stream, lo, hi));
   };
   const std::uint32_t head_dim = p.embedding / p.heads, kv = p.kv_heads * head_dim;
   tensor("token_embd.weight", type_of("token_embd", 0), p.embedding, p.vocab);

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "reference/gguf_types.hpp"
 #include "reference/gguf_writer.hpp"
 
 namespace vktune::model {
@@ -31,9 +32,14 @@ const std::vector<std::string>& type_mixes();
 const ModelPreset& find_preset(const std::string& name);
 void check_type_mix(const std::string& mix);
 
-// The model in memory: every weight random (valid blocks using every code,
-// reference/random_blocks.hpp; norms around 1), reproducible from `seed`.
+// The model in memory: every weight random, uniform with a root mean square
+// of 1/sqrt(K) (then quantized), norms around 1; reproducible from `seed`.
 ref::GgufWriter random_model(const ModelPreset& preset, const std::string& mix, std::uint64_t seed);
+
+// Random bytes of one tensor of `type`, k wide and `rows` rows: values
+// uniform in [lo, hi), quantized for quantized types.
+std::vector<std::uint8_t> random_tensor_bytes(ref::GgmlType type, std::uint64_t k, std::uint64_t rows,
+                                              std::uint64_t seed, float lo = -1, float hi = 1);
 
 // The type of each weight: ROLE is "token_embd", "output", or a layer's
 // "attn_q" ... "ffn_down" (LAYER its index). The norms are F32.

@@ -1,0 +1,176 @@
+// `vktune step FILE.gguf`: one decode token of a model run on the GPU as a
+// chain of vktune kernels in one command buffer (tuner/step/), timed to
+// tokens per second, tuned against baseline, and with --check compared with
+// the CPU reference of the same chain.
+#include <cmath>
+#include <iostream>
+#include <memory>
+
+#include "common/error.hpp"
+#include "harness/instance.hpp"
+#include "reference/gguf_reader.hpp"
+#include "tuner/commands/commands.hpp"
+#include "tuner/commands/options.hpp"
+#include "tuner/json_formats.hpp"
+#include "tuner/model/model_description.hpp"
+#include "tuner/session.hpp"
+#include "tuner/step/decode_step.hpp"
+#include "tuner/step/step_reference.hpp"
+#include "tuner/template_library.hpp"
+
+namespace vktune::cli {
+
+namespace {
+
+// The chain's logits against the double-precision chain: relative L2. The
+// kernels each meet their own tolerance (fp32, or int8 activations for some
+// quantized-product variants, whose documented bound is 1e-2); over a few
+// layers the errors add, and the logits of random weights are spread far
+// wider than that.
+constexpr double kStepTolerance = 2e-2;
+
+struct StepArgs {
+  std::string file;
+  std::uint32_t device = 0;
+  std::uint32_t context = 4096;
+  bool random_weights = false;
+  bool tuned_only = false, baseline_only = false;
+  bool check = false;
+  std::string db;
+  bool json = false;
+  std::uint64_t seed = 1;
+  int samples = 15;
+};
+
+struct Measured {
+  std::string name;  // "tuned", "baseline"
+  std::size_t tuned_ops = 0, ops = 0;
+  std::vector<std::string> baselines;  // in a tuned chain: "kernel shape (role): why"
+  vk::TimingResult timing;
+  std::optional<double> rel_l2;
+};
+
+void run_step(const StepArgs& args, int& result_code) {
+  const auto file = ref::GgufFile::open(args.file);
+  const auto model = model::describe_model(file.contents(), args.file);
+  if (model.context_length > 0 && args.context > model.context_length) {
+    throw Error(ErrorKind::usage, "--context " + std::to_string(args.context) + " is above " + args.file +
+                                      "'s context length of " + std::to_string(model.context_length));
+  }
+  std::optional<results::Store> store;
+  const std::filesystem::path db = args.db.empty() ? results::Store::default_path() : std::filesystem::path(args.db);
+  if (std::filesystem::exists(db)) store.emplace(results::Store::open_for_reading(db));
+  if (args.baseline_only && args.tuned_only) throw Error(ErrorKind::usage, "--tuned and --baseline exclude each other");
+
+  vk::Instance instance({.validation = false});
+  vk::Device device(instance, args.device);
+  const auto row = store ? store->find_device(identity_of(device.info())) : std::nullopt;
+  const auto templates = TemplateLibrary::select(std::nullopt);
+  std::vector<Measured> measured;
+  for (const bool tuned : {true, false}) {
+    if ((tuned && args.baseline_only) || (!tuned && args.tuned_only)) continue;
+    step::StepOptions options;
+    options.context = args.context;
+    options.tuned = tuned;
+    options.random_weights = args.random_weights;
+    options.seed = args.seed;
+    step::DecodeStep chain(model, file, options, store ? &*store : nullptr, row, device.info());
+    if (!args.json) std::cerr << "vktune step: " << (tuned ? "tuned" : "baseline") << ": compiling and uploading\n";
+    chain.prepare(device, templates);
+    Measured m{tuned ? "tuned" : "baseline", 0, chain.ops().size(), {}, {}, std::nullopt};
+    for (const auto& op : chain.ops()) {
+      m.tuned_ops += op.tuned;
+      if (tuned && !op.tuned) {
+        m.baselines.push_back(op.kernel + " " + kernels::shape_to_string(op.shape) + " (" + op.role +
+                              "): " + op.why_baseline);
+      }
+    }
+    if (args.check) {
+      const auto got = chain.run_once(device);
+      const auto want = step::reference_logits(model, chain, args.context);
+      double diff = 0, norm = 0;
+      for (std::size_t i = 0; i < want.size(); ++i) {
+        diff += (got[i] - want[i]) * (got[i] - want[i]);
+        norm += want[i] * want[i];
+      }
+      m.rel_l2 = std::sqrt(diff / (norm > 0 ? norm : 1));
+      if (!(*m.rel_l2 <= kStepTolerance)) result_code = exit_code::failure;  // NaN fails too
+    }
+    if (!args.json) std::cerr << "vktune step: " << m.name << ": timing " << args.samples << " steps\n";
+    m.timing = chain.time(device, args.samples);
+    measured.push_back(std::move(m));
+  }
+  if (args.json) {
+    nlohmann::json runs = nlohmann::json::array();
+    for (const auto& m : measured) {
+      const double ns = m.timing.per_dispatch_ns.median;
+      runs.push_back({{"variants", m.name},
+                      {"dispatches", m.ops},
+                      {"tuned_dispatches", m.tuned_ops},
+                      {"baseline_dispatches", m.baselines},
+                      {"median_ns", ns},
+                      {"p10_ns", m.timing.per_dispatch_ns.p10},
+                      {"p90_ns", m.timing.per_dispatch_ns.p90},
+                      {"tokens_per_second", ns > 0 ? 1e9 / ns : 0.0},
+                      {"logits_rel_l2", m.rel_l2 ? nlohmann::json(*m.rel_l2) : nlohmann::json(nullptr)}});
+    }
+    auto doc = json_document(kStepJson);
+    doc.update({{"file", args.file},
+                {"device", device.info().name},
+                {"context", args.context},
+                {"database", store ? store->path().string() : std::string()},
+                {"check_tolerance", kStepTolerance},
+                {"runs", runs}});
+    std::cout << doc.dump(2) << "\n";
+  } else {
+    std::cout << (model.name.empty() ? model.architecture : model.name) << ": one decode token at context "
+              << args.context << " on " << device.info().name << ", as one command buffer\n";
+    for (const auto& m : measured) {
+      const double ns = m.timing.per_dispatch_ns.median;
+      char line[256];
+      std::snprintf(line, sizeof line,
+                    "  %-8s %4zu dispatches (%zu tuned): %.1f us per token (p10 %.1f, p90 %.1f), %.1f tokens/s",
+                    m.name.c_str(), m.ops, m.tuned_ops, ns / 1e3, m.timing.per_dispatch_ns.p10 / 1e3,
+                    m.timing.per_dispatch_ns.p90 / 1e3, ns > 0 ? 1e9 / ns : 0.0);
+      std::cout << line;
+      if (m.rel_l2)
+        std::cout << "; logits vs the CPU chain: relative L2 " << *m.rel_l2
+                  << (*m.rel_l2 <= kStepTolerance ? " (ok)" : " (FAILED)");
+      std::cout << "\n";
+      for (const auto& b : m.baselines) std::cout << "    baseline: " << b << "\n";
+    }
+  }
+}
+
+}  // namespace
+
+void add_step_command(CLI::App& root, int& result_code) {
+  auto args = std::make_shared<StepArgs>();
+  auto* cmd = root.add_subcommand("step",
+                                  "Run one decode token of a GGUF model on the GPU as a chain of vktune kernels "
+                                  "in one command buffer, and time it (tuned and baseline variants)");
+  cmd->add_option("file", args->file, "The model (.gguf)")->required()->check(CLI::ExistingFile);
+  add_device_option(*cmd, args->device, "Vulkan device index (see `vktune devices`)");
+  cmd->add_option("--context", args->context, "KV-cache length: the token is at position context - 1")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 1u << 24));
+  cmd->add_flag("--random-weights", args->random_weights, "Random weights of the file's shapes and types");
+  cmd->add_flag("--tuned", args->tuned_only, "Only the stored winners' chain");
+  cmd->add_flag("--baseline", args->baseline_only, "Only the baselines' chain");
+  cmd->add_flag("--check", args->check,
+                "Compare the logits with the CPU reference of the same chain (exit 1 past the tolerance)");
+  cmd->add_option("--samples", args->samples, "Steps timed (the median is reported)")
+      ->capture_default_str()
+      ->check(CLI::Range(10, 1000));
+  cmd->add_option("--db", args->db,
+                  "SQLite database with the winners (default: $VKTUNE_DB, else ~/.local/share/vktune/vktune.db)");
+  cmd->add_option("--seed", args->seed, "Seed of the token, the cache's earlier entries and random weights")
+      ->capture_default_str();
+  cmd->add_flag("--json", args->json, "Print the vktune-step document on stdout");
+  cmd->callback([args, &result_code] {
+    result_code = exit_code::ok;
+    run_step(*args, result_code);
+  });
+}
+
+}  // namespace vktune::cli

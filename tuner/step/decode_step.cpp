@@ -1,0 +1,314 @@
+#include "tuner/step/decode_step.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <random>
+
+#include "common/error.hpp"
+#include "harness/buffer.hpp"
+#include "harness/commands.hpp"
+#include "harness/pipeline.hpp"
+#include "kernels/registry.hpp"
+#include "reference/fp16.hpp"
+#include "tuner/model/random_model.hpp"
+#include "tuner/variant.hpp"
+
+namespace vktune::step {
+
+namespace {
+
+std::string matmul_kernel(ref::GgmlType type) {
+  switch (type) {
+    case ref::GgmlType::F32:
+      return "matmul_f32";
+    case ref::GgmlType::F16:
+      return "matmul_f16";
+    case ref::GgmlType::Q4_0:
+      return "matmul_q4_0";
+    case ref::GgmlType::Q8_0:
+      return "matmul_q8_0";
+    case ref::GgmlType::Q4_K:
+      return "matmul_q4k";
+    case ref::GgmlType::Q5_K:
+      return "matmul_q5k";
+    case ref::GgmlType::Q6_K:
+      return "matmul_q6k";
+    default:
+      return {};
+  }
+}
+
+std::string get_rows_kernel(ref::GgmlType type) {
+  switch (type) {
+    case ref::GgmlType::F16:
+      return "get_rows_f16";
+    case ref::GgmlType::Q4_K:
+      return "get_rows_q4k";
+    case ref::GgmlType::Q8_0:
+      return "get_rows_q8_0";
+    default:
+      return {};
+  }
+}
+
+}  // namespace
+
+struct DecodeStep::Impl {
+  std::map<std::string, std::vector<std::uint8_t>> weights;  // tensor name -> bytes as uploaded
+  std::vector<std::vector<std::uint16_t>> k_cache, v_cache;  // per layer, fp16 bits
+  std::map<std::string, std::uint64_t> buffer_bytes;         // chain buffer -> size
+  std::map<std::string, std::unique_ptr<vk::Buffer>> buffers;
+  std::map<std::string, CompiledVariant> variants;                                     // by variant hash
+  std::map<std::string, std::vector<std::unique_ptr<vk::ComputePipeline>>> pipelines;  // by variant hash, per stage
+  struct Recorded {
+    std::vector<vk::ComputePipeline*> stages;
+    std::vector<VkDescriptorSet> sets;
+    std::vector<std::array<std::uint32_t, 3>> groups;
+    std::vector<std::vector<std::uint32_t>> push;
+  };
+  std::vector<Recorded> recorded;
+  std::uint32_t vocab = 0;
+
+  void record(VkCommandBuffer cmd) const {
+    bool first = true;
+    for (const auto& op : recorded) {
+      for (std::size_t s = 0; s < op.stages.size(); ++s) {
+        if (!first) vk::compute_barrier(cmd);  // every op reads what an earlier one wrote
+        first = false;
+        const std::span<const std::uint8_t> push{reinterpret_cast<const std::uint8_t*>(op.push[s].data()),
+                                                 op.push[s].size() * sizeof(std::uint32_t)};
+        op.stages[s]->record_dispatch(cmd, op.sets[s], op.groups[s], push);
+      }
+    }
+  }
+};
+
+DecodeStep::DecodeStep(const model::ModelDescription& m, const ref::GgufFile& file, const StepOptions& options,
+                       const results::Store* store, std::optional<std::int64_t> device_row,
+                       const vk::DeviceInfo& device)
+    : impl_(new Impl) {
+  auto& im = *impl_;
+  im.vocab = m.vocab;
+  if (const auto* base = file.contents().find(m.architecture + ".rope.freq_base")) {
+    if (const auto* f = std::get_if<float>(&base->data)) rope_base_ = *f;
+  }
+  std::mt19937_64 rng(options.seed);
+  token_ = static_cast<std::int32_t>(rng() % m.vocab);
+  const std::uint32_t context = options.context;
+  const std::uint32_t kv = m.kv_heads * m.head_dim;
+
+  // The weights, from the file or random of the file's shapes and types.
+  auto weight = [&](const std::string& name) -> const ref::GgufTensorInfo& {
+    const auto& t = m.tensors.at(name);
+    if (!im.weights.count(name)) {
+      // Norms (1-D) around 1; matrices with a root mean square of 1/sqrt(K), as random_model makes them.
+      const bool norm = t.shape.size() == 1;
+      const float bound = norm ? 0.5f : static_cast<float>(std::sqrt(3.0 / static_cast<double>(t.row_length())));
+      im.weights[name] = options.random_weights
+                             ? model::random_tensor_bytes(t.type, t.row_length(), t.rows(), rng(),
+                                                          norm ? 1 - bound : -bound, norm ? 1 + bound : bound)
+                             : file.tensor_data(t);
+    }
+    return t;
+  };
+  // An op: its variant, and its bindings by name -> chain buffer.
+  auto add = [&](const std::string& kernel_name, kernels::Shape shape, const std::string& role,
+                 const std::map<std::string, std::string>& by_name) {
+    if (kernel_name.empty()) throw Error(ErrorKind::usage, m.source + ": no kernel serves " + role);
+    const auto& kernel = kernels::find_kernel(kernel_name);
+    kernel.validate_shape(shape);
+    StepOp op{kernel_name, shape, kernel.baseline(shape), false, {}, role, {}};
+    if (options.tuned && store && device_row) {
+      const auto text = kernels::shape_to_string(shape);
+      auto winner = store->find_winner(*device_row, kernel_name, text, options.cache_mode);
+      if (!winner)
+        winner = store->find_winner(*device_row, kernel_name, text, options.cache_mode == "cold" ? "hot" : "cold");
+      if (winner) {
+        const auto config = kernels::config_from_json(winner->config_json);
+        const auto why = kernel.constraint_violation(config, shape, device);
+        if (why.empty()) {
+          op.config = config, op.tuned = true;
+        } else {
+          op.why_baseline = "the stored winner is not legal here: " + why;
+        }
+      } else {
+        op.why_baseline = "no stored winner";
+      }
+    }
+    const auto& space = kernel.spaces().at(kernel.space_index(shape));
+    for (const auto& b : space.bindings) {
+      std::string buffer;
+      if (const auto it = by_name.find(b.name); it != by_name.end()) {
+        buffer = it->second;
+      } else if (b.role == kernels::BindingRole::scratch) {
+        buffer = "scratch:" + kernel_name + ":" + kernels::shape_to_string(shape);  // zeroed once, the kernel's own
+      } else {
+        throw Error(ErrorKind::internal, kernel_name + "'s binding " + b.name + " has no buffer in the step");
+      }
+      auto& size = im.buffer_bytes[buffer];
+      size = std::max(size, b.size.bytes(shape));
+      op.buffers.push_back(buffer);
+    }
+    ops_.push_back(std::move(op));
+  };
+
+  const auto& embd = weight("token_embd.weight");
+  add(get_rows_kernel(embd.type), {1, m.vocab, m.embedding}, "token_embd",
+      {{"ids", "ids"}, {"table", "token_embd.weight"}, {"out", "xa"}});
+  const std::string rope = m.rope_neox ? "rope_neox" : "rope";
+  auto product = [&](const std::string& tensor, const std::string& in, const std::string& out,
+                     const std::string& role) {
+    const auto& t = weight(tensor);
+    add(matmul_kernel(t.type), {1, static_cast<std::uint32_t>(t.rows()), static_cast<std::uint32_t>(t.row_length())},
+        role + " (" + std::string(ref::type_name(t.type)) + ")", {{"x", in}, {"W", tensor}, {"y", out}});
+  };
+  for (std::uint32_t layer = 0; layer < m.layers; ++layer) {
+    const std::string blk = "blk." + std::to_string(layer) + ".";
+    weight(blk + "attn_norm.weight");
+    add("rmsnorm_mul", {1, m.embedding}, blk + "attn_norm",
+        {{"x", "xa"}, {"w", blk + "attn_norm.weight"}, {"y", "xn"}});
+    product(blk + "attn_q.weight", "xn", "q", blk + "attn_q");
+    product(blk + "attn_k.weight", "xn", "k", blk + "attn_k");
+    product(blk + "attn_v.weight", "xn", "v", blk + "attn_v");
+    add(rope, {1, m.heads, m.head_dim}, blk + "rope_q", {{"x", "q"}, {"pos", "pos"}, {"base", "base"}, {"y", "qr"}});
+    add(rope, {1, m.kv_heads, m.head_dim}, blk + "rope_k", {{"x", "k"}, {"pos", "pos"}, {"base", "base"}, {"y", "kr"}});
+    const std::string kc = "k_cache." + std::to_string(layer), vc = "v_cache." + std::to_string(layer);
+    add("kv_store", {1, kv, context}, blk + "store_k", {{"src", "kr"}, {"positions", "pos"}, {"cache", kc}});
+    add("kv_store", {1, kv, context}, blk + "store_v", {{"src", "v"}, {"positions", "pos"}, {"cache", vc}});
+    add("attention_decode", {m.heads, m.kv_heads, m.head_dim, context}, blk + "attention",
+        {{"q", "qr"}, {"k", kc}, {"v", vc}, {"out", "attn"}});
+    product(blk + "attn_output.weight", "attn", "o", blk + "attn_output");
+    add("add", {1, m.embedding}, blk + "attn_residual", {{"a", "xa"}, {"b", "o"}, {"y", "xb"}});
+    weight(blk + "ffn_norm.weight");
+    add("rmsnorm_mul", {1, m.embedding}, blk + "ffn_norm", {{"x", "xb"}, {"w", blk + "ffn_norm.weight"}, {"y", "xn"}});
+    product(blk + "ffn_gate.weight", "xn", "g", blk + "ffn_gate");
+    product(blk + "ffn_up.weight", "xn", "u", blk + "ffn_up");
+    add("swiglu", {1, m.feed_forward}, blk + "swiglu", {{"a", "g"}, {"b", "u"}, {"y", "s"}});
+    product(blk + "ffn_down.weight", "s", "d", blk + "ffn_down");
+    add("add", {1, m.embedding}, blk + "ffn_residual", {{"a", "xb"}, {"b", "d"}, {"y", "xa"}});
+    // The cache's earlier entries; row context - 1 is the new token's. Of
+    // the new token's scale (root mean square about 1 with weights of
+    // 1/sqrt(K)), so that attention spreads over the cache rather than
+    // settling on the token's own entry, whose score rope leaves unchanged
+    // at any position.
+    for (auto* cache : {&im.k_cache, &im.v_cache}) {
+      std::vector<std::uint16_t> bits(std::size_t{context} * kv);
+      std::uniform_real_distribution<float> value(-1.5f, 1.5f);
+      for (auto& b : bits) b = ref::fp32_to_fp16(value(rng));
+      cache->push_back(std::move(bits));
+    }
+  }
+  weight("output_norm.weight");
+  add("rmsnorm_mul", {1, m.embedding}, "output_norm", {{"x", "xa"}, {"w", "output_norm.weight"}, {"y", "xn"}});
+  product(m.tensors.count("output.weight") ? "output.weight" : "token_embd.weight", "xn", "logits", "output");
+  add("argmax", {1, m.vocab}, "argmax", {{"x", "logits"}, {"y", "argmax"}});
+}
+
+DecodeStep::~DecodeStep() { delete impl_; }
+
+const std::vector<std::uint8_t>& DecodeStep::weight_bytes(const std::string& tensor) const {
+  return impl_->weights.at(tensor);
+}
+
+const std::vector<std::uint16_t>& DecodeStep::cache(std::uint32_t layer, bool values) const {
+  return (values ? impl_->v_cache : impl_->k_cache).at(layer);
+}
+
+void DecodeStep::prepare(vk::Device& device, const TemplateLibrary& templates) {
+  auto& im = *impl_;
+  // Buffers: every one sized for its largest use, zeroed (scratch is zeroed once).
+  for (const auto& [name, bytes] : im.buffer_bytes) {
+    const auto size = std::max<std::uint64_t>(bytes, 16);
+    im.buffers[name] = std::make_unique<vk::Buffer>(device, size);
+    im.buffers[name]->upload(std::vector<std::uint8_t>(size, 0));
+  }
+  for (const auto& [name, bytes] : im.weights) {
+    if (im.buffers.count(name)) im.buffers[name]->upload(bytes);
+  }
+  auto upload_value = [&](const std::string& name, const void* data) {
+    if (!im.buffers.count(name)) return;
+    std::vector<std::uint8_t> bytes(4);
+    std::memcpy(bytes.data(), data, 4);
+    im.buffers[name]->upload(bytes);
+  };
+  std::uint32_t context = 0;
+  for (const auto& op : ops_)
+    if (op.kernel == "attention_decode") context = op.shape[3];
+  const std::int32_t position = static_cast<std::int32_t>(context) - 1;
+  upload_value("ids", &token_);
+  upload_value("pos", &position);
+  upload_value("base", &rope_base_);
+  for (std::size_t l = 0; l < im.k_cache.size(); ++l) {
+    for (const auto& [name, cache] : {std::pair{"k_cache." + std::to_string(l), &im.k_cache[l]},
+                                      std::pair{"v_cache." + std::to_string(l), &im.v_cache[l]}}) {
+      std::vector<std::uint8_t> bytes(cache->size() * 2);
+      std::memcpy(bytes.data(), cache->data(), bytes.size());
+      im.buffers.at(name)->upload(bytes);
+    }
+  }
+  // Variants: each distinct one compiled once, its pipelines shared by its ops.
+  std::map<std::string, std::uint32_t> uses;
+  std::vector<std::string> hashes;
+  for (const auto& op : ops_) {
+    const auto& kernel = kernels::find_kernel(op.kernel);
+    auto variant = describe_variant(kernel, op.config, op.shape, templates);
+    hashes.push_back(variant.variant_hash);
+    ++uses[variant.variant_hash];
+    if (!im.variants.count(variant.variant_hash)) {
+      compile_variant(variant, templates);
+      im.variants.emplace(variant.variant_hash, std::move(variant));
+    }
+  }
+  for (std::size_t i = 0; i < ops_.size(); ++i) {
+    const auto& op = ops_[i];
+    const auto& variant = im.variants.at(hashes[i]);
+    auto& pipelines = im.pipelines[hashes[i]];
+    if (pipelines.empty()) {
+      for (const auto& stage : variant.stages) {
+        vk::PipelineDesc desc;
+        desc.label = op.kernel + " [" + kernels::config_to_string(op.config) + "]";
+        desc.storage_buffers = static_cast<std::uint32_t>(op.buffers.size());
+        const auto words = stage.plan.push_constants.empty() ? op.shape.size() : stage.plan.push_constants.size();
+        desc.push_constant_bytes = static_cast<std::uint32_t>(words * 4);
+        desc.local_size = stage.plan.local_size;
+        desc.required_subgroup_size = stage.plan.required_subgroup_size;
+        desc.require_full_subgroups = stage.plan.require_full_subgroups;
+        desc.specialization = stage.plan.specialization;
+        desc.max_descriptor_sets = uses[hashes[i]];
+        pipelines.push_back(std::make_unique<vk::ComputePipeline>(device, stage.spirv, desc));
+      }
+    }
+    Impl::Recorded r;
+    std::vector<const vk::Buffer*> bound;
+    for (const auto& name : op.buffers) bound.push_back(im.buffers.at(name).get());
+    for (std::size_t s = 0; s < variant.stages.size(); ++s) {
+      r.stages.push_back(pipelines[s].get());
+      r.sets.push_back(pipelines[s]->make_descriptor_set(bound));
+      r.groups.push_back(kernels::workgroup_counts(variant.stages[s].plan.dispatch, op.shape));
+      const auto& own = variant.stages[s].plan.push_constants;
+      r.push.push_back(own.empty() ? std::vector<std::uint32_t>(op.shape.begin(), op.shape.end()) : own);
+    }
+    im.recorded.push_back(std::move(r));
+  }
+}
+
+std::vector<float> DecodeStep::run_once(vk::Device& device) {
+  vk::run_commands(device, [&](VkCommandBuffer cmd) { impl_->record(cmd); });
+  const auto bytes = impl_->buffers.at("logits")->download(0, std::uint64_t{impl_->vocab} * 4);
+  std::vector<float> logits(impl_->vocab);
+  std::memcpy(logits.data(), bytes.data(), bytes.size());
+  return logits;
+}
+
+vk::TimingResult DecodeStep::time(vk::Device& device, int samples) {
+  vk::TimerOptions options;
+  options.samples = samples;
+  options.dispatches_per_sample = 1;  // a step is hundreds of dispatches already
+  return vk::time_dispatches(
+      device, [&](VkCommandBuffer cmd, std::uint64_t) { impl_->record(cmd); }, options);
+}
+
+}  // namespace vktune::step

@@ -1,0 +1,85 @@
+#pragma once
+// One decode token of a llama-family model as a chain of vktune kernels on
+// the GPU (`vktune step`): the embedding lookup, every layer's ops in model
+// order (rmsnorm, the q/k/v products, rope on q and k, the k and v stores
+// into fp16 caches of the context's length, attention over them, the output
+// product and residual add, rmsnorm, gate and up, SwiGLU, down, add), the
+// final norm, the output head and argmax, recorded into one command buffer
+// with a compute-to-compute barrier between dependent dispatches. Each op
+// runs the stored winner for this device at its shape (--tuned) or its
+// kernel's baseline. The cache holds random fp16 entries before the token's
+// position (context - 1), the new token's k and v are stored there, so the
+// attention reads `context` entries as in a real step.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/device.hpp"
+#include "harness/timer.hpp"
+#include "kernels/kernel.hpp"
+#include "reference/gguf_reader.hpp"
+#include "results/store.hpp"
+#include "tuner/model/model_description.hpp"
+#include "tuner/template_library.hpp"
+
+namespace vktune::step {
+
+struct StepOptions {
+  std::uint32_t context = 4096;
+  bool tuned = true;                // stored winners where there are; else baselines
+  bool random_weights = false;      // random weights of the file's shapes and types
+  std::uint64_t seed = 1;           // random weights, the cache's earlier entries, the token id
+  std::string cache_mode = "cold";  // which stored winners (cold, then hot)
+};
+
+// One dispatch of the chain.
+struct StepOp {
+  std::string kernel;
+  kernels::Shape shape;
+  kernels::Config config;
+  bool tuned = false;                // a stored winner (else the baseline)
+  std::string why_baseline;          // in a tuned chain, why this op runs its baseline
+  std::string role;                  // "blk.3.ffn_down", "token_embd", ...
+  std::vector<std::string> buffers;  // the chain's buffers, in the kernel's binding order
+};
+
+class DecodeStep {
+ public:
+  // Plans the chain and chooses each op's variant; throws Error(usage) for
+  // an op no kernel serves or a shape its kernel refuses.
+  DecodeStep(const model::ModelDescription& model, const ref::GgufFile& file, const StepOptions& options,
+             const results::Store* store, std::optional<std::int64_t> device_row, const vk::DeviceInfo& device);
+  ~DecodeStep();
+  DecodeStep(const DecodeStep&) = delete;
+  DecodeStep& operator=(const DecodeStep&) = delete;
+
+  const std::vector<StepOp>& ops() const { return ops_; }
+
+  // Compiles every distinct variant, uploads the weights and inputs, and
+  // records the chain.
+  void prepare(vk::Device& device, const TemplateLibrary& templates);
+  // Runs one step and returns the logits (vocab floats).
+  std::vector<float> run_once(vk::Device& device);
+  // Times steps back to back (warm-up to steady clocks, then the median of
+  // `samples`), ns per step.
+  vk::TimingResult time(vk::Device& device, int samples);
+
+  // The step's token id and the host copies the CPU reference needs.
+  std::int32_t token() const { return token_; }
+  // Every weight as the chain uploaded it (the file's bytes or the random ones).
+  const std::vector<std::uint8_t>& weight_bytes(const std::string& tensor) const;
+  // The cache's entries before the new token's, per layer: k then v, fp16
+  // bits [context][kv_heads * head_dim] (row context - 1 is the new token's).
+  const std::vector<std::uint16_t>& cache(std::uint32_t layer, bool values) const;
+  float rope_base() const { return rope_base_; }
+
+ private:
+  struct Impl;
+  Impl* impl_;
+  std::vector<StepOp> ops_;
+  std::int32_t token_ = 0;
+  float rope_base_ = 10000.0f;
+};
+
+}  // namespace vktune::step

@@ -1,0 +1,74 @@
+#include "tuner/step/step_reference.hpp"
+
+#include <cstring>
+
+#include "reference/dequantize.hpp"
+#include "reference/fp16.hpp"
+#include "reference/matmul.hpp"
+#include "reference/ops.hpp"
+
+namespace vktune::step {
+
+namespace {
+
+constexpr double kRmsEps = 1e-5;  // rmsnorm_mul's (kernels/rmsnorm.cpp)
+
+std::vector<float> as_floats(const std::vector<double>& v) { return {v.begin(), v.end()}; }
+
+std::vector<float> f32_weights(const std::vector<std::uint8_t>& bytes) {
+  std::vector<float> w(bytes.size() / 4);
+  std::memcpy(w.data(), bytes.data(), w.size() * 4);
+  return w;
+}
+
+}  // namespace
+
+std::vector<double> reference_logits(const model::ModelDescription& m, const DecodeStep& step, std::uint32_t context) {
+  auto product = [&](const std::string& tensor, const std::vector<float>& x) {
+    const auto& t = m.tensors.at(tensor);
+    return as_floats(
+        ref::matmul_quantized(x.data(), 1, step.weight_bytes(tensor).data(), t.type, t.rows(), t.row_length()));
+  };
+  auto norm = [&](const std::vector<float>& x, const std::string& tensor) {
+    return as_floats(ref::rmsnorm(x, m.embedding, kRmsEps, f32_weights(step.weight_bytes(tensor))));
+  };
+  const auto& embd = m.tensors.at("token_embd.weight");
+  std::vector<float> x(m.embedding);
+  ref::dequantize_row(embd.type,
+                      step.weight_bytes("token_embd.weight").data() +
+                          static_cast<std::size_t>(step.token()) * ref::row_bytes(embd.type, m.embedding),
+                      x.data(), m.embedding);
+  const std::vector<std::int32_t> position{static_cast<std::int32_t>(context) - 1};
+  const auto layout = m.rope_neox ? ref::RopeLayout::neox : ref::RopeLayout::normal;
+  const std::size_t kv = std::size_t{m.kv_heads} * m.head_dim;
+  for (std::uint32_t layer = 0; layer < m.layers; ++layer) {
+    const std::string blk = "blk." + std::to_string(layer) + ".";
+    auto xn = norm(x, blk + "attn_norm.weight");
+    const auto q =
+        as_floats(ref::rope(product(blk + "attn_q.weight", xn), m.head_dim, position, layout, step.rope_base()));
+    const auto k =
+        as_floats(ref::rope(product(blk + "attn_k.weight", xn), m.head_dim, position, layout, step.rope_base()));
+    const auto v = product(blk + "attn_v.weight", xn);
+    // The caches as fp32, the new token's row as the store rounds it.
+    std::vector<float> k_cache(std::size_t{context} * kv), v_cache(k_cache.size());
+    for (std::size_t i = 0; i < k_cache.size(); ++i) {
+      k_cache[i] = ref::fp16_to_fp32(step.cache(layer, false)[i]);
+      v_cache[i] = ref::fp16_to_fp32(step.cache(layer, true)[i]);
+    }
+    for (std::size_t i = 0; i < kv; ++i) {
+      k_cache[(context - 1) * kv + i] = ref::fp16_to_fp32(ref::fp32_to_fp16(k[i]));
+      v_cache[(context - 1) * kv + i] = ref::fp16_to_fp32(ref::fp32_to_fp16(v[i]));
+    }
+    const auto attn = as_floats(ref::attention(q, k_cache, v_cache, {m.heads, m.kv_heads, m.head_dim, context}));
+    x = as_floats(ref::add(x, product(blk + "attn_output.weight", attn)));
+    xn = norm(x, blk + "ffn_norm.weight");
+    const auto s = as_floats(ref::swiglu(product(blk + "ffn_gate.weight", xn), product(blk + "ffn_up.weight", xn)));
+    x = as_floats(ref::add(x, product(blk + "ffn_down.weight", s)));
+  }
+  const auto xn = norm(x, "output_norm.weight");
+  const auto& head = m.tensors.count("output.weight") ? m.tensors.at("output.weight") : embd;
+  return ref::matmul_quantized(xn.data(), 1, step.weight_bytes(head.name).data(), head.type, head.rows(),
+                               head.row_length());
+}
+
+}  // namespace vktune::step
