@@ -43,7 +43,7 @@ TEST(DecodeStep, TheChainsLogitsAreTheCpuChains) {
     options.context = 48;
     options.tuned = false;
     options.seed = 9;
-    DecodeStep chain(m, file, options, nullptr, std::nullopt, device.info());
+    DecodeStep chain(m, file, options, nullptr, {}, device.info());
     // 1 lookup, 17 per layer, the output norm, head and argmax.
     ASSERT_EQ(chain.ops().size(), 1u + 2 * 17 + 3);
     chain.prepare(device, TemplateLibrary::embedded());

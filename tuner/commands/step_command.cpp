@@ -2,6 +2,7 @@
 // chain of vktune kernels in one command buffer (tuner/step/), timed to
 // tokens per second, tuned against baseline, and with --check compared with
 // the CPU reference of the same chain.
+#include <algorithm>
 #include <cmath>
 #include <iostream>
 #include <memory>
@@ -64,7 +65,18 @@ void run_step(const StepArgs& args, int& result_code) {
 
   vk::Instance instance({.validation = false});
   vk::Device device(instance, args.device);
-  const auto row = store ? store->find_device(identity_of(device.info())) : std::nullopt;
+  // Winners of this GPU first, then of other GPUs of its model (vendor,
+  // device id and name; any driver), as `vktune bench` finds them.
+  std::vector<std::int64_t> rows;
+  if (store) {
+    const auto self = identity_of(device.info());
+    if (const auto row = store->find_device(self)) rows.push_back(*row);
+    for (const auto& [id, identity] : store->devices()) {
+      const bool same_model = identity.vendor_id == self.vendor_id && identity.device_id == self.device_id &&
+                              identity.name == self.name;
+      if (same_model && std::find(rows.begin(), rows.end(), id) == rows.end()) rows.push_back(id);
+    }
+  }
   const auto templates = TemplateLibrary::select(std::nullopt);
   std::vector<Measured> measured;
   for (const bool tuned : {true, false}) {
@@ -74,7 +86,7 @@ void run_step(const StepArgs& args, int& result_code) {
     options.tuned = tuned;
     options.random_weights = args.random_weights;
     options.seed = args.seed;
-    step::DecodeStep chain(model, file, options, store ? &*store : nullptr, row, device.info());
+    step::DecodeStep chain(model, file, options, store ? &*store : nullptr, rows, device.info());
     if (!args.json) std::cerr << "vktune step: " << (tuned ? "tuned" : "baseline") << ": compiling and uploading\n";
     chain.prepare(device, templates);
     Measured m{tuned ? "tuned" : "baseline", 0, chain.ops().size(), {}, {}, std::nullopt};

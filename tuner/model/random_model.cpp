@@ -54,10 +54,21 @@ ref::GgmlType type_of(const std::string& mix, const std::string& role, std::uint
 
 std::vector<std::uint8_t> random_tensor_bytes(ref::GgmlType type, std::uint64_t k, std::uint64_t rows,
                                               std::uint64_t seed, float lo, float hi) {
+  if (ref::is_quantized(type) && rows > kDistinctRows) {
+    // The first kDistinctRows rows, repeated: quantizing every row of an 8B
+    // model costs some 25 CPU-minutes (the quantizer's scale search takes
+    // 70-190 ns a weight), and a matrix product reads every row from memory
+    // whether or not it repeats another.
+    const auto distinct = random_tensor_bytes(type, k, kDistinctRows, seed, lo, hi);
+    std::vector<std::uint8_t> bytes(ref::row_bytes(type, k) * rows);
+    for (std::size_t at = 0; at < bytes.size(); at += distinct.size()) {
+      std::memcpy(bytes.data() + at, distinct.data(), std::min(distinct.size(), bytes.size() - at));
+    }
+    return bytes;
+  }
   const auto values = ref::random_floats(rows * k, seed, lo, hi);
   if (ref::is_quantized(type)) {
-    // Quantized from the floats, rows spread over the cores (the quantizer's
-    // scale search costs some 70-190 ns a weight).
+    // Quantized from the floats, rows spread over the cores.
     std::vector<std::uint8_t> bytes(ref::row_bytes(type, k) * rows);
     ref::parallel_rows(rows, [&](std::size_t begin, std::size_t end) {
       const auto part = ref::quantize_rows(type, values.data() + begin * k, end - begin, k);

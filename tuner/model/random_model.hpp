@@ -37,7 +37,9 @@ void check_type_mix(const std::string& mix);
 ref::GgufWriter random_model(const ModelPreset& preset, const std::string& mix, std::uint64_t seed);
 
 // Random bytes of one tensor of `type`, k wide and `rows` rows: values
-// uniform in [lo, hi), quantized for quantized types.
+// uniform in [lo, hi), quantized for quantized types, whose rows past the
+// first kDistinctRows repeat them.
+inline constexpr std::uint64_t kDistinctRows = 1024;
 std::vector<std::uint8_t> random_tensor_bytes(ref::GgmlType type, std::uint64_t k, std::uint64_t rows,
                                               std::uint64_t seed, float lo = -1, float hi = 1);
 

@@ -87,7 +87,7 @@ struct DecodeStep::Impl {
 };
 
 DecodeStep::DecodeStep(const model::ModelDescription& m, const ref::GgufFile& file, const StepOptions& options,
-                       const results::Store* store, std::optional<std::int64_t> device_row,
+                       const results::Store* store, const std::vector<std::int64_t>& device_rows,
                        const vk::DeviceInfo& device)
     : impl_(new Impl) {
   auto& im = *impl_;
@@ -121,11 +121,14 @@ DecodeStep::DecodeStep(const model::ModelDescription& m, const ref::GgufFile& fi
     const auto& kernel = kernels::find_kernel(kernel_name);
     kernel.validate_shape(shape);
     StepOp op{kernel_name, shape, kernel.baseline(shape), false, {}, role, {}};
-    if (options.tuned && store && device_row) {
+    if (options.tuned && store) {
       const auto text = kernels::shape_to_string(shape);
-      auto winner = store->find_winner(*device_row, kernel_name, text, options.cache_mode);
-      if (!winner)
-        winner = store->find_winner(*device_row, kernel_name, text, options.cache_mode == "cold" ? "hot" : "cold");
+      std::optional<results::Winner> winner;
+      for (const auto row : device_rows) {
+        for (const auto& mode : {options.cache_mode, std::string(options.cache_mode == "cold" ? "hot" : "cold")}) {
+          if (!winner) winner = store->find_winner(row, kernel_name, text, mode);
+        }
+      }
       if (winner) {
         const auto config = kernels::config_from_json(winner->config_json);
         const auto why = kernel.constraint_violation(config, shape, device);

@@ -48,8 +48,10 @@ class DecodeStep {
  public:
   // Plans the chain and chooses each op's variant; throws Error(usage) for
   // an op no kernel serves or a shape its kernel refuses.
+  // `device_rows`: the store's rows whose winners may serve this device, in
+  // order of preference (this GPU first, then others of its model).
   DecodeStep(const model::ModelDescription& model, const ref::GgufFile& file, const StepOptions& options,
-             const results::Store* store, std::optional<std::int64_t> device_row, const vk::DeviceInfo& device);
+             const results::Store* store, const std::vector<std::int64_t>& device_rows, const vk::DeviceInfo& device);
   ~DecodeStep();
   DecodeStep(const DecodeStep&) = delete;
   DecodeStep& operator=(const DecodeStep&) = delete;

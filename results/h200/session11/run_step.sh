@@ -1,7 +1,8 @@
 #!/bin/bash
 # Session 11 on an H200: `vktune step` on a random-weight Llama-3-8B Q4_K_M
 # at context 128 and 4096, the stored winners of run_model.sh's database
-# (carried as .dist/model.db) against the baselines; the context-128
+# (carried as .dist/model.db; tuned on another H200: the step takes the
+# winners of this GPU, then of other GPUs of its model) against the baselines; the context-128
 # attention and kv-store shapes tuned first (the model run tuned context
 # 4096). Run from the repository root with .dist and .gl carried.
 set -u
@@ -12,8 +13,8 @@ export PATH=$PWD/.dist/bin:$PATH
 nvidia-smi --query-gpu=name,uuid,driver_version --format=csv > "$OUT/gpu.txt" 2>&1
 cp .dist/model.db /tmp/model.db
 ( time vktune gguf --make-random llama3-8b Q4_K_M -o /tmp/llama3-8b.gguf ) > "$OUT/log.txt" 2>&1
-vktune attention_decode --device 0 --shape 32,8,128,128 --time 60s --db /tmp/model.db --seed 4 > /tmp/tune128.txt 2>&1
-vktune kv_store --device 0 --shape 1,1024,128 --time 20s --db /tmp/model.db --seed 4 >> /tmp/tune128.txt 2>&1
+vktune attention_decode --device 0 --shape 32,8,128,128 --time 40s --db /tmp/model.db --seed 4 > /tmp/tune128.txt 2>&1
+vktune kv_store --device 0 --shape 1,1024,128 --time 15s --db /tmp/model.db --seed 4 >> /tmp/tune128.txt 2>&1
 grep -E "winner|speedup" /tmp/tune128.txt >> "$OUT/log.txt"
 for ctx in 128 4096; do
   check=""; [ "$ctx" = 128 ] && check="--check"
