@@ -41,6 +41,7 @@ struct StepArgs {
   bool json = false;
   std::uint64_t seed = 1;
   int samples = 15;
+  std::vector<std::string> tuned_kernels;
 };
 
 struct Measured {
@@ -86,6 +87,7 @@ void run_step(const StepArgs& args, int& result_code) {
     options.tuned = tuned;
     options.random_weights = args.random_weights;
     options.seed = args.seed;
+    options.tuned_kernels = args.tuned_kernels;
     step::DecodeStep chain(model, file, options, store ? &*store : nullptr, rows, device.info());
     if (!args.json) std::cerr << "vktune step: " << (tuned ? "tuned" : "baseline") << ": compiling and uploading\n";
     chain.prepare(device, templates);
@@ -169,6 +171,10 @@ void add_step_command(CLI::App& root, int& result_code) {
   cmd->add_flag("--random-weights", args->random_weights, "Random weights of the file's shapes and types");
   cmd->add_flag("--tuned", args->tuned_only, "Only the stored winners' chain");
   cmd->add_flag("--baseline", args->baseline_only, "Only the baselines' chain");
+  cmd->add_option("--tuned-kernels", args->tuned_kernels,
+                  "Stored winners only for these kernels (comma-separated), baselines for the rest: to find which "
+                  "kernel's winners move the result")
+      ->delimiter(',');
   cmd->add_flag("--check", args->check,
                 "Compare the logits with the CPU reference of the same chain (exit 1 past the tolerance)");
   cmd->add_option("--samples", args->samples, "Steps timed (the median is reported)")

@@ -121,7 +121,11 @@ DecodeStep::DecodeStep(const model::ModelDescription& m, const ref::GgufFile& fi
     const auto& kernel = kernels::find_kernel(kernel_name);
     kernel.validate_shape(shape);
     StepOp op{kernel_name, shape, kernel.baseline(shape), false, {}, role, {}};
-    if (options.tuned && store) {
+    const bool wanted = options.tuned_kernels.empty() ||
+                        std::find(options.tuned_kernels.begin(), options.tuned_kernels.end(), kernel_name) !=
+                            options.tuned_kernels.end();
+    if (options.tuned && store && !wanted) op.why_baseline = "not among --tuned-kernels";
+    if (options.tuned && store && wanted) {
       const auto text = kernels::shape_to_string(shape);
       std::optional<results::Winner> winner;
       for (const auto row : device_rows) {

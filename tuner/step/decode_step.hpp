@@ -31,6 +31,9 @@ struct StepOptions {
   bool random_weights = false;      // random weights of the file's shapes and types
   std::uint64_t seed = 1;           // random weights, the cache's earlier entries, the token id
   std::string cache_mode = "cold";  // which stored winners (cold, then hot)
+  // Non-empty: stored winners only for these kernels, baselines for the rest
+  // (to find which kernel's winners move a chain's result).
+  std::vector<std::string> tuned_kernels{};
 };
 
 // One dispatch of the chain.
