@@ -7,42 +7,6 @@ namespace vktune::model {
 
 namespace {
 
-// The matrix-product kernel for a weight type, or "" when vktune has none.
-std::string matmul_kernel(ref::GgmlType type) {
-  switch (type) {
-    case ref::GgmlType::F32:
-      return "matmul_f32";
-    case ref::GgmlType::F16:
-      return "matmul_f16";
-    case ref::GgmlType::Q4_0:
-      return "matmul_q4_0";
-    case ref::GgmlType::Q8_0:
-      return "matmul_q8_0";
-    case ref::GgmlType::Q4_K:
-      return "matmul_q4k";
-    case ref::GgmlType::Q5_K:
-      return "matmul_q5k";
-    case ref::GgmlType::Q6_K:
-      return "matmul_q6k";
-    default:
-      return {};
-  }
-}
-
-// The embedding lookup for the table's type, or "".
-std::string get_rows_kernel(ref::GgmlType type) {
-  switch (type) {
-    case ref::GgmlType::F16:
-      return "get_rows_f16";
-    case ref::GgmlType::Q4_K:
-      return "get_rows_q4k";
-    case ref::GgmlType::Q8_0:
-      return "get_rows_q8_0";
-    default:
-      return {};
-  }
-}
-
 class Builder {
  public:
   Builder(const ModelDescription& m, bool prefill) : m_(m), prefill_(prefill) {}
@@ -146,6 +110,42 @@ void phase_ops(const ModelDescription& m, std::uint32_t tokens, std::uint32_t co
 }
 
 }  // namespace
+
+// The matrix-product kernel for a weight type, or "" when vktune has none.
+std::string matmul_kernel(ref::GgmlType type) {
+  switch (type) {
+    case ref::GgmlType::F32:
+      return "matmul_f32";
+    case ref::GgmlType::F16:
+      return "matmul_f16";
+    case ref::GgmlType::Q4_0:
+      return "matmul_q4_0";
+    case ref::GgmlType::Q8_0:
+      return "matmul_q8_0";
+    case ref::GgmlType::Q4_K:
+      return "matmul_q4k";
+    case ref::GgmlType::Q5_K:
+      return "matmul_q5k";
+    case ref::GgmlType::Q6_K:
+      return "matmul_q6k";
+    default:
+      return {};
+  }
+}
+
+// The embedding lookup for the table's type, or "".
+std::string get_rows_kernel(ref::GgmlType type) {
+  switch (type) {
+    case ref::GgmlType::F16:
+      return "get_rows_f16";
+    case ref::GgmlType::Q4_K:
+      return "get_rows_q4k";
+    case ref::GgmlType::Q8_0:
+      return "get_rows_q8_0";
+    default:
+      return {};
+  }
+}
 
 bool ModelOps::complete(const std::string& phase) const {
   return std::none_of(unserved.begin(), unserved.end(), [&](const Unserved& u) { return u.phase == phase; });

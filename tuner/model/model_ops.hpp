@@ -43,6 +43,11 @@ struct ModelOps {
   bool complete(const std::string& phase) const;
 };
 
+// The vktune kernel of a weight type: the matrix product (matmul_q4k, ...)
+// and the embedding lookup (get_rows_q4k, ...); "" when vktune has none.
+std::string matmul_kernel(ref::GgmlType type);
+std::string get_rows_kernel(ref::GgmlType type);
+
 // `prompt` = 0: decode only.
 ModelOps model_ops(const ModelDescription& model, std::uint32_t context, std::uint32_t prompt);
 

@@ -13,48 +13,11 @@
 #include "harness/pipeline.hpp"
 #include "kernels/registry.hpp"
 #include "reference/fp16.hpp"
+#include "tuner/model/model_ops.hpp"
 #include "tuner/model/random_model.hpp"
 #include "tuner/variant.hpp"
 
 namespace vktune::step {
-
-namespace {
-
-std::string matmul_kernel(ref::GgmlType type) {
-  switch (type) {
-    case ref::GgmlType::F32:
-      return "matmul_f32";
-    case ref::GgmlType::F16:
-      return "matmul_f16";
-    case ref::GgmlType::Q4_0:
-      return "matmul_q4_0";
-    case ref::GgmlType::Q8_0:
-      return "matmul_q8_0";
-    case ref::GgmlType::Q4_K:
-      return "matmul_q4k";
-    case ref::GgmlType::Q5_K:
-      return "matmul_q5k";
-    case ref::GgmlType::Q6_K:
-      return "matmul_q6k";
-    default:
-      return {};
-  }
-}
-
-std::string get_rows_kernel(ref::GgmlType type) {
-  switch (type) {
-    case ref::GgmlType::F16:
-      return "get_rows_f16";
-    case ref::GgmlType::Q4_K:
-      return "get_rows_q4k";
-    case ref::GgmlType::Q8_0:
-      return "get_rows_q8_0";
-    default:
-      return {};
-  }
-}
-
-}  // namespace
 
 struct DecodeStep::Impl {
   std::map<std::string, std::vector<std::uint8_t>> weights;  // tensor name -> bytes as uploaded
@@ -163,13 +126,14 @@ DecodeStep::DecodeStep(const model::ModelDescription& m, const ref::GgufFile& fi
   };
 
   const auto& embd = weight("token_embd.weight");
-  add(get_rows_kernel(embd.type), {1, m.vocab, m.embedding}, "token_embd",
+  add(model::get_rows_kernel(embd.type), {1, m.vocab, m.embedding}, "token_embd",
       {{"ids", "ids"}, {"table", "token_embd.weight"}, {"out", "xa"}});
   const std::string rope = m.rope_neox ? "rope_neox" : "rope";
   auto product = [&](const std::string& tensor, const std::string& in, const std::string& out,
                      const std::string& role) {
     const auto& t = weight(tensor);
-    add(matmul_kernel(t.type), {1, static_cast<std::uint32_t>(t.rows()), static_cast<std::uint32_t>(t.row_length())},
+    add(model::matmul_kernel(t.type),
+        {1, static_cast<std::uint32_t>(t.rows()), static_cast<std::uint32_t>(t.row_length())},
         role + " (" + std::string(ref::type_name(t.type)) + ")", {{"x", in}, {"W", tensor}, {"y", out}});
   };
   for (std::uint32_t layer = 0; layer < m.layers; ++layer) {
