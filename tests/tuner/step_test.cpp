@@ -5,9 +5,11 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <set>
 
 #include "harness/device.hpp"
 #include "harness/instance.hpp"
+#include "kernels/registry.hpp"
 #include "tuner/model/model_description.hpp"
 #include "tuner/model/random_model.hpp"
 #include "tuner/step/decode_step.hpp"
@@ -57,6 +59,79 @@ TEST(DecodeStep, TheChainsLogitsAreTheCpuChains) {
     // Steps repeat: the second writes the same cache row and reads the same.
     EXPECT_EQ(chain.run_once(device), logits);
   }
+}
+
+// Barriers are placed from the kernels' binding roles: between any two ops
+// where the later reads what the earlier wrote, or writes what the earlier
+// read or wrote, some op from the later back to just after the earlier waits
+// (checked over every pair); and independent ops share a barrier: the q, k
+// and v products run side by side, and the gate and up products.
+TEST(DecodeStep, BarriersSeparateEveryHazardAndOnlyThose) {
+  const auto file = ref::GgufFile::from_bytes(model::random_model(model::find_preset("tiny"), "Q4_K_M", 5).bytes(),
+                                              "tiny.gguf");
+  const auto m = model::describe_model(file.contents(), "tiny.gguf");
+  vk::Instance instance;
+  vk::Device device(instance, test_device_index());
+  StepOptions options;
+  options.context = 16;
+  options.tuned = false;
+  DecodeStep chain(m, file, options, nullptr, {}, device.info());
+  const auto& ops = chain.ops();
+  auto access = [&](const StepOp& op, bool writes) {
+    std::set<std::string> names;
+    const auto& kernel = kernels::find_kernel(op.kernel);
+    const auto& bindings = kernel.spaces().at(kernel.space_index(op.shape)).bindings;
+    for (std::size_t b = 0; b < bindings.size(); ++b) {
+      const auto role = bindings[b].role;
+      const bool w = role == kernels::BindingRole::output || role == kernels::BindingRole::scratch;
+      const bool r = role != kernels::BindingRole::output;
+      if (writes ? w : r) names.insert(op.buffers[b]);
+    }
+    return names;
+  };
+  auto meets = [](const std::set<std::string>& a, const std::set<std::string>& b) {
+    for (const auto& x : a)
+      if (b.count(x)) return true;
+    return false;
+  };
+  EXPECT_TRUE(ops.front().barrier_before);
+  std::size_t hazards = 0;
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    for (std::size_t j = i + 1; j < ops.size(); ++j) {
+      const bool hazard = meets(access(ops[j], false), access(ops[i], true)) ||
+                          meets(access(ops[j], true), access(ops[i], false)) ||
+                          meets(access(ops[j], true), access(ops[i], true));
+      if (!hazard) continue;
+      ++hazards;
+      bool separated = false;
+      for (std::size_t k = i + 1; k <= j; ++k) separated = separated || ops[k].barrier_before;
+      EXPECT_TRUE(separated) << ops[i].role << " then " << ops[j].role;
+    }
+  }
+  EXPECT_GT(hazards, ops.size());
+  std::size_t waits = 0;
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    waits += ops[i].barrier_before;
+    const auto& role = ops[i].role;
+    if (role.find("attn_k") != std::string::npos || role.find("attn_v") != std::string::npos ||
+        role.find("ffn_up") != std::string::npos) {
+      EXPECT_FALSE(ops[i].barrier_before) << role;
+    }
+    // Every op that waits has a reason: it meets the ops since the barrier before it.
+    if (ops[i].barrier_before && i > 0) {
+      bool reason = false;
+      for (std::size_t k = i; k-- > 0;) {
+        reason = reason || meets(access(ops[i], false), access(ops[k], true)) ||
+                 meets(access(ops[i], true), access(ops[k], false)) ||
+                 meets(access(ops[i], true), access(ops[k], true));
+        if (ops[k].barrier_before) break;
+      }
+      EXPECT_TRUE(reason) << role << " waits for nothing";
+    }
+  }
+  EXPECT_LE(waits, ops.size() - 3 * m.layers);  // at least k, v and up join the op before them
+  chain.prepare(device, TemplateLibrary::embedded());
+  EXPECT_EQ(chain.barriers(), waits);  // single-stage baselines: no barriers between stages
 }
 
 }  // namespace

@@ -46,7 +46,7 @@ struct StepArgs {
 
 struct Measured {
   std::string name;  // "tuned", "baseline"
-  std::size_t tuned_ops = 0, ops = 0;
+  std::size_t tuned_ops = 0, ops = 0, barriers = 0;
   std::vector<std::string> baselines;  // in a tuned chain: "kernel shape (role): why"
   vk::TimingResult timing;
   std::optional<double> rel_l2;
@@ -91,7 +91,7 @@ void run_step(const StepArgs& args, int& result_code) {
     step::DecodeStep chain(model, file, options, store ? &*store : nullptr, rows, device.info());
     if (!args.json) std::cerr << "vktune step: " << (tuned ? "tuned" : "baseline") << ": compiling and uploading\n";
     chain.prepare(device, templates);
-    Measured m{tuned ? "tuned" : "baseline", 0, chain.ops().size(), {}, {}, std::nullopt};
+    Measured m{tuned ? "tuned" : "baseline", 0, chain.ops().size(), chain.barriers(), {}, {}, std::nullopt};
     for (const auto& op : chain.ops()) {
       m.tuned_ops += op.tuned;
       if (tuned && !op.tuned) {
@@ -120,6 +120,7 @@ void run_step(const StepArgs& args, int& result_code) {
       const double ns = m.timing.per_dispatch_ns.median;
       runs.push_back({{"variants", m.name},
                       {"dispatches", m.ops},
+                      {"barriers", m.barriers},
                       {"tuned_dispatches", m.tuned_ops},
                       {"baseline_dispatches", m.baselines},
                       {"median_ns", ns},
@@ -143,8 +144,9 @@ void run_step(const StepArgs& args, int& result_code) {
       const double ns = m.timing.per_dispatch_ns.median;
       char line[256];
       std::snprintf(line, sizeof line,
-                    "  %-8s %4zu dispatches (%zu tuned): %.1f us per token (p10 %.1f, p90 %.1f), %.1f tokens/s",
-                    m.name.c_str(), m.ops, m.tuned_ops, ns / 1e3, m.timing.per_dispatch_ns.p10 / 1e3,
+                    "  %-8s %4zu dispatches (%zu tuned), %zu barriers: %.1f us per token (p10 %.1f, p90 %.1f), "
+                    "%.1f tokens/s",
+                    m.name.c_str(), m.ops, m.tuned_ops, m.barriers, ns / 1e3, m.timing.per_dispatch_ns.p10 / 1e3,
                     m.timing.per_dispatch_ns.p90 / 1e3, ns > 0 ? 1e9 / ns : 0.0);
       std::cout << line;
       if (m.rel_l2)

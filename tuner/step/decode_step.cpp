@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <random>
+#include <set>
 
 #include "common/error.hpp"
 #include "harness/buffer.hpp"
@@ -19,6 +20,38 @@
 
 namespace vktune::step {
 
+namespace {
+
+// Marks the ops that must wait for the dispatches before them: one that
+// reads a buffer written since the last barrier, or writes one read or
+// written since then. The first op waits too, for the step before it when
+// steps are recorded back to back.
+void place_barriers(std::vector<StepOp>& ops) {
+  std::set<std::string> read, written;  // since the last barrier
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    auto& op = ops[i];
+    const auto& kernel = kernels::find_kernel(op.kernel);
+    const auto& bindings = kernel.spaces().at(kernel.space_index(op.shape)).bindings;
+    bool wait = i == 0;
+    for (std::size_t b = 0; b < bindings.size(); ++b) {
+      const auto& buffer = op.buffers[b];
+      const bool writes = bindings[b].role == kernels::BindingRole::output ||
+                          bindings[b].role == kernels::BindingRole::scratch;
+      const bool reads = bindings[b].role != kernels::BindingRole::output;
+      if ((reads && written.count(buffer)) || (writes && (read.count(buffer) || written.count(buffer)))) wait = true;
+    }
+    if (wait) read.clear(), written.clear();
+    op.barrier_before = wait;
+    for (std::size_t b = 0; b < bindings.size(); ++b) {
+      if (bindings[b].role != kernels::BindingRole::output) read.insert(op.buffers[b]);
+      if (bindings[b].role == kernels::BindingRole::output || bindings[b].role == kernels::BindingRole::scratch)
+        written.insert(op.buffers[b]);
+    }
+  }
+}
+
+}  // namespace
+
 struct DecodeStep::Impl {
   std::map<std::string, std::vector<std::uint8_t>> weights;  // tensor name -> bytes as uploaded
   std::vector<std::vector<std::uint16_t>> k_cache, v_cache;  // per layer, fp16 bits
@@ -31,16 +64,15 @@ struct DecodeStep::Impl {
     std::vector<VkDescriptorSet> sets;
     std::vector<std::array<std::uint32_t, 3>> groups;
     std::vector<std::vector<std::uint32_t>> push;
+    bool barrier_before = true;
   };
   std::vector<Recorded> recorded;
   std::uint32_t vocab = 0;
 
   void record(VkCommandBuffer cmd) const {
-    bool first = true;
     for (const auto& op : recorded) {
       for (std::size_t s = 0; s < op.stages.size(); ++s) {
-        if (!first) vk::compute_barrier(cmd);  // every op reads what an earlier one wrote
-        first = false;
+        if (s > 0 || op.barrier_before) vk::compute_barrier(cmd);
         const std::span<const std::uint8_t> push{reinterpret_cast<const std::uint8_t*>(op.push[s].data()),
                                                  op.push[s].size() * sizeof(std::uint32_t)};
         op.stages[s]->record_dispatch(cmd, op.sets[s], op.groups[s], push);
@@ -176,9 +208,16 @@ DecodeStep::DecodeStep(const model::ModelDescription& m, const ref::GgufFile& fi
   add("rmsnorm_mul", {1, m.embedding}, "output_norm", {{"x", "xa"}, {"w", "output_norm.weight"}, {"y", "xn"}});
   product(m.tensors.count("output.weight") ? "output.weight" : "token_embd.weight", "xn", "logits", "output");
   add("argmax", {1, m.vocab}, "argmax", {{"x", "logits"}, {"y", "argmax"}});
+  place_barriers(ops_);
 }
 
 DecodeStep::~DecodeStep() { delete impl_; }
+
+std::size_t DecodeStep::barriers() const {
+  std::size_t count = 0;
+  for (const auto& op : impl_->recorded) count += op.barrier_before + (op.stages.size() - 1);
+  return count;
+}
 
 const std::vector<std::uint8_t>& DecodeStep::weight_bytes(const std::string& tensor) const {
   return impl_->weights.at(tensor);
@@ -253,6 +292,7 @@ void DecodeStep::prepare(vk::Device& device, const TemplateLibrary& templates) {
       }
     }
     Impl::Recorded r;
+    r.barrier_before = op.barrier_before;
     std::vector<const vk::Buffer*> bound;
     for (const auto& name : op.buffers) bound.push_back(im.buffers.at(name).get());
     for (std::size_t s = 0; s < variant.stages.size(); ++s) {

@@ -5,7 +5,9 @@
 // into fp16 caches of the context's length, attention over them, the output
 // product and residual add, rmsnorm, gate and up, SwiGLU, down, add), the
 // final norm, the output head and argmax, recorded into one command buffer
-// with a compute-to-compute barrier between dependent dispatches. Each op
+// with a compute-to-compute barrier before each dispatch that reads what an
+// earlier one since the last barrier wrote, or writes what it read or wrote
+// (independent ops, such as the q, k and v products, run side by side). Each op
 // runs the stored winner for this device at its shape (--tuned) or its
 // kernel's baseline. The cache holds random fp16 entries before the token's
 // position (context - 1), the new token's k and v are stored there, so the
@@ -45,6 +47,9 @@ struct StepOp {
   std::string why_baseline;          // in a tuned chain, why this op runs its baseline
   std::string role;                  // "blk.3.ffn_down", "token_embd", ...
   std::vector<std::string> buffers;  // the chain's buffers, in the kernel's binding order
+  // A barrier precedes the op's first stage (later stages of a multi-stage
+  // op always wait for the one before).
+  bool barrier_before = true;
 };
 
 class DecodeStep {
@@ -60,6 +65,9 @@ class DecodeStep {
   DecodeStep& operator=(const DecodeStep&) = delete;
 
   const std::vector<StepOp>& ops() const { return ops_; }
+  // Barriers recorded per step (one before each op that waits, and one
+  // between the stages of a multi-stage op), known after prepare().
+  std::size_t barriers() const;
 
   // Compiles every distinct variant, uploads the weights and inputs, and
   // records the chain.
