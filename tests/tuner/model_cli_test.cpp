@@ -92,7 +92,15 @@ TEST_F(ModelCli, TunesEveryOpOfTheDecodeStepAndExportsTheirTable) {
   EXPECT_EQ(tuned_run.at("tuned_dispatches"), dispatches) << tuned_run.at("baseline_dispatches").dump();
   EXPECT_EQ(baseline_run.at("tuned_dispatches"), 0);
   for (const auto& run : steps.at("runs")) {
-    EXPECT_LE(run.at("logits_rel_l2").get<double>(), steps.at("check_tolerance").get<double>()) << run.dump();
+    const auto& check = run.at("check");
+    EXPECT_TRUE(check.at("passed").get<bool>()) << run.dump();
+    EXPECT_EQ(check.at("ops_checked"), dispatches);
+    EXPECT_EQ(check.at("ops_failed"), 0);
+    EXPECT_LE(check.at("chained_vs_op_by_op_rel_l2").get<double>(),
+              steps.at("chained_vs_op_by_op_tolerance").get<double>());
+    if (!check.at("approximate").get<bool>()) {
+      EXPECT_LE(run.at("logits_rel_l2").get<double>(), steps.at("check_tolerance").get<double>()) << run.dump();
+    }
     EXPECT_GT(run.at("tokens_per_second").get<double>(), 0) << run.dump();
   }
 }

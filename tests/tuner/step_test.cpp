@@ -3,16 +3,25 @@
 // and that reference's sensitivity (the token's position changes them).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
+#include <iostream>
 #include <set>
 
 #include "harness/device.hpp"
 #include "harness/instance.hpp"
+#include "tests/kernels/kernel_test_support.hpp"
+#include "kernels/quantized_activations.hpp"
 #include "kernels/registry.hpp"
+#include "results/store.hpp"
+#include "tuner/session.hpp"
+#include "tuner/variant.hpp"
 #include "tuner/model/model_description.hpp"
 #include "tuner/model/random_model.hpp"
 #include "tuner/step/decode_step.hpp"
+#include "tuner/step/step_op_check.hpp"
 #include "tuner/step/step_reference.hpp"
 
 namespace vktune::step {
@@ -58,6 +67,92 @@ TEST(DecodeStep, TheChainsLogitsAreTheCpuChains) {
     EXPECT_GT(rel_l2(logits, reference_logits(m, chain, 47)), 1e-3);
     // Steps repeat: the second writes the same cache row and reads the same.
     EXPECT_EQ(chain.run_once(device), logits);
+    // Op by op: every op within its kernel's tolerance, and the same logits
+    // as the chained run.
+    const auto by_op = check_op_by_op(chain, device, m);
+    EXPECT_EQ(by_op.failed, 0u);
+    EXPECT_EQ(by_op.logits, logits);
+  }
+}
+
+// Stored winners with 8-bit activations (X_QUANT=1) for every product
+// shape of the tiny model, the first config of a covering array of that
+// path: the chain of them passes op by op, each op within its variant's
+// tolerance on the inputs the chain gave it. Its logits are not the exact
+// chain's: a CPU chain with the same quantization is as far from the exact
+// one, and a GPU chain does not follow that CPU chain bit for bit either
+// (one code rounded the other way moves every later product), which is why
+// the check is made op by op. A weight changed on the host after upload
+// fails exactly the op that reads it, and no other.
+TEST(DecodeStep, ApproximateVariantsAreCheckedOpByOp) {
+  vk::Instance instance;
+  vk::Device device(instance, test_device_index());
+  if (!device.info().features.integer_dot_product) GTEST_SKIP() << "no shaderIntegerDotProduct";
+  const auto file = ref::GgufFile::from_bytes(model::random_model(model::find_preset("tiny"), "Q4_K_M", 33).bytes(),
+                                              "tiny.gguf");
+  const auto m = model::describe_model(file.contents(), "tiny.gguf");
+  StepOptions options;
+  options.context = 40;
+  options.seed = 4;
+  options.tuned = false;
+  DecodeStep baseline(m, file, options, nullptr, {}, device.info());
+
+  const auto db = std::filesystem::path(::testing::TempDir()) / "step_x_q8.db";
+  std::filesystem::remove(db);
+  auto store = results::Store::open(db);
+  const auto device_row = store.upsert_device(identity_of(device.info()));
+  const auto templates = TemplateLibrary::embedded();
+  std::set<std::string> stored;
+  for (const auto& op : baseline.ops()) {
+    if (op.weight.empty() || !stored.insert(op.kernel + " " + kernels::shape_to_string(op.shape)).second) continue;
+    const auto& kernel = kernels::find_kernel(op.kernel);
+    const auto configs = testing_support::covering_of(kernel, op.shape, device.info(), [](const kernels::Config& c) {
+      return kernels::uses_quantized_activations(c);
+    });
+    ASSERT_FALSE(configs.empty()) << op.role;
+    const auto variant = describe_variant(kernel, configs.front(), op.shape, templates);
+    const auto config_json = kernels::config_to_json(configs.front());
+    store.upsert_variant({variant.variant_hash, op.kernel, variant.stages.front().plan.template_file, config_json,
+                          variant.stages.front().template_hash, "test"});
+    results::Winner w;
+    w.device_id = device_row, w.kernel = op.kernel, w.shape = kernels::shape_to_string(op.shape);
+    w.cache_mode = "cold", w.variant_hash = variant.variant_hash, w.config_json = config_json, w.spirv = {1};
+    store.set_winner(w);
+  }
+  options.tuned = true;
+  DecodeStep tuned(m, file, options, &store, {device_row}, device.info());
+  std::size_t quantized = 0;
+  for (const auto& op : tuned.ops()) quantized += !op.weight.empty() && kernels::uses_quantized_activations(op.config);
+  ASSERT_EQ(quantized, 2u * 7 + 1);  // every product: 7 per layer and the head
+  tuned.prepare(device, templates);
+  const auto chained = tuned.run_once(device);
+
+  const auto check = check_op_by_op(tuned, device, m);
+  ASSERT_EQ(check.ops.size(), tuned.ops().size());
+  EXPECT_EQ(check.failed, 0u);
+  for (const auto& v : check.ops) EXPECT_TRUE(v.passed) << tuned.ops()[v.op].role << ": " << v.why;
+  EXPECT_EQ(check.logits, chained);  // deterministic kernels: the barriers lose nothing
+  // Each product's error is that of 8-bit activations, not of fp32 rounding.
+  double largest = 0;
+  for (const auto& v : check.ops)
+    if (!tuned.ops()[v.op].weight.empty()) largest = std::max(largest, v.rel_l2);
+  EXPECT_GT(largest, 1e-3);
+
+  const auto exact = reference_logits(m, tuned, 40);
+  const auto approximated = reference_logits(m, tuned, 40, Activations::as_variants);
+  const double approximation = rel_l2(std::vector<float>(approximated.begin(), approximated.end()), exact);
+  EXPECT_GT(approximation, 1e-3);
+  EXPECT_GT(rel_l2(chained, exact), 1e-3);
+
+  // attn_k of layer 1, changed on the host only: that op fails, the rest pass.
+  auto& k1 = const_cast<std::vector<std::uint8_t>&>(tuned.weight_bytes("blk.1.attn_k.weight"));
+  for (std::size_t i = 16; i < k1.size(); i += 144) k1[i] ^= 0x11;  // codes of every Q4_K block
+  const auto tampered = check_op_by_op(tuned, device, m);
+  ASSERT_EQ(tampered.failed, 1u);
+  for (const auto& v : tampered.ops) {
+    if (!v.passed) {
+      EXPECT_EQ(tuned.ops()[v.op].role, "blk.1.attn_k (Q4_K)");
+    }
   }
 }
 

@@ -69,15 +69,18 @@ struct DecodeStep::Impl {
   std::vector<Recorded> recorded;
   std::uint32_t vocab = 0;
 
-  void record(VkCommandBuffer cmd) const {
-    for (const auto& op : recorded) {
-      for (std::size_t s = 0; s < op.stages.size(); ++s) {
-        if (s > 0 || op.barrier_before) vk::compute_barrier(cmd);
-        const std::span<const std::uint8_t> push{reinterpret_cast<const std::uint8_t*>(op.push[s].data()),
-                                                 op.push[s].size() * sizeof(std::uint32_t)};
-        op.stages[s]->record_dispatch(cmd, op.sets[s], op.groups[s], push);
-      }
+  // One op's stages, with a barrier between them and, if asked, before the first.
+  static void record_op(VkCommandBuffer cmd, const Recorded& op, bool barrier_first) {
+    for (std::size_t s = 0; s < op.stages.size(); ++s) {
+      if (s > 0 || barrier_first) vk::compute_barrier(cmd);
+      const std::span<const std::uint8_t> push{reinterpret_cast<const std::uint8_t*>(op.push[s].data()),
+                                               op.push[s].size() * sizeof(std::uint32_t)};
+      op.stages[s]->record_dispatch(cmd, op.sets[s], op.groups[s], push);
     }
+  }
+
+  void record(VkCommandBuffer cmd) const {
+    for (const auto& op : recorded) record_op(cmd, op, op.barrier_before);
   }
 };
 
@@ -115,10 +118,11 @@ DecodeStep::DecodeStep(const model::ModelDescription& m, const ref::GgufFile& fi
     if (kernel_name.empty()) throw Error(ErrorKind::usage, m.source + ": no kernel serves " + role);
     const auto& kernel = kernels::find_kernel(kernel_name);
     kernel.validate_shape(shape);
-    StepOp op{kernel_name, shape, kernel.baseline(shape), false, {}, role, {}};
+    StepOp op{kernel_name, shape, kernel.baseline(shape), false, {}, role, {}, {}};
     const bool wanted = options.tuned_kernels.empty() ||
                         std::find(options.tuned_kernels.begin(), options.tuned_kernels.end(), kernel_name) !=
                             options.tuned_kernels.end();
+    if (options.tuned && !store) op.why_baseline = "no database of winners";
     if (options.tuned && store && !wanted) op.why_baseline = "not among --tuned-kernels";
     if (options.tuned && store && wanted) {
       const auto text = kernels::shape_to_string(shape);
@@ -167,6 +171,7 @@ DecodeStep::DecodeStep(const model::ModelDescription& m, const ref::GgufFile& fi
     add(model::matmul_kernel(t.type),
         {1, static_cast<std::uint32_t>(t.rows()), static_cast<std::uint32_t>(t.row_length())},
         role + " (" + std::string(ref::type_name(t.type)) + ")", {{"x", in}, {"W", tensor}, {"y", out}});
+    ops_.back().weight = tensor;
   };
   for (std::uint32_t layer = 0; layer < m.layers; ++layer) {
     const std::string blk = "blk." + std::to_string(layer) + ".";
@@ -310,6 +315,33 @@ std::vector<float> DecodeStep::run_once(vk::Device& device) {
   vk::run_commands(device, [&](VkCommandBuffer cmd) { impl_->record(cmd); });
   const auto bytes = impl_->buffers.at("logits")->download(0, std::uint64_t{impl_->vocab} * 4);
   std::vector<float> logits(impl_->vocab);
+  std::memcpy(logits.data(), bytes.data(), bytes.size());
+  return logits;
+}
+
+std::vector<float> DecodeStep::run_op_by_op(
+    vk::Device& device,
+    const std::function<void(std::size_t op, const Contents& before, const Contents& after)>& visit) {
+  auto& im = *impl_;
+  for (std::size_t i = 0; i < ops_.size(); ++i) {
+    const auto& op = ops_[i];
+    const auto& kernel = kernels::find_kernel(op.kernel);
+    const auto& bindings = kernel.spaces().at(kernel.space_index(op.shape)).bindings;
+    Contents before, after;
+    for (std::size_t b = 0; b < bindings.size(); ++b) {
+      const auto role = bindings[b].role;
+      if (role == kernels::BindingRole::weights || role == kernels::BindingRole::scratch) continue;
+      before[bindings[b].name] = im.buffers.at(op.buffers[b])->download();
+    }
+    vk::run_commands(device, [&](VkCommandBuffer cmd) { Impl::record_op(cmd, im.recorded[i], false); });
+    for (std::size_t b = 0; b < bindings.size(); ++b) {
+      if (bindings[b].role == kernels::BindingRole::output)
+        after[bindings[b].name] = im.buffers.at(op.buffers[b])->download();
+    }
+    visit(i, before, after);
+  }
+  const auto bytes = im.buffers.at("logits")->download(0, std::uint64_t{im.vocab} * 4);
+  std::vector<float> logits(im.vocab);
   std::memcpy(logits.data(), bytes.data(), bytes.size());
   return logits;
 }

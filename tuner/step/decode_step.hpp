@@ -13,6 +13,8 @@
 // position (context - 1), the new token's k and v are stored there, so the
 // attention reads `context` entries as in a real step.
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -46,6 +48,7 @@ struct StepOp {
   bool tuned = false;                // a stored winner (else the baseline)
   std::string why_baseline;          // in a tuned chain, why this op runs its baseline
   std::string role;                  // "blk.3.ffn_down", "token_embd", ...
+  std::string weight;                // a product's weight tensor ("blk.3.ffn_down.weight"), else ""
   std::vector<std::string> buffers;  // the chain's buffers, in the kernel's binding order
   // A barrier precedes the op's first stage (later stages of a multi-stage
   // op always wait for the one before).
@@ -74,6 +77,14 @@ class DecodeStep {
   void prepare(vk::Device& device, const TemplateLibrary& templates);
   // Runs one step and returns the logits (vocab floats).
   std::vector<float> run_once(vk::Device& device);
+  // Runs the step one op at a time, each in a submission of its own (so
+  // nothing overlaps), and calls `visit` for each op with the contents of
+  // its buffers other than weights and scratch, by binding name: `before`
+  // it ran, and its outputs `after`. Returns the logits.
+  using Contents = std::map<std::string, std::vector<std::uint8_t>>;
+  std::vector<float> run_op_by_op(
+      vk::Device& device,
+      const std::function<void(std::size_t op, const Contents& before, const Contents& after)>& visit);
   // Times steps back to back (warm-up to steady clocks, then the median of
   // `samples`), ns per step.
   vk::TimingResult time(vk::Device& device, int samples);

@@ -1,7 +1,10 @@
 #include "tuner/step/step_reference.hpp"
 
 #include <cstring>
+#include <set>
 
+#include "kernels/quantized_activations.hpp"
+#include "reference/activation_q8.hpp"
 #include "reference/dequantize.hpp"
 #include "reference/fp16.hpp"
 #include "reference/matmul.hpp"
@@ -23,11 +26,18 @@ std::vector<float> f32_weights(const std::vector<std::uint8_t>& bytes) {
 
 }  // namespace
 
-std::vector<double> reference_logits(const model::ModelDescription& m, const DecodeStep& step, std::uint32_t context) {
+std::vector<double> reference_logits(const model::ModelDescription& m, const DecodeStep& step, std::uint32_t context,
+                                     Activations activations) {
+  std::set<std::string> quantized_x;  // weights of the products with 8-bit activations
+  for (const auto& op : step.ops()) {
+    if (activations == Activations::as_variants && !op.weight.empty() && kernels::uses_quantized_activations(op.config))
+      quantized_x.insert(op.weight);
+  }
   auto product = [&](const std::string& tensor, const std::vector<float>& x) {
     const auto& t = m.tensors.at(tensor);
-    return as_floats(
-        ref::matmul_quantized(x.data(), 1, step.weight_bytes(tensor).data(), t.type, t.rows(), t.row_length()));
+    const auto* w = step.weight_bytes(tensor).data();
+    return quantized_x.count(tensor) ? ref::matmul_quantized_q8_activations(x.data(), 1, w, t.type, t.rows(), t.row_length())
+                                     : ref::matmul_quantized(x.data(), 1, w, t.type, t.rows(), t.row_length());
   };
   auto norm = [&](const std::vector<float>& x, const std::string& tensor) {
     return as_floats(ref::rmsnorm(x, m.embedding, kRmsEps, f32_weights(step.weight_bytes(tensor))));
@@ -44,11 +54,11 @@ std::vector<double> reference_logits(const model::ModelDescription& m, const Dec
   for (std::uint32_t layer = 0; layer < m.layers; ++layer) {
     const std::string blk = "blk." + std::to_string(layer) + ".";
     auto xn = norm(x, blk + "attn_norm.weight");
-    const auto q =
-        as_floats(ref::rope(product(blk + "attn_q.weight", xn), m.head_dim, position, layout, step.rope_base()));
-    const auto k =
-        as_floats(ref::rope(product(blk + "attn_k.weight", xn), m.head_dim, position, layout, step.rope_base()));
-    const auto v = product(blk + "attn_v.weight", xn);
+    const auto q = as_floats(
+        ref::rope(as_floats(product(blk + "attn_q.weight", xn)), m.head_dim, position, layout, step.rope_base()));
+    const auto k = as_floats(
+        ref::rope(as_floats(product(blk + "attn_k.weight", xn)), m.head_dim, position, layout, step.rope_base()));
+    const auto v = as_floats(product(blk + "attn_v.weight", xn));
     // The caches as fp32, the new token's row as the store rounds it.
     std::vector<float> k_cache(std::size_t{context} * kv), v_cache(k_cache.size());
     for (std::size_t i = 0; i < k_cache.size(); ++i) {
@@ -60,15 +70,14 @@ std::vector<double> reference_logits(const model::ModelDescription& m, const Dec
       v_cache[(context - 1) * kv + i] = ref::fp16_to_fp32(ref::fp32_to_fp16(v[i]));
     }
     const auto attn = as_floats(ref::attention(q, k_cache, v_cache, {m.heads, m.kv_heads, m.head_dim, context}));
-    x = as_floats(ref::add(x, product(blk + "attn_output.weight", attn)));
+    x = as_floats(ref::add(x, as_floats(product(blk + "attn_output.weight", attn))));
     xn = norm(x, blk + "ffn_norm.weight");
-    const auto s = as_floats(ref::swiglu(product(blk + "ffn_gate.weight", xn), product(blk + "ffn_up.weight", xn)));
-    x = as_floats(ref::add(x, product(blk + "ffn_down.weight", s)));
+    const auto s = as_floats(
+        ref::swiglu(as_floats(product(blk + "ffn_gate.weight", xn)), as_floats(product(blk + "ffn_up.weight", xn))));
+    x = as_floats(ref::add(x, as_floats(product(blk + "ffn_down.weight", s))));
   }
   const auto xn = norm(x, "output_norm.weight");
-  const auto& head = m.tensors.count("output.weight") ? m.tensors.at("output.weight") : embd;
-  return ref::matmul_quantized(xn.data(), 1, step.weight_bytes(head.name).data(), head.type, head.rows(),
-                               head.row_length());
+  return product(m.tensors.count("output.weight") ? "output.weight" : "token_embd.weight", xn);
 }
 
 }  // namespace vktune::step

@@ -1,0 +1,153 @@
+#include "tuner/step/step_op_check.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "common/error.hpp"
+#include "kernels/registry.hpp"
+#include "reference/dequantize.hpp"
+#include "reference/fp16.hpp"
+#include "reference/matmul.hpp"
+#include "reference/ops.hpp"
+
+namespace vktune::step {
+
+namespace {
+
+constexpr double kRmsEps = 1e-5;  // rmsnorm_mul's (kernels/rmsnorm.cpp)
+
+template <class T>
+std::vector<T> values(const std::vector<std::uint8_t>& bytes, std::size_t count) {
+  if (bytes.size() < count * sizeof(T)) throw Error(ErrorKind::internal, "vktune step: a buffer is too short");
+  std::vector<T> v(count);
+  std::memcpy(v.data(), bytes.data(), count * sizeof(T));
+  return v;
+}
+
+std::vector<float> halves(const std::vector<std::uint8_t>& bytes, std::size_t count) {
+  const auto bits = values<std::uint16_t>(bytes, count);
+  std::vector<float> v(count);
+  for (std::size_t i = 0; i < count; ++i) v[i] = ref::fp16_to_fp32(bits[i]);
+  return v;
+}
+
+// The op's reference output on the inputs it was given, and the outputs it
+// wrote, as doubles; `output` names the binding compared.
+struct Expected {
+  std::vector<double> want, got;
+};
+
+Expected reference_of(const StepOp& op, const DecodeStep& step, const model::ModelDescription& m,
+                      const DecodeStep::Contents& in, const DecodeStep::Contents& out) {
+  const auto& kernel = kernels::find_kernel(op.kernel);
+  const auto& bindings = kernel.spaces().at(kernel.space_index(op.shape)).bindings;
+  auto weight = [&](const std::string& binding) -> const std::vector<std::uint8_t>& {
+    for (std::size_t b = 0; b < bindings.size(); ++b)
+      if (bindings[b].name == binding) return step.weight_bytes(op.buffers[b]);
+    throw Error(ErrorKind::internal, op.kernel + " has no binding " + binding);
+  };
+  auto type_of = [&](const std::string& binding) {
+    for (std::size_t b = 0; b < bindings.size(); ++b)
+      if (bindings[b].name == binding) return m.tensors.at(op.buffers[b]).type;
+    throw Error(ErrorKind::internal, op.kernel + " has no binding " + binding);
+  };
+  auto floats = [&](const DecodeStep::Contents& c, const std::string& name, std::size_t n) {
+    return values<float>(c.at(name), n);
+  };
+  auto as_doubles = [](const std::vector<float>& v) { return std::vector<double>(v.begin(), v.end()); };
+  const auto& s = op.shape;
+  if (op.kernel.rfind("get_rows", 0) == 0) {
+    const auto id = values<std::int32_t>(in.at("ids"), 1)[0];
+    const auto type = type_of("table");
+    std::vector<float> row(s[2]);
+    ref::dequantize_row(type, weight("table").data() + static_cast<std::size_t>(id) * ref::row_bytes(type, s[2]),
+                        row.data(), s[2]);
+    return {as_doubles(row), as_doubles(floats(out, "out", s[2]))};
+  }
+  if (op.kernel.rfind("matmul_", 0) == 0) {
+    const auto x = floats(in, "x", std::size_t{s[0]} * s[2]);
+    return {ref::matmul_quantized(x.data(), s[0], weight("W").data(), type_of("W"), s[1], s[2]),
+            as_doubles(floats(out, "y", std::size_t{s[0]} * s[1]))};
+  }
+  if (op.kernel == "rmsnorm_mul") {
+    const auto w = values<float>(weight("w"), s[1]);
+    return {ref::rmsnorm(floats(in, "x", s[1]), s[1], kRmsEps, w), as_doubles(floats(out, "y", s[1]))};
+  }
+  if (op.kernel == "rope" || op.kernel == "rope_neox") {
+    const std::size_t n = std::size_t{s[1]} * s[2];
+    const auto position = values<std::int32_t>(in.at("pos"), 1);
+    const double base = values<float>(in.at("base"), 1)[0];
+    return {ref::rope(floats(in, "x", n), s[2], position,
+                      op.kernel == "rope_neox" ? ref::RopeLayout::neox : ref::RopeLayout::normal, base),
+            as_doubles(floats(out, "y", n))};
+  }
+  if (op.kernel == "kv_store") {  // the whole cache: the row at the position replaced, every other one as it was
+    const std::size_t row = s[1], rows = s[2];
+    auto want = as_doubles(halves(in.at("cache"), row * rows));
+    const auto position = static_cast<std::size_t>(values<std::int32_t>(in.at("positions"), 1)[0]);
+    const auto src = floats(in, "src", row);
+    for (std::size_t i = 0; i < row; ++i) want[position * row + i] = ref::fp16_to_fp32(ref::fp32_to_fp16(src[i]));
+    return {want, as_doubles(halves(out.at("cache"), row * rows))};
+  }
+  if (op.kernel == "attention_decode") {
+    const std::size_t heads = s[0], kv_heads = s[1], dim = s[2], context = s[3];
+    const auto q = floats(in, "q", heads * dim);
+    return {ref::attention(q, halves(in.at("k"), context * kv_heads * dim), halves(in.at("v"), context * kv_heads * dim),
+                           {heads, kv_heads, dim, context}),
+            as_doubles(floats(out, "out", heads * dim))};
+  }
+  if (op.kernel == "add" || op.kernel == "swiglu") {
+    const auto a = floats(in, "a", s[1]), b = floats(in, "b", s[1]);
+    return {op.kernel == "add" ? ref::add(a, b) : ref::swiglu(a, b), as_doubles(floats(out, "y", s[1]))};
+  }
+  if (op.kernel == "argmax") {
+    return {{static_cast<double>(ref::argmax(floats(in, "x", s[1])))}, as_doubles(floats(out, "y", 1))};
+  }
+  throw Error(ErrorKind::internal, "vktune step: no op-by-op reference for " + op.kernel);
+}
+
+OpVerdict judge(std::size_t index, const Expected& e, const kernels::Tolerance& tolerance) {
+  OpVerdict v{index, 0, 0, tolerance, true, {}};
+  double diff = 0, norm = 0, worst = 0, largest = 0;
+  for (std::size_t i = 0; i < e.want.size(); ++i) {
+    const double d = e.got[i] - e.want[i];
+    if (!std::isfinite(e.got[i])) {
+      v.passed = false;
+      v.why = "element " + std::to_string(i) + " is not finite";
+    }
+    diff += d * d;
+    norm += e.want[i] * e.want[i];
+    worst = std::max(worst, std::fabs(d));
+    largest = std::max(largest, std::fabs(e.want[i]));
+  }
+  v.rel_l2 = norm > 0 ? std::sqrt(diff / norm) : std::sqrt(diff);
+  v.max_rel = largest > 0 ? worst / largest : worst;
+  if (v.passed && !(v.rel_l2 <= tolerance.rel_l2 && v.max_rel <= tolerance.max_rel)) {
+    v.passed = false;
+    v.why = "relative L2 " + std::to_string(v.rel_l2) + ", max relative " + std::to_string(v.max_rel) +
+            " past the variant's tolerance";
+  }
+  return v;
+}
+
+}  // namespace
+
+OpByOpCheck check_op_by_op(DecodeStep& step, vk::Device& device, const model::ModelDescription& model) {
+  OpByOpCheck check;
+  check.logits = step.run_op_by_op(device, [&](std::size_t i, const auto& before, const auto& after) {
+    const auto& op = step.ops()[i];
+    const auto& kernel = kernels::find_kernel(op.kernel);
+    // kv_store must write its row bit for bit and leave the others alone.
+    const auto tolerance = op.kernel == "kv_store" || op.kernel == "argmax"
+                               ? kernels::Tolerance{0, 0}
+                               : kernel.variant_tolerance(op.config, op.shape);
+    auto verdict = judge(i, reference_of(op, step, model, before, after), tolerance);
+    check.failed += !verdict.passed;
+    if (tolerance.rel_l2 > 0) check.worst_share = std::max(check.worst_share, verdict.rel_l2 / tolerance.rel_l2);
+    check.ops.push_back(std::move(verdict));
+  });
+  return check;
+}
+
+}  // namespace vktune::step
