@@ -137,6 +137,14 @@ TEST(DecodeStep, ApproximateVariantsAreCheckedOpByOp) {
   for (const auto& v : check.ops)
     if (!tuned.ops()[v.op].weight.empty()) largest = std::max(largest, v.rel_l2);
   EXPECT_GT(largest, 1e-3);
+  // ... and each matches the CPU model of its 8-bit arithmetic (measured on lavapipe: about 1e-7).
+  std::size_t modeled = 0;
+  for (const auto& v : check.ops) {
+    if (!v.model_rel_l2) continue;
+    ++modeled;
+    EXPECT_LT(*v.model_rel_l2, 1e-5) << tuned.ops()[v.op].role;
+  }
+  EXPECT_EQ(modeled, quantized);
 
   const auto exact = reference_logits(m, tuned, 40);
   const auto approximated = reference_logits(m, tuned, 40, Activations::as_variants);

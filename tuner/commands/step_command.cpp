@@ -89,8 +89,15 @@ void check_chain(step::DecodeStep& chain, vk::Device& device, const model::Model
   for (const auto& v : by_op.ops) {
     if (v.passed) continue;
     const auto& op = chain.ops()[v.op];
-    m.failures.push_back(op.role + " " + op.kernel + " " + kernels::shape_to_string(op.shape) + " [" +
-                         kernels::config_to_string(op.config) + "]: " + v.why);
+    std::string line = op.role + " " + op.kernel + " " + kernels::shape_to_string(op.shape) + " [" +
+                       kernels::config_to_string(op.config) + "]: " + v.why;
+    if (v.model_rel_l2) {
+      char more[160];
+      std::snprintf(more, sizeof more, "; against the CPU model of its 8-bit activations %.3g; input max/rms %.3g",
+                    *v.model_rel_l2, v.input_crest);
+      line += more;
+    }
+    m.failures.push_back(line);
   }
   m.chained_vs_op_by_op = relative_l2(chained, std::vector<double>(by_op.logits.begin(), by_op.logits.end()));
   for (const auto& op : chain.ops()) {

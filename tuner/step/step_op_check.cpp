@@ -3,9 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <utility>
 
 #include "common/error.hpp"
+#include "kernels/quantized_activations.hpp"
 #include "kernels/registry.hpp"
+#include "reference/activation_q8.hpp"
 #include "reference/dequantize.hpp"
 #include "reference/fp16.hpp"
 #include "reference/matmul.hpp"
@@ -35,8 +38,23 @@ std::vector<float> halves(const std::vector<std::uint8_t>& bytes, std::size_t co
 // The op's reference output on the inputs it was given, and the outputs it
 // wrote, as doubles; `output` names the binding compared.
 struct Expected {
+  Expected(std::vector<double> w, std::vector<double> g) : want(std::move(w)), got(std::move(g)) {}
   std::vector<double> want, got;
+  std::vector<double> modeled{};  // 8-bit-activation products: the CPU model of their arithmetic
+  double input_crest = 0;
 };
+
+double crest(const std::vector<float>& x) {
+  double peak = 0, squares = 0;
+  for (const float v : x) peak = std::max(peak, std::fabs(static_cast<double>(v))), squares += double{v} * v;
+  return squares > 0 ? peak / std::sqrt(squares / static_cast<double>(x.size())) : 0;
+}
+
+double relative_l2(const std::vector<double>& got, const std::vector<double>& want) {
+  double diff = 0, norm = 0;
+  for (std::size_t i = 0; i < want.size(); ++i) diff += (got[i] - want[i]) * (got[i] - want[i]), norm += want[i] * want[i];
+  return norm > 0 ? std::sqrt(diff / norm) : std::sqrt(diff);
+}
 
 Expected reference_of(const StepOp& op, const DecodeStep& step, const model::ModelDescription& m,
                       const DecodeStep::Contents& in, const DecodeStep::Contents& out) {
@@ -67,8 +85,12 @@ Expected reference_of(const StepOp& op, const DecodeStep& step, const model::Mod
   }
   if (op.kernel.rfind("matmul_", 0) == 0) {
     const auto x = floats(in, "x", std::size_t{s[0]} * s[2]);
-    return {ref::matmul_quantized(x.data(), s[0], weight("W").data(), type_of("W"), s[1], s[2]),
-            as_doubles(floats(out, "y", std::size_t{s[0]} * s[1]))};
+    Expected e(ref::matmul_quantized(x.data(), s[0], weight("W").data(), type_of("W"), s[1], s[2]),
+               as_doubles(floats(out, "y", std::size_t{s[0]} * s[1])));
+    e.input_crest = crest(x);
+    if (kernels::uses_quantized_activations(op.config))
+      e.modeled = ref::matmul_quantized_q8_activations(x.data(), s[0], weight("W").data(), type_of("W"), s[1], s[2]);
+    return e;
   }
   if (op.kernel == "rmsnorm_mul") {
     const auto w = values<float>(weight("w"), s[1]);
@@ -102,13 +124,15 @@ Expected reference_of(const StepOp& op, const DecodeStep& step, const model::Mod
     return {op.kernel == "add" ? ref::add(a, b) : ref::swiglu(a, b), as_doubles(floats(out, "y", s[1]))};
   }
   if (op.kernel == "argmax") {
-    return {{static_cast<double>(ref::argmax(floats(in, "x", s[1])))}, as_doubles(floats(out, "y", 1))};
+    return {std::vector<double>{static_cast<double>(ref::argmax(floats(in, "x", s[1])))},
+            as_doubles(floats(out, "y", 1))};
   }
   throw Error(ErrorKind::internal, "vktune step: no op-by-op reference for " + op.kernel);
 }
 
 OpVerdict judge(std::size_t index, const Expected& e, const kernels::Tolerance& tolerance) {
-  OpVerdict v{index, 0, 0, tolerance, true, {}};
+  OpVerdict v;
+  v.op = index, v.tolerance = tolerance, v.passed = true;
   double diff = 0, norm = 0, worst = 0, largest = 0;
   for (std::size_t i = 0; i < e.want.size(); ++i) {
     const double d = e.got[i] - e.want[i];
@@ -142,7 +166,10 @@ OpByOpCheck check_op_by_op(DecodeStep& step, vk::Device& device, const model::Mo
     const auto tolerance = op.kernel == "kv_store" || op.kernel == "argmax"
                                ? kernels::Tolerance{0, 0}
                                : kernel.variant_tolerance(op.config, op.shape);
-    auto verdict = judge(i, reference_of(op, step, model, before, after), tolerance);
+    const auto expected = reference_of(op, step, model, before, after);
+    auto verdict = judge(i, expected, tolerance);
+    verdict.input_crest = expected.input_crest;
+    if (!expected.modeled.empty()) verdict.model_rel_l2 = relative_l2(expected.got, expected.modeled);
     check.failed += !verdict.passed;
     if (tolerance.rel_l2 > 0) check.worst_share = std::max(check.worst_share, verdict.rel_l2 / tolerance.rel_l2);
     check.ops.push_back(std::move(verdict));

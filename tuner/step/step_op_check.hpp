@@ -9,6 +9,7 @@
 // variants to the same standard as each variant alone, and names the op
 // that breaks.
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,12 @@ struct OpVerdict {
   kernels::Tolerance tolerance;
   bool passed = false;
   std::string why;  // when failed
+  // A product with 8-bit activations: its output against the CPU model of
+  // that arithmetic (reference/activation_q8.hpp), which tells a wrong op
+  // (far from both) from the approximation itself (close to the model),
+  // and how spiky its input was (max |x| over the root mean square).
+  std::optional<double> model_rel_l2;
+  double input_crest = 0;
 };
 
 struct OpByOpCheck {
