@@ -8,12 +8,13 @@
 // (4096, or 16384 so that a 14336-long row is quantized at once). For each it
 // quantizes its COLS_PER_PASS rows of x into shared memory: every 32 values
 // (one Q4_K sub-block) get a scale dx = max|x|/127 and signed bytes
-// round(x/dx), plus the exact fp32 sum of the 32 values for the sub-block's
-// min term. So, for sub-block j of a row with scale a_j = d*scale(j) and
-// min b_j = dmin*min(j),
-//   sum(x*w) = a_j * dx * idot(q, round(x/dx)) - b_j * sum(x),
-// exact but for the rounding of x to 8 bits (relative error about 0.5%, see
-// the kernel's tolerance).
+// round(x/dx), plus dx times the sum of those codes for the sub-block's min
+// term. So, for sub-block j of a row with scale a_j = d*scale(j) and min
+// b_j = dmin*min(j), with xq = dx * round(x/dx),
+//   sum(x*w) ~ a_j * dx * idot(q, round(x/dx)) - b_j * sum(xq) = sum(xq*w),
+// exact for x rounded to 8 bits (relative error about 0.5%, see the
+// kernel's tolerance; include/x_q8.glsl says why the min takes the
+// quantized sum).
 //
 // Weights: as in matvec_q4k.comp. THREADS_PER_BLOCK invocations share one
 // 256-weight super-block (32/T qs words each, inside one 64-weight chunk, so

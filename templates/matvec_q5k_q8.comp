@@ -26,7 +26,7 @@
 //   high run (sub-block 2c+1): ((q >> 4) & 0x0F0F0F0F) | ((u << 3) & 0x10101010)
 // are four codes 0..31 each, dotted with x words 16c + w and 16c + 8 + w of
 // the super-block (d*scale and dmin*min applied once per sub-block; the min
-// term uses the exact fp32 sum of x per 32 values, as matvec_q4k_q8.comp).
+// term uses the sum of the quantized x per 32 values, as matvec_q4k_q8.comp).
 // The codes are built once per row and serve every x row of the pass.
 //
 // Invocations: (part, row group, slot), part fastest; the WG_SIZE/

@@ -14,7 +14,8 @@
 // values, each quantized first. A run of 4 weights a*code - m contributes
 //   a * dx * idot(code, round(x/dx))
 // and, for types with an offset (Q5_K), the unit that owns a 32-weight group
-// subtracts m * sum(x) over the group once, with the exact fp32 sum. Partial
+// subtracts m * sum(xq) over the group once, with the sum of the quantized
+// x (include/x_q8.glsl), so the product is exactly sum(xq * w). Partial
 // sums are reduced with subgroup shuffles over the parts.
 //
 // Parameters (#defines): WG_SIZE, ROWS_PER_WG, THREADS_PER_ROW, UNROLL,
