@@ -6,32 +6,12 @@
 #include <vector>
 
 #include "common/error.hpp"
+#include "harness/query_pool.hpp"
 #include "harness/vk_check.hpp"
 
 namespace vktune::vk {
 
 namespace {
-
-class QueryPool {
- public:
-  QueryPool(Device& device, std::uint32_t count) : device_(&device) {
-    VkQueryPoolCreateInfo info{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
-    info.queryType = VK_QUERY_TYPE_TIMESTAMP;
-    info.queryCount = count;
-    check(vkCreateQueryPool(device_->handle(), &info, nullptr, &pool_), "vkCreateQueryPool");
-  }
-  // After a timeout the abandoned work may still write timestamps: leak.
-  ~QueryPool() {
-    if (device_->usable()) vkDestroyQueryPool(device_->handle(), pool_, nullptr);
-  }
-  QueryPool(const QueryPool&) = delete;
-  QueryPool& operator=(const QueryPool&) = delete;
-  VkQueryPool handle() const { return pool_; }
-
- private:
-  Device* device_;
-  VkQueryPool pool_ = VK_NULL_HANDLE;
-};
 
 // `n` windows of `k` dispatches, back to back in one submission so the GPU
 // never waits for the CPU between them. Both timestamps of a window are taken

@@ -1,8 +1,10 @@
-// time_dispatches on a real small dispatch.
+// time_dispatches and time_phases on a real small dispatch.
 #include <gtest/gtest.h>
 
 #include <chrono>
 
+#include "common/error.hpp"
+#include "harness/phase_timer.hpp"
 #include "harness/timer.hpp"
 #include "tests/harness/spin_work.hpp"
 #include "tests/harness/vulkan_test.hpp"
@@ -104,6 +106,40 @@ TEST_F(TimerTest, FixedDispatchCountAndSequentialIndices) {
   const auto values = data_->download_values<float>();
   EXPECT_FLOAT_EQ(values.front(), expected);
   EXPECT_FLOAT_EQ(values.back(), expected);
+}
+
+// Phases: one dispatch, then three more with barriers between them, timed
+// over 4 samples: every dispatch ran once per sample, each phase has a
+// positive length, and none is longer than the whole.
+TEST_F(TimerTest, PhasesOfAWorkload) {
+  auto workload = [&](VkCommandBuffer cmd, const std::function<void(VkCommandBuffer)>& mark) {
+    record(cmd);
+    mark(cmd);
+    for (int i = 0; i < 3; ++i) {
+      vk::compute_barrier(cmd);
+      record(cmd);
+    }
+    mark(cmd);
+  };
+  const auto timing = vk::time_phases(device(), workload, 2, 4);
+  ASSERT_EQ(timing.median_ns.size(), 2u);
+  EXPECT_EQ(timing.total_ns.count, 4u);
+  for (const double ns : timing.median_ns) {
+    EXPECT_GT(ns, 0.0);
+    EXPECT_LE(ns, timing.total_ns.max);
+  }
+  float expected = 0;
+  for (int i = 0; i < 16; ++i) expected = expected * 0.5f + 1.0f;
+  EXPECT_FLOAT_EQ(data_->download_values<float>().back(), expected);
+  // A workload that marks another number of phases than it declares.
+  for (const std::uint32_t declared : {1u, 3u}) {
+    try {
+      vk::time_phases(device(), workload, declared, 1);
+      FAIL() << "declared " << declared;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::internal) << e.what();
+    }
+  }
 }
 
 // A sample that overruns its timeout ends timing with Error(timeout) and an

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <iostream>
+#include <map>
 #include <memory>
 
 #include "common/error.hpp"
@@ -40,6 +41,7 @@ namespace {
 //   reported beside it).
 constexpr double kStepTolerance = 1e-3;
 constexpr double kChainedVsOpByOp = 1e-6;
+constexpr std::size_t kBreakdownRows = 14;  // of the text report; --json lists them all
 
 struct StepArgs {
   std::string file;
@@ -68,7 +70,41 @@ struct Measured {
   std::vector<std::string> failures;  // "role kernel shape [config]: why"
   bool approximate = false;           // some op's variant has a looser tolerance than its kernel
   bool passed = true;
+  // Where the step's time goes: phases (runs of ops between barriers) of the
+  // same ops, summed over the layers, largest first.
+  struct Share {
+    std::string ops;  // "attn_q (Q4_K)+attn_k (Q4_K)+attn_v (Q4_K)"
+    std::size_t per_token = 0;
+    double ns_per_token = 0;
+  };
+  std::vector<Share> breakdown;
+  double profiled_ns = 0;  // the step with a timestamp at every barrier
 };
+
+// "blk.12.ffn_down (Q6_K)" -> "ffn_down (Q6_K)": the same op in every layer.
+std::string op_kind(const std::string& role) {
+  if (role.rfind("blk.", 0) != 0) return role;
+  const auto dot = role.find('.', 4);
+  return dot == std::string::npos ? role : role.substr(dot + 1);
+}
+
+void profile_chain(step::DecodeStep& chain, vk::Device& device, int samples, Measured& m) {
+  const auto profile = chain.profile(device, samples);
+  std::map<std::string, Measured::Share> by_ops;
+  for (const auto& phase : profile.phases) {
+    std::string ops;
+    for (std::size_t i = phase.first_op; i < phase.end_op; ++i)
+      ops += (ops.empty() ? "" : "+") + op_kind(chain.ops()[i].role);
+    auto& share = by_ops[ops];
+    share.ops = ops;
+    ++share.per_token;
+    share.ns_per_token += phase.median_ns;
+  }
+  for (auto& [ops, share] : by_ops) m.breakdown.push_back(share);
+  std::sort(m.breakdown.begin(), m.breakdown.end(),
+            [](const auto& a, const auto& b) { return a.ns_per_token > b.ns_per_token; });
+  m.profiled_ns = profile.total_ns.median;
+}
 
 double relative_l2(const std::vector<float>& got, const std::vector<double>& want) {
   double diff = 0, norm = 0;
@@ -173,12 +209,20 @@ void run_step(const StepArgs& args, int& result_code) {
     }
     if (!args.json) std::cerr << "vktune step: " << m.name << ": timing " << args.samples << " steps\n";
     m.timing = chain.time(device, args.samples);
+    profile_chain(chain, device, args.samples, m);
     measured.push_back(std::move(m));
   }
   if (args.json) {
     nlohmann::json runs = nlohmann::json::array();
     for (const auto& m : measured) {
       const double ns = m.timing.per_dispatch_ns.median;
+      nlohmann::json breakdown = nlohmann::json::array();
+      for (const auto& b : m.breakdown) {
+        breakdown.push_back({{"ops", b.ops},
+                             {"per_token", b.per_token},
+                             {"ns_per_token", b.ns_per_token},
+                             {"share", m.profiled_ns > 0 ? b.ns_per_token / m.profiled_ns : 0.0}});
+      }
       runs.push_back({{"variants", m.name},
                       {"dispatches", m.ops},
                       {"barriers", m.barriers},
@@ -188,6 +232,8 @@ void run_step(const StepArgs& args, int& result_code) {
                       {"p10_ns", m.timing.per_dispatch_ns.p10},
                       {"p90_ns", m.timing.per_dispatch_ns.p90},
                       {"tokens_per_second", ns > 0 ? 1e9 / ns : 0.0},
+                      {"profiled_ns", m.profiled_ns},
+                      {"breakdown", breakdown},
                       {"logits_rel_l2", m.rel_l2 ? nlohmann::json(*m.rel_l2) : nlohmann::json(nullptr)},
                       {"check", m.rel_l2 ? nlohmann::json{{"passed", m.passed},
                                                           {"ops_checked", m.ops_checked},
@@ -237,6 +283,14 @@ void run_step(const StepArgs& args, int& result_code) {
         std::cout << "\n";
         for (const auto& f : m.failures) std::cout << "    failed: " << f << "\n";
       }
+      std::printf("    where the time goes (a timestamp at each barrier: %.1f us per token):\n", m.profiled_ns / 1e3);
+      for (std::size_t i = 0; i < m.breakdown.size() && i < kBreakdownRows; ++i) {
+        const auto& b = m.breakdown[i];
+        std::printf("      %6.1f%% %8.1f us  %3zu x %7.2f us  %s\n", 100 * b.ns_per_token / m.profiled_ns,
+                    b.ns_per_token / 1e3, b.per_token, b.ns_per_token / 1e3 / static_cast<double>(b.per_token),
+                    b.ops.c_str());
+      }
+      std::fflush(stdout);
       for (const auto& b : m.baselines) std::cout << "    baseline: " << b << "\n";
     }
   }

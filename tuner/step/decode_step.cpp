@@ -346,6 +346,28 @@ std::vector<float> DecodeStep::run_op_by_op(
   return logits;
 }
 
+DecodeStep::Profile DecodeStep::profile(vk::Device& device, int samples) {
+  const auto& recorded = impl_->recorded;
+  Profile profile;
+  for (std::size_t i = 0; i < recorded.size(); ++i) {
+    if (i == 0 || recorded[i].barrier_before) profile.phases.push_back({i, i, 0});
+    profile.phases.back().end_op = i + 1;
+  }
+  const auto timing = vk::time_phases(
+      device,
+      [&](VkCommandBuffer cmd, const std::function<void(VkCommandBuffer)>& mark) {
+        for (std::size_t i = 0; i < recorded.size(); ++i) {
+          if (i > 0 && recorded[i].barrier_before) mark(cmd);
+          Impl::record_op(cmd, recorded[i], recorded[i].barrier_before);
+        }
+        mark(cmd);
+      },
+      static_cast<std::uint32_t>(profile.phases.size()), samples);
+  for (std::size_t p = 0; p < profile.phases.size(); ++p) profile.phases[p].median_ns = timing.median_ns[p];
+  profile.total_ns = timing.total_ns;
+  return profile;
+}
+
 vk::TimingResult DecodeStep::time(vk::Device& device, int samples) {
   vk::TimerOptions options;
   options.samples = samples;

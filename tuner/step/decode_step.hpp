@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "harness/device.hpp"
+#include "harness/phase_timer.hpp"
 #include "harness/timer.hpp"
 #include "kernels/kernel.hpp"
 #include "reference/gguf_reader.hpp"
@@ -85,6 +86,19 @@ class DecodeStep {
   std::vector<float> run_op_by_op(
       vk::Device& device,
       const std::function<void(std::size_t op, const Contents& before, const Contents& after)>& visit);
+  // Where a step's time goes: one phase per run of ops between barriers
+  // (ops side by side share one), `samples` steps back to back; call after
+  // time(), which warms the clocks. A timestamp at every barrier costs a
+  // little, so the phases add up to a bit more than time()'s step.
+  struct Phase {
+    std::size_t first_op = 0, end_op = 0;  // ops [first_op, end_op)
+    double median_ns = 0;
+  };
+  struct Profile {
+    std::vector<Phase> phases;
+    vk::TimingStats total_ns;
+  };
+  Profile profile(vk::Device& device, int samples);
   // Times steps back to back (warm-up to steady clocks, then the median of
   // `samples`), ns per step.
   vk::TimingResult time(vk::Device& device, int samples);
