@@ -40,10 +40,10 @@ PhaseTiming time_phases(Device& device, const RecordPhases& record, std::uint32_
   cmd.submit_and_wait(timeout);
 
   std::vector<std::uint64_t> stamps(per_sample * n);
-  check(vkGetQueryPoolResults(device.handle(), queries.handle(), 0, per_sample * n,
-                              stamps.size() * sizeof(std::uint64_t), stamps.data(), sizeof(std::uint64_t),
-                              VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT),
-        "vkGetQueryPoolResults");
+  check(
+      vkGetQueryPoolResults(device.handle(), queries.handle(), 0, per_sample * n, stamps.size() * sizeof(std::uint64_t),
+                            stamps.data(), sizeof(std::uint64_t), VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT),
+      "vkGetQueryPoolResults");
   auto ns = [&](std::uint64_t a, std::uint64_t b) {
     return ticks_to_ns(timestamp_delta(a, b, info.timestamp_valid_bits), info.timestamp_period_ns);
   };

@@ -31,8 +31,8 @@ std::vector<float> quantize_activations_q8(const float* x, std::size_t k) {
   return out;
 }
 
-std::vector<double> matmul_quantized_q8_activations(const float* x, std::size_t m, const std::uint8_t* w,
-                                                    GgmlType type, std::size_t n, std::size_t k) {
+std::vector<double> matmul_quantized_q8_activations(const float* x, std::size_t m, const std::uint8_t* w, GgmlType type,
+                                                    std::size_t n, std::size_t k) {
   std::vector<float> xq(m * k);
   for (std::size_t i = 0; i < m; ++i) {
     const auto row = quantize_activations_q8(x + i * k, k);

@@ -20,7 +20,7 @@ std::vector<float> quantize_activations_q8(const float* x, std::size_t k);
 // y = x · Wᵀ (m rows of x, n quantized rows of W, as matmul_quantized) as the
 // integer-dot templates compute it: every weight term, the K-quants' mins
 // too, against x quantized as above.
-std::vector<double> matmul_quantized_q8_activations(const float* x, std::size_t m, const std::uint8_t* w,
-                                                    GgmlType type, std::size_t n, std::size_t k);
+std::vector<double> matmul_quantized_q8_activations(const float* x, std::size_t m, const std::uint8_t* w, GgmlType type,
+                                                    std::size_t n, std::size_t k);
 
 }  // namespace vktune::ref

@@ -50,9 +50,8 @@ TEST_P(QuantizedActivationReference, EveryIntegerDotTemplateMatchesIt) {
   // One config per template the integer path offers, from a covering array of it.
   const auto templates = TemplateLibrary::embedded();
   std::map<std::string, CompiledVariant> by_template;
-  for (const auto& config : testing_support::covering_of(kernel, shape, device.info(), [](const Config& c) {
-         return kernels::uses_quantized_activations(c);
-       })) {
+  for (const auto& config : testing_support::covering_of(
+           kernel, shape, device.info(), [](const Config& c) { return kernels::uses_quantized_activations(c); })) {
     auto variant = describe_variant(kernel, config, shape, templates);
     const auto file = variant.stages.front().plan.template_file;
     if (!by_template.count(file)) by_template.emplace(file, std::move(variant));

@@ -52,7 +52,8 @@ double crest(const std::vector<float>& x) {
 
 double relative_l2(const std::vector<double>& got, const std::vector<double>& want) {
   double diff = 0, norm = 0;
-  for (std::size_t i = 0; i < want.size(); ++i) diff += (got[i] - want[i]) * (got[i] - want[i]), norm += want[i] * want[i];
+  for (std::size_t i = 0; i < want.size(); ++i)
+    diff += (got[i] - want[i]) * (got[i] - want[i]), norm += want[i] * want[i];
   return norm > 0 ? std::sqrt(diff / norm) : std::sqrt(diff);
 }
 
@@ -115,8 +116,8 @@ Expected reference_of(const StepOp& op, const DecodeStep& step, const model::Mod
   if (op.kernel == "attention_decode") {
     const std::size_t heads = s[0], kv_heads = s[1], dim = s[2], context = s[3];
     const auto q = floats(in, "q", heads * dim);
-    return {ref::attention(q, halves(in.at("k"), context * kv_heads * dim), halves(in.at("v"), context * kv_heads * dim),
-                           {heads, kv_heads, dim, context}),
+    return {ref::attention(q, halves(in.at("k"), context * kv_heads * dim),
+                           halves(in.at("v"), context * kv_heads * dim), {heads, kv_heads, dim, context}),
             as_doubles(floats(out, "out", heads * dim))};
   }
   if (op.kernel == "add" || op.kernel == "swiglu") {

@@ -36,8 +36,8 @@ struct OpVerdict {
 struct OpByOpCheck {
   std::vector<OpVerdict> ops;
   std::size_t failed = 0;
-  double worst_share = 0;         // the largest rel_l2 / tolerance.rel_l2 over the ops
-  std::vector<float> logits;      // of the op-by-op run
+  double worst_share = 0;     // the largest rel_l2 / tolerance.rel_l2 over the ops
+  std::vector<float> logits;  // of the op-by-op run
 };
 
 OpByOpCheck check_op_by_op(DecodeStep& step, vk::Device& device, const model::ModelDescription& model);
