@@ -565,7 +565,8 @@ TEST_P(QuantMatmulDevice, StagedWeightsAtEveryDecodeM) {
 // The pair template (BLOCK_PAIRS=1, Q4_0 and Q8_0) and the super-block
 // templates (SUPER_BLOCK=1, Q5_K and Q6_K) across the decode space's M on
 // rows of 17 groups of 8 blocks or 17 super-blocks (K = 4352; Q6_K 18,
-// K = 4608, an even number): two x segments of 4096, and at M=1 one of 16384;
+// K = 4608, an even number): two x segments of 4096, and at M=1 one of 16384
+// (segments of 4096 at M=1 take the code paths M=3 takes);
 // after the unrolled steps one or two are left. N = 9 is no multiple of the
 // rows per workgroup; the check shapes have one segment. The M taken: 1 (the
 // long segment), 3 (a pass of 2 or 4 x rows left part empty), 4 (whole
@@ -585,7 +586,7 @@ std::string block_layout_failures(vk::Instance& instance, const Format& format,
     // per invocation), UNROLL 1 and 2 (what the H200's pruning keeps); every
     // pass width that fits; pairwise.
     const auto configs = testing_support::covering_of(k, shape, device.info(), [&](const kernels::Config& c) {
-      return c.at(layout) == 1 && (c.at("X_SEGMENT") == 4096 || m == 1) && c.at("WG_SIZE") == 128 &&
+      return c.at(layout) == 1 && (c.at("X_SEGMENT") == (m == 1 ? 16384 : 4096)) && c.at("WG_SIZE") == 128 &&
              c.at("ROWS_PER_WG") == 16 && c.at("SUBGROUP_SIZE") == 0 && testing_support::kept_by_h200_pruning(k, c, shape);
     });
     if (configs.empty()) return label(format.kernel, shape) + ": no valid variant of the layout\n";

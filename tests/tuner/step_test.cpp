@@ -32,6 +32,21 @@ std::uint32_t test_device_index() {
   return text && *text ? static_cast<std::uint32_t>(std::strtoul(text, nullptr, 10)) : 0;
 }
 
+// The tiny preset (2 layers, 256 wide) with Q4_K_M's type mix and random weights.
+ref::GgufFile tiny_model(std::uint64_t seed, const std::string& architecture = "llama") {
+  auto preset = model::find_preset("tiny");
+  preset.architecture = architecture;
+  return ref::GgufFile::from_bytes(model::random_model(preset, "Q4_K_M", seed).bytes(), "tiny.gguf");
+}
+
+StepOptions baselines(std::uint32_t context, std::uint64_t seed) {
+  StepOptions options;
+  options.context = context;
+  options.tuned = false;
+  options.seed = seed;
+  return options;
+}
+
 double rel_l2(const std::vector<float>& got, const std::vector<double>& want) {
   double diff = 0, norm = 0;
   for (std::size_t i = 0; i < want.size(); ++i) {
@@ -44,17 +59,11 @@ double rel_l2(const std::vector<float>& got, const std::vector<double>& want) {
 TEST(DecodeStep, TheChainsLogitsAreTheCpuChains) {
   for (const char* architecture : {"llama", "qwen2"}) {  // normal and NeoX rope
     SCOPED_TRACE(architecture);
-    auto preset = model::find_preset("tiny");
-    preset.architecture = architecture;
-    const auto file = ref::GgufFile::from_bytes(model::random_model(preset, "Q4_K_M", 21).bytes(), "tiny.gguf");
+    const auto file = tiny_model(21, architecture);
     const auto m = model::describe_model(file.contents(), "tiny.gguf");
     vk::Instance instance;
     vk::Device device(instance, test_device_index());
-    StepOptions options;
-    options.context = 48;
-    options.tuned = false;
-    options.seed = 9;
-    DecodeStep chain(m, file, options, nullptr, {}, device.info());
+    DecodeStep chain(m, file, baselines(48, 9), nullptr, {}, device.info());
     // 1 lookup, 17 per layer, the output norm, head and argmax.
     ASSERT_EQ(chain.ops().size(), 1u + 2 * 17 + 3);
     chain.prepare(device, TemplateLibrary::embedded());
@@ -88,13 +97,9 @@ TEST(DecodeStep, ApproximateVariantsAreCheckedOpByOp) {
   vk::Instance instance;
   vk::Device device(instance, test_device_index());
   if (!device.info().features.integer_dot_product) GTEST_SKIP() << "no shaderIntegerDotProduct";
-  const auto file = ref::GgufFile::from_bytes(model::random_model(model::find_preset("tiny"), "Q4_K_M", 33).bytes(),
-                                              "tiny.gguf");
+  const auto file = tiny_model(33);
   const auto m = model::describe_model(file.contents(), "tiny.gguf");
-  StepOptions options;
-  options.context = 40;
-  options.seed = 4;
-  options.tuned = false;
+  auto options = baselines(40, 4);
   DecodeStep baseline(m, file, options, nullptr, {}, device.info());
 
   const auto db = std::filesystem::path(::testing::TempDir()) / "step_x_q8.db";
@@ -170,15 +175,11 @@ TEST(DecodeStep, ApproximateVariantsAreCheckedOpByOp) {
 // (checked over every pair); and independent ops share a barrier: the q, k
 // and v products run side by side, and the gate and up products.
 TEST(DecodeStep, BarriersSeparateEveryHazardAndOnlyThose) {
-  const auto file = ref::GgufFile::from_bytes(model::random_model(model::find_preset("tiny"), "Q4_K_M", 5).bytes(),
-                                              "tiny.gguf");
+  const auto file = tiny_model(5);
   const auto m = model::describe_model(file.contents(), "tiny.gguf");
   vk::Instance instance;
   vk::Device device(instance, test_device_index());
-  StepOptions options;
-  options.context = 16;
-  options.tuned = false;
-  DecodeStep chain(m, file, options, nullptr, {}, device.info());
+  DecodeStep chain(m, file, baselines(16, 1), nullptr, {}, device.info());
   const auto& ops = chain.ops();
   auto access = [&](const StepOp& op, bool writes) {
     std::set<std::string> names;
@@ -235,6 +236,11 @@ TEST(DecodeStep, BarriersSeparateEveryHazardAndOnlyThose) {
   EXPECT_LE(waits, ops.size() - 3 * m.layers);  // at least k, v and up join the op before them
   chain.prepare(device, TemplateLibrary::embedded());
   EXPECT_EQ(chain.barriers(), waits);  // single-stage baselines: no barriers between stages
+  // --barrier-every-op: as before barriers were placed.
+  auto every = baselines(16, 1);
+  every.barrier_every_op = true;
+  DecodeStep serial(m, file, every, nullptr, {}, device.info());
+  for (const auto& op : serial.ops()) EXPECT_TRUE(op.barrier_before) << op.role;
 }
 
 }  // namespace

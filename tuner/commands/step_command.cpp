@@ -55,6 +55,7 @@ struct StepArgs {
   std::uint64_t seed = 1;
   int samples = 15;
   std::vector<std::string> tuned_kernels;
+  bool barrier_every_op = false;
 };
 
 struct Measured {
@@ -188,6 +189,7 @@ void run_step(const StepArgs& args, int& result_code) {
     options.random_weights = args.random_weights;
     options.seed = args.seed;
     options.tuned_kernels = args.tuned_kernels;
+    options.barrier_every_op = args.barrier_every_op;
     step::DecodeStep chain(model, file, options, store ? &*store : nullptr, rows, device.info());
     if (!args.json) std::cerr << "vktune step: " << (tuned ? "tuned" : "baseline") << ": compiling and uploading\n";
     chain.prepare(device, templates);
@@ -315,6 +317,8 @@ void add_step_command(CLI::App& root, int& result_code) {
                   "Stored winners only for these kernels (comma-separated), baselines for the rest: to find which "
                   "kernel's winners move the result")
       ->delimiter(',');
+  cmd->add_flag("--barrier-every-op", args->barrier_every_op,
+                "A barrier before every dispatch rather than only where ops meet (to measure what that saves)");
   cmd->add_flag("--check", args->check,
                 "Check the chain op by op (each op on the inputs the chain gave it, within its variant's tolerance), "
                 "the chained run against the op-by-op run, and the logits against the CPU chain in double (exit 1 "

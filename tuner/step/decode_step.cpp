@@ -25,14 +25,14 @@ namespace {
 // Marks the ops that must wait for the dispatches before them: one that
 // reads a buffer written since the last barrier, or writes one read or
 // written since then. The first op waits too, for the step before it when
-// steps are recorded back to back.
-void place_barriers(std::vector<StepOp>& ops) {
+// steps are recorded back to back. `every_op`: every op waits.
+void place_barriers(std::vector<StepOp>& ops, bool every_op) {
   std::set<std::string> read, written;  // since the last barrier
   for (std::size_t i = 0; i < ops.size(); ++i) {
     auto& op = ops[i];
     const auto& kernel = kernels::find_kernel(op.kernel);
     const auto& bindings = kernel.spaces().at(kernel.space_index(op.shape)).bindings;
-    bool wait = i == 0;
+    bool wait = i == 0 || every_op;
     for (std::size_t b = 0; b < bindings.size(); ++b) {
       const auto& buffer = op.buffers[b];
       const bool writes = bindings[b].role == kernels::BindingRole::output ||
@@ -213,7 +213,7 @@ DecodeStep::DecodeStep(const model::ModelDescription& m, const ref::GgufFile& fi
   add("rmsnorm_mul", {1, m.embedding}, "output_norm", {{"x", "xa"}, {"w", "output_norm.weight"}, {"y", "xn"}});
   product(m.tensors.count("output.weight") ? "output.weight" : "token_embd.weight", "xn", "logits", "output");
   add("argmax", {1, m.vocab}, "argmax", {{"x", "logits"}, {"y", "argmax"}});
-  place_barriers(ops_);
+  place_barriers(ops_, options.barrier_every_op);
 }
 
 DecodeStep::~DecodeStep() { delete impl_; }

@@ -39,6 +39,9 @@ struct StepOptions {
   // Non-empty: stored winners only for these kernels, baselines for the rest
   // (to find which kernel's winners move a chain's result).
   std::vector<std::string> tuned_kernels{};
+  // A barrier before every dispatch, as before barriers were placed where
+  // ops meet: to measure what the placement saves.
+  bool barrier_every_op = false;
 };
 
 // One dispatch of the chain.

@@ -6,11 +6,7 @@
 # chain op by op and times it at context 128, and the baseline chain beside
 # it. Run from the repository root with .dist and .gl carried.
 set -u
-for f in .gl/*.deb; do dpkg -x "$f" /; done
-ldconfig
-export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
-export PATH=$PWD/.dist/bin:$PATH
-nvidia-smi --query-gpu=name,uuid,driver_version --format=csv > "$OUT/gpu.txt" 2>&1
+source "$(dirname "$0")/device_env.sh"
 cp .dist/model.db /tmp/model.db
 ( time vktune gguf --make-random llama3-8b Q4_K_M -o /tmp/llama3-8b.gguf ) > "$OUT/log.txt" 2>&1
 ( time vktune model /tmp/llama3-8b.gguf --device 0 --time 4m --context 128 --prompt 0 --seed 12 --db /tmp/model.db --json > "$OUT/model.json" ) 2>> "$OUT/log.txt"

@@ -6,11 +6,7 @@
 # model run tuned context 4096). Run from the repository root with .dist and
 # .gl carried.
 set -u
-for f in .gl/*.deb; do dpkg -x "$f" /; done
-ldconfig
-export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
-export PATH=$PWD/.dist/bin:$PATH
-nvidia-smi --query-gpu=name,uuid,driver_version --format=csv > "$OUT/gpu.txt" 2>&1
+source "$(dirname "$0")/device_env.sh"
 cp .dist/model.db /tmp/model.db
 ( time vktune gguf --make-random llama3-8b Q4_K_M -o /tmp/llama3-8b.gguf ) > "$OUT/log.txt" 2>&1
 vktune attention_decode --device 0 --shape 32,8,128,128 --time 30s --db /tmp/model.db --seed 4 > /tmp/tune128.txt 2>&1

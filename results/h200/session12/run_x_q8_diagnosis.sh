@@ -5,11 +5,7 @@
 # (baselines elsewhere) op by op, each failure against the CPU model of the
 # 8-bit arithmetic too. Run from the repository root with .dist and .gl carried.
 set -u
-for f in .gl/*.deb; do dpkg -x "$f" /; done
-ldconfig
-export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
-export PATH=$PWD/.dist/bin:$PATH
-nvidia-smi --query-gpu=name,uuid,driver_version --format=csv > "$OUT/gpu.txt" 2>&1
+source "$(dirname "$0")/device_env.sh"
 ( time vktune gguf --make-random llama3-8b Q4_K_M -o /tmp/llama3-8b.gguf ) > "$OUT/log.txt" 2>&1
 for shape in 1,4096,14336 1,4096,4096 1,14336,4096 1,1024,4096; do
   vktune matmul_q4k --device 0 --shape $shape --only X_QUANT=1 --time 15s --db /tmp/x_q8.db --seed 5 2>&1 | grep -E "winner .* vs baseline" >> "$OUT/log.txt"

@@ -1,0 +1,8 @@
+# Sourced by this folder's scripts on the device machine, from the
+# repository root with .dist and .gl carried: the Vulkan loader, the NVIDIA
+# driver's ICD, vktune on the PATH, and which GPU this call landed on.
+for f in .gl/*.deb; do dpkg -x "$f" /; done
+ldconfig
+export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+export PATH=$PWD/.dist/bin:$PATH
+nvidia-smi --query-gpu=name,uuid,driver_version --format=csv > "$OUT/gpu.txt" 2>&1
