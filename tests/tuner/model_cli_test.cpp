@@ -9,7 +9,9 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "reference/gguf_reader.hpp"
 #include "reference/gguf_writer.hpp"
+#include "reference/random_blocks.hpp"
 #include "tests/support/vktune_process.hpp"
 
 namespace vktune {
@@ -134,6 +136,46 @@ TEST_F(ModelCli, BadModelsAndOptionsAreOneLineAndExitTwo) {
   expect_refused(run("gguf --make-random tiny Q3_K_S -o " + (dir / "x.gguf").string()),
                  "no type mix 'Q3_K_S' (mixes: Q4_K_M, Q8_0, F16)");
   EXPECT_FALSE(std::filesystem::exists(dir / "x.gguf"));
+}
+
+// A model whose embedding table is Q6_K, which no get_rows kernel reads
+// (the tiny model otherwise): `vktune model` refuses it in one line naming
+// the tensor and its type; with --skip-unsupported it tunes the rest and
+// reports the decode step as incomplete, with no tokens/s; `vktune step`
+// cannot build the step and says so in one line.
+TEST_F(ModelCli, ATensorTypeNoKernelReadsIsRefusedOrSkipped) {
+  const auto tiny = ref::GgufFile::open(tiny_model());
+  ref::GgufWriter writer;
+  for (const auto& kv : tiny.contents().metadata) writer.set(kv.key, kv.value);
+  for (const auto& t : tiny.contents().tensors) {
+    if (t.name == "token_embd.weight") {
+      writer.add_tensor(t.name, ref::GgmlType::Q6_K, t.shape,
+                        ref::random_quantized_rows(ref::GgmlType::Q6_K, t.rows(), t.row_length(), 17));
+    } else {
+      writer.add_tensor(t.name, t.type, t.shape, tiny.tensor_data(t));
+    }
+  }
+  const auto model = (dir / "q6k_embd.gguf").string();
+  writer.write(model);
+  const auto db = (dir / "u.db").string();
+  expect_refused(run("model " + model + " --device 0 --context 32 --prompt 0 --db " + db),
+                 model + ": tensor token_embd.weight has type Q6_K, which no vktune kernel reads");
+
+  const auto r = run("model " + model + " --device 0 --time 3s --context 32 --prompt 0 --skip-unsupported --json --db " +
+                     db);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto report = json::parse(r.out);
+  ASSERT_EQ(report.at("unsupported").size(), 1u);
+  EXPECT_EQ(report["unsupported"][0], (json{{"tensor", "token_embd.weight"}, {"type", "Q6_K"}}));
+  EXPECT_FALSE(report.at("decode").at("complete").get<bool>());
+  EXPECT_TRUE(report.at("decode").at("tokens_per_second").is_null());
+  EXPECT_GT(report.at("ops").size(), 5u);  // the rest was tuned
+  for (const auto& op : report.at("ops")) EXPECT_NE(op.at("kernel"), "get_rows_q4k") << op.dump();
+
+  const auto step = run("step " + model + " --device 0 --context 32 --db " + db);
+  EXPECT_EQ(step.exit_code, 2) << step.err;
+  EXPECT_NE(step.err.find("no kernel serves token_embd"), std::string::npos) << step.err;
+  EXPECT_EQ(std::count(step.err.begin(), step.err.end(), '\n'), 1) << step.err;
 }
 
 }  // namespace
