@@ -39,7 +39,8 @@ TEST_F(KvStoreDevice, AStoreToAnotherRowIsCaught) {
     std::memcpy(&first, positions.data(), 4);
     first = (first + 1) % static_cast<std::int32_t>(p.shape.at(2));
     bool taken = false;  // another token's row: try the next
-    for (std::size_t t = 1; t < p.shape.at(0); ++t) taken = taken || std::memcmp(&first, positions.data() + 4 * t, 4) == 0;
+    for (std::size_t t = 1; t < p.shape.at(0); ++t)
+      taken = taken || std::memcmp(&first, positions.data() + 4 * t, 4) == 0;
     if (taken) first = (first + 1) % static_cast<std::int32_t>(p.shape.at(2));
     std::memcpy(positions.data(), &first, 4);
   });

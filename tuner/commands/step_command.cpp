@@ -21,6 +21,7 @@
 #include "tuner/step/step_op_check.hpp"
 #include "tuner/step/step_reference.hpp"
 #include "tuner/template_library.hpp"
+#include "tuner/validation.hpp"
 
 namespace vktune::cli {
 
@@ -107,13 +108,10 @@ void profile_chain(step::DecodeStep& chain, vk::Device& device, int samples, Mea
   m.profiled_ns = profile.total_ns.median;
 }
 
+// NaN when any value is not finite, so that every bound fails.
 double relative_l2(const std::vector<float>& got, const std::vector<double>& want) {
-  double diff = 0, norm = 0;
-  for (std::size_t i = 0; i < want.size(); ++i) {
-    diff += (got[i] - want[i]) * (got[i] - want[i]);
-    norm += want[i] * want[i];
-  }
-  return std::sqrt(diff / (norm > 0 ? norm : 1));
+  const auto v = compare_output(got, want, {});
+  return v.non_finite > 0 ? std::nan("") : v.rel_l2;
 }
 
 void check_chain(step::DecodeStep& chain, vk::Device& device, const model::ModelDescription& model,

@@ -13,6 +13,7 @@
 #include "reference/fp16.hpp"
 #include "reference/matmul.hpp"
 #include "reference/ops.hpp"
+#include "tuner/validation.hpp"
 
 namespace vktune::step {
 
@@ -36,10 +37,11 @@ std::vector<float> halves(const std::vector<std::uint8_t>& bytes, std::size_t co
 }
 
 // The op's reference output on the inputs it was given, and the outputs it
-// wrote, as doubles; `output` names the binding compared.
+// wrote.
 struct Expected {
-  Expected(std::vector<double> w, std::vector<double> g) : want(std::move(w)), got(std::move(g)) {}
-  std::vector<double> want, got;
+  Expected(std::vector<double> w, std::vector<float> g) : want(std::move(w)), got(std::move(g)) {}
+  std::vector<double> want;
+  std::vector<float> got;
   std::vector<double> modeled{};  // 8-bit-activation products: the CPU model of their arithmetic
   double input_crest = 0;
 };
@@ -48,13 +50,6 @@ double crest(const std::vector<float>& x) {
   double peak = 0, squares = 0;
   for (const float v : x) peak = std::max(peak, std::fabs(static_cast<double>(v))), squares += double{v} * v;
   return squares > 0 ? peak / std::sqrt(squares / static_cast<double>(x.size())) : 0;
-}
-
-double relative_l2(const std::vector<double>& got, const std::vector<double>& want) {
-  double diff = 0, norm = 0;
-  for (std::size_t i = 0; i < want.size(); ++i)
-    diff += (got[i] - want[i]) * (got[i] - want[i]), norm += want[i] * want[i];
-  return norm > 0 ? std::sqrt(diff / norm) : std::sqrt(diff);
 }
 
 Expected reference_of(const StepOp& op, const DecodeStep& step, const model::ModelDescription& m,
@@ -82,12 +77,12 @@ Expected reference_of(const StepOp& op, const DecodeStep& step, const model::Mod
     std::vector<float> row(s[2]);
     ref::dequantize_row(type, weight("table").data() + static_cast<std::size_t>(id) * ref::row_bytes(type, s[2]),
                         row.data(), s[2]);
-    return {as_doubles(row), as_doubles(floats(out, "out", s[2]))};
+    return {as_doubles(row), floats(out, "out", s[2])};
   }
   if (op.kernel.rfind("matmul_", 0) == 0) {
     const auto x = floats(in, "x", std::size_t{s[0]} * s[2]);
     Expected e(ref::matmul_quantized(x.data(), s[0], weight("W").data(), type_of("W"), s[1], s[2]),
-               as_doubles(floats(out, "y", std::size_t{s[0]} * s[1])));
+               floats(out, "y", std::size_t{s[0]} * s[1]));
     e.input_crest = crest(x);
     if (kernels::uses_quantized_activations(op.config))
       e.modeled = ref::matmul_quantized_q8_activations(x.data(), s[0], weight("W").data(), type_of("W"), s[1], s[2]);
@@ -95,7 +90,7 @@ Expected reference_of(const StepOp& op, const DecodeStep& step, const model::Mod
   }
   if (op.kernel == "rmsnorm_mul") {
     const auto w = values<float>(weight("w"), s[1]);
-    return {ref::rmsnorm(floats(in, "x", s[1]), s[1], kRmsEps, w), as_doubles(floats(out, "y", s[1]))};
+    return {ref::rmsnorm(floats(in, "x", s[1]), s[1], kRmsEps, w), floats(out, "y", s[1])};
   }
   if (op.kernel == "rope" || op.kernel == "rope_neox") {
     const std::size_t n = std::size_t{s[1]} * s[2];
@@ -103,7 +98,7 @@ Expected reference_of(const StepOp& op, const DecodeStep& step, const model::Mod
     const double base = values<float>(in.at("base"), 1)[0];
     return {ref::rope(floats(in, "x", n), s[2], position,
                       op.kernel == "rope_neox" ? ref::RopeLayout::neox : ref::RopeLayout::normal, base),
-            as_doubles(floats(out, "y", n))};
+            floats(out, "y", n)};
   }
   if (op.kernel == "kv_store") {  // the whole cache: the row at the position replaced, every other one as it was
     const std::size_t row = s[1], rows = s[2];
@@ -111,49 +106,32 @@ Expected reference_of(const StepOp& op, const DecodeStep& step, const model::Mod
     const auto position = static_cast<std::size_t>(values<std::int32_t>(in.at("positions"), 1)[0]);
     const auto src = floats(in, "src", row);
     for (std::size_t i = 0; i < row; ++i) want[position * row + i] = ref::fp16_to_fp32(ref::fp32_to_fp16(src[i]));
-    return {want, as_doubles(halves(out.at("cache"), row * rows))};
+    return {want, halves(out.at("cache"), row * rows)};
   }
   if (op.kernel == "attention_decode") {
     const std::size_t heads = s[0], kv_heads = s[1], dim = s[2], context = s[3];
     const auto q = floats(in, "q", heads * dim);
     return {ref::attention(q, halves(in.at("k"), context * kv_heads * dim),
                            halves(in.at("v"), context * kv_heads * dim), {heads, kv_heads, dim, context}),
-            as_doubles(floats(out, "out", heads * dim))};
+            floats(out, "out", heads * dim)};
   }
   if (op.kernel == "add" || op.kernel == "swiglu") {
     const auto a = floats(in, "a", s[1]), b = floats(in, "b", s[1]);
-    return {op.kernel == "add" ? ref::add(a, b) : ref::swiglu(a, b), as_doubles(floats(out, "y", s[1]))};
+    return {op.kernel == "add" ? ref::add(a, b) : ref::swiglu(a, b), floats(out, "y", s[1])};
   }
   if (op.kernel == "argmax") {
-    return {std::vector<double>{static_cast<double>(ref::argmax(floats(in, "x", s[1])))},
-            as_doubles(floats(out, "y", 1))};
+    return {std::vector<double>{static_cast<double>(ref::argmax(floats(in, "x", s[1])))}, floats(out, "y", 1)};
   }
   throw Error(ErrorKind::internal, "vktune step: no op-by-op reference for " + op.kernel);
 }
 
 OpVerdict judge(std::size_t index, const Expected& e, const kernels::Tolerance& tolerance) {
-  OpVerdict v;
-  v.op = index, v.tolerance = tolerance, v.passed = true;
-  double diff = 0, norm = 0, worst = 0, largest = 0;
-  for (std::size_t i = 0; i < e.want.size(); ++i) {
-    const double d = e.got[i] - e.want[i];
-    if (!std::isfinite(e.got[i])) {
-      v.passed = false;
-      v.why = "element " + std::to_string(i) + " is not finite";
-    }
-    diff += d * d;
-    norm += e.want[i] * e.want[i];
-    worst = std::max(worst, std::fabs(d));
-    largest = std::max(largest, std::fabs(e.want[i]));
-  }
-  v.rel_l2 = norm > 0 ? std::sqrt(diff / norm) : std::sqrt(diff);
-  v.max_rel = largest > 0 ? worst / largest : worst;
-  if (v.passed && !(v.rel_l2 <= tolerance.rel_l2 && v.max_rel <= tolerance.max_rel)) {
-    v.passed = false;
-    v.why = "relative L2 " + std::to_string(v.rel_l2) + ", max relative " + std::to_string(v.max_rel) +
-            " past the variant's tolerance";
-  }
-  return v;
+  const auto v = compare_output(e.got, e.want, tolerance);
+  OpVerdict verdict;
+  verdict.op = index, verdict.tolerance = tolerance;
+  verdict.rel_l2 = v.rel_l2, verdict.max_rel = v.max_rel;
+  verdict.passed = v.passed, verdict.why = v.reason;
+  return verdict;
 }
 
 }  // namespace
@@ -170,7 +148,7 @@ OpByOpCheck check_op_by_op(DecodeStep& step, vk::Device& device, const model::Mo
     const auto expected = reference_of(op, step, model, before, after);
     auto verdict = judge(i, expected, tolerance);
     verdict.input_crest = expected.input_crest;
-    if (!expected.modeled.empty()) verdict.model_rel_l2 = relative_l2(expected.got, expected.modeled);
+    if (!expected.modeled.empty()) verdict.model_rel_l2 = compare_output(expected.got, expected.modeled, {}).rel_l2;
     check.failed += !verdict.passed;
     if (tolerance.rel_l2 > 0) check.worst_share = std::max(check.worst_share, verdict.rel_l2 / tolerance.rel_l2);
     check.ops.push_back(std::move(verdict));
