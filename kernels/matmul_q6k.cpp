@@ -13,7 +13,8 @@ namespace {
 
 // QTYPE 4 in templates/include/quant_block.glsl; 16 units (16 weights each) per super-block.
 // SUPER_BLOCK=1: templates/matvec_q6k_q8.comp, 4 invocations per super-block
-// as matmul_q4k's integer path, on rows of an even number of super-blocks.
+// as matmul_q4k's integer path, each reading the 16-byte vectors that cover
+// its bytes of the 2-byte-aligned block.
 const KernelRegistration registration([] {
   QuantFormat format{"matmul_q6k", "Q6_K", ref::GgmlType::Q6_K, 4, 256, 210, 16};
   format.super_block = true;

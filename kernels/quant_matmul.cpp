@@ -28,7 +28,6 @@ constexpr double kFullReferenceMacs = 3.0e8;
 
 using matvec::next_pow2;
 
-std::uint32_t round_up4(std::uint64_t bytes) { return static_cast<std::uint32_t>((bytes + 3) / 4 * 4); }
 
 // The smallest subgroup the device may run a variant with.
 std::uint32_t smallest_subgroup(int required, const vk::DeviceInfo& device) {
@@ -178,11 +177,11 @@ std::vector<Space> QuantMatmul::build_spaces() const {
   if (format_.super_block && format_.type == ref::GgmlType::Q6_K) {
     decode.parameters.push_back(
         {"SUPER_BLOCK", {0, 1}, "X_QUANT=1 work split: 0 = units of a super-block (W_STAGE's templates); 1 = 4 "
-                                "invocations per super-block, each taking two 32-weight quarters of one half "
-                                "read as 32-bit words (odd blocks realigned by 16 bits), scales applied once per "
-                                "16 weights and the -32 folded into a sum of x, THREADS_PER_ROW/4 super-blocks "
-                                "side by side (matvec_q6k_q8.comp, laid out as matmul_q4k's integer path; "
-                                "K % 512 == 0)"});
+                                "invocations per super-block, each taking 32 bytes of low bits (two quarters of "
+                                "one half) read as the 16-byte vectors that cover them (the 2-byte-aligned block "
+                                "realigned by selects), scales applied once per 16 weights and the -32 folded "
+                                "into a sum of x, THREADS_PER_ROW/4 super-blocks side by side "
+                                "(matvec_q6k_q8.comp, on the walk of the integer-dot decode templates)"});
   } else if (format_.super_block) {
     decode.parameters.push_back(
         {"SUPER_BLOCK", {0, 1}, "X_QUANT=1 work split: 0 = units of a super-block (W_STAGE's templates); 1 = 4 "
@@ -210,6 +209,9 @@ std::vector<Space> QuantMatmul::build_spaces() const {
   prefill.shape_class = matmul::prefill_shapes();
   decode.bindings = prefill.bindings =
       matmul::bindings(4, size_rule(format_.block_bytes, {1, 2}, format_.block_weights));
+  // Whole 16-byte vectors: matvec_q6k_q8.comp reads the vectors that cover
+  // each 2-byte-aligned block, the last one's reaching up to 14 bytes past it.
+  decode.bindings[1].size.align = prefill.bindings[1].size.align = 16;
   prefill.bindings.push_back(quant_coopmat::w16_binding());  // DEQUANT_STAGE=1's scratch
   return {decode, prefill};
 }
@@ -315,20 +317,8 @@ std::string QuantMatmul::layout_violation(const Config& config, const Shape& sha
   const std::string p = layout_parameter() + "=1";
   if (!uses_quantized_activations(config)) return p + " is an integer-dot path: it takes X_QUANT=1";
   if (config.at("W_STAGE") != 0) return p + " reads its rows itself (its template reads no W_STAGE: pinned to 0)";
-  const bool q6k = format_.type == ref::GgmlType::Q6_K;
-  if (q6k && config.at("THREADS_PER_ROW") % 8 != 0) {
-    return p + ": matvec_q6k_q8.comp takes THREADS_PER_ROW a multiple of 8 (the two halves of a super-block)";
-  }
   const std::uint32_t k = shape[2];
   const std::uint32_t blocks = k / format_.block_weights;
-  // matvec_q6k_q8.comp reads 32-bit words and realigns the odd blocks (2
-  // bytes past a word) by 16 bits: rows must start 4-byte aligned.
-  if (q6k && blocks % 2 != 0) {
-    const std::uint64_t row = static_cast<std::uint64_t>(blocks) * format_.block_bytes;
-    return p + " reads rows as 32-bit words, but a row of K=" + std::to_string(k) + " " + format_.type_name +
-           " weights is " + std::to_string(row) + " bytes, not a multiple of 4 (K must be a multiple of 512); " +
-           "SUPER_BLOCK=0 serves it";
-  }
   if (k % 256 != 0) {
     const std::uint64_t row = static_cast<std::uint64_t>(blocks) * format_.block_bytes;
     return p + " reads groups of 8 blocks as 16-byte vectors, but a row of K=" + std::to_string(k) + " " +
@@ -447,7 +437,7 @@ Problem QuantMatmul::make_problem(const Shape& shape, const Inputs& inputs) cons
   Problem problem;
   problem.shape = shape;
   problem.expected = quantized_matmul_reference(x, m, weights, format_.type, n, k, inputs.full_reference);
-  weights.resize(round_up4(weights.size()), 0);  // whole words (see quant_matmul.hpp)
+  weights.resize(spaces()[space_index(shape)].bindings[1].size.bytes(shape), 0);  // see quant_matmul.hpp
 
   HostBuffer xb{"x", std::vector<std::uint8_t>(x.size() * sizeof(float)), false, false};
   std::memcpy(xb.bytes.data(), x.data(), xb.bytes.size());
@@ -493,7 +483,7 @@ Metrics QuantMatmul::metrics(const Shape& shape) const {
 std::uint64_t QuantMatmul::device_bytes(const Shape& shape) const {
   const std::uint64_t m = shape.at(0), n = shape.at(1), k = shape.at(2);
   const std::uint64_t w16 = space_index(shape) == kPrefill ? 2 * n * k : 0;
-  return round_up4(weight_bytes(shape)) + m * k * 4 + m * n * 4 + w16;
+  return spaces()[space_index(shape)].bindings[1].size.bytes(shape) + m * k * 4 + m * n * 4 + w16;
 }
 
 }  // namespace vktune::kernels

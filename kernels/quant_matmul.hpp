@@ -10,8 +10,8 @@
 // file describes its block format (QuantFormat) and registers a QuantMatmul.
 //
 // Buffers: x (fp32), W (the rows of blocks, padded with zero bytes to a
-// multiple of 4 bytes: the templates read 2-byte-aligned fields as 32-bit
-// words), y (fp32); the prefill space adds the scratch W16 (2*N*K bytes of
+// multiple of 16 bytes: the templates read 2-byte-aligned fields as 32-bit
+// words or 16-byte vectors), y (fp32); the prefill space adds the scratch W16 (2*N*K bytes of
 // fp16, read and written only by DEQUANT_STAGE=1: kernels/quant_coopmat.hpp).
 // Push constants: M, N, K.
 //
@@ -24,9 +24,10 @@
 // pair of blocks, as matmul_q4k's integer path takes Q4_K super-blocks. For
 // Q5_K, SUPER_BLOCK=1 (matvec_q5k_q8.comp): matmul_q4k's integer layout with
 // the fifth bits added, 4 invocations per 176-byte super-block read as
-// 16-byte vectors; for Q6_K, SUPER_BLOCK=1 (matvec_q6k_q8.comp, on rows of
-// K % 512 == 0): the same split of 210-byte super-blocks read as 32-bit
-// words, odd blocks realigned by 16 bits. These are the formats' "dedicated
+// 16-byte vectors; for Q6_K, SUPER_BLOCK=1 (matvec_q6k_q8.comp): the same
+// split of 210-byte super-blocks, each invocation's bytes read as the 16-byte
+// vectors that cover them and realigned. The four share one walk
+// (templates/include/matvec_q8_walk.glsl). These are the formats' "dedicated
 // layouts"; their rules are shared (layout_violation).
 #include <cstdint>
 #include <map>

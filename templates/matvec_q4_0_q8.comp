@@ -32,14 +32,9 @@
 // result is the same d*dx*idot(q-8, round(x/dx)) as the generic path's, with
 // no per-weight bias ops). Each block adds d*dx*float(idot) to the sums.
 //
-// Invocations: (part, row group, slot), part fastest; the WG_SIZE/
-// THREADS_PER_ROW row groups split the ROWS_PER_WG rows (each invocation
-// owning RT of them: every x word it loads from shared memory serves all of
-// them), the THREADS_PER_ROW/4 slots walk the groups of a row side by side,
-// UNROLL groups per slot per step with all loads issued first. A subgroup of
-// 32 then reads 8 rows' groups (few distinct x words: broadcasts, two banks
-// per 4 parts). Partial sums are reduced with shuffles over the 4 parts and
-// through shared memory over the slots.
+// The walk over rows, groups (its units) and segments is
+// include/matvec_q8_walk.glsl's (PARTS = 4). A subgroup of 32 then reads 8
+// rows' groups (few distinct x words: broadcasts, two banks per 4 parts).
 //
 // Parameters (#defines): WG_SIZE, ROWS_PER_WG, THREADS_PER_ROW (4 * slots),
 // UNROLL, COLS_PER_PASS, X_SEGMENT, SUBGROUP_SIZE (host only); REDUCTION,
@@ -54,14 +49,9 @@
 
 #include "int_dot.glsl"
 
-#define R ROWS_PER_WG
-#define C COLS_PER_PASS
+#define PARTS 4
 #define S (THREADS_PER_ROW / 4)  // slots: groups walked side by side
 #define U UNROLL
-#define G (WG_SIZE / THREADS_PER_ROW)  // row groups
-#define RT (R / G)                     // rows per invocation
-#define SEG X_SEGMENT                  // x values quantized per segment
-#define SEG_GROUPS (SEG / 256)
 
 #if QTYPE == 1
 #define QW 4u   // quant words per block
@@ -78,45 +68,44 @@
 #endif
 #define LW (4u * LV)  // words read per invocation per group
 
-#if (THREADS_PER_ROW % 4) != 0 || (WG_SIZE % THREADS_PER_ROW) != 0 || G < 1 || (R % G) != 0 || (SEG % 256) != 0
-#error "THREADS_PER_ROW must be a multiple of 4 dividing WG_SIZE, the row groups must divide ROWS_PER_WG"
+#if (THREADS_PER_ROW % 4) != 0
+#error "THREADS_PER_ROW must be a multiple of 4"
 #endif
 
-layout(local_size_x = WG_SIZE, local_size_y = 1, local_size_z = 1) in;
+#include "matvec_q8_walk.glsl"
 
-layout(push_constant) uniform Shape { uint M; uint N; uint K; };
-
-layout(std430, set = 0, binding = 0) readonly buffer XBuf { vec4 xv[]; };
 layout(std430, set = 0, binding = 1) readonly buffer WBuf4 { uvec4 w4[]; };
-layout(std430, set = 0, binding = 2) writeonly buffer YBuf { float y[]; };
-
-shared float partial[S * R * C];
-
-uint row_base[RT];  // first uvec4 of each row of this invocation
-uint col_row[C];    // row of x of each column (clamped)
-
-#include "x_q8.glsl"
 
 uint part;  // pair of blocks (0..3) of a group this invocation takes
 uint lv0;   // the first uvec4 it reads of a group: floor(PW*part/4)
-float acc[RT][C];
 
-// The LV uvec4s that hold this invocation's pair of group g, for every row.
-void load_group(uint g, out uint wd[RT][LW]) {
+void init_part(uint p, uint slot) {
+  part = p;
+  lv0 = (PW * p) / 4u;
+}
+
+uint row_start(uint row, uint nu) { return row * (nu * GV); }
+
+// The LV uvec4s that hold this invocation's pair of a group, per row.
+struct Unit {
+  uint wd[RT][LW];
+};
+
+void load_unit(uint g, out Unit v) {
   [[unroll]] for (uint i = 0; i < RT; ++i) {
     const uint v0 = row_base[i] + g * GV + lv0;
     [[unroll]] for (uint l = 0; l < LV; ++l) {
-      const uvec4 v = w4[v0 + l];
-      wd[i][4 * l + 0] = v.x;
-      wd[i][4 * l + 1] = v.y;
-      wd[i][4 * l + 2] = v.z;
-      wd[i][4 * l + 3] = v.w;
+      const uvec4 q = w4[v0 + l];
+      v.wd[i][4 * l + 0] = q.x;
+      v.wd[i][4 * l + 1] = q.y;
+      v.wd[i][4 * l + 2] = q.z;
+      v.wd[i][4 * l + 3] = q.w;
     }
   }
 }
 
 // Adds group g (lg-th of the segment) for every row and column.
-void math_group(uint lg, uint wd[RT][LW]) {
+void math_unit(uint lg, Unit v) {
   // Per row: the pair's words (wd[part ..]), the two scales, and the quant
   // words of both blocks (Q4_0: low and high nibbles apart).
   float da[RT], db[RT];
@@ -128,7 +117,7 @@ void math_group(uint lg, uint wd[RT][LW]) {
   const bool sel2 = (part & 2u) != 0u, sel1 = (part & 1u) != 0u;
   [[unroll]] for (uint i = 0; i < RT; ++i) {
     uint s[PW + 1], t[PW];
-    [[unroll]] for (uint k = 0; k < PW + 1; ++k) s[k] = sel2 ? wd[i][k + 2] : wd[i][k];
+    [[unroll]] for (uint k = 0; k < PW + 1; ++k) s[k] = sel2 ? v.wd[i][k + 2] : v.wd[i][k];
     [[unroll]] for (uint k = 0; k < PW; ++k) t[k] = sel1 ? s[k + 1] : s[k];
     da[i] = unpackHalf2x16(t[0]).x;
     db[i] = unpackHalf2x16(t[QW]).y;
@@ -184,71 +173,4 @@ void math_group(uint lg, uint wd[RT][LW]) {
   }
 }
 
-void main() {
-  const uint tid = gl_LocalInvocationID.x;
-  part = tid % 4u;
-  const uint group = (tid / 4u) % G;
-  const uint slot = tid / (4u * G);
-  const uint row0 = gl_WorkGroupID.x * R;
-  const uint col0 = gl_WorkGroupID.y * C;
-  const uint ng = K / 256u;  // groups per row
-  lv0 = (PW * part) / 4u;
-
-  // Rows and x rows past the end are clamped for loading; only stores check.
-  [[unroll]] for (uint i = 0; i < RT; ++i) {
-    row_base[i] = min(row0 + group + G * i, N - 1u) * (ng * GV);
-  }
-  [[unroll]] for (uint c = 0; c < C; ++c) col_row[c] = min(col0 + c, M - 1u);
-  [[unroll]] for (uint i = 0; i < RT; ++i) {
-    [[unroll]] for (uint c = 0; c < C; ++c) acc[i][c] = 0.0;
-  }
-
-  for (uint k0 = 0u; k0 < K; k0 += SEG) {
-    const uint g0 = k0 / 256u;
-    const uint g1 = min(ng, g0 + SEG_GROUPS);
-    uint g = g0 + slot;
-    // The first step's weights are requested before x is quantized, so that
-    // their latency overlaps the quantization.
-    uint wd[U][RT][LW];
-    const bool first_step = g + S * (U - 1) < g1;
-    if (first_step) {
-      [[unroll]] for (uint u = 0; u < U; ++u) load_group(g + S * u, wd[u]);
-    }
-    barrier();  // the previous segment's x is no longer read
-    quantize_segment(k0, min(SEG, K - k0));
-    barrier();
-    if (first_step) {
-      [[unroll]] for (uint u = 0; u < U; ++u) math_group(g + S * u - g0, wd[u]);
-      g += S * U;
-    }
-#if U > 1
-    for (; g + S * (U - 1) < g1; g += S * U) {
-      [[unroll]] for (uint u = 0; u < U; ++u) load_group(g + S * u, wd[u]);
-      [[unroll]] for (uint u = 0; u < U; ++u) math_group(g + S * u - g0, wd[u]);
-    }
-#endif
-    for (; g < g1; g += S) {
-      load_group(g, wd[0]);
-      math_group(g - g0, wd[0]);
-    }
-  }
-
-  // Reduce each acc[i][c] over the 4 parts (shuffles) and the slots (shared
-  // memory); invocation o < R*C then stores output o (row o / C, x row o % C).
-  [[unroll]] for (uint i = 0; i < RT; ++i) {
-    [[unroll]] for (uint c = 0; c < C; ++c) {
-      float s = acc[i][c];
-      s += subgroupShuffleXor(s, 2u);
-      s += subgroupShuffleXor(s, 1u);
-      if (part == 0u) partial[(slot * R + group + G * i) * C + c] = s;
-    }
-  }
-  barrier();
-  for (uint o = tid; o < R * C; o += WG_SIZE) {
-    float s = 0.0;
-    [[unroll]] for (uint k = 0; k < S; ++k) s += partial[k * (R * C) + o];
-    const uint row = row0 + o / C;
-    const uint col = col0 + o % C;
-    if (row < N && col < M) y[col * N + row] = s;
-  }
-}
+#include "matvec_q8_walk_main.glsl"

@@ -29,13 +29,9 @@
 // term uses the sum of the quantized x per 32 values, as matvec_q4k_q8.comp).
 // The codes are built once per row and serve every x row of the pass.
 //
-// Invocations: (part, row group, slot), part fastest; the WG_SIZE/
-// THREADS_PER_ROW row groups split the ROWS_PER_WG rows (each invocation
-// owning RT of them: every x word it loads from shared memory serves all of
-// them), the THREADS_PER_ROW/4 slots walk the super-blocks of a row side by
-// side, UNROLL super-blocks per slot per step with all loads issued first
-// (the first step's before x is quantized). Partial sums are reduced with
-// shuffles over the 4 parts and through shared memory over the slots.
+// The walk over rows, units and segments is include/matvec_q8_walk.glsl's
+// (PARTS = 4: the codes are built once per row and serve every x row of
+// the pass).
 //
 // Parameters (#defines): WG_SIZE, ROWS_PER_WG, THREADS_PER_ROW (4 * slots),
 // UNROLL, COLS_PER_PASS, X_SEGMENT, SUBGROUP_SIZE (host only); REDUCTION,
@@ -51,82 +47,75 @@
 #include "int_dot.glsl"
 #include "q4k.glsl"
 
-#define R ROWS_PER_WG
-#define C COLS_PER_PASS
-#define S (THREADS_PER_ROW / 4)        // slots: super-blocks walked side by side
+#define PARTS 4
+#define S (THREADS_PER_ROW / 4)  // slots: super-blocks walked side by side
 #define U UNROLL
-#define G (WG_SIZE / THREADS_PER_ROW)  // row groups
-#define RT (R / G)                     // rows per invocation
-#define SEG X_SEGMENT                  // x values quantized per segment
-#define SEG_BLOCKS (SEG / 256)
+
+#if QTYPE != 3
+#error "matvec_q5k_q8.comp takes QTYPE 3 (Q5_K)"
+#endif
+#if (THREADS_PER_ROW % 4) != 0
+#error "THREADS_PER_ROW must be a multiple of 4"
+#endif
+
+#include "matvec_q8_walk.glsl"
 
 #define BV 11u    // uvec4s per super-block
 #define QH_V 1u   // its first qh uvec4
 #define QS_V 3u   // its first qs uvec4
 
-#if QTYPE != 3
-#error "matvec_q5k_q8.comp takes QTYPE 3 (Q5_K)"
-#endif
-#if (THREADS_PER_ROW % 4) != 0 || (WG_SIZE % THREADS_PER_ROW) != 0 || G < 1 || (R % G) != 0 || (SEG % 256) != 0
-#error "THREADS_PER_ROW must be a multiple of 4 dividing WG_SIZE, the row groups must divide ROWS_PER_WG"
-#endif
-
-layout(local_size_x = WG_SIZE, local_size_y = 1, local_size_z = 1) in;
-
-layout(push_constant) uniform Shape { uint M; uint N; uint K; };
-
-layout(std430, set = 0, binding = 0) readonly buffer XBuf { vec4 xv[]; };
 layout(std430, set = 0, binding = 1) readonly buffer WBuf4 { uvec4 w4[]; };
-layout(std430, set = 0, binding = 2) writeonly buffer YBuf { float y[]; };
-
-shared float partial[S * R * C];
-
-uint row_base[RT];  // first uvec4 of each row of this invocation
-uint col_row[C];    // row of x of each column (clamped)
-
-#include "x_q8.glsl"
 
 uint chunk;  // 64-weight chunk (0..3) of every super-block this invocation takes
-float acc[RT][C];
 
-// The header, the qh words and this invocation's chunk of qs words of
-// super-block b of every row.
-void load_block(uint b, out uvec4 hd[RT], out uint qh[RT][8], out uint qs[RT][8]) {
+void init_part(uint part, uint slot) { chunk = part; }
+
+uint row_start(uint row, uint nu) { return row * (nu * BV); }
+
+// The header, the qh words and this invocation's chunk of qs words of a
+// super-block, per row.
+struct Unit {
+  uvec4 hd[RT];
+  uint qh[RT][8];
+  uint qs[RT][8];
+};
+
+void load_unit(uint b, out Unit v) {
   [[unroll]] for (uint i = 0; i < RT; ++i) {
     const uint block4 = row_base[i] + b * BV;
-    hd[i] = w4[block4];
+    v.hd[i] = w4[block4];
     [[unroll]] for (uint l = 0; l < 2u; ++l) {
       const uvec4 h = w4[block4 + QH_V + l];
       const uvec4 q = w4[block4 + QS_V + 2u * chunk + l];
-      qh[i][4 * l + 0] = h.x;
-      qh[i][4 * l + 1] = h.y;
-      qh[i][4 * l + 2] = h.z;
-      qh[i][4 * l + 3] = h.w;
-      qs[i][4 * l + 0] = q.x;
-      qs[i][4 * l + 1] = q.y;
-      qs[i][4 * l + 2] = q.z;
-      qs[i][4 * l + 3] = q.w;
+      v.qh[i][4 * l + 0] = h.x;
+      v.qh[i][4 * l + 1] = h.y;
+      v.qh[i][4 * l + 2] = h.z;
+      v.qh[i][4 * l + 3] = h.w;
+      v.qs[i][4 * l + 0] = q.x;
+      v.qs[i][4 * l + 1] = q.y;
+      v.qs[i][4 * l + 2] = q.z;
+      v.qs[i][4 * l + 3] = q.w;
     }
   }
 }
 
 // Adds super-block b (lb-th of the segment) for every row and column.
-void math_block(uint lb, uvec4 hd[RT], uint qh[RT][8], uint qs[RT][8]) {
+void math_unit(uint lb, Unit v) {
   const uint scale_shift = 16u * (chunk & 1u);
   const uint bit_shift = 2u * chunk;  // qh bit of the low run; the high run's is the next
   vec2 a[RT], m[RT];         // per row: d*scale and dmin*min of the low and high sub-block
   uint lo[RT][8], hi[RT][8];  // per row: the 5-bit codes of the low and high runs
   [[unroll]] for (uint i = 0; i < RT; ++i) {
-    const uvec4 h = hd[i];
+    const uvec4 h = v.hd[i];
     const vec2 dm = unpackHalf2x16(h.x);
     const uint sw = (chunk < 2u ? q4k_scales_lo(h.y) : q4k_scales_hi(h.y, h.w)) >> scale_shift;
     const uint mw = (chunk < 2u ? q4k_mins_lo(h.z) : q4k_mins_hi(h.z, h.w)) >> scale_shift;
     a[i] = dm.x * vec2(float(sw & 0xFFu), float((sw >> 8) & 0xFFu));
     m[i] = dm.y * vec2(float(mw & 0xFFu), float((mw >> 8) & 0xFFu));
     [[unroll]] for (uint w = 0; w < 8u; ++w) {
-      const uint u = qh[i][w] >> bit_shift;
-      lo[i][w] = (qs[i][w] & 0x0F0F0F0Fu) | ((u << 4) & 0x10101010u);
-      hi[i][w] = ((qs[i][w] >> 4) & 0x0F0F0F0Fu) | ((u << 3) & 0x10101010u);
+      const uint u = v.qh[i][w] >> bit_shift;
+      lo[i][w] = (v.qs[i][w] & 0x0F0F0F0Fu) | ((u << 4) & 0x10101010u);
+      hi[i][w] = ((v.qs[i][w] >> 4) & 0x0F0F0F0Fu) | ((u << 3) & 0x10101010u);
     }
   }
   [[unroll]] for (uint c = 0; c < C; ++c) {
@@ -150,72 +139,4 @@ void math_block(uint lb, uvec4 hd[RT], uint qh[RT][8], uint qs[RT][8]) {
   }
 }
 
-void main() {
-  const uint tid = gl_LocalInvocationID.x;
-  const uint part = tid % 4u;
-  const uint group = (tid / 4u) % G;
-  const uint slot = tid / (4u * G);
-  const uint row0 = gl_WorkGroupID.x * R;
-  const uint col0 = gl_WorkGroupID.y * C;
-  const uint nb = K / 256u;
-  chunk = part;
-
-  // Rows and x rows past the end are clamped for loading; only stores check.
-  [[unroll]] for (uint i = 0; i < RT; ++i) {
-    row_base[i] = min(row0 + group + G * i, N - 1u) * (nb * BV);
-  }
-  [[unroll]] for (uint c = 0; c < C; ++c) col_row[c] = min(col0 + c, M - 1u);
-  [[unroll]] for (uint i = 0; i < RT; ++i) {
-    [[unroll]] for (uint c = 0; c < C; ++c) acc[i][c] = 0.0;
-  }
-
-  for (uint k0 = 0u; k0 < K; k0 += SEG) {
-    const uint b0 = k0 / 256u;
-    const uint b1 = min(nb, b0 + SEG_BLOCKS);
-    uint b = b0 + slot;
-    // The first step's weights are requested before x is quantized, so that
-    // their latency overlaps the quantization.
-    uvec4 hd[U][RT];
-    uint qh[U][RT][8], qs[U][RT][8];
-    const bool first_step = b + S * (U - 1) < b1;
-    if (first_step) {
-      [[unroll]] for (uint u = 0; u < U; ++u) load_block(b + S * u, hd[u], qh[u], qs[u]);
-    }
-    barrier();  // the previous segment's x is no longer read
-    quantize_segment(k0, min(SEG, K - k0));
-    barrier();
-    if (first_step) {
-      [[unroll]] for (uint u = 0; u < U; ++u) math_block(b + S * u - b0, hd[u], qh[u], qs[u]);
-      b += S * U;
-    }
-#if U > 1
-    for (; b + S * (U - 1) < b1; b += S * U) {
-      [[unroll]] for (uint u = 0; u < U; ++u) load_block(b + S * u, hd[u], qh[u], qs[u]);
-      [[unroll]] for (uint u = 0; u < U; ++u) math_block(b + S * u - b0, hd[u], qh[u], qs[u]);
-    }
-#endif
-    for (; b < b1; b += S) {
-      load_block(b, hd[0], qh[0], qs[0]);
-      math_block(b - b0, hd[0], qh[0], qs[0]);
-    }
-  }
-
-  // Reduce each acc[i][c] over the 4 parts (shuffles) and the slots (shared
-  // memory); invocation o < R*C then stores output o (row o / C, x row o % C).
-  [[unroll]] for (uint i = 0; i < RT; ++i) {
-    [[unroll]] for (uint c = 0; c < C; ++c) {
-      float s = acc[i][c];
-      s += subgroupShuffleXor(s, 2u);
-      s += subgroupShuffleXor(s, 1u);
-      if (part == 0u) partial[(slot * R + group + G * i) * C + c] = s;
-    }
-  }
-  barrier();
-  for (uint o = tid; o < R * C; o += WG_SIZE) {
-    float s = 0.0;
-    [[unroll]] for (uint k = 0; k < S; ++k) s += partial[k * (R * C) + o];
-    const uint row = row0 + o / C;
-    const uint col = col0 + o % C;
-    if (row < N && col < M) y[col * N + row] = s;
-  }
-}
+#include "matvec_q8_walk_main.glsl"

@@ -1,9 +1,9 @@
 #version 450
 // y[M×N] = x[M×K] · Wᵀ for small M (decode), W in GGUF Q6_K rows (QTYPE 4),
-// x quantized to 8 bits in shared memory (include/x_q8.glsl), laid out as
-// matvec_q5k_q8.comp (matmul_q6k's SUPER_BLOCK=1): four invocations per
-// super-block, 64 weights each, the block's scale work done once per 16
-// weights instead of once per generic unit.
+// x quantized to 8 bits in shared memory (include/x_q8.glsl), on the walk
+// of include/matvec_q8_walk.glsl (matmul_q6k's SUPER_BLOCK=1): four
+// invocations per super-block, 64 weights each, the block's scale work done
+// once per 16 weights instead of once per generic unit.
 //
 // A Q6_K super-block is 210 bytes (q6k.glsl): ql (128 bytes at 0), qh (64 at
 // 128), 16 int8 scales (at 192), fp16 d (at 208). Weight 128h + 32j + l
@@ -11,28 +11,28 @@
 // ql[64h + 32(j%2) + l], its high 2 bits in bits 2j, 2j+1 of qh[32h + l], the
 // scale scales[8h + 2j + l/16]; it is d*scale*(q - 32).
 //
-// Invocation `part` takes half h = part/2 and quarters j = 2*(part%2) + jj
-// (jj = 0, 1): 16 ql words (nibble part%2 of ql bytes 64h..64h+63), 8 qh
-// words (qh bytes 32h..), one scale word (scales 8h + 4*(part%2) ..+3) and d.
+// Invocation `part` p takes ql bytes 32p..32p+31, both nibbles: quarters
+// j0 = p%2 (low) and j0 + 2 (high) of half h = p/2, with qh bytes 32h..
+// 32h+31 (shared with its neighbour part), the scales of half h and d.
 // Codes (ql nibble | qh bits << 4, 0..63) dot with x words directly; the -32
 // is folded in per 16 weights as 32 * the sum of the x codes (dot with
 // 0x01010101, shared by the rows), so each quarter adds
 //   d * dx * (scale0 * (dot0 - 32*xs0) + scale1 * (dot1 - 32*xs1)).
 //
-// Alignment: 210-byte blocks are 2-byte aligned only. Rows of an even number
-// of blocks (K % 512 == 0, checked by the host) start 4-byte aligned, so
-// even blocks are 4-byte aligned and odd ones 2 bytes past: their words are
-// realigned by 16 bits (one funnel shift each). The slots (THREADS_PER_ROW/4,
-// an even number) walk blocks slot, slot + S, ... and segments hold an even
-// number of blocks, so the parity of an invocation's blocks is that of its
-// slot: the branch between the two load paths is uniform over a subgroup
-// whose invocations share a slot (4 * row groups >= the subgroup size).
+// Loads: blocks are only 2-byte aligned (210 bytes), so each range is read
+// as the 16-byte vectors that cover it (three for 32 bytes, two for the 18
+// bytes of scales and d) and the words are picked out by the block's byte
+// offset o in its first vector: two select levels for o/4, a 16-bit
+// realignment for o%4 = 2. Why vectors: with 32-bit loads each load
+// instruction of a subgroup touched one 32-byte sector per word read (the
+// parts' words 64 bytes apart, the rows further), which capped the kernel
+// far below the read ceiling; a subgroup's vector loads now cover one
+// block's bytes of each of its rows side by side. Any K % 256 == 0 works:
+// o is computed from each row's byte offset.
 //
-// Invocations: (part, row group, slot), part fastest, as
-// matvec_q5k_q8.comp. Parameters (#defines): WG_SIZE, ROWS_PER_WG,
-// THREADS_PER_ROW (4 * slots), UNROLL, COLS_PER_PASS, X_SEGMENT,
-// SUBGROUP_SIZE (host only); REDUCTION, X_QUANT, W_STAGE and SUPER_BLOCK
-// are defined but fixed.
+// Parameters (#defines): WG_SIZE, ROWS_PER_WG, THREADS_PER_ROW (4 * slots),
+// UNROLL, COLS_PER_PASS, X_SEGMENT, SUBGROUP_SIZE (host only); REDUCTION,
+// X_QUANT, W_STAGE and SUPER_BLOCK are defined but fixed.
 // Needs shaderIntegerDotProduct and subgroup shuffles among 4 invocations.
 
 #extension GL_GOOGLE_include_directive : require
@@ -43,86 +43,102 @@
 
 #include "int_dot.glsl"
 
-#define R ROWS_PER_WG
-#define C COLS_PER_PASS
-#define S (THREADS_PER_ROW / 4)        // slots: super-blocks walked side by side
+#define PARTS 4
+#define S (THREADS_PER_ROW / 4)  // slots: super-blocks walked side by side
 #define U UNROLL
-#define G (WG_SIZE / THREADS_PER_ROW)  // row groups
-#define RT (R / G)                     // rows per invocation
-#define SEG X_SEGMENT                  // x values quantized per segment
-#define SEG_BLOCKS (SEG / 256)
-
-#define QH_WORD 32u     // first qh word of a block (byte 128)
-#define SCALE_WORD 48u  // first scale word (byte 192)
-#define D_WORD 52u      // the word holding d (byte 208)
 
 #if QTYPE != 4
 #error "matvec_q6k_q8.comp takes QTYPE 4 (Q6_K)"
 #endif
-#if (THREADS_PER_ROW % 8) != 0 || (WG_SIZE % THREADS_PER_ROW) != 0 || G < 1 || (R % G) != 0 || (SEG % 512) != 0
-#error "THREADS_PER_ROW must be a multiple of 8 dividing WG_SIZE, the row groups must divide ROWS_PER_WG"
-#endif
 
-layout(local_size_x = WG_SIZE, local_size_y = 1, local_size_z = 1) in;
+#include "matvec_q8_walk.glsl"
 
-layout(push_constant) uniform Shape { uint M; uint N; uint K; };
+layout(std430, set = 0, binding = 1) readonly buffer WBuf4 { uvec4 w4[]; };
 
-layout(std430, set = 0, binding = 0) readonly buffer XBuf { vec4 xv[]; };
-layout(std430, set = 0, binding = 1) readonly buffer WBuf { uint w[]; };
-layout(std430, set = 0, binding = 2) writeonly buffer YBuf { float y[]; };
+uint hf;  // half of every super-block this invocation takes
+uint j0;  // its low-nibble quarter; j0 + 2 is its high-nibble one
 
-shared float partial[S * R * C];
+void init_part(uint part, uint slot) {
+  hf = part >> 1;
+  j0 = part & 1u;
+}
 
-uint row_word[RT];  // first word of each row of this invocation
-uint col_row[C];    // row of x of each column (clamped)
+// Rows are addressed in bytes (a row of nu blocks is nu*210 bytes).
+uint row_start(uint row, uint nu) { return row * nu * 210u; }
 
-#include "x_q8.glsl"
+// The vectors covering this invocation's ql, qh, and the scales and d, of
+// one super-block per row, and the block's byte offset in them.
+struct Unit {
+  uvec4 ql[RT][3];
+  uvec4 qh[RT][3];
+  uvec4 sd[RT][2];
+  uint o[RT];
+};
 
-uint hf;    // half of every super-block this invocation takes
-uint jp;    // its pair of quarters: 2*jp, 2*jp + 1
-bool odd;   // whether its blocks are the odd ones (2 bytes past a word)
-float acc[RT][C];
-
-// This invocation's ql, qh and scale words and d of super-block b of every
-// row, realigned where the block is odd.
-void load_block(uint b, out uint ql[RT][16], out uint qh[RT][8], out uint sc[RT], out float d[RT]) {
+void load_unit(uint b, out Unit v) {
   [[unroll]] for (uint i = 0; i < RT; ++i) {
-    const uint wb = row_word[i] + 52u * b + (b >> 1);  // 210*b/4 rounded down
-    if (!odd) {
-      [[unroll]] for (uint k = 0; k < 16u; ++k) ql[i][k] = w[wb + 16u * hf + k];
-      [[unroll]] for (uint k = 0; k < 8u; ++k) qh[i][k] = w[wb + QH_WORD + 8u * hf + k];
-      sc[i] = w[wb + SCALE_WORD + 2u * hf + jp];
-      d[i] = unpackHalf2x16(w[wb + D_WORD]).x;
-    } else {
-      uint t[17];
-      [[unroll]] for (uint k = 0; k < 17u; ++k) t[k] = w[wb + 16u * hf + k];
-      [[unroll]] for (uint k = 0; k < 16u; ++k) ql[i][k] = (t[k] >> 16) | (t[k + 1] << 16);
-      [[unroll]] for (uint k = 0; k < 9u; ++k) t[k] = w[wb + QH_WORD + 8u * hf + k];
-      [[unroll]] for (uint k = 0; k < 8u; ++k) qh[i][k] = (t[k] >> 16) | (t[k + 1] << 16);
-      const uint s = wb + SCALE_WORD + 2u * hf + jp;
-      sc[i] = (w[s] >> 16) | (w[s + 1u] << 16);
-      d[i] = unpackHalf2x16(w[wb + D_WORD]).y;  // byte 210*b + 208 is the word's high half
+    const uint a = row_base[i] + 210u * b;
+    const uint a4 = a >> 4;  // 16-byte vector of the block's first byte
+    v.o[i] = a & 15u;
+    [[unroll]] for (uint l = 0; l < 3u; ++l) {
+      v.ql[i][l] = w4[a4 + 2u * (2u * hf + j0) + l];  // ql byte 32p = vector 2p
+      v.qh[i][l] = w4[a4 + 8u + 2u * hf + l];         // qh byte 128 + 32h
     }
+    v.sd[i][0] = w4[a4 + 12u];  // bytes 192..
+    v.sd[i][1] = w4[a4 + 13u];
   }
 }
 
+// The 8 words that start at byte o (even, < 16) of three vectors.
+void words8(uvec4 v[3], uint o, out uint r[8]) {
+  const uint t[12] = uint[12](v[0].x, v[0].y, v[0].z, v[0].w, v[1].x, v[1].y, v[1].z, v[1].w, v[2].x, v[2].y,
+                              v[2].z, v[2].w);
+  const bool by8 = (o & 8u) != 0u, by4 = (o & 4u) != 0u, by2 = (o & 2u) != 0u;
+  uint s[10], u[9];
+  [[unroll]] for (uint k = 0; k < 10u; ++k) s[k] = by8 ? t[k + 2u] : t[k];
+  [[unroll]] for (uint k = 0; k < 9u; ++k) u[k] = by4 ? s[k + 1u] : s[k];
+  [[unroll]] for (uint k = 0; k < 8u; ++k) r[k] = by2 ? (u[k] >> 16) | (u[k + 1u] << 16) : u[k];
+}
+
+// The 5 words that start at byte o of two vectors: scales 0..15 and d.
+void words5(uvec4 v[2], uint o, out uint r[5]) {
+  const uint t[8] = uint[8](v[0].x, v[0].y, v[0].z, v[0].w, v[1].x, v[1].y, v[1].z, v[1].w);
+  const bool by8 = (o & 8u) != 0u, by4 = (o & 4u) != 0u, by2 = (o & 2u) != 0u;
+  uint s[7], u[6];
+  [[unroll]] for (uint k = 0; k < 7u; ++k) s[k] = by8 ? (k + 2u < 8u ? t[k + 2u] : 0u) : t[k];
+  [[unroll]] for (uint k = 0; k < 6u; ++k) u[k] = by4 ? s[k + 1u] : s[k];
+  [[unroll]] for (uint k = 0; k < 5u; ++k) r[k] = by2 ? (u[k] >> 16) | (u[k + 1u] << 16) : u[k];
+}
+
 // Adds super-block b (lb-th of the segment) for every row and column.
-void math_block(uint lb, uint ql[RT][16], uint qh[RT][8], uint sc[RT], float d[RT]) {
-  // Per row: the codes of quarters 2jp (words 0..7) and 2jp+1 (8..15), and
-  // the four int8 scales of their 16-weight runs.
-  uint q[RT][16];
+void math_unit(uint lb, Unit v) {
+  // Per row: the codes of quarters j0 ([0][k]) and j0 + 2 ([1][k]), and the
+  // four int8 scales of their 16-weight runs.
+  uint q[RT][2][8];
   int s[RT][4];
+  float d[RT];
   [[unroll]] for (uint i = 0; i < RT; ++i) {
+    uint ql[8], qh[8], sd[5];
+    words8(v.ql[i], v.o[i], ql);
+    words8(v.qh[i], v.o[i], qh);
+    words5(v.sd[i], v.o[i], sd);
     [[unroll]] for (uint k = 0; k < 8u; ++k) {
-      const uint h = qh[i][k] >> (4u * jp);
-      q[i][k] = ((ql[i][k] >> (4u * jp)) & 0x0F0F0F0Fu) | ((h << 4) & 0x30303030u);
-      q[i][8u + k] = ((ql[i][8u + k] >> (4u * jp)) & 0x0F0F0F0Fu) | ((h << 2) & 0x30303030u);
+      const uint h = qh[k] >> (2u * j0);
+      q[i][0][k] = (ql[k] & 0x0F0F0F0Fu) | ((h << 4) & 0x30303030u);
+      q[i][1][k] = ((ql[k] >> 4) & 0x0F0F0F0Fu) | (h & 0x30303030u);  // bits 2j0+4, 2j0+5 in place
     }
-    [[unroll]] for (uint r = 0; r < 4u; ++r) s[i][r] = bitfieldExtract(int(sc[i]), int(8u * r), 8);
+    // Quarter j's scales are bytes 8h + 2j, 8h + 2j + 1: in word 2h (j0) and
+    // word 2h + 1 (j0 + 2), at byte 2*j0.
+    [[unroll]] for (uint r = 0; r < 2u; ++r) {
+      const int lo = int(sd[2u * hf]), hi = int(sd[2u * hf + 1u]);
+      s[i][r] = bitfieldExtract(lo, int(16u * j0 + 8u * r), 8);
+      s[i][2u + r] = bitfieldExtract(hi, int(16u * j0 + 8u * r), 8);
+    }
+    d[i] = unpackHalf2x16(sd[4]).x;
   }
   [[unroll]] for (uint c = 0; c < C; ++c) {
     [[unroll]] for (uint jj = 0; jj < 2u; ++jj) {
-      const uint j = 2u * jp + jj;
+      const uint j = j0 + 2u * jj;
       const uint xw = c * (SEG / 4u) + lb * 64u + 32u * hf + 8u * j;  // x words of the quarter
       uint x[8];
       [[unroll]] for (uint k = 0; k < 8u; ++k) x[k] = xq[xw + k];
@@ -138,8 +154,8 @@ void math_block(uint lb, uint ql[RT][16], uint qh[RT][8], uint sc[RT], float d[R
       [[unroll]] for (uint i = 0; i < RT; ++i) {
         int t0 = -b0, t1 = -b1;
         [[unroll]] for (uint k = 0; k < 4u; ++k) {
-          t0 += dot4_i8(q[i][8u * jj + k], x[k]);
-          t1 += dot4_i8(q[i][8u * jj + 4u + k], x[4u + k]);
+          t0 += dot4_i8(q[i][jj][k], x[k]);
+          t1 += dot4_i8(q[i][jj][4u + k], x[4u + k]);
         }
         acc[i][c] += (d[i] * dx) * float(s[i][2u * jj] * t0 + s[i][2u * jj + 1u] * t1);
       }
@@ -147,75 +163,4 @@ void math_block(uint lb, uint ql[RT][16], uint qh[RT][8], uint sc[RT], float d[R
   }
 }
 
-void main() {
-  const uint tid = gl_LocalInvocationID.x;
-  const uint part = tid % 4u;
-  const uint group = (tid / 4u) % G;
-  const uint slot = tid / (4u * G);
-  const uint row0 = gl_WorkGroupID.x * R;
-  const uint col0 = gl_WorkGroupID.y * C;
-  const uint nb = K / 256u;
-  hf = part >> 1;
-  jp = part & 1u;
-  odd = (slot & 1u) != 0u;
-
-  // Rows and x rows past the end are clamped for loading; only stores check.
-  // A row of nb (even) blocks is nb*210/4 words.
-  [[unroll]] for (uint i = 0; i < RT; ++i) {
-    row_word[i] = min(row0 + group + G * i, N - 1u) * (nb / 2u * 105u);
-  }
-  [[unroll]] for (uint c = 0; c < C; ++c) col_row[c] = min(col0 + c, M - 1u);
-  [[unroll]] for (uint i = 0; i < RT; ++i) {
-    [[unroll]] for (uint c = 0; c < C; ++c) acc[i][c] = 0.0;
-  }
-
-  for (uint k0 = 0u; k0 < K; k0 += SEG) {
-    const uint b0 = k0 / 256u;
-    const uint b1 = min(nb, b0 + SEG_BLOCKS);
-    uint b = b0 + slot;
-    // The first step's weights are requested before x is quantized, so that
-    // their latency overlaps the quantization.
-    uint ql[U][RT][16], qh[U][RT][8], sc[U][RT];
-    float d[U][RT];
-    const bool first_step = b + S * (U - 1) < b1;
-    if (first_step) {
-      [[unroll]] for (uint u = 0; u < U; ++u) load_block(b + S * u, ql[u], qh[u], sc[u], d[u]);
-    }
-    barrier();  // the previous segment's x is no longer read
-    quantize_segment(k0, min(SEG, K - k0));
-    barrier();
-    if (first_step) {
-      [[unroll]] for (uint u = 0; u < U; ++u) math_block(b + S * u - b0, ql[u], qh[u], sc[u], d[u]);
-      b += S * U;
-    }
-#if U > 1
-    for (; b + S * (U - 1) < b1; b += S * U) {
-      [[unroll]] for (uint u = 0; u < U; ++u) load_block(b + S * u, ql[u], qh[u], sc[u], d[u]);
-      [[unroll]] for (uint u = 0; u < U; ++u) math_block(b + S * u - b0, ql[u], qh[u], sc[u], d[u]);
-    }
-#endif
-    for (; b < b1; b += S) {
-      load_block(b, ql[0], qh[0], sc[0], d[0]);
-      math_block(b - b0, ql[0], qh[0], sc[0], d[0]);
-    }
-  }
-
-  // Reduce each acc[i][c] over the 4 parts (shuffles) and the slots (shared
-  // memory); invocation o < R*C then stores output o (row o / C, x row o % C).
-  [[unroll]] for (uint i = 0; i < RT; ++i) {
-    [[unroll]] for (uint c = 0; c < C; ++c) {
-      float v = acc[i][c];
-      v += subgroupShuffleXor(v, 2u);
-      v += subgroupShuffleXor(v, 1u);
-      if (part == 0u) partial[(slot * R + group + G * i) * C + c] = v;
-    }
-  }
-  barrier();
-  for (uint o = tid; o < R * C; o += WG_SIZE) {
-    float v = 0.0;
-    [[unroll]] for (uint k = 0; k < S; ++k) v += partial[k * (R * C) + o];
-    const uint row = row0 + o / C;
-    const uint col = col0 + o % C;
-    if (row < N && col < M) y[col * N + row] = v;
-  }
-}
+#include "matvec_q8_walk_main.glsl"

@@ -103,8 +103,8 @@ TEST_P(QuantMatmul, MetricsCountWeightsInputsOutputs) {
   const auto m = kernel().metrics({2, 9, k});
   EXPECT_DOUBLE_EQ(m.bytes, 9.0 * row_bytes(k) + 2.0 * k * 4 + 2 * 9 * 4);
   EXPECT_DOUBLE_EQ(m.flops, 2.0 * 2 * 9 * k);
-  // The weights buffer is padded to whole words.
-  EXPECT_EQ(kernel().device_bytes({2, 9, k}), (9 * row_bytes(k) + 3) / 4 * 4 + 2 * k * 4 + 2 * 9 * 4);
+  // The weights buffer is padded to whole 16-byte vectors.
+  EXPECT_EQ(kernel().device_bytes({2, 9, k}), (9 * row_bytes(k) + 15) / 16 * 16 + 2 * k * 4 + 2 * 9 * 4);
 }
 
 TEST_P(QuantMatmul, PlansPutNOnXAndMOnYAndSelectTheBlockType) {
@@ -327,8 +327,8 @@ TEST_P(QuantMatmul, BlockPairsOnAlignedRowsOnly) {
 // SUPER_BLOCK=1 (Q5_K and Q6_K): templates/matvec_q5k_q8.comp and
 // matvec_q6k_q8.comp, integer-dot paths beside W_STAGE's, 4 invocations per
 // super-block and THREADS_PER_ROW/4 super-blocks side by side; ROWS_PER_WG=32
-// only there. Q5_K rows are always 16-byte aligned, Q6_K rows need an even
-// number of super-blocks (4-byte aligned); short rows limit the slots.
+// only there. Q5_K rows are always 16-byte aligned; Q6_K's template realigns
+// any row (its blocks are 2-byte aligned); short rows limit the slots.
 TEST_P(QuantMatmul, SuperBlocksForKQuants) {
   auto device = h200_like();
   const Shape decode{1, 14336, 4096};
@@ -384,21 +384,19 @@ TEST_P(QuantMatmul, SuperBlocksForKQuants) {
   auto single = config;
   single["ROWS_PER_WG"] = 16;
   EXPECT_EQ(pruned_by(kernel(), single, decode, device), "quant_matmul.dedicated-one-row");
-  if (q6k) {  // its template splits a super-block in halves: 8 invocations at least
-    auto four = config;
-    four["THREADS_PER_ROW"] = 4;
-    four["WG_SIZE"] = 64;
-    four["ROWS_PER_WG"] = 16;
-    EXPECT_NE(kernel().constraint_violation(four, decode, device).find("multiple of 8"), std::string::npos);
-  }
+  auto four = config;  // one slot: the 4 parts of one super-block per row
+  four["THREADS_PER_ROW"] = 4;
+  four["WG_SIZE"] = 64;
+  four["ROWS_PER_WG"] = 16;
+  EXPECT_EQ(kernel().constraint_violation(four, decode, device), "");
   // Only 4 invocations meet in shuffles: a subgroup of 8 (a CPU driver's) runs 16 per row.
   device.subgroup_size = device.min_subgroup_size = device.max_subgroup_size = 8;
   EXPECT_EQ(kernel().constraint_violation(config, decode, device), "");
   device = h200_like();
 
-  // Short rows: 3 super-blocks (2 for Q6_K) take 4 slots, not 8, and no
-  // unrolling (8 super-blocks per step); one super-block takes none.
-  const Shape short_row{1, 14336, q6k ? 512u : 768u};
+  // Short rows: 3 super-blocks take 4 slots, not 8, and no unrolling (8
+  // super-blocks per step); one super-block takes none.
+  const Shape short_row{1, 14336, 768};
   EXPECT_EQ(kernel().constraint_violation(config, short_row, device), "");
   const auto cpu = testing_support::h200_like_other_vendor();  // every device's pruning only
   auto unrolled = config;
@@ -408,17 +406,8 @@ TEST_P(QuantMatmul, SuperBlocksForKQuants) {
   eight["UNROLL"] = 1;
   EXPECT_EQ(pruned_by(kernel(), eight, short_row, cpu), "quant_matmul.super-block-idle-slots");
   EXPECT_EQ(pruned_by(kernel(), config, Shape{1, 14336, 256}, cpu), "quant_matmul.super-block-idle-slots");
-  // Q6_K rows of an odd number of super-blocks are only 2-byte aligned.
-  const Shape odd{1, 14336, 4352};
-  const auto reason = kernel().constraint_violation(config, odd, device);
-  if (q6k) {
-    EXPECT_NE(reason.find("not a multiple of 4"), std::string::npos) << reason;
-    EXPECT_NE(reason.find("K must be a multiple of 512"), std::string::npos) << reason;
-    generic["ROWS_PER_WG"] = 16;
-    EXPECT_EQ(kernel().constraint_violation(generic, odd, device), "");
-  } else {
-    EXPECT_EQ(reason, "");
-  }
+  // Rows of an odd number of super-blocks (Q6_K's only 2-byte aligned) are served too.
+  EXPECT_EQ(kernel().constraint_violation(config, Shape{1, 14336, 4352}, device), "");
 
   // Every check shape list holds a shape the super-block template runs at.
   bool checked = false;
@@ -470,7 +459,7 @@ TEST_P(QuantMatmul, ProblemHoldsPaddedWeightsAndTheReference) {
   EXPECT_EQ(problem.output_index, 2u);
   EXPECT_TRUE(problem.buffers[1].is_weights);
   const auto& w = problem.buffers[1].bytes;
-  EXPECT_EQ(w.size(), (5 * row_bytes(k) + 3) / 4 * 4);
+  EXPECT_EQ(w.size(), (5 * row_bytes(k) + 15) / 16 * 16);
   std::vector<float> x(3 * k);
   std::memcpy(x.data(), problem.buffers[0].bytes.data(), x.size() * sizeof(float));
   EXPECT_EQ(problem.expected, ref::matmul_quantized(x.data(), 3, w.data(), GetParam().type, 5, k));
@@ -566,8 +555,8 @@ TEST_P(QuantMatmulDevice, StagedWeightsAtDecodeM1And5) {
 
 // The pair template (BLOCK_PAIRS=1, Q4_0 and Q8_0) and the super-block
 // templates (SUPER_BLOCK=1, Q5_K and Q6_K) across the decode space's M on
-// rows of 17 groups of 8 blocks or 17 super-blocks (K = 4352; Q6_K 18,
-// K = 4608, an even number): two x segments of 4096, and at M=1 one of 16384
+// rows of 17 groups of 8 blocks or 17 super-blocks (K = 4352; Q6_K's rows
+// then start at every even byte offset of a 16-byte vector): two x segments of 4096, and at M=1 one of 16384
 // (segments of 4096 at M=1 take the code paths M=3 takes);
 // after the unrolled steps one or two are left. N = 9 is no multiple of the
 // rows per workgroup; the check shapes have one segment. The M taken: 1 (the
@@ -579,11 +568,10 @@ std::string block_layout_failures(vk::Instance& instance, const Format& format,
                                   std::initializer_list<std::uint32_t> ms) {
   const auto& k = kernels::find_kernel(format.kernel);
   const std::string layout = format.block_weights == 32 ? "BLOCK_PAIRS" : "SUPER_BLOCK";
-  const std::uint32_t kk = format.type == ref::GgmlType::Q6_K ? 4608 : 4352;
   vk::Device device(instance, test_device_index());
   std::string text;
   for (const std::uint32_t m : ms) {
-    const Shape shape{m, 9, kk};
+    const Shape shape{m, 9, 4352};
     // 16 rows of 128 invocations: 4 and 8 groups side by side (2 and 4 rows
     // per invocation), UNROLL 1 and 2 (what the H200's pruning keeps); every
     // pass width that fits; pairwise.

@@ -1,0 +1,69 @@
+// main() of the integer-dot decode walk: see matvec_q8_walk.glsl.
+#ifndef VKTUNE_MATVEC_Q8_WALK_MAIN_GLSL
+#define VKTUNE_MATVEC_Q8_WALK_MAIN_GLSL
+
+void main() {
+  const uint tid = gl_LocalInvocationID.x;
+  const uint part = tid % PARTS;
+  const uint group = (tid / PARTS) % G;
+  const uint slot = tid / (PARTS * G);
+  const uint row0 = gl_WorkGroupID.x * R;
+  const uint col0 = gl_WorkGroupID.y * C;
+  const uint nu = K / 256u;  // units per row
+  init_part(part, slot);
+
+  // Rows and x rows past the end are clamped for loading; only stores check.
+  [[unroll]] for (uint i = 0; i < RT; ++i) row_base[i] = row_start(min(row0 + group + G * i, N - 1u), nu);
+  [[unroll]] for (uint c = 0; c < C; ++c) col_row[c] = min(col0 + c, M - 1u);
+  [[unroll]] for (uint i = 0; i < RT; ++i) {
+    [[unroll]] for (uint c = 0; c < C; ++c) acc[i][c] = 0.0;
+  }
+
+  for (uint k0 = 0u; k0 < K; k0 += SEG) {
+    const uint u0 = k0 / 256u;
+    const uint u1 = min(nu, u0 + SEG_UNITS);
+    uint u = u0 + slot;
+    Unit v[U];
+    const bool first_step = u + S * (U - 1) < u1;
+    if (first_step) {
+      [[unroll]] for (uint j = 0; j < U; ++j) load_unit(u + S * j, v[j]);
+    }
+    barrier();  // the previous segment's x is no longer read
+    quantize_segment(k0, min(SEG, K - k0));
+    barrier();
+    if (first_step) {
+      [[unroll]] for (uint j = 0; j < U; ++j) math_unit(u + S * j - u0, v[j]);
+      u += S * U;
+    }
+#if U > 1
+    for (; u + S * (U - 1) < u1; u += S * U) {
+      [[unroll]] for (uint j = 0; j < U; ++j) load_unit(u + S * j, v[j]);
+      [[unroll]] for (uint j = 0; j < U; ++j) math_unit(u + S * j - u0, v[j]);
+    }
+#endif
+    for (; u < u1; u += S) {
+      load_unit(u, v[0]);
+      math_unit(u - u0, v[0]);
+    }
+  }
+
+  // Reduce each acc[i][c] over the parts (shuffles) and the slots (shared
+  // memory); invocation o < R*C then stores output o (row o / C, x row o % C).
+  [[unroll]] for (uint i = 0; i < RT; ++i) {
+    [[unroll]] for (uint c = 0; c < C; ++c) {
+      float s = acc[i][c];
+      [[unroll]] for (uint off = PARTS / 2u; off > 0u; off /= 2u) s += subgroupShuffleXor(s, off);
+      if (part == 0u) partial[(slot * R + group + G * i) * C + c] = s;
+    }
+  }
+  barrier();
+  for (uint o = tid; o < R * C; o += WG_SIZE) {
+    float s = 0.0;
+    [[unroll]] for (uint k = 0; k < S; ++k) s += partial[k * (R * C) + o];
+    const uint row = row0 + o / C;
+    const uint col = col0 + o % C;
+    if (row < N && col < M) y[col * N + row] = s;
+  }
+}
+
+#endif
