@@ -262,6 +262,15 @@ class Kernel {
     static_cast<void>(config);
     return tolerance(shape);
   }
+  // A config stored under parameter names this kernel no longer uses,
+  // translated to the config of today that builds the same shader; nullopt
+  // (the default) where none does. tuner/stale_config.hpp tries it before
+  // calling a config stale.
+  virtual std::optional<Config> from_earlier_vocabulary(const Config& config, const Shape& shape) const {
+    static_cast<void>(config);
+    static_cast<void>(shape);
+    return std::nullopt;
+  }
   virtual Metrics metrics(const Shape& shape) const = 0;
   // Device memory one problem instance needs (one copy of every buffer).
   virtual std::uint64_t device_bytes(const Shape& shape) const = 0;

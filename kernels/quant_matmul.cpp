@@ -182,13 +182,21 @@ std::vector<Space> QuantMatmul::build_spaces() const {
                                 "realigned by selects), scales applied once per 16 weights and the -32 folded "
                                 "into a sum of x, THREADS_PER_ROW/4 super-blocks side by side "
                                 "(matvec_q6k_q8.comp, on the walk of the integer-dot decode templates)"});
+  } else if (format_.super_block && format_.type == ref::GgmlType::Q4_K) {
+    decode.parameters.push_back(
+        {"SUPER_BLOCK", {0, 1}, "work split: 0 = units of a super-block (the generic templates); 1 = X_QUANT=1: 4 "
+                                "invocations per super-block, each taking a 64-weight chunk (two sub-blocks) "
+                                "read as 16-byte vectors, scales decoded once per chunk, THREADS_PER_ROW/4 "
+                                "super-blocks side by side (matvec_q4k_q8.comp); X_QUANT=0: 8 invocations per "
+                                "super-block, 4 qs words each as one 16-byte load, nibbles made floats through "
+                                "the mantissa, THREADS_PER_ROW/8 super-blocks side by side (matvec_q4k.comp)"});
   } else if (format_.super_block) {
     decode.parameters.push_back(
         {"SUPER_BLOCK", {0, 1}, "X_QUANT=1 work split: 0 = units of a super-block (W_STAGE's templates); 1 = 4 "
                                 "invocations per super-block, each taking a 64-weight chunk (two sub-blocks) "
                                 "read as 16-byte vectors with the whole qh, scales decoded once per chunk, "
-                                "THREADS_PER_ROW/4 super-blocks side by side (matvec_q5k_q8.comp, matmul_q4k's "
-                                "integer path plus the fifth bits)"});
+                                "THREADS_PER_ROW/4 super-blocks side by side (matvec_q5k_q8.comp: Q4_K's "
+                                "layout plus the fifth bits)"});
   }
   Space prefill{"prefill", "matmul_quant.comp", {}, {}, {}, {}};
   prefill.parameters = {
@@ -282,11 +290,11 @@ std::string QuantMatmul::decode_violation(const Config& config, const Shape& sha
       return "REDUCTION=0 needs subgroup shuffles in compute shaders";
     }
     const std::uint32_t smallest = smallest_subgroup(sg, device);
-    // The dedicated layouts shuffle over the 4 invocations of a group of
-    // blocks or a super-block only (the slots side by side meet in shared
-    // memory). The staged template's subgroup barriers need a row group
+    // The dedicated layouts shuffle over the 4 (Q4_K's exact one: 8)
+    // invocations of a group of blocks or a super-block only (the slots side
+    // by side meet in shared memory). The staged template's subgroup barriers need a row group
     // inside one subgroup, which this rule ensures as well.
-    const int shuffled = layout ? 4 : t;
+    const int shuffled = uses_exact_layout(config) ? 8 : layout ? 4 : t;
     if (smallest < static_cast<std::uint32_t>(shuffled)) {
       return "REDUCTION=0 sums " + std::to_string(shuffled) + " invocations (THREADS_PER_ROW=" + std::to_string(t) +
              ") with subgroup shuffles, more than the " + std::to_string(smallest) +
@@ -302,20 +310,58 @@ std::string QuantMatmul::layout_parameter() const {
   return {};
 }
 
+std::optional<Config> QuantMatmul::from_earlier_vocabulary(const Config& config, const Shape& shape) const {
+  if (format_.type != ref::GgmlType::Q4_K || space_index(shape) != kDecode || !config.count("THREADS_PER_BLOCK")) {
+    return std::nullopt;
+  }
+  const auto value = [&](const char* name) {
+    const auto it = config.find(name);
+    return it == config.end() ? -1 : it->second;
+  };
+  // The integer path with 4 threads per super-block, and the exact path
+  // with 8 threads, 16-byte loads and the 1 + q/16 dequantization.
+  const bool integer = value("X_QUANT") == 1 && value("THREADS_PER_BLOCK") == 4;
+  const bool exact = value("X_QUANT") == 0 && value("THREADS_PER_BLOCK") == 8 && value("LOAD_WIDTH") == 4 &&
+                     value("DEQUANT") == 0;
+  if ((!integer && !exact) || value("BLOCK_SLOTS") < 1) return std::nullopt;
+  Config now;
+  for (const char* name :
+       {"WG_SIZE", "ROWS_PER_WG", "SUBGROUP_SIZE", "COLS_PER_PASS", "X_QUANT", "X_SEGMENT", "REDUCTION"}) {
+    if (value(name) < 0) return std::nullopt;
+    now[name] = value(name);
+  }
+  now["THREADS_PER_ROW"] = value("THREADS_PER_BLOCK") * value("BLOCK_SLOTS");
+  now["UNROLL"] = value("BLOCK_UNROLL");
+  now["W_STAGE"] = 0;
+  now["SUPER_BLOCK"] = 1;
+  return now;
+}
+
 bool QuantMatmul::uses_layout(const Config& config) const {
   const auto name = layout_parameter();
   return !name.empty() && config.at(name) == 1;
 }
 
+bool QuantMatmul::uses_exact_layout(const Config& config) const {
+  return format_.type == ref::GgmlType::Q4_K && uses_layout(config) && !uses_quantized_activations(config);
+}
+
 // BLOCK_PAIRS=1 (templates/matvec_q4_0_q8.comp) and SUPER_BLOCK=1
-// (templates/matvec_q5k_q8.comp, matvec_q6k_q8.comp), where the format has
-// them: both put 4 invocations on 256 weights (a group of 8 blocks, a
-// super-block) as matmul_q4k's integer path does with THREADS_PER_BLOCK=4.
-// What the templates need; what that path won with on an H200 is pruning.
+// (templates/matvec_q5k_q8.comp, matvec_q6k_q8.comp, matvec_q4k_q8.comp),
+// where the format has them: 4 invocations on 256 weights (a group of 8
+// blocks, a super-block), on the walk of templates/include/matvec_q8_walk.glsl.
+// Q4_K's SUPER_BLOCK=1 also serves X_QUANT=0 (matvec_q4k.comp: 8 invocations
+// per super-block). What the templates need; what won on an H200 is pruning.
 std::string QuantMatmul::layout_violation(const Config& config, const Shape& shape) const {
   if (!uses_layout(config)) return {};
   const std::string p = layout_parameter() + "=1";
-  if (!uses_quantized_activations(config)) return p + " is an integer-dot path: it takes X_QUANT=1";
+  if (uses_exact_layout(config) && config.at("THREADS_PER_ROW") % 8 != 0) {
+    return p + " with X_QUANT=0 (matvec_q4k.comp) takes THREADS_PER_ROW a multiple of 8 (8 invocations per "
+               "super-block)";
+  }
+  if (!uses_quantized_activations(config) && !uses_exact_layout(config)) {
+    return p + " is an integer-dot path: it takes X_QUANT=1";
+  }
   if (config.at("W_STAGE") != 0) return p + " reads its rows itself (its template reads no W_STAGE: pinned to 0)";
   const std::uint32_t k = shape[2];
   const std::uint32_t blocks = k / format_.block_weights;
@@ -380,11 +426,13 @@ ShaderPlan QuantMatmul::plan(const Config& config, const Shape& shape) const {
   plan.template_file = spaces()[space].template_file;
   const bool staged = space == kDecode && config.at("W_STAGE") != 0;
   const bool layout = space == kDecode && uses_layout(config);
+  if (space == kDecode && uses_exact_layout(config)) plan.template_file = "matvec_q4k.comp";
   if (space == kDecode && uses_quantized_activations(config)) {
     plan.template_file = staged ? "matvec_quant_q8_staged.comp" : "matvec_quant_q8.comp";
     if (layout) {
       plan.template_file = format_.block_pairs                    ? "matvec_q4_0_q8.comp"
                            : format_.type == ref::GgmlType::Q6_K ? "matvec_q6k_q8.comp"
+                           : format_.type == ref::GgmlType::Q4_K ? "matvec_q4k_q8.comp"
                                                                  : "matvec_q5k_q8.comp";
     }
   }
@@ -407,7 +455,10 @@ ShaderPlan QuantMatmul::plan(const Config& config, const Shape& shape) const {
     if (config.at("REDUCTION") == 1) plan.shared_memory_bytes = 4 * (rows / std::max(1u, wg / t)) * cols * wg;
     if (uses_quantized_activations(config)) plan.shared_memory_bytes = quantized_activation_shared_bytes(config, cols);
     if (staged) plan.shared_memory_bytes += rows * (blocks * format_.block_bytes / 16 * 16);
-    if (layout) plan.shared_memory_bytes += 4 * (t / 4) * rows * cols;  // partial sums of the slots side by side
+    const std::uint32_t parts = uses_exact_layout(config) ? 8 : 4;
+    if (layout && config.at("REDUCTION") == 0) {
+      plan.shared_memory_bytes += 4 * (t / parts) * rows * cols;  // partial sums of the slots side by side
+    }
   } else {
     const auto tm = static_cast<std::uint32_t>(config.at("TILE_M"));
     const auto tn = static_cast<std::uint32_t>(config.at("TILE_N"));

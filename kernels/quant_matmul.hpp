@@ -86,6 +86,13 @@ class QuantMatmul final : public Kernel {
   std::vector<Shape> check_shapes() const override;
   std::vector<Space> build_spaces() const override;
   Config baseline(const Shape& shape) const override;
+  // matmul_q4k before it joined the family (session 13): its integer path
+  // with THREADS_PER_BLOCK=4, and its fp32 path with THREADS_PER_BLOCK=8,
+  // LOAD_WIDTH=4 and DEQUANT=0, are SUPER_BLOCK=1 (X_QUANT 1 and 0) with
+  // THREADS_PER_ROW = THREADS_PER_BLOCK * BLOCK_SLOTS and UNROLL =
+  // BLOCK_UNROLL: the same walk and loads. Its other thread counts, load
+  // widths and DEQUANT=1 have no counterpart.
+  std::optional<Config> from_earlier_vocabulary(const Config& config, const Shape& shape) const override;
   std::string constraint_violation(const Config& config, const Shape& shape,
                                    const vk::DeviceInfo& device) const override;
   // The first stage of the config's path (dequant_f16.comp with DEQUANT_STAGE=1).
@@ -113,6 +120,9 @@ class QuantMatmul final : public Kernel {
   std::string layout_parameter() const;
   // Whether the config takes that layout (the parameter at 1).
   bool uses_layout(const Config& config) const;
+  // Q4_K's SUPER_BLOCK=1 with X_QUANT=0: templates/matvec_q4k.comp, exact
+  // fp32 activations, 8 invocations per super-block.
+  bool uses_exact_layout(const Config& config) const;
   std::string layout_violation(const Config& config, const Shape& shape) const;
   std::string staged_violation(const Config& config, const Shape& shape) const;
   // Blocks of the smallest run that starts and ends 16-byte aligned (8 for

@@ -63,6 +63,10 @@ std::vector<SubSpace> QuantMatmul::decode_paths(const Space& decode) const {
     paths.push_back(pinned_path(decode, format_.block_pairs ? "x-q8-block-pairs" : "x-q8-super-block",
                                 with(x_q8, 0, 1), values));
   }
+  if (format_.type == ref::GgmlType::Q4_K) {  // matvec_q4k.comp: 8 invocations per super-block
+    paths.push_back(pinned_path(decode, "fp32-super-block", with(fp32_activations(), 0, 1),
+                                {{"THREADS_PER_ROW", {8, 16, 32, 64}}}));
+  }
   return paths;
 }
 
@@ -70,6 +74,10 @@ std::vector<PruningRule> QuantMatmul::decode_pruning() const {
   const QuantFormat f = format_;
   const std::string layout = layout_parameter();
   const auto dedicated = [layout](const Config& c) { return !layout.empty() && c.at(layout) == 1; };
+  // The integer-dot dedicated layouts (all but Q4_K's exact one, matvec_q4k.comp).
+  const auto dedicated_q8 = [dedicated](const Config& c) { return dedicated(c) && uses_quantized_activations(c); };
+  // Invocations per unit of a dedicated layout: 4, or 8 in Q4_K's exact one.
+  const auto parts = [](const Config& c) { return uses_quantized_activations(c) ? 4 : 8; };
   const auto rows_per_thread = [](const Config& c) {
     return matvec::rows_per_invocation(c.at("WG_SIZE"), c.at("ROWS_PER_WG"), c.at("THREADS_PER_ROW"));
   };
@@ -82,7 +90,7 @@ std::vector<PruningRule> QuantMatmul::decode_pruning() const {
       // Measured on the H200, or kept out of its gate.
       {"quant_matmul.rows32-dedicated-only",
        "ROWS_PER_WG=32 was matmul_q4k's integer-path winner on the H200; offered with the dedicated layouts only",
-       nvidia, [dedicated](const Config& c, const Shape&) { return c.at("ROWS_PER_WG") > 16 && !dedicated(c); }},
+       nvidia, [dedicated_q8](const Config& c, const Shape&) { return c.at("ROWS_PER_WG") > 16 && !dedicated_q8(c); }},
       {"quant_matmul.x-q8-rows",
        "X_QUANT=1 with fewer than 4 rows per workgroup (x quantized per workgroup) was kept out of the H200 gate",
        nvidia, [x_q8](const Config& c, const Shape&) { return x_q8(c) && c.at("ROWS_PER_WG") < 4; }},
@@ -104,20 +112,20 @@ std::vector<PruningRule> QuantMatmul::decode_pruning() const {
        "dedicated layouts: THREADS_PER_ROW 16 or 32 (4 or 8 slots), the BLOCK_SLOTS matmul_q4k's integer path won "
        "with on the H200",
        nvidia,
-       [dedicated](const Config& c, const Shape&) {
-         return dedicated(c) && c.at("THREADS_PER_ROW") != 16 && c.at("THREADS_PER_ROW") != 32;
+       [dedicated_q8](const Config& c, const Shape&) {
+         return dedicated_q8(c) && c.at("THREADS_PER_ROW") != 16 && c.at("THREADS_PER_ROW") != 32;
        }},
       {"quant_matmul.dedicated-rows", "dedicated layouts with fewer than 8 rows per workgroup waste the quantized x; "
                                       "not among matmul_q4k's integer-path winners on the H200",
-       nvidia, [dedicated](const Config& c, const Shape&) { return dedicated(c) && c.at("ROWS_PER_WG") < 8; }},
+       nvidia, [dedicated_q8](const Config& c, const Shape&) { return dedicated_q8(c) && c.at("ROWS_PER_WG") < 8; }},
       {"quant_matmul.dedicated-wg", "dedicated layouts at 64 invocations: matmul_q4k's integer-path winners on the "
                                     "H200 ran 128 or 256; kept out of the gate",
-       nvidia, [dedicated](const Config& c, const Shape&) { return dedicated(c) && c.at("WG_SIZE") < 128; }},
+       nvidia, [dedicated_q8](const Config& c, const Shape&) { return dedicated_q8(c) && c.at("WG_SIZE") < 128; }},
       {"quant_matmul.dedicated-one-row", "dedicated layouts with one row per invocation: matmul_q4k's integer-path "
                                          "winners on the H200 took 2 or more (each x word serving them all)",
        nvidia,
-       [dedicated, rows_per_thread](const Config& c, const Shape&) {
-         return dedicated(c) && rows_per_thread(c) == 1;
+       [dedicated_q8, rows_per_thread](const Config& c, const Shape&) {
+         return dedicated_q8(c) && rows_per_thread(c) == 1;
        }},
       {"quant_matmul.tree-sums", "REDUCTION=1 over more than 4 sums per invocation was never worth it on the H200",
        nvidia,
@@ -166,10 +174,26 @@ std::vector<PruningRule> QuantMatmul::decode_pruning() const {
       {"quant_matmul.dedicated-in-flight", "dedicated layouts with rows per invocation * UNROLL above 4 (256 "
                                            "weights in flight, as matmul_q4k's integer path) only cost registers",
        any,
-       [dedicated, rows_per_thread](const Config& c, const Shape&) {
-         return dedicated(c) && rows_per_thread(c) * c.at("UNROLL") > 4;
+       [dedicated_q8, rows_per_thread](const Config& c, const Shape&) {
+         return dedicated_q8(c) && rows_per_thread(c) * c.at("UNROLL") > 4;
        }},
   };
+  if (f.type == ref::GgmlType::Q4_K) {
+    // matvec_q4k.comp (Q4_K's exact layout): the rules matmul_q4k's fp32
+    // template had before it joined the family.
+    const auto exact = [dedicated](const Config& c) { return dedicated(c) && !uses_quantized_activations(c); };
+    rules.push_back({"quant_matmul.exact-weight-registers",
+                     "SUPER_BLOCK=1 with X_QUANT=0: more than 32 registers of weights (rows per invocation * 4 words "
+                     "* UNROLL) per invocation",
+                     any, [exact, rows_per_thread](const Config& c, const Shape&) {
+                       return exact(c) && rows_per_thread(c) * 4 * c.at("UNROLL") > 32;
+                     }});
+    rules.push_back({"quant_matmul.exact-tree-plain",
+                     "SUPER_BLOCK=1 with X_QUANT=0: REDUCTION=1 only varied with UNROLL=1 on the H200", nvidia,
+                     [exact](const Config& c, const Shape&) {
+                       return exact(c) && c.at("REDUCTION") == 1 && c.at("UNROLL") > 1;
+                     }});
+  }
   if (f.super_block) {
     // A slot past the row's super-blocks never works, and unrolling past them
     // never runs the unrolled loop (as matmul_q4k's BLOCK_SLOTS). Rows of 4096
@@ -179,15 +203,15 @@ std::vector<PruningRule> QuantMatmul::decode_pruning() const {
     rules.push_back({"quant_matmul.super-block-idle-slots",
                      "SUPER_BLOCK=1 with more than half of its THREADS_PER_ROW/4 slots past the super-blocks of a "
                      "row (idle)",
-                     any, [dedicated, f](const Config& c, const Shape& s) {
-                       return dedicated(c) &&
-                              static_cast<std::uint32_t>(c.at("THREADS_PER_ROW") / 4) > 2 * (s.at(2) / f.block_weights);
+                     any, [dedicated, parts, f](const Config& c, const Shape& s) {
+                       return dedicated(c) && static_cast<std::uint32_t>(c.at("THREADS_PER_ROW") / parts(c)) >
+                                                  2 * (s.at(2) / f.block_weights);
                      }});
     rules.push_back({"quant_matmul.super-block-unroll-past-row",
                      "SUPER_BLOCK=1 with THREADS_PER_ROW/4 * UNROLL past the super-blocks of a row: the unrolled "
                      "loop never runs",
-                     any, [dedicated, f](const Config& c, const Shape& s) {
-                       return dedicated(c) && matvec::unroll_past_row(c.at("THREADS_PER_ROW") / 4, c.at("UNROLL"),
+                     any, [dedicated, parts, f](const Config& c, const Shape& s) {
+                       return dedicated(c) && matvec::unroll_past_row(c.at("THREADS_PER_ROW") / parts(c), c.at("UNROLL"),
                                                                       s.at(2) / f.block_weights);
                      }});
   }

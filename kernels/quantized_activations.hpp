@@ -1,10 +1,10 @@
 #pragma once
-// The 8-bit-activation decode path that matmul_q4k (templates/matvec_q4k_q8.comp)
-// and the QuantMatmul kernels (templates/matvec_quant_q8.comp) offer as the
-// parameter value X_QUANT=1: x quantized per 32 values into shared memory
+// The 8-bit-activation decode path that the QuantMatmul kernels
+// (templates/matvec_quant_q8.comp and the formats' dedicated layouts) offer as
+// the parameter value X_QUANT=1: x quantized per 32 values into shared memory
 // (templates/include/x_q8.glsl), X_SEGMENT values of each x row at a time, the
-// weights entering integer dot products. What is the same for both lives here;
-// each kernel adds the constraints of its own template.
+// weights entering integer dot products. What every template shares lives
+// here; each adds the constraints of its own.
 #include <cstdint>
 #include <string>
 #include <vector>

@@ -1,8 +1,7 @@
 #version 450
 // The first dispatch of the quantized prefill's tensor-cores-dequant path
 // (DEQUANT_STAGE=1, kernels/quant_coopmat.hpp): W, N rows of GGUF blocks of
-// the type QTYPE (include/quant_block.glsl; 5 = Q4_K through
-// include/q4k_block.glsl), dequantized to fp16 into the scratch W16 (binding
+// the type QTYPE (include/quant_block.glsl), dequantized to fp16 into the scratch W16 (binding
 // 3, N×K halves row-major), which matmul_quant_cm_f16w.comp multiplies.
 //
 // Each weight is a*q - b in fp32 (`precise`: bit-exact with
@@ -20,11 +19,7 @@
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
 
-#if QTYPE == 5
-#include "q4k_block.glsl"
-#else
 #include "quant_block.glsl"
-#endif
 
 #if (DQ_RUN % 8) != 0 || (32 % DQ_RUN) != 0
 #error "DQ_RUN must be 8, 16 or 32 (whole 16-byte vectors inside one block)"

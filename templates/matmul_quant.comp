@@ -89,7 +89,7 @@ void main() {
     }
     barrier();
 
-    // Not unrolled here: drivers unroll as they see fit (see matmul_q4k.comp).
+    // Not unrolled here: drivers unroll as they see fit.
     for (uint k = 0; k < TILE_K; ++k) {
       float av[THREAD_M];
       float bv[THREAD_N];

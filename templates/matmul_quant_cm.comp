@@ -1,9 +1,8 @@
 #version 450
 // y[M×N] = x[M×K] · Wᵀ for larger M (prefill) on tensor cores, W in GGUF rows
-// of the block type QTYPE (include/quant_block.glsl: Q4_0, Q8_0, Q5_K or
-// Q6_K; 5 = Q4_K through include/q4k_block.glsl): the USE_COOPMAT=1 path of
-// the quantized kernels' prefill spaces (matmul_quant.comp and
-// matmul_q4k.comp are the fp32 paths).
+// of the block type QTYPE (include/quant_block.glsl: Q4_0, Q8_0, Q5_K, Q6_K
+// or Q4_K): the USE_COOPMAT=1 path of the quantized kernels' prefill spaces
+// (matmul_quant.comp is the fp32 path).
 //
 // Tensor cores multiply fp16, so each TILE_K slice of K is staged in shared
 // memory as fp16: x rounded from fp32, W dequantized (a*q - b in fp32, as
@@ -39,11 +38,7 @@
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
 #extension GL_KHR_shader_subgroup_basic : require
 
-#if QTYPE == 5
-#include "q4k_block.glsl"  // matmul_q4k's prefill
-#else
 #include "quant_block.glsl"
-#endif
 
 #include "quant_cm_gemm.glsl"
 

@@ -1,40 +1,39 @@
 #version 450
-// y[M×N] = x[M×K] · Wᵀ for small M (decode), W in GGUF Q4_K rows.
+// y[M×N] = x[M×K] · Wᵀ for small M (decode), W in GGUF Q4_K rows (QTYPE 5),
+// x fp32 (exact): matmul_q4k's SUPER_BLOCK=1 with X_QUANT=0. (The generic
+// matvec_quant.comp serves Q4_K too, but measured 1.6x slower on an H100:
+// results/h200/session13/.)
 //
 // A workgroup computes ROWS_PER_WG rows of W against COLS_PER_PASS rows of x
 // (workgroup (i, j) owns outputs y[j*COLS_PER_PASS + c][i*ROWS_PER_WG + r]).
 // Its invocations are numbered (slot, row group, part), part fastest:
-//   part       which 32/THREADS_PER_BLOCK consecutive qs words of a
-//              super-block (all inside one 64-weight chunk, so two sub-blocks
-//              and one scale/min pair per invocation);
+//   part       which 4 consecutive qs words (one 16-byte load) of a
+//              super-block, 8 parts per super-block (all inside one 64-weight
+//              chunk, so two sub-blocks and one scale/min pair per invocation);
 //   row group  which rows: g, g + G, g + 2G, ... with
-//              G = WG_SIZE / (THREADS_PER_BLOCK * BLOCK_SLOTS) groups, each
-//              invocation owning ROWS_PER_WG / G rows;
-//   slot       which super-block: the workgroup walks the row BLOCK_SLOTS
-//              super-blocks side by side.
+//              G = WG_SIZE / THREADS_PER_ROW groups, each invocation owning
+//              ROWS_PER_WG / G rows;
+//   slot       which super-block: the workgroup walks the row
+//              S = THREADS_PER_ROW / 8 super-blocks side by side.
 // Neighbouring invocations of different row groups read the same x, so a
 // subgroup's x loads touch few cache lines, and every x value an invocation
 // loads serves all its rows (and every weight all COLS_PER_PASS rows of x).
-// The loop takes BLOCK_UNROLL super-blocks per slot per step, issuing all their
+// The loop takes UNROLL super-blocks per slot per step, issuing all their
 // weight loads before any arithmetic; a remainder loop takes the rest.
 // Partial sums are reduced across the parts and slots at the end
 // (REDUCTION 0: butterfly of subgroup shuffles over the parts, then shared memory
 // across slots; 1: a shared-memory tree).
 //
-// Dequantization (DEQUANT): the weights enter the dot products as floats f
-// made by placing a nibble q into the mantissa of a constant, so that
-// sum(x*w) over a sub-block = a*sum(x*f) - b*sum(x) (a, b from d, dmin and the
-// sub-block's scale and min):
-//   0  f = 1 + q/16 (nibble at mantissa bits 19..22; a shift and a mask per
-//      weight);
-//   1  f = 1/2 + q/256 (nibble at bits 16..19, exponent byte 0x3F): the four
-//      low or high nibbles of a word are masked at once and each is moved
-//      as a byte (one byte permute per weight where the device has one).
+// Dequantization: the weights enter the dot products as floats f = 1 + q/16
+// made by placing a nibble q into the mantissa bits 19..22 of 1.0 (a shift
+// and a mask per weight, no int-to-float conversion), so that sum(x*w) over
+// a sub-block = a*sum(x*f) - b*sum(x) (a, b from d, dmin and the
+// sub-block's scale and min).
 //
-// Parameters (#defines): WG_SIZE, ROWS_PER_WG, THREADS_PER_BLOCK, BLOCK_SLOTS,
-// BLOCK_UNROLL, SUBGROUP_SIZE (0 = device default; only the host uses it),
-// REDUCTION, COLS_PER_PASS, LOAD_WIDTH (qs words per load: 1, 2 or 4),
-// DEQUANT.
+// Parameters (#defines): WG_SIZE, ROWS_PER_WG, THREADS_PER_ROW (8 * slots),
+// UNROLL, SUBGROUP_SIZE (0 = device default; only the host uses it),
+// REDUCTION, COLS_PER_PASS; X_QUANT, X_SEGMENT, W_STAGE and SUPER_BLOCK are
+// defined but fixed.
 
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
@@ -42,24 +41,23 @@
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_shuffle : require
 #endif
-#if DEQUANT == 1
-#extension GL_EXT_shader_explicit_arithmetic_types_int8 : require
-#endif
 
 #include "q4k.glsl"
 
 #define R ROWS_PER_WG
 #define C COLS_PER_PASS
-#define T THREADS_PER_BLOCK
-#define S BLOCK_SLOTS
-#define U BLOCK_UNROLL
+#define T 8                     // parts per super-block
+#define S (THREADS_PER_ROW / 8)  // slots
+#define U UNROLL
 #define G (WG_SIZE / (T * S))  // row groups
 #define RT (R / G)             // rows per invocation
-#define WPT (32 / T)           // qs words per invocation per block
-#define LOADS (WPT / LOAD_WIDTH)
+#define WPT (32 / T)           // qs words per invocation per block: one uvec4
 
-#if (32 % T) != 0 || T < 4 || (WPT % LOAD_WIDTH) != 0 || (WG_SIZE % (T * S)) != 0 || G < 1 || (R % G) != 0
-#error "THREADS_PER_BLOCK must be 4..32 dividing 32, THREADS_PER_BLOCK*BLOCK_SLOTS must divide WG_SIZE, the row groups must divide ROWS_PER_WG, LOAD_WIDTH must divide 32/THREADS_PER_BLOCK"
+#if QTYPE != 5
+#error "matvec_q4k.comp takes QTYPE 5 (Q4_K)"
+#endif
+#if (THREADS_PER_ROW % 8) != 0 || (WG_SIZE % (T * S)) != 0 || G < 1 || (R % G) != 0
+#error "THREADS_PER_ROW must be a multiple of 8 dividing WG_SIZE, the row groups must divide ROWS_PER_WG"
 #endif
 
 layout(local_size_x = WG_SIZE, local_size_y = 1, local_size_z = 1) in;
@@ -68,22 +66,12 @@ layout(push_constant) uniform Shape { uint M; uint N; uint K; };
 
 layout(std430, set = 0, binding = 0) readonly buffer XBuf { vec4 xv[]; };
 layout(std430, set = 0, binding = 1) readonly buffer WBuf4 { uvec4 w4[]; };
-#if LOAD_WIDTH == 2
-layout(std430, set = 0, binding = 1) readonly buffer WBuf2 { uvec2 w2[]; };
-#elif LOAD_WIDTH == 1
-layout(std430, set = 0, binding = 1) readonly buffer WBuf1 { uint w1[]; };
-#endif
 layout(std430, set = 0, binding = 2) writeonly buffer YBuf { float y[]; };
 
 #if REDUCTION == 0
 shared float partial[S * R * C];
 #else
 shared float tree[RT * C * WG_SIZE];
-#endif
-
-#if DEQUANT == 1
-// Byte B (0..3) of a word of nibbles masked with 0x0F0F0F0F, as 1/2 + q/256.
-#define NIB(w8, B) uintBitsToFloat(pack32(u8vec4(uint8_t(0), uint8_t(0), (w8)[B], uint8_t(0x3F))))
 #endif
 
 uint row_base[RT];  // first uvec4 of each row of this invocation
@@ -96,22 +84,11 @@ void load_block(uint b, out uvec4 hd[RT], out uint q[RT][WPT]) {
   [[unroll]] for (uint i = 0; i < RT; ++i) {
     const uint block4 = row_base[i] + b * Q4K_BLOCK_VEC4S;
     hd[i] = w4[block4];
-    const uint qs_word = block4 * 4u + Q4K_QS_WORD + chunk * 8u + wl0;
-    [[unroll]] for (uint l = 0; l < LOADS; ++l) {
-#if LOAD_WIDTH == 4
-      const uvec4 v = w4[qs_word / 4u + l];
-      q[i][4 * l + 0] = v.x;
-      q[i][4 * l + 1] = v.y;
-      q[i][4 * l + 2] = v.z;
-      q[i][4 * l + 3] = v.w;
-#elif LOAD_WIDTH == 2
-      const uvec2 v = w2[qs_word / 2u + l];
-      q[i][2 * l + 0] = v.x;
-      q[i][2 * l + 1] = v.y;
-#else
-      q[i][l] = w1[qs_word + l];
-#endif
-    }
+    const uvec4 v = w4[(block4 * 4u + Q4K_QS_WORD + chunk * 8u + wl0) / 4u];
+    q[i][0] = v.x;
+    q[i][1] = v.y;
+    q[i][2] = v.z;
+    q[i][3] = v.w;
   }
 }
 
@@ -128,13 +105,8 @@ void math_block(uint b, uvec4 hd[RT], uint q[RT][WPT]) {
     const uint mw = chunk < 2u ? q4k_mins_lo(h.z) : q4k_mins_hi(h.z, h.w);
     const uint s2 = sw >> scale_shift;  // scale(lo) in bits 0-7, scale(hi) in 8-15
     const uint m2 = mw >> scale_shift;
-#if DEQUANT == 1
-    const float da = 256.0 * dm.x;  // f = 1/2 + q/256: q = 256*f - 128
-    const float half_a = 0.5;
-#else
-    const float da = 16.0 * dm.x;   // f = 1 + q/16: q = 16*f - 16
+    const float da = 16.0 * dm.x;  // f = 1 + q/16: q = 16*f - 16
     const float half_a = 1.0;
-#endif
     a_lo[i] = da * (uintBitsToFloat(0x4B000000u | (s2 & 0xFFu)) - 8388608.0);
     a_hi[i] = da * (uintBitsToFloat(0x4B000000u | ((s2 >> 8) & 0xFFu)) - 8388608.0);
     b_lo[i] = half_a * a_lo[i] + dm.y * (uintBitsToFloat(0x4B000000u | (m2 & 0xFFu)) - 8388608.0);
@@ -159,18 +131,6 @@ void math_block(uint b, uvec4 hd[RT], uint q[RT][WPT]) {
       float f_lo = 0.0, f_hi = 0.0;
       [[unroll]] for (uint w = 0; w < WPT; ++w) {
         const uint v = q[i][w];
-#if DEQUANT == 1
-        const u8vec4 lo = unpack8(v & 0x0F0F0F0Fu);
-        const u8vec4 hi = unpack8((v >> 4) & 0x0F0F0F0Fu);
-        f_lo = fma(xlo[w].x, NIB(lo, 0), f_lo);
-        f_lo = fma(xlo[w].y, NIB(lo, 1), f_lo);
-        f_lo = fma(xlo[w].z, NIB(lo, 2), f_lo);
-        f_lo = fma(xlo[w].w, NIB(lo, 3), f_lo);
-        f_hi = fma(xhi[w].x, NIB(hi, 0), f_hi);
-        f_hi = fma(xhi[w].y, NIB(hi, 1), f_hi);
-        f_hi = fma(xhi[w].z, NIB(hi, 2), f_hi);
-        f_hi = fma(xhi[w].w, NIB(hi, 3), f_hi);
-#else
         // Only left shifts per nibble (the upper half word is shifted down
         // once).
         const uint u = v >> 16;
@@ -182,7 +142,6 @@ void math_block(uint b, uvec4 hd[RT], uint q[RT][WPT]) {
         f_hi = fma(xhi[w].y, Q4K_NIB_F(v, 12), f_hi);
         f_hi = fma(xhi[w].z, Q4K_NIB_F(u, 4), f_hi);
         f_hi = fma(xhi[w].w, Q4K_NIB_F(u, 12), f_hi);
-#endif
       }
       acc[i][c] += (a_lo[i] * f_lo - b_lo[i] * sx_lo) + (a_hi[i] * f_hi - b_hi[i] * sx_hi);
     }

@@ -14,6 +14,21 @@ bool offers(const kernels::Parameter& p, int value) {
 ConfigUpdate update_config(const kernels::Kernel& kernel, const kernels::Shape& shape, const kernels::Config& config) {
   const auto& space = kernel.spaces().at(kernel.space_index(shape));
   for (const auto& [name, value] : config) {
+    static_cast<void>(value);
+    const bool known = std::any_of(space.parameters.begin(), space.parameters.end(),
+                                   [&](const kernels::Parameter& q) { return q.name == name; });
+    if (known) continue;
+    // A parameter of an earlier vocabulary: the kernel may know its config of today.
+    if (auto now = kernel.from_earlier_vocabulary(config, shape)) {
+      auto update = update_config(kernel, shape, *now);
+      if (update.config) {
+        update.note = "translated from " + kernel.name() + "'s earlier parameters to " + kernels::config_to_json(*now);
+      }
+      return update;
+    }
+    break;
+  }
+  for (const auto& [name, value] : config) {
     const auto p = std::find_if(space.parameters.begin(), space.parameters.end(),
                                 [&](const kernels::Parameter& q) { return q.name == name; });
     if (p == space.parameters.end()) {

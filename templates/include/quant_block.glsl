@@ -1,5 +1,5 @@
 // The GGUF block header a quantized matmul template reads, selected by
-// QTYPE (set by the kernel's plan): 1 Q4_0, 2 Q8_0, 3 Q5_K, 4 Q6_K. Each
+// QTYPE (set by the kernel's plan): 1 Q4_0, 2 Q8_0, 3 Q5_K, 4 Q6_K, 5 Q4_K. Each
 // defines the interface described in quant_words.glsl.
 #ifndef VKTUNE_QUANT_BLOCK_GLSL
 #define VKTUNE_QUANT_BLOCK_GLSL
@@ -11,7 +11,9 @@
 #include "q5k.glsl"
 #elif QTYPE == 4
 #include "q6k.glsl"
+#elif QTYPE == 5
+#include "q4k_block.glsl"
 #else
-#error "QTYPE must be 1 (Q4_0), 2 (Q8_0), 3 (Q5_K) or 4 (Q6_K)"
+#error "QTYPE must be 1 (Q4_0), 2 (Q8_0), 3 (Q5_K), 4 (Q6_K) or 5 (Q4_K)"
 #endif
 #endif

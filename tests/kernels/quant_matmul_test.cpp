@@ -1,12 +1,12 @@
 // The GGUF-quantized matmuls that share kernels/quant_matmul.hpp and the
 // generic templates matvec_quant.comp / matmul_quant.comp (matmul_q8_0,
-// matmul_q4_0, matmul_q6k, matmul_q5k): shapes, spaces, plans, constraints
+// matmul_q4_0, matmul_q6k, matmul_q5k, matmul_q4k): shapes, spaces, plans, constraints
 // on an H200-like device, the reference problem, and on the test device
 // (VKTUNE_TEST_DEVICE, else 0) every valid variant at every check shape plus a
 // deliberately wrong reference that must fail; the integer-dot decode paths
-// (matvec_quant_q8*.comp, for Q4_0 and Q8_0 matvec_q4_0_q8.comp, for Q5_K
-// and Q6_K matvec_q5k_q8.comp and matvec_q6k_q8.comp) at shapes the check
-// shapes do not reach.
+// (matvec_quant_q8*.comp, for Q4_0 and Q8_0 matvec_q4_0_q8.comp, for Q5_K,
+// Q6_K and Q4_K matvec_q5k_q8.comp, matvec_q6k_q8.comp and
+// matvec_q4k_q8.comp) at shapes the check shapes do not reach.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -52,6 +52,7 @@ const std::vector<Format> kFormats = {
     {"matmul_q4_0", ref::GgmlType::Q4_0, 32, 18, 1},
     {"matmul_q6k", ref::GgmlType::Q6_K, 256, 210, 4},
     {"matmul_q5k", ref::GgmlType::Q5_K, 256, 176, 3},
+    {"matmul_q4k", ref::GgmlType::Q4_K, 256, 144, 5},
 };
 
 std::string label(const std::string& name, const Shape& shape) { return name + " " + kernels::shape_to_string(shape); }
@@ -152,6 +153,8 @@ TEST_P(QuantMatmul, PrunedSpacesAtDefaultShapesAreThoseOfBefore) {
       {"matmul_q4_0", {188, 188, 256, 185, 552}},
       {"matmul_q6k", {142, 142, 193, 185, 552}},
       {"matmul_q5k", {188, 188, 256, 185, 552}},
+      // One of the family since session 13: Q5_K's counts and its exact layout (matvec_q4k.comp).
+      {"matmul_q4k", {280, 280, 354, 185, 552}},
   };
   testing_support::expect_pruned_counts(kernel(), counts.at(GetParam().kernel));
 }
@@ -236,8 +239,8 @@ TEST_P(QuantMatmul, StagedWeightsNeedAlignedRows) {
   EXPECT_TRUE(staged_checked);
 
   // A row of one more 32-weight block (or 17 Q6_K super-blocks) is not
-  // 16-byte aligned; Q5_K rows always are.
-  if (GetParam().type == ref::GgmlType::Q5_K) return;
+  // 16-byte aligned; Q5_K and Q4_K rows always are.
+  if (GetParam().type == ref::GgmlType::Q5_K || GetParam().type == ref::GgmlType::Q4_K) return;
   const Shape unaligned{1, 14336, GetParam().block_weights == 32 ? 4096u + 32u : 4352u};
   const auto reason = kernel().constraint_violation(config, unaligned, device);
   EXPECT_NE(reason.find("not a multiple of 16"), std::string::npos) << reason;
@@ -324,10 +327,11 @@ TEST_P(QuantMatmul, BlockPairsOnAlignedRowsOnly) {
   EXPECT_TRUE(checked);
 }
 
-// SUPER_BLOCK=1 (Q5_K and Q6_K): templates/matvec_q5k_q8.comp and
-// matvec_q6k_q8.comp, integer-dot paths beside W_STAGE's, 4 invocations per
-// super-block and THREADS_PER_ROW/4 super-blocks side by side; ROWS_PER_WG=32
-// only there. Q5_K rows are always 16-byte aligned; Q6_K's template realigns
+// SUPER_BLOCK=1 (Q5_K, Q6_K and Q4_K): templates/matvec_q5k_q8.comp,
+// matvec_q6k_q8.comp and matvec_q4k_q8.comp, integer-dot paths beside
+// W_STAGE's, 4 invocations per super-block and THREADS_PER_ROW/4
+// super-blocks side by side; ROWS_PER_WG=32 only there. Q4_K's also serves
+// X_QUANT=0 (matvec_q4k.comp). Q5_K rows are always 16-byte aligned; Q6_K's template realigns
 // any row (its blocks are 2-byte aligned); short rows limit the slots.
 TEST_P(QuantMatmul, SuperBlocksForKQuants) {
   auto device = h200_like();
@@ -335,6 +339,7 @@ TEST_P(QuantMatmul, SuperBlocksForKQuants) {
   const auto params = kernel().spaces()[0].parameters;
   const bool has = std::any_of(params.begin(), params.end(), [](const auto& p) { return p.name == "SUPER_BLOCK"; });
   const bool q6k = GetParam().type == ref::GgmlType::Q6_K;
+  const bool q4k = GetParam().type == ref::GgmlType::Q4_K;
   EXPECT_EQ(has, GetParam().block_weights == 256);
   if (!has) return;
   auto config = kernel().baseline(decode);
@@ -348,7 +353,7 @@ TEST_P(QuantMatmul, SuperBlocksForKQuants) {
   config["SUPER_BLOCK"] = 1;
   ASSERT_EQ(kernel().constraint_violation(config, decode, device), "");
   const auto plan = kernel().plan(config, decode);
-  EXPECT_EQ(plan.template_file, q6k ? "matvec_q6k_q8.comp" : "matvec_q5k_q8.comp");
+  EXPECT_EQ(plan.template_file, q6k ? "matvec_q6k_q8.comp" : q4k ? "matvec_q4k_q8.comp" : "matvec_q5k_q8.comp");
   EXPECT_EQ(define_value(plan, "QTYPE"), std::to_string(GetParam().qtype));
   EXPECT_EQ(kernels::workgroup_counts(plan.dispatch, decode), (std::array<std::uint32_t, 3>{448, 1, 1}));
   // The quantized x (4096 values, 5120 bytes) and 4 slots' partial sums of 32 rows.
@@ -363,9 +368,22 @@ TEST_P(QuantMatmul, SuperBlocksForKQuants) {
   auto generic = config;  // 32 rows per workgroup are the super-block path's only on NVIDIA
   generic["SUPER_BLOCK"] = 0;
   EXPECT_EQ(pruned_by(kernel(), generic, decode, device), "quant_matmul.rows32-dedicated-only");
-  auto exact = config;
+  auto exact = config;  // Q4_K's exact layout (matvec_q4k.comp, 8 parts); the others have none
   exact["X_QUANT"] = 0;
-  EXPECT_NE(kernel().constraint_violation(exact, decode, device).find("X_QUANT=1"), std::string::npos);
+  exact["X_SEGMENT"] = 4096;
+  if (q4k) {
+    ASSERT_EQ(kernel().constraint_violation(exact, decode, device), "");
+    const auto exact_plan = kernel().plan(exact, decode);
+    EXPECT_EQ(exact_plan.template_file, "matvec_q4k.comp");
+    EXPECT_EQ(exact_plan.shared_memory_bytes, 4u * 2 * 32);  // 2 slots' partial sums of 32 rows
+    EXPECT_EQ(kernel().variant_tolerance(exact, decode).rel_l2, kernel().tolerance(decode).rel_l2);
+    auto odd = exact;
+    odd["THREADS_PER_ROW"] = 4;
+    odd["WG_SIZE"] = 128;
+    EXPECT_NE(kernel().constraint_violation(odd, decode, device).find("multiple of 8"), std::string::npos);
+  } else {
+    EXPECT_NE(kernel().constraint_violation(exact, decode, device).find("X_QUANT=1"), std::string::npos);
+  }
   auto staged = config;
   staged["W_STAGE"] = 1024;
   EXPECT_NE(kernel().constraint_violation(staged, decode, device).find("W_STAGE"), std::string::npos);

@@ -78,5 +78,51 @@ TEST(StaleConfig, WhatNoPathFixesIsStaleAndSaysWhy) {
   EXPECT_EQ(update.note.find('\n'), std::string::npos);
 }
 
+// matmul_q4k's configs from before it joined the quantized family (session
+// 13): its integer path with 4 threads per super-block (the H200 winner
+// below, from results/h200/table.json) becomes SUPER_BLOCK=1 with the same
+// walk, legal and planned on matvec_q4k_q8.comp; its exact path with 8
+// threads likewise on matvec_q4k.comp; DEQUANT=1 and 8-thread integer
+// configs have no counterpart and are stale.
+TEST(StaleConfig, Q4KConfigsOfTheEarlierVocabularyAreTranslated) {
+  const auto& q4k = kernels::find_kernel("matmul_q4k");
+  const Shape shape{1, 14336, 4096};
+  const auto old = kernels::config_from_json(
+      R"({"BLOCK_SLOTS":4,"BLOCK_UNROLL":2,"COLS_PER_PASS":1,"DEQUANT":0,"LOAD_WIDTH":4,"REDUCTION":0,)"
+      R"("ROWS_PER_WG":32,"SUBGROUP_SIZE":0,"THREADS_PER_BLOCK":4,"WG_SIZE":256,"X_QUANT":1,"X_SEGMENT":16384})");
+  const auto update = update_config(q4k, shape, old);
+  ASSERT_TRUE(update.config) << update.note;
+  const Config expected{{"WG_SIZE", 256},     {"ROWS_PER_WG", 32}, {"THREADS_PER_ROW", 16}, {"UNROLL", 2},
+                        {"REDUCTION", 0},     {"COLS_PER_PASS", 1}, {"SUBGROUP_SIZE", 0},   {"X_QUANT", 1},
+                        {"X_SEGMENT", 16384}, {"W_STAGE", 0},       {"SUPER_BLOCK", 1}};
+  EXPECT_EQ(*update.config, expected) << kernels::config_to_string(*update.config);
+  EXPECT_NE(update.note.find("translated"), std::string::npos) << update.note;
+  EXPECT_EQ(q4k.constraint_violation(*update.config, shape, testing_support::h200_like()), "");
+  EXPECT_EQ(q4k.plan(*update.config, shape).template_file, "matvec_q4k_q8.comp");
+
+  // The exact path of 8 threads per super-block and 16-byte loads: matvec_q4k.comp still.
+  auto fp32 = old;
+  fp32["X_QUANT"] = 0;
+  fp32["THREADS_PER_BLOCK"] = 8;
+  fp32["BLOCK_SLOTS"] = 8;
+  fp32["BLOCK_UNROLL"] = 1;
+  fp32["ROWS_PER_WG"] = 16;
+  fp32["WG_SIZE"] = 128;
+  fp32["X_SEGMENT"] = 4096;
+  const auto exact = update_config(q4k, shape, fp32);
+  ASSERT_TRUE(exact.config) << exact.note;
+  EXPECT_EQ(exact.config->at("THREADS_PER_ROW"), 64);
+  EXPECT_EQ(exact.config->at("SUPER_BLOCK"), 1);
+  EXPECT_EQ(q4k.constraint_violation(*exact.config, shape, testing_support::h200_like()), "");
+  EXPECT_EQ(q4k.plan(*exact.config, shape).template_file, "matvec_q4k.comp");
+  fp32["DEQUANT"] = 1;  // no counterpart
+  EXPECT_FALSE(update_config(q4k, shape, fp32).config);
+  auto eight = old;
+  eight["THREADS_PER_BLOCK"] = 8;
+  const auto stale = update_config(q4k, shape, eight);
+  EXPECT_FALSE(stale.config);
+  EXPECT_NE(stale.note.find("no parameter"), std::string::npos) << stale.note;
+}
+
 }  // namespace
 }  // namespace vktune

@@ -16,6 +16,7 @@
 #include "reference/fp16.hpp"
 #include "tuner/model/model_ops.hpp"
 #include "tuner/model/random_model.hpp"
+#include "tuner/stale_config.hpp"
 #include "tuner/variant.hpp"
 
 namespace vktune::step {
@@ -133,10 +134,11 @@ DecodeStep::DecodeStep(const model::ModelDescription& m, const ref::GgufFile& fi
         }
       }
       if (winner) {
-        const auto config = kernels::config_from_json(winner->config_json);
-        const auto why = kernel.constraint_violation(config, shape, device);
+        // Stored under an earlier space of the kernel: brought up to date (tuner/stale_config.hpp).
+        const auto update = update_config(kernel, shape, kernels::config_from_json(winner->config_json));
+        const auto why = update.config ? kernel.constraint_violation(*update.config, shape, device) : update.note;
         if (why.empty()) {
-          op.config = config, op.tuned = true;
+          op.config = *update.config, op.tuned = true;
         } else {
           op.why_baseline = "the stored winner is not legal here: " + why;
         }

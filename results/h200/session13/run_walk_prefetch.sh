@@ -19,11 +19,4 @@ for t in old new; do
   done
   vktune export --db /tmp/$t.db -o /tmp/$t.json
 done
-python3 - "$OUT/winners.txt" <<'PY'
-import json, sys
-with open(sys.argv[1], "w") as out:
-    out.write("# template set, kernel, shape, median us (cold), config\n")
-    for t in ("old", "new"):
-        for w in json.load(open(f"/tmp/{t}.json"))["winners"]:
-            out.write(f"{t} {w['kernel']} {w['shape']} {w['median_ns'] / 1000:.2f} {json.dumps(w['config'], sort_keys=True)}\n")
-PY
+python3 "$(dirname "$0")/winners_summary.py" "$OUT/winners.txt" old=/tmp/old.json new=/tmp/new.json
