@@ -64,6 +64,21 @@ std::string define_value(const kernels::ShaderPlan& plan, const std::string& nam
   return {};
 }
 
+// The family's generic decode baseline (matvec_quant.comp) at `shape`, as
+// kernels/quant_matmul.cpp writes it: Q4_K's own baseline is its exact
+// layout (the shader it had before it joined the family).
+Config generic_baseline(const kernels::Kernel& k, const Shape& shape) {
+  auto config = k.baseline(shape);
+  if (config.count("SUPER_BLOCK") && config.at("SUPER_BLOCK") == 1) {
+    const std::uint32_t units = shape[2] / 256 * 32;
+    config["SUPER_BLOCK"] = 0;
+    config["THREADS_PER_ROW"] = units >= 8 ? 8 : 4;
+    config["ROWS_PER_WG"] = 64 / config["THREADS_PER_ROW"];
+    config["UNROLL"] = units >= 16 ? 2 : 1;
+  }
+  return config;
+}
+
 class QuantMatmul : public ::testing::TestWithParam<Format> {
  protected:
   const Kernel& kernel() const { return kernels::find_kernel(GetParam().kernel); }
@@ -110,7 +125,7 @@ TEST_P(QuantMatmul, MetricsCountWeightsInputsOutputs) {
 
 TEST_P(QuantMatmul, PlansPutNOnXAndMOnYAndSelectTheBlockType) {
   const Shape decode{3, 4096, 4096};
-  auto plan = kernel().plan(kernel().baseline(decode), decode);
+  auto plan = kernel().plan(generic_baseline(kernel(), decode), decode);
   EXPECT_EQ(plan.template_file, "matvec_quant.comp");
   EXPECT_EQ(define_value(plan, "QTYPE"), std::to_string(GetParam().qtype));
   EXPECT_EQ(plan.dispatch[0].shape_dim, 1);
@@ -162,7 +177,7 @@ TEST_P(QuantMatmul, PrunedSpacesAtDefaultShapesAreThoseOfBefore) {
 TEST_P(QuantMatmul, QuantizedActivationsHaveTheirOwnTemplateAndTolerance) {
   auto device = h200_like();
   const Shape decode{1, 4096, 14336};
-  auto config = kernel().baseline(decode);
+  auto config = generic_baseline(kernel(), decode);
   EXPECT_EQ(config.at("X_QUANT"), 0);
   EXPECT_EQ(kernel().variant_tolerance(config, decode).rel_l2, kernel().tolerance(decode).rel_l2);
   config["X_QUANT"] = 1;
@@ -176,7 +191,7 @@ TEST_P(QuantMatmul, QuantizedActivationsHaveTheirOwnTemplateAndTolerance) {
   // device); the fp32 path has none (illegal).
   EXPECT_EQ(kernel().constraint_violation(config, Shape{1, 4096, 4096}, device), "");
   EXPECT_EQ(pruned_by(kernel(), config, Shape{1, 4096, 4096}, device), "x_q8.segment-past-k");
-  auto exact = kernel().baseline(decode);
+  auto exact = generic_baseline(kernel(), decode);
   exact["X_SEGMENT"] = 16384;
   EXPECT_NE(kernel().constraint_violation(exact, decode, device), "");
   device.features.integer_dot_product = false;
@@ -187,7 +202,7 @@ TEST_P(QuantMatmul, QuantizedActivationsHaveTheirOwnTemplateAndTolerance) {
 TEST_P(QuantMatmul, StagedWeightsNeedAlignedRows) {
   const auto device = h200_like();
   const Shape decode{1, 14336, 4096};
-  auto config = kernel().baseline(decode);
+  auto config = generic_baseline(kernel(), decode);
   config["WG_SIZE"] = 256;
   config["THREADS_PER_ROW"] = 32;
   config["ROWS_PER_WG"] = 8;
@@ -342,8 +357,17 @@ TEST_P(QuantMatmul, SuperBlocksForKQuants) {
   const bool q4k = GetParam().type == ref::GgmlType::Q4_K;
   EXPECT_EQ(has, GetParam().block_weights == 256);
   if (!has) return;
-  auto config = kernel().baseline(decode);
-  EXPECT_EQ(config.at("SUPER_BLOCK"), 0);
+  // Q4_K's baseline is its exact layout (8 invocations per super-block, 2 side by side).
+  const auto baseline = kernel().baseline(decode);
+  EXPECT_EQ(baseline.at("SUPER_BLOCK"), q4k ? 1 : 0);
+  if (q4k) {
+    EXPECT_EQ(kernel().plan(baseline, decode).template_file, "matvec_q4k.comp");
+    EXPECT_EQ(baseline.at("THREADS_PER_ROW"), 16);
+    const Shape one_block{1, 14336, 256};  // one slot
+    EXPECT_EQ(kernel().baseline(one_block).at("THREADS_PER_ROW"), 8);
+    EXPECT_EQ(kernel().constraint_violation(kernel().baseline(one_block), one_block, h200_like()), "");
+  }
+  auto config = generic_baseline(kernel(), decode);
   config["WG_SIZE"] = 256;
   config["THREADS_PER_ROW"] = 16;
   config["ROWS_PER_WG"] = 32;
@@ -444,12 +468,12 @@ TEST_P(QuantMatmul, TensorCorePrefillOnlyWhereTheDeviceHasIt) {
 TEST_P(QuantMatmul, ConstraintsRejectWhatTheDeviceCannotRun) {
   const auto device = h200_like();
   const Shape decode{1, 4096, 4096};
-  auto config = kernel().baseline(decode);
+  auto config = generic_baseline(kernel(), decode);
   config["SUBGROUP_SIZE"] = 16;
   EXPECT_NE(kernel().constraint_violation(config, decode, device), "");
   config["SUBGROUP_SIZE"] = 32;  // the device's only size: same as 0
   EXPECT_NE(kernel().constraint_violation(config, decode, device), "");
-  config = kernel().baseline(decode);
+  config = generic_baseline(kernel(), decode);
   config["THREADS_PER_ROW"] = 64;  // more than a subgroup for the shuffle reduction
   config["ROWS_PER_WG"] = 1;
   EXPECT_NE(kernel().constraint_violation(config, decode, device).find("subgroup"), std::string::npos);
