@@ -110,10 +110,12 @@ std::vector<PruningRule> QuantMatmul::decode_pruning() const {
        nvidia, [staged](const Config& c, const Shape&) { return staged(c) && c.at("ROWS_PER_WG") < 8; }},
       {"quant_matmul.dedicated-threads",
        "dedicated layouts: THREADS_PER_ROW 16 or 32 (4 or 8 slots), the BLOCK_SLOTS matmul_q4k's integer path won "
-       "with on the H200",
+       "with on the H200; Q6_K's also 8 (2 slots), its best at 1x14336x4096 in the full space on an H100 "
+       "(24.4 against 26.0 us, results/h200/session13/)",
        nvidia,
-       [dedicated_q8](const Config& c, const Shape&) {
-         return dedicated_q8(c) && c.at("THREADS_PER_ROW") != 16 && c.at("THREADS_PER_ROW") != 32;
+       [dedicated_q8, f](const Config& c, const Shape&) {
+         const int t = c.at("THREADS_PER_ROW");
+         return dedicated_q8(c) && t != 16 && t != 32 && !(t == 8 && f.type == ref::GgmlType::Q6_K);
        }},
       {"quant_matmul.dedicated-rows", "dedicated layouts with fewer than 8 rows per workgroup waste the quantized x; "
                                       "not among matmul_q4k's integer-path winners on the H200",
@@ -122,10 +124,11 @@ std::vector<PruningRule> QuantMatmul::decode_pruning() const {
                                     "H200 ran 128 or 256; kept out of the gate",
        nvidia, [dedicated_q8](const Config& c, const Shape&) { return dedicated_q8(c) && c.at("WG_SIZE") < 128; }},
       {"quant_matmul.dedicated-one-row", "dedicated layouts with one row per invocation: matmul_q4k's integer-path "
-                                         "winners on the H200 took 2 or more (each x word serving them all)",
+                                         "winners on the H200 took 2 or more (each x word serving them all); not "
+                                         "Q6_K's, whose best at 1x14336x4096 on an H100 took one (session 13)",
        nvidia,
-       [dedicated_q8, rows_per_thread](const Config& c, const Shape&) {
-         return dedicated_q8(c) && rows_per_thread(c) == 1;
+       [dedicated_q8, rows_per_thread, f](const Config& c, const Shape&) {
+         return dedicated_q8(c) && rows_per_thread(c) == 1 && f.type != ref::GgmlType::Q6_K;
        }},
       {"quant_matmul.tree-sums", "REDUCTION=1 over more than 4 sums per invocation was never worth it on the H200",
        nvidia,

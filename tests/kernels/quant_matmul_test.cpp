@@ -166,7 +166,7 @@ TEST_P(QuantMatmul, PrunedSpacesAtDefaultShapesAreThoseOfBefore) {
   const std::map<std::string, std::array<std::size_t, 5>> counts{
       {"matmul_q8_0", {188, 188, 256, 185, 552}},
       {"matmul_q4_0", {188, 188, 256, 185, 552}},
-      {"matmul_q6k", {142, 142, 193, 185, 552}},
+      {"matmul_q6k", {154, 154, 217, 185, 552}},  // 142, 142, 193 before session 13 let its H100 best through
       {"matmul_q5k", {188, 188, 256, 185, 552}},
       // One of the family since session 13: Q5_K's counts and its exact layout (matvec_q4k.comp).
       {"matmul_q4k", {280, 280, 354, 185, 552}},
@@ -413,11 +413,16 @@ TEST_P(QuantMatmul, SuperBlocksForKQuants) {
   EXPECT_NE(kernel().constraint_violation(staged, decode, device).find("W_STAGE"), std::string::npos);
   // What matmul_q4k's integer path won with on the H200, pruned on NVIDIA:
   // 4 invocations per super-block, 4 or 8 side by side; 2 or more rows per
-  // invocation. More than 4 rows * UNROLL in flight is pruned everywhere.
+  // invocation (Q6_K also 2 side by side, and one row: its best on an H100).
+  // More than 4 rows * UNROLL in flight is pruned everywhere.
   auto narrow = config;
   narrow["THREADS_PER_ROW"] = 8;
   EXPECT_EQ(kernel().constraint_violation(narrow, decode, device), "");
-  EXPECT_EQ(pruned_by(kernel(), narrow, decode, device), "quant_matmul.dedicated-threads");
+  EXPECT_EQ(pruned_by(kernel(), narrow, decode, device), q6k ? "" : "quant_matmul.dedicated-threads");
+  auto h100_best = narrow;  // Q6_K's at this shape in the full space on an H100
+  h100_best["WG_SIZE"] = 128;
+  h100_best["ROWS_PER_WG"] = 16;
+  EXPECT_EQ(pruned_by(kernel(), h100_best, decode, device), q6k ? "" : "quant_matmul.dedicated-threads");
   auto heavy = config;  // 4 rows * UNROLL 2 chunks in flight
   heavy["WG_SIZE"] = 128;
   heavy["UNROLL"] = 2;
@@ -425,7 +430,7 @@ TEST_P(QuantMatmul, SuperBlocksForKQuants) {
             std::string::npos);
   auto single = config;
   single["ROWS_PER_WG"] = 16;
-  EXPECT_EQ(pruned_by(kernel(), single, decode, device), "quant_matmul.dedicated-one-row");
+  EXPECT_EQ(pruned_by(kernel(), single, decode, device), q6k ? "" : "quant_matmul.dedicated-one-row");
   auto four = config;  // one slot: the 4 parts of one super-block per row
   four["THREADS_PER_ROW"] = 4;
   four["WG_SIZE"] = 64;
