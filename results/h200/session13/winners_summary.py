@@ -6,7 +6,7 @@ import json
 import sys
 
 with open(sys.argv[1], "w") as out:
-    out.write("# label, kernel, shape, median us (cold), config\n")
+    out.write("# label, kernel, shape, median us (the cache mode its script tuned with), config\n")
     for arg in sys.argv[2:]:
         label, path = arg.split("=", 1)
         for w in json.load(open(path))["winners"]:
