@@ -28,7 +28,6 @@ constexpr double kFullReferenceMacs = 3.0e8;
 
 using matvec::next_pow2;
 
-
 // The smallest subgroup the device may run a variant with.
 std::uint32_t smallest_subgroup(int required, const vk::DeviceInfo& device) {
   if (required != 0) return static_cast<std::uint32_t>(required);
@@ -304,8 +303,9 @@ std::string QuantMatmul::decode_violation(const Config& config, const Shape& sha
     const std::uint32_t smallest = smallest_subgroup(sg, device);
     // The dedicated layouts shuffle over the 4 (Q4_K's exact one: 8)
     // invocations of a group of blocks or a super-block only (the slots side
-    // by side meet in shared memory). The staged template's subgroup barriers need a row group
-    // inside one subgroup, which this rule ensures as well.
+    // by side meet in shared memory). The staged template's subgroup
+    // barriers need a row group inside one subgroup, which this rule ensures
+    // as well.
     const int shuffled = uses_exact_layout(config) ? 8 : layout ? 4 : t;
     if (smallest < static_cast<std::uint32_t>(shuffled)) {
       return "REDUCTION=0 sums " + std::to_string(shuffled) + " invocations (THREADS_PER_ROW=" + std::to_string(t) +

@@ -21,14 +21,15 @@
 // read as coalesced 16-byte vectors, staged in shared memory). For Q4_0 and
 // Q8_0 a third, BLOCK_PAIRS=1 (matvec_q4_0_q8.comp, on rows of K % 256 == 0):
 // groups of 8 blocks read as 16-byte vectors by 4 invocations, each taking a
-// pair of blocks, as matmul_q4k's integer path takes Q4_K super-blocks. For
-// Q5_K, SUPER_BLOCK=1 (matvec_q5k_q8.comp): matmul_q4k's integer layout with
-// the fifth bits added, 4 invocations per 176-byte super-block read as
-// 16-byte vectors; for Q6_K, SUPER_BLOCK=1 (matvec_q6k_q8.comp): the same
-// split of 210-byte super-blocks, each invocation's bytes read as the 16-byte
-// vectors that cover them and realigned. The four share one walk
-// (templates/include/matvec_q8_walk.glsl). These are the formats' "dedicated
-// layouts"; their rules are shared (layout_violation).
+// pair of blocks. For the K-quants, SUPER_BLOCK=1: 4 invocations per
+// super-block, a 64-weight chunk each, read as 16-byte vectors
+// (matvec_q4k_q8.comp; matvec_q5k_q8.comp, the same with the fifth bits); for
+// Q6_K (matvec_q6k_q8.comp) the same split of 210-byte super-blocks, each
+// invocation's bytes read as the 16-byte vectors that cover them and
+// realigned. The four share one walk (templates/include/matvec_q8_walk.glsl).
+// Q4_K's SUPER_BLOCK=1 also serves X_QUANT=0 (matvec_q4k.comp, exact
+// activations, 8 invocations per super-block). These are the formats'
+// "dedicated layouts"; their rules are shared (layout_violation).
 #include <cstdint>
 #include <map>
 #include <string>

@@ -204,18 +204,18 @@ std::vector<PruningRule> QuantMatmul::decode_pruning() const {
     // allowed (Q5_K's first check shape, 3 super-blocks, runs 4 slots, one
     // idle), more than half are not.
     rules.push_back({"quant_matmul.super-block-idle-slots",
-                     "SUPER_BLOCK=1 with more than half of its THREADS_PER_ROW/4 slots past the super-blocks of a "
-                     "row (idle)",
+                     "SUPER_BLOCK=1 with more than half of its slots (THREADS_PER_ROW/4; /8 in Q4_K's exact "
+                     "layout) past the super-blocks of a row (idle)",
                      any, [dedicated, parts, f](const Config& c, const Shape& s) {
                        return dedicated(c) && static_cast<std::uint32_t>(c.at("THREADS_PER_ROW") / parts(c)) >
                                                   2 * (s.at(2) / f.block_weights);
                      }});
     rules.push_back({"quant_matmul.super-block-unroll-past-row",
-                     "SUPER_BLOCK=1 with THREADS_PER_ROW/4 * UNROLL past the super-blocks of a row: the unrolled "
-                     "loop never runs",
+                     "SUPER_BLOCK=1 with its slots * UNROLL past the super-blocks of a row: the unrolled loop "
+                     "never runs",
                      any, [dedicated, parts, f](const Config& c, const Shape& s) {
-                       return dedicated(c) && matvec::unroll_past_row(c.at("THREADS_PER_ROW") / parts(c), c.at("UNROLL"),
-                                                                      s.at(2) / f.block_weights);
+                       const int slots = c.at("THREADS_PER_ROW") / parts(c);
+                       return dedicated(c) && matvec::unroll_past_row(slots, c.at("UNROLL"), s.at(2) / f.block_weights);
                      }});
   }
   return rules;
