@@ -86,16 +86,8 @@ void load_unit(uint b, out Unit v) {
 
 // Adds super-block b (lb-th of the segment) for every row and column.
 void math_unit(uint lb, Unit v) {
-  const uint scale_shift = 16u * (chunk & 1u);
   vec2 a[RT], m[RT];  // per row: d*scale and dmin*min of the low and high sub-block
-  [[unroll]] for (uint i = 0; i < RT; ++i) {
-    const uvec4 h = v.hd[i];
-    const vec2 dm = unpackHalf2x16(h.x);
-    const uint sw = (chunk < 2u ? q4k_scales_lo(h.y) : q4k_scales_hi(h.y, h.w)) >> scale_shift;
-    const uint mw = (chunk < 2u ? q4k_mins_lo(h.z) : q4k_mins_hi(h.z, h.w)) >> scale_shift;
-    a[i] = dm.x * vec2(float(sw & 0xFFu), float((sw >> 8) & 0xFFu));
-    m[i] = dm.y * vec2(float(mw & 0xFFu), float((mw >> 8) & 0xFFu));
-  }
+  [[unroll]] for (uint i = 0; i < RT; ++i) q4k_chunk_scale_min(v.hd[i], chunk, a[i], m[i]);
   [[unroll]] for (uint c = 0; c < C; ++c) {
     const uint xw = c * (SEG / 4u) + lb * 64u + chunk * 16u;  // low-nibble x words
     const uint xg = c * (SEG / 32u) + lb * 8u + chunk * 2u;   // their 32-value group

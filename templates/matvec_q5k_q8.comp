@@ -101,17 +101,11 @@ void load_unit(uint b, out Unit v) {
 
 // Adds super-block b (lb-th of the segment) for every row and column.
 void math_unit(uint lb, Unit v) {
-  const uint scale_shift = 16u * (chunk & 1u);
   const uint bit_shift = 2u * chunk;  // qh bit of the low run; the high run's is the next
   vec2 a[RT], m[RT];         // per row: d*scale and dmin*min of the low and high sub-block
   uint lo[RT][8], hi[RT][8];  // per row: the 5-bit codes of the low and high runs
   [[unroll]] for (uint i = 0; i < RT; ++i) {
-    const uvec4 h = v.hd[i];
-    const vec2 dm = unpackHalf2x16(h.x);
-    const uint sw = (chunk < 2u ? q4k_scales_lo(h.y) : q4k_scales_hi(h.y, h.w)) >> scale_shift;
-    const uint mw = (chunk < 2u ? q4k_mins_lo(h.z) : q4k_mins_hi(h.z, h.w)) >> scale_shift;
-    a[i] = dm.x * vec2(float(sw & 0xFFu), float((sw >> 8) & 0xFFu));
-    m[i] = dm.y * vec2(float(mw & 0xFFu), float((mw >> 8) & 0xFFu));
+    q4k_chunk_scale_min(v.hd[i], chunk, a[i], m[i]);
     [[unroll]] for (uint w = 0; w < 8u; ++w) {
       const uint u = v.qh[i][w] >> bit_shift;
       lo[i][w] = (v.qs[i][w] & 0x0F0F0F0Fu) | ((u << 4) & 0x10101010u);

@@ -31,6 +31,18 @@ uint q4k_mins_lo(uint s1) { return s1 & 0x3F3F3F3Fu; }
 uint q4k_scales_hi(uint s0, uint s2) { return (s2 & 0x0F0F0F0Fu) | ((s0 >> 2) & 0x30303030u); }
 uint q4k_mins_hi(uint s1, uint s2) { return ((s2 >> 4) & 0x0F0F0F0Fu) | ((s1 >> 2) & 0x30303030u); }
 
+// d*scale and dmin*min of the two sub-blocks of 64-weight chunk c (0..3),
+// 2c in .x and 2c+1 in .y, from the header words (the dedicated integer
+// layouts of Q4_K and Q5_K decode them once per chunk).
+void q4k_chunk_scale_min(uvec4 header, uint c, out vec2 a, out vec2 m) {
+  const vec2 dm = unpackHalf2x16(header.x);
+  const uint shift = 16u * (c & 1u);
+  const uint sw = (c < 2u ? q4k_scales_lo(header.y) : q4k_scales_hi(header.y, header.w)) >> shift;
+  const uint mw = (c < 2u ? q4k_mins_lo(header.z) : q4k_mins_hi(header.z, header.w)) >> shift;
+  a = dm.x * vec2(float(sw & 0xFFu), float((sw >> 8) & 0xFFu));
+  m = dm.y * vec2(float(mw & 0xFFu), float((mw >> 8) & 0xFFu));
+}
+
 // Scale and min of sub-block j (0..7) as floats, from the header words.
 void q4k_scale_min(uvec4 header, uint j, out float scale, out float mn) {
   const uint sw = j < 4u ? q4k_scales_lo(header.y) : q4k_scales_hi(header.y, header.w);
