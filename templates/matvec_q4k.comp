@@ -148,6 +148,11 @@ void math_block(uint b, uvec4 hd[RT], uint q[RT][WPT]) {
   }
 }
 
+#if REDUCTION == 0
+#define PARTS T
+#include "matvec_slot_reduce.glsl"
+#endif
+
 void main() {
   const uint tid = gl_LocalInvocationID.x;
   const uint part = tid % T;
@@ -189,21 +194,7 @@ void main() {
   // Reduce each acc[i][c] over the parts and slots of its row group; then
   // invocation o < R*C stores output o (row o / C, x row o % C).
 #if REDUCTION == 0
-  [[unroll]] for (uint i = 0; i < RT; ++i) {
-    [[unroll]] for (uint c = 0; c < C; ++c) {
-      float s = acc[i][c];
-      [[unroll]] for (uint off = T / 2u; off > 0u; off /= 2u) s += subgroupShuffleXor(s, off);
-      if (part == 0u) partial[(slot * R + group + G * i) * C + c] = s;
-    }
-  }
-  barrier();
-  for (uint o = tid; o < R * C; o += WG_SIZE) {
-    float s = 0.0;
-    [[unroll]] for (uint k = 0; k < S; ++k) s += partial[k * (R * C) + o];
-    const uint row = row0 + o / C;
-    const uint col = col0 + o % C;
-    if (row < N && col < M) y[col * N + row] = s;
-  }
+  reduce_and_store(tid, part, group, slot, row0, col0);
 #else
   // One tree for all RT*C sums at once, over the part bits and the slot bits
   // of tid (the row-group bits are kept).

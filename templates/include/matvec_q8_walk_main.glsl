@@ -2,6 +2,8 @@
 #ifndef VKTUNE_MATVEC_Q8_WALK_MAIN_GLSL
 #define VKTUNE_MATVEC_Q8_WALK_MAIN_GLSL
 
+#include "matvec_slot_reduce.glsl"
+
 void main() {
   const uint tid = gl_LocalInvocationID.x;
   const uint part = tid % PARTS;
@@ -47,23 +49,7 @@ void main() {
     }
   }
 
-  // Reduce each acc[i][c] over the parts (shuffles) and the slots (shared
-  // memory); invocation o < R*C then stores output o (row o / C, x row o % C).
-  [[unroll]] for (uint i = 0; i < RT; ++i) {
-    [[unroll]] for (uint c = 0; c < C; ++c) {
-      float s = acc[i][c];
-      [[unroll]] for (uint off = PARTS / 2u; off > 0u; off /= 2u) s += subgroupShuffleXor(s, off);
-      if (part == 0u) partial[(slot * R + group + G * i) * C + c] = s;
-    }
-  }
-  barrier();
-  for (uint o = tid; o < R * C; o += WG_SIZE) {
-    float s = 0.0;
-    [[unroll]] for (uint k = 0; k < S; ++k) s += partial[k * (R * C) + o];
-    const uint row = row0 + o / C;
-    const uint col = col0 + o % C;
-    if (row < N && col < M) y[col * N + row] = s;
-  }
+  reduce_and_store(tid, part, group, slot, row0, col0);
 }
 
 #endif

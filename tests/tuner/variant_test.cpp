@@ -42,7 +42,7 @@ TEST(VariantHash, OneStageHashesAreThoseOfBeforeStages) {
       {"matmul_q4k", {1, 4096, 4096},
        R"({"COLS_PER_PASS":1,"REDUCTION":0,"ROWS_PER_WG":8,"SUBGROUP_SIZE":0,"SUPER_BLOCK":1,"THREADS_PER_ROW":16,)"
        R"("UNROLL":1,"WG_SIZE":128,"W_STAGE":0,"X_QUANT":1,"X_SEGMENT":4096})",
-       "bd8914f18a4d0cf9"},
+       "4484177c28f46afd"},
       {"matmul_q4k", {512, 4096, 4096},
        R"({"CM_SHAPE":0,"SUBGROUP_SIZE":0,"THREAD_M":2,"THREAD_N":2,"TILE_K":32,"TILE_M":128,"TILE_N":64,)"
        R"("USE_COOPMAT":1,"WARPS_M":4,"WARPS_N":2})",

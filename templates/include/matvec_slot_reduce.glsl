@@ -1,0 +1,31 @@
+// The end of the matrix-vector templates whose invocations are (part, row
+// group, slot): matvec_q8_walk_main.glsl and matvec_q4k.comp (REDUCTION 0).
+// Each acc[i][c] is summed over the PARTS invocations of a unit with
+// subgroup shuffles and over the S slots through shared memory; then
+// invocation o < R*C stores output o (row o / C, x row o % C).
+//
+// The including template defines PARTS, S, G, R, C, RT, WG_SIZE, the push
+// constants M and N, `shared float partial[S * R * C]`, `float acc[RT][C]`
+// and the output buffer `y`.
+#ifndef VKTUNE_MATVEC_SLOT_REDUCE_GLSL
+#define VKTUNE_MATVEC_SLOT_REDUCE_GLSL
+
+void reduce_and_store(uint tid, uint part, uint group, uint slot, uint row0, uint col0) {
+  [[unroll]] for (uint i = 0; i < RT; ++i) {
+    [[unroll]] for (uint c = 0; c < C; ++c) {
+      float s = acc[i][c];
+      [[unroll]] for (uint off = PARTS / 2u; off > 0u; off /= 2u) s += subgroupShuffleXor(s, off);
+      if (part == 0u) partial[(slot * R + group + G * i) * C + c] = s;
+    }
+  }
+  barrier();
+  for (uint o = tid; o < R * C; o += WG_SIZE) {
+    float s = 0.0;
+    [[unroll]] for (uint k = 0; k < S; ++k) s += partial[k * (R * C) + o];
+    const uint row = row0 + o / C;
+    const uint col = col0 + o % C;
+    if (row < N && col < M) y[col * N + row] = s;
+  }
+}
+
+#endif
