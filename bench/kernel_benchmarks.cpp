@@ -11,6 +11,7 @@
 
 #include "common/error.hpp"
 #include "harness/device.hpp"
+#include "results/browse.hpp"
 #include "harness/instance.hpp"
 #include "kernels/registry.hpp"
 #include "results/store.hpp"
@@ -112,14 +113,15 @@ void run_variant(benchmark::State& state, Context& ctx, const kernels::Kernel& k
   state.SetBytesProcessed(static_cast<std::int64_t>(metrics.bytes) * state.iterations());
   state.SetItemsProcessed(static_cast<std::int64_t>(metrics.flops) * state.iterations());
   // pct_peak: the share of the device's measured ceiling, for whichever
-  // resource (read bandwidth or fp32 FMA) the kernel uses the larger share of.
+  // resource (read bandwidth, or fp32 FMA or tensor-core rate) the kernel
+  // uses the larger share of.
   const double per_dispatch_s = state.iterations() > 0 ? total_s / static_cast<double>(state.iterations()) : 0;
   if (per_dispatch_s > 0) {
     const double read_pct =
         ctx.ceilings.read_gbps > 0 ? 100.0 * metrics.bytes / per_dispatch_s / (ctx.ceilings.read_gbps * 1e9) : 0.0;
-    const double fma_pct =
-        ctx.ceilings.fp32_gflops > 0 ? 100.0 * metrics.flops / per_dispatch_s / (ctx.ceilings.fp32_gflops * 1e9) : 0.0;
-    state.counters["pct_peak"] = std::max(read_pct, fma_pct);
+    const double compute_pct = results::percent_of_compute(metrics.flops / per_dispatch_s / 1e9,
+                                                           ctx.ceilings.fp32_gflops, ctx.ceilings.tensor_gflops);
+    state.counters["pct_peak"] = std::max(read_pct, compute_pct);
   }
   state.counters["dispatches_per_sample"] = k;
 }
@@ -203,6 +205,7 @@ Registered register_kernel_benchmarks(const BenchOptions& options) {
   }
   if (ceiling_row) {
     ctx.ceilings = {store.ceiling(*ceiling_row, kCeilingRead).value_or(0), store.ceiling(*ceiling_row, kCeilingFma).value_or(0)};
+    ctx.ceilings.tensor_gflops = store.ceiling(*ceiling_row, kCeilingTensor).value_or(0);
   }
   if (registered == 0 && tuned.empty()) {
     throw Error(ErrorKind::usage, "no results in " + path.string() + "; tune first, e.g. `vktune matmul_q4k --device " +

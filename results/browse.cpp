@@ -62,10 +62,18 @@ void choose_per_variant(ShapeRecord& record, const std::vector<StoredRow>& confi
 
 }  // namespace
 
+double percent_of_compute(double gflops, double fp32_gflops, double tensor_gflops) {
+  if (fp32_gflops <= 0) return 0;
+  if (gflops > fp32_gflops && tensor_gflops > 0) return 100.0 * gflops / tensor_gflops;
+  return 100.0 * gflops / fp32_gflops;
+}
+
 std::optional<double> StoredDevice::percent_of_ceiling(double gbps, double gflops) const {
   std::optional<double> percent;
   if (read_gbps && *read_gbps > 0) percent = 100.0 * gbps / *read_gbps;
-  if (fp32_gflops && *fp32_gflops > 0) percent = std::max(percent.value_or(0.0), 100.0 * gflops / *fp32_gflops);
+  if (fp32_gflops && *fp32_gflops > 0) {
+    percent = std::max(percent.value_or(0.0), percent_of_compute(gflops, *fp32_gflops, tensor_gflops.value_or(0)));
+  }
   return percent;
 }
 
@@ -88,11 +96,13 @@ std::size_t ShapeRecord::failures() const {
 std::vector<StoredDevice> stored_devices(const Store& store) {
   std::vector<StoredDevice> devices;
   for (auto& [id, identity] : store.devices()) {
-    StoredDevice device{id, std::move(identity), {}, {}, {}};
+    StoredDevice device{id, std::move(identity), {}, {}, {}, {}, {}};
     for (const auto& ceiling : store.ceilings(id)) {
       if (ceiling.name == kReadBandwidthCeiling) device.read_gbps = ceiling.value;
       if (ceiling.name == kFp32FmaCeiling) device.fp32_gflops = ceiling.value;
       if (ceiling.name == kDispatchFloorCeiling) device.dispatch_floor_ns = ceiling.value;
+      if (ceiling.name == kTensorCeiling) device.tensor_gflops = ceiling.value;
+      if (ceiling.name == kTensorSharedCeiling) device.tensor_shared_gflops = ceiling.value;
     }
     devices.push_back(std::move(device));
   }

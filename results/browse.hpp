@@ -26,6 +26,14 @@ namespace vktune::results {
 inline constexpr std::string_view kReadBandwidthCeiling = "read_bandwidth";
 inline constexpr std::string_view kFp32FmaCeiling = "fp32_fma";
 inline constexpr std::string_view kDispatchFloorCeiling = "dependent_dispatch";
+inline constexpr std::string_view kTensorCeiling = "fp16_tensor_mma";  // 0 = the device has none
+inline constexpr std::string_view kTensorSharedCeiling = "fp16_tensor_mma_shared";
+
+// The share of the compute ceiling a FLOP rate reaches, in percent: of the
+// fp32 FMA ceiling, or, for a rate above it (which only the tensor cores
+// give), of the tensor-core ceiling where one was measured (> 0). 0 without
+// an FMA ceiling.
+double percent_of_compute(double gflops, double fp32_gflops, double tensor_gflops);
 
 // What a browse selects. Every field "" selects all.
 struct BrowseFilter {
@@ -38,11 +46,12 @@ struct StoredDevice {
   std::int64_t id = 0;
   DeviceIdentity identity;
   std::optional<double> read_gbps, fp32_gflops, dispatch_floor_ns;
+  std::optional<double> tensor_gflops, tensor_shared_gflops;  // 0 = no tensor cores
 
   // The share of the device's measured ceiling a result reaches, in percent:
   // the larger of its bandwidth over the read ceiling and its FLOP rate over
-  // the FMA ceiling (a kernel is bound by one of them). nullopt without
-  // ceilings.
+  // the compute ceiling (percent_of_compute; a kernel is bound by one of
+  // them). nullopt without ceilings.
   std::optional<double> percent_of_ceiling(double gbps, double gflops) const;
 };
 

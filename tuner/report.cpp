@@ -6,6 +6,7 @@
 #include <cstring>
 #include <map>
 
+#include "results/browse.hpp"
 #include "tuner/search/importance.hpp"
 
 namespace vktune {
@@ -13,13 +14,14 @@ namespace vktune {
 namespace {
 
 // The fraction of the device ceiling this result reaches: memory-bound
-// kernels against read bandwidth, compute-bound ones against FMA rate,
-// whichever is the larger share (that is the resource the kernel is bound by).
+// kernels against read bandwidth, compute-bound ones against the FMA rate (or
+// the tensor cores', results::percent_of_compute), whichever is the larger
+// share (that is the resource the kernel is bound by).
 std::optional<double> percent_of_peak(const Outcome& o, const std::optional<Ceilings>& ceilings) {
   if (!ceilings || o.status != results::Status::ok) return std::nullopt;
   double pct = 0;
   if (ceilings->read_gbps > 0) pct = std::max(pct, 100.0 * o.gbps / ceilings->read_gbps);
-  if (ceilings->fp32_gflops > 0) pct = std::max(pct, 100.0 * o.gflops / ceilings->fp32_gflops);
+  pct = std::max(pct, results::percent_of_compute(o.gflops, ceilings->fp32_gflops, ceilings->tensor_gflops));
   return pct;
 }
 

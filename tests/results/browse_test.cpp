@@ -31,6 +31,8 @@ class BrowseTest : public testing::StoreTest {
     store.put_ceiling(device_a, std::string(kReadBandwidthCeiling), 2000.0, "GB/s");
     store.put_ceiling(device_a, std::string(kFp32FmaCeiling), 50000.0, "GFLOP/s");
     store.put_ceiling(device_a, std::string(kDispatchFloorCeiling), 2600.0, "ns");
+    store.put_ceiling(device_a, std::string(kTensorCeiling), 400000.0, "GFLOP/s");
+    store.put_ceiling(device_a, std::string(kTensorSharedCeiling), 300000.0, "GFLOP/s");
     for (int i = 0; i < 6; ++i) store.upsert_variant(sample_variant(i));
     for (int i : {3, 0, 5, 1, 2, 4}) {
       auto m = sample_measurement(device_a, "variant" + std::to_string(i), 10000.0 * (i + 1));
@@ -121,8 +123,19 @@ TEST_F(BrowseTest, WinnerCarriesItsSpeedupAndShareOfTheCeiling) {
   ASSERT_TRUE(pct.has_value());
   EXPECT_DOUBLE_EQ(*pct, 100.0 * w.gbps / 2000.0);
   EXPECT_DOUBLE_EQ(*device.percent_of_ceiling(10.0, 25000.0), 50.0);  // the FMA ceiling binds
+  ASSERT_TRUE(device.tensor_gflops && device.tensor_shared_gflops);
+  EXPECT_DOUBLE_EQ(*device.tensor_shared_gflops, 300000.0);
+  // Above the FMA ceiling only the tensor cores run: 200 of their 400 TFLOP/s.
+  EXPECT_DOUBLE_EQ(*device.percent_of_ceiling(10.0, 200000.0), 50.0);
   EXPECT_FALSE(result.devices[1].percent_of_ceiling(10.0, 10.0).has_value());  // no ceilings stored
   EXPECT_FALSE(result.shapes[1].winner.has_value());
+}
+
+TEST(PercentOfCompute, FmaCeilingUnlessOnlyTheTensorCoresReachTheRate) {
+  EXPECT_DOUBLE_EQ(percent_of_compute(30000.0, 60000.0, 400000.0), 50.0);   // reachable with FMA
+  EXPECT_DOUBLE_EQ(percent_of_compute(100000.0, 60000.0, 400000.0), 25.0);  // tensor cores only
+  EXPECT_DOUBLE_EQ(percent_of_compute(90000.0, 60000.0, 0.0), 150.0);       // none measured: FMA
+  EXPECT_DOUBLE_EQ(percent_of_compute(90000.0, 0.0, 400000.0), 0.0);        // no FMA ceiling
 }
 
 TEST_F(BrowseTest, FiltersSelectByDeviceKernelAndShape) {

@@ -202,6 +202,9 @@ TEST_F(CliTest, KilledRunResumesWithoutLosingOrRepeatingWork) {
   EXPECT_EQ(j["version"], 2);
   EXPECT_GT(j["ceilings"]["read_gbps"].get<double>(), 0);
   EXPECT_GT(j["ceilings"]["dependent_dispatch_us"].get<double>(), 0);
+  // lavapipe has no cooperative matrices: no tensor-core ceiling.
+  EXPECT_EQ(j["ceilings"]["tensor_fp16_gflops"].get<double>(), 0);
+  EXPECT_EQ(j["ceilings"]["tensor_fp16_shared_gflops"].get<double>(), 0);
   ASSERT_EQ(j["shapes"].size(), 1u);
   std::size_t resumed = 0, total = 0, crashed = 0;
   for (const auto& o : j["shapes"][0]["outcomes"]) {

@@ -75,7 +75,9 @@ void remeasure(vk::Instance& instance, std::uint32_t index, const std::string& d
   const auto ceilings = measure_ceilings(device, templates);
   store_ceilings(store, row, ceilings);
   std::cout << device.info().name << ": " << ceilings.read_gbps << " GB/s read, " << ceilings.fp32_gflops
-            << " GFLOP/s fp32, " << ceilings.dispatch_floor_ns / 1e3 << " us per dependent dispatch; stored in "
+            << " GFLOP/s fp32, " << ceilings.tensor_gflops << " GFLOP/s fp16 tensor cores ("
+            << ceilings.tensor_shared_gflops << " with matrices from shared memory; 0 = none), "
+            << ceilings.dispatch_floor_ns / 1e3 << " us per dependent dispatch; stored in "
             << store.path().string() << "\n";
 }
 

@@ -57,6 +57,8 @@ nlohmann::json device_json(const results::StoredDevice& d) {
   if (d.read_gbps) ceilings["read_gbps"] = *d.read_gbps;
   if (d.fp32_gflops) ceilings["fp32_gflops"] = *d.fp32_gflops;
   if (d.dispatch_floor_ns) ceilings["dependent_dispatch_us"] = *d.dispatch_floor_ns / 1e3;
+  if (d.tensor_gflops) ceilings["tensor_fp16_gflops"] = *d.tensor_gflops;
+  if (d.tensor_shared_gflops) ceilings["tensor_fp16_shared_gflops"] = *d.tensor_shared_gflops;
   j["ceilings"] = ceilings;
   return j;
 }
@@ -113,6 +115,10 @@ std::string ceilings_text(const results::StoredDevice& d) {
   if (d.read_gbps) add("read " + fixed(*d.read_gbps, 1) + " GB/s");
   if (d.fp32_gflops) add("fp32 " + fixed(*d.fp32_gflops, 1) + " GFLOP/s");
   if (d.dispatch_floor_ns) add("dependent dispatch " + fixed(*d.dispatch_floor_ns / 1e3, 2) + " us");
+  if (d.tensor_gflops && *d.tensor_gflops > 0) {
+    add("fp16 tensor cores " + fixed(*d.tensor_gflops, 1) + " GFLOP/s (" + fixed(d.tensor_shared_gflops.value_or(0), 1) +
+        " with matrices from shared memory)");
+  }
   return text.empty() ? "no ceilings measured" : text;
 }
 

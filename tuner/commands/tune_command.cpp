@@ -216,7 +216,9 @@ void run_tune(const kernels::Kernel& kernel, TuneArgs args, int& result_code) {
                            {"ceilings",
                             {{"read_gbps", ceilings->read_gbps},
                              {"fp32_gflops", ceilings->fp32_gflops},
-                             {"dependent_dispatch_us", ceilings->dispatch_floor_ns / 1e3}}},
+                             {"dependent_dispatch_us", ceilings->dispatch_floor_ns / 1e3},
+                             {"tensor_fp16_gflops", ceilings->tensor_gflops},
+                             {"tensor_fp16_shared_gflops", ceilings->tensor_shared_gflops}}},
                            {"shapes", nlohmann::json::array()}};
   if (note) report["note"] = *note;
   const double used_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - run_started).count();
@@ -232,8 +234,14 @@ void run_tune(const kernels::Kernel& kernel, TuneArgs args, int& result_code) {
     std::cout << kernel.name() << " on " << session.device().info().name << " (driver "
               << session.device().info().driver_version << "), cache " << args.cache << ", ceilings "
               << static_cast<long>(ceilings->read_gbps) << " GB/s read, " << static_cast<long>(ceilings->fp32_gflops)
-              << " GFLOP/s fp32, " << std::fixed << std::setprecision(1) << ceilings->dispatch_floor_ns / 1e3
-              << std::defaultfloat << " us per dependent dispatch; results in " << store.path().string() << "\n";
+              << " GFLOP/s fp32, "
+              << (ceilings->tensor_gflops > 0 ? std::to_string(static_cast<long>(ceilings->tensor_gflops)) +
+                                                    " GFLOP/s fp16 tensor cores (" +
+                                                    std::to_string(static_cast<long>(ceilings->tensor_shared_gflops)) +
+                                                    " from shared memory), "
+                                              : std::string())
+              << std::fixed << std::setprecision(1) << ceilings->dispatch_floor_ns / 1e3 << std::defaultfloat
+              << " us per dependent dispatch; results in " << store.path().string() << "\n";
     if (deadline) {
       std::cout << "time budget " << args.time << " (" << std::fixed << std::setprecision(0) << time_budget_seconds
                 << " s) for the whole run"
