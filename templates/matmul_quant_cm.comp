@@ -6,26 +6,18 @@
 //
 // Tensor cores multiply fp16, so each TILE_K slice of K is staged in shared
 // memory as fp16: x rounded from fp32, W dequantized (a*q - b in fp32, as
-// the fp32 path computes it) and rounded (the skeleton is
-// include/quant_cm_gemm.glsl, shared with the dequantize-first path). The products are accumulated in
+// the fp32 path computes it) and rounded. The skeleton is
+// include/coopmat_gemm.glsl (matmul_f16's, shared with the
+// dequantize-first path matmul_quant_cm_f16w.comp), with chunks of 4
+// values: x as vec4 loads, held as fp32 until staged; W as runs of 4
+// weights through the block header's qb_run, dequantized as they are loaded
+// (the run's scales come with its codes). The products are accumulated in
 // fp32 through GL_NV_cooperative_matrix. The two roundings are the
 // numerics of this path, as in other runtimes' fp16 tensor-core prefill:
 // a relative error of a few 1e-4 for values inside fp16's range (|v| <
-// 65504), which the kernels document as this path's tolerance.
-//
-// A workgroup of WARPS_M × WARPS_N subgroups (32 invocations each)
-// computes a TILE_M × TILE_N tile of y; each subgroup holds TILES_M ×
-// TILES_N fp32 accumulators of CM_M × CM_N (CM_SHAPE 0: 16×16×16, 1:
-// 16×8×16, 2: 16×8×8). Staging: x as vec4 loads (4 consecutive k, one row
-// per TILE_K/4 invocations, so a row's loads are contiguous), W as runs of 4
-// weights through the block header's qb_run, both stored as two packed
-// half words; rows and columns past M and N and k past K are staged as
-// zeros, so partial tiles multiply zeros and only the stores are guarded.
-// Shared rows are padded by 8 halves (16 bytes) so the 8 rows one matrix
-// load reads at a time fall in different banks. One shared buffer: stage,
-// barrier, multiply, barrier. Dequantizing is the costly part of a slice;
-// its loads are independent across runs, and several workgroups per SM
-// overlap one's staging with another's products.
+// 65504), which the kernels document as this path's tolerance. One shared
+// buffer; each slice loaded and dequantized at its turn (CM_PREFETCH 0),
+// overlapped with other workgroups' products on the SM.
 //
 // Parameters (#defines): TILE_M, TILE_N, TILE_K (a multiple of 16), CM_SHAPE,
 // WARPS_M, WARPS_N; THREAD_M, THREAD_N, SUBGROUP_SIZE and USE_COOPMAT are
@@ -40,9 +32,29 @@
 
 #include "quant_block.glsl"
 
-#include "quant_cm_gemm.glsl"
+layout(push_constant) uniform Shape { uint M; uint N; uint K; };
+layout(std430, set = 0, binding = 0) readonly buffer XBuf { vec4 xv[]; };
+layout(std430, set = 0, binding = 2) writeonly buffer YBuf { float y[]; };
 
-uvec2 staged_w(uint n, uint k) {
+// Each slice loaded at its turn: on an H100 at 512×4096×4096, loading the
+// next slice during the products (CM_PREFETCH=1, x held as fp32) made the
+// dequantize-first path's best tile 11% slower (144 → 160 µs).
+#define CM_STAGES 1
+#define CM_PREFETCH 0
+#define CM_VEC 4
+#define A_RAW vec4
+#define A_RAW_ZERO vec4(0.0)
+#define B_RAW uvec2
+#define B_RAW_ZERO uvec2(0u)
+
+#include "coopmat_gemm.glsl"
+
+uvec2 pack4(vec4 v) { return uvec2(packHalf2x16(v.xy), packHalf2x16(v.zw)); }
+
+A_RAW gemm_load_a(uint m, uint k) { return xv[m * (K / 4u) + k / 4u]; }
+CHUNK gemm_chunk_a(A_RAW raw) { return pack4(raw); }
+
+B_RAW gemm_load_b(uint n, uint k) {
   const uint row_bytes = (K / QB_WEIGHTS) * QB_BYTES;
   vec4 q;
   float a, b;
@@ -50,3 +62,4 @@ uvec2 staged_w(uint n, uint k) {
   precise const vec4 dq = a * q - b;
   return pack4(dq);
 }
+CHUNK gemm_chunk_b(B_RAW raw) { return raw; }

@@ -28,7 +28,9 @@ const kernels::Kernel& kernel(const std::string& name) { return kernels::find_ke
 // are completed as tuner/stale_config.hpp does. The hashes cover shaderc's
 // version (Debian 12's here and in CI). The quantized matmuls' hashes were
 // re-pinned in session 13, when quant_block.glsl gained Q4_K (QTYPE 5) and
-// matmul_q4k's decode space became the family's.
+// matmul_q4k's decode space became the family's, and their tensor-core
+// prefill's in session 14, when its skeleton became matmul_f16's
+// (include/coopmat_gemm.glsl).
 TEST(VariantHash, OneStageHashesAreThoseOfBeforeStages) {
   const auto templates = TemplateLibrary::embedded();
   struct Case {
@@ -46,7 +48,7 @@ TEST(VariantHash, OneStageHashesAreThoseOfBeforeStages) {
       {"matmul_q4k", {512, 4096, 4096},
        R"({"CM_SHAPE":0,"SUBGROUP_SIZE":0,"THREAD_M":2,"THREAD_N":2,"TILE_K":32,"TILE_M":128,"TILE_N":64,)"
        R"("USE_COOPMAT":1,"WARPS_M":4,"WARPS_N":2})",
-       "445debba4520e2e5"},
+       "933c8056b7b6cd1b"},
       {"matmul_q4k", {512, 4096, 4096},
        R"({"CM_SHAPE":0,"SUBGROUP_SIZE":0,"THREAD_M":4,"THREAD_N":4,"TILE_K":32,"TILE_M":64,"TILE_N":64,)"
        R"("USE_COOPMAT":0,"WARPS_M":1,"WARPS_N":1})",
@@ -54,7 +56,7 @@ TEST(VariantHash, OneStageHashesAreThoseOfBeforeStages) {
       {"matmul_q4_0", {512, 4096, 4096},
        R"({"CM_SHAPE":0,"SUBGROUP_SIZE":0,"THREAD_M":2,"THREAD_N":2,"TILE_K":32,"TILE_M":128,"TILE_N":64,)"
        R"("USE_COOPMAT":1,"WARPS_M":4,"WARPS_N":1})",
-       "26afc3be2511f6a6"},
+       "6020f87dec5f1c14"},
       {"matmul_q4_0", {512, 4096, 4096},
        R"({"CM_SHAPE":0,"SUBGROUP_SIZE":0,"THREAD_M":4,"THREAD_N":4,"TILE_K":32,"TILE_M":64,"TILE_N":64,)"
        R"("USE_COOPMAT":0,"WARPS_M":1,"WARPS_N":1})",
