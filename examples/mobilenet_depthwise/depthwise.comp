@@ -1,4 +1,5 @@
 #version 450
+#extension GL_EXT_control_flow_attributes : require
 // Depthwise 3×3 convolution with bias and ReLU6, as MobileNet V2 runs it:
 // NHWC fp32, padding 1 (zeros), stride 1 or 2.
 //   y[n][oy][ox][c] = min(max(b[c] + sum over ky, kx of
@@ -49,20 +50,20 @@ VTYPE input_at(uint n, int iy, int ix, uint g, uint groups) {
 void convolve(uint stride, uint n, uint g, uint groups, uint ox0, uint oy) {
   VTYPE acc[PIX];
   const VTYPE bias = b[g];
-  for (uint i = 0u; i < PIX; ++i) acc[i] = bias;
+  [[unroll]] for (uint i = 0u; i < PIX; ++i) acc[i] = bias;
   const int ix0 = int(ox0 * stride) - 1;
-  for (uint ky = 0u; ky < 3u; ++ky) {
+  [[unroll]] for (uint ky = 0u; ky < 3u; ++ky) {
     const int iy = int(oy * stride + ky) - 1;
     if (iy < 0 || iy >= int(p.H)) continue;
     // The input columns the PIX windows cover: (PIX - 1) * stride + 3, sized for stride 2.
     VTYPE cols[(PIX - 1) * 2 + 3];
-    for (uint j = 0u; j < (PIX - 1u) * stride + 3u; ++j) cols[j] = input_at(n, iy, ix0 + int(j), g, groups);
-    for (uint kx = 0u; kx < 3u; ++kx) {
+    [[unroll]] for (uint j = 0u; j < (PIX - 1u) * stride + 3u; ++j) cols[j] = input_at(n, iy, ix0 + int(j), g, groups);
+    [[unroll]] for (uint kx = 0u; kx < 3u; ++kx) {
       const VTYPE tap = w[(ky * 3u + kx) * groups + g];
-      for (uint i = 0u; i < PIX; ++i) acc[i] = fma(cols[i * stride + kx], tap, acc[i]);
+      [[unroll]] for (uint i = 0u; i < PIX; ++i) acc[i] = fma(cols[i * stride + kx], tap, acc[i]);
     }
   }
-  for (uint i = 0u; i < PIX; ++i) {
+  [[unroll]] for (uint i = 0u; i < PIX; ++i) {
     if (ox0 + i < p.Wo) y[((n * p.Ho + oy) * p.Wo + ox0 + i) * groups + g] = relu6(acc[i]);
   }
 }
@@ -106,7 +107,7 @@ void main() {
   VTYPE bias = VTYPE(0.0);
   if (has_channel) {
     bias = b[g];
-    for (uint t = 0u; t < 9u; ++t) taps[t] = w[t * groups + g];
+    [[unroll]] for (uint t = 0u; t < 9u; ++t) taps[t] = w[t * groups + g];
   }
   // No early return: every invocation reaches the barriers.
   for (uint n = 0u; n < p.N; ++n) {
@@ -126,8 +127,8 @@ void main() {
           const uint ox = ox_base + column;
           if (ox >= p.Wo) break;
           VTYPE acc = bias;
-          for (uint ky = 0u; ky < 3u; ++ky) {
-            for (uint kx = 0u; kx < 3u; ++kx) {
+          [[unroll]] for (uint ky = 0u; ky < 3u; ++ky) {
+            [[unroll]] for (uint kx = 0u; kx < 3u; ++kx) {
               acc = fma(tile[((r * stride + ky) * TILE_COLS + column * stride + kx) * WG_X + lx], taps[ky * 3u + kx], acc);
             }
           }
