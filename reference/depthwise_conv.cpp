@@ -1,6 +1,7 @@
 #include "reference/depthwise_conv.hpp"
 
 #include <algorithm>
+#include <initializer_list>
 #include <string>
 
 #include "common/error.hpp"
@@ -8,6 +9,16 @@
 namespace vktune::ref {
 
 namespace {
+
+// The product of the sizes, or Error(usage) where it overflows (it then
+// describes no buffer that exists).
+std::size_t product(std::initializer_list<std::size_t> factors) {
+  std::size_t p = 1;
+  for (auto f : factors) {
+    if (__builtin_mul_overflow(p, f, &p)) throw Error(ErrorKind::usage, "depthwise_conv2d: the sizes overflow");
+  }
+  return p;
+}
 
 void expect_size(std::span<const float> values, std::size_t want, const char* what) {
   if (values.size() != want) {
@@ -25,8 +36,8 @@ std::vector<double> depthwise_conv2d_3x3(std::span<const float> x, std::span<con
   if (s.batch == 0 || s.height == 0 || s.width == 0 || s.channels == 0 || s.stride == 0) {
     throw Error(ErrorKind::usage, "depthwise_conv2d: batch, height, width, channels and stride must be at least 1");
   }
-  expect_size(x, s.batch * s.height * s.width * s.channels, "x");
-  expect_size(w, 9 * s.channels, "w");
+  expect_size(x, product({s.batch, s.height, s.width, s.channels}), "x");
+  expect_size(w, product({9, s.channels}), "w");
   expect_size(b, s.channels, "b");
   const std::size_t out_h = depthwise_output_extent(s.height, s.stride);
   const std::size_t out_w = depthwise_output_extent(s.width, s.stride);

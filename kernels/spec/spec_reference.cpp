@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <initializer_list>
 
 #include "kernels/spec/spec_buffers.hpp"
 #include "reference/depthwise_conv.hpp"
@@ -159,11 +161,19 @@ void check_reference_sizes(const Definition& d, const Shape& shape) {
     const auto width = size_at(r, "width", values), channels = size_at(r, "channels", values);
     const auto stride = size_at(r, "stride", values);
     if (stride > 2) fail("stride", "stride " + std::to_string(stride) + " is not 1 or 2");
-    expect("x", batch * height * width * channels, "batch*height*width*channels");
+    // Four factors below 2^31 can pass 2^64: a product past 2^32 saturates,
+    // so it matches no buffer's count instead of wrapping onto one.
+    const auto product = [](std::initializer_list<std::uint64_t> factors) {
+      std::uint64_t p = 1;
+      for (auto f : factors) p = p > (std::uint64_t{1} << 32) || f > (std::uint64_t{1} << 32) ? UINT64_MAX : p * f;
+      return p;
+    };
+    expect("x", product({batch, height, width, channels}), "batch*height*width*channels");
     expect("weight", 9 * channels, "9*channels");
     expect("bias", channels, "channels");
     expect("y",
-           batch * ref::depthwise_output_extent(height, stride) * ref::depthwise_output_extent(width, stride) * channels,
+           product({batch, ref::depthwise_output_extent(height, stride), ref::depthwise_output_extent(width, stride),
+                    channels}),
            "batch*out_h*out_w*channels (out_h = floor((height-1)/stride)+1, out_w likewise)");
   } else {
     const auto n = size_at(r, "n", values), x = count("x");

@@ -485,7 +485,6 @@ TEST(SpecLoader, ElementwiseReferenceOps) {
   }
 }
 
-
 // A depthwise 3×3 convolution over NHWC buffers: the reference's answer is
 // the convolution written out here, ReLU6 is the field's, and operand sizes,
 // strides and fields the op does not take are one line each.
@@ -497,11 +496,12 @@ json depthwise_spec() {
   spec.erase("push_constants");
   spec["subspaces"][0].erase("pruning");
   spec["subspaces"][0]["stages"][0]["workgroups"] = json::array({"c", 1, 1});
-  spec["buffers"] = json::array({{{"name", "x"}, {"binding", 0}, {"type", "f32"}, {"size", "n * h * w * c"}, {"role", "input"},
-                                  {"init", {{"kind", "uniform"}, {"min", -4}, {"max", 4}}}},
-                                 {{"name", "wt"}, {"binding", 1}, {"type", "f32"}, {"size", "9 * c"}, {"role", "weights"}},
-                                 {{"name", "bias"}, {"binding", 2}, {"type", "f32"}, {"size", "c"}, {"role", "weights"}},
-                                 {{"name", "y"}, {"binding", 3}, {"type", "f32"}, {"size", "n * ho * wo * c"}, {"role", "output"}}});
+  auto buffer = [](const char* name, int binding, const char* size, const char* role) {
+    return json{{"name", name}, {"binding", binding}, {"type", "f32"}, {"size", size}, {"role", role}};
+  };
+  spec["buffers"] = json::array({buffer("x", 0, "n * h * w * c", "input"), buffer("wt", 1, "9 * c", "weights"),
+                                 buffer("bias", 2, "c", "weights"), buffer("y", 3, "n * ho * wo * c", "output")});
+  spec["buffers"][0]["init"] = {{"kind", "uniform"}, {"min", -4}, {"max", 4}};
   spec["metrics"] = {{"bytes", "4 * n * h * w * c"}, {"flops", "18 * n * ho * wo * c"}};
   spec["reference"] = {{"op", "depthwise_conv2d"}, {"x", "x"}, {"weight", "wt"}, {"bias", "bias"}, {"y", "y"},
                        {"batch", "n"}, {"height", "h"}, {"width", "w"}, {"channels", "c"}, {"stride", "s"}};

@@ -110,6 +110,9 @@ TEST(DepthwiseConv, SizesThatDoNotMatchAreUsageErrors) {
   EXPECT_THROW((void)depthwise_conv2d_3x3(x, Floats(9), b, s, false), Error);
   EXPECT_THROW((void)depthwise_conv2d_3x3(x, w, Floats(3), s, false), Error);
   EXPECT_THROW((void)depthwise_conv2d_3x3(x, w, b, {1, 3, 3, 2, 0}, false), Error);
+  // Sizes whose product wraps around 2^64 to the input's 18 describe no buffer.
+  const std::size_t huge = std::size_t{1} << 32;
+  EXPECT_THROW((void)depthwise_conv2d_3x3(x, w, b, {huge, huge, 1, 18, 1}, false), Error);
   try {
     (void)depthwise_conv2d_3x3(x, w, Floats(3), s, false);
   } catch (const Error& e) {
