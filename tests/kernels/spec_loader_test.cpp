@@ -563,6 +563,12 @@ TEST(SpecLoader, DepthwiseConvolutionOperandsStridesAndFields) {
   spec = depthwise_spec();
   spec["buffers"][1]["size"] = "8 * c";
   expect_error(spec, "/reference/weight", "holds 24 values but depthwise_conv2d reads 9*channels = 27");
+  // MobileNet V2's first depthwise layer: its seven dims multiply past 2^31,
+  // no buffer does, and only buffers are indexed.
+  spec = depthwise_spec();
+  spec["default_shapes"][0] = json::array({1, 112, 112, 32, 1, 112, 112});
+  const SpecKernel wide(parse_spec(spec.dump(), "my/spec.json", reader()));
+  EXPECT_NO_THROW(wide.validate_shape({1, 112, 112, 32, 1, 112, 112}));
   auto softmax = valid_json();
   softmax["reference"]["relu6"] = true;
   expect_error(softmax, "/reference/relu6", "op softmax takes no field 'relu6'");
