@@ -57,20 +57,25 @@ inline Problem problem_of(const Shape& shape, std::vector<HostBuffer> buffers, s
 // Bytes of `floats` fp32 values.
 inline std::uint64_t floats_bytes(std::uint64_t floats) { return floats * sizeof(float); }
 
-// Shape dims all positive, `dims` of them, and the product of the first
-// `flat_dims` small enough for 32-bit float indices.
-inline void check_dims(const std::string& kernel, const std::vector<std::string>& dims, const Shape& shape) {
+// Shape dims all positive, `dims` of them.
+inline void check_dim_count(const std::string& kernel, const std::vector<std::string>& dims, const Shape& shape) {
   if (shape.size() != dims.size()) {
     std::string names;
     for (const auto& d : dims) names += (names.empty() ? "" : ",") + d;
     throw Error(ErrorKind::usage, kernel + " takes shapes " + names + "; got " + std::to_string(shape.size()) +
                                       " dimensions");
   }
-  std::uint64_t total = 1;
   for (std::size_t i = 0; i < shape.size(); ++i) {
     if (shape[i] == 0) throw Error(ErrorKind::usage, kernel + ": " + dims[i] + " must be positive");
-    total *= shape[i];
   }
+}
+
+// The above, and the product of all dims small enough for 32-bit float
+// indices (for kernels whose buffers are the whole shape, flat).
+inline void check_dims(const std::string& kernel, const std::vector<std::string>& dims, const Shape& shape) {
+  check_dim_count(kernel, dims, shape);
+  std::uint64_t total = 1;
+  for (auto d : shape) total *= d;
   if (total >= (1ull << 31)) {
     throw Error(ErrorKind::usage, kernel + ": shape " + shape_to_string(shape) + " has " + std::to_string(total) +
                                       " elements, more than 32-bit indexing allows");

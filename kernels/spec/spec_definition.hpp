@@ -102,6 +102,7 @@ struct ReferenceSpec {
   std::vector<std::pair<std::string, int>> operands;     // operand -> buffer index (-1 = absent)
   std::vector<std::pair<std::string, Expression>> sizes; // "n", "m", "k" -> expression
   double eps = 1e-5;
+  bool relu6 = false;  // depthwise_conv2d: the epilogue min(max(v, 0), 6)
   std::string pointer = "/reference";
 };
 

@@ -83,6 +83,11 @@ double Node::number() const {
   return v;
 }
 
+bool Node::boolean() const {
+  if (!value_->is_boolean()) fail("expected true or false");
+  return value_->get<bool>();
+}
+
 std::int64_t Node::integer(std::int64_t min, std::int64_t max) const {
   if (!value_->is_number_integer()) fail("expected an integer");
   if (value_->is_number_unsigned() && value_->get<std::uint64_t>() > static_cast<std::uint64_t>(max)) {

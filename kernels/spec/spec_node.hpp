@@ -38,6 +38,7 @@ class Node {
   std::string string() const;
   std::string identifier() const;  // a C identifier (parameter, buffer, dim names)
   double number() const;
+  bool boolean() const;
   std::int64_t integer(std::int64_t min, std::int64_t max) const;
   // A number or a string, compiled against `scope`; `what` names what the
   // scope holds when a name is unknown ("shape dimensions").

@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <initializer_list>
 
 #include "kernels/spec/spec_buffers.hpp"
+#include "reference/depthwise_conv.hpp"
 #include "reference/matmul.hpp"
 #include "reference/ops.hpp"
 
@@ -17,6 +20,7 @@ struct OpSignature {
   std::vector<const char*> optional;
   std::vector<const char*> sizes;
   bool eps = false;
+  bool relu6 = false;
 };
 
 const std::vector<OpSignature>& signatures() {
@@ -30,6 +34,8 @@ const std::vector<OpSignature>& signatures() {
       {"mul", {"a", "b", "y"}, {}, {}},
       {"gelu", {"x", "y"}, {}, {}},
       {"gelu_erf", {"x", "y"}, {}, {}},
+      {"depthwise_conv2d", {"x", "weight", "bias", "y"}, {}, {"batch", "height", "width", "channels", "stride"}, false,
+       true},
   };
   return list;
 }
@@ -72,6 +78,10 @@ ReferenceSpec reference_of(const Node& node, const Definition& d, const Scope& d
     if (key == "eps" && sig->eps) {
       r.eps = field.number();
       if (!(r.eps > 0)) field.fail("eps must be positive");
+      continue;
+    }
+    if (key == "relu6" && sig->relu6) {
+      r.relu6 = field.boolean();
       continue;
     }
     const bool is_operand = std::any_of(sig->operands.begin(), sig->operands.end(), [&](auto o) { return key == o; }) ||
@@ -146,6 +156,25 @@ void check_reference_sizes(const Definition& d, const Shape& shape) {
     expect("y", count("a"), "the size of a");
   } else if (r.op == "gelu" || r.op == "gelu_erf") {
     expect("y", count("x"), "the size of x");
+  } else if (r.op == "depthwise_conv2d") {
+    const auto batch = size_at(r, "batch", values), height = size_at(r, "height", values);
+    const auto width = size_at(r, "width", values), channels = size_at(r, "channels", values);
+    const auto stride = size_at(r, "stride", values);
+    if (stride > 2) fail("stride", "stride " + std::to_string(stride) + " is not 1 or 2");
+    // Four factors below 2^31 can pass 2^64: a product past 2^32 saturates,
+    // so it matches no buffer's count instead of wrapping onto one.
+    const auto product = [](std::initializer_list<std::uint64_t> factors) {
+      std::uint64_t p = 1;
+      for (auto f : factors) p = p > (std::uint64_t{1} << 32) || f > (std::uint64_t{1} << 32) ? UINT64_MAX : p * f;
+      return p;
+    };
+    expect("x", product({batch, height, width, channels}), "batch*height*width*channels");
+    expect("weight", 9 * channels, "9*channels");
+    expect("bias", channels, "channels");
+    expect("y",
+           product({batch, ref::depthwise_output_extent(height, stride), ref::depthwise_output_extent(width, stride),
+                    channels}),
+           "batch*out_h*out_w*channels (out_h = floor((height-1)/stride)+1, out_w likewise)");
   } else {
     const auto n = size_at(r, "n", values), x = count("x");
     if (x % n != 0) fail("n", "the " + std::to_string(x) + " values of x are not whole rows of n=" + std::to_string(n));
@@ -176,6 +205,11 @@ std::vector<double> reference_output(const Definition& d, const Shape& shape,
   if (r.op == "mul") return ref::mul(floats("a"), floats("b"));
   if (r.op == "gelu") return ref::gelu_tanh(floats("x"));
   if (r.op == "gelu_erf") return ref::gelu_erf(floats("x"));
+  if (r.op == "depthwise_conv2d") {
+    const ref::DepthwiseShape s{size_at(r, "batch", scope), size_at(r, "height", scope), size_at(r, "width", scope),
+                                size_at(r, "channels", scope), size_at(r, "stride", scope)};
+    return ref::depthwise_conv2d_3x3(floats("x"), floats("weight"), floats("bias"), s, r.relu6);
+  }
   if (r.op == "matmul") {
     const auto m = size_at(r, "m", scope), n = size_at(r, "n", scope), k = size_at(r, "k", scope);
     const auto& w = d.buffers[operand(r, "w")];

@@ -11,6 +11,8 @@
 //   swiglu     a (gate), b (up), y                       ref::swiglu
 //   mul        a, b, y                                   ref::mul
 //   gelu       x, y (tanh form); gelu_erf (exact)        ref::gelu_tanh, ref::gelu_erf
+//   depthwise_conv2d  x (NHWC), weight (3×3×C), bias (C), y; batch, height,
+//              width, channels, stride; relu6              ref::depthwise_conv2d_3x3
 #include <vector>
 
 #include "kernels/spec/spec_definition.hpp"

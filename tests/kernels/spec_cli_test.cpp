@@ -6,11 +6,13 @@
 // facts, its own push-constant words included.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -82,6 +84,25 @@ TEST_F(SpecCli, AMalformedSpecIsOneLineAndExitTwoBeforeAnyDevice) {
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
     EXPECT_NE(r.err.find((dir_ / "bad.json").string() + ": /buffers/1/role: unknown role 'inout'"), std::string::npos)
         << r.err;
+  }
+}
+
+// A shape the depthwise example cannot take (a stride other than 1 or 2,
+// output extents that do not follow from H, W and S) is one line naming the
+// shape rule it breaks, and exit 2 before any device is opened.
+TEST_F(SpecCli, TheDepthwiseExampleRefusesABadStrideOrOutputExtent) {
+  const auto spec = fs::path(VKTUNE_EXAMPLES_DIR) / "mobilenet_depthwise" / "depthwise.json";
+  const std::pair<std::string, std::string> cases[] = {
+      {"1,7,7,13,3,3,3", "/shape_rules/0: shape 1,7,7,13,3,3,3 breaks the rule 'S == 1 || S == 2'"},
+      {"1,7,7,13,2,7,7", "/shape_rules/1: shape 1,7,7,13,2,7,7 breaks the rule 'Ho == floor((H - 1) / S) + 1'"},
+      {"1,7,8,13,2,4,3", "/shape_rules/2: shape 1,7,8,13,2,4,3 breaks the rule 'Wo == floor((W - 1) / S) + 1'"}};
+  for (const auto& [shape, line] : cases) {
+    for (const std::string command : {"", "check "}) {
+      const auto r = run(command + quoted(spec) + " --device 999 --shape " + shape);
+      EXPECT_EQ(r.exit_code, 2) << r.err;
+      EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+      EXPECT_NE(r.err.find(spec.string() + ": " + line), std::string::npos) << r.err;
+    }
   }
 }
 

@@ -4,6 +4,7 @@
 // the file, the field as a JSON pointer and the problem.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstring>
@@ -482,6 +483,95 @@ TEST(SpecLoader, ElementwiseReferenceOps) {
       EXPECT_NEAR(problem.expected[i], want, 1e-12) << op << " at " << i;
     }
   }
+}
+
+// A depthwise 3×3 convolution over NHWC buffers: the reference's answer is
+// the convolution written out here, ReLU6 is the field's, and operand sizes,
+// strides and fields the op does not take are one line each.
+json depthwise_spec() {
+  auto spec = valid_json();
+  spec["shape"] = json::array({"n", "h", "w", "c", "s", "ho", "wo"});
+  spec["default_shapes"] = json::array({json::array({2, 5, 4, 3, 2, 3, 2}), json::array({1, 3, 4, 5, 1, 3, 4})});
+  spec.erase("check_shapes");
+  spec.erase("push_constants");
+  spec["subspaces"][0].erase("pruning");
+  spec["subspaces"][0]["stages"][0]["workgroups"] = json::array({"c", 1, 1});
+  auto buffer = [](const char* name, int binding, const char* size, const char* role) {
+    return json{{"name", name}, {"binding", binding}, {"type", "f32"}, {"size", size}, {"role", role}};
+  };
+  spec["buffers"] = json::array({buffer("x", 0, "n * h * w * c", "input"), buffer("wt", 1, "9 * c", "weights"),
+                                 buffer("bias", 2, "c", "weights"), buffer("y", 3, "n * ho * wo * c", "output")});
+  spec["buffers"][0]["init"] = {{"kind", "uniform"}, {"min", -4}, {"max", 4}};
+  spec["metrics"] = {{"bytes", "4 * n * h * w * c"}, {"flops", "18 * n * ho * wo * c"}};
+  spec["reference"] = {{"op", "depthwise_conv2d"}, {"x", "x"}, {"weight", "wt"}, {"bias", "bias"}, {"y", "y"},
+                       {"batch", "n"}, {"height", "h"}, {"width", "w"}, {"channels", "c"}, {"stride", "s"}};
+  return spec;
+}
+
+TEST(SpecLoader, DepthwiseConvolutionReferenceOp) {
+  auto floats = [](const HostBuffer& b) {
+    std::vector<float> v(b.bytes.size() / 4);
+    std::memcpy(v.data(), b.bytes.data(), b.bytes.size());
+    return v;
+  };
+  const Shape shape{2, 5, 4, 3, 2, 3, 2};
+  const int H = 5, W = 4, C = 3, S = 2, Ho = 3, Wo = 2;
+  for (bool relu6 : {false, true}) {
+    auto spec = depthwise_spec();
+    spec["reference"]["relu6"] = relu6;
+    const auto problem = SpecKernel(parse_spec(spec.dump(), "my/spec.json", reader())).make_problem(shape, 9);
+    const auto x = floats(problem.buffers[0]), w = floats(problem.buffers[1]), b = floats(problem.buffers[2]);
+    ASSERT_EQ(problem.expected.size(), 2u * Ho * Wo * C);
+    bool below_zero = false;
+    for (int n = 0; n < 2; ++n)
+      for (int oy = 0; oy < Ho; ++oy)
+        for (int ox = 0; ox < Wo; ++ox)
+          for (int c = 0; c < C; ++c) {
+            double v = b[c];
+            for (int ky = 0; ky < 3; ++ky)
+              for (int kx = 0; kx < 3; ++kx) {
+                const int iy = oy * S + ky - 1, ix = ox * S + kx - 1;
+                if (iy >= 0 && iy < H && ix >= 0 && ix < W) {
+                  v += double(x[((n * H + iy) * W + ix) * C + c]) * w[(ky * 3 + kx) * C + c];
+                }
+              }
+            below_zero |= v < 0;
+            if (relu6) v = std::min(std::max(v, 0.0), 6.0);
+            EXPECT_NEAR(problem.expected[((n * Ho + oy) * Wo + ox) * C + c], v, 1e-12);
+          }
+    EXPECT_TRUE(below_zero);  // so that relu6's clamp has something to clamp
+  }
+}
+
+TEST(SpecLoader, DepthwiseConvolutionOperandsStridesAndFields) {
+  auto spec = depthwise_spec();
+  spec["reference"]["relu6"] = 1;
+  expect_error(spec, "/reference/relu6", "expected true or false");
+  spec = depthwise_spec();
+  spec["reference"]["eps"] = 1e-5;
+  expect_error(spec, "/reference/eps", "op depthwise_conv2d takes no field 'eps'");
+  spec = depthwise_spec();
+  spec["reference"].erase("stride");
+  expect_error(spec, "/reference", "op depthwise_conv2d needs size 'stride'");
+  spec = depthwise_spec();
+  spec["default_shapes"][0] = json::array({1, 7, 7, 2, 3, 3, 3});
+  expect_error(spec, "/reference/stride", "stride 3 is not 1 or 2 at shape 1,7,7,2,3,3,3");
+  spec = depthwise_spec();
+  spec["default_shapes"][0] = json::array({2, 5, 4, 3, 2, 5, 4});  // the stride-1 extents at stride 2
+  expect_error(spec, "/reference/y",
+               "buffer 'y' holds 120 values but depthwise_conv2d reads batch*out_h*out_w*channels");
+  spec = depthwise_spec();
+  spec["buffers"][1]["size"] = "8 * c";
+  expect_error(spec, "/reference/weight", "holds 24 values but depthwise_conv2d reads 9*channels = 27");
+  // MobileNet V2's first depthwise layer: its seven dims multiply past 2^31,
+  // no buffer does, and only buffers are indexed.
+  spec = depthwise_spec();
+  spec["default_shapes"][0] = json::array({1, 112, 112, 32, 1, 112, 112});
+  const SpecKernel wide(parse_spec(spec.dump(), "my/spec.json", reader()));
+  EXPECT_NO_THROW(wide.validate_shape({1, 112, 112, 32, 1, 112, 112}));
+  auto softmax = valid_json();
+  softmax["reference"]["relu6"] = true;
+  expect_error(softmax, "/reference/relu6", "op softmax takes no field 'relu6'");
 }
 
 }  // namespace

@@ -1,0 +1,73 @@
+#include "reference/depthwise_conv.hpp"
+
+#include <algorithm>
+#include <initializer_list>
+#include <string>
+
+#include "common/error.hpp"
+
+namespace vktune::ref {
+
+namespace {
+
+// The product of the sizes, or Error(usage) where it overflows (it then
+// describes no buffer that exists).
+std::size_t product(std::initializer_list<std::size_t> factors) {
+  std::size_t p = 1;
+  for (auto f : factors) {
+    if (__builtin_mul_overflow(p, f, &p)) throw Error(ErrorKind::usage, "depthwise_conv2d: the sizes overflow");
+  }
+  return p;
+}
+
+void expect_size(std::span<const float> values, std::size_t want, const char* what) {
+  if (values.size() != want) {
+    throw Error(ErrorKind::usage, std::string("depthwise_conv2d: ") + what + " has " + std::to_string(values.size()) +
+                                      " values, expected " + std::to_string(want));
+  }
+}
+
+}  // namespace
+
+std::size_t depthwise_output_extent(std::size_t in, std::size_t stride) { return (in - 1) / stride + 1; }
+
+std::vector<double> depthwise_conv2d_3x3(std::span<const float> x, std::span<const float> w, std::span<const float> b,
+                                         const DepthwiseShape& s, bool relu6) {
+  if (s.batch == 0 || s.height == 0 || s.width == 0 || s.channels == 0 || s.stride == 0) {
+    throw Error(ErrorKind::usage, "depthwise_conv2d: batch, height, width, channels and stride must be at least 1");
+  }
+  expect_size(x, product({s.batch, s.height, s.width, s.channels}), "x");
+  expect_size(w, product({9, s.channels}), "w");
+  expect_size(b, s.channels, "b");
+  const std::size_t out_h = depthwise_output_extent(s.height, s.stride);
+  const std::size_t out_w = depthwise_output_extent(s.width, s.stride);
+  const std::size_t c_count = s.channels;
+  std::vector<double> y(s.batch * out_h * out_w * c_count);
+  for (std::size_t n = 0; n < s.batch; ++n) {
+    for (std::size_t oy = 0; oy < out_h; ++oy) {
+      for (std::size_t ox = 0; ox < out_w; ++ox) {
+        double* out = y.data() + ((n * out_h + oy) * out_w + ox) * c_count;
+        for (std::size_t c = 0; c < c_count; ++c) out[c] = b[c];
+        for (std::size_t ky = 0; ky < 3; ++ky) {
+          // Unsigned arithmetic: the padded row oy*stride + ky is 1 past the input's.
+          const std::size_t iy = oy * s.stride + ky;
+          if (iy < 1 || iy > s.height) continue;
+          for (std::size_t kx = 0; kx < 3; ++kx) {
+            const std::size_t ix = ox * s.stride + kx;
+            if (ix < 1 || ix > s.width) continue;
+            const float* in = x.data() + ((n * s.height + iy - 1) * s.width + ix - 1) * c_count;
+            const float* tap = w.data() + (ky * 3 + kx) * c_count;
+            for (std::size_t c = 0; c < c_count; ++c)
+              out[c] += static_cast<double>(in[c]) * static_cast<double>(tap[c]);
+          }
+        }
+        if (relu6) {
+          for (std::size_t c = 0; c < c_count; ++c) out[c] = std::min(std::max(out[c], 0.0), 6.0);
+        }
+      }
+    }
+  }
+  return y;
+}
+
+}  // namespace vktune::ref
