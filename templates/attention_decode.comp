@@ -48,8 +48,8 @@
 // every split's (m, l) to shared memory (one load round trip), the global
 // max and sum and the weights e^(m - M)/L there (three barriers), then the
 // accumulators eight splits a round; 1 = in one pass: each invocation loads
-// the (m, l) record together with its accumulator vec4, MB splits a round,
-// and merges them online (at 32 splits: two load round trips instead of
+// the (m, l) record together with its accumulator vec4, SPLIT_MERGE_MB
+// splits a round, and merges them online (at 32 splits: two load round trips instead of
 // five, no barriers where the outputs cover the workgroup). The tail after
 // the last walk is serial (the whole dispatch waits for it), so round trips
 // there cost the dispatch directly.
@@ -76,9 +76,9 @@
 // and the tail would wait on them where it reuses their registers); the
 // team merge takes one barrier a pass instead of three (the accumulators go
 // to shared memory unscaled with (m, l); each summing invocation computes
-// the weights e^(m - M) itself and writes the split's (m, l) record); the
-// split merge (MERGE=1) loads no records past the last split. LEAN=0 is
-// the previous order.
+// the weights e^(m - M) itself and writes the split's (m, l) record). LEAN=0
+// is the previous order. Either way the split merge (MERGE=1,
+// include/attention_split_merge.glsl) loads no records past the last split.
 //
 // Tried on the H200 and not kept (each measured with the parameters
 // re-tuned): integer fp16 widening instead of unpackHalf2x16 (F2F runs at a
@@ -116,7 +116,6 @@ layout(std430, set = 0, binding = 0) readonly buffer Q { float qs[]; };
 #endif
 layout(std430, set = 0, binding = 1) readonly buffer K { KTYPE ks[]; };
 layout(std430, set = 0, binding = 2) readonly buffer V { KTYPE vs[]; };
-layout(std430, set = 0, binding = 3) coherent buffer Scratch { uint counters[MAX_HEADS]; vec4 partials[]; };
 layout(std430, set = 0, binding = 4) writeonly buffer Out { float outs[]; };
 
 #define LD (LOADS * VEC)   // dims of a lane per head
@@ -124,7 +123,6 @@ layout(std430, set = 0, binding = 4) writeonly buffer Out { float outs[]; };
 #define V4 (VEC / 4)         // vec4s per load
 #define NV (QH * TOKENS)   // scores of a lane per step
 #define LOWEST (-3.0e38)   // finite: empty teams merge to 0 without NaN
-#define MB 16              // MERGE=1: splits per round of the merge (their loads in flight together)
 #if NV == 1
 #define NV_LOG 0u
 #elif NV == 2
@@ -187,7 +185,15 @@ shared vec4 sh[SH_FLOATS / 4];
 #define SHF(x) sh[(x) >> 2u][(x) & 3u]  // float x of sh
 shared float team_m[(WG_SIZE / 4) * QH], team_l[(WG_SIZE / 4) * QH];  // teams of at least 4
 shared float head_m[QH], head_l[QH];
-shared bool last_split;
+
+// The scratch buffer (binding 3), the last split's election and the
+// one-pass merge (MERGE=1) are the streaming and tensor-core templates'.
+#define HD HEAD_DIM
+#define SPLIT_MERGE_MB 16u  // MERGE=1: splits per round of the merge (their loads in flight together)
+#define SPLIT_MERGE_REREAD (LEAN == 0)  // LEAN=0 merges as it did before LEAN
+#define SPLIT_MERGE_PUT(i, v) sh[i] = (v)
+#define SPLIT_MERGE_GET(i) sh[i]
+#include "attention_split_merge.glsl"
 
 #if REDUCTION != 2
 // The sums of s[v] over the team, in every lane of it (called by all
@@ -436,7 +442,7 @@ void main() {
 #endif
   const uint dim4 = HEAD_DIM / 4u;
 #if KV_CHUNK > 0
-  const uint record = 1u + dim4;  // vec4s per partial
+  const uint record = SPLIT_RECORD;  // vec4s per partial
 #endif
   // TEAM_HEADS heads a pass (from the host: as many as a shared budget
   // holds), pass k through half k%2 of sh where there are several: one
@@ -480,7 +486,7 @@ void main() {
       const uint o = (h0 + i) * HEAD_DIM + 4u * d;
       outs[o] = a.x, outs[o + 1u] = a.y, outs[o + 2u] = a.z, outs[o + 3u] = a.w;
 #else
-      const uint at = ((h0 + i) * MAX_SPLITS + split) * record;
+      const uint at = split_record_at(h0 + i, split);
       partials[at + 1u + d] = a;
 #if LEAN == 1
       if (d == 0u) partials[at] = vec4(big_m, big_l, 0.0, 0.0);  // the head's (m, l) record
@@ -491,100 +497,19 @@ void main() {
 #if KV_CHUNK > 0
   const uint splits = gl_NumWorkGroups.x;
 #if LEAN == 0
-  if (lid < QH) partials[((h0 + lid) * MAX_SPLITS + split) * record] = vec4(head_m[lid], head_l[lid], 0.0, 0.0);
+  if (lid < QH) partials[split_record_at(h0 + lid, split)] = vec4(head_m[lid], head_l[lid], 0.0, 0.0);
 #endif
-  memoryBarrierBuffer();
-  barrier();
-  if (lid == 0u) last_split = atomicAdd(counters[g], 1u) == splits - 1u;
-  barrier();
-  if (!last_split) return;
-  memoryBarrierBuffer();
+  if (!split_is_last(lid, g, splits)) return;
 
 #if MERGE == 1
-  // The last workgroup of the group merges its partials in one pass: an
-  // invocation takes an output vec4 (head i, vec4 d) over the splits j = r,
-  // r+R, ... (R groups of invocations share the splits), loading each
-  // split's (m, l) record with its accumulator vec4 (the (m, l) loads of a
-  // subgroup hit one address), MB splits a round with all their loads in
-  // flight, and merges them online (one rescale per round). No separate
-  // (m, l) round trip, no shared-memory weights, no barriers where R = 1.
-  const uint P = QH * dim4;
-  const uint R = P >= WG_SIZE ? 1u : WG_SIZE / P;
-  const uint r = lid / P;
-  if (r < R) {
-    for (uint x = lid - r * P; x < P; x += WG_SIZE) {
-      const uint i = x / dim4, d = x - i * dim4;
-      const uint first = (h0 + i) * MAX_SPLITS * record;
-      float bm = LOWEST, bl = 0.0;
-      vec4 a = vec4(0.0);
-      for (uint j0 = r; j0 < splits; j0 += MB * R) {
-        vec4 ml[MB], pa[MB];
-        [[unroll]] for (uint k = 0u; k < MB; ++k) {
-#if LEAN == 1
-          // Past the last split: nothing loaded (a branch uniform over each
-          // subgroup), weighted 0 below. The merge runs on one SM per head
-          // group, and its L2 reads are its cost: 8 splits are 8 records,
-          // not a round of 16.
-          ml[k] = vec4(LOWEST, 0.0, 0.0, 0.0), pa[k] = vec4(0.0);
-          if (j0 + k * R < splits) {
-            ml[k] = partials[first + (j0 + k * R) * record];
-            pa[k] = partials[first + (j0 + k * R) * record + 1u + d];
-          }
-#else
-          // Past the last split: reread it, weighted 0 (no branch).
-          const uint j = min(j0 + k * R, splits - 1u);
-          ml[k] = partials[first + j * record];
-          pa[k] = partials[first + j * record + 1u + d];
-#endif
-        }
-        float nm = bm;
-        [[unroll]] for (uint k = 0u; k < MB; ++k) nm = max(nm, ml[k].x);  // rereads repeat a real split, or LOWEST
-        const float corr = exp(bm - nm);
-        bl *= corr, a *= corr;
-        [[unroll]] for (uint k = 0u; k < MB; ++k) {
-          const float w = j0 + k * R < splits ? exp(ml[k].x - nm) : 0.0;
-          bl += ml[k].y * w;
-          a += pa[k] * w;
-        }
-        bm = nm;
-      }
-      if (R == 1u) {
-        a /= bl;
-        const uint o = (h0 + i) * HEAD_DIM + 4u * d;
-        outs[o] = a.x, outs[o + 1u] = a.y, outs[o + 2u] = a.z, outs[o + 3u] = a.w;
-      } else {
-        // A group with no split keeps (LOWEST, 0, 0): weight 0 below.
-        sh[r * P + x] = a;
-        sh[WG_SIZE + r * P + x] = vec4(bm, bl, 0.0, 0.0);
-      }
-    }
-  }
-  if (R > 1u) {
-    barrier();
-    for (uint x = lid; x < P; x += WG_SIZE) {
-      float big_m = LOWEST;
-      for (uint k = 0u; k < R; ++k) big_m = max(big_m, sh[WG_SIZE + k * P + x].x);
-      float big_l = 0.0;
-      vec4 a = vec4(0.0);
-      for (uint k = 0u; k < R; ++k) {
-        const vec4 ml = sh[WG_SIZE + k * P + x];
-        const float w = exp(ml.x - big_m);
-        big_l += ml.y * w;
-        a += sh[k * P + x] * w;
-      }
-      a /= big_l;
-      const uint i = x / dim4, d = x - i * dim4;
-      const uint o = (h0 + i) * HEAD_DIM + 4u * d;
-      outs[o] = a.x, outs[o + 1u] = a.y, outs[o + 2u] = a.z, outs[o + 3u] = a.w;
-    }
-  }
+  split_merge(lid, h0, QH, splits, WG_SIZE);
 #else
   // The last workgroup of the group merges its partials. sh: m then the
   // weights e^(m - M)/L at [i*splits + j], l at QH*MAX_SPLITS + ..., then the
   // vec4 sums of the split groups at 2*QH*MAX_SPLITS.
   for (uint x = lid; x < QH * splits; x += WG_SIZE) {
     const uint i = x / splits, j = x - i * splits;
-    const vec4 ml = partials[((h0 + i) * MAX_SPLITS + j) * record];
+    const vec4 ml = partials[split_record_at(h0 + i, j)];
     SHF(x) = ml.x, SHF(QH * MAX_SPLITS + x) = ml.y;
   }
   barrier();
@@ -609,7 +534,7 @@ void main() {
   if (r < R) {
     for (uint x = lid - r * P; x < P; x += WG_SIZE) {
       const uint i = x / dim4, d = x - i * dim4;
-      const uint first = (h0 + i) * MAX_SPLITS * record + 1u + d;
+      const uint first = split_record_at(h0 + i, 0u) + 1u + d;
       // Eight splits per round: their loads in flight together.
       vec4 a0 = vec4(0.0), a1 = vec4(0.0);
       for (uint j0 = r; j0 < splits; j0 += 8u * R) {

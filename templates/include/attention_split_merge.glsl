@@ -12,10 +12,19 @@
 //
 // The includer defines HD, MAX_HEADS, MAX_SPLITS, LOWEST (a finite -inf),
 // SPLIT_MERGE_MB (splits a round of the merge, their loads in flight
-// together) and SPLIT_MERGE_PUT(i, v) / SPLIT_MERGE_GET(i): vec4 i of at
+// together), optionally SPLIT_MERGE_REREAD (1: a round's loads past the last
+// split reread it, weighted 0, with no branch; 0, the default: they are
+// skipped. attention_decode's LEAN=0 walk rereads: on an H100 it merged
+// 4-45% slower with the branch at 32,8,128,4096 and 8192, the more splits
+// the more; LEAN=1 and the other templates have always branched) and
+// SPLIT_MERGE_PUT(i, v) / SPLIT_MERGE_GET(i): vec4 i of at
 // least 2*threads vec4s of shared memory (the merge's R groups, see below);
 // it declares `outs` (binding 4, fp32 [heads][HD]).
 // Needs GL_EXT_control_flow_attributes.
+
+#ifndef SPLIT_MERGE_REREAD
+#define SPLIT_MERGE_REREAD 0
+#endif
 
 layout(std430, set = 0, binding = 3) coherent buffer Scratch { uint counters[MAX_HEADS]; vec4 partials[]; };
 
@@ -58,19 +67,30 @@ void split_merge(uint lid, uint h0, uint nheads, uint splits, uint threads) {
       for (uint j0 = r; j0 < splits; j0 += SPLIT_MERGE_MB * R) {
         vec4 ml[SPLIT_MERGE_MB], pa[SPLIT_MERGE_MB];
         [[unroll]] for (uint k = 0u; k < SPLIT_MERGE_MB; ++k) {
+#if SPLIT_MERGE_REREAD
+          // Past the last split: reread it (no branch), weighted 0 below.
+          const uint j = min(j0 + k * R, splits - 1u);
+          ml[k] = partials[first + j * SPLIT_RECORD];
+          pa[k] = partials[first + j * SPLIT_RECORD + 1u + d];
+#else
           ml[k] = vec4(LOWEST, 0.0, 0.0, 0.0), pa[k] = vec4(0.0);
           const uint j = j0 + k * R;
           if (j < splits) {
             ml[k] = partials[first + j * SPLIT_RECORD];
             pa[k] = partials[first + j * SPLIT_RECORD + 1u + d];
           }
+#endif
         }
-        float nm = bm;
+        float nm = bm;  // a reread repeats a real split's m
         [[unroll]] for (uint k = 0u; k < SPLIT_MERGE_MB; ++k) nm = max(nm, ml[k].x);
         const float corr = exp(bm - nm);
         bl *= corr, a *= corr;
         [[unroll]] for (uint k = 0u; k < SPLIT_MERGE_MB; ++k) {
+#if SPLIT_MERGE_REREAD
+          const float w = j0 + k * R < splits ? exp(ml[k].x - nm) : 0.0;
+#else
           const float w = exp(ml[k].x - nm);  // a split not loaded: (LOWEST, 0) and acc 0
+#endif
           bl += ml[k].y * w;
           a += pa[k] * w;
         }

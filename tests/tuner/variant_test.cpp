@@ -30,7 +30,8 @@ const kernels::Kernel& kernel(const std::string& name) { return kernels::find_ke
 // re-pinned in session 13, when quant_block.glsl gained Q4_K (QTYPE 5) and
 // matmul_q4k's decode space became the family's, and their tensor-core
 // prefill's in session 14, when its skeleton became matmul_f16's
-// (include/coopmat_gemm.glsl).
+// (include/coopmat_gemm.glsl); attention_decode's walk path's then too, when
+// its split merge became the streaming templates' (attention_split_merge.glsl).
 TEST(VariantHash, OneStageHashesAreThoseOfBeforeStages) {
   const auto templates = TemplateLibrary::embedded();
   struct Case {
@@ -65,7 +66,7 @@ TEST(VariantHash, OneStageHashesAreThoseOfBeforeStages) {
       {"attention_decode", {32, 8, 128, 4096},
        R"({"ENTRIES":4,"KV_CHUNK":256,"LEAN":1,"LOADS":2,"MERGE":1,"MMA":0,"PREFETCH":0,"QH":4,"REDUCTION":0,)"
        R"("STEP":32,"STREAM":0,"TOKENS":2,"VEC":8,"WG_SIZE":128,"WIDEN":0})",
-       "8e5c57a092698074"},
+       "bcf4f88b75abe646"},
   };
   for (const auto& c : cases) {
     const auto& k = kernel(c.kernel);
