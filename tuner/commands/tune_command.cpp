@@ -16,6 +16,7 @@
 #include "harness/instance.hpp"
 #include "kernels/registry.hpp"
 #include "tuner/ceilings.hpp"
+#include "tuner/time_share.hpp"
 #include "tuner/device_lock.hpp"
 #include "tuner/interrupt.hpp"
 #include "tuner/commands/commands.hpp"
@@ -245,7 +246,9 @@ void run_tune(const kernels::Kernel& kernel, TuneArgs args, int& result_code) {
     if (deadline) {
       std::cout << "time budget " << args.time << " (" << std::fixed << std::setprecision(0) << time_budget_seconds
                 << " s) for the whole run"
-                << (shapes.size() > 1 ? ", shared by its " + std::to_string(shapes.size()) + " shapes" : std::string())
+                << (shapes.size() > 1 ? ", shared by its " + std::to_string(shapes.size()) +
+                                            " shapes (each an equal share of what is left when it starts)"
+                                      : std::string())
                 << "; " << std::setprecision(1) << used_seconds << " s used before the first shape"
                 << std::defaultfloat;
       if (ceiling_seconds >= 0.05) {
@@ -260,9 +263,12 @@ void run_tune(const kernels::Kernel& kernel, TuneArgs args, int& result_code) {
   bool every_shape_validated = true;
   std::size_t shapes_done = 0;
   std::vector<std::string> measured_so_far;  // per shape started, for an interrupted run's summary
-  for (const auto& shape : shapes) {
+  for (std::size_t i = 0; i < shapes.size(); ++i) {
     if (InterruptGuard::reason()) break;
-    auto result = session.tune(kernel, shape, options);
+    const auto& shape = shapes[i];
+    auto shape_options = options;
+    if (deadline) shape_options.deadline = shape_deadline(std::chrono::steady_clock::now(), *deadline, shapes.size() - i);
+    auto result = session.tune(kernel, shape, shape_options);
     if (!InterruptGuard::reason()) ++shapes_done;
     measured_so_far.push_back(measured_summary(result));
     if (!result.winner) every_shape_validated = false;
