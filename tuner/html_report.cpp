@@ -33,6 +33,7 @@ svg.plot .point.failed { fill: #b02828; }
 svg.plot .point.importance { fill: #58a058; }
 svg.plot .best-so-far { stroke: #d04020; stroke-width: 2; }
 svg.plot .roof { stroke: #222; stroke-width: 2; }
+svg.plot .roof-tensor { stroke: #222; stroke-width: 2; stroke-dasharray: 8 4; }
 svg.plot .intensity { stroke: #888; stroke-dasharray: 4 3; }
 p.no-plot { align-self: flex-start; width: 560px; padding: 1em; border: 1px dashed #bbb; color: #666; }
 table { border-collapse: collapse; margin: 0.5em 0; } th, td { padding: 2px 8px; text-align: right; }
@@ -90,6 +91,10 @@ std::string ceilings_text(const results::StoredDevice& d) {
   if (d.read_gbps) add("read " + fixed(*d.read_gbps, 1) + " GB/s");
   if (d.fp32_gflops) add("fp32 FMA " + fixed(*d.fp32_gflops, 1) + " GFLOP/s");
   if (d.dispatch_floor_ns) add("dependent dispatch " + fixed(*d.dispatch_floor_ns / 1e3, 2) + " &micro;s");
+  if (d.tensor_gflops && *d.tensor_gflops > 0) {
+    add("fp16 tensor cores " + fixed(*d.tensor_gflops, 1) + " GFLOP/s (" + fixed(d.tensor_shared_gflops.value_or(0), 1) +
+        " with matrices from shared memory)");
+  }
   return text.empty() ? "no ceilings measured" : text;
 }
 

@@ -155,6 +155,12 @@ std::string roofline_plot(const ShapePlotInput& in) {
   const double intensity = in.metrics->flops / in.metrics->bytes;  // FLOP per byte
   const double bandwidth = in.device && in.device->read_gbps ? *in.device->read_gbps : 0;
   const double peak = in.device && in.device->fp32_gflops ? *in.device->fp32_gflops : 0;
+  // The tensor cores' roof above the FMA one, where the device has them: a
+  // tensor-core variant's rate is read against it.
+  const double tensor = in.device && in.device->tensor_gflops && *in.device->tensor_gflops > peak && bandwidth > 0 &&
+                                peak > 0
+                            ? *in.device->tensor_gflops
+                            : 0;
 
   struct Mark {
     double gflops;
@@ -176,23 +182,25 @@ std::string roofline_plot(const ShapePlotInput& in) {
   }
   if (marks.empty()) return no_plot("roofline", "No variant validated at this shape: nothing to place on the roofline.");
 
-  // x spans the kernel's intensity and the ridge point (where the roofs meet).
+  // x spans the kernel's intensity and the ridge points (where the roofs meet).
   const double ridge = bandwidth > 0 && peak > 0 ? peak / bandwidth : intensity;
-  const double x_lo = std::min(intensity, ridge) / 4, x_hi = std::max(intensity, ridge) * 4;
+  const double tensor_ridge = tensor > 0 ? tensor / bandwidth : ridge;
+  const double x_lo = std::min(intensity, ridge) / 4, x_hi = std::max({intensity, ridge, tensor_ridge}) * 4;
   double y_lo = std::numeric_limits<double>::max(), y_hi = 0;
   for (const auto& m : marks) {
     y_lo = std::min(y_lo, m.gflops);
     y_hi = std::max(y_hi, m.gflops);
   }
   const auto roof = [&](double ai) { return std::min(bandwidth * ai, peak); };
+  const auto tensor_roof = [&](double ai) { return std::min(bandwidth * ai, tensor); };
   if (bandwidth > 0 && peak > 0) {
-    y_hi = std::max(y_hi, peak);
+    y_hi = std::max({y_hi, peak, tensor});
     y_lo = std::min(y_lo, roof(x_lo));
   }
   SvgPlot plot(in.id + "-roofline", "roofline",
                "Roofline: intensity " + fixed(intensity, 3) + " FLOP/B" +
-                   (bandwidth > 0 && peak > 0 ? ", roof " + fixed(roof(intensity), 2) + " GFLOP/s"
-                                              : ", no measured ceilings"),
+                   (bandwidth > 0 && peak > 0 ? ", roof " + fixed(roof(intensity), 2) + " GFLOP/s" : ", no measured ceilings") +
+                   (tensor > 0 ? " (tensor cores " + fixed(tensor_roof(intensity), 2) + ")" : std::string()),
                log_axis(x_lo, x_hi, "arithmetic intensity (FLOP per byte, log)"),
                log_axis(y_lo, y_hi, "GFLOP/s (log)").pad(0.06), 600, 320);
   if (bandwidth > 0 && peak > 0) {
@@ -201,7 +209,14 @@ std::string roofline_plot(const ShapePlotInput& in) {
     line.emplace_back(std::clamp(ridge, x_lo, x_hi), peak);
     line.emplace_back(x_hi, peak);
     plot.line(line, "roof");
-    plot.line({{intensity, y_lo}, {intensity, roof(intensity)}}, "intensity");
+    if (tensor > 0) {
+      std::vector<std::pair<double, double>> upper;
+      if (tensor_ridge > x_lo) upper.emplace_back(x_lo, tensor_roof(x_lo));
+      upper.emplace_back(std::clamp(tensor_ridge, x_lo, x_hi), tensor);
+      upper.emplace_back(x_hi, tensor);
+      plot.line(upper, "roof-tensor");
+    }
+    plot.line({{intensity, y_lo}, {intensity, tensor > 0 ? tensor_roof(intensity) : roof(intensity)}}, "intensity");
   }
   for (const auto& m : marks) {
     plot.point(intensity, m.gflops, m.role == "variant" ? 3 : 6, m.role,

@@ -31,8 +31,8 @@ std::string importance_plot(const ShapePlotInput& input);
 
 // The device's measured roofline at the kernel's arithmetic intensity
 // (FLOPs over the least bytes): min(read bandwidth x intensity, fp32 FMA
-// peak); every validated variant, the winner and the baseline at their FLOP
-// rates.
+// peak), and the tensor cores' roof above it where the device has them;
+// every validated variant, the winner and the baseline at their FLOP rates.
 std::string roofline_plot(const ShapePlotInput& input);
 
 }  // namespace vktune

@@ -200,5 +200,17 @@ TEST(ModelTuning, AnOpsFloorIsItsRooflineOrOneDispatch) {
   EXPECT_DOUBLE_EQ(floor_ns(kernel, shape, c), 1e9);
 }
 
+TEST(ModelTuning, APrefillProductsFloorIsAtTheTensorCoresRateWhereTheDeviceHasThem) {
+  const auto& kernel = kernels::find_kernel("matmul_q4k");
+  const kernels::Shape shape{512, 4096, 4096};
+  const auto m = kernel.metrics(shape);
+  Ceilings c{4000.0, 60000.0};  // GB/s, GFLOP/s
+  c.dispatch_floor_ns = 2600.0;
+  ASSERT_GT(m.flops / 60000.0, m.bytes / 4000.0);  // compute-bound at the FMA rate
+  EXPECT_DOUBLE_EQ(floor_ns(kernel, shape, c), m.flops / 60000.0);
+  c.tensor_gflops = 380000.0;
+  EXPECT_DOUBLE_EQ(floor_ns(kernel, shape, c), std::max(m.flops / 380000.0, m.bytes / 4000.0));
+}
+
 }  // namespace
 }  // namespace vktune::model

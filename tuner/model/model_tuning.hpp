@@ -34,7 +34,10 @@ struct ModelTuneOptions {
   std::uint32_t prompt = 0;  // prefill length (0: decode only)
 };
 
-// The floor of one op at `shape` on a device with these ceilings, ns.
+// The floor of one op at `shape` on a device with these ceilings, ns: its
+// least bytes at the read bandwidth, its FLOPs at the fastest compute rate
+// (the tensor cores' where the device has them), or one dependent dispatch,
+// whichever is the longest.
 double floor_ns(const kernels::Kernel& kernel, const kernels::Shape& shape, const Ceilings& ceilings);
 
 // Seconds for each op: `seconds` shared in proportion to `potential`
