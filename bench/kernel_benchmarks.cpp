@@ -11,9 +11,9 @@
 
 #include "common/error.hpp"
 #include "harness/device.hpp"
-#include "results/browse.hpp"
 #include "harness/instance.hpp"
 #include "kernels/registry.hpp"
+#include "results/browse.hpp"
 #include "results/store.hpp"
 #include "tuner/ceilings.hpp"
 #include "tuner/device_problem.hpp"

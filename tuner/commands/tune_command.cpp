@@ -16,7 +16,6 @@
 #include "harness/instance.hpp"
 #include "kernels/registry.hpp"
 #include "tuner/ceilings.hpp"
-#include "tuner/time_share.hpp"
 #include "tuner/device_lock.hpp"
 #include "tuner/interrupt.hpp"
 #include "tuner/commands/commands.hpp"
@@ -24,6 +23,7 @@
 #include "tuner/report.hpp"
 #include "tuner/search/strategy.hpp"
 #include "tuner/session.hpp"
+#include "tuner/time_share.hpp"
 
 namespace vktune::cli {
 
