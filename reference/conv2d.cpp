@@ -1,33 +1,13 @@
 #include "reference/conv2d.hpp"
 
 #include <algorithm>
-#include <initializer_list>
-#include <string>
 
 #include "common/error.hpp"
+#include "reference/operand_sizes.hpp"
 
 namespace vktune::ref {
 
-namespace {
-
-// The product of the sizes, or Error(usage) where it overflows (it then
-// describes no buffer that exists).
-std::size_t product(std::initializer_list<std::size_t> factors) {
-  std::size_t p = 1;
-  for (auto f : factors) {
-    if (__builtin_mul_overflow(p, f, &p)) throw Error(ErrorKind::usage, "conv2d: the sizes overflow");
-  }
-  return p;
-}
-
-void expect_size(std::span<const float> values, std::size_t want, const char* what) {
-  if (values.size() != want) {
-    throw Error(ErrorKind::usage, std::string("conv2d: ") + what + " has " + std::to_string(values.size()) +
-                                      " values, expected " + std::to_string(want));
-  }
-}
-
-}  // namespace
+constexpr const char* kOp = "conv2d";  // what its errors start with
 
 std::size_t conv2d_output_extent(std::size_t in, std::size_t kernel, std::size_t stride, std::size_t padding) {
   if (stride == 0 || kernel > in + 2 * padding) return 0;
@@ -44,10 +24,10 @@ std::vector<double> conv2d(std::span<const float> x, std::span<const float> w, s
   const std::size_t out_w = conv2d_output_extent(s.width, s.kernel, s.stride, s.padding);
   if (out_h == 0 || out_w == 0) throw Error(ErrorKind::usage, "conv2d: the window is larger than the padded input");
   const std::size_t ci_count = s.in_channels, co_count = s.out_channels;
-  expect_size(x, product({s.batch, s.height, s.width, ci_count}), "x");
-  expect_size(w, product({co_count, s.kernel, s.kernel, ci_count}), "w");
-  expect_size(b, co_count, "b");
-  std::vector<double> y(product({s.batch, out_h, out_w, co_count}));
+  expect_size(kOp, x, checked_product(kOp, {s.batch, s.height, s.width, ci_count}), "x");
+  expect_size(kOp, w, checked_product(kOp, {co_count, s.kernel, s.kernel, ci_count}), "w");
+  expect_size(kOp, b, co_count, "b");
+  std::vector<double> y(checked_product(kOp, {s.batch, out_h, out_w, co_count}));
   for (std::size_t n = 0; n < s.batch; ++n) {
     for (std::size_t oy = 0; oy < out_h; ++oy) {
       for (std::size_t ox = 0; ox < out_w; ++ox) {

@@ -15,11 +15,13 @@
 #include <vector>
 
 #include "common/error.hpp"
+#include "random_floats.hpp"
 
 namespace vktune::ref {
 namespace {
 
 using Floats = std::vector<float>;
+using testing::random_floats;
 
 // Each x value adds x * w to every output whose window covers it; the output
 // extents by counting window starts that fit in the padded input.
@@ -50,13 +52,6 @@ std::vector<double> scattered_convolution(const Floats& x, const Floats& w, cons
   if (relu6)
     for (auto& v : y) v = std::clamp(v, 0.0, 6.0);
   return y;
-}
-
-Floats random_floats(std::size_t n, std::mt19937& rng, float lo, float hi) {
-  std::uniform_real_distribution<float> dist(lo, hi);
-  Floats v(n);
-  for (auto& f : v) f = dist(rng);
-  return v;
 }
 
 TEST(Conv2d, ClosedFormOnesCountTheTapsInsideTheImage) {
