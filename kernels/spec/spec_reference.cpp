@@ -50,7 +50,8 @@ int operand(const ReferenceSpec& r, const std::string& name) {
 }
 
 // The size as a whole number in `least`..2^31-1, or -1.
-std::int64_t whole_at(const ReferenceSpec& r, const std::string& name, const std::vector<double>& values, double least) {
+std::int64_t whole_at(const ReferenceSpec& r, const std::string& name, const std::vector<double>& values,
+                      double least) {
   for (const auto& [n, e] : r.sizes) {
     if (n != name) continue;
     const double v = e.evaluate(values.data());
@@ -197,8 +198,8 @@ void check_reference_sizes(const Definition& d, const Shape& shape) {
     expect("weight", 9 * channels, "9*channels");
     expect("bias", channels, "channels");
     expect("y",
-           saturating_product({batch, ref::depthwise_output_extent(height, stride), ref::depthwise_output_extent(width, stride),
-                    channels}),
+           saturating_product({batch, ref::depthwise_output_extent(height, stride),
+                               ref::depthwise_output_extent(width, stride), channels}),
            "batch*out_h*out_w*channels (out_h = floor((height-1)/stride)+1, out_w likewise)");
   } else if (r.op == "conv2d") {
     const auto size = [&](const char* name) { return static_cast<std::uint64_t>(whole_at(r, name, values, 0)); };
@@ -207,7 +208,8 @@ void check_reference_sizes(const Definition& d, const Shape& shape) {
     const auto out_w = ref::conv2d_output_extent(size("width"), kernel, stride, padding);
     if (out_h == 0 || out_w == 0) fail("kernel", "the window is larger than the padded input");
     const auto in = size("in_channels"), out = size("out_channels");
-    expect("x", saturating_product({size("batch"), size("height"), size("width"), in}), "batch*height*width*in_channels");
+    expect("x", saturating_product({size("batch"), size("height"), size("width"), in}),
+           "batch*height*width*in_channels");
     expect("weight", saturating_product({out, kernel, kernel, in}), "out_channels*kernel*kernel*in_channels");
     expect("bias", out, "out_channels");
     expect("y", saturating_product({size("batch"), out_h, out_w, out}),
