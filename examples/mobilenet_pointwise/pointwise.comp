@@ -56,12 +56,12 @@ shared float ws[BK][BN];
 
 // Row `row0 + r` of a [rows][CI] matrix, the BK columns from k0, into
 // tile[.][r]; past the rows or CI it stores zeros, which add nothing.
-#define STAGE(tile, source, row0, rows, width)                                        \
-  for (uint e = lid; e < (width) * (BK / VEC); e += WG_N * WG_M) {                   \
-    const uint r = e / (BK / VEC), kv = e % (BK / VEC), k = k0 + kv * VEC;            \
-    VTYPE v = VTYPE(0.0);                                                             \
-    if (row0 + r < rows && k < p.CI) v = source[((row0 + r) * p.CI + k) / VEC];       \
-    [[unroll]] for (uint c = 0u; c < VEC; ++c) tile[kv * VEC + c][r] = COMPONENT(v, c);     \
+#define STAGE(tile, source, row0, rows, width)                                             \
+  for (uint e = lid; e < (width) * (BK / VEC); e += WG_N * WG_M) {                        \
+    const uint r = e / (BK / VEC), kv = e % (BK / VEC), k = k0 + kv * VEC;                 \
+    VTYPE v = VTYPE(0.0);                                                                  \
+    if (row0 + r < rows && k < p.CI) v = source[((row0 + r) * p.CI + k) / VEC];            \
+    [[unroll]] for (uint c = 0u; c < VEC; ++c) tile[kv * VEC + c][r] = COMPONENT(v, c);    \
   }
 #endif
 
@@ -70,8 +70,10 @@ void main() {
   const uint n0 = gl_WorkGroupID.x * TILE_N, m0 = gl_WorkGroupID.y * TILE_M;
   float acc[TM][TN];
   [[unroll]] for (uint j = 0u; j < TN; ++j) {
-    // Past CO the bias is never read: its output is not written.
-    const float bias = n0 + tx + j * WG_N < p.CO ? b[n0 + tx + j * WG_N] : 0.0;
+    // Past CO no bias (its output is not written): a branch, not a select,
+    // which could read past the buffer.
+    float bias = 0.0;
+    if (n0 + tx + j * WG_N < p.CO) bias = b[n0 + tx + j * WG_N];
     [[unroll]] for (uint i = 0u; i < TM; ++i) acc[i][j] = bias;
   }
 #if STAGED

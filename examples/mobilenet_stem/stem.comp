@@ -38,11 +38,13 @@ float input_at(uint n, int iy, int ix, uint ci) {
   return v;
 }
 
-// The bias of each of the invocation's channels; past CO (never written) 0.
+// The bias of each of the invocation's channels; past CO (never written) 0,
+// by a branch, not a select, which could read past the buffer.
 void start(uint co0, out float acc[PIX][COV]) {
   [[unroll]] for (uint j = 0u; j < COV; ++j) {
     const uint co = co0 + j * WG_X;
-    const float bias = co < p.CO ? b[co] : 0.0;
+    float bias = 0.0;
+    if (co < p.CO) bias = b[co];
     [[unroll]] for (uint i = 0u; i < PIX; ++i) acc[i][j] = bias;
   }
 }
@@ -143,7 +145,9 @@ void main() {
           for (uint k = 0u; k < chunk; ++k) {
             [[unroll]] for (uint kx = 0u; kx < 3u; ++kx) {
               float inputs[PIX];
-              [[unroll]] for (uint i = 0u; i < PIX; ++i) inputs[i] = tile[ky * TILE_COLS + (ly * PIX + i) * stride + kx][k];
+              [[unroll]] for (uint i = 0u; i < PIX; ++i) {
+                inputs[i] = tile[ky * TILE_COLS + (ly * PIX + i) * stride + kx][k];
+              }
               accumulate(co0, ky, kx, c0 + k, inputs, acc);
             }
           }
