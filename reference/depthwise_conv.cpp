@@ -1,33 +1,13 @@
 #include "reference/depthwise_conv.hpp"
 
 #include <algorithm>
-#include <initializer_list>
-#include <string>
 
 #include "common/error.hpp"
+#include "reference/operand_sizes.hpp"
 
 namespace vktune::ref {
 
-namespace {
-
-// The product of the sizes, or Error(usage) where it overflows (it then
-// describes no buffer that exists).
-std::size_t product(std::initializer_list<std::size_t> factors) {
-  std::size_t p = 1;
-  for (auto f : factors) {
-    if (__builtin_mul_overflow(p, f, &p)) throw Error(ErrorKind::usage, "depthwise_conv2d: the sizes overflow");
-  }
-  return p;
-}
-
-void expect_size(std::span<const float> values, std::size_t want, const char* what) {
-  if (values.size() != want) {
-    throw Error(ErrorKind::usage, std::string("depthwise_conv2d: ") + what + " has " + std::to_string(values.size()) +
-                                      " values, expected " + std::to_string(want));
-  }
-}
-
-}  // namespace
+constexpr const char* kOp = "depthwise_conv2d";  // what its errors start with
 
 std::size_t depthwise_output_extent(std::size_t in, std::size_t stride) { return (in - 1) / stride + 1; }
 
@@ -36,9 +16,9 @@ std::vector<double> depthwise_conv2d_3x3(std::span<const float> x, std::span<con
   if (s.batch == 0 || s.height == 0 || s.width == 0 || s.channels == 0 || s.stride == 0) {
     throw Error(ErrorKind::usage, "depthwise_conv2d: batch, height, width, channels and stride must be at least 1");
   }
-  expect_size(x, product({s.batch, s.height, s.width, s.channels}), "x");
-  expect_size(w, product({9, s.channels}), "w");
-  expect_size(b, s.channels, "b");
+  expect_size(kOp, x, checked_product(kOp, {s.batch, s.height, s.width, s.channels}), "x");
+  expect_size(kOp, w, checked_product(kOp, {9, s.channels}), "w");
+  expect_size(kOp, b, s.channels, "b");
   const std::size_t out_h = depthwise_output_extent(s.height, s.stride);
   const std::size_t out_w = depthwise_output_extent(s.width, s.stride);
   const std::size_t c_count = s.channels;

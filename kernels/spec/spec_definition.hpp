@@ -102,7 +102,8 @@ struct ReferenceSpec {
   std::vector<std::pair<std::string, int>> operands;     // operand -> buffer index (-1 = absent)
   std::vector<std::pair<std::string, Expression>> sizes; // "n", "m", "k" -> expression
   double eps = 1e-5;
-  bool relu6 = false;  // depthwise_conv2d: the epilogue min(max(v, 0), 6)
+  bool relu6 = false;  // depthwise_conv2d, conv2d: the epilogue min(max(v, 0), 6)
+  std::shared_ptr<const Expression> relu6_when{};  // conv2d: relu6 as an expression of the shape (nonzero: clamp)
   std::string pointer = "/reference";
 };
 

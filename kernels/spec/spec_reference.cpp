@@ -6,6 +6,7 @@
 #include <initializer_list>
 
 #include "kernels/spec/spec_buffers.hpp"
+#include "reference/conv2d.hpp"
 #include "reference/depthwise_conv.hpp"
 #include "reference/matmul.hpp"
 #include "reference/ops.hpp"
@@ -36,6 +37,8 @@ const std::vector<OpSignature>& signatures() {
       {"gelu_erf", {"x", "y"}, {}, {}},
       {"depthwise_conv2d", {"x", "weight", "bias", "y"}, {}, {"batch", "height", "width", "channels", "stride"}, false,
        true},
+      {"conv2d", {"x", "weight", "bias", "y"}, {},
+       {"batch", "height", "width", "in_channels", "out_channels", "kernel", "stride", "padding"}, false, true},
   };
   return list;
 }
@@ -46,14 +49,36 @@ int operand(const ReferenceSpec& r, const std::string& name) {
   return -1;
 }
 
-std::uint64_t size_at(const ReferenceSpec& r, const std::string& name, const std::vector<double>& values) {
+// The size as a whole number in `least`..2^31-1, or -1.
+std::int64_t whole_at(const ReferenceSpec& r, const std::string& name, const std::vector<double>& values,
+                      double least) {
   for (const auto& [n, e] : r.sizes) {
     if (n != name) continue;
     const double v = e.evaluate(values.data());
-    if (!std::isfinite(v) || v < 1 || v >= 2147483648.0 || v != std::floor(v)) return 0;
-    return static_cast<std::uint64_t>(v);
+    if (!std::isfinite(v) || v < least || v >= 2147483648.0 || v != std::floor(v)) return -1;
+    return static_cast<std::int64_t>(v);
   }
-  return 0;
+  return -1;
+}
+
+std::uint64_t size_at(const ReferenceSpec& r, const std::string& name, const std::vector<double>& values) {
+  return static_cast<std::uint64_t>(std::max<std::int64_t>(whole_at(r, name, values, 1), 0));
+}
+
+// Four factors below 2^31 can pass 2^64: a product past 2^32 saturates,
+// so it matches no buffer's count instead of wrapping onto one.
+std::uint64_t saturating_product(std::initializer_list<std::uint64_t> factors) {
+  std::uint64_t p = 1;
+  for (auto f : factors) p = p > (std::uint64_t{1} << 32) || f > (std::uint64_t{1} << 32) ? UINT64_MAX : p * f;
+  return p;
+}
+
+// A size that may be 0 (conv2d's padding).
+bool may_be_zero(const ReferenceSpec& r, const std::string& name) { return r.op == "conv2d" && name == "padding"; }
+
+// The relu6 field at the shape: its boolean, or its expression nonzero.
+bool relu6_at(const ReferenceSpec& r, const std::vector<double>& values) {
+  return r.relu6_when ? r.relu6_when->evaluate(values.data()) != 0 : r.relu6;
 }
 
 }  // namespace
@@ -81,7 +106,13 @@ ReferenceSpec reference_of(const Node& node, const Definition& d, const Scope& d
       continue;
     }
     if (key == "relu6" && sig->relu6) {
-      r.relu6 = field.boolean();
+      // conv2d's may be an expression of the shape: one spec serves linear
+      // and ReLU6 layers (MobileNet's pointwise projections and expansions).
+      if (r.op == "conv2d" && value.is_string()) {
+        r.relu6_when = std::make_shared<const Expression>(field.expression(dims));
+      } else {
+        r.relu6 = field.boolean();
+      }
       continue;
     }
     const bool is_operand = std::any_of(sig->operands.begin(), sig->operands.end(), [&](auto o) { return key == o; }) ||
@@ -128,7 +159,9 @@ void check_reference_sizes(const Definition& d, const Shape& shape) {
                                       shape_text(shape));
   };
   for (const auto& [name, e] : r.sizes) {
-    if (size_at(r, name, values) == 0) fail(name, "'" + e.text() + "' is not a whole number in 1..2^31-1");
+    if (may_be_zero(r, name) ? whole_at(r, name, values, 0) < 0 : size_at(r, name, values) == 0) {
+      fail(name, "'" + e.text() + "' is not a whole number in " + (may_be_zero(r, name) ? "0" : "1") + "..2^31-1");
+    }
   }
   auto count = [&](const char* name) {
     const int i = operand(r, name);
@@ -161,20 +194,26 @@ void check_reference_sizes(const Definition& d, const Shape& shape) {
     const auto width = size_at(r, "width", values), channels = size_at(r, "channels", values);
     const auto stride = size_at(r, "stride", values);
     if (stride > 2) fail("stride", "stride " + std::to_string(stride) + " is not 1 or 2");
-    // Four factors below 2^31 can pass 2^64: a product past 2^32 saturates,
-    // so it matches no buffer's count instead of wrapping onto one.
-    const auto product = [](std::initializer_list<std::uint64_t> factors) {
-      std::uint64_t p = 1;
-      for (auto f : factors) p = p > (std::uint64_t{1} << 32) || f > (std::uint64_t{1} << 32) ? UINT64_MAX : p * f;
-      return p;
-    };
-    expect("x", product({batch, height, width, channels}), "batch*height*width*channels");
+    expect("x", saturating_product({batch, height, width, channels}), "batch*height*width*channels");
     expect("weight", 9 * channels, "9*channels");
     expect("bias", channels, "channels");
     expect("y",
-           product({batch, ref::depthwise_output_extent(height, stride), ref::depthwise_output_extent(width, stride),
-                    channels}),
+           saturating_product({batch, ref::depthwise_output_extent(height, stride),
+                               ref::depthwise_output_extent(width, stride), channels}),
            "batch*out_h*out_w*channels (out_h = floor((height-1)/stride)+1, out_w likewise)");
+  } else if (r.op == "conv2d") {
+    const auto size = [&](const char* name) { return static_cast<std::uint64_t>(whole_at(r, name, values, 0)); };
+    const auto kernel = size("kernel"), stride = size("stride"), padding = size("padding");
+    const auto out_h = ref::conv2d_output_extent(size("height"), kernel, stride, padding);
+    const auto out_w = ref::conv2d_output_extent(size("width"), kernel, stride, padding);
+    if (out_h == 0 || out_w == 0) fail("kernel", "the window is larger than the padded input");
+    const auto in = size("in_channels"), out = size("out_channels");
+    expect("x", saturating_product({size("batch"), size("height"), size("width"), in}),
+           "batch*height*width*in_channels");
+    expect("weight", saturating_product({out, kernel, kernel, in}), "out_channels*kernel*kernel*in_channels");
+    expect("bias", out, "out_channels");
+    expect("y", saturating_product({size("batch"), out_h, out_w, out}),
+           "batch*out_h*out_w*out_channels (out_h = floor((height+2*padding-kernel)/stride)+1, out_w likewise)");
   } else {
     const auto n = size_at(r, "n", values), x = count("x");
     if (x % n != 0) fail("n", "the " + std::to_string(x) + " values of x are not whole rows of n=" + std::to_string(n));
@@ -209,6 +248,12 @@ std::vector<double> reference_output(const Definition& d, const Shape& shape,
     const ref::DepthwiseShape s{size_at(r, "batch", scope), size_at(r, "height", scope), size_at(r, "width", scope),
                                 size_at(r, "channels", scope), size_at(r, "stride", scope)};
     return ref::depthwise_conv2d_3x3(floats("x"), floats("weight"), floats("bias"), s, r.relu6);
+  }
+  if (r.op == "conv2d") {
+    const auto size = [&](const char* name) { return static_cast<std::size_t>(whole_at(r, name, scope, 0)); };
+    const ref::Conv2dShape s{size("batch"),  size("height"), size("width"),  size("in_channels"),
+                             size("out_channels"), size("kernel"), size("stride"), size("padding")};
+    return ref::conv2d(floats("x"), floats("weight"), floats("bias"), s, relu6_at(r, scope));
   }
   if (r.op == "matmul") {
     const auto m = size_at(r, "m", scope), n = size_at(r, "n", scope), k = size_at(r, "k", scope);

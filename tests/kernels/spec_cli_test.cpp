@@ -12,6 +12,7 @@
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <tuple>
 #include <utility>
 
 #include <nlohmann/json.hpp>
@@ -87,16 +88,27 @@ TEST_F(SpecCli, AMalformedSpecIsOneLineAndExitTwoBeforeAnyDevice) {
   }
 }
 
-// A shape the depthwise example cannot take (a stride other than 1 or 2,
-// output extents that do not follow from H, W and S) is one line naming the
-// shape rule it breaks, and exit 2 before any device is opened.
-TEST_F(SpecCli, TheDepthwiseExampleRefusesABadStrideOrOutputExtent) {
-  const auto spec = fs::path(VKTUNE_EXAMPLES_DIR) / "mobilenet_depthwise" / "depthwise.json";
-  const std::pair<std::string, std::string> cases[] = {
-      {"1,7,7,13,3,3,3", "/shape_rules/0: shape 1,7,7,13,3,3,3 breaks the rule 'S == 1 || S == 2'"},
-      {"1,7,7,13,2,7,7", "/shape_rules/1: shape 1,7,7,13,2,7,7 breaks the rule 'Ho == floor((H - 1) / S) + 1'"},
-      {"1,7,8,13,2,4,3", "/shape_rules/2: shape 1,7,8,13,2,4,3 breaks the rule 'Wo == floor((W - 1) / S) + 1'"}};
-  for (const auto& [shape, line] : cases) {
+// A shape a convolution example cannot take (a stride other than 1 or 2,
+// output extents that do not follow from H, W and S, a pointwise epilogue R
+// other than 1 (linear) or 2 (ReLU6)) is one line naming the shape rule it
+// breaks, and exit 2 before any device is opened.
+TEST_F(SpecCli, TheConvolutionExamplesRefuseBadShapes) {
+  const auto depthwise = fs::path(VKTUNE_EXAMPLES_DIR) / "mobilenet_depthwise" / "depthwise.json";
+  const auto pointwise = fs::path(VKTUNE_EXAMPLES_DIR) / "mobilenet_pointwise" / "pointwise.json";
+  const auto stem = fs::path(VKTUNE_EXAMPLES_DIR) / "mobilenet_stem" / "stem.json";
+  const std::tuple<fs::path, std::string, std::string> cases[] = {
+      {depthwise, "1,7,7,13,3,3,3", "/shape_rules/0: shape 1,7,7,13,3,3,3 breaks the rule 'S == 1 || S == 2'"},
+      {depthwise, "1,7,7,13,2,7,7",
+       "/shape_rules/1: shape 1,7,7,13,2,7,7 breaks the rule 'Ho == floor((H - 1) / S) + 1'"},
+      {depthwise, "1,7,8,13,2,4,3",
+       "/shape_rules/2: shape 1,7,8,13,2,4,3 breaks the rule 'Wo == floor((W - 1) / S) + 1'"},
+      {pointwise, "49,13,9,3", "/shape_rules/0: shape 49,13,9,3 breaks the rule 'R == 1 || R == 2'"},
+      {stem, "1,9,7,3,5,3,3,3", "/shape_rules/0: shape 1,9,7,3,5,3,3,3 breaks the rule 'S == 1 || S == 2'"},
+      {stem, "1,9,7,3,5,2,9,4",
+       "/shape_rules/1: shape 1,9,7,3,5,2,9,4 breaks the rule 'Ho == floor((H - 1) / S) + 1'"},
+      {stem, "1,9,7,3,5,2,5,7",
+       "/shape_rules/2: shape 1,9,7,3,5,2,5,7 breaks the rule 'Wo == floor((W - 1) / S) + 1'"}};
+  for (const auto& [spec, shape, line] : cases) {
     for (const std::string command : {"", "check "}) {
       const auto r = run(command + quoted(spec) + " --device 999 --shape " + shape);
       EXPECT_EQ(r.exit_code, 2) << r.err;

@@ -47,7 +47,8 @@ std::set<Config> spec_valid(const Shape& shape, const vk::DeviceInfo& device) {
 
 TEST(SpecExamples, EveryExampleLoads) {
   for (const char* file : {"/pytorch_softmax/softmax.json", "/rmsnorm/rmsnorm.json", "/q4k_matvec/matvec_q4k.json",
-                           "/mobilenet_depthwise/depthwise.json"}) {
+                           "/mobilenet_depthwise/depthwise.json", "/mobilenet_pointwise/pointwise.json",
+                           "/mobilenet_stem/stem.json"}) {
     EXPECT_NO_THROW(kernels::spec::SpecKernel(kernels::spec::load_spec(std::string(VKTUNE_EXAMPLES_DIR) + file)))
         << file;
   }

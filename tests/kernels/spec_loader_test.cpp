@@ -485,6 +485,119 @@ TEST(SpecLoader, ElementwiseReferenceOps) {
   }
 }
 
+json depthwise_spec();  // below, with its own tests
+
+// A convolution (conv2d) over NHWC buffers with OHWI weights: the
+// reference's answer is the convolution written out here, at every size the
+// fields map (kernel, stride, a padding of 0 or 1), ReLU6 as a boolean or as
+// an expression of the shape, and bad sizes are one line each.
+json conv2d_spec() {
+  auto spec = valid_json();
+  spec["shape"] = json::array({"n", "h", "w", "ci", "co", "r"});
+  spec["default_shapes"] = json::array({json::array({2, 5, 4, 3, 2, 1}), json::array({2, 5, 4, 3, 2, 2})});
+  spec.erase("check_shapes");
+  spec.erase("push_constants");
+  spec["subspaces"][0].erase("pruning");
+  spec["subspaces"][0]["stages"][0]["workgroups"] = json::array({"co", 1, 1});
+  auto buffer = [](const char* name, int binding, const char* size, const char* role) {
+    return json{{"name", name}, {"binding", binding}, {"type", "f32"}, {"size", size}, {"role", role}};
+  };
+  // y sized for kernel 3, stride 2, padding 1: 3 × 2 pixels.
+  spec["buffers"] = json::array({buffer("x", 0, "n * h * w * ci", "input"), buffer("wt", 1, "9 * co * ci", "weights"),
+                                 buffer("bias", 2, "co", "weights"), buffer("y", 3, "6 * n * co", "output")});
+  spec["buffers"][0]["init"] = {{"kind", "uniform"}, {"min", -4}, {"max", 4}};
+  spec["metrics"] = {{"bytes", "4 * n * h * w * ci"}, {"flops", "18 * n * ci * co"}};
+  spec["reference"] = {{"op", "conv2d"}, {"x", "x"}, {"weight", "wt"}, {"bias", "bias"}, {"y", "y"},
+                       {"batch", "n"}, {"height", "h"}, {"width", "w"}, {"in_channels", "ci"},
+                       {"out_channels", "co"}, {"kernel", 3}, {"stride", 2}, {"padding", 1}, {"relu6", "r == 2"}};
+  return spec;
+}
+
+TEST(SpecLoader, Conv2dReferenceOp) {
+  auto floats = [](const HostBuffer& b) {
+    std::vector<float> v(b.bytes.size() / 4);
+    std::memcpy(v.data(), b.bytes.data(), b.bytes.size());
+    return v;
+  };
+  const int N = 2, H = 5, W = 4, CI = 3, CO = 2, Ho = 3, Wo = 2;
+  // ReLU6 from the expression (r == 2) and from a boolean.
+  for (const json& relu6 : {json(false), json(true), json("r == 2")}) {
+    for (std::uint32_t r : {1u, 2u}) {
+      auto spec = conv2d_spec();
+      spec["reference"]["relu6"] = relu6;
+      const bool clamp = relu6.is_string() ? r == 2 : relu6.get<bool>();
+      const auto problem =
+          SpecKernel(parse_spec(spec.dump(), "my/spec.json", reader())).make_problem(Shape{2, 5, 4, 3, 2, r}, 9);
+      const auto x = floats(problem.buffers[0]), w = floats(problem.buffers[1]), b = floats(problem.buffers[2]);
+      ASSERT_EQ(problem.expected.size(), std::size_t(N * Ho * Wo * CO));
+      bool below_zero = false, above_six = false;
+      for (int n = 0; n < N; ++n)
+        for (int oy = 0; oy < Ho; ++oy)
+          for (int ox = 0; ox < Wo; ++ox)
+            for (int co = 0; co < CO; ++co) {
+              double v = b[co];
+              for (int ky = 0; ky < 3; ++ky)
+                for (int kx = 0; kx < 3; ++kx)
+                  for (int ci = 0; ci < CI; ++ci) {
+                    const int iy = oy * 2 + ky - 1, ix = ox * 2 + kx - 1;
+                    if (iy >= 0 && iy < H && ix >= 0 && ix < W) {
+                      v += double(x[((n * H + iy) * W + ix) * CI + ci]) * w[((co * 3 + ky) * 3 + kx) * CI + ci];
+                    }
+                  }
+              below_zero |= v < 0, above_six |= v > 6;
+              if (clamp) v = std::min(std::max(v, 0.0), 6.0);
+              EXPECT_NEAR(problem.expected[((n * Ho + oy) * Wo + ox) * CO + co], v, 1e-12);
+            }
+      EXPECT_TRUE(below_zero && above_six);  // so that the clamp has something to clamp
+    }
+  }
+  // Kernel 1, padding 0: y[p][co] = b[co] + sum of x[p][ci] * w[co][ci] over the n*h*w pixels.
+  auto spec = conv2d_spec();
+  spec["buffers"][1]["size"] = "co * ci";
+  spec["buffers"][3]["size"] = "n * h * w * co";
+  spec["reference"]["kernel"] = 1, spec["reference"]["stride"] = 1, spec["reference"]["padding"] = 0;
+  const auto problem =
+      SpecKernel(parse_spec(spec.dump(), "my/spec.json", reader())).make_problem(Shape{2, 5, 4, 3, 2, 1}, 4);
+  const auto x = floats(problem.buffers[0]), w = floats(problem.buffers[1]), b = floats(problem.buffers[2]);
+  ASSERT_EQ(problem.expected.size(), std::size_t(N * H * W * CO));
+  for (int p = 0; p < N * H * W; ++p)
+    for (int co = 0; co < CO; ++co) {
+      double v = b[co];
+      for (int ci = 0; ci < CI; ++ci) v += double(x[p * CI + ci]) * w[co * CI + ci];
+      EXPECT_NEAR(problem.expected[p * CO + co], v, 1e-12);
+    }
+}
+
+TEST(SpecLoader, Conv2dSizesAndFields) {
+  auto spec = conv2d_spec();
+  spec["reference"]["padding"] = "r - 2";  // -1 at r = 1
+  expect_error(spec, "/reference/padding", "'r - 2' is not a whole number in 0..2^31-1 at shape 2,5,4,3,2,1");
+  spec = conv2d_spec();
+  spec["reference"]["stride"] = 0;
+  expect_error(spec, "/reference/stride", "'0' is not a whole number in 1..2^31-1");
+  spec = conv2d_spec();
+  spec["reference"]["padding"] = 0, spec["reference"]["kernel"] = 7;  // 7 taps over 5 + 0 rows
+  expect_error(spec, "/reference/kernel", "the window is larger than the padded input at shape 2,5,4,3,2,1");
+  spec = conv2d_spec();
+  spec["buffers"][1]["size"] = "9 * co";
+  expect_error(spec, "/reference/weight",
+               "buffer 'wt' holds 18 values but conv2d reads out_channels*kernel*kernel*in_channels = 54");
+  spec = conv2d_spec();
+  spec["reference"]["stride"] = 1;  // 5 × 4 outputs, not 3 × 2
+  expect_error(spec, "/reference/y", "buffer 'y' holds 24 values but conv2d reads batch*out_h*out_w*out_channels");
+  EXPECT_NE(error_of(spec).find("= 80 at shape 2,5,4,3,2,1"), std::string::npos);
+  spec = conv2d_spec();
+  spec["reference"]["relu6"] = "k == 2";
+  expect_error(spec, "/reference/relu6", "expression 'k == 2' is invalid");
+  spec = conv2d_spec();
+  spec["reference"].erase("padding");
+  expect_error(spec, "/reference", "op conv2d needs size 'padding'");
+  // Only conv2d takes relu6 as an expression.
+  auto depthwise = depthwise_spec();
+  depthwise["reference"]["relu6"] = "s == 2";
+  expect_error(depthwise, "/reference/relu6", "expected true or false");
+}
+
 // A depthwise 3×3 convolution over NHWC buffers: the reference's answer is
 // the convolution written out here, ReLU6 is the field's, and operand sizes,
 // strides and fields the op does not take are one line each.

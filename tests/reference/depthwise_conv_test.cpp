@@ -12,11 +12,13 @@
 #include <vector>
 
 #include "common/error.hpp"
+#include "random_floats.hpp"
 
 namespace vktune::ref {
 namespace {
 
 using Floats = std::vector<float>;
+using testing::random_floats;
 
 // y by way of a padded copy of x: (height + 2) × (width + 2) per image,
 // border zeros, output pixel (oy, ox) reading padded rows oy*S .. oy*S + 2.
@@ -44,13 +46,6 @@ std::vector<double> padded_convolution(const Floats& x, const Floats& w, const F
           y.push_back(relu6 ? std::clamp(v, 0.0, 6.0) : v);
         }
   return y;
-}
-
-Floats random_floats(std::size_t n, std::mt19937& rng, float lo, float hi) {
-  std::uniform_real_distribution<float> dist(lo, hi);
-  Floats v(n);
-  for (auto& f : v) f = dist(rng);
-  return v;
 }
 
 TEST(DepthwiseConv, ClosedFormOnesCountTheTapsInsideTheImage) {
