@@ -17,6 +17,7 @@
 #include "common/error.hpp"
 #include "kernels/spec/spec_file.hpp"
 #include "kernels/spec/spec_kernel.hpp"
+#include "reference/fp16.hpp"
 #include "reference/ops.hpp"
 
 namespace vktune::kernels::spec {
@@ -172,6 +173,52 @@ TEST(SpecLoader, LegalityReadsEachDeviceFactFromTheDevice) {
   device.max_workgroup_count[1] = 77;
   device.features.shader_float16 = true;
   EXPECT_NE(kernel.constraint_violation(config, {3, 100}, device).find("features"), std::string::npos);
+}
+
+// 16-bit storage and fp16 arithmetic are device facts a legality rule reads:
+// a device without them gets the rule's reason.
+TEST(SpecLoader, LegalityNamesTheMissingSixteenBitFeatures) {
+  auto spec = valid_json();
+  spec["subspaces"][0]["legality"] = json::array(
+      {{{"rule", "has_storage_16bit == 1"}, {"reason", "fp16 buffers need storageBuffer16BitAccess"}},
+       {{"rule", "has_float16"}, {"reason", "fp16 arithmetic needs shaderFloat16"}}});
+  const SpecKernel kernel(parse_spec(spec.dump(), "my/spec.json", reader()));
+  vk::DeviceInfo device;
+  device.max_workgroup_invocations = 1024;
+  device.max_workgroup_size = {1024, 1024, 64};
+  device.max_workgroup_count = {65535, 65535, 65535};
+  device.max_push_constants_bytes = 128;
+  device.max_shared_memory_bytes = 32768;
+  const Config config{{"WG", 32}, {"ITEMS", 1}};
+  EXPECT_EQ(kernel.constraint_violation(config, {3, 100}, device),
+            "fp16 buffers need storageBuffer16BitAccess (has_storage_16bit == 1)");
+  device.features.storage_buffer_16bit = true;
+  EXPECT_EQ(kernel.constraint_violation(config, {3, 100}, device), "fp16 arithmetic needs shaderFloat16 (has_float16)");
+  device.features.shader_float16 = true;
+  EXPECT_EQ(kernel.constraint_violation(config, {3, 100}, device), "");
+}
+
+// An f16 output: read back as halves (Problem::output_f16, 2 bytes a value)
+// against the double reference over the fp16-rounded inputs; i32 is still no
+// output type.
+TEST(SpecLoader, AnF16OutputIsReadBackAsHalves) {
+  auto spec = valid_json();
+  spec["buffers"][0]["type"] = "f16";
+  spec["buffers"][1]["type"] = "f16";
+  const SpecKernel kernel(parse_spec(spec.dump(), "my/spec.json", reader()));
+  const auto problem = kernel.make_problem({3, 37}, 9);
+  EXPECT_TRUE(problem.output_f16);
+  EXPECT_EQ(problem.buffers[0].bytes.size(), 3u * 37u * 2u);
+  std::vector<float> in(3 * 37);
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    std::uint16_t h = 0;
+    std::memcpy(&h, problem.buffers[1].bytes.data() + 2 * i, 2);
+    in[i] = ref::fp16_to_fp32(h);
+  }
+  EXPECT_EQ(problem.expected, ref::softmax(in, 37));
+  EXPECT_FALSE(SpecKernel(parse_spec(kValid, "my/spec.json", reader())).make_problem({3, 37}, 9).output_f16);
+  spec["buffers"][0]["type"] = "i32";
+  expect_error(spec, "/buffers", "the output buffer holds f32 or f16 values");
 }
 
 // An input read from a file beside the spec: its bytes, whatever the seed,
