@@ -86,6 +86,17 @@ void expect_error(const json& spec, const std::string& pointer, const std::strin
   EXPECT_NE(message.find(problem), std::string::npos) << message;
 }
 
+// A device with common limits, `invocations` per workgroup and no optional feature.
+vk::DeviceInfo plain_device(std::uint32_t invocations) {
+  vk::DeviceInfo device;
+  device.max_workgroup_invocations = invocations;
+  device.max_workgroup_size = {1024, 1024, 64};
+  device.max_workgroup_count = {65535, 65535, 65535};
+  device.max_push_constants_bytes = 128;
+  device.max_shared_memory_bytes = 32768;
+  return device;
+}
+
 TEST(SpecLoader, AValidSpecWithCommentsBecomesAKernel) {
   const SpecKernel kernel(parse_spec(kValid, "my/spec.json", reader()));
   EXPECT_EQ(kernel.name(), "t_softmax");
@@ -133,12 +144,7 @@ TEST(SpecLoader, ProblemHoldsTheSpecsInputsAndTheReferenceOpsAnswer) {
 
 TEST(SpecLoader, LegalityAndPruningAreTheSpecsExpressions) {
   const SpecKernel kernel(parse_spec(kValid, "my/spec.json", reader()));
-  vk::DeviceInfo device;
-  device.max_workgroup_invocations = 32;
-  device.max_workgroup_size = {1024, 1024, 64};
-  device.max_workgroup_count = {65535, 65535, 65535};
-  device.max_push_constants_bytes = 128;
-  device.max_shared_memory_bytes = 32768;
+  auto device = plain_device(32);
   const Shape shape{3, 100};
   EXPECT_EQ(kernel.constraint_violation({{"WG", 32}, {"ITEMS", 1}}, shape, device), "");
   EXPECT_NE(kernel.constraint_violation({{"WG", 64}, {"ITEMS", 1}}, shape, device).find("too wide"), std::string::npos);
@@ -183,12 +189,7 @@ TEST(SpecLoader, LegalityNamesTheMissingSixteenBitFeatures) {
       {{{"rule", "has_storage_16bit == 1"}, {"reason", "fp16 buffers need storageBuffer16BitAccess"}},
        {{"rule", "has_float16"}, {"reason", "fp16 arithmetic needs shaderFloat16"}}});
   const SpecKernel kernel(parse_spec(spec.dump(), "my/spec.json", reader()));
-  vk::DeviceInfo device;
-  device.max_workgroup_invocations = 1024;
-  device.max_workgroup_size = {1024, 1024, 64};
-  device.max_workgroup_count = {65535, 65535, 65535};
-  device.max_push_constants_bytes = 128;
-  device.max_shared_memory_bytes = 32768;
+  auto device = plain_device(1024);
   const Config config{{"WG", 32}, {"ITEMS", 1}};
   EXPECT_EQ(kernel.constraint_violation(config, {3, 100}, device),
             "fp16 buffers need storageBuffer16BitAccess (has_storage_16bit == 1)");
