@@ -536,6 +536,46 @@ TEST(SpecLoader, ElementwiseReferenceOps) {
 // A depthwise 3×3 convolution over NHWC buffers: the reference's answer is
 // the convolution written out here, ReLU6 is the field's, and operand sizes,
 // strides and fields the op does not take are one line each.
+// rope reads its positions from an i32 buffer; each pair turns by
+// pos * base^(-2i/head_dim), in either layout (computed here independently).
+TEST(SpecLoader, RopeReferenceOp) {
+  auto spec = valid_json();
+  spec["default_shapes"] = {{2, 12}};
+  spec["check_shapes"] = {{3, 8}};
+  spec["buffers"] = json::array(
+      {{{"name", "out"}, {"binding", 0}, {"type", "f16"}, {"size", "rows * n"}, {"role", "output"}},
+       {{"name", "x"}, {"binding", 1}, {"type", "f32"}, {"size", "rows * n"}, {"role", "input"}},
+       {{"name", "pos"}, {"binding", 2}, {"type", "i32"}, {"size", "rows"}, {"role", "input"},
+        {"init", {{"kind", "uniform"}, {"min", 0}, {"max", 8191}}}}});
+  const Shape shape{3, 8};
+  for (const bool neox : {false, true}) {
+    spec["reference"] = {{"op", "rope"}, {"x", "x"},           {"pos", "pos"},       {"y", "out"},
+                         {"head_dim", 4}, {"freq_base", 500000}, {"neox", neox}};
+    const auto problem = SpecKernel(parse_spec(spec.dump(), "my/spec.json", reader())).make_problem(shape, 5);
+    std::vector<float> x(24);
+    std::vector<std::int32_t> pos(3);
+    std::memcpy(x.data(), problem.buffers[1].bytes.data(), 96);
+    std::memcpy(pos.data(), problem.buffers[2].bytes.data(), 12);
+    ASSERT_EQ(problem.expected.size(), 24u);
+    for (std::size_t t = 0; t < 3; ++t) {
+      for (std::size_t head = 0; head < 2; ++head) {
+        for (std::size_t i = 0; i < 2; ++i) {
+          const std::size_t base = t * 8 + head * 4, ia = base + (neox ? i : 2 * i), ib = base + (neox ? i + 2 : 2 * i + 1);
+          const double theta = pos[t] * std::pow(500000.0, -2.0 * i / 4);
+          EXPECT_NEAR(problem.expected[ia], x[ia] * std::cos(theta) - x[ib] * std::sin(theta), 1e-9);
+          EXPECT_NEAR(problem.expected[ib], x[ia] * std::sin(theta) + x[ib] * std::cos(theta), 1e-9);
+        }
+      }
+    }
+  }
+  spec["reference"]["head_dim"] = 3;
+  expect_error(spec, "/reference/head_dim", "head_dim 3 is not even");
+  spec["reference"]["head_dim"] = 4;
+  spec["buffers"][2]["type"] = "f32";
+  spec["buffers"][2].erase("init");
+  expect_error(spec, "/reference/pos", "operand 'pos' of rope reads i32 positions");
+}
+
 json depthwise_spec() {
   auto spec = valid_json();
   spec["shape"] = json::array({"n", "h", "w", "c", "s", "ho", "wo"});
