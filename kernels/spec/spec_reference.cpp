@@ -176,8 +176,8 @@ void check_reference_sizes(const Definition& d, const Shape& shape) {
     const auto head_dim = size_at(r, "head_dim", values), x = count("x"), tokens = count("pos");
     if (head_dim % 2 != 0) fail("head_dim", "head_dim " + std::to_string(head_dim) + " is not even");
     if (x % (tokens * head_dim) != 0) {
-      fail("x", "the " + std::to_string(x) + " values of x are not whole heads of head_dim=" + std::to_string(head_dim) +
-                    " for each of the " + std::to_string(tokens) + " positions");
+      fail("x", "the " + std::to_string(x) + " values of x are not whole heads of head_dim=" +
+                    std::to_string(head_dim) + " for each of the " + std::to_string(tokens) + " positions");
     }
     expect("y", x, "the size of x");
   } else if (r.op == "depthwise_conv2d") {
