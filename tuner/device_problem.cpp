@@ -63,7 +63,16 @@ void DeviceProblem::poison_output(std::uint32_t pattern) {
   auto& output = buffers_[output_index_].front();
   // Two fp16 NaNs per word for an fp16 output: the float pattern's low half is +0.
   if (problem_.output_f16) pattern = kHalfPoison;
-  output.fill(pattern, kGuardBefore, data_bytes(problem_.buffers[output_index_]));
+  // vkCmdFillBuffer fills whole words only: an odd count of fp16 values ends
+  // on a half word, poisoned from the host so that its element is caught too.
+  const std::size_t bytes = data_bytes(problem_.buffers[output_index_]);
+  const std::size_t words = bytes / 4 * 4;
+  output.fill(pattern, kGuardBefore, words);
+  if (words < bytes) {
+    std::vector<std::uint8_t> tail(bytes - words);
+    std::memcpy(tail.data(), &pattern, tail.size());
+    output.upload(tail, kGuardBefore + words);
+  }
 }
 
 std::vector<float> DeviceProblem::download_output(std::size_t count) const {

@@ -38,8 +38,16 @@ struct Stretch {
 };
 
 // The key a filter reason is counted under: its first words, before any
-// number or detail.
-std::string reason_key(const std::string& why) { return why.substr(0, why.find_first_of(":(0123456789")); }
+// number or detail. A digit inside a word ("fp16", "int8") is part of it.
+std::string reason_key(const std::string& why) {
+  std::size_t end = 0;
+  for (; end < why.size(); ++end) {
+    const char c = why[end];
+    if (c == ':' || c == '(') break;
+    if (c >= '0' && c <= '9' && (end == 0 || why[end - 1] == ' ')) break;
+  }
+  return why.substr(0, end);
+}
 
 // Where configs [first, last) of `path`'s cartesian product stand, in
 // odometer order (the last parameter fastest).

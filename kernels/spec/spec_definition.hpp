@@ -104,6 +104,8 @@ struct ReferenceSpec {
   double eps = 1e-5;
   bool relu6 = false;  // depthwise_conv2d, conv2d: the epilogue min(max(v, 0), 6)
   std::shared_ptr<const Expression> relu6_when{};  // conv2d: relu6 as an expression of the shape (nonzero: clamp)
+  bool neox = false;   // rope: pair i is (x[i], x[i + head_dim/2]), not (x[2i], x[2i+1])
+  double freq_base = 10000.0;  // rope: theta = p * freq_base^(-2i / head_dim)
   std::string pointer = "/reference";
 };
 

@@ -453,7 +453,10 @@ Definition parse_spec(const std::string& text, const std::string& file, const Fi
     if (d.buffers[i].role != BindingRole::output) continue;
     ++outputs;
     d.output = i;
-    if (d.buffers[i].type != ElementType::f32) top.at("buffers").fail("the output buffer holds f32 values");
+    // f16 outputs are read back and widened exactly (Problem::output_f16).
+    if (d.buffers[i].type != ElementType::f32 && d.buffers[i].type != ElementType::f16) {
+      top.at("buffers").fail("the output buffer holds f32 or f16 values");
+    }
   }
   if (outputs != 1) top.at("buffers").fail("exactly one buffer has the role output (found " + std::to_string(outputs) + ")");
 

@@ -231,6 +231,8 @@ Problem SpecKernel::make_problem(const Shape& shape, const Inputs& inputs) const
   Problem problem;
   problem.shape = shape;
   problem.output_index = d_.output;
+  // Poisoned with fp16 NaNs and widened on read-back, like a built-in's fp16 cache.
+  problem.output_f16 = d_.buffers[d_.output].type == ElementType::f16;
   std::vector<std::vector<float>> values;
   for (const auto& b : d_.buffers) {
     auto contents = make_contents(b, element_count(d_, b, shape), inputs.seed, inputs.kind);

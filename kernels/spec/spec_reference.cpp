@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <initializer_list>
 
 #include "kernels/spec/spec_buffers.hpp"
@@ -22,6 +23,7 @@ struct OpSignature {
   std::vector<const char*> sizes;
   bool eps = false;
   bool relu6 = false;
+  bool rope = false;  // takes neox and freq_base
 };
 
 const std::vector<OpSignature>& signatures() {
@@ -39,6 +41,7 @@ const std::vector<OpSignature>& signatures() {
        true},
       {"conv2d", {"x", "weight", "bias", "y"}, {},
        {"batch", "height", "width", "in_channels", "out_channels", "kernel", "stride", "padding"}, false, true},
+      {"rope", {"x", "pos", "y"}, {}, {"head_dim"}, false, false, true},
   };
   return list;
 }
@@ -115,6 +118,15 @@ ReferenceSpec reference_of(const Node& node, const Definition& d, const Scope& d
       }
       continue;
     }
+    if (key == "neox" && sig->rope) {
+      r.neox = field.boolean();
+      continue;
+    }
+    if (key == "freq_base" && sig->rope) {
+      r.freq_base = field.number();
+      if (!(r.freq_base > 1)) field.fail("freq_base must be above 1");
+      continue;
+    }
     const bool is_operand = std::any_of(sig->operands.begin(), sig->operands.end(), [&](auto o) { return key == o; }) ||
                             std::any_of(sig->optional.begin(), sig->optional.end(), [&](auto o) { return key == o; });
     const bool is_size = std::any_of(sig->sizes.begin(), sig->sizes.end(), [&](auto o) { return key == o; });
@@ -142,6 +154,10 @@ ReferenceSpec reference_of(const Node& node, const Definition& d, const Scope& d
   for (const auto& [name, index] : r.operands) {
     const auto& b = d.buffers[index];
     const bool quantized_ok = r.op == "matmul" && name == "w";
+    if (r.op == "rope" && name == "pos") {
+      if (b.type != ElementType::i32) node.at(name).fail("operand 'pos' of rope reads i32 positions");
+      continue;
+    }
     if (b.type == ElementType::gguf ? !quantized_ok : b.type != ElementType::f32 && b.type != ElementType::f16) {
       node.at(name).fail("operand '" + name + "' of " + r.op + " cannot read buffer '" + b.name + "' of that type");
     }
@@ -189,6 +205,14 @@ void check_reference_sizes(const Definition& d, const Shape& shape) {
     expect("y", count("a"), "the size of a");
   } else if (r.op == "gelu" || r.op == "gelu_erf") {
     expect("y", count("x"), "the size of x");
+  } else if (r.op == "rope") {
+    const auto head_dim = size_at(r, "head_dim", values), x = count("x"), tokens = count("pos");
+    if (head_dim % 2 != 0) fail("head_dim", "head_dim " + std::to_string(head_dim) + " is not even");
+    if (x % (tokens * head_dim) != 0) {
+      fail("x", "the " + std::to_string(x) + " values of x are not whole heads of head_dim=" +
+                    std::to_string(head_dim) + " for each of the " + std::to_string(tokens) + " positions");
+    }
+    expect("y", x, "the size of x");
   } else if (r.op == "depthwise_conv2d") {
     const auto batch = size_at(r, "batch", values), height = size_at(r, "height", values);
     const auto width = size_at(r, "width", values), channels = size_at(r, "channels", values);
@@ -254,6 +278,13 @@ std::vector<double> reference_output(const Definition& d, const Shape& shape,
     const ref::Conv2dShape s{size("batch"),  size("height"), size("width"),  size("in_channels"),
                              size("out_channels"), size("kernel"), size("stride"), size("padding")};
     return ref::conv2d(floats("x"), floats("weight"), floats("bias"), s, relu6_at(r, scope));
+  }
+  if (r.op == "rope") {
+    const auto& pos = buffers[operand(r, "pos")].bytes;
+    std::vector<std::int32_t> positions(pos.size() / 4);
+    std::memcpy(positions.data(), pos.data(), positions.size() * 4);
+    return ref::rope(floats("x"), size_at(r, "head_dim", scope), positions,
+                     r.neox ? ref::RopeLayout::neox : ref::RopeLayout::normal, r.freq_base);
   }
   if (r.op == "matmul") {
     const auto m = size_at(r, "m", scope), n = size_at(r, "n", scope), k = size_at(r, "k", scope);

@@ -118,6 +118,67 @@ TEST_F(SpecCli, TheConvolutionExamplesRefuseBadShapes) {
   }
 }
 
+// y = a + b over an odd count of halves (74 bytes: the poison's last half
+// word is not a whole word). The right shader passes `vktune check`; one that
+// leaves the last half unwritten, or writes a wrong value, fails with the
+// reason (exit 1). `vktune list` shows a failing 16-bit legality rule's reason.
+TEST_F(SpecCli, F16OutputsAreCheckedAndAnUnwrittenOrWrongHalfFails) {
+  const nlohmann::json spec = {
+      {"name", "t_add_f16"},
+      {"shape", {"n"}},
+      {"default_shapes", {{37}}},
+      {"subspaces",
+       {{{"name", "only"},
+         {"template", "add.comp"},
+         {"parameters", {{{"name", "WG"}, {"values", {32, 64}}}}},
+         {"local_size", {"WG", 1, 1}},
+         {"legality", {{{"rule", "has_storage_16bit"}, {"reason", "fp16 buffers need storageBuffer16BitAccess"}}}},
+         {"stages", {{{"workgroups", {{{"dim", "n"}, {"per_workgroup", "WG"}}, 1, 1}}}}}}}},
+      {"buffers",
+       {{{"name", "a"}, {"binding", 0}, {"type", "f16"}, {"size", "n"}, {"role", "input"}},
+        {{"name", "b"}, {"binding", 1}, {"type", "f16"}, {"size", "n"}, {"role", "input"}},
+        {{"name", "y"}, {"binding", 2}, {"type", "f16"}, {"size", "n"}, {"role", "output"}}}},
+      {"metrics", {{"bytes", "6 * n"}, {"flops", "n"}}},
+      {"reference", {{"op", "add"}, {"a", "a"}, {"b", "b"}, {"y", "y"}}},
+      {"tolerance", {{"rel_l2", 6e-4}, {"max_rel", 1e-3}}}};
+  std::ofstream(dir_ / "add.json") << spec.dump();
+  auto shader = [](const std::string& store) {
+    return "#version 450\n#extension GL_EXT_shader_16bit_storage : require\n"
+           "layout(local_size_x = WG) in;\nlayout(push_constant) uniform P { uint n; };\n"
+           "layout(binding = 0) readonly buffer A { float16_t a[]; };\n"
+           "layout(binding = 1) readonly buffer B { float16_t b[]; };\n"
+           "layout(binding = 2) writeonly buffer Y { float16_t y[]; };\n"
+           "void main() {\n  const uint i = gl_GlobalInvocationID.x;\n  " +
+           store + "\n}\n";
+  };
+  const std::string check = "check " + quoted(dir_ / "add.json") + " --device 0 --seed 3";
+  std::ofstream(dir_ / "add.comp") << shader("if (i < n) y[i] = float16_t(float(a[i]) + float(b[i]));");
+  const auto right = run(check);
+  EXPECT_EQ(right.exit_code, 0) << right.out << right.err;
+
+  std::ofstream(dir_ / "add.comp") << shader("if (i + 1u < n) y[i] = float16_t(float(a[i]) + float(b[i]));");
+  const auto unwritten = run(check);
+  EXPECT_EQ(unwritten.exit_code, 1) << unwritten.out << unwritten.err;
+  EXPECT_NE((unwritten.out + unwritten.err).find("1 of 37 outputs are NaN/Inf (first at index 36"), std::string::npos)
+      << unwritten.out << unwritten.err;
+
+  // Off by 1/256 of the sum: eight half-ulps, past the tolerance.
+  std::ofstream(dir_ / "add.comp") << shader("if (i < n) y[i] = float16_t((float(a[i]) + float(b[i])) * 1.004);");
+  const auto wrong = run(check);
+  EXPECT_EQ(wrong.exit_code, 1) << wrong.out << wrong.err;
+  EXPECT_NE((wrong.out + wrong.err).find("relative L2 error"), std::string::npos) << wrong.out << wrong.err;
+
+  // The test device has 16-bit storage: a rule requiring its absence fails
+  // on every config, and list says why.
+  auto lacking = spec;
+  lacking["subspaces"][0]["legality"][0]["rule"] = "has_storage_16bit == 0";
+  std::ofstream(dir_ / "add.json") << lacking.dump();
+  const auto list = run("list " + quoted(dir_ / "add.json") + " --device 0");
+  EXPECT_EQ(list.exit_code, 0) << list.err;
+  EXPECT_NE(list.out.find("0 valid of 2"), std::string::npos) << list.out;
+  EXPECT_NE(list.out.find("illegal: 2 fp16 buffers need storageBuffer16BitAccess"), std::string::npos) << list.out;
+}
+
 // A template that does not compile or computes the wrong values is a failed
 // variant with its reason, as for a built-in kernel: check exits 1.
 TEST_F(SpecCli, TemplateFailuresAreRecordedPerVariant) {

@@ -17,6 +17,7 @@
 #include "common/error.hpp"
 #include "kernels/spec/spec_file.hpp"
 #include "kernels/spec/spec_kernel.hpp"
+#include "reference/fp16.hpp"
 #include "reference/ops.hpp"
 
 namespace vktune::kernels::spec {
@@ -85,6 +86,17 @@ void expect_error(const json& spec, const std::string& pointer, const std::strin
   EXPECT_NE(message.find(problem), std::string::npos) << message;
 }
 
+// A device with common limits, `invocations` per workgroup and no optional feature.
+vk::DeviceInfo plain_device(std::uint32_t invocations) {
+  vk::DeviceInfo device;
+  device.max_workgroup_invocations = invocations;
+  device.max_workgroup_size = {1024, 1024, 64};
+  device.max_workgroup_count = {65535, 65535, 65535};
+  device.max_push_constants_bytes = 128;
+  device.max_shared_memory_bytes = 32768;
+  return device;
+}
+
 TEST(SpecLoader, AValidSpecWithCommentsBecomesAKernel) {
   const SpecKernel kernel(parse_spec(kValid, "my/spec.json", reader()));
   EXPECT_EQ(kernel.name(), "t_softmax");
@@ -132,12 +144,7 @@ TEST(SpecLoader, ProblemHoldsTheSpecsInputsAndTheReferenceOpsAnswer) {
 
 TEST(SpecLoader, LegalityAndPruningAreTheSpecsExpressions) {
   const SpecKernel kernel(parse_spec(kValid, "my/spec.json", reader()));
-  vk::DeviceInfo device;
-  device.max_workgroup_invocations = 32;
-  device.max_workgroup_size = {1024, 1024, 64};
-  device.max_workgroup_count = {65535, 65535, 65535};
-  device.max_push_constants_bytes = 128;
-  device.max_shared_memory_bytes = 32768;
+  auto device = plain_device(32);
   const Shape shape{3, 100};
   EXPECT_EQ(kernel.constraint_violation({{"WG", 32}, {"ITEMS", 1}}, shape, device), "");
   EXPECT_NE(kernel.constraint_violation({{"WG", 64}, {"ITEMS", 1}}, shape, device).find("too wide"), std::string::npos);
@@ -172,6 +179,47 @@ TEST(SpecLoader, LegalityReadsEachDeviceFactFromTheDevice) {
   device.max_workgroup_count[1] = 77;
   device.features.shader_float16 = true;
   EXPECT_NE(kernel.constraint_violation(config, {3, 100}, device).find("features"), std::string::npos);
+}
+
+// 16-bit storage and fp16 arithmetic are device facts a legality rule reads:
+// a device without them gets the rule's reason.
+TEST(SpecLoader, LegalityNamesTheMissingSixteenBitFeatures) {
+  auto spec = valid_json();
+  spec["subspaces"][0]["legality"] = json::array(
+      {{{"rule", "has_storage_16bit == 1"}, {"reason", "fp16 buffers need storageBuffer16BitAccess"}},
+       {{"rule", "has_float16"}, {"reason", "fp16 arithmetic needs shaderFloat16"}}});
+  const SpecKernel kernel(parse_spec(spec.dump(), "my/spec.json", reader()));
+  auto device = plain_device(1024);
+  const Config config{{"WG", 32}, {"ITEMS", 1}};
+  EXPECT_EQ(kernel.constraint_violation(config, {3, 100}, device),
+            "fp16 buffers need storageBuffer16BitAccess (has_storage_16bit == 1)");
+  device.features.storage_buffer_16bit = true;
+  EXPECT_EQ(kernel.constraint_violation(config, {3, 100}, device), "fp16 arithmetic needs shaderFloat16 (has_float16)");
+  device.features.shader_float16 = true;
+  EXPECT_EQ(kernel.constraint_violation(config, {3, 100}, device), "");
+}
+
+// An f16 output: read back as halves (Problem::output_f16, 2 bytes a value)
+// against the double reference over the fp16-rounded inputs; i32 is still no
+// output type.
+TEST(SpecLoader, AnF16OutputIsReadBackAsHalves) {
+  auto spec = valid_json();
+  spec["buffers"][0]["type"] = "f16";
+  spec["buffers"][1]["type"] = "f16";
+  const SpecKernel kernel(parse_spec(spec.dump(), "my/spec.json", reader()));
+  const auto problem = kernel.make_problem({3, 37}, 9);
+  EXPECT_TRUE(problem.output_f16);
+  EXPECT_EQ(problem.buffers[0].bytes.size(), 3u * 37u * 2u);
+  std::vector<float> in(3 * 37);
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    std::uint16_t h = 0;
+    std::memcpy(&h, problem.buffers[1].bytes.data() + 2 * i, 2);
+    in[i] = ref::fp16_to_fp32(h);
+  }
+  EXPECT_EQ(problem.expected, ref::softmax(in, 37));
+  EXPECT_FALSE(SpecKernel(parse_spec(kValid, "my/spec.json", reader())).make_problem({3, 37}, 9).output_f16);
+  spec["buffers"][0]["type"] = "i32";
+  expect_error(spec, "/buffers", "the output buffer holds f32 or f16 values");
 }
 
 // An input read from a file beside the spec: its bytes, whatever the seed,
@@ -601,6 +649,46 @@ TEST(SpecLoader, Conv2dSizesAndFields) {
 // A depthwise 3×3 convolution over NHWC buffers: the reference's answer is
 // the convolution written out here, ReLU6 is the field's, and operand sizes,
 // strides and fields the op does not take are one line each.
+// rope reads its positions from an i32 buffer; each pair turns by
+// pos * base^(-2i/head_dim), in either layout (computed here independently).
+TEST(SpecLoader, RopeReferenceOp) {
+  auto spec = valid_json();
+  spec["default_shapes"] = {{2, 12}};
+  spec["check_shapes"] = {{3, 8}};
+  spec["buffers"] = json::array(
+      {{{"name", "out"}, {"binding", 0}, {"type", "f16"}, {"size", "rows * n"}, {"role", "output"}},
+       {{"name", "x"}, {"binding", 1}, {"type", "f32"}, {"size", "rows * n"}, {"role", "input"}},
+       {{"name", "pos"}, {"binding", 2}, {"type", "i32"}, {"size", "rows"}, {"role", "input"},
+        {"init", {{"kind", "uniform"}, {"min", 0}, {"max", 8191}}}}});
+  const Shape shape{3, 8};
+  for (const bool neox : {false, true}) {
+    spec["reference"] = {{"op", "rope"}, {"x", "x"},           {"pos", "pos"},       {"y", "out"},
+                         {"head_dim", 4}, {"freq_base", 500000}, {"neox", neox}};
+    const auto problem = SpecKernel(parse_spec(spec.dump(), "my/spec.json", reader())).make_problem(shape, 5);
+    std::vector<float> x(24);
+    std::vector<std::int32_t> pos(3);
+    std::memcpy(x.data(), problem.buffers[1].bytes.data(), 96);
+    std::memcpy(pos.data(), problem.buffers[2].bytes.data(), 12);
+    ASSERT_EQ(problem.expected.size(), 24u);
+    for (std::size_t t = 0; t < 3; ++t) {
+      for (std::size_t head = 0; head < 2; ++head) {
+        for (std::size_t i = 0; i < 2; ++i) {
+          const std::size_t base = t * 8 + head * 4, ia = base + (neox ? i : 2 * i), ib = base + (neox ? i + 2 : 2 * i + 1);
+          const double theta = pos[t] * std::pow(500000.0, -2.0 * i / 4);
+          EXPECT_NEAR(problem.expected[ia], x[ia] * std::cos(theta) - x[ib] * std::sin(theta), 1e-9);
+          EXPECT_NEAR(problem.expected[ib], x[ia] * std::sin(theta) + x[ib] * std::cos(theta), 1e-9);
+        }
+      }
+    }
+  }
+  spec["reference"]["head_dim"] = 3;
+  expect_error(spec, "/reference/head_dim", "head_dim 3 is not even");
+  spec["reference"]["head_dim"] = 4;
+  spec["buffers"][2]["type"] = "f32";
+  spec["buffers"][2].erase("init");
+  expect_error(spec, "/reference/pos", "operand 'pos' of rope reads i32 positions");
+}
+
 json depthwise_spec() {
   auto spec = valid_json();
   spec["shape"] = json::array({"n", "h", "w", "c", "s", "ho", "wo"});

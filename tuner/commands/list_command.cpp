@@ -1,7 +1,9 @@
 // `vktune list`: the kernels, their spaces (paths, parameters, pruning
 // rules) and shapes; with --device, each path's cartesian and valid size at
 // the kernel's default shapes on that device.
+#include <algorithm>
 #include <iostream>
+#include <map>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -40,6 +42,22 @@ std::string values_text(const std::vector<int>& values) {
   return "{" + text + "}";
 }
 
+// The most frequent reasons configs were illegal, "N reason; ...".
+std::string reasons_text(const std::map<std::string, std::size_t>& reasons) {
+  std::vector<std::pair<std::size_t, std::string>> sorted;
+  for (const auto& [why, n] : reasons) sorted.emplace_back(n, why);
+  std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::string text;
+  constexpr std::size_t kShown = 4;
+  for (std::size_t i = 0; i < sorted.size() && i < kShown; ++i) {
+    std::string why = sorted[i].second;
+    while (!why.empty() && why.back() == ' ') why.pop_back();
+    text += (text.empty() ? "" : "; ") + std::to_string(sorted[i].first) + " " + why;
+  }
+  if (sorted.size() > kShown) text += "; " + std::to_string(sorted.size() - kShown) + " other reasons";
+  return text;
+}
+
 // Each path's sizes at each default shape of `space_index`.
 nlohmann::json sizes_json(const kernels::Kernel& k, std::size_t space_index, const vk::DeviceInfo& device,
                           SpaceScope scope) {
@@ -53,6 +71,7 @@ nlohmann::json sizes_json(const kernels::Kernel& k, std::size_t space_index, con
                      {"cartesian", e.total},
                      {"valid", e.valid.size()},
                      {"pruned_by", e.pruned_by},
+                     {"illegal_by", e.filter_reasons},
                      {"paths", paths}});
   }
   return sizes;
@@ -119,6 +138,8 @@ void print_kernel(const kernels::Kernel& k, const vk::DeviceInfo* device, SpaceS
                 << "): " << e.valid.size() << " valid of " << e.total;
       for (const auto& p : e.paths) std::cout << "; " << p.name << " " << p.valid << "/" << p.cartesian;
       std::cout << "\n";
+      // Why the others are illegal: a space empty on this device says what it lacks.
+      if (!e.filter_reasons.empty()) std::cout << "      illegal: " << reasons_text(e.filter_reasons) << "\n";
     }
   }
   std::cout << "  default shapes: " << shapes_text(k.default_shapes()) << "\n"
