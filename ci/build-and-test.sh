@@ -41,7 +41,7 @@ if [ "$ctest_status" -ne 0 ] || [ "$gate_status" -ne 0 ]; then
 fi
 
 if [ -f ci/fuzz.sh ]; then
-  stage "fuzzing the parsers of untrusted input (GGUF, tables, CSV, kernel specs), 15 s each"
-  FUZZ_SECONDS="${FUZZ_SECONDS:-15}" bash ci/fuzz.sh
+  stage "fuzzing the parsers of untrusted input (GGUF, tables, CSV, kernel specs), 10 s each"
+  FUZZ_SECONDS="${FUZZ_SECONDS:-10}" bash ci/fuzz.sh
 fi
 stage "done"

@@ -132,9 +132,14 @@ std::string block_layout_failures(vk::Instance& instance, const Format& format,
     // 16 rows of 128 invocations: 4 and 8 groups side by side (2 and 4 rows
     // per invocation), UNROLL 1 and 2 (what the H200's pruning keeps); every
     // pass width that fits; pairwise.
+    // Q4_K at M = 5: its exact layout only (X_QUANT=0, which only Q4_K has);
+    // the shared walk at M = 5 is the other formats' test, and Q4_K's part
+    // of it (units in, sums out) does not depend on M. With both layouts
+    // this was CI's longest test (70 s of a loaded run).
+    const bool exact_only = format.kernel == "matmul_q4k" && m > 1;
     const auto configs = testing_support::covering_of(k, shape, device.info(), [&](const kernels::Config& c) {
       return c.at(layout) == 1 && (c.at("X_SEGMENT") == (m == 1 ? 16384 : 4096)) && c.at("WG_SIZE") == 128 &&
-             c.at("ROWS_PER_WG") == 16 && c.at("SUBGROUP_SIZE") == 0 &&
+             c.at("ROWS_PER_WG") == 16 && c.at("SUBGROUP_SIZE") == 0 && (!exact_only || c.at("X_QUANT") == 0) &&
              testing_support::kept_by_h200_pruning(k, c, shape);
     });
     if (configs.empty()) return label(format.kernel, shape) + ": no valid variant of the layout\n";

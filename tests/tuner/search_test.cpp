@@ -1,6 +1,7 @@
 // The search pieces without a device: the space's indexing and neighbours,
-// every registered strategy's contract, stop conditions, the loop, the
-// surrogate model and the importance report.
+// every registered strategy's contract, stop conditions and how a run's
+// time budget is shared by its shapes, the loop, the surrogate model and the
+// importance report.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -14,6 +15,7 @@
 #include "tuner/search/search_space.hpp"
 #include "tuner/search/strategy.hpp"
 #include "tuner/search/transfer.hpp"
+#include "tuner/time_share.hpp"
 
 namespace vktune {
 namespace {
@@ -210,6 +212,36 @@ class CostEvaluator final : public BatchEvaluator {
  private:
   const SearchSpace& space_;
 };
+
+TEST(ShapeDeadline, EqualSharesOfWhatIsLeftAndTheLastShapeTakesTheRest) {
+  std::mt19937 random{std::random_device{}()};
+  const auto start = std::chrono::steady_clock::now();
+  const std::chrono::milliseconds budget{std::uniform_int_distribution<int>(10'000, 600'000)(random)};
+  const std::size_t shapes = std::uniform_int_distribution<std::size_t>(2, 12)(random);
+  const auto run_deadline = start + budget;
+  // Every shape uses its whole share: the shares are equal and end at the run's deadline.
+  auto now = start;
+  for (std::size_t left = shapes; left >= 1; --left) {
+    const auto d = shape_deadline(now, run_deadline, left);
+    const auto share = std::chrono::duration_cast<std::chrono::milliseconds>(d - now);
+    EXPECT_NEAR(static_cast<double>(share.count()), static_cast<double>(budget.count()) / static_cast<double>(shapes),
+                1.0)
+        << left << " of " << shapes << " shapes left";
+    now = d;
+  }
+  EXPECT_EQ(now, run_deadline);
+}
+
+TEST(ShapeDeadline, TimeAShapeLeavesGoesToTheLaterOnes) {
+  const auto start = std::chrono::steady_clock::now();
+  const auto run_deadline = start + std::chrono::milliseconds(90'000);
+  // Three shapes: the first stops after 5 s of its 30; the other two share the remaining 85 s.
+  const auto second_start = start + std::chrono::milliseconds(5'000);
+  EXPECT_EQ(shape_deadline(second_start, run_deadline, 2), second_start + std::chrono::milliseconds(42'500));
+  EXPECT_EQ(shape_deadline(second_start, run_deadline, 1), run_deadline);
+  // Past the run's deadline a shape gets none.
+  EXPECT_EQ(shape_deadline(run_deadline + std::chrono::milliseconds(1), run_deadline, 3), run_deadline);
+}
 
 TEST(SearchLoop, SeedsComeFirstTheBudgetHoldsAndNothingRepeats) {
   const auto space = grid_space();
