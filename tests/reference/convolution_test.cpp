@@ -123,15 +123,6 @@ TEST(DepthwiseConv, SizesThatDoNotMatchAreUsageErrors) {
   }
 }
 
-}  // namespace
-}  // namespace vktune::ref
-
-namespace vktune::ref {
-namespace {
-
-using Floats = std::vector<float>;
-using testing::random_floats;
-
 // Each x value adds x * w to every output whose window covers it; the output
 // extents by counting window starts that fit in the padded input.
 std::vector<double> scattered_convolution(const Floats& x, const Floats& w, const Floats& b, const Conv2dShape& s,
