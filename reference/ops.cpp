@@ -6,6 +6,7 @@
 #include <string>
 
 #include "common/error.hpp"
+#include "reference/parallel_rows.hpp"
 
 namespace vktune::ref {
 
@@ -199,6 +200,32 @@ std::vector<double> attention(std::span<const float> q, std::span<const float> k
       for (std::size_t i = 0; i < head_dim; ++i) out[h * head_dim + i] += scores[t] * vt[i];
     }
   }
+  return out;
+}
+
+std::vector<double> causal_attention(std::span<const float> q, std::span<const float> k, std::span<const float> v,
+                                     const AttentionShape& shape, std::size_t n_queries,
+                                     std::span<const std::size_t> only) {
+  const auto [n_head, n_kv_head, head_dim, n_tokens] = shape;
+  const std::size_t row = n_head * head_dim, entry = n_kv_head * head_dim;
+  if (n_queries == 0 || n_queries > n_tokens || q.size() != n_queries * row) {
+    usage("causal_attention: expected 1 to " + std::to_string(n_tokens) + " queries of " + std::to_string(row) +
+          " values each, got " + std::to_string(q.size()) + " values for " + std::to_string(n_queries));
+  }
+  for (const std::size_t i : only) {
+    if (i >= n_queries) usage("causal_attention: query " + std::to_string(i) + " of " + std::to_string(n_queries));
+  }
+  std::vector<double> out(n_queries * row, std::nan(""));
+  const std::size_t count = only.empty() ? n_queries : only.size();
+  parallel_rows(count, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t j = begin; j < end; ++j) {
+      const std::size_t i = only.empty() ? j : only[j];
+      const std::size_t seen = n_tokens - n_queries + i + 1;  // entries 0..position
+      const auto o = attention(q.subspan(i * row, row), k.first(seen * entry), v.first(seen * entry),
+                               {n_head, n_kv_head, head_dim, seen});
+      std::copy(o.begin(), o.end(), out.begin() + static_cast<std::ptrdiff_t>(i * row));
+    }
+  });
   return out;
 }
 

@@ -71,4 +71,16 @@ struct AttentionShape {
 std::vector<double> attention(std::span<const float> q, std::span<const float> k, std::span<const float> v,
                               const AttentionShape& shape, double scale = 0.0);
 
+// Causal attention of a prompt (prefill): q holds n_queries tokens
+// (n_queries × n_head × head_dim), the last n_queries of the shape's
+// n_tokens cache entries, so query i sits at position p = n_tokens -
+// n_queries + i and is `attention` over cache entries 0..p (itself and
+// everything before it). Returns n_queries × n_head × head_dim. With `only`
+// non-empty just those queries are computed (in parallel, like all of them
+// otherwise) and every other output is NaN: a sample for shapes whose whole
+// reference takes too long.
+std::vector<double> causal_attention(std::span<const float> q, std::span<const float> k, std::span<const float> v,
+                                     const AttentionShape& shape, std::size_t n_queries,
+                                     std::span<const std::size_t> only = {});
+
 }  // namespace vktune::ref
