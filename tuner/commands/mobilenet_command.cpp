@@ -94,7 +94,7 @@ void print_json(const MobileNetArgs& args, const vision::Network& net, const cha
                          {"kernel", op.kernel},
                          {"shape", kernels::shape_to_string(op.shape)},
                          {"variant", op.tuned ? "winner" : "baseline"},
-                         {"config", kernels::config_to_string(op.config)},
+                         {"config", nlohmann::json::parse(kernels::config_to_json(op.config))},
                          {"why_baseline", op.tuned ? nlohmann::json() : nlohmann::json(op.why_baseline)},
                          {"winner_ns", optional_number(op.winner_ns)},
                          {"chain_ns", optional_number(m.layer_ns[i])}};
@@ -142,10 +142,10 @@ void print_json(const MobileNetArgs& args, const vision::Network& net, const cha
 void print_text(const vision::Network& net, const chain::KernelChain& chain, const vk::Device& device,
                 const Measured& m, const std::optional<vision::ChainCheck>& check) {
   std::printf(
-      "MobileNet V2's convolutions, batch %u at %ux%u -> %s, on %s: %zu dispatches (%zu stored winners), "
+      "MobileNet V2's convolutions, batch %u at %ux%u -> %s, on %s: %zu dispatches (%zu stored %s), "
       "%zu barriers, one command buffer\n",
       net.batch, net.resolution, net.resolution, feature_map(net).c_str(), device.info().name.c_str(),
-      chain.ops().size(), m.winners, chain.barriers());
+      chain.ops().size(), m.winners, m.winners == 1 ? "winner" : "winners", chain.barriers());
   std::printf("  %3s  %-20s %-20s %-26s %-8s %10s %12s%s\n", "#", "layer", "kernel", "shape", "variant", "winner us",
               "in chain us", check ? "  check (rel L2 / its tolerance)" : "");
   for (std::size_t i = 0; i < chain.ops().size(); ++i) {
