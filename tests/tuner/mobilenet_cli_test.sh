@@ -7,7 +7,7 @@
 #                check, and the layer-by-layer check names that layer alone
 #                (the specs read from SPEC_DIR)
 #   winner       a winner tuned for one layer's shape runs in that layer, and
-#                the chain still passes
+#                the chain still passes; with --baseline it does not
 #   bad_input    a resolution or batch the chain cannot serve: one line, exit 2
 set -u
 vktune=$1 case=$2 work=$3 specs=${4:-}
@@ -51,6 +51,11 @@ case $case in
     grep -q "the per-layer winners: 1 of $layers layers, their stored times sum to" "$out" || fail "no winners' sum"
     grep -q "baseline ($((layers - 1)) layers): no stored winner" "$out" || fail "the other layers' reason"
     grep -q "check: passed" "$out" || fail "the check did not pass"
+    # --baseline: the same database, no winner.
+    rc=$(run --resolution 32 --baseline --db "$work/tuned.db")
+    [ "$rc" = 0 ] || fail "--baseline: exit $rc, expected 0"
+    grep -q "(0 stored winners)" "$out" || fail "--baseline ran a stored winner"
+    grep -q "baseline ($layers layers): --baseline" "$out" || fail "--baseline: the layers' reason"
     ;;
   bad_input)
     # The last: a layer's baseline past the device's workgroup count (8 × 512²
