@@ -31,6 +31,8 @@ inline constexpr JsonFormat kCheckJson{"vktune-check", 1};
 inline constexpr JsonFormat kGgufJson{"vktune-gguf", 1};
 // 1 since the first output of `vktune step --json`.
 inline constexpr JsonFormat kStepJson{"vktune-step", 1};
+// 1 since the first output of `vktune mobilenet --json`.
+inline constexpr JsonFormat kMobileNetJson{"vktune-mobilenet", 1};
 // 1 since the first output of `vktune replay --json`.
 inline constexpr JsonFormat kReplayJson{"vktune-replay", 1};
 // The custom context vktune-bench adds to Google Benchmark's report (keys

@@ -55,6 +55,7 @@ int main(int argc, char** argv) {
   cli::add_gguf_command(app, exit_code);
   cli::add_model_command(app, exit_code);
   cli::add_step_command(app, exit_code);
+  cli::add_mobilenet_command(app, exit_code);
   cli::add_list_command(app, exit_code);
   cli::add_check_command(app, exit_code);
   cli::add_export_command(app, exit_code);

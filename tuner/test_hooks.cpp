@@ -30,4 +30,9 @@ void before_dispatch() {
   if (crash_at && ++dispatched == *crash_at) std::raise(SIGSEGV);
 }
 
+std::optional<std::size_t> wrong_chain_layer() {
+  if (auto layer = number_from_env("VKTUNE_TEST_WRONG_CHAIN_LAYER")) return static_cast<std::size_t>(*layer);
+  return std::nullopt;
+}
+
 }  // namespace vktune::test_hooks

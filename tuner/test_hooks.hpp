@@ -1,9 +1,10 @@
 #pragma once
 // Hooks that let the test suite rebuild failures a healthy machine does not
-// produce on demand: a GPU timeout and a driver crash. Each is an environment
+// produce on demand: a GPU timeout, a driver crash and a wrong layer in a chain. Each is an environment
 // variable named VKTUNE_TEST_*, read where the failure would happen; unset
 // (always, outside the tests) they change nothing.
 #include <chrono>
+#include <cstddef>
 #include <optional>
 
 namespace vktune::test_hooks {
@@ -17,5 +18,9 @@ std::optional<std::chrono::milliseconds> validation_timeout();
 // puts on the device raises SIGSEGV right before its dispatch, as a driver
 // crash would. Call once per variant, just before dispatching it.
 void before_dispatch();
+
+// VKTUNE_TEST_WRONG_CHAIN_LAYER=N: `vktune mobilenet` uploads layer N's
+// (1-based) bias off by one, so a test sees that its check names that layer.
+std::optional<std::size_t> wrong_chain_layer();
 
 }  // namespace vktune::test_hooks

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <random>
 #include <set>
 #include <sstream>
@@ -125,6 +126,49 @@ TEST_F(JsonOutputTest, CheckCountsWhatItChecked) {
   for (const auto& s : j["shapes"]) shapes.push_back(s.at("shape").get<std::string>());
   EXPECT_EQ(nlohmann::json(shapes), list.at("kernels").at(0).at("check_shapes"));
   EXPECT_FALSE(j.contains("winners"));  // only with --variants winners
+}
+
+TEST_F(JsonOutputTest, MobileNetFollowsTheArchitecturesTable) {
+  const auto j = document(
+      "mobilenet --device 0 --resolution 32 --samples 10 --check --db " + (dir / "none.db").string() + " --json",
+      "vktune-mobilenet", 1);
+  EXPECT_EQ(j.at("feature_map"), "1x1x1x1280");
+  // MobileNet V2's table 2: 17 blocks, 16 with an expansion, a residual add
+  // where the stride is 1 and the channels stay (blocks 2, 4, 5, 7 to 9, 11,
+  // 12, 14, 15), the stem and the final 1x1.
+  const auto& layers = j.at("layers");
+  ASSERT_EQ(layers.size(), 62u);
+  std::map<std::string, int> per_kernel;
+  std::vector<std::string> residual_blocks;
+  for (const auto& l : layers) {
+    ++per_kernel[l.at("kernel").get<std::string>()];
+    const auto role = l.at("role").get<std::string>();
+    if (role.find("residual") != std::string::npos) residual_blocks.push_back(role);
+    EXPECT_EQ(l.at("variant"), "baseline");
+    EXPECT_TRUE(l.at("check").at("passed")) << l.dump();
+  }
+  EXPECT_EQ(per_kernel,
+            (std::map<std::string, int>{
+                {"add", 10}, {"mobilenet_depthwise", 17}, {"mobilenet_pointwise", 34}, {"mobilenet_stem", 1}}));
+  EXPECT_EQ(residual_blocks,
+            (std::vector<std::string>{"block 2 residual", "block 4 residual", "block 5 residual", "block 7 residual",
+                                      "block 8 residual", "block 9 residual", "block 11 residual", "block 12 residual",
+                                      "block 14 residual", "block 15 residual"}));
+  // 32x32: the stem halves it to 16x16, blocks 1, 3, 6 and 13 to 1x1.
+  EXPECT_EQ(layers[0].at("shape"), "1,32,32,3,32,2,16,16");
+  EXPECT_EQ(layers[3].at("shape"), "256,16,96,2");       // block 1 expand, 16x16x16 -> 96, ReLU6
+  EXPECT_EQ(layers[4].at("shape"), "1,16,16,96,2,8,8");  // block 1 depthwise, stride 2
+  EXPECT_EQ(layers[5].at("shape"), "64,96,24,1");        // block 1 project, linear
+  EXPECT_EQ(layers[61].at("shape"), "1,320,1280,2");
+  EXPECT_EQ(j.at("dispatches"), 62);
+  EXPECT_EQ(j.at("winner_layers"), 0);
+  EXPECT_TRUE(j.at("check").at("passed"));
+  EXPECT_LE(j.at("check").at("final_rel_l2").get<double>(), 1e-4);
+  // The layers' times in the profiled run add up to it.
+  double layers_ns = 0;
+  for (const auto& l : layers) layers_ns += l.at("chain_ns").get<double>();
+  EXPECT_NEAR(layers_ns, j.at("profiled_ns").get<double>(), 0.05 * j.at("profiled_ns").get<double>());
+  EXPECT_GT(j.at("median_ns").get<double>(), 0);
 }
 
 }  // namespace

@@ -16,6 +16,8 @@ void add_gguf_command(CLI::App& root, int& result_code);
 void add_model_command(CLI::App& root, int& result_code);
 // `vktune step FILE.gguf`: one decode token on the GPU as a chain of kernels.
 void add_step_command(CLI::App& root, int& result_code);
+// `vktune mobilenet`: MobileNet V2's convolution chain on the GPU, checked and timed.
+void add_mobilenet_command(CLI::App& root, int& result_code);
 void add_list_command(CLI::App& root, int& result_code);
 void add_check_command(CLI::App& root, int& result_code);
 void add_export_command(CLI::App& root, int& result_code);

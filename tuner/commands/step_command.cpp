@@ -13,6 +13,7 @@
 #include "reference/gguf_reader.hpp"
 #include "tuner/commands/commands.hpp"
 #include "tuner/commands/options.hpp"
+#include "tuner/chain/kernel_chain.hpp"
 #include "tuner/json_formats.hpp"
 #include "tuner/model/model_description.hpp"
 #include "tuner/session.hpp"
@@ -165,18 +166,7 @@ void run_step(const StepArgs& args, int& result_code) {
 
   vk::Instance instance({.validation = false});
   vk::Device device(instance, args.device);
-  // Winners of this GPU first, then of other GPUs of its model (vendor,
-  // device id and name; any driver), as `vktune bench` finds them.
-  std::vector<std::int64_t> rows;
-  if (store) {
-    const auto self = identity_of(device.info());
-    if (const auto row = store->find_device(self)) rows.push_back(*row);
-    for (const auto& [id, identity] : store->devices()) {
-      const bool same_model = identity.vendor_id == self.vendor_id && identity.device_id == self.device_id &&
-                              identity.name == self.name;
-      if (same_model && std::find(rows.begin(), rows.end(), id) == rows.end()) rows.push_back(id);
-    }
-  }
+  const auto rows = store ? chain::winner_device_rows(*store, device.info()) : std::vector<std::int64_t>{};
   const auto templates = TemplateLibrary::select(std::nullopt);
   std::vector<Measured> measured;
   for (const bool tuned : {true, false}) {

@@ -20,11 +20,11 @@
 #include <vector>
 
 #include "harness/device.hpp"
-#include "harness/phase_timer.hpp"
 #include "harness/timer.hpp"
 #include "kernels/kernel.hpp"
 #include "reference/gguf_reader.hpp"
 #include "results/store.hpp"
+#include "tuner/chain/kernel_chain.hpp"
 #include "tuner/model/model_description.hpp"
 #include "tuner/template_library.hpp"
 
@@ -44,20 +44,9 @@ struct StepOptions {
   bool barrier_every_op = false;
 };
 
-// One dispatch of the chain.
-struct StepOp {
-  std::string kernel;
-  kernels::Shape shape;
-  kernels::Config config;
-  bool tuned = false;                // a stored winner (else the baseline)
-  std::string why_baseline;          // in a tuned chain, why this op runs its baseline
-  std::string role;                  // "blk.3.ffn_down", "token_embd", ...
-  std::string weight;                // a product's weight tensor ("blk.3.ffn_down.weight"), else ""
-  std::vector<std::string> buffers;  // the chain's buffers, in the kernel's binding order
-  // A barrier precedes the op's first stage (later stages of a multi-stage
-  // op always wait for the one before).
-  bool barrier_before = true;
-};
+// One dispatch of the chain (its `weight`: a product's weight tensor,
+// "blk.3.ffn_down.weight").
+using StepOp = chain::ChainOp;
 
 class DecodeStep {
  public:
@@ -67,44 +56,29 @@ class DecodeStep {
   // order of preference (this GPU first, then others of its model).
   DecodeStep(const model::ModelDescription& model, const ref::GgufFile& file, const StepOptions& options,
              const results::Store* store, const std::vector<std::int64_t>& device_rows, const vk::DeviceInfo& device);
-  ~DecodeStep();
   DecodeStep(const DecodeStep&) = delete;
   DecodeStep& operator=(const DecodeStep&) = delete;
 
-  const std::vector<StepOp>& ops() const { return ops_; }
-  // Barriers recorded per step (one before each op that waits, and one
-  // between the stages of a multi-stage op), known after prepare().
-  std::size_t barriers() const;
+  const std::vector<StepOp>& ops() const { return chain_.ops(); }
+  // Barriers recorded per step, known after prepare() (chain::KernelChain).
+  std::size_t barriers() const { return chain_.barriers(); }
 
   // Compiles every distinct variant, uploads the weights and inputs, and
   // records the chain.
   void prepare(vk::Device& device, const TemplateLibrary& templates);
   // Runs one step and returns the logits (vocab floats).
   std::vector<float> run_once(vk::Device& device);
-  // Runs the step one op at a time, each in a submission of its own (so
-  // nothing overlaps), and calls `visit` for each op with the contents of
-  // its buffers other than weights and scratch, by binding name: `before`
-  // it ran, and its outputs `after`. Returns the logits.
-  using Contents = std::map<std::string, std::vector<std::uint8_t>>;
+  // Runs the step one op at a time (chain::KernelChain::run_op_by_op) and
+  // returns the logits.
+  using Contents = chain::KernelChain::Contents;
   std::vector<float> run_op_by_op(
       vk::Device& device,
       const std::function<void(std::size_t op, const Contents& before, const Contents& after)>& visit);
-  // Where a step's time goes: one phase per run of ops between barriers
-  // (ops side by side share one), `samples` steps back to back; call after
-  // time(), which warms the clocks. A timestamp at every barrier costs a
-  // little, so the phases add up to a bit more than time()'s step.
-  struct Phase {
-    std::size_t first_op = 0, end_op = 0;  // ops [first_op, end_op)
-    double median_ns = 0;
-  };
-  struct Profile {
-    std::vector<Phase> phases;
-    vk::TimingStats total_ns;
-  };
-  Profile profile(vk::Device& device, int samples);
-  // Times steps back to back (warm-up to steady clocks, then the median of
-  // `samples`), ns per step.
-  vk::TimingResult time(vk::Device& device, int samples);
+  // Where a step's time goes, and the step timed back to back
+  // (chain::KernelChain::profile and time).
+  using Profile = chain::KernelChain::Profile;
+  Profile profile(vk::Device& device, int samples) { return chain_.profile(device, samples); }
+  vk::TimingResult time(vk::Device& device, int samples) { return chain_.time(device, samples); }
 
   // The step's token id and the host copies the CPU reference needs.
   std::int32_t token() const { return token_; }
@@ -116,9 +90,11 @@ class DecodeStep {
   float rope_base() const { return rope_base_; }
 
  private:
-  struct Impl;
-  Impl* impl_;
-  std::vector<StepOp> ops_;
+  std::vector<float> logits() const;
+
+  chain::KernelChain chain_;
+  std::vector<std::vector<std::uint16_t>> k_cache_, v_cache_;  // per layer, fp16 bits
+  std::uint32_t vocab_ = 0;
   std::int32_t token_ = 0;
   float rope_base_ = 10000.0f;
 };
