@@ -78,7 +78,7 @@ Space make_space() {
        "MMA=0: lanes per query (each holds head_dim/TEAM of q and of the accumulator; a team's dot products "
        "summed by shuffles)"},
       {"BC",
-       {16, 32, 64},
+       {16, 32, 64, 128},
        "cache entries per staged block (K and V of BC entries in shared memory, read by every query of the "
        "workgroup)"},
       {"MMA",
@@ -223,12 +223,10 @@ class AttentionPrefill final : public Kernel {
     plan.local_size = {wg, 1, 1};
     plan.dispatch = {DispatchAxis{0, tile_rows(config)}, DispatchAxis{1, 1}, DispatchAxis{}};
     if (mma) {
-      // K and V blocks (rows padded by 16 bytes), per subgroup its scores
-      // (fp32, rows padded by 16 bytes) and weights (fp16, likewise), a
-      // float per query row.
-      const std::uint32_t rows = 16 * static_cast<std::uint32_t>(config.at("MT")), warps = wg / coopmat::kWarp;
+      // K and V blocks (rows padded by 16 bytes; before them a 16×16 fp32
+      // staging tile per subgroup), a row max per query.
       plan.shared_memory_bytes =
-          2 * bc * (head_dim + 8) * 2 + warps * rows * ((bc + 4) * 4 + (bc + 8) * 2) + 4 * warps * rows;
+          std::max(2 * bc * (head_dim + 8) * 2, wg / coopmat::kWarp * 1024) + 4 * tile_rows(config);
     } else {
       plan.shared_memory_bytes = 2 * bc * head_dim * 2;
     }

@@ -3,37 +3,47 @@
 // (the problem is in include/attention_prefill_io.glsl), flash-attention
 // style: scores and weighted values are matrix products
 // (GL_NV_cooperative_matrix, fp16 16×16×16 into fp32) and the softmax is
-// online, so a query tile's scores never leave the workgroup.
+// online and stays in registers, so a query tile's scores never leave its
+// subgroup.
 //
 // A workgroup takes BR = WARPS*16*MT consecutive query tokens of one head
 // (gl_WorkGroupID.y); each subgroup (warp) takes 16*MT of them, its q
-// (pre-scaled, fp16) held as matrix operands in registers and its output
-// as fp32 accumulators. The cache is walked in blocks of BC entries up to
-// the tile's last position; a block of K and one of V are staged in shared
+// (pre-scaled, fp16) held as matrix operands and its output and row sums as
+// fp32 accumulators. The cache is walked in blocks of BC entries up to the
+// tile's last position; a block of K and one of V are staged in shared
 // memory by the whole workgroup (PREFETCH=1: the next block's loads are in
 // flight during this block's products). Per block a warp
-//   1. multiplies q by the staged Kᵀ into its scores S (16*MT × BC, fp32,
-//      through shared memory: the accumulators' layout is opaque);
-//   2. per row, masks the entries past the query's position, takes the
-//      block's max and writes the weights p = 2^(s - m) as fp16 (P);
-//   3. multiplies P by the staged V into its output accumulators.
+//   1. multiplies q by the staged Kᵀ into its scores S (accumulators);
+//   2. masks the entries past each row's position (blocks on the diagonal);
+//   3. turns S into the weights P = 2^(S - m) elementwise, converts them to
+//      fp16 operands and multiplies them by the staged V into its output
+//      and by a matrix of ones into its row sums l (so that l adds exactly
+//      the rounded weights the output does).
 // A warp skips the blocks past its last query (the causal mask's upper
 // triangle).
 //
-// The running max m per row is raised lazily: only when a block's max
-// exceeds it by more than RESCALE (in log2 units) does the row take the new
-// max and the warp rescale its accumulators (stored to shared memory, each
-// row scaled by 2^(m_old - m_new), loaded back: the only way to reach a
-// row of an opaque accumulator). Otherwise the weights are computed against
-// the old max and may reach 2^RESCALE, which fp16 and the fp32 sums hold
-// exactly as well as weights below 1; the result is the same softmax. In a
-// prompt the max settles within a few blocks, so most blocks rescale
-// nothing.
+// Elementwise work needs each accumulator element's row and column, whose
+// layout is the driver's: a probe tile (element (r, c) = 16r + c) loaded as
+// an accumulator at the start tells each invocation where its elements are
+// (`where`), rather than assuming NVIDIA's layout.
+//
+// The running max m per row is raised lazily, and is held elementwise (in
+// `mrow`, an accumulator whose elements hold their row's max). Only when
+// some score of the warp exceeds its row's max by more than RESCALE (log2
+// units) does the warp take the slow path: the block's exact row maxima
+// through shared memory (an atomic max per element), the rows that rise
+// take them, and their accumulators and row sums are scaled by
+// 2^(m_old - m_new). Otherwise the weights are computed against the old max
+// and may reach 2^RESCALE, which fp16 and the fp32 sums hold exactly as well
+// as weights below 1; the result is the same softmax. The first block always
+// takes the slow path; in a prompt the max settles within a few blocks.
+//
+// Every loop over an accumulator's elements is [[unroll]]ed: without it the
+// H200's driver indexed them at run time, from memory (2048 tokens, head_dim
+// 128: 911.6 us against 322.0 us unrolled).
 //
 // Numerics: K and V are fp16 already and enter exactly; q and the weights
-// are rounded to fp16 (about 11 bits), as in flash attention's fp16 mode;
-// the sums of weights l add the rounded weights, so that the normalization
-// matches the products.
+// are rounded to fp16 (about 11 bits), as in flash attention's fp16 mode.
 //
 // Parameters: WG_SIZE, BC, MT, PREFETCH (the others of the space are pinned
 // and unused here). Semantics: HD (head_dim, from the shape).
@@ -50,37 +60,40 @@ layout(local_size_x = WG_SIZE, local_size_y = 1, local_size_z = 1) in;
 #include "attention_prefill_io.glsl"
 
 #define WARPS (WG_SIZE / 32u)
-#define WR (16u * MT)                          // query rows per warp
-#define BR (WARPS * WR)                        // query rows per workgroup
-#define SROW ((HD + 8u) / 8u)                  // staged cache row stride in uvec4s (padded: rows in other banks)
-#define SSTR ((BC + 4u) / 4u)                  // score row stride in uvec4s (4 floats each)
-#define PSTR ((BC + 8u) / 8u)                  // weight row stride in uvec4s (8 halves each)
-#define SREG (WR * SSTR)                       // a warp's score region
-#define PREG (WR * PSTR)                       // a warp's weight region
-#define LPR (32u / WR)                         // lanes per row in the softmax
-#define EPL (BC / LPR)                         // entries per lane in the softmax
+#define WR (16u * MT)                                    // query rows per warp
+#define BR (WARPS * WR)                                  // query rows per workgroup
+#define SROW ((HD + 8u) / 8u)                            // staged cache row stride in uvec4s (padded: rows in other banks)
 #define PER_LANE ((BC * ROW4 + WG_SIZE - 1u) / WG_SIZE)  // uvec4s of a K (or V) block per invocation
-#define DT (HD / 16u)                          // 16-dim tiles of a row
-#define RESCALE 8.0                            // see the lazy max above
+#define DT (HD / 16u)                                    // 16-dim tiles of a row
+#define RESCALE 8.0                                      // see the lazy max above
 #define LOWEST (-3.0e38)
 
 #if HD % 16 != 0 || BC % 16 != 0 || (MT != 1 && MT != 2) || WG_SIZE % 32 != 0
 #error "HD and BC must be multiples of 16, MT 1 or 2, WG_SIZE a multiple of 32"
 #endif
 
-// One array for everything the matrix loads and stores touch, of uvec4s:
-// they need 16-byte aligned addresses (see attention_decode_mma.comp).
-// Regions: K and V blocks; per warp its scores (also the scratch of q's
-// staging, the rescales and the output) and its weights.
+// One array for everything the matrix loads touch, of uvec4s: they need
+// 16-byte aligned addresses (see attention_decode_mma.comp). The K and V
+// blocks; before the first block, a 16×16 fp32 staging tile per warp (q's
+// operands, the probe).
 #define KS_AT 0u
 #define VS_AT (BC * SROW)
-#define SS_AT (2u * BC * SROW)
-#define PS_AT (SS_AT + WARPS * SREG)
-shared uvec4 sh[PS_AT + WARPS * PREG];
-shared float row_factor[BR];  // per row: the rescale factor, then 1/l
+#define STAGING (64u * WARPS)
+shared uvec4 sh[2u * BC * SROW > STAGING ? 2u * BC * SROW : STAGING];
+// The slow path's row maxima per warp, as ordered bits (see ordered()).
+shared uint row_max[BR];
 
 #define ACC fcoopmatNV<32, gl_ScopeSubgroup, 16, 16>
 #define OPD fcoopmatNV<16, gl_ScopeSubgroup, 16, 16>
+
+// A float's bits, mapped so that unsigned order is float order (negatives
+// have every bit flipped, positives the sign bit set): atomicMax on them is
+// a float max.
+uint ordered(float x) {
+  const uint b = floatBitsToUint(x);
+  return (b & 0x80000000u) != 0u ? ~b : b | 0x80000000u;
+}
+float from_ordered(uint o) { return uintBitsToFloat((o & 0x80000000u) != 0u ? o & 0x7fffffffu : ~o); }
 
 void load_block(uint e0, uint kvh, out uvec4 rk[PER_LANE], out uvec4 rv[PER_LANE]) {
   [[unroll]] for (uint i = 0u; i < PER_LANE; ++i) {
@@ -102,12 +115,8 @@ void store_block(uvec4 rk[PER_LANE], uvec4 rv[PER_LANE]) {
   }
 }
 
-// A 16×16 fp32 tile through the warp's scratch: lane `lane` holds row
-// lane/2, columns 8*(lane%2)..+8, as two vec4s at TILE_AT + 2*lane.
-#define TILE_AT (SS_AT + gl_SubgroupID * SREG)
-
 void main() {
-  const uint lid = gl_LocalInvocationID.x, warp = gl_SubgroupID, lane = gl_SubgroupInvocationID;
+  const uint warp = gl_SubgroupID, lane = gl_SubgroupInvocationID;
   const uint h = gl_WorkGroupID.y, kvh = h / (HEADS / KV_HEADS);
   const uint t0 = query_tile() * BR;
   const uint w0 = t0 + warp * WR;  // the warp's first query token
@@ -120,8 +129,11 @@ void main() {
   load_block(0u, kvh, rk, rv);
 #endif
 
-  // q as fp16 operands, through the scratch a tile at a time: lane holds
-  // 8 dims of one row (rows past the prompt reread its last token).
+  // The warp's staging tile: lane holds row lane/2, columns
+  // 8*(lane%2)..+8, as two uvec4s of fp32 or one of fp16.
+  const uint tile = warp * 64u;
+  // q as fp16 operands, a tile at a time (rows past the prompt reread its
+  // last token).
   const float scale = inversesqrt(float(HD)) * LOG2E;
   OPD qf[MT][DT];
   [[unroll]] for (uint mt = 0u; mt < MT; ++mt) {
@@ -130,22 +142,31 @@ void main() {
       const uint at = (token * HEADS + h) * HD + d * 16u + (lane % 2u) * 8u;
       uvec4 w;
       [[unroll]] for (uint i = 0u; i < 4u; ++i) w[i] = packHalf2x16(vec2(qs[at + 2u * i], qs[at + 2u * i + 1u]) * scale);
-      sh[TILE_AT + lane] = w;
+      sh[tile + lane] = w;
       subgroupMemoryBarrierShared();
       subgroupBarrier();
-      coopMatLoadNV(qf[mt][d], sh, TILE_AT, 2u, false);
+      coopMatLoadNV(qf[mt][d], sh, tile, 2u, false);
       subgroupBarrier();
     }
   }
+  // The probe: element (r, c) = 16r + c.
+  [[unroll]] for (uint i = 0u; i < 2u; ++i) {
+    const uint e = 8u * lane + 4u * i;
+    sh[tile + 2u * lane + i] = floatBitsToUint(vec4(e, e + 1u, e + 2u, e + 3u));
+  }
+  subgroupMemoryBarrierShared();
+  subgroupBarrier();
+  ACC where;
+  coopMatLoadNV(where, sh, tile, 4u, false);
 
-  ACC o[MT][DT];
+  ACC o[MT][DT], l[MT], mrow[MT];
   [[unroll]] for (uint mt = 0u; mt < MT; ++mt) {
     [[unroll]] for (uint d = 0u; d < DT; ++d) o[mt][d] = ACC(0.0);
+    l[mt] = ACC(0.0);
+    mrow[mt] = ACC(LOWEST);
   }
-  // The softmax's rows: lane takes row r of the warp, entries part*EPL..
-  const uint r = lane / LPR, part = lane % LPR;
-  const uint row_pos = query_position(min(w0 + r, TOKENS - 1u));
-  float m = LOWEST, l = 0.0;
+  const uint first_pos = query_position(w0);  // row 0 of the warp (rows past the prompt see more: never stored)
+  const OPD ones = OPD(1.0);
 
   for (uint b = 0u; b < blocks; ++b) {
     const uint e0 = b * BC;
@@ -160,85 +181,62 @@ void main() {
     barrier();
     if (e0 > warp_last) continue;  // every entry of the block is past the warp's queries
 
-    // 1. S = q Kᵀ, a 16-entry column of tiles at a time.
+    // 1. S = q Kᵀ.
+    ACC s[MT][BC / 16u];
     [[unroll]] for (uint j = 0u; j < BC / 16u; ++j) {
-      ACC s[MT];
-      [[unroll]] for (uint mt = 0u; mt < MT; ++mt) s[mt] = ACC(0.0);
+      [[unroll]] for (uint mt = 0u; mt < MT; ++mt) s[mt][j] = ACC(0.0);
       [[unroll]] for (uint d = 0u; d < DT; ++d) {
         OPD kt;
         coopMatLoadNV(kt, sh, KS_AT + j * 16u * SROW + 2u * d, SROW, true);
-        [[unroll]] for (uint mt = 0u; mt < MT; ++mt) s[mt] = coopMatMulAddNV(qf[mt][d], kt, s[mt]);
-      }
-      [[unroll]] for (uint mt = 0u; mt < MT; ++mt) {
-        coopMatStoreNV(s[mt], sh, TILE_AT + mt * 16u * SSTR + 4u * j, SSTR, false);
+        [[unroll]] for (uint mt = 0u; mt < MT; ++mt) s[mt][j] = coopMatMulAddNV(qf[mt][d], kt, s[mt][j]);
       }
     }
-    subgroupMemoryBarrierShared();
-    subgroupBarrier();
-
-    // 2. The weights of row r, entries part*EPL.. (8 at a time: a uvec4 of P).
-    const uint s_row = TILE_AT + r * SSTR + part * (EPL / 4u);
-    float mx = LOWEST;
-    [[unroll]] for (uint c = 0u; c < EPL / 4u; ++c) {
-      const vec4 s4 = uintBitsToFloat(sh[s_row + c]);
-      [[unroll]] for (uint i = 0u; i < 4u; ++i) {
-        if (e0 + part * EPL + 4u * c + i <= row_pos) mx = max(mx, s4[i]);
-      }
-    }
-    if (LPR == 2u) mx = max(mx, subgroupShuffleXor(mx, 1u));
-    const bool raise = mx > m + RESCALE;
-    const bool any_raise = subgroupAny(raise);
-    if (raise) {
-      l *= exp2(m - mx);
-      if (part == 0u) row_factor[warp * WR + r] = exp2(m - mx);
-      m = mx;
-    } else if (any_raise && part == 0u) {
-      row_factor[warp * WR + r] = 1.0;
-    }
-    float sum = 0.0;
-    const uint p_row = PS_AT + warp * PREG + r * PSTR + part * (EPL / 8u);
-    [[unroll]] for (uint c = 0u; c < EPL / 8u; ++c) {
-      uvec4 w;
-      [[unroll]] for (uint i = 0u; i < 4u; ++i) {
-        const uint c0 = part * EPL + 8u * c + 2u * i;
-        const vec2 s2 = uintBitsToFloat(uvec2(sh[s_row + 2u * c + i / 2u][2u * (i % 2u)],
-                                              sh[s_row + 2u * c + i / 2u][2u * (i % 2u) + 1u]));
-        const vec2 p = vec2(e0 + c0 <= row_pos ? exp2(s2.x - m) : 0.0, e0 + c0 + 1u <= row_pos ? exp2(s2.y - m) : 0.0);
-        w[i] = packHalf2x16(p);
-        const vec2 rounded = unpackHalf2x16(w[i]);
-        sum += rounded.x + rounded.y;
-      }
-      sh[p_row + c] = w;
-    }
-    if (LPR == 2u) sum += subgroupShuffleXor(sum, 1u);
-    l += sum;
-    subgroupMemoryBarrierShared();
-    subgroupBarrier();
-
-    // The lazy rescale: each accumulator through the scratch (the scores
-    // are no longer needed), rows scaled by their factors.
-    if (any_raise) {
-      [[unroll]] for (uint mt = 0u; mt < MT; ++mt) {
-        const float f = row_factor[warp * WR + mt * 16u + lane / 2u];
-        [[unroll]] for (uint d = 0u; d < DT; ++d) {
-          coopMatStoreNV(o[mt][d], sh, TILE_AT, 4u, false);
-          subgroupMemoryBarrierShared();
-          subgroupBarrier();
-          sh[TILE_AT + 2u * lane] = floatBitsToUint(uintBitsToFloat(sh[TILE_AT + 2u * lane]) * f);
-          sh[TILE_AT + 2u * lane + 1u] = floatBitsToUint(uintBitsToFloat(sh[TILE_AT + 2u * lane + 1u]) * f);
-          subgroupMemoryBarrierShared();
-          subgroupBarrier();
-          coopMatLoadNV(o[mt][d], sh, TILE_AT, 4u, false);
-          subgroupBarrier();
+    // 2. The mask, and whether some score exceeds its row's max.
+    bool exceeds = false;
+    const bool diagonal = e0 + BC - 1u > first_pos;
+    [[unroll]] for (uint mt = 0u; mt < MT; ++mt) {
+      [[unroll]] for (uint j = 0u; j < BC / 16u; ++j) {
+        [[unroll]] for (int i = 0; i < s[mt][j].length(); ++i) {
+          const uint at = uint(where[i]);
+          if (diagonal && e0 + j * 16u + at % 16u > first_pos + mt * 16u + at / 16u) s[mt][j][i] = LOWEST;
+          exceeds = exceeds || s[mt][j][i] > mrow[mt][i] + RESCALE;
         }
       }
     }
+    if (subgroupAny(exceeds)) {
+      // The slow path: the block's row maxima, and the rows that rise
+      // rescaled.
+      if (lane < WR) row_max[warp * WR + lane] = ordered(LOWEST);
+      subgroupMemoryBarrierShared();
+      subgroupBarrier();
+      [[unroll]] for (uint mt = 0u; mt < MT; ++mt) {
+        [[unroll]] for (uint j = 0u; j < BC / 16u; ++j) {
+          [[unroll]] for (int i = 0; i < s[mt][j].length(); ++i) {
+            atomicMax(row_max[warp * WR + mt * 16u + uint(where[i]) / 16u], ordered(s[mt][j][i]));
+          }
+        }
+      }
+      subgroupMemoryBarrierShared();
+      subgroupBarrier();
+      [[unroll]] for (uint mt = 0u; mt < MT; ++mt) {
+        [[unroll]] for (int i = 0; i < l[mt].length(); ++i) {
+          const float raised = max(mrow[mt][i], from_ordered(row_max[warp * WR + mt * 16u + uint(where[i]) / 16u]));
+          const float f = exp2(mrow[mt][i] - raised);
+          mrow[mt][i] = raised;
+          l[mt][i] *= f;
+          [[unroll]] for (uint d = 0u; d < DT; ++d) o[mt][d][i] *= f;
+        }
+      }
+      subgroupBarrier();
+    }
 
-    // 3. O += P V.
+    // 3. P = 2^(S - m) in fp16; O += P V, l += P 1.
     [[unroll]] for (uint k = 0u; k < BC / 16u; ++k) {
       OPD p[MT];
       [[unroll]] for (uint mt = 0u; mt < MT; ++mt) {
-        coopMatLoadNV(p[mt], sh, PS_AT + warp * PREG + mt * 16u * PSTR + 2u * k, PSTR, false);
+        [[unroll]] for (int i = 0; i < s[mt][k].length(); ++i) s[mt][k][i] = exp2(s[mt][k][i] - mrow[mt][i]);
+        p[mt] = OPD(s[mt][k]);
+        l[mt] = coopMatMulAddNV(p[mt], ones, l[mt]);
       }
       [[unroll]] for (uint d = 0u; d < DT; ++d) {
         OPD vt;
@@ -246,28 +244,16 @@ void main() {
         [[unroll]] for (uint mt = 0u; mt < MT; ++mt) o[mt][d] = coopMatMulAddNV(p[mt], vt, o[mt][d]);
       }
     }
-    subgroupBarrier();
   }
 
-  // out = O / l, each tile through the scratch.
-  if (part == 0u) row_factor[warp * WR + r] = 1.0 / l;
-  subgroupMemoryBarrierShared();
-  subgroupBarrier();
+  // out = O / l, each element to its place (rows past the prompt are not
+  // written).
   [[unroll]] for (uint mt = 0u; mt < MT; ++mt) {
-    const uint token = w0 + mt * 16u + lane / 2u;
-    const float inv = row_factor[warp * WR + mt * 16u + lane / 2u];
     [[unroll]] for (uint d = 0u; d < DT; ++d) {
-      coopMatStoreNV(o[mt][d], sh, TILE_AT, 4u, false);
-      subgroupMemoryBarrierShared();
-      subgroupBarrier();
-      if (token < TOKENS) {
-        const uint at = (token * HEADS + h) * HD + d * 16u + (lane % 2u) * 8u;
-        [[unroll]] for (uint i = 0u; i < 2u; ++i) {
-          const vec4 v = uintBitsToFloat(sh[TILE_AT + 2u * lane + i]) * inv;
-          outs[at + 4u * i] = v.x, outs[at + 4u * i + 1u] = v.y, outs[at + 4u * i + 2u] = v.z, outs[at + 4u * i + 3u] = v.w;
-        }
+      [[unroll]] for (int i = 0; i < o[mt][d].length(); ++i) {
+        const uint at = uint(where[i]), token = w0 + mt * 16u + at / 16u;
+        if (token < TOKENS) outs[(token * HEADS + h) * HD + d * 16u + at % 16u] = o[mt][d][i] / l[mt][i];
       }
-      subgroupBarrier();
     }
   }
 }
