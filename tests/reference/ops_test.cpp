@@ -173,5 +173,47 @@ TEST(Attention, DefaultScaleAndValidation) {
   EXPECT_THROW((void)attention(q, k, Floats{1}, shape), Error);
 }
 
+TEST(CausalAttention, EachQuerySeesItsPrefix) {
+  // One head of head_dim 4 (scale 1/2), three cache entries, the last two
+  // the prompt's queries. Query 0 (position 1) sees entries 0 and 1, query
+  // 1 (position 2) all three; q·k = 2 on entry 0 and 0 elsewhere.
+  const AttentionShape shape{1, 1, 4, 3};
+  const Floats q = {1, 1, 1, 1, 1, 1, 1, 1};
+  const Floats k = {0.5f, 0.5f, 0.5f, 0.5f, 0, 0, 0, 0, 0, 0, 0, 0};
+  const Floats v = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0};
+  const auto out = causal_attention(q, k, v, shape, 2);
+  const double e = std::exp(1.0);
+  const std::vector<double> want = {e / (e + 1), 1 / (e + 1), 0, 0, e / (e + 2), 1 / (e + 2), 1 / (e + 2), 0};
+  ASSERT_EQ(out.size(), want.size());
+  for (std::size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(out[i], want[i], 1e-15) << i;
+}
+
+TEST(CausalAttention, PromptFromAnEmptyCacheGroupedHeadsAndASample) {
+  // Four queries of 2 heads on 1 KV head, head_dim 2: query 0 sees entry 0
+  // alone (its value, for both heads); a sample computes only its queries.
+  const AttentionShape shape{2, 1, 2, 4};
+  Floats q(4 * 2 * 2), k(4 * 2), v(4 * 2);
+  for (std::size_t i = 0; i < q.size(); ++i) q[i] = 0.25f * static_cast<float>(i % 7) - 0.5f;
+  for (std::size_t i = 0; i < k.size(); ++i) k[i] = 0.5f - 0.125f * static_cast<float>(i), v[i] = static_cast<float>(i);
+  const auto all = causal_attention(q, k, v, shape, 4);
+  for (std::size_t h = 0; h < 2; ++h) {
+    EXPECT_DOUBLE_EQ(all[h * 2], v[0]);
+    EXPECT_DOUBLE_EQ(all[h * 2 + 1], v[1]);
+  }
+  const std::vector<std::size_t> only = {2};
+  const auto sample = causal_attention(q, k, v, shape, 4, only);
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    if (i / 4 == 2) {
+      EXPECT_EQ(sample[i], all[i]) << i;
+    } else {
+      EXPECT_TRUE(std::isnan(sample[i])) << i;
+    }
+  }
+  EXPECT_THROW((void)causal_attention(q, k, v, shape, 5), Error);  // more queries than cache entries
+  EXPECT_THROW((void)causal_attention(Floats(3), k, v, shape, 1), Error);
+  const std::vector<std::size_t> past = {4};
+  EXPECT_THROW((void)causal_attention(q, k, v, shape, 4, past), Error);
+}
+
 }  // namespace
 }  // namespace vktune::ref

@@ -90,7 +90,9 @@ void phase_ops(const ModelDescription& m, std::uint32_t tokens, std::uint32_t co
     b.add("kv_store", {tokens, m.kv_heads * m.head_dim, context}, "kv_store_k", out);
     b.add("kv_store", {tokens, m.kv_heads * m.head_dim, context}, "kv_store_v", out);
     if (prefill) {
-      b.unserved("prefill attention", out);
+      // The prompt's queries against the cache its k and v went to (a
+      // prompt from an empty cache: kv_len = tokens).
+      b.add("attention_prefill", {tokens, m.heads, m.kv_heads, m.head_dim, tokens}, "attention", out);
     } else {
       b.add("attention_decode", {m.heads, m.kv_heads, m.head_dim, context}, "attention", out);
     }

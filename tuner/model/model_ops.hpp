@@ -2,10 +2,11 @@
 // The ops of one decode token at a context length and of a prefill of P
 // tokens, as vktune kernels at shapes (kernel name, shape), deduplicated:
 // every matrix product with its real N, K and weight type, the norms, rope on
-// q and on k, decode attention, SwiGLU, the residual adds, the embedding's
-// get_rows, the KV-cache stores and the final argmax. Ops vktune has no
-// kernel for yet (prefill attention, a weight type without a product) are
-// listed apart, so a predicted step time says what it leaves out.
+// q and on k, decode attention (a prefill's causal prompt attention), SwiGLU,
+// the residual adds, the embedding's get_rows, the KV-cache stores and the
+// final argmax. Ops vktune has no kernel for (a weight type without a
+// product) are listed apart, so a predicted step time says what it leaves
+// out.
 #include <cstdint>
 #include <string>
 #include <vector>
