@@ -268,9 +268,11 @@ class AttentionPrefill final : public Kernel {
 
   // MMA=1 rounds q and the softmax weights to fp16 (11 bits) for the
   // tensor cores, as flash attention's fp16 mode does: each score and
-  // weight carries a relative error up to 2^-11.
+  // weight carries a relative error up to 2^-11. Measured on an H100 at the
+  // default shapes (the winners): 8.6e-5 to 1.3e-4 relative L2; the bound
+  // is 7.5 times the worst.
   Tolerance variant_tolerance(const Config& config, const Shape& shape) const override {
-    if (config.at("MMA") == 1) return Tolerance{2e-3, 1e-2};
+    if (config.at("MMA") == 1) return Tolerance{1e-3, 1e-2};
     return tolerance(shape);
   }
 

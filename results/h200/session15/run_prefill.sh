@@ -20,3 +20,5 @@ if [ -n "${OLD:-}" ]; then
       --seed 15 --top 5 --only MMA=1 ${OLD_ONLY:+--only $OLD_ONLY} --db "$OUT/prefill_old.db" > "$OUT/old_${shape//,/x}.txt" 2>&1
   done
 fi
+# The winners' table with each winner's measured error.
+vktune export --db "$OUT/prefill.db" > "$OUT/table.json" 2> "$OUT/export.err"
