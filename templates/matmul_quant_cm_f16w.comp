@@ -13,7 +13,8 @@
 //
 // Parameters (#defines): TILE_M, TILE_N, TILE_K (a multiple of 16), CM_SHAPE,
 // WARPS_M, WARPS_N; THREAD_M, THREAD_N, SUBGROUP_SIZE and USE_COOPMAT are
-// defined but unused here. Push constants: M, N, K.
+// defined but unused here. ACT_F16 (fp16 x and y): include/matmul_xy.glsl.
+// Push constants: M, N, K.
 
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
