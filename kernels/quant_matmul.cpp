@@ -73,11 +73,11 @@ std::vector<double> quantized_matmul_reference(const std::vector<float>& x, std:
   return expected;
 }
 
-std::string QuantMatmul::name() const { return format_.kernel_name + (half_activations() ? "_f16" : ""); }
+std::string QuantMatmul::name() const { return format_.kernel_name + (fp16_activations() ? "_f16" : ""); }
 
 std::string QuantMatmul::description() const {
   return "y[M×N] = x[M×K]·Wᵀ, W in GGUF " + format_.type_name + " rows, x and y " +
-         (half_activations() ? "fp16 (fp32 arithmetic and accumulation)" : "fp32") +
+         (fp16_activations() ? "fp16 (fp32 arithmetic and accumulation)" : "fp32") +
          "; matrix-vector template for M <= 8 (decode), tiled template for M > 8 (prefill), both generic over the "
          "block type";
 }
@@ -276,7 +276,7 @@ std::string QuantMatmul::constraint_violation(const Config& config, const Shape&
   validate_shape(shape);
   const auto space = space_index(shape);
   if (auto problem = rowops::parameter_violation(config, spaces()[space]); !problem.empty()) return problem;
-  if (half_activations()) {
+  if (fp16_activations()) {
     if (auto problem = half_activations::device_violation(device); !problem.empty()) return problem;
   }
   auto problem = space == kDecode ? decode_violation(config, shape, device) : prefill_violation(config, shape, device);
@@ -333,7 +333,7 @@ std::string QuantMatmul::layout_parameter() const {
 }
 
 std::optional<Config> QuantMatmul::from_earlier_vocabulary(const Config& config, const Shape& shape) const {
-  if (format_.type != ref::GgmlType::Q4_K || half_activations() || space_index(shape) != kDecode ||
+  if (format_.type != ref::GgmlType::Q4_K || fp16_activations() || space_index(shape) != kDecode ||
       !config.count("THREADS_PER_BLOCK")) {
     return std::nullopt;
   }
@@ -498,7 +498,7 @@ std::vector<ShaderPlan> QuantMatmul::stages(const Config& config, const Shape& s
   auto stages = space_index(shape) == kPrefill && quant_coopmat::uses_dequant_stage(config)
                     ? quant_coopmat::dequant_stages(config, spaces()[kPrefill], format_.qtype)
                     : std::vector<ShaderPlan>{single_stage(config, shape)};
-  if (half_activations()) half_activations::add_define(stages);
+  if (fp16_activations()) half_activations::add_define(stages);
   return stages;
 }
 
@@ -509,7 +509,7 @@ Problem QuantMatmul::make_problem(const Shape& shape, const Inputs& inputs) cons
   auto weights = ref::random_quantized_rows(format_.type, n, k, seed, inputs.kind);
   auto x = ref::random_floats(m * k, seed ^ 0x9e3779b97f4a7c15ull, -1.0f, 1.0f, inputs.kind);
   HostBuffer xb{"x", std::vector<std::uint8_t>(x.size() * sizeof(float)), false, false};
-  if (half_activations()) {
+  if (fp16_activations()) {
     xb = half_activations::rounded_x(x);  // the reference multiplies the halves the device reads
   } else {
     std::memcpy(xb.bytes.data(), x.data(), xb.bytes.size());
@@ -517,7 +517,7 @@ Problem QuantMatmul::make_problem(const Shape& shape, const Inputs& inputs) cons
   Problem problem;
   problem.shape = shape;
   problem.expected = quantized_matmul_reference(x, m, weights, format_.type, n, k, inputs.full_reference);
-  problem.output_f16 = half_activations();  // poisoned with fp16 NaNs, widened exactly on read-back
+  problem.output_f16 = fp16_activations();  // poisoned with fp16 NaNs, widened exactly on read-back
   weights.resize(spaces()[space_index(shape)].bindings[1].size.bytes(shape), 0);  // see quant_matmul.hpp
 
   HostBuffer wb{"W", std::move(weights), false, true};
@@ -542,7 +542,7 @@ Problem QuantMatmul::make_problem(const Shape& shape, const Inputs& inputs) cons
 // fp16 activations the reference multiplies the fp16-rounded x, and y's
 // rounding to fp16 is added (kernels/half_activations.hpp).
 Tolerance QuantMatmul::tolerance(const Shape&) const {
-  return half_activations() ? half_activations::tolerance(kExactTolerance) : kExactTolerance;
+  return fp16_activations() ? half_activations::tolerance(kExactTolerance) : kExactTolerance;
 }
 
 // X_QUANT=1: see kernels/quantized_activations.hpp; USE_COOPMAT=1:
@@ -551,14 +551,14 @@ Tolerance QuantMatmul::variant_tolerance(const Config& config, const Shape& shap
   auto fp32 = kExactTolerance;
   if (space_index(shape) == kDecode && uses_quantized_activations(config)) fp32 = kQuantizedActivationTolerance;
   if (space_index(shape) == kPrefill && quant_coopmat::uses_coopmat(config)) fp32 = quant_coopmat::kTolerance;
-  return half_activations() ? half_activations::tolerance(fp32) : fp32;
+  return fp16_activations() ? half_activations::tolerance(fp32) : fp32;
 }
 
 std::uint64_t QuantMatmul::weight_bytes(const Shape& shape) const {
   return static_cast<std::uint64_t>(shape.at(1)) * (shape.at(2) / format_.block_weights) * format_.block_bytes;
 }
 
-std::uint64_t QuantMatmul::activation_bytes() const { return half_activations() ? 2 : 4; }
+std::uint64_t QuantMatmul::activation_bytes() const { return fp16_activations() ? 2 : 4; }
 
 Metrics QuantMatmul::metrics(const Shape& shape) const {
   const double m = shape.at(0), n = shape.at(1), k = shape.at(2);

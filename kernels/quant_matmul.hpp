@@ -44,8 +44,8 @@
 namespace vktune::kernels {
 
 struct QuantFormat {
-  std::string kernel_name;  // "matmul_q8_0"
-  std::string type_name;    // "Q8_0"
+  std::string kernel_name;      // "matmul_q8_0"
+  std::string type_name;        // "Q8_0"
   ref::GgmlType type;
   int qtype = 0;                // QTYPE of templates/include/quant_block.glsl
   std::uint32_t block_weights;  // 32 or 256
@@ -75,8 +75,8 @@ PruningRule few_invocations_rule();
 // double in K order on the bit-exact dequantized row as
 // ref::matmul_quantized does; the full reference when m*n*k is small.
 std::vector<double> quantized_matmul_reference(const std::vector<float>& x, std::size_t m,
-                                               const std::vector<std::uint8_t>& w, ref::GgmlType type, std::size_t n,
-                                               std::size_t k, bool full);
+                                               const std::vector<std::uint8_t>& w, ref::GgmlType type,
+                                               std::size_t n, std::size_t k, bool full);
 
 // The element type of x and y.
 enum class Activations { fp32, fp16 };
@@ -119,7 +119,7 @@ class QuantMatmul final : public Kernel {
   std::uint64_t weight_bytes(const Shape& shape) const;
   // Bytes of one value of x or y: 4, or 2 with fp16 activations.
   std::uint64_t activation_bytes() const;
-  bool half_activations() const { return activations_ == Activations::fp16; }
+  bool fp16_activations() const { return activations_ == Activations::fp16; }
   // The one stage of a path other than DEQUANT_STAGE=1, for fp32 activations.
   ShaderPlan single_stage(const Config& config, const Shape& shape) const;
   // Legality (what the templates and the device need); the pruning is
