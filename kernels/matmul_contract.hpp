@@ -16,11 +16,12 @@ constexpr std::uint32_t kMaxDecodeM = 8;
 inline ShapeClass decode_shapes() { return {DimBound{0, 1, kMaxDecodeM}}; }
 inline ShapeClass prefill_shapes() { return {DimBound{0, kMaxDecodeM + 1}}; }
 
-// x: M×K values of `x_bytes` each; W: the `weights` rule over N and K; y: M×N floats.
-inline std::vector<Binding> bindings(std::uint64_t x_bytes, SizeRule weights) {
+// x: M×K values of `x_bytes` each; W: the `weights` rule over N and K; y: M×N
+// values of `y_bytes` each (floats, or the halves of fp16 activations).
+inline std::vector<Binding> bindings(std::uint64_t x_bytes, SizeRule weights, std::uint64_t y_bytes = 4) {
   return {{"x", BindingRole::input, size_rule(x_bytes, {0, 2})},
           {"W", BindingRole::weights, std::move(weights)},
-          {"y", BindingRole::output, size_rule(4, {0, 1})}};
+          {"y", BindingRole::output, size_rule(y_bytes, {0, 1})}};
 }
 
 }  // namespace vktune::kernels::matmul

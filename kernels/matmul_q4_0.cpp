@@ -1,5 +1,6 @@
-// matmul_q4_0: y[M×N] = x[M×K]·Wᵀ with W in GGUF Q4_0 rows (18-byte blocks of
-// 32 weights: fp16 d, 16 bytes of nibbles; templates/include/q4_0.glsl).
+// matmul_q4_0 (and matmul_q4_0_f16, x and y fp16): y[M×N] = x[M×K]·Wᵀ with W
+// in GGUF Q4_0 rows (18-byte blocks of 32 weights: fp16 d, 16 bytes of
+// nibbles; templates/include/q4_0.glsl).
 // Spaces, plans and problems are those of every quantized matmul
 // (kernels/quant_matmul.hpp).
 #include <memory>
@@ -12,9 +13,10 @@ namespace {
 
 // QTYPE 1 in templates/include/quant_block.glsl; 4 units (one qs word, 8 weights) per block;
 // BLOCK_PAIRS=1 offered (templates/matvec_q4_0_q8.comp: pairs of blocks per invocation).
-const KernelRegistration registration([] {
-  return std::make_unique<QuantMatmul>(QuantFormat{"matmul_q4_0", "Q4_0", ref::GgmlType::Q4_0, 1, 32, 18, 4, true});
-});
+QuantFormat q4_0() { return {"matmul_q4_0", "Q4_0", ref::GgmlType::Q4_0, 1, 32, 18, 4, true}; }
+
+const KernelRegistration registration([] { return std::make_unique<QuantMatmul>(q4_0()); });
+const KernelRegistration half([] { return std::make_unique<QuantMatmul>(q4_0(), Activations::fp16); });
 
 }  // namespace
 }  // namespace vktune::kernels

@@ -1,9 +1,9 @@
-// matmul_q4k: y[M×N] = x[M×K]·Wᵀ with W in GGUF Q4_K rows (144-byte
-// super-blocks of 256 weights: fp16 d and dmin, 6-bit scales and mins of 8
-// sub-blocks, 4-bit codes; templates/include/q4k.glsl). Spaces, plans and
-// problems are those of every quantized matmul (kernels/quant_matmul.hpp).
+// matmul_q4k (and matmul_q4k_f16, x and y fp16): y[M×N] = x[M×K]·Wᵀ with W
+// in GGUF Q4_K rows (144-byte super-blocks of 256 weights: fp16 d and dmin,
+// 6-bit scales and mins of 8 sub-blocks, 4-bit codes;
+// templates/include/q4k.glsl). Spaces, plans and problems are those of every
+// quantized matmul (kernels/quant_matmul.hpp).
 #include <memory>
-#include <utility>
 
 #include "kernels/quant_matmul.hpp"
 #include "kernels/registry.hpp"
@@ -15,11 +15,14 @@ namespace {
 // units (one qs word, 8 weights) per super-block. SUPER_BLOCK=1:
 // templates/matvec_q4k_q8.comp, 4 invocations per 16-byte-aligned
 // super-block, a 64-weight chunk each.
-const KernelRegistration registration([] {
+QuantFormat q4k() {
   QuantFormat format{"matmul_q4k", "Q4_K", ref::GgmlType::Q4_K, 5, 256, 144, 32};
   format.super_block = true;
-  return std::make_unique<QuantMatmul>(std::move(format));
-});
+  return format;
+}
+
+const KernelRegistration registration([] { return std::make_unique<QuantMatmul>(q4k()); });
+const KernelRegistration half([] { return std::make_unique<QuantMatmul>(q4k(), Activations::fp16); });
 
 }  // namespace
 }  // namespace vktune::kernels

@@ -8,6 +8,7 @@
 #include <numeric>
 
 #include "common/error.hpp"
+#include "kernels/half_activations.hpp"
 #include "kernels/matvec_rules.hpp"
 #include "kernels/quant_coopmat.hpp"
 #include "kernels/quantized_activations.hpp"
@@ -25,6 +26,9 @@ constexpr std::size_t kPrefill = 1;
 // Above this many multiply-adds the CPU reference is computed for a sample of
 // outputs only (see Problem::expected).
 constexpr double kFullReferenceMacs = 3.0e8;
+
+// The fp32 paths' tolerance with fp32 activations (see tolerance()).
+constexpr Tolerance kExactTolerance{1e-4, 1e-3};
 
 using matvec::next_pow2;
 
@@ -69,14 +73,17 @@ std::vector<double> quantized_matmul_reference(const std::vector<float>& x, std:
   return expected;
 }
 
+std::string QuantMatmul::name() const { return format_.kernel_name + (fp16_activations() ? "_f16" : ""); }
+
 std::string QuantMatmul::description() const {
-  return "y[M×N] = x[M×K]·Wᵀ, W in GGUF " + format_.type_name +
-         " rows, x and y fp32; matrix-vector template for M <= 8 (decode), tiled template for M > 8 (prefill), "
-         "both generic over the block type";
+  return "y[M×N] = x[M×K]·Wᵀ, W in GGUF " + format_.type_name + " rows, x and y " +
+         (fp16_activations() ? "fp16 (fp32 arithmetic and accumulation)" : "fp32") +
+         "; matrix-vector template for M <= 8 (decode), tiled template for M > 8 (prefill), both generic over the "
+         "block type";
 }
 
 void QuantMatmul::validate_shape(const Shape& shape) const {
-  const auto& name = format_.kernel_name;
+  const auto name = this->name();
   if (shape.size() != 3) {
     throw Error(ErrorKind::usage, name + " takes shapes M,N,K; got " + std::to_string(shape.size()) + " dimensions");
   }
@@ -214,8 +221,8 @@ std::vector<Space> QuantMatmul::build_spaces() const {
   prefill.pruning = prefill_pruning();
   decode.shape_class = matmul::decode_shapes();
   prefill.shape_class = matmul::prefill_shapes();
-  decode.bindings = prefill.bindings =
-      matmul::bindings(4, size_rule(format_.block_bytes, {1, 2}, format_.block_weights));
+  decode.bindings = prefill.bindings = matmul::bindings(
+      activation_bytes(), size_rule(format_.block_bytes, {1, 2}, format_.block_weights), activation_bytes());
   // Whole 16-byte vectors: matvec_q6k_q8.comp reads the vectors that cover
   // each 2-byte-aligned block, the last one's reaching up to 14 bytes past it.
   decode.bindings[1].size.align = prefill.bindings[1].size.align = 16;
@@ -269,6 +276,9 @@ std::string QuantMatmul::constraint_violation(const Config& config, const Shape&
   validate_shape(shape);
   const auto space = space_index(shape);
   if (auto problem = rowops::parameter_violation(config, spaces()[space]); !problem.empty()) return problem;
+  if (fp16_activations()) {
+    if (auto problem = half_activations::device_violation(device); !problem.empty()) return problem;
+  }
   auto problem = space == kDecode ? decode_violation(config, shape, device) : prefill_violation(config, shape, device);
   if (!problem.empty()) return problem;
   return stages_limits_violation(stages(config, shape), shape,
@@ -323,7 +333,8 @@ std::string QuantMatmul::layout_parameter() const {
 }
 
 std::optional<Config> QuantMatmul::from_earlier_vocabulary(const Config& config, const Shape& shape) const {
-  if (format_.type != ref::GgmlType::Q4_K || space_index(shape) != kDecode || !config.count("THREADS_PER_BLOCK")) {
+  if (format_.type != ref::GgmlType::Q4_K || fp16_activations() || space_index(shape) != kDecode ||
+      !config.count("THREADS_PER_BLOCK")) {
     return std::nullopt;
   }
   const auto value = [&](const char* name) {
@@ -426,11 +437,10 @@ std::string QuantMatmul::prefill_violation(const Config& config, const Shape& sh
   return rowops::subgroup_size_violation(config.at("SUBGROUP_SIZE"), static_cast<std::uint32_t>(wg), device);
 }
 
-ShaderPlan QuantMatmul::plan(const Config& config, const Shape& shape) const {
+ShaderPlan QuantMatmul::plan(const Config& config, const Shape& shape) const { return stages(config, shape).front(); }
+
+ShaderPlan QuantMatmul::single_stage(const Config& config, const Shape& shape) const {
   const auto space = space_index(shape);
-  if (space == kPrefill && quant_coopmat::uses_dequant_stage(config)) {
-    return quant_coopmat::dequant_stages(config, spaces()[kPrefill], format_.qtype).front();
-  }
   if (space == kPrefill && quant_coopmat::uses_coopmat(config)) {
     return quant_coopmat::plan(config, spaces()[kPrefill], format_.qtype);
   }
@@ -485,10 +495,11 @@ ShaderPlan QuantMatmul::plan(const Config& config, const Shape& shape) const {
 }
 
 std::vector<ShaderPlan> QuantMatmul::stages(const Config& config, const Shape& shape) const {
-  if (space_index(shape) == kPrefill && quant_coopmat::uses_dequant_stage(config)) {
-    return quant_coopmat::dequant_stages(config, spaces()[kPrefill], format_.qtype);
-  }
-  return {plan(config, shape)};
+  auto stages = space_index(shape) == kPrefill && quant_coopmat::uses_dequant_stage(config)
+                    ? quant_coopmat::dequant_stages(config, spaces()[kPrefill], format_.qtype)
+                    : std::vector<ShaderPlan>{single_stage(config, shape)};
+  if (fp16_activations()) half_activations::add_define(stages);
+  return stages;
 }
 
 Problem QuantMatmul::make_problem(const Shape& shape, const Inputs& inputs) const {
@@ -496,16 +507,23 @@ Problem QuantMatmul::make_problem(const Shape& shape, const Inputs& inputs) cons
   validate_shape(shape);
   const std::size_t m = shape[0], n = shape[1], k = shape[2];
   auto weights = ref::random_quantized_rows(format_.type, n, k, seed, inputs.kind);
-  const auto x = ref::random_floats(m * k, seed ^ 0x9e3779b97f4a7c15ull, -1.0f, 1.0f, inputs.kind);
+  auto x = ref::random_floats(m * k, seed ^ 0x9e3779b97f4a7c15ull, -1.0f, 1.0f, inputs.kind);
+  HostBuffer xb{"x", std::vector<std::uint8_t>(x.size() * sizeof(float)), false, false};
+  if (fp16_activations()) {
+    xb = half_activations::rounded_x(x);  // the reference multiplies the halves the device reads
+  } else {
+    std::memcpy(xb.bytes.data(), x.data(), xb.bytes.size());
+  }
   Problem problem;
   problem.shape = shape;
   problem.expected = quantized_matmul_reference(x, m, weights, format_.type, n, k, inputs.full_reference);
+  problem.output_f16 = fp16_activations();  // poisoned with fp16 NaNs, widened exactly on read-back
   weights.resize(spaces()[space_index(shape)].bindings[1].size.bytes(shape), 0);  // see quant_matmul.hpp
 
-  HostBuffer xb{"x", std::vector<std::uint8_t>(x.size() * sizeof(float)), false, false};
-  std::memcpy(xb.bytes.data(), x.data(), xb.bytes.size());
   HostBuffer wb{"W", std::move(weights), false, true};
-  HostBuffer yb{"y", std::vector<std::uint8_t>(m * n * sizeof(float)), true, false};
+  // An odd count of halves takes a whole last word (launch_contract.hpp).
+  const auto y_bytes = spaces()[space_index(shape)].bindings[2].size.bytes(shape);
+  HostBuffer yb{"y", std::vector<std::uint8_t>(y_bytes), true, false};
   problem.buffers = {std::move(xb), std::move(wb), std::move(yb)};
   if (space_index(shape) == kPrefill) {
     problem.buffers.push_back(HostBuffer{"W16", std::vector<std::uint8_t>(2 * n * k), false, false});
@@ -520,25 +538,33 @@ Problem QuantMatmul::make_problem(const Shape& shape, const Inputs& inputs) cons
 // weights as a*dot(x, q) - b*sum(x). For random signs the rounding error of a
 // K-term fp32 dot product grows like eps*sqrt(K) relative to the result (eps =
 // 6e-8; K = 14336 gives about 1e-5 at worst); typical errors are 1e-7 to
-// 1e-6, while a wrong scale, nibble or block gives errors above 1e-2.
-Tolerance QuantMatmul::tolerance(const Shape&) const { return Tolerance{1e-4, 1e-3}; }
+// 1e-6, while a wrong scale, nibble or block gives errors above 1e-2. With
+// fp16 activations the reference multiplies the fp16-rounded x, and y's
+// rounding to fp16 is added (kernels/half_activations.hpp).
+Tolerance QuantMatmul::tolerance(const Shape&) const {
+  return fp16_activations() ? half_activations::tolerance(kExactTolerance) : kExactTolerance;
+}
 
 // X_QUANT=1: see kernels/quantized_activations.hpp; USE_COOPMAT=1:
 // kernels/quant_coopmat.hpp.
 Tolerance QuantMatmul::variant_tolerance(const Config& config, const Shape& shape) const {
-  if (space_index(shape) == kDecode && uses_quantized_activations(config)) return kQuantizedActivationTolerance;
-  if (space_index(shape) == kPrefill && quant_coopmat::uses_coopmat(config)) return quant_coopmat::kTolerance;
-  return tolerance(shape);
+  auto fp32 = kExactTolerance;
+  if (space_index(shape) == kDecode && uses_quantized_activations(config)) fp32 = kQuantizedActivationTolerance;
+  if (space_index(shape) == kPrefill && quant_coopmat::uses_coopmat(config)) fp32 = quant_coopmat::kTolerance;
+  return fp16_activations() ? half_activations::tolerance(fp32) : fp32;
 }
 
 std::uint64_t QuantMatmul::weight_bytes(const Shape& shape) const {
   return static_cast<std::uint64_t>(shape.at(1)) * (shape.at(2) / format_.block_weights) * format_.block_bytes;
 }
 
+std::uint64_t QuantMatmul::activation_bytes() const { return fp16_activations() ? 2 : 4; }
+
 Metrics QuantMatmul::metrics(const Shape& shape) const {
   const double m = shape.at(0), n = shape.at(1), k = shape.at(2);
+  const auto value = static_cast<double>(activation_bytes());
   Metrics metrics;
-  metrics.bytes = static_cast<double>(weight_bytes(shape)) + m * k * 4 + m * n * 4;
+  metrics.bytes = static_cast<double>(weight_bytes(shape)) + (m * k + m * n) * value;
   metrics.flops = 2 * m * n * k;
   return metrics;
 }
@@ -546,7 +572,7 @@ Metrics QuantMatmul::metrics(const Shape& shape) const {
 std::uint64_t QuantMatmul::device_bytes(const Shape& shape) const {
   const std::uint64_t m = shape.at(0), n = shape.at(1), k = shape.at(2);
   const std::uint64_t w16 = space_index(shape) == kPrefill ? 2 * n * k : 0;
-  return spaces()[space_index(shape)].bindings[1].size.bytes(shape) + m * k * 4 + m * n * 4 + w16;
+  return spaces()[space_index(shape)].bindings[1].size.bytes(shape) + (m * k + m * n) * activation_bytes() + w16;
 }
 
 }  // namespace vktune::kernels

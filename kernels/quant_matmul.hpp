@@ -13,7 +13,10 @@
 // multiple of 16 bytes: the templates read 2-byte-aligned fields as 32-bit
 // words or 16-byte vectors), y (fp32); the prefill space adds the scratch W16 (2*N*K bytes of
 // fp16, read and written only by DEQUANT_STAGE=1: kernels/quant_coopmat.hpp).
-// Push constants: M, N, K.
+// Push constants: M, N, K. With Activations::fp16 (the kernels named
+// KERNEL_f16: matmul_q4_0_f16, ...) x and y are fp16 and every template is
+// compiled with ACT_F16 (kernels/half_activations.hpp): the same spaces,
+// legality and pruning, plus the device's 16-bit storage.
 //
 // The decode space's X_QUANT=1 path has two templates: matvec_quant_q8.comp
 // (W_STAGE=0, every field read as 32-bit words from the buffer) and, where
@@ -75,11 +78,16 @@ std::vector<double> quantized_matmul_reference(const std::vector<float>& x, std:
                                                const std::vector<std::uint8_t>& w, ref::GgmlType type,
                                                std::size_t n, std::size_t k, bool full);
 
+// The element type of x and y.
+enum class Activations { fp32, fp16 };
+
 class QuantMatmul final : public Kernel {
  public:
-  explicit QuantMatmul(QuantFormat format) : format_(std::move(format)) {}
+  explicit QuantMatmul(QuantFormat format, Activations activations = Activations::fp32)
+      : format_(std::move(format)), activations_(activations) {}
 
-  std::string name() const override { return format_.kernel_name; }
+  // The format's kernel name, with "_f16" for fp16 activations.
+  std::string name() const override;
   std::string description() const override;
   std::vector<std::string> shape_dims() const override { return {"M", "N", "K"}; }
   void validate_shape(const Shape& shape) const override;
@@ -109,6 +117,11 @@ class QuantMatmul final : public Kernel {
 
  private:
   std::uint64_t weight_bytes(const Shape& shape) const;
+  // Bytes of one value of x or y: 4, or 2 with fp16 activations.
+  std::uint64_t activation_bytes() const;
+  bool fp16_activations() const { return activations_ == Activations::fp16; }
+  // The one stage of a path other than DEQUANT_STAGE=1, for fp32 activations.
+  ShaderPlan single_stage(const Config& config, const Shape& shape) const;
   // Legality (what the templates and the device need); the pruning is
   // decode_pruning's and prefill_pruning's.
   std::string decode_violation(const Config& config, const Shape& shape, const vk::DeviceInfo& device) const;
@@ -134,6 +147,7 @@ class QuantMatmul final : public Kernel {
   std::uint32_t stage_blocks(const Config& config) const;
 
   QuantFormat format_;
+  Activations activations_;
 };
 
 }  // namespace vktune::kernels

@@ -16,6 +16,7 @@
 //
 // Parameters (#defines): TILE_M, TILE_N, TILE_K (a multiple of 4), THREAD_M,
 // THREAD_N, SUBGROUP_SIZE (host only). Semantics: QTYPE.
+// ACT_F16 (fp16 x and y): include/matmul_xy.glsl.
 
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
@@ -36,8 +37,7 @@ layout(local_size_x = WG, local_size_y = 1, local_size_z = 1) in;
 
 layout(push_constant) uniform Shape { uint M; uint N; uint K; };
 
-layout(std430, set = 0, binding = 0) readonly buffer XBuf { vec4 xv[]; };
-layout(std430, set = 0, binding = 2) writeonly buffer YBuf { float y[]; };
+#include "matmul_xy.glsl"
 
 shared float xs[TILE_K * XS_STRIDE];
 shared float ws[TILE_K * WS_STRIDE];
@@ -63,7 +63,7 @@ void main() {
       const uint m = u % TILE_M;
       const uint kq = u / TILE_M;
       const uint k = k0 + 4u * kq;
-      const vec4 v = k < K ? xv[min(m0 + m, M - 1u) * (K / 4u) + k / 4u] : vec4(0.0);
+      const vec4 v = k < K ? x4(min(m0 + m, M - 1u) * (K / 4u) + k / 4u) : vec4(0.0);
       xs[(4u * kq + 0u) * XS_STRIDE + m] = v.x;
       xs[(4u * kq + 1u) * XS_STRIDE + m] = v.y;
       xs[(4u * kq + 2u) * XS_STRIDE + m] = v.z;
@@ -106,7 +106,7 @@ void main() {
     const uint m = m0 + ty + i * TMT;
     [[unroll]] for (uint j = 0; j < THREAD_N; ++j) {
       const uint n = n0 + tx + j * TNT;
-      if (m < M && n < N) y[m * N + n] = acc[i][j];
+      if (m < M && n < N) store_y(m * N + n, acc[i][j]);
     }
   }
 }

@@ -39,6 +39,7 @@
 // Parameters (#defines): WG_SIZE, ROWS_PER_WG, THREADS_PER_ROW (4 * slots),
 // UNROLL, COLS_PER_PASS, X_SEGMENT, SUBGROUP_SIZE (host only); REDUCTION,
 // X_QUANT, W_STAGE and BLOCK_PAIRS are defined but fixed. Semantics: QTYPE.
+// ACT_F16 (fp16 x and y): include/matmul_xy.glsl.
 // Needs shaderIntegerDotProduct and subgroup shuffles among 4 invocations.
 
 #extension GL_GOOGLE_include_directive : require

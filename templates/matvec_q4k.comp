@@ -33,7 +33,7 @@
 // Parameters (#defines): WG_SIZE, ROWS_PER_WG, THREADS_PER_ROW (8 * slots),
 // UNROLL, SUBGROUP_SIZE (0 = device default; only the host uses it),
 // REDUCTION, COLS_PER_PASS; X_QUANT, X_SEGMENT, W_STAGE and SUPER_BLOCK are
-// defined but fixed.
+// defined but fixed. ACT_F16 (fp16 x and y): include/matmul_xy.glsl.
 
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
@@ -64,9 +64,8 @@ layout(local_size_x = WG_SIZE, local_size_y = 1, local_size_z = 1) in;
 
 layout(push_constant) uniform Shape { uint M; uint N; uint K; };
 
-layout(std430, set = 0, binding = 0) readonly buffer XBuf { vec4 xv[]; };
+#include "matmul_xy.glsl"
 layout(std430, set = 0, binding = 1) readonly buffer WBuf4 { uvec4 w4[]; };
-layout(std430, set = 0, binding = 2) writeonly buffer YBuf { float y[]; };
 
 #if REDUCTION == 0
 shared float partial[S * R * C];
@@ -120,8 +119,8 @@ void math_block(uint b, uvec4 hd[RT], uint q[RT][WPT]) {
     vec4 xlo[WPT], xhi[WPT];
     vec4 sum_lo = vec4(0.0), sum_hi = vec4(0.0);
     [[unroll]] for (uint w = 0; w < WPT; ++w) {
-      xlo[w] = xv[xbase + w];
-      xhi[w] = xv[xbase + 8u + w];
+      xlo[w] = x4(xbase + w);
+      xhi[w] = x4(xbase + 8u + w);
       sum_lo += xlo[w];
       sum_hi += xhi[w];
     }
@@ -219,7 +218,7 @@ void main() {
     [[unroll]] for (uint j = 0; j < RT * C; ++j) {
       const uint row = row0 + group + G * (j / C);
       const uint col = col0 + j % C;
-      if (row < N && col < M) y[col * N + row] = tree[j * WG_SIZE + tid];
+      if (row < N && col < M) store_y(col * N + row, tree[j * WG_SIZE + tid]);
     }
   }
 #endif

@@ -19,6 +19,7 @@
 //
 // Parameters (#defines): WG_SIZE, ROWS_PER_WG, THREADS_PER_ROW, UNROLL,
 // REDUCTION, COLS_PER_PASS, SUBGROUP_SIZE (host only). Semantics: QTYPE.
+// ACT_F16 (fp16 x and y): include/matmul_xy.glsl.
 
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
@@ -44,8 +45,7 @@ layout(local_size_x = WG_SIZE, local_size_y = 1, local_size_z = 1) in;
 
 layout(push_constant) uniform Shape { uint M; uint N; uint K; };
 
-layout(std430, set = 0, binding = 0) readonly buffer XBuf { vec4 xv[]; };
-layout(std430, set = 0, binding = 2) writeonly buffer YBuf { float y[]; };
+#include "matmul_xy.glsl"
 
 #if REDUCTION == 1
 shared float tree[RT * C * WG_SIZE];
@@ -66,7 +66,7 @@ void unit_step(uint unit) {
     float sx[C];
 #endif
     [[unroll]] for (uint c = 0; c < C; ++c) {
-      xr[c] = xv[col_base[c] + blk * (QB_WEIGHTS / 4u) + run];
+      xr[c] = x4(col_base[c] + blk * (QB_WEIGHTS / 4u) + run);
 #if QB_HAS_OFFSET
       sx[c] = (xr[c].x + xr[c].y) + (xr[c].z + xr[c].w);
 #endif
@@ -118,7 +118,7 @@ void main() {
       [[unroll]] for (uint off = T / 2u; off > 0u; off /= 2u) s += subgroupShuffleXor(s, off);
       const uint row = row0 + group + G * r;
       const uint col = col0 + c;
-      if (part == 0u && row < N && col < M) y[col * N + row] = s;
+      if (part == 0u && row < N && col < M) store_y(col * N + row, s);
     }
   }
 #else
@@ -135,7 +135,7 @@ void main() {
     [[unroll]] for (uint j = 0; j < RT * C; ++j) {
       const uint row = row0 + group + G * (j / C);
       const uint col = col0 + j % C;
-      if (row < N && col < M) y[col * N + row] = tree[j * WG_SIZE + tid];
+      if (row < N && col < M) store_y(col * N + row, tree[j * WG_SIZE + tid]);
     }
   }
 #endif

@@ -20,7 +20,8 @@
 //
 // Parameters (#defines): WG_SIZE, ROWS_PER_WG, THREADS_PER_ROW, UNROLL,
 // COLS_PER_PASS, X_SEGMENT, SUBGROUP_SIZE (host only); REDUCTION and X_QUANT
-// are defined but fixed. Semantics: QTYPE. Needs shaderIntegerDotProduct and
+// are defined but fixed. Semantics: QTYPE.
+// ACT_F16 (fp16 x and y): include/matmul_xy.glsl. Needs shaderIntegerDotProduct and
 // subgroup shuffles.
 
 #extension GL_GOOGLE_include_directive : require
@@ -49,8 +50,7 @@ layout(local_size_x = WG_SIZE, local_size_y = 1, local_size_z = 1) in;
 
 layout(push_constant) uniform Shape { uint M; uint N; uint K; };
 
-layout(std430, set = 0, binding = 0) readonly buffer XBuf { vec4 xv[]; };
-layout(std430, set = 0, binding = 2) writeonly buffer YBuf { float y[]; };
+#include "matmul_xy.glsl"
 
 uint row_byte[RT];  // first byte of each row of this invocation
 uint col_row[C];    // row of x of each column (clamped)
@@ -128,7 +128,7 @@ void main() {
       [[unroll]] for (uint off = T / 2u; off > 0u; off /= 2u) s += subgroupShuffleXor(s, off);
       const uint row = row0 + group + G * r;
       const uint col = col0 + c;
-      if (part == 0u && row < N && col < M) y[col * N + row] = s;
+      if (part == 0u && row < N && col < M) store_y(col * N + row, s);
     }
   }
 }

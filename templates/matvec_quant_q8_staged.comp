@@ -30,7 +30,8 @@
 // (consecutive units per lane per step), COLS_PER_PASS, X_SEGMENT, W_STAGE
 // (host only: STAGE_BLOCKS and STAGE_VEC4S are derived from it),
 // STAGE_BLOCKS, STAGE_VEC4S, SUBGROUP_SIZE (host only); REDUCTION and
-// X_QUANT are defined but fixed. Semantics: QTYPE. Needs shaderIntegerDotProduct, subgroup
+// X_QUANT are defined but fixed. Semantics: QTYPE.
+// ACT_F16 (fp16 x and y): include/matmul_xy.glsl. Needs shaderIntegerDotProduct, subgroup
 // shuffles and THREADS_PER_ROW <= the subgroup size.
 
 #extension GL_GOOGLE_include_directive : require
@@ -68,9 +69,8 @@ layout(local_size_x = WG_SIZE, local_size_y = 1, local_size_z = 1) in;
 
 layout(push_constant) uniform Shape { uint M; uint N; uint K; };
 
-layout(std430, set = 0, binding = 0) readonly buffer XBuf { vec4 xv[]; };
+#include "matmul_xy.glsl"
 layout(std430, set = 0, binding = 1) readonly buffer WBuf4 { uvec4 w4[]; };
-layout(std430, set = 0, binding = 2) writeonly buffer YBuf { float y[]; };
 
 uint row_vec4[RT];  // first uvec4 of each row of this invocation
 uint stage0[RT];    // first uvec4 of each row's slice of wst
@@ -203,7 +203,7 @@ void main() {
       [[unroll]] for (uint off = T / 2u; off > 0u; off /= 2u) s += subgroupShuffleXor(s, off);
       const uint row = row0 + group + G * r;
       const uint col = col0 + c;
-      if (part == 0u && row < N && col < M) y[col * N + row] = s;
+      if (part == 0u && row < N && col < M) store_y(col * N + row, s);
     }
   }
 }

@@ -18,9 +18,9 @@
 // staged at its turn, which holds fewer registers; other workgroups on the
 // SM overlap one's loads with their products. Shared rows are padded by 8 halves (16 bytes), which keeps the 8
 // rows that one matrix load reads at a time in distinct banks. Accumulators
-// whose block lies inside y (and N % 4 == 0, for 16-byte aligned rows) are
-// stored directly; the others go through a per-subgroup shared scratch and
-// guarded stores.
+// whose block lies inside y (and N % 4 == 0, with Y_F16 N % 8 == 0: rows
+// 16-byte aligned) are stored directly; the others go through a
+// per-subgroup shared scratch and guarded stores.
 //
 // The including template enables GL_NV_cooperative_matrix,
 // GL_KHR_memory_scope_semantics,
@@ -30,7 +30,9 @@
 //   TILE_M, TILE_N, TILE_K, CM_SHAPE, WARPS_M, WARPS_N, CM_STAGES, CM_PREFETCH,
 //   CM_VEC          halves per chunk: 1, 4 or 8 (K a multiple of it),
 //   A_RAW, B_RAW    what one chunk's global load of A or B returns,
-//   A_RAW_ZERO, B_RAW_ZERO  a raw value that stages as zeros;
+//   A_RAW_ZERO, B_RAW_ZERO  a raw value that stages as zeros,
+//   Y_F16           (optional) y is `float16_t y[]`: the fp32 accumulators
+//                   are rounded to fp16 as they are stored;
 // and defines after including
 //   A_RAW gemm_load_a(uint m, uint k), B_RAW gemm_load_b(uint n, uint k):
 //       row m of A (row n of B) from column k, inside the matrix;
@@ -216,20 +218,29 @@ void main() {
 
   // Output: direct stores for blocks inside y with 16-byte aligned rows, a
   // per-subgroup scratch and guarded stores for the rest.
+#ifdef Y_F16
+#define Y_ROW_ALIGN 8u  // halves in 16 bytes
+#define Y_MATRIX(a) fcoopmatNV<16, gl_ScopeSubgroup, CM_M, CM_N>(a)
+#define Y_VALUE(v) float16_t(v)
+#else
+#define Y_ROW_ALIGN 4u
+#define Y_MATRIX(a) (a)
+#define Y_VALUE(v) (v)
+#endif
   const uint scratch = warp * (CM_M * CM_N);
   [[unroll]] for (uint i = 0; i < TILES_M; ++i) {
     [[unroll]] for (uint j = 0; j < TILES_N; ++j) {
       const uint gm = m0 + (wm * TILES_M + i) * CM_M;
       const uint gn = n0 + (wn * TILES_N + j) * CM_N;
-      if (gm + CM_M <= M && gn + CM_N <= N && (N % 4u) == 0u) {
-        coopMatStoreNV(acc[i * TILES_N + j], y, gm * N + gn, N, false);
+      if (gm + CM_M <= M && gn + CM_N <= N && (N % Y_ROW_ALIGN) == 0u) {
+        coopMatStoreNV(Y_MATRIX(acc[i * TILES_N + j]), y, gm * N + gn, N, false);
       } else if (gm < M && gn < N) {
         coopMatStoreNV(acc[i * TILES_N + j], cs_, scratch / 4u, CM_N / 4u, false);
         subgroupMemoryBarrierShared();
         subgroupBarrier();
         for (uint e = gl_SubgroupInvocationID; e < CM_M * CM_N; e += gl_SubgroupSize) {
           const uint m = gm + e / CM_N, n = gn + e % CM_N;
-          if (m < M && n < N) y[m * N + n] = uintBitsToFloat(cs_[(scratch + e) / 4u][(scratch + e) % 4u]);
+          if (m < M && n < N) y[m * N + n] = Y_VALUE(uintBitsToFloat(cs_[(scratch + e) / 4u][(scratch + e) % 4u]));
         }
         subgroupBarrier();
       }

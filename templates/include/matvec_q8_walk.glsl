@@ -29,6 +29,7 @@
 // and includes matvec_q8_walk_main.glsl.
 //
 // Parameters (#defines): WG_SIZE, ROWS_PER_WG, COLS_PER_PASS, X_SEGMENT.
+// ACT_F16 (fp16 x and y): include/matmul_xy.glsl.
 #ifndef VKTUNE_MATVEC_Q8_WALK_GLSL
 #define VKTUNE_MATVEC_Q8_WALK_GLSL
 
@@ -47,8 +48,7 @@ layout(local_size_x = WG_SIZE, local_size_y = 1, local_size_z = 1) in;
 
 layout(push_constant) uniform Shape { uint M; uint N; uint K; };
 
-layout(std430, set = 0, binding = 0) readonly buffer XBuf { vec4 xv[]; };
-layout(std430, set = 0, binding = 2) writeonly buffer YBuf { float y[]; };
+#include "matmul_xy.glsl"
 
 shared float partial[S * R * C];
 

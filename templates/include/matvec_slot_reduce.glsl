@@ -24,7 +24,7 @@ void reduce_and_store(uint tid, uint part, uint group, uint slot, uint row0, uin
     [[unroll]] for (uint k = 0; k < S; ++k) s += partial[k * (R * C) + o];
     const uint row = row0 + o / C;
     const uint col = col0 + o % C;
-    if (row < N && col < M) y[col * N + row] = s;
+    if (row < N && col < M) store_y(col * N + row, s);
   }
 }
 

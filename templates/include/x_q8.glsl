@@ -45,8 +45,8 @@ void quantize_segment(uint k0, uint len) {
     vec4 a = vec4(0.0), b = vec4(0.0);
     if (inside) {
       const uint v = (col_row[c] * K + k0 + kk) / 4u;
-      a = xv[v];
-      b = xv[v + 1u];
+      a = x4(v);
+      b = x4(v + 1u);
     }
     const vec4 m4 = max(abs(a), abs(b));
     float amax = max(max(m4.x, m4.y), max(m4.z, m4.w));

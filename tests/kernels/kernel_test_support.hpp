@@ -65,6 +65,7 @@ inline vk::DeviceInfo h200_like() {
   d.subgroup_operations = {"basic", "vote", "arithmetic", "ballot", "shuffle", "shuffle_relative", "clustered"};
   d.features.shader_int8 = true;
   d.features.integer_dot_product = true;
+  d.features.storage_buffer_16bit = true;  // the fp16-activation kernels need it
   d.subgroup_in_compute = true;
   d.max_workgroup_size = {1024, 1024, 64};
   d.max_workgroup_invocations = 1024;
@@ -89,7 +90,6 @@ inline vk::DeviceInfo h200_like_other_vendor() {
 // lists them.
 inline vk::DeviceInfo h200_like_tensor_cores() {
   auto d = h200_like();
-  d.features.storage_buffer_16bit = true;
   d.features.shader_float16 = true;
   d.features.cooperative_matrix_nv = true;
   for (const char* acc : {"f16", "f32"}) {

@@ -32,6 +32,16 @@ inline const std::vector<Format> kFormats = {
 };
 // clang-format on
 
+// The fp16-activation kernels (x and y fp16: kernels/half_activations.hpp),
+// one a line; each is its fp32 sibling's name plus "_f16".
+// clang-format off
+inline const std::vector<Format> kHalfFormats = {
+    {"matmul_q4_0_f16", ref::GgmlType::Q4_0, 32, 18, 1},
+    {"matmul_q8_0_f16", ref::GgmlType::Q8_0, 32, 34, 2},
+    {"matmul_q4k_f16", ref::GgmlType::Q4_K, 256, 144, 5},
+};
+// clang-format on
+
 inline std::string label(const std::string& name, const kernels::Shape& shape) {
   return name + " " + kernels::shape_to_string(shape);
 }

@@ -158,20 +158,40 @@ TEST_P(QuantMatmulDevice, BlockPairsAtDecodeM5) {
   EXPECT_TRUE(text.empty()) << text;
 }
 
-TEST_P(QuantMatmulDevice, AWrongReferenceFails) {
-  const WrongReference wrong(kernels::find_kernel(GetParam().kernel));
+// The baseline against a reference with its largest output scaled, at a
+// decode and a prefill check shape: a wrong result.
+void expect_wrong_reference_fails(vk::Instance& instance, const std::string& kernel) {
+  const WrongReference wrong(kernels::find_kernel(kernel));
   const auto templates = TemplateLibrary::embedded();
   Progress progress(false, true);
-  TuneSession session(*instance_, test_device_index(), nullptr, templates, progress);
+  TuneSession session(instance, test_device_index(), nullptr, templates, progress);
   for (const auto& shape : {wrong.check_shapes().at(0), wrong.check_shapes().at(2)}) {
     const auto result = session.check(wrong, shape, {wrong.baseline(shape)}, 7);
     ASSERT_EQ(result.outcomes.size(), 1u);
     EXPECT_EQ(result.outcomes[0].status, results::Status::wrong_result)
-        << label(GetParam().kernel, shape) << ": " << result.outcomes[0].reason;
+        << label(kernel, shape) << ": " << result.outcomes[0].reason;
   }
 }
 
+TEST_P(QuantMatmulDevice, AWrongReferenceFails) { expect_wrong_reference_fails(*instance_, GetParam().kernel); }
+
 INSTANTIATE_TEST_SUITE_P(Kernels, QuantMatmulDevice, ::testing::ValuesIn(kFormats), format_name);
+
+// The fp16-activation kernels (kernels/half_activations.hpp), halves in and
+// out: the gate's covering array of every path at every check shape (named
+// for ci/build-and-test.sh's 'EveryValidVariant' exclusion, as above), and a
+// wrong reference caught through the halves read back.
+class QuantMatmulHalfDevice : public testing_support::DeviceSuite<Format> {};
+
+TEST_P(QuantMatmulHalfDevice, EveryValidVariantPairCoveredAtEveryCheckShape) {
+  const auto failures = testing_support::check_covering_variants(*instance_, kernels::find_kernel(GetParam().kernel));
+  EXPECT_TRUE(failures.empty()) << failures;
+}
+
+TEST_P(QuantMatmulHalfDevice, AWrongReferenceFails) { expect_wrong_reference_fails(*instance_, GetParam().kernel); }
+
+INSTANTIATE_TEST_SUITE_P(Kernels, QuantMatmulHalfDevice, ::testing::ValuesIn(quant_matmul_testing::kHalfFormats),
+                         format_name);
 
 }  // namespace
 }  // namespace vktune
