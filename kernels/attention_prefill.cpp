@@ -189,9 +189,8 @@ class AttentionPrefill final : public Kernel {
     const std::uint32_t head_dim = shape[3];
     if (mma) {
       if (auto p = coopmat::device_violation(kMatrix, device, "MMA=1"); !p.empty()) return p;
-      if (!device.subgroup_in_compute || !device.has_subgroup_operation("vote") ||
-          !device.has_subgroup_operation("shuffle")) {
-        return "MMA=1 needs subgroup vote and shuffle operations in compute shaders";
+      if (!device.subgroup_in_compute || !device.has_subgroup_operation("vote")) {
+        return "MMA=1 needs subgroup vote operations in compute shaders (a subgroup's choice of the slow path)";
       }
     } else {
       const auto team = static_cast<std::uint32_t>(config.at("TEAM"));
