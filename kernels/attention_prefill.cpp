@@ -28,11 +28,12 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/error.hpp"
+#include "kernels/attention_cache_inputs.hpp"
 #include "kernels/coopmat.hpp"
-#include "kernels/half_buffers.hpp"
 #include "kernels/registry.hpp"
 #include "kernels/row_ops.hpp"
 #include "reference/ops.hpp"
@@ -240,13 +241,12 @@ class AttentionPrefill final : public Kernel {
     validate_shape(shape);
     const std::uint64_t seed = inputs.seed;
     const auto q = rowops::random_values(q_values(shape), seed, -2.0f, 2.0f, inputs.kind);
-    auto k = rowops::random_values(kv_values(shape), seed ^ 0x6a09e667f3bcc909ull, -1.0f, 1.0f, inputs.kind);
-    auto v = rowops::random_values(kv_values(shape), seed ^ 0xbb67ae8584caa73bull, -1.0f, 1.0f, inputs.kind);
+    auto cache = attention_cache::random_cache(kv_values(shape), inputs);
     Problem problem;
     problem.shape = shape;
     problem.buffers.push_back(rowops::input_buffer("q", q));
-    problem.buffers.push_back(half::rounded_buffer("k", k, true));
-    problem.buffers.push_back(half::rounded_buffer("v", v, true));
+    problem.buffers.push_back(std::move(cache.k_buffer));
+    problem.buffers.push_back(std::move(cache.v_buffer));
     problem.buffers.push_back(rowops::output_buffer("out", q_values(shape)));
     problem.output_index = 3;
     const std::size_t tokens = shape[0];
@@ -256,7 +256,7 @@ class AttentionPrefill final : public Kernel {
       for (std::size_t i = 0; i < kSampledQueries; ++i) sample.push_back(i * (tokens - 1) / (kSampledQueries - 1));
       sample.erase(std::unique(sample.begin(), sample.end()), sample.end());
     }
-    problem.expected = ref::causal_attention(q, k, v, {shape[1], shape[2], shape[3], shape[4]}, tokens, sample);
+    problem.expected = ref::causal_attention(q, cache.k, cache.v, {shape[1], shape[2], shape[3], shape[4]}, tokens, sample);
     return problem;
   }
 

@@ -133,6 +133,10 @@ std::vector<Shape> QuantMatmul::default_shapes() const {
 std::vector<Shape> QuantMatmul::check_shapes() const {
   const bool small = format_.block_weights == 32;
   const std::uint32_t aligned_k = small ? 768u : format_.block_bytes % 16 == 0 ? 768u : 2048u;
+  // The fp16-activation kernels run the fp32 kernels' code but for how x is
+  // read and y stored: one decode and one prefill shape of theirs (the
+  // others' tails, one block of K and M = 3 and 9, are the same code).
+  if (fp16_activations()) return {{1, 37, aligned_k}, {40, 30, small ? 96u : 512u}};
   return {{1, 37, aligned_k}, {3, 19, format_.block_weights}, {40, 30, small ? 96u : 512u},
           {9, 60, format_.block_weights}};
 }

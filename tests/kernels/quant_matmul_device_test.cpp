@@ -158,14 +158,18 @@ TEST_P(QuantMatmulDevice, BlockPairsAtDecodeM5) {
   EXPECT_TRUE(text.empty()) << text;
 }
 
-// The baseline against a reference with its largest output scaled, at a
-// decode and a prefill check shape: a wrong result.
+// The baseline against a reference with its largest output scaled, at the
+// first decode and the first prefill check shape: a wrong result.
 void expect_wrong_reference_fails(vk::Instance& instance, const std::string& kernel) {
   const WrongReference wrong(kernels::find_kernel(kernel));
   const auto templates = TemplateLibrary::embedded();
   Progress progress(false, true);
   TuneSession session(instance, test_device_index(), nullptr, templates, progress);
-  for (const auto& shape : {wrong.check_shapes().at(0), wrong.check_shapes().at(2)}) {
+  const auto checks = wrong.check_shapes();
+  const auto prefill =
+      std::find_if(checks.begin(), checks.end(), [&](const Shape& s) { return wrong.space_index(s) == 1; });
+  ASSERT_NE(prefill, checks.end()) << kernel << " has no prefill check shape";
+  for (const auto& shape : {checks.at(0), *prefill}) {
     const auto result = session.check(wrong, shape, {wrong.baseline(shape)}, 7);
     ASSERT_EQ(result.outcomes.size(), 1u);
     EXPECT_EQ(result.outcomes[0].status, results::Status::wrong_result)
