@@ -24,8 +24,6 @@
 // are costs that hold on any GPU; no GPU's measurements prune this space
 // yet (`vktune list attention_prefill`).
 #include <algorithm>
-#include <cmath>
-#include <functional>
 #include <memory>
 #include <string>
 #include <utility>

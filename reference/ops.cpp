@@ -206,7 +206,10 @@ std::vector<double> attention(std::span<const float> q, std::span<const float> k
 std::vector<double> causal_attention(std::span<const float> q, std::span<const float> k, std::span<const float> v,
                                      const AttentionShape& shape, std::size_t n_queries,
                                      std::span<const std::size_t> only) {
-  const auto [n_head, n_kv_head, head_dim, n_tokens] = shape;
+  // Plain names rather than a structured binding: the lambda below uses them,
+  // and clang before 16 (the fuzzers' compiler) cannot capture bindings.
+  const std::size_t n_head = shape.n_head, n_kv_head = shape.n_kv_head, head_dim = shape.head_dim;
+  const std::size_t n_tokens = shape.n_tokens;
   const std::size_t row = n_head * head_dim, entry = n_kv_head * head_dim;
   if (n_queries == 0 || n_queries > n_tokens || q.size() != n_queries * row) {
     usage("causal_attention: expected 1 to " + std::to_string(n_tokens) + " queries of " + std::to_string(row) +
