@@ -173,6 +173,11 @@ struct Problem {
   Shape shape;
   std::vector<HostBuffer> buffers;  // binding order
   std::size_t output_index = 0;     // which buffer holds the fp32 result
+  // A kernel with several outputs (add_rmsnorm_mul writes the sum and its
+  // norm) names the others here: each is compared as well, its expected
+  // values following the previous output's in `expected`, one per element
+  // of its buffer, of the same element type as the first.
+  std::vector<std::size_t> more_outputs;
   // Reference output, one per output float. For shapes whose full reference
   // would take too long on the CPU, a kernel may compute a sample of it and
   // leave NaN elsewhere: those outputs are only required to be finite (so an

@@ -1,9 +1,12 @@
-// rmsnorm and rmsnorm_mul: RMS norm over rows of n floats,
-// y = x / sqrt(mean(x^2) + 1e-5), and for rmsnorm_mul times a weight w[n]
-// shared by all rows (the fused form every Llama-style layer uses). One
-// template, templates/rmsnorm.comp; the weight is part of the kernel's
-// meaning (FUSED_WEIGHT), not a tuning parameter. eps is fixed at 1e-5
-// (Llama 2 and 3, Mistral).
+// rmsnorm, rmsnorm_mul and add_rmsnorm_mul: RMS norm over rows of n floats,
+// y = x / sqrt(mean(x^2) + 1e-5), for rmsnorm_mul times a weight w[n] shared
+// by all rows (the fused form every Llama-style layer uses), and for
+// add_rmsnorm_mul of the sum of two rows, s = a + b, which it writes as well
+// (the residual add before a layer's norm: one dispatch, where an add and a
+// norm take two with a barrier between). One template,
+// templates/rmsnorm.comp; the weight and the add are part of the kernel's
+// meaning (FUSED_WEIGHT, ADD_RESIDUAL), not tuning parameters. eps is fixed
+// at 1e-5 (Llama 2 and 3, Mistral).
 #include <memory>
 #include <string>
 #include <vector>
@@ -19,31 +22,48 @@ constexpr double kEps = 1e-5;
 
 class RmsNorm final : public rowops::RowKernel {
  public:
-  explicit RmsNorm(bool weight) : weight_(weight) {}
+  // add: the row is a + b, written out as s (implies the weight).
+  RmsNorm(bool weight, bool add) : weight_(weight || add), add_(add) {}
 
-  std::string name() const override { return weight_ ? "rmsnorm_mul" : "rmsnorm"; }
+  std::string name() const override { return add_ ? "add_rmsnorm_mul" : weight_ ? "rmsnorm_mul" : "rmsnorm"; }
 
   std::string description() const override {
+    if (add_) {
+      return "residual add and RMS norm times a weight: s = a + b, y = s / sqrt(mean(s^2) + 1e-5) * w; writes s "
+             "and y";
+    }
     return weight_ ? "RMS norm over rows times a weight: y = x / sqrt(mean(x^2) + 1e-5) * w, w[n] shared by all rows"
                    : "RMS norm over rows: y = x / sqrt(mean(x^2) + 1e-5)";
   }
 
   std::vector<Shape> default_shapes() const override { return {{1, 4096}, {512, 4096}}; }
 
+  // With the add, y is the first output and s the second (expected: y's
+  // values, then s's); s is the fp32 sum, the reference normalises it.
   Problem make_problem(const Shape& shape, const Inputs& inputs) const override {
     const std::uint64_t seed = inputs.seed;
     validate_shape(shape);
     const std::size_t rows = shape[0], n = shape[1];
-    const auto x = rowops::random_values(rows * n, seed, -1.0f, 1.0f, inputs.kind);
+    auto x = rowops::random_values(rows * n, seed, -1.0f, 1.0f, inputs.kind);
     Problem problem;
     problem.shape = shape;
-    problem.buffers.push_back(rowops::input_buffer("x", x));
+    problem.buffers.push_back(rowops::input_buffer(add_ ? "a" : "x", x));
+    if (add_) {
+      const auto b = rowops::random_values(rows * n, seed ^ 0x9e3779b97f4a7c15ull, -1.0f, 1.0f, inputs.kind);
+      problem.buffers.push_back(rowops::input_buffer("b", b));
+      for (std::size_t i = 0; i < x.size(); ++i) x[i] += b[i];
+    }
     if (weight_) {
       const auto w = rowops::random_values(n, seed ^ 0x5bd1e995u, 0.5f, 1.5f, inputs.kind);
       problem.buffers.push_back(rowops::input_buffer("w", w));
       problem.expected = ref::rmsnorm(x, n, kEps, w);
     } else {
       problem.expected = ref::rmsnorm(x, n, kEps);
+    }
+    if (add_) {
+      problem.buffers.push_back(rowops::output_buffer("s", rows * n));
+      problem.more_outputs = {problem.buffers.size() - 1};
+      problem.expected.insert(problem.expected.end(), x.begin(), x.end());
     }
     problem.buffers.push_back(rowops::output_buffer("y", rows * n));
     problem.output_index = problem.buffers.size() - 1;
@@ -55,35 +75,40 @@ class RmsNorm final : public rowops::RowKernel {
   // products per element: 1e-6 typical; a wrong element or scale is > 1e-3.
   Tolerance tolerance(const Shape&) const override { return Tolerance{1e-5, 1e-4}; }
 
-  // Reads x (and w once), writes y; a square-add and one or two products per element.
+  // Reads x (or a and b) and w once, writes y (and s); a square-add and one
+  // or two products per element, and the add.
   Metrics metrics(const Shape& shape) const override {
     const double rows = shape.at(0), n = shape.at(1);
-    return Metrics{rows * n * 8 + (weight_ ? n * 4 : 0), rows * n * (weight_ ? 4 : 3)};
+    return Metrics{rows * n * (add_ ? 16 : 8) + (weight_ ? n * 4 : 0), rows * n * ((weight_ ? 4 : 3) + (add_ ? 1 : 0))};
   }
 
   std::uint64_t device_bytes(const Shape& shape) const override {
     const std::uint64_t rows = shape.at(0), n = shape.at(1);
-    return rowops::floats_bytes(2 * rows * n + (weight_ ? n : 0));
+    return rowops::floats_bytes((add_ ? 4 : 2) * rows * n + (weight_ ? n : 0));
   }
 
  protected:
   std::string template_file() const override { return "rmsnorm.comp"; }
   rowops::Defines semantic_defines() const override {
-    return {{"FUSED_WEIGHT", weight_ ? "1" : "0"}, {"EPS", "1e-5"}};
+    return {{"FUSED_WEIGHT", weight_ ? "1" : "0"}, {"ADD_RESIDUAL", add_ ? "1" : "0"}, {"EPS", "1e-5"}};
   }
   std::vector<Binding> binding_list() const override {
-    std::vector<Binding> list{{"x", BindingRole::input, size_rule(4, {0, 1})}};
+    const auto row = size_rule(4, {0, 1});
+    std::vector<Binding> list{{add_ ? "a" : "x", BindingRole::input, row}};
+    if (add_) list.push_back({"b", BindingRole::input, row});
     if (weight_) list.push_back({"w", BindingRole::weights, size_rule(4, {1})});
-    list.push_back({"y", BindingRole::output, size_rule(4, {0, 1})});
+    if (add_) list.push_back({"s", BindingRole::output, row});
+    list.push_back({"y", BindingRole::output, row});
     return list;
   }
 
  private:
-  bool weight_;
+  bool weight_, add_;
 };
 
-const KernelRegistration plain([] { return std::make_unique<RmsNorm>(false); });
-const KernelRegistration fused([] { return std::make_unique<RmsNorm>(true); });
+const KernelRegistration plain([] { return std::make_unique<RmsNorm>(false, false); });
+const KernelRegistration fused([] { return std::make_unique<RmsNorm>(true, false); });
+const KernelRegistration residual([] { return std::make_unique<RmsNorm>(true, true); });
 
 }  // namespace
 }  // namespace vktune::kernels

@@ -1,11 +1,15 @@
 #version 450
 // RMS norm over rows of N floats: y = x / sqrt(mean(x^2) + EPS), and with
 // FUSED_WEIGHT (kernel rmsnorm_mul) times the weight w[N] shared by all
-// rows. One team per row, see include/rowops.glsl.
+// rows. With ADD_RESIDUAL (kernel add_rmsnorm_mul) the row is the sum of two
+// inputs, x = a + b (a transformer's residual add), which is written out as
+// well: one dispatch instead of an add and a norm with a barrier between. One
+// team per row, see include/rowops.glsl.
 //
 // Parameters: WG_SIZE, ROWS_PER_WG, VEC, EPT, REDUCTION, SUBGROUP_SIZE (host
-// only). Semantics (set by the kernel, not tuned): FUSED_WEIGHT, EPS.
-// Buffers: x, [w,] y. Push constants: ROWS, N.
+// only). Semantics (set by the kernel, not tuned): FUSED_WEIGHT,
+// ADD_RESIDUAL, EPS. Buffers: x, [w,] y; with ADD_RESIDUAL a, b, w, s, y.
+// Push constants: ROWS, N.
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
 #if REDUCTION == 0
@@ -19,12 +23,24 @@ layout(push_constant) uniform Shape { uint ROWS; uint N; };
 #include "vec.glsl"
 layout(std430, set = 0, binding = 0) readonly buffer XS { float xs[]; };
 layout(std430, set = 0, binding = 0) readonly buffer XV { VTYPE xv[]; };
-#if FUSED_WEIGHT
-layout(std430, set = 0, binding = 1) readonly buffer WS { float ws[]; };
-layout(std430, set = 0, binding = 1) readonly buffer WV { VTYPE wv[]; };
-#define Y_BINDING 2
+#if ADD_RESIDUAL
+#if !FUSED_WEIGHT
+#error "ADD_RESIDUAL is offered with the weight only (add_rmsnorm_mul)"
+#endif
+#define ROWOPS_ADD_INPUT
+layout(std430, set = 0, binding = 1) readonly buffer BS { float bs[]; };
+layout(std430, set = 0, binding = 1) readonly buffer BV { VTYPE bv[]; };
+#define W_BINDING 2
+layout(std430, set = 0, binding = 3) writeonly buffer SS { float ss[]; };
+layout(std430, set = 0, binding = 3) writeonly buffer SV { VTYPE sv[]; };
+#define Y_BINDING 4
 #else
-#define Y_BINDING 1
+#define W_BINDING 1
+#define Y_BINDING (W_BINDING + FUSED_WEIGHT)
+#endif
+#if FUSED_WEIGHT
+layout(std430, set = 0, binding = W_BINDING) readonly buffer WS { float ws[]; };
+layout(std430, set = 0, binding = W_BINDING) readonly buffer WV { VTYPE wv[]; };
 #endif
 layout(std430, set = 0, binding = Y_BINDING) writeonly buffer YS { float ys[]; };
 layout(std430, set = 0, binding = Y_BINDING) writeonly buffer YV { VTYPE yv[]; };
@@ -55,10 +71,19 @@ void main() {
   float acc = 0.0;
   for (uint base = 0u; base < nv; base += CHUNK) {
     load_step(s, base, VTYPE(0.0));
-    [[unroll]] for (uint e = 0u; e < EPT; ++e) acc += dot(cache[e], cache[e]);
+    [[unroll]] for (uint e = 0u; e < EPT; ++e) {
+      acc += dot(cache[e], cache[e]);
+#if ADD_RESIDUAL
+      const uint i = slot_index(base, e);
+      if (row < ROWS && i < nv) sv[s.vb + i] = cache[e];
+#endif
+    }
   }
   const uint ei = edge_index(s, lane);
-  const float xe = ei != NONE ? xs[ei] : 0.0;
+  const float xe = ei != NONE ? row_float(ei) : 0.0;
+#if ADD_RESIDUAL
+  if (row < ROWS && ei != NONE) ss[ei] = xe;
+#endif
   acc += xe * xe;
   const float inv = inversesqrt(team_sum(acc) / float(N) + EPS);
   if (row >= ROWS) return;

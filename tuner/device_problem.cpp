@@ -60,33 +60,50 @@ std::vector<const vk::Buffer*> DeviceProblem::bindings(std::uint32_t copy) const
 }
 
 void DeviceProblem::poison_output(std::uint32_t pattern) {
-  auto& output = buffers_[output_index_].front();
   // Two fp16 NaNs per word for an fp16 output: the float pattern's low half is +0.
   if (problem_.output_f16) pattern = kHalfPoison;
-  // vkCmdFillBuffer fills whole words only: an odd count of fp16 values ends
-  // on a half word, poisoned from the host so that its element is caught too.
-  const std::size_t bytes = data_bytes(problem_.buffers[output_index_]);
-  const std::size_t words = bytes / 4 * 4;
-  output.fill(pattern, kGuardBefore, words);
-  if (words < bytes) {
-    std::vector<std::uint8_t> tail(bytes - words);
-    std::memcpy(tail.data(), &pattern, tail.size());
-    output.upload(tail, kGuardBefore + words);
+  for (const auto index : output_indices()) {
+    auto& output = buffers_[index].front();
+    // vkCmdFillBuffer fills whole words only: an odd count of fp16 values ends
+    // on a half word, poisoned from the host so that its element is caught too.
+    const std::size_t bytes = data_bytes(problem_.buffers[index]);
+    const std::size_t words = bytes / 4 * 4;
+    output.fill(pattern, kGuardBefore, words);
+    if (words < bytes) {
+      std::vector<std::uint8_t> tail(bytes - words);
+      std::memcpy(tail.data(), &pattern, tail.size());
+      output.upload(tail, kGuardBefore + words);
+    }
   }
+}
+
+std::vector<std::size_t> DeviceProblem::output_indices() const {
+  std::vector<std::size_t> indices{output_index_};
+  indices.insert(indices.end(), problem_.more_outputs.begin(), problem_.more_outputs.end());
+  return indices;
 }
 
 std::vector<float> DeviceProblem::download_output(std::size_t count) const {
   const std::size_t element = problem_.output_f16 ? 2 : sizeof(float);
-  const auto bytes = buffers_[output_index_].front().download(kGuardBefore, count * element);
-  std::vector<float> values(count);
-  if (problem_.output_f16) {
-    for (std::size_t i = 0; i < count; ++i) {
-      std::uint16_t h;
-      std::memcpy(&h, bytes.data() + 2 * i, 2);
-      values[i] = ref::fp16_to_fp32(h);
+  std::vector<float> values;
+  values.reserve(count);
+  for (const auto index : output_indices()) {
+    if (values.size() >= count) break;
+    // The first `count` elements of the outputs laid end to end: each output
+    // after the first is read whole.
+    const std::size_t n = std::min(count - values.size(), problem_.buffers[index].bytes.size() / element);
+    const auto bytes = buffers_[index].front().download(kGuardBefore, n * element);
+    for (std::size_t i = 0; i < n; ++i) {
+      if (problem_.output_f16) {
+        std::uint16_t h;
+        std::memcpy(&h, bytes.data() + 2 * i, 2);
+        values.push_back(ref::fp16_to_fp32(h));
+      } else {
+        float f;
+        std::memcpy(&f, bytes.data() + 4 * i, 4);
+        values.push_back(f);
+      }
     }
-  } else {
-    std::memcpy(values.data(), bytes.data(), bytes.size());
   }
   return values;
 }

@@ -41,10 +41,10 @@ class DeviceProblem {
   static constexpr VkDeviceSize binding_offset() { return kGuardBefore; }
   std::uint64_t weight_bytes() const { return weight_bytes_; }
 
-  // Fills the output's data with `pattern` (its guard bands keep the canary).
+  // Fills every output's data with `pattern` (their guard bands keep the canary).
   void poison_output(std::uint32_t pattern);  // an fp16 output takes kHalfPoison instead
   static constexpr std::uint32_t kHalfPoison = 0x7e007e00u;
-  // The first `count` floats of the output.
+  // The first `count` floats of the outputs, each after the previous (Problem::more_outputs).
   std::vector<float> download_output(std::size_t count) const;
   // Empty when every guard band still holds the canary; else names the
   // buffer and where the band was touched, after restoring every buffer's
@@ -53,6 +53,7 @@ class DeviceProblem {
 
  private:
   void upload_all();
+  std::vector<std::size_t> output_indices() const;  // output_index, then more_outputs
 
   const kernels::Problem& problem_;
   std::vector<std::vector<vk::Buffer>> buffers_;  // [binding][copy]

@@ -18,7 +18,9 @@
 //
 // Before including: WG_SIZE, ROWS_PER_WG, VEC, EPT, REDUCTION; the input row
 // buffer at binding 0 declared as `float xs[]` and `VTYPE xv[]`; for
-// argmax, ROWOPS_ARGMAX.
+// argmax, ROWOPS_ARGMAX; for a row that is the sum of two inputs (a residual
+// add fused into the op), ROWOPS_ADD_INPUT with the second input declared as
+// `float bs[]` and `VTYPE bv[]`: load_step and row_float load x + b.
 #include "vec.glsl"
 
 #define TEAM (WG_SIZE / ROWS_PER_WG)
@@ -73,8 +75,21 @@ void load_step(Span s, uint base, VTYPE pad) {
   const uint nv = span_vectors(s);
   [[unroll]] for (uint e = 0u; e < EPT; ++e) {
     const uint i = slot_index(base, e);
+#ifdef ROWOPS_ADD_INPUT
+    cache[e] = i < nv ? xv[s.vb + i] + bv[s.vb + i] : pad;
+#else
     cache[e] = i < nv ? xv[s.vb + i] : pad;
+#endif
   }
+}
+
+// The row's float at index i (an edge float).
+float row_float(uint i) {
+#ifdef ROWOPS_ADD_INPUT
+  return xs[i] + bs[i];
+#else
+  return xs[i];
+#endif
 }
 
 // team_sum(v), team_max(v): the reduction over the team, the same value in

@@ -33,8 +33,8 @@ using testing_support::h200_like;
 using testing_support::test_device_index;
 using testing_support::WrongReference;
 
-const std::vector<std::string> kRowKernels = {"rmsnorm", "rmsnorm_mul", "layernorm", "softmax", "softmax_causal",
-                                              "argmax"};
+const std::vector<std::string> kRowKernels = {"rmsnorm", "rmsnorm_mul", "add_rmsnorm_mul", "layernorm",
+                                              "softmax", "softmax_causal", "argmax"};
 const std::vector<std::string> kElementwiseKernels = {"swiglu", "gelu_tanh", "gelu_erf", "add"};
 
 std::vector<std::string> all_names() {
@@ -116,14 +116,18 @@ TEST_P(RowOps, ProblemIsSeededNonZeroAndMatchesItsSizes) {
   for (std::size_t i = 0; i < a.buffers.size(); ++i) {
     bytes += a.buffers[i].bytes.size();
     EXPECT_EQ(a.buffers[i].bytes, b.buffers[i].bytes);
-    if (i == a.output_index) continue;
+    if (a.buffers[i].is_output) continue;
     const auto values = floats_of(a.buffers[i]);
     EXPECT_EQ(std::count(values.begin(), values.end(), 0.0f), 0) << a.buffers[i].name;
   }
   EXPECT_NE(a.buffers[0].bytes, c.buffers[0].bytes);
   EXPECT_EQ(bytes, kernel().device_bytes(shape));
   EXPECT_TRUE(a.buffers[a.output_index].is_output);
-  EXPECT_EQ(a.buffers[a.output_index].bytes.size(), a.expected.size() * sizeof(float));
+  std::size_t compared = a.buffers[a.output_index].bytes.size(), written = 0;
+  for (const auto index : a.more_outputs) compared += a.buffers.at(index).bytes.size();
+  for (const auto& buffer : a.buffers) written += buffer.is_output ? buffer.bytes.size() : 0;
+  EXPECT_EQ(compared, written) << "every output is compared";
+  EXPECT_EQ(compared, a.expected.size() * sizeof(float));
   EXPECT_TRUE(std::all_of(a.expected.begin(), a.expected.end(), [](double v) { return std::isfinite(v); }));
   const auto m = kernel().metrics(shape);
   EXPECT_GT(m.bytes, 0.0);
@@ -180,6 +184,32 @@ TEST(RmsNorm, FusedWeightIsItsOwnKernelWithAWeightBuffer) {
   EXPECT_NE(plain.expected, fused.expected);
 }
 
+// The residual add's sum is the second output: expected holds the norm of
+// the fp32 sum times w, then the sum, recomputed here from the inputs.
+TEST(RmsNorm, AddRmsnormMulExpectsTheNormThenTheSum) {
+  const std::size_t rows = 3, n = 37;
+  const auto p = kernels::find_kernel("add_rmsnorm_mul").make_problem({rows, n}, 5);
+  ASSERT_EQ(p.buffers.size(), 5u);
+  const auto a = floats_of(p.buffers[0]), b = floats_of(p.buffers[1]), w = floats_of(p.buffers[2]);
+  ASSERT_EQ(p.more_outputs, std::vector<std::size_t>{3});
+  EXPECT_EQ(p.buffers[3].name, "s");
+  EXPECT_EQ(p.output_index, 4u);
+  ASSERT_EQ(p.expected.size(), 2 * rows * n);
+  for (std::size_t r = 0; r < rows; ++r) {
+    double squares = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const float sum = a[r * n + i] + b[r * n + i];
+      squares += double{sum} * sum;
+      EXPECT_EQ(p.expected[rows * n + r * n + i], sum);
+    }
+    const double inv = 1 / std::sqrt(squares / n + 1e-5);
+    for (std::size_t i = 0; i < n; ++i) {
+      const float sum = a[r * n + i] + b[r * n + i];
+      EXPECT_NEAR(p.expected[r * n + i], sum * inv * w[i], 1e-12);
+    }
+  }
+}
+
 // ---- on the device ----
 
 class RowOpsDevice : public testing_support::DeviceSuite<std::string> {};
@@ -193,6 +223,17 @@ TEST_P(RowOpsDevice, AWrongReferenceFails) {
   const Shape shape = wrong.check_shapes().at(1);
   const auto failures = testing_support::failing_variants(*instance_, wrong, shape, {wrong.baseline(shape)}, 7);
   ASSERT_EQ(failures.size(), 1u);  // the baseline passes against the true reference
+  EXPECT_NE(failures[0].find("exceeds"), std::string::npos) << failures[0];
+}
+
+// A wrong value in the second output (the sum) fails: every output is compared.
+class AddRmsnormDevice : public testing_support::DeviceSuite<int> {};
+TEST_F(AddRmsnormDevice, TheSumIsCompared) {
+  const WrongReference wrong(kernels::find_kernel("add_rmsnorm_mul"),
+                             [](kernels::Problem& p) { p.expected.back() += 1.0; });
+  const Shape shape = wrong.check_shapes().at(1);
+  const auto failures = testing_support::failing_variants(*instance_, wrong, shape, {wrong.baseline(shape)}, 7);
+  ASSERT_EQ(failures.size(), 1u);
   EXPECT_NE(failures[0].find("exceeds"), std::string::npos) << failures[0];
 }
 
