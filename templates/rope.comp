@@ -9,6 +9,16 @@
 // F16 1: x holds fp16 values, read as packed 32-bit words (two halves each)
 // and widened with unpackHalf2x16, so no 16-bit storage feature is needed;
 // y is always fp32.
+// CACHE 1 (kernels rope_cache, rope_neox_cache; F16 0): y is a KV cache of
+// fp16 values, KV_LEN rows of HEADS*HEAD_DIM ([kv_len][heads][head_dim], what
+// attention_decode reads), and token t's rotated row is stored at row pos[t]
+// instead of row t: the rope of k and the cache store in one dispatch. The
+// values are packed with packHalf2x16 into whole 32-bit words (no 16-bit
+// storage feature), each word within this token's row and written by one
+// invocation only, so no read-modify-write: NEOX 0 packs pair (2i, 2i+1) into
+// one word; NEOX 1 packs outputs i and i+1 of one half (pairs i and i+1), so
+// it needs VEC >= 2. The other cache rows are never touched. KV_LEN, the
+// shape's fourth push-constant word, is not read (the row is pos[t]).
 //
 // A workgroup takes HEADS_PER_WG heads of one token (gl_WorkGroupID.x: head
 // group, .y: token). Its work items are (pair vector j, head slot g): VEC
@@ -21,8 +31,9 @@
 // a driver's sin/cos handle arguments up to ~8000 radians.
 //
 // Parameters: WG_SIZE, HEADS_PER_WG, HEADS_PER_THREAD, VEC. Semantics: NEOX,
-// F16. Buffers: x, pos (int32 per token), base (one float: the frequency
-// base, e.g. 10000 or 500000), y. Push constants: TOKENS, HEADS, HEAD_DIM.
+// F16, CACHE. Buffers: x, pos (int32 per token), base (one float: the
+// frequency base, e.g. 10000 or 500000), y (the cache with CACHE 1). Push
+// constants: TOKENS, HEADS, HEAD_DIM (and KV_LEN with CACHE 1, unread).
 #extension GL_EXT_control_flow_attributes : require
 
 layout(local_size_x = WG_SIZE, local_size_y = 1, local_size_z = 1) in;
@@ -38,12 +49,24 @@ layout(std430, set = 0, binding = 0) readonly buffer X4 { vec4 x4[]; };
 #endif
 layout(std430, set = 0, binding = 1) readonly buffer Pos { int pos[]; };
 layout(std430, set = 0, binding = 2) readonly buffer Base { float freq_base; };
+#if CACHE
+layout(std430, set = 0, binding = 3) writeonly buffer C1 { uint c1[]; };   // 2 halves
+layout(std430, set = 0, binding = 3) writeonly buffer C2 { uvec2 c2[]; };  // 4 halves
+layout(std430, set = 0, binding = 3) writeonly buffer C4 { uvec4 c4[]; };  // 8 halves
+#else
 layout(std430, set = 0, binding = 3) writeonly buffer Y1 { float y1[]; };
 layout(std430, set = 0, binding = 3) writeonly buffer Y2 { vec2 y2[]; };
 layout(std430, set = 0, binding = 3) writeonly buffer Y4 { vec4 y4[]; };
+#endif
 
 #if VEC != 1 && VEC != 2 && VEC != 4
 #error "VEC must be 1, 2 or 4"
+#endif
+#if CACHE && F16
+#error "the cache mode reads fp32 x"
+#endif
+#if CACHE && NEOX && VEC == 1
+#error "NEOX with CACHE packs outputs i and i+1 into one word: VEC must be at least 2"
 #endif
 #if (HEADS_PER_WG % HEADS_PER_THREAD) != 0
 #error "HEADS_PER_THREAD must divide HEADS_PER_WG"
@@ -104,8 +127,30 @@ void load_pairs(uint base, uint i0, out float a[VEC], out float b[VEC]) {
 #endif
 }
 
+// Pairs i0 .. i0+VEC-1 of the output head starting at element `base`. With
+// CACHE, as fp16 words: element offsets are multiples of the word's halves
+// since HEAD_DIM/2 % VEC == 0 (so HEAD_DIM % (2*VEC) == 0).
 void store_pairs(uint base, uint i0, float a[VEC], float b[VEC]) {
-#if NEOX
+#if CACHE && NEOX
+  const uint ea = base + i0, eb = base + HEAD_DIM / 2u + i0;
+#if VEC == 2
+  c1[ea >> 1u] = packHalf2x16(vec2(a[0], a[1]));
+  c1[eb >> 1u] = packHalf2x16(vec2(b[0], b[1]));
+#else
+  c2[ea >> 2u] = uvec2(packHalf2x16(vec2(a[0], a[1])), packHalf2x16(vec2(a[2], a[3])));
+  c2[eb >> 2u] = uvec2(packHalf2x16(vec2(b[0], b[1])), packHalf2x16(vec2(b[2], b[3])));
+#endif
+#elif CACHE
+  const uint e = base + 2u * i0;
+#if VEC == 1
+  c1[e >> 1u] = packHalf2x16(vec2(a[0], b[0]));
+#elif VEC == 2
+  c2[e >> 2u] = uvec2(packHalf2x16(vec2(a[0], b[0])), packHalf2x16(vec2(a[1], b[1])));
+#else
+  c4[e >> 3u] = uvec4(packHalf2x16(vec2(a[0], b[0])), packHalf2x16(vec2(a[1], b[1])),
+                      packHalf2x16(vec2(a[2], b[2])), packHalf2x16(vec2(a[3], b[3])));
+#endif
+#elif NEOX
   const uint ea = base + i0, eb = base + HEAD_DIM / 2u + i0;
 #if VEC == 1
   y1[ea] = a[0];
@@ -135,6 +180,11 @@ void main() {
   const uint pv = HEAD_DIM / 2u / VEC;  // pair vectors per head
   const uint first_head = gl_WorkGroupID.x * HEADS_PER_WG;
   const float p = float(pos[t]);
+#if CACHE
+  const uint out_row = uint(pos[t]);  // the cache row of this token
+#else
+  const uint out_row = t;
+#endif
   // log2(theta) step per pair: -2/HEAD_DIM * log2(base).
   const float log2_step = -2.0 * log2(freq_base) / float(HEAD_DIM);
   const uint items = pv * (HEADS_PER_WG / HEADS_PER_THREAD);
@@ -162,7 +212,7 @@ void main() {
           a[v] = ra;
           b[v] = rb;
         }
-        store_pairs(base, j * VEC, a, b);
+        store_pairs((out_row * HEADS + h) * HEAD_DIM, j * VEC, a, b);
       }
     }
   }
