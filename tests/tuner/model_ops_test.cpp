@@ -65,8 +65,13 @@ TEST(ModelOps, TheTinyLlamasDecodeStepAndPrefill) {
   const Counts want{
       {{"get_rows_q4k", "1,128,256"}, {1, 0}},
       {{"get_rows_q4k", "8,128,256"}, {0, 1}},
-      {{"rmsnorm_mul", "1,256"}, {5, 1}},  // 2 per layer, the output norm (a prefill's on its last token)
-      {{"rmsnorm_mul", "8,256"}, {0, 4}},
+      // Layer 0's attention norm (and a prefill's output norm, on its last
+      // token); every other norm follows a residual add, fused with it.
+      {{"rmsnorm_mul", "1,256"}, {1, 1}},
+      {{"rmsnorm_mul", "8,256"}, {0, 1}},
+      {{"add_rmsnorm_mul", "1,256"}, {4, 0}},  // 2 per layer: the last one's before the output norm
+      {{"add_rmsnorm_mul", "8,256"}, {0, 3}},  // the last layer's second add is a plain one (below)
+      {{"add", "8,256"}, {0, 1}},
       {{"matmul_q4k", "1,256,256"}, {4, 0}},  // q and output
       {{"matmul_q4k", "8,256,256"}, {0, 4}},
       {{"matmul_q4k", "1,128,256"}, {3, 0}},  // k twice, v of layer 0
@@ -74,15 +79,13 @@ TEST(ModelOps, TheTinyLlamasDecodeStepAndPrefill) {
       {{"matmul_q6k", "1,128,256"}, {2, 1}},  // v of layer 1; the output head, last token only
       {{"matmul_q6k", "8,128,256"}, {0, 1}},
       {{"rope", "1,4,64"}, {2, 0}},
-      {{"rope", "1,2,64"}, {2, 0}},
       {{"rope", "8,4,64"}, {0, 2}},
-      {{"rope", "8,2,64"}, {0, 2}},
-      {{"kv_store", "1,128,64"}, {4, 0}},  // k and v per layer
-      {{"kv_store", "8,128,64"}, {0, 4}},
+      {{"rope_cache", "1,2,64,64"}, {2, 0}},  // k rotated into its cache
+      {{"rope_cache", "8,2,64,64"}, {0, 2}},
+      {{"kv_store", "1,128,64"}, {2, 0}},  // v per layer
+      {{"kv_store", "8,128,64"}, {0, 2}},
       {{"attention_decode", "4,2,64,64"}, {2, 0}},
       {{"attention_prefill", "8,4,2,64,8"}, {0, 2}},  // the prompt from an empty cache
-      {{"add", "1,256"}, {4, 0}},
-      {{"add", "8,256"}, {0, 4}},
       {{"matmul_q4k", "1,512,256"}, {4, 0}},
       {{"matmul_q4k", "8,512,256"}, {0, 4}},
       {{"swiglu", "1,512"}, {2, 0}},
@@ -107,6 +110,7 @@ TEST(ModelOps, QwenRotatesNeoxStyle) {
   const auto c = counts_of(ops);
   EXPECT_EQ(c.count({"rope", "1,4,64"}), 0u);
   EXPECT_EQ(c.at({"rope_neox", "1,4,64"}), std::make_pair(2u, 0u));
+  EXPECT_EQ(c.at({"rope_neox_cache", "1,2,64,64"}), std::make_pair(2u, 0u));
   EXPECT_EQ(c.at({"get_rows_q8_0", "1,128,256"}), std::make_pair(1u, 0u));
 }
 

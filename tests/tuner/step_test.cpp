@@ -64,8 +64,12 @@ TEST(DecodeStep, TheChainsLogitsAreTheCpuChains) {
     vk::Instance instance;
     vk::Device device(instance, test_device_index());
     DecodeStep chain(m, file, baselines(48, 9), nullptr, {}, device.info());
-    // 1 lookup, 17 per layer, the output norm, head and argmax.
-    ASSERT_EQ(chain.ops().size(), 1u + 2 * 17 + 3);
+    // 1 lookup, the first norm, 14 per layer (each residual add fused with
+    // the norm after it, k rotated into its cache), head and argmax.
+    ASSERT_EQ(chain.ops().size(), 1u + 1 + 2 * 14 + 2);
+    ASSERT_EQ(chain.ops()[1].kernel, "rmsnorm_mul");
+    ASSERT_EQ(chain.ops()[6].kernel, std::string(architecture) == "llama" ? "rope_cache" : "rope_neox_cache");
+    ASSERT_EQ(chain.ops().end()[-3].kernel, "add_rmsnorm_mul");
     chain.prepare(device, TemplateLibrary::embedded());
     const auto logits = chain.run_once(device);
     ASSERT_EQ(logits.size(), 128u);
@@ -81,6 +85,15 @@ TEST(DecodeStep, TheChainsLogitsAreTheCpuChains) {
     const auto by_op = check_op_by_op(chain, device, m);
     EXPECT_EQ(by_op.failed, 0u);
     EXPECT_EQ(by_op.logits, logits);
+    // Every op its own kernel: 1 lookup, 17 per layer, the output norm, head
+    // and argmax, and the same arithmetic (the sums, norms and rotations as
+    // the fused kernels compute them).
+    auto options = baselines(48, 9);
+    options.fused = false;
+    DecodeStep unfused(m, file, options, nullptr, {}, device.info());
+    ASSERT_EQ(unfused.ops().size(), 1u + 2 * 17 + 3);
+    unfused.prepare(device, TemplateLibrary::embedded());
+    EXPECT_LT(rel_l2(unfused.run_once(device), std::vector<double>(logits.begin(), logits.end())), 1e-6);
   }
 }
 

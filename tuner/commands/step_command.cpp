@@ -58,6 +58,7 @@ struct StepArgs {
   int samples = 15;
   std::vector<std::string> tuned_kernels;
   bool barrier_every_op = false;
+  bool unfused = false;
 };
 
 struct Measured {
@@ -84,20 +85,13 @@ struct Measured {
   double profiled_ns = 0;  // the step with a timestamp at every barrier
 };
 
-// "blk.12.ffn_down (Q6_K)" -> "ffn_down (Q6_K)": the same op in every layer.
-std::string op_kind(const std::string& role) {
-  if (role.rfind("blk.", 0) != 0) return role;
-  const auto dot = role.find('.', 4);
-  return dot == std::string::npos ? role : role.substr(dot + 1);
-}
-
 void profile_chain(step::DecodeStep& chain, vk::Device& device, int samples, Measured& m) {
   const auto profile = chain.profile(device, samples);
   std::map<std::string, Measured::Share> by_ops;
   for (const auto& phase : profile.phases) {
     std::string ops;
     for (std::size_t i = phase.first_op; i < phase.end_op; ++i)
-      ops += (ops.empty() ? "" : "+") + op_kind(chain.ops()[i].role);
+      ops += (ops.empty() ? "" : "+") + step::op_kind(chain.ops()[i].role);
     auto& share = by_ops[ops];
     share.ops = ops;
     ++share.per_token;
@@ -178,6 +172,7 @@ void run_step(const StepArgs& args, int& result_code) {
     options.seed = args.seed;
     options.tuned_kernels = args.tuned_kernels;
     options.barrier_every_op = args.barrier_every_op;
+    options.fused = !args.unfused;
     step::DecodeStep chain(model, file, options, store ? &*store : nullptr, rows, device.info());
     if (!args.json) std::cerr << "vktune step: " << (tuned ? "tuned" : "baseline") << ": compiling and uploading\n";
     chain.prepare(device, templates);
@@ -242,6 +237,7 @@ void run_step(const StepArgs& args, int& result_code) {
     doc.update({{"file", args.file},
                 {"device", device.info().name},
                 {"context", args.context},
+                {"fused", !args.unfused},
                 {"database", store ? store->path().string() : std::string()},
                 {"check_tolerance", kStepTolerance},
                 {"chained_vs_op_by_op_tolerance", kChainedVsOpByOp},
@@ -249,7 +245,8 @@ void run_step(const StepArgs& args, int& result_code) {
     std::cout << doc.dump(2) << "\n";
   } else {
     std::cout << (model.name.empty() ? model.architecture : model.name) << ": one decode token at context "
-              << args.context << " on " << device.info().name << ", as one command buffer\n";
+              << args.context << " on " << device.info().name << ", as one command buffer"
+              << (args.unfused ? " (unfused: every op its own kernel)" : "") << "\n";
     for (const auto& m : measured) {
       const double ns = m.timing.per_dispatch_ns.median;
       char line[256];
@@ -307,6 +304,9 @@ void add_step_command(CLI::App& root, int& result_code) {
       ->delimiter(',');
   cmd->add_flag("--barrier-every-op", args->barrier_every_op,
                 "A barrier before every dispatch rather than only where ops meet (to measure what that saves)");
+  cmd->add_flag("--unfused", args->unfused,
+                "Every op its own kernel: each residual add and the norm after it apart (else one add_rmsnorm_mul), "
+                "k rotated and then stored (else rope_cache rotates it into its cache row)");
   cmd->add_flag("--check", args->check,
                 "Check the chain op by op (each op on the inputs the chain gave it, within its variant's tolerance), "
                 "the chained run against the op-by-op run, and the logits against the CPU chain in double (exit 1 "

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <optional>
 
+#include "common/error.hpp"
+#include "kernels/registry.hpp"
+
 namespace vktune::model {
 
 namespace {
@@ -61,6 +64,10 @@ class Builder {
   bool prefill_;
 };
 
+// The ops as `vktune step` chains them (tuner/step/decode_step.cpp): each
+// residual add fused with the norm after it (add_rmsnorm_mul), k rotated
+// straight into its cache row (rope_cache) where that kernel serves the
+// context.
 void phase_ops(const ModelDescription& m, std::uint32_t tokens, std::uint32_t context, bool prefill, ModelOps& out) {
   Builder b(m, prefill);
   const auto& embd = m.tensors.at("token_embd.weight");
@@ -69,9 +76,11 @@ void phase_ops(const ModelDescription& m, std::uint32_t tokens, std::uint32_t co
   } else {
     b.unsupported(embd, "token_embd", out);
   }
+  const std::string rope = m.rope_neox ? "rope_neox" : "rope";
+  const std::string rope_cache = rope_cache_kernel(m, tokens, context);
+  b.add("rmsnorm_mul", {tokens, m.embedding}, "attn_norm", out);
   for (std::uint32_t layer = 0; layer < m.layers; ++layer) {
     const std::string blk = "blk." + std::to_string(layer) + ".";
-    b.add("rmsnorm_mul", {tokens, m.embedding}, "attn_norm", out);
     for (const char* qkv : {"attn_q", "attn_k", "attn_v"}) {
       b.product(blk + qkv + ".weight", qkv, tokens, out);
       if (b.has(blk + qkv + ".bias")) {  // qwen2
@@ -83,11 +92,14 @@ void phase_ops(const ModelDescription& m, std::uint32_t tokens, std::uint32_t co
       b.add("rmsnorm_mul", {tokens * m.heads, m.head_dim}, "attn_q_norm", out);
       b.add("rmsnorm_mul", {tokens * m.kv_heads, m.head_dim}, "attn_k_norm", out);
     }
-    const std::string rope = m.rope_neox ? "rope_neox" : "rope";
     b.add(rope, {tokens, m.heads, m.head_dim}, "rope_q", out);
-    b.add(rope, {tokens, m.kv_heads, m.head_dim}, "rope_k", out);
     // k and v, each into its fp16 cache of `context` rows.
-    b.add("kv_store", {tokens, m.kv_heads * m.head_dim, context}, "kv_store_k", out);
+    if (!rope_cache.empty()) {
+      b.add(rope_cache, {tokens, m.kv_heads, m.head_dim, context}, "rope_k+kv_store_k", out);
+    } else {
+      b.add(rope, {tokens, m.kv_heads, m.head_dim}, "rope_k", out);
+      b.add("kv_store", {tokens, m.kv_heads * m.head_dim, context}, "kv_store_k", out);
+    }
     b.add("kv_store", {tokens, m.kv_heads * m.head_dim, context}, "kv_store_v", out);
     if (prefill) {
       // The prompt's queries against the cache its k and v went to (a
@@ -97,16 +109,20 @@ void phase_ops(const ModelDescription& m, std::uint32_t tokens, std::uint32_t co
       b.add("attention_decode", {m.heads, m.kv_heads, m.head_dim, context}, "attention", out);
     }
     b.product(blk + "attn_output.weight", "attn_output", tokens, out);
-    b.add("add", {tokens, m.embedding}, "residual", out);
-    b.add("rmsnorm_mul", {tokens, m.embedding}, "ffn_norm", out);
+    b.add("add_rmsnorm_mul", {tokens, m.embedding}, "residual+ffn_norm", out);
     b.product(blk + "ffn_gate.weight", "ffn_gate", tokens, out);
     b.product(blk + "ffn_up.weight", "ffn_up", tokens, out);
     b.add("swiglu", {tokens, m.feed_forward}, "swiglu", out);
     b.product(blk + "ffn_down.weight", "ffn_down", tokens, out);
-    b.add("add", {tokens, m.embedding}, "residual", out);
+    if (layer + 1 < m.layers) {
+      b.add("add_rmsnorm_mul", {tokens, m.embedding}, "residual+attn_norm", out);
+    } else if (tokens == 1) {
+      b.add("add_rmsnorm_mul", {1, m.embedding}, "residual+output_norm", out);
+    } else {  // logits for the last token only, in a prefill as in a decode step
+      b.add("add", {tokens, m.embedding}, "residual", out);
+      b.add("rmsnorm_mul", {1, m.embedding}, "output_norm", out);
+    }
   }
-  // Logits for the last token only, in a prefill as in a decode step.
-  b.add("rmsnorm_mul", {1, m.embedding}, "output_norm", out);
   b.product(b.has("output.weight") ? "output.weight" : "token_embd.weight", "output", 1, out);
   b.add("argmax", {1, m.vocab}, "argmax", out);
 }
@@ -147,6 +163,16 @@ std::string get_rows_kernel(ref::GgmlType type) {
     default:
       return {};
   }
+}
+
+std::string rope_cache_kernel(const ModelDescription& model, std::uint32_t tokens, std::uint32_t context) {
+  const std::string name = model.rope_neox ? "rope_neox_cache" : "rope_cache";
+  try {
+    kernels::find_kernel(name).validate_shape({tokens, model.kv_heads, model.head_dim, context});
+  } catch (const Error&) {
+    return {};
+  }
+  return name;
 }
 
 bool ModelOps::complete(const std::string& phase) const {

@@ -48,6 +48,10 @@ struct ModelOps {
 // and the embedding lookup (get_rows_q4k, ...); "" when vktune has none.
 std::string matmul_kernel(ref::GgmlType type);
 std::string get_rows_kernel(ref::GgmlType type);
+// The kernel that rotates `tokens` rows of k straight into a cache of
+// `context` rows (rope_cache or rope_neox_cache), or "" where it does not
+// serve that shape: then k is rotated and stored by two kernels.
+std::string rope_cache_kernel(const ModelDescription& model, std::uint32_t tokens, std::uint32_t context);
 
 // `prompt` = 0: decode only.
 ModelOps model_ops(const ModelDescription& model, std::uint32_t context, std::uint32_t prompt);

@@ -12,6 +12,12 @@
 
 namespace vktune::step {
 
+std::string op_kind(const std::string& role) {
+  if (role.rfind("blk.", 0) != 0) return role;
+  const auto dot = role.find('.', 4);
+  return dot == std::string::npos ? role : role.substr(dot + 1);
+}
+
 DecodeStep::DecodeStep(const model::ModelDescription& m, const ref::GgufFile& file, const StepOptions& options,
                        const results::Store* store, const std::vector<std::int64_t>& device_rows,
                        const vk::DeviceInfo& device)
@@ -58,30 +64,54 @@ DecodeStep::DecodeStep(const model::ModelDescription& m, const ref::GgufFile& fi
                    role + " (" + std::string(ref::type_name(t.type)) + ")", {{"x", in}, {"W", tensor}, {"y", out}});
     op.weight = tensor;
   };
+  // The residual stream `stream` plus `added`, written to `sum`, and the
+  // norm of that sum with `norm_weight` into xn: one add_rmsnorm_mul when
+  // fused, else an add and an rmsnorm_mul with a barrier between.
+  auto residual_and_norm = [&](const std::string& stream, const std::string& added, const std::string& sum,
+                               const std::string& norm_weight, const std::string& add_role,
+                               const std::string& norm_role) {
+    weight(norm_weight);
+    if (options.fused) {
+      add("add_rmsnorm_mul", {1, m.embedding}, add_role + "+" + op_kind(norm_role),
+          {{"a", stream}, {"b", added}, {"w", norm_weight}, {"s", sum}, {"y", "xn"}});
+    } else {
+      add("add", {1, m.embedding}, add_role, {{"a", stream}, {"b", added}, {"y", sum}});
+      add("rmsnorm_mul", {1, m.embedding}, norm_role, {{"x", sum}, {"w", norm_weight}, {"y", "xn"}});
+    }
+  };
+  // k rotated straight into its cache row where rope_cache serves the
+  // context, else rotated, then stored.
+  const std::string rope_cache = options.fused ? model::rope_cache_kernel(m, 1, context) : std::string();
+  weight("blk.0.attn_norm.weight");
+  add("rmsnorm_mul", {1, m.embedding}, "blk.0.attn_norm", {{"x", "xa"}, {"w", "blk.0.attn_norm.weight"}, {"y", "xn"}});
   for (std::uint32_t layer = 0; layer < m.layers; ++layer) {
     const std::string blk = "blk." + std::to_string(layer) + ".";
-    weight(blk + "attn_norm.weight");
-    add("rmsnorm_mul", {1, m.embedding}, blk + "attn_norm",
-        {{"x", "xa"}, {"w", blk + "attn_norm.weight"}, {"y", "xn"}});
     product(blk + "attn_q.weight", "xn", "q", blk + "attn_q");
     product(blk + "attn_k.weight", "xn", "k", blk + "attn_k");
     product(blk + "attn_v.weight", "xn", "v", blk + "attn_v");
-    add(rope, {1, m.heads, m.head_dim}, blk + "rope_q", {{"x", "q"}, {"pos", "pos"}, {"base", "base"}, {"y", "qr"}});
-    add(rope, {1, m.kv_heads, m.head_dim}, blk + "rope_k", {{"x", "k"}, {"pos", "pos"}, {"base", "base"}, {"y", "kr"}});
     const std::string kc = "k_cache." + std::to_string(layer), vc = "v_cache." + std::to_string(layer);
-    add("kv_store", {1, kv, context}, blk + "store_k", {{"src", "kr"}, {"positions", "pos"}, {"cache", kc}});
+    add(rope, {1, m.heads, m.head_dim}, blk + "rope_q", {{"x", "q"}, {"pos", "pos"}, {"base", "base"}, {"y", "qr"}});
+    if (!rope_cache.empty()) {
+      add(rope_cache, {1, m.kv_heads, m.head_dim, context}, blk + "rope_k+store_k",
+          {{"x", "k"}, {"pos", "pos"}, {"base", "base"}, {"cache", kc}});
+    } else {
+      add(rope, {1, m.kv_heads, m.head_dim}, blk + "rope_k",
+          {{"x", "k"}, {"pos", "pos"}, {"base", "base"}, {"y", "kr"}});
+      add("kv_store", {1, kv, context}, blk + "store_k", {{"src", "kr"}, {"positions", "pos"}, {"cache", kc}});
+    }
     add("kv_store", {1, kv, context}, blk + "store_v", {{"src", "v"}, {"positions", "pos"}, {"cache", vc}});
     add("attention_decode", {m.heads, m.kv_heads, m.head_dim, context}, blk + "attention",
         {{"q", "qr"}, {"k", kc}, {"v", vc}, {"out", "attn"}});
     product(blk + "attn_output.weight", "attn", "o", blk + "attn_output");
-    add("add", {1, m.embedding}, blk + "attn_residual", {{"a", "xa"}, {"b", "o"}, {"y", "xb"}});
-    weight(blk + "ffn_norm.weight");
-    add("rmsnorm_mul", {1, m.embedding}, blk + "ffn_norm", {{"x", "xb"}, {"w", blk + "ffn_norm.weight"}, {"y", "xn"}});
+    residual_and_norm("xa", "o", "xb", blk + "ffn_norm.weight", blk + "attn_residual", blk + "ffn_norm");
     product(blk + "ffn_gate.weight", "xn", "g", blk + "ffn_gate");
     product(blk + "ffn_up.weight", "xn", "u", blk + "ffn_up");
     add("swiglu", {1, m.feed_forward}, blk + "swiglu", {{"a", "g"}, {"b", "u"}, {"y", "s"}});
     product(blk + "ffn_down.weight", "s", "d", blk + "ffn_down");
-    add("add", {1, m.embedding}, blk + "ffn_residual", {{"a", "xb"}, {"b", "d"}, {"y", "xa"}});
+    const bool last = layer + 1 == m.layers;
+    const std::string next = "blk." + std::to_string(layer + 1) + ".";
+    residual_and_norm("xb", "d", "xa", last ? "output_norm.weight" : next + "attn_norm.weight",
+                      blk + "ffn_residual", last ? "output_norm" : next + "attn_norm");
     // The cache's earlier entries; row context - 1 is the new token's. Of
     // the new token's scale (root mean square about 1 with weights of
     // 1/sqrt(K)), so that attention spreads over the cache rather than
@@ -94,8 +124,6 @@ DecodeStep::DecodeStep(const model::ModelDescription& m, const ref::GgufFile& fi
       cache->push_back(std::move(bits));
     }
   }
-  weight("output_norm.weight");
-  add("rmsnorm_mul", {1, m.embedding}, "output_norm", {{"x", "xa"}, {"w", "output_norm.weight"}, {"y", "xn"}});
   product(m.tensors.count("output.weight") ? "output.weight" : "token_embd.weight", "xn", "logits", "output");
   add("argmax", {1, m.vocab}, "argmax", {{"x", "logits"}, {"y", "argmax"}});
   chain_.place_barriers(options.barrier_every_op);

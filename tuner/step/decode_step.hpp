@@ -1,10 +1,12 @@
 #pragma once
 // One decode token of a llama-family model as a chain of vktune kernels on
 // the GPU (`vktune step`): the embedding lookup, every layer's ops in model
-// order (rmsnorm, the q/k/v products, rope on q and k, the k and v stores
-// into fp16 caches of the context's length, attention over them, the output
-// product and residual add, rmsnorm, gate and up, SwiGLU, down, add), the
-// final norm, the output head and argmax, recorded into one command buffer
+// order (the q/k/v products, rope on q, k rotated into its fp16 cache row
+// and v stored into its own, caches of the context's length, attention over
+// them, the output product, the residual add and the norm after it as one
+// add_rmsnorm_mul, gate and up, SwiGLU, down, and the add with the next
+// layer's norm; StepOptions::fused), the output head and argmax, recorded
+// into one command buffer
 // with a compute-to-compute barrier before each dispatch that reads what an
 // earlier one since the last barrier wrote, or writes what it read or wrote
 // (independent ops, such as the q, k and v products, run side by side). Each op
@@ -42,7 +44,14 @@ struct StepOptions {
   // A barrier before every dispatch, as before barriers were placed where
   // ops meet: to measure what the placement saves.
   bool barrier_every_op = false;
+  // Fused kernels where they save a barrier: each residual add and the norm
+  // after it as one add_rmsnorm_mul, k rotated straight into its cache row
+  // (rope_cache). false: the ops one kernel each, to measure what that saves.
+  bool fused = true;
 };
+
+// "blk.12.ffn_down (Q6_K)" -> "ffn_down (Q6_K)": the same op in every layer.
+std::string op_kind(const std::string& role);
 
 // One dispatch of the chain (its `weight`: a product's weight tensor,
 // "blk.3.ffn_down.weight").

@@ -92,6 +92,30 @@ Expected reference_of(const StepOp& op, const DecodeStep& step, const model::Mod
     const auto w = values<float>(weight("w"), s[1]);
     return {ref::rmsnorm(floats(in, "x", s[1]), s[1], kRmsEps, w), floats(out, "y", s[1])};
   }
+  if (op.kernel == "add_rmsnorm_mul") {  // y, then the sum s (the kernel's outputs in that order)
+    const auto a = floats(in, "a", s[1]), b = floats(in, "b", s[1]);
+    std::vector<float> sum(s[1]);
+    for (std::size_t i = 0; i < sum.size(); ++i) sum[i] = a[i] + b[i];
+    auto want = ref::rmsnorm(sum, s[1], kRmsEps, values<float>(weight("w"), s[1]));
+    want.insert(want.end(), sum.begin(), sum.end());
+    auto got = floats(out, "y", s[1]);
+    const auto got_sum = floats(out, "s", s[1]);
+    got.insert(got.end(), got_sum.begin(), got_sum.end());
+    return {want, got};
+  }
+  if (op.kernel == "rope_cache" || op.kernel == "rope_neox_cache") {  // the cache, the position's row rotated
+    const std::size_t row = std::size_t{s[1]} * s[2], rows = s[3];
+    auto want = as_doubles(halves(in.at("cache"), row * rows));
+    const auto position = values<std::int32_t>(in.at("pos"), 1);
+    const auto rotated = ref::rope(floats(in, "x", row), s[2], position,
+                                   op.kernel == "rope_neox_cache" ? ref::RopeLayout::neox : ref::RopeLayout::normal,
+                                   values<float>(in.at("base"), 1)[0]);
+    for (std::size_t i = 0; i < row; ++i) {
+      want[static_cast<std::size_t>(position[0]) * row + i] =
+          ref::fp16_to_fp32(ref::fp32_to_fp16(static_cast<float>(rotated[i])));
+    }
+    return {want, halves(out.at("cache"), row * rows)};
+  }
   if (op.kernel == "rope" || op.kernel == "rope_neox") {
     const std::size_t n = std::size_t{s[1]} * s[2];
     const auto position = values<std::int32_t>(in.at("pos"), 1);
