@@ -8,7 +8,7 @@ constexpr int kShortSegment = 4096;
 
 std::vector<Parameter> quantized_activation_parameters() {
   return {
-      {"X_QUANT", {0, 1}, "activations: 0 = fp32 (exact); 1 = quantized to 8 bits per 32 values in shared memory, "
+      {"X_QUANT", {0, 1}, "activations: 0 = as stored (fp32, or fp16 widened) in fp32 arithmetic (exact); 1 = quantized to 8 bits per 32 values in shared memory, "
                           "weights enter integer dot products (relative error about 0.5%, needs "
                           "shaderIntegerDotProduct)"},
       {"X_SEGMENT", {kShortSegment, 16384}, "X_QUANT=1: x values quantized into shared memory at a time (16384 only "
