@@ -15,11 +15,14 @@ namespace {
 // SUPER_BLOCK=1: templates/matvec_q6k_q8.comp, 4 invocations per super-block
 // as matmul_q4k's integer path, each reading the 16-byte vectors that cover
 // its bytes of the 2-byte-aligned block.
-const KernelRegistration registration([] {
+QuantFormat q6k() {
   QuantFormat format{"matmul_q6k", "Q6_K", ref::GgmlType::Q6_K, 4, 256, 210, 16};
   format.super_block = true;
-  return std::make_unique<QuantMatmul>(std::move(format));
-});
+  return format;
+}
+
+const KernelRegistration registration([] { return std::make_unique<QuantMatmul>(q6k()); });
+const KernelRegistration swiglu([] { return std::make_unique<QuantMatmul>(q6k(), Activations::swiglu); });
 
 }  // namespace
 }  // namespace vktune::kernels

@@ -15,6 +15,7 @@
 #include "kernels/row_ops.hpp"
 #include "reference/dequantize.hpp"
 #include "reference/matmul.hpp"
+#include "reference/ops.hpp"
 #include "reference/random_blocks.hpp"
 
 namespace vktune::kernels {
@@ -73,9 +74,17 @@ std::vector<double> quantized_matmul_reference(const std::vector<float>& x, std:
   return expected;
 }
 
-std::string QuantMatmul::name() const { return format_.kernel_name + (fp16_activations() ? "_f16" : ""); }
+std::string QuantMatmul::name() const {
+  return format_.kernel_name + (fp16_activations() ? "_f16" : swiglu_activations() ? "_swiglu" : "");
+}
 
 std::string QuantMatmul::description() const {
+  if (swiglu_activations()) {
+    return "y[M×N] = x[M×K]·Wᵀ, W in GGUF " + format_.type_name +
+           " rows, x = silu(gate)·up read from the gate and up products' outputs side by side (M rows of 2K fp32: "
+           "gate, then up), y fp32: ffn_down with the SwiGLU before it; decode shapes (M <= " +
+           std::to_string(matmul::kMaxDecodeM) + ")";
+  }
   return "y[M×N] = x[M×K]·Wᵀ, W in GGUF " + format_.type_name + " rows, x and y " +
          (fp16_activations() ? "fp16 (fp32 arithmetic and accumulation)" : "fp32") +
          "; matrix-vector template for M <= 8 (decode), tiled template for M > 8 (prefill), both generic over the "
@@ -95,14 +104,21 @@ void QuantMatmul::validate_shape(const Shape& shape) const {
                                       std::to_string(format_.block_weights) + " (the weights of a " +
                                       format_.type_name + " block)");
   }
-  // Indices inside the shaders are 32-bit: bytes of W, vec4s of x, floats of y.
-  const std::uint64_t m = shape[0], n = shape[1], k = shape[2];
+  if (swiglu_activations() && shape[0] > matmul::kMaxDecodeM) {
+    throw Error(ErrorKind::usage, name + ": M=" + std::to_string(shape[0]) + " is a prefill shape; the SwiGLU input " +
+                                      "serves decode shapes (M <= " + std::to_string(matmul::kMaxDecodeM) + ")");
+  }
+  // Indices inside the shaders are 32-bit: bytes of W, vec4s of x (two
+  // rows' worth with the SwiGLU input), floats of y.
+  const std::uint64_t m = shape[0], n = shape[1], k = shape[2] * (swiglu_activations() ? 2 : 1);
   if (m * n >= (1ull << 32) || m * k >= (1ull << 32) || weight_bytes(shape) + 4 >= (1ull << 32)) {
     throw Error(ErrorKind::usage, name + ": shape " + shape_to_string(shape) + " is too large for 32-bit indexing");
   }
 }
 
 std::vector<Shape> QuantMatmul::default_shapes() const {
+  // The SwiGLU input is ffn_down's: Llama-3-8B's one decode token.
+  if (swiglu_activations()) return {{1, 4096, 14336}};
   std::vector<Shape> shapes;
   for (std::uint32_t m : {1u, 512u}) {
     shapes.push_back({m, 4096, 4096});
@@ -137,6 +153,8 @@ std::vector<Shape> QuantMatmul::check_shapes() const {
   // read and y stored: one decode and one prefill shape of theirs (the
   // others' tails, one block of K and M = 3 and 9, are the same code).
   if (fp16_activations()) return {{1, 37, aligned_k}, {40, 30, small ? 96u : 512u}};
+  // The SwiGLU input changes how x is read, nothing else: one decode shape.
+  if (swiglu_activations()) return {{1, 37, aligned_k}};
   return {{1, 37, aligned_k}, {3, 19, format_.block_weights}, {40, 30, small ? 96u : 512u},
           {9, 60, format_.block_weights}};
 }
@@ -225,8 +243,9 @@ std::vector<Space> QuantMatmul::build_spaces() const {
   prefill.pruning = prefill_pruning();
   decode.shape_class = matmul::decode_shapes();
   prefill.shape_class = matmul::prefill_shapes();
-  decode.bindings = prefill.bindings = matmul::bindings(
-      activation_bytes(), size_rule(format_.block_bytes, {1, 2}, format_.block_weights), activation_bytes());
+  decode.bindings = prefill.bindings =
+      matmul::bindings(activation_bytes() * (swiglu_activations() ? 2 : 1),
+                       size_rule(format_.block_bytes, {1, 2}, format_.block_weights), activation_bytes());
   // Whole 16-byte vectors: matvec_q6k_q8.comp reads the vectors that cover
   // each 2-byte-aligned block, the last one's reaching up to 14 bytes past it.
   decode.bindings[1].size.align = prefill.bindings[1].size.align = 16;
@@ -503,6 +522,9 @@ std::vector<ShaderPlan> QuantMatmul::stages(const Config& config, const Shape& s
                     ? quant_coopmat::dequant_stages(config, spaces()[kPrefill], format_.qtype)
                     : std::vector<ShaderPlan>{single_stage(config, shape)};
   if (fp16_activations()) half_activations::add_define(stages);
+  if (swiglu_activations()) {
+    for (auto& stage : stages) stage.defines.emplace_back("ACT_SWIGLU", "1");
+  }
   return stages;
 }
 
@@ -515,6 +537,20 @@ Problem QuantMatmul::make_problem(const Shape& shape, const Inputs& inputs) cons
   HostBuffer xb{"x", std::vector<std::uint8_t>(x.size() * sizeof(float)), false, false};
   if (fp16_activations()) {
     xb = half_activations::rounded_x(x);  // the reference multiplies the halves the device reads
+  } else if (swiglu_activations()) {
+    // Gate and up side by side, row by row, of the size a feed-forward
+    // block's products give; the reference multiplies their SwiGLU.
+    const auto gate = ref::random_floats(m * k, seed ^ 0x51ed27c3a4f1b2d9ull, -3.0f, 3.0f, inputs.kind);
+    const auto up = ref::random_floats(m * k, seed ^ 0x2c1b3c6d8e9fa0b1ull, -1.0f, 1.0f, inputs.kind);
+    std::vector<float> pairs(2 * m * k);
+    for (std::size_t r = 0; r < m; ++r) {
+      std::copy_n(gate.begin() + r * k, k, pairs.begin() + 2 * r * k);
+      std::copy_n(up.begin() + r * k, k, pairs.begin() + 2 * r * k + k);
+    }
+    const auto s = ref::swiglu(gate, up);
+    for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(s[i]);
+    xb.bytes.resize(pairs.size() * sizeof(float));
+    std::memcpy(xb.bytes.data(), pairs.data(), xb.bytes.size());
   } else {
     std::memcpy(xb.bytes.data(), x.data(), xb.bytes.size());
   }
@@ -565,7 +601,7 @@ std::uint64_t QuantMatmul::weight_bytes(const Shape& shape) const {
 std::uint64_t QuantMatmul::activation_bytes() const { return fp16_activations() ? 2 : 4; }
 
 Metrics QuantMatmul::metrics(const Shape& shape) const {
-  const double m = shape.at(0), n = shape.at(1), k = shape.at(2);
+  const double m = shape.at(0), n = shape.at(1), k = shape.at(2) * (swiglu_activations() ? 2 : 1);
   const auto value = static_cast<double>(activation_bytes());
   Metrics metrics;
   metrics.bytes = static_cast<double>(weight_bytes(shape)) + (m * k + m * n) * value;
@@ -576,7 +612,8 @@ Metrics QuantMatmul::metrics(const Shape& shape) const {
 std::uint64_t QuantMatmul::device_bytes(const Shape& shape) const {
   const std::uint64_t m = shape.at(0), n = shape.at(1), k = shape.at(2);
   const std::uint64_t w16 = space_index(shape) == kPrefill ? 2 * n * k : 0;
-  return spaces()[space_index(shape)].bindings[1].size.bytes(shape) + (m * k + m * n) * activation_bytes() + w16;
+  const std::uint64_t x_values = m * k * (swiglu_activations() ? 2 : 1);
+  return spaces()[space_index(shape)].bindings[1].size.bytes(shape) + (x_values + m * n) * activation_bytes() + w16;
 }
 
 }  // namespace vktune::kernels

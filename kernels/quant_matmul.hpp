@@ -78,15 +78,21 @@ std::vector<double> quantized_matmul_reference(const std::vector<float>& x, std:
                                                const std::vector<std::uint8_t>& w, ref::GgmlType type,
                                                std::size_t n, std::size_t k, bool full);
 
-// The element type of x and y.
-enum class Activations { fp32, fp16 };
+// The element type of x and y, or what x is made of: `swiglu` (the kernels
+// named with "_swiglu") reads the outputs of a feed-forward block's gate and
+// up products side by side (row m of x's buffer: the gate's K values, then
+// the up's K) and multiplies silu(gate)·up as x is read, so that ffn_down
+// takes in the SwiGLU before it: one dispatch and one barrier fewer. Decode
+// shapes only (M <= kMaxDecodeM): the tensor-core prefill paths stage x as
+// it is stored.
+enum class Activations { fp32, fp16, swiglu };
 
 class QuantMatmul final : public Kernel {
  public:
   explicit QuantMatmul(QuantFormat format, Activations activations = Activations::fp32)
       : format_(std::move(format)), activations_(activations) {}
 
-  // The format's kernel name, with "_f16" for fp16 activations.
+  // The format's kernel name, with "_f16" for fp16 activations, "_swiglu" for SwiGLU ones.
   std::string name() const override;
   std::string description() const override;
   std::vector<std::string> shape_dims() const override { return {"M", "N", "K"}; }
@@ -120,6 +126,7 @@ class QuantMatmul final : public Kernel {
   // Bytes of one value of x or y: 4, or 2 with fp16 activations.
   std::uint64_t activation_bytes() const;
   bool fp16_activations() const { return activations_ == Activations::fp16; }
+  bool swiglu_activations() const { return activations_ == Activations::swiglu; }
   // The one stage of a path other than DEQUANT_STAGE=1, for fp32 activations.
   ShaderPlan single_stage(const Config& config, const Shape& shape) const;
   // Legality (what the templates and the device need); the pruning is

@@ -43,8 +43,13 @@ TEST_P(LaunchContract, ProblemBuffersAreTheDeclaredBindings) {
       EXPECT_EQ(built.is_output, declared.role == BindingRole::output) << label(shape) << " " << declared.name;
       outputs += declared.role == BindingRole::output;
     }
-    EXPECT_EQ(outputs, 1) << label(shape);
+    // Every output is compared: the first, then the others (Problem::more_outputs).
+    EXPECT_EQ(outputs, 1 + static_cast<int>(problem.more_outputs.size())) << label(shape);
     EXPECT_EQ(space.bindings.at(problem.output_index).role, BindingRole::output) << label(shape);
+    for (const auto index : problem.more_outputs) {
+      EXPECT_NE(index, problem.output_index) << label(shape);
+      EXPECT_EQ(space.bindings.at(index).role, BindingRole::output) << label(shape);
+    }
   }
 }
 

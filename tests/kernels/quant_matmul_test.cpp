@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <map>
 #include <cstring>
 #include <string>
@@ -617,6 +618,44 @@ TEST_P(QuantMatmulHalf, TensorCoreVariantsCompile) {
 
 INSTANTIATE_TEST_SUITE_P(Kernels, QuantMatmulHalf, ::testing::ValuesIn(quant_matmul_testing::kHalfFormats),
                          format_name);
+
+// The SwiGLU-input kernels (ffn_down reading silu(gate)·up): x's buffer holds
+// each row's gate then up values, the reference multiplies their SwiGLU
+// (recomputed here from the buffer), and only decode shapes are served.
+TEST(QuantMatmulSwiglu, GateAndUpSideBySideAndDecodeShapesOnly) {
+  for (const char* name : {"matmul_q4k_swiglu", "matmul_q6k_swiglu"}) {
+    SCOPED_TRACE(name);
+    const auto& kernel = kernels::find_kernel(name);
+    const std::size_t m = 2, n = 5, k = 256;
+    const auto problem = kernel.make_problem({m, n, k}, 3);
+    ASSERT_EQ(problem.buffers[0].bytes.size(), m * 2 * k * sizeof(float));
+    std::vector<float> pairs(m * 2 * k), x(m * k);
+    std::memcpy(pairs.data(), problem.buffers[0].bytes.data(), problem.buffers[0].bytes.size());
+    for (std::size_t r = 0; r < m; ++r) {
+      for (std::size_t i = 0; i < k; ++i) {
+        const double gate = pairs[2 * r * k + i], up = pairs[(2 * r + 1) * k + i];
+        x[r * k + i] = static_cast<float>(gate / (1 + std::exp(-gate)) * up);
+      }
+    }
+    const auto type = std::string(name) == "matmul_q4k_swiglu" ? ref::GgmlType::Q4_K : ref::GgmlType::Q6_K;
+    EXPECT_EQ(problem.expected, ref::matmul_quantized(x.data(), m, problem.buffers[1].bytes.data(), type, n, k));
+    // Every stage reads x through the SwiGLU.
+    const auto config = kernel.baseline({1, n, k});
+    for (const auto& stage : kernel.stages(config, {1, n, k})) {
+      EXPECT_NE(std::find(stage.defines.begin(), stage.defines.end(), std::pair<std::string, std::string>{
+                                                                           "ACT_SWIGLU", "1"}),
+                stage.defines.end());
+    }
+    EXPECT_NO_THROW(kernel.validate_shape({8, n, k}));
+    try {
+      kernel.validate_shape({9, n, k});
+      ADD_FAILURE() << "M = 9 accepted";
+    } catch (const Error& e) {
+      EXPECT_EQ(std::string(e.what()), std::string(name) +
+                                           ": M=9 is a prefill shape; the SwiGLU input serves decode shapes (M <= 8)");
+    }
+  }
+}
 
 }  // namespace
 }  // namespace vktune

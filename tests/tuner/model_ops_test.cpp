@@ -86,14 +86,15 @@ TEST(ModelOps, TheTinyLlamasDecodeStepAndPrefill) {
       {{"kv_store", "8,128,64"}, {0, 2}},
       {{"attention_decode", "4,2,64,64"}, {2, 0}},
       {{"attention_prefill", "8,4,2,64,8"}, {0, 2}},  // the prompt from an empty cache
-      {{"matmul_q4k", "1,512,256"}, {4, 0}},
-      {{"matmul_q4k", "8,512,256"}, {0, 4}},
-      {{"swiglu", "1,512"}, {2, 0}},
-      {{"swiglu", "8,512"}, {0, 2}},
-      {{"matmul_q4k", "1,256,512"}, {1, 0}},
-      {{"matmul_q4k", "8,256,512"}, {0, 1}},
-      {{"matmul_q6k", "1,256,512"}, {1, 0}},
-      {{"matmul_q6k", "8,256,512"}, {0, 1}},
+      // Gate and up as one product of their stacked weights, whose SwiGLU
+      // ffn_down reads; the prefill's 8 rows are within the decode
+      // products' M (below, a longer prompt runs the four apart).
+      {{"matmul_q4k", "1,1024,256"}, {2, 0}},
+      {{"matmul_q4k", "8,1024,256"}, {0, 2}},
+      {{"matmul_q4k_swiglu", "1,256,512"}, {1, 0}},
+      {{"matmul_q4k_swiglu", "8,256,512"}, {0, 1}},
+      {{"matmul_q6k_swiglu", "1,256,512"}, {1, 0}},
+      {{"matmul_q6k_swiglu", "8,256,512"}, {0, 1}},
       {{"argmax", "1,128"}, {1, 1}},
   };
   EXPECT_EQ(counts_of(ops), want);
@@ -103,6 +104,12 @@ TEST(ModelOps, TheTinyLlamasDecodeStepAndPrefill) {
   EXPECT_TRUE(ops.complete("prefill"));
   // Every op is a registered kernel that accepts its shape.
   for (const auto& op : ops.ops) EXPECT_NO_THROW(kernels::find_kernel(op.kernel).validate_shape(op.shape)) << op.kernel;
+  // A prompt longer than the decode products' M: gate, up, SwiGLU and down apart.
+  const auto longer = counts_of(model_ops(m, 64, 16));
+  EXPECT_EQ(longer.at({"swiglu", "16,512"}), std::make_pair(0u, 2u));
+  EXPECT_EQ(longer.at({"matmul_q4k", "16,512,256"}), std::make_pair(0u, 4u));
+  EXPECT_EQ(longer.at({"matmul_q6k", "16,256,512"}), std::make_pair(0u, 1u));
+  EXPECT_EQ(longer.count({"matmul_q6k_swiglu", "16,256,512"}), 0u);
 }
 
 TEST(ModelOps, QwenRotatesNeoxStyle) {

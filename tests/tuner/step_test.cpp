@@ -64,11 +64,16 @@ TEST(DecodeStep, TheChainsLogitsAreTheCpuChains) {
     vk::Instance instance;
     vk::Device device(instance, test_device_index());
     DecodeStep chain(m, file, baselines(48, 9), nullptr, {}, device.info());
-    // 1 lookup, the first norm, 14 per layer (each residual add fused with
-    // the norm after it, k rotated into its cache), head and argmax.
-    ASSERT_EQ(chain.ops().size(), 1u + 1 + 2 * 14 + 2);
+    // 1 lookup, the first norm, 12 per layer (each residual add fused with
+    // the norm after it, k rotated into its cache, gate and up one product
+    // whose SwiGLU ffn_down reads), head and argmax.
+    ASSERT_EQ(chain.ops().size(), 1u + 1 + 2 * 12 + 2);
     ASSERT_EQ(chain.ops()[1].kernel, "rmsnorm_mul");
     ASSERT_EQ(chain.ops()[6].kernel, std::string(architecture) == "llama" ? "rope_cache" : "rope_neox_cache");
+    ASSERT_EQ(chain.ops()[11].kernel, "matmul_q4k");  // gate and up stacked: 2 x 512 rows
+    ASSERT_EQ(chain.ops()[11].shape, (kernels::Shape{1, 1024, 256}));
+    ASSERT_EQ(chain.ops()[12].kernel, "matmul_q4k_swiglu");  // layer 0's ffn_down is Q4_K, layer 1's Q6_K
+    ASSERT_EQ(chain.ops().end()[-4].kernel, "matmul_q6k_swiglu");
     ASSERT_EQ(chain.ops().end()[-3].kernel, "add_rmsnorm_mul");
     chain.prepare(device, TemplateLibrary::embedded());
     const auto logits = chain.run_once(device);
@@ -141,7 +146,9 @@ TEST(DecodeStep, ApproximateVariantsAreCheckedOpByOp) {
   DecodeStep tuned(m, file, options, &store, {device_row}, device.info());
   std::size_t quantized = 0;
   for (const auto& op : tuned.ops()) quantized += !op.weight.empty() && kernels::uses_quantized_activations(op.config);
-  ASSERT_EQ(quantized, 2u * 7 + 1);  // every product: 7 per layer and the head
+  // Every product: 6 per layer (q, k, v, output, gate and up stacked, down
+  // reading their SwiGLU) and the head.
+  ASSERT_EQ(quantized, 2u * 6 + 1);
   tuned.prepare(device, templates);
   const auto chained = tuned.run_once(device);
 
@@ -230,8 +237,11 @@ TEST(DecodeStep, BarriersSeparateEveryHazardAndOnlyThose) {
   for (std::size_t i = 0; i < ops.size(); ++i) {
     waits += ops[i].barrier_before;
     const auto& role = ops[i].role;
+    // Beside the op before them: k and v beside q, and in the unfused
+    // chains up beside gate (fused, the two are one product).
     if (role.find("attn_k") != std::string::npos || role.find("attn_v") != std::string::npos ||
-        role.find("ffn_up") != std::string::npos) {
+        role.find("rope_k+store_k") != std::string::npos || role.find("store_v") != std::string::npos ||
+        (role.find("ffn_up") != std::string::npos && role.find("ffn_gate") == std::string::npos)) {
       EXPECT_FALSE(ops[i].barrier_before) << role;
     }
     // Every op that waits has a reason: it meets the ops since the barrier before it.

@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "common/error.hpp"
+#include "kernels/matmul_contract.hpp"
 #include "kernels/registry.hpp"
 
 namespace vktune::model {
@@ -67,7 +68,8 @@ class Builder {
 // The ops as `vktune step` chains them (tuner/step/decode_step.cpp): each
 // residual add fused with the norm after it (add_rmsnorm_mul), k rotated
 // straight into its cache row (rope_cache) where that kernel serves the
-// context.
+// context, and in a decode step gate and up as one stacked product whose
+// SwiGLU ffn_down reads (fuses_swiglu).
 void phase_ops(const ModelDescription& m, std::uint32_t tokens, std::uint32_t context, bool prefill, ModelOps& out) {
   Builder b(m, prefill);
   const auto& embd = m.tensors.at("token_embd.weight");
@@ -110,10 +112,17 @@ void phase_ops(const ModelDescription& m, std::uint32_t tokens, std::uint32_t co
     }
     b.product(blk + "attn_output.weight", "attn_output", tokens, out);
     b.add("add_rmsnorm_mul", {tokens, m.embedding}, "residual+ffn_norm", out);
-    b.product(blk + "ffn_gate.weight", "ffn_gate", tokens, out);
-    b.product(blk + "ffn_up.weight", "ffn_up", tokens, out);
-    b.add("swiglu", {tokens, m.feed_forward}, "swiglu", out);
-    b.product(blk + "ffn_down.weight", "ffn_down", tokens, out);
+    if (fuses_swiglu(m, blk, tokens)) {  // gate and up stacked in one product; SwiGLU read by ffn_down
+      const auto& gate = m.tensors.at(blk + "ffn_gate.weight");
+      const auto& down = m.tensors.at(blk + "ffn_down.weight");
+      b.add(matmul_kernel(gate.type), {tokens, 2 * m.feed_forward, m.embedding}, "ffn_gate+ffn_up", out);
+      b.add(swiglu_matmul_kernel(down.type), {tokens, m.embedding, m.feed_forward}, "swiglu+ffn_down", out);
+    } else {
+      b.product(blk + "ffn_gate.weight", "ffn_gate", tokens, out);
+      b.product(blk + "ffn_up.weight", "ffn_up", tokens, out);
+      b.add("swiglu", {tokens, m.feed_forward}, "swiglu", out);
+      b.product(blk + "ffn_down.weight", "ffn_down", tokens, out);
+    }
     if (layer + 1 < m.layers) {
       b.add("add_rmsnorm_mul", {tokens, m.embedding}, "residual+attn_norm", out);
     } else if (tokens == 1) {
@@ -174,6 +183,21 @@ std::string rope_cache_kernel(const ModelDescription& model, std::uint32_t token
   }
   return name;
 }
+
+std::string swiglu_matmul_kernel(ref::GgmlType type) {
+  const auto product = matmul_kernel(type);
+  if (product.empty() || !kernels::find_kernel_or_null(product + "_swiglu")) return {};
+  return product + "_swiglu";
+}
+
+bool fuses_swiglu(const ModelDescription& model, const std::string& blk, std::uint32_t tokens) {
+  const auto& gate = model.tensors.at(blk + "ffn_gate.weight");
+  const auto& up = model.tensors.at(blk + "ffn_up.weight");
+  return tokens <= kernels::matmul::kMaxDecodeM && gate.type == up.type && !matmul_kernel(gate.type).empty() &&
+         !swiglu_matmul_kernel(model.tensors.at(blk + "ffn_down.weight").type).empty();
+}
+
+std::string stacked_gate_up(const std::string& blk) { return blk + "ffn_gate.weight+" + blk + "ffn_up.weight"; }
 
 bool ModelOps::complete(const std::string& phase) const {
   return std::none_of(unserved.begin(), unserved.end(), [&](const Unserved& u) { return u.phase == phase; });

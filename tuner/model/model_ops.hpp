@@ -52,6 +52,17 @@ std::string get_rows_kernel(ref::GgmlType type);
 // `context` rows (rope_cache or rope_neox_cache), or "" where it does not
 // serve that shape: then k is rotated and stored by two kernels.
 std::string rope_cache_kernel(const ModelDescription& model, std::uint32_t tokens, std::uint32_t context);
+// The product that reads the SwiGLU of a feed-forward block's gate and up
+// outputs side by side (matmul_q6k_swiglu for Q6_K weights), or "" where
+// none serves `type`: then SwiGLU and the product run apart.
+std::string swiglu_matmul_kernel(ref::GgmlType type);
+// Whether a decode step of `tokens` rows computes layer `blk`'s gate and up
+// as one product of their weights stacked (gate's rows, then up's) and
+// ffn_down through swiglu_matmul_kernel: both weights of one type that a
+// product reads, a down weight that one reads, decode rows.
+bool fuses_swiglu(const ModelDescription& model, const std::string& blk, std::uint32_t tokens);
+// The stacked weights' buffer name: "blk.3.ffn_gate.weight+blk.3.ffn_up.weight".
+std::string stacked_gate_up(const std::string& blk);
 
 // `prompt` = 0: decode only.
 ModelOps model_ops(const ModelDescription& model, std::uint32_t context, std::uint32_t prompt);

@@ -104,10 +104,30 @@ DecodeStep::DecodeStep(const model::ModelDescription& m, const ref::GgufFile& fi
         {{"q", "qr"}, {"k", kc}, {"v", vc}, {"out", "attn"}});
     product(blk + "attn_output.weight", "attn", "o", blk + "attn_output");
     residual_and_norm("xa", "o", "xb", blk + "ffn_norm.weight", blk + "attn_residual", blk + "ffn_norm");
-    product(blk + "ffn_gate.weight", "xn", "g", blk + "ffn_gate");
-    product(blk + "ffn_up.weight", "xn", "u", blk + "ffn_up");
-    add("swiglu", {1, m.feed_forward}, blk + "swiglu", {{"a", "g"}, {"b", "u"}, {"y", "s"}});
-    product(blk + "ffn_down.weight", "s", "d", blk + "ffn_down");
+    if (options.fused && model::fuses_swiglu(m, blk, 1)) {
+      // Gate and up as one product of their weights stacked, its output the
+      // two side by side; ffn_down reads their SwiGLU.
+      const auto& gate = weight(blk + "ffn_gate.weight");
+      const std::string stacked = model::stacked_gate_up(blk);
+      auto bytes = chain_.contents(gate.name);
+      const auto& up = chain_.contents(weight(blk + "ffn_up.weight").name);
+      bytes.insert(bytes.end(), up.begin(), up.end());
+      chain_.set_contents(stacked, std::move(bytes));
+      add(model::matmul_kernel(gate.type), {1, 2 * m.feed_forward, m.embedding},
+          blk + "ffn_gate+ffn_up (" + std::string(ref::type_name(gate.type)) + ")",
+          {{"x", "xn"}, {"W", stacked}, {"y", "gu"}})
+          .weight = stacked;
+      const auto& down = weight(blk + "ffn_down.weight");
+      add(model::swiglu_matmul_kernel(down.type), {1, m.embedding, m.feed_forward},
+          blk + "swiglu+ffn_down (" + std::string(ref::type_name(down.type)) + ")",
+          {{"x", "gu"}, {"W", down.name}, {"y", "d"}})
+          .weight = down.name;
+    } else {
+      product(blk + "ffn_gate.weight", "xn", "g", blk + "ffn_gate");
+      product(blk + "ffn_up.weight", "xn", "u", blk + "ffn_up");
+      add("swiglu", {1, m.feed_forward}, blk + "swiglu", {{"a", "g"}, {"b", "u"}, {"y", "s"}});
+      product(blk + "ffn_down.weight", "s", "d", blk + "ffn_down");
+    }
     const bool last = layer + 1 == m.layers;
     const std::string next = "blk." + std::to_string(layer + 1) + ".";
     residual_and_norm("xb", "d", "xa", last ? "output_norm.weight" : next + "attn_norm.weight",

@@ -4,8 +4,8 @@
 // order (the q/k/v products, rope on q, k rotated into its fp16 cache row
 // and v stored into its own, caches of the context's length, attention over
 // them, the output product, the residual add and the norm after it as one
-// add_rmsnorm_mul, gate and up, SwiGLU, down, and the add with the next
-// layer's norm; StepOptions::fused), the output head and argmax, recorded
+// add_rmsnorm_mul, gate and up as one product, down reading their SwiGLU,
+// and the add with the next layer's norm; StepOptions::fused), the output head and argmax, recorded
 // into one command buffer
 // with a compute-to-compute barrier before each dispatch that reads what an
 // earlier one since the last barrier wrote, or writes what it read or wrote
@@ -46,7 +46,9 @@ struct StepOptions {
   bool barrier_every_op = false;
   // Fused kernels where they save a barrier: each residual add and the norm
   // after it as one add_rmsnorm_mul, k rotated straight into its cache row
-  // (rope_cache). false: the ops one kernel each, to measure what that saves.
+  // (rope_cache), gate and up as one product of their stacked weights whose
+  // SwiGLU ffn_down reads (matmul_q6k_swiglu; model::fuses_swiglu). false:
+  // the ops one kernel each, to measure what that saves.
   bool fused = true;
 };
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <span>
 #include <utility>
 
 #include "common/error.hpp"
@@ -62,8 +63,9 @@ Expected reference_of(const StepOp& op, const DecodeStep& step, const model::Mod
     throw Error(ErrorKind::internal, op.kernel + " has no binding " + binding);
   };
   auto type_of = [&](const std::string& binding) {
+    // Stacked weights ("blk.3.ffn_gate.weight+blk.3.ffn_up.weight") are of their first tensor's type.
     for (std::size_t b = 0; b < bindings.size(); ++b)
-      if (bindings[b].name == binding) return m.tensors.at(op.buffers[b]).type;
+      if (bindings[b].name == binding) return m.tensors.at(op.buffers[b].substr(0, op.buffers[b].find('+'))).type;
     throw Error(ErrorKind::internal, op.kernel + " has no binding " + binding);
   };
   auto floats = [&](const DecodeStep::Contents& c, const std::string& name, std::size_t n) {
@@ -80,7 +82,16 @@ Expected reference_of(const StepOp& op, const DecodeStep& step, const model::Mod
     return {as_doubles(row), floats(out, "out", s[2])};
   }
   if (op.kernel.rfind("matmul_", 0) == 0) {
-    const auto x = floats(in, "x", std::size_t{s[0]} * s[2]);
+    auto x = floats(in, "x", std::size_t{s[0]} * s[2]);
+    if (op.kernel.ends_with("_swiglu")) {  // x is silu(gate)·up of the two rows side by side
+      const std::size_t k = s[2];
+      const auto pairs = floats(in, "x", std::size_t{s[0]} * 2 * k);
+      for (std::size_t r = 0; r < s[0]; ++r) {
+        const std::span<const float> gate(pairs.data() + 2 * r * k, k), up(pairs.data() + (2 * r + 1) * k, k);
+        const auto row = ref::swiglu(gate, up);
+        for (std::size_t i = 0; i < k; ++i) x[r * k + i] = static_cast<float>(row[i]);
+      }
+    }
     Expected e(ref::matmul_quantized(x.data(), s[0], weight("W").data(), type_of("W"), s[1], s[2]),
                floats(out, "y", std::size_t{s[0]} * s[1]));
     e.input_crest = crest(x);

@@ -30,8 +30,15 @@ std::vector<double> reference_logits(const model::ModelDescription& m, const Dec
                                      Activations activations) {
   std::set<std::string> quantized_x;  // weights of the products with 8-bit activations
   for (const auto& op : step.ops()) {
-    if (activations == Activations::as_variants && !op.weight.empty() && kernels::uses_quantized_activations(op.config))
-      quantized_x.insert(op.weight);
+    if (activations == Activations::as_variants && !op.weight.empty() && kernels::uses_quantized_activations(op.config)) {
+      // Stacked weights ("blk.3.ffn_gate.weight+blk.3.ffn_up.weight"): each tensor's product.
+      for (std::size_t start = 0;;) {
+        const auto plus = op.weight.find('+', start);
+        quantized_x.insert(op.weight.substr(start, plus - start));  // to the end where no '+' follows
+        if (plus == std::string::npos) break;
+        start = plus + 1;
+      }
+    }
   }
   auto product = [&](const std::string& tensor, const std::vector<float>& x) {
     const auto& t = m.tensors.at(tensor);
