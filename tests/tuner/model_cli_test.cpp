@@ -117,6 +117,19 @@ TEST_F(ModelCli, TunesEveryOpOfTheDecodeStepAndExportsTheirTable) {
     EXPECT_GT(phases, run.at("dispatches").get<std::size_t>() / 2);
     EXPECT_GT(run.at("profiled_ns").get<double>(), 0);
   }
+  EXPECT_TRUE(steps.at("fused").get<bool>());
+
+  // --unfused: every op its own kernel (1 lookup + 2 layers x 17 + the
+  // output norm, head and argmax); the ops the fused chain does not run have
+  // no stored winner, and say so.
+  const auto unfused = run("step " + model + " --device 0 --context 64 --unfused --tuned --json --samples 10 --db " + db);
+  ASSERT_EQ(unfused.exit_code, 0) << unfused.err << unfused.out;
+  const auto apart = json::parse(unfused.out);
+  EXPECT_FALSE(apart.at("fused").get<bool>());
+  ASSERT_EQ(apart.at("runs").size(), 1u);
+  EXPECT_EQ(apart.at("runs")[0].at("dispatches"), 1u + 2 * 17 + 3);
+  EXPECT_GT(apart.at("runs")[0].at("barriers").get<std::size_t>(), tuned_run.at("barriers").get<std::size_t>());
+  EXPECT_FALSE(apart.at("runs")[0].at("baseline_dispatches").empty());
 }
 
 TEST_F(ModelCli, BadModelsAndOptionsAreOneLineAndExitTwo) {

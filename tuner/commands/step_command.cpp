@@ -306,7 +306,8 @@ void add_step_command(CLI::App& root, int& result_code) {
                 "A barrier before every dispatch rather than only where ops meet (to measure what that saves)");
   cmd->add_flag("--unfused", args->unfused,
                 "Every op its own kernel: each residual add and the norm after it apart (else one add_rmsnorm_mul), "
-                "k rotated and then stored (else rope_cache rotates it into its cache row)");
+                "k rotated and then stored (else rope_cache rotates it into its cache row), gate, up, SwiGLU and "
+                "down apart (else one product of the stacked gate and up weights, and a _swiglu down product)");
   cmd->add_flag("--check", args->check,
                 "Check the chain op by op (each op on the inputs the chain gave it, within its variant's tolerance), "
                 "the chained run against the op-by-op run, and the logits against the CPU chain in double (exit 1 "
