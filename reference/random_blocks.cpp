@@ -9,6 +9,7 @@
 
 #include "reference/block_pack.hpp"
 #include "reference/fp16.hpp"
+#include "reference/parallel_rows.hpp"
 
 namespace vktune::ref {
 
@@ -141,14 +142,38 @@ void random_block(GgmlType type, BlockRandom& rng, std::uint8_t*& out) {
 
 }  // namespace
 
+// Rows come in runs of kRowsPerStream, each from a random stream of its own,
+// made on every core: a tensor as large as an output head (128256 rows,
+// made again for each validation input) took a single core tens of seconds.
+// The first run's stream is `seed` itself, so a tensor of up to 256 rows has
+// the bytes it always had; the bytes never depend on the number of cores.
+namespace {
+
+constexpr std::size_t kRowsPerStream = 256;
+
+std::uint64_t stream_seed(std::uint64_t seed, std::size_t run) {
+  if (run == 0) return seed;
+  std::uint64_t z = seed + 0x9e3779b97f4a7c15ull * run;  // splitmix64's step and finaliser
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+}  // namespace
+
 std::vector<std::uint8_t> random_quantized_rows(GgmlType type, std::size_t rows, std::size_t k,
                                                 std::uint64_t seed, InputKind kind) {
   const std::size_t stride = row_bytes(type, k);
   std::vector<std::uint8_t> bytes(rows * stride);
-  BlockRandom rng(seed, kind);
-  std::uint8_t* out = bytes.data();
-  const std::size_t blocks = rows * (k / block_weights(type));
-  for (std::size_t b = 0; b < blocks; ++b) random_block(type, rng, out);
+  const std::size_t blocks_per_row = k / block_weights(type);
+  parallel_rows((rows + kRowsPerStream - 1) / kRowsPerStream, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t run = begin; run < end; ++run) {
+      BlockRandom rng(stream_seed(seed, run), kind);
+      std::uint8_t* out = bytes.data() + run * kRowsPerStream * stride;
+      const std::size_t blocks = std::min(kRowsPerStream, rows - run * kRowsPerStream) * blocks_per_row;
+      for (std::size_t b = 0; b < blocks; ++b) random_block(type, rng, out);
+    }
+  });
   return bytes;
 }
 

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <set>
@@ -26,6 +27,19 @@ TEST(RandomRows, SizeAndDeterminism) {
     EXPECT_NE(a, c) << type_name(type);
   }
   EXPECT_THROW((void)random_quantized_rows(GgmlType::Q4_K, 1, 100, 1), Error);
+}
+
+// Rows come in runs of 256 from streams of their own, made on every core:
+// the first run is what a tensor of 256 rows holds, the next run is not a
+// copy of it, and the bytes are the same from one call to the next.
+TEST(RandomRows, RunsOfRowsHaveStreamsOfTheirOwn) {
+  const std::size_t stride = row_bytes(GgmlType::Q4_0, 64);
+  const auto big = random_quantized_rows(GgmlType::Q4_0, 600, 64, 7);
+  EXPECT_EQ(big, random_quantized_rows(GgmlType::Q4_0, 600, 64, 7));
+  const auto first = random_quantized_rows(GgmlType::Q4_0, 256, 64, 7);
+  EXPECT_TRUE(std::equal(first.begin(), first.end(), big.begin()));
+  EXPECT_FALSE(std::equal(big.begin() + 256 * stride, big.begin() + 512 * stride, big.begin()));
+  EXPECT_FALSE(std::equal(big.begin() + 512 * stride, big.end(), big.begin() + 256 * stride));
 }
 
 TEST(RandomRows, FiniteScalesAndBoundedWeights) {
