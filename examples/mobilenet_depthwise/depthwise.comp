@@ -10,14 +10,18 @@
 //   PIX    adjacent output pixels along W per invocation
 //   WG_X   invocations per workgroup along channel groups (x)
 //   WG_Y   invocations per workgroup along output pixel groups (y)
+//   NB     images per workgroup side by side (z): lane z takes images z,
+//          z + NB, ...; the batch is not an axis of the grid (a workgroup
+//          count is one shape dimension over a divisor), so with NB = 1 a
+//          batch is a serial walk of the same workgroups
 //   ROWS   output rows per workgroup (halo path only)
 //   HALO   0: each invocation reads the input from the buffer, keeping one
 //             input row's columns in registers for its PIX outputs;
 //          1: the workgroup first stages its input tile with the halo in
 //             shared memory, where neighbouring pixels (and rows) share it
 // The workgroup grid is (C / (WG_X*VEC), Wo / (WG_Y*PIX), Ho / ROWS), each
-// rounded up; every workgroup walks the batch.
-layout(local_size_x = WG_X, local_size_y = WG_Y, local_size_z = 1) in;
+// rounded up; every workgroup walks the batch, NB images at a time.
+layout(local_size_x = WG_X, local_size_y = WG_Y, local_size_z = NB) in;
 
 #if VEC == 4
 #define VTYPE vec4
@@ -74,7 +78,7 @@ void main() {
   const uint ox0 = gl_GlobalInvocationID.y * PIX;
   const uint oy = gl_WorkGroupID.z;
   if (g >= groups || ox0 >= p.Wo) return;
-  for (uint n = 0u; n < p.N; ++n) {
+  for (uint n = gl_LocalInvocationID.z; n < p.N; n += NB) {
     if (p.S == 1u) {
       convolve(1u, n, g, groups, ox0, oy);
     } else {
@@ -88,14 +92,15 @@ void main() {
 #define TILE_W (WG_Y * PIX)                  // output columns per workgroup
 #define TILE_COLS ((TILE_W - 1) * 2 + 3)     // input columns they read at stride 2 (fewer at 1)
 #define TILE_ROWS ((ROWS - 1) * 2 + 3)       // input rows likewise
-// [row][column][channel group]: the WG_X invocations of one pixel read
-// consecutive words, one bank each.
-shared VTYPE tile[TILE_ROWS * TILE_COLS * WG_X];
+#define TILE_SIZE (TILE_ROWS * TILE_COLS * WG_X)
+// [image lane][row][column][channel group]: the WG_X invocations of one
+// pixel read consecutive words, one bank each.
+shared VTYPE tile[NB * TILE_SIZE];
 
 void main() {
   const uint groups = p.C / VEC;
   const uint stride = p.S;
-  const uint lx = gl_LocalInvocationID.x, ly = gl_LocalInvocationID.y;
+  const uint lx = gl_LocalInvocationID.x, ly = gl_LocalInvocationID.y, lz = gl_LocalInvocationID.z;
   const uint g = gl_WorkGroupID.x * WG_X + lx;
   const bool has_channel = g < groups;
   const uint ox_base = gl_WorkGroupID.y * TILE_W;
@@ -109,16 +114,19 @@ void main() {
     bias = b[g];
     [[unroll]] for (uint t = 0u; t < 9u; ++t) taps[t] = w[t * groups + g];
   }
-  // No early return: every invocation reaches the barriers.
-  for (uint n = 0u; n < p.N; ++n) {
+  // No early return: every invocation reaches the barriers, an image lane
+  // past the batch's end included.
+  for (uint n0 = 0u; n0 < p.N; n0 += NB) {
+    const uint n = n0 + lz;
+    const bool has_image = n < p.N;
     for (uint j = ly; j < rows * cols; j += WG_Y) {
       const uint r = j / cols, c = j % cols;
       VTYPE v = VTYPE(0.0);
-      if (has_channel) v = input_at(n, iy0 + int(r), ix0 + int(c), g, groups);
-      tile[(r * TILE_COLS + c) * WG_X + lx] = v;
+      if (has_channel && has_image) v = input_at(n, iy0 + int(r), ix0 + int(c), g, groups);
+      tile[lz * TILE_SIZE + (r * TILE_COLS + c) * WG_X + lx] = v;
     }
     barrier();
-    if (has_channel) {
+    if (has_channel && has_image) {
       for (uint r = 0u; r < ROWS; ++r) {
         const uint oy = oy_base + r;
         if (oy >= p.Ho) break;
@@ -129,14 +137,15 @@ void main() {
           VTYPE acc = bias;
           [[unroll]] for (uint ky = 0u; ky < 3u; ++ky) {
             [[unroll]] for (uint kx = 0u; kx < 3u; ++kx) {
-              acc = fma(tile[((r * stride + ky) * TILE_COLS + column * stride + kx) * WG_X + lx], taps[ky * 3u + kx], acc);
+              acc = fma(tile[lz * TILE_SIZE + ((r * stride + ky) * TILE_COLS + column * stride + kx) * WG_X + lx],
+                        taps[ky * 3u + kx], acc);
             }
           }
           y[((n * p.Ho + oy) * p.Wo + ox) * groups + g] = relu6(acc);
         }
       }
     }
-    barrier();  // the next image overwrites the tile
+    barrier();  // the next images overwrite the tile
   }
 }
 
