@@ -243,6 +243,44 @@ TEST(ShapeDeadline, TimeAShapeLeavesGoesToTheLaterOnes) {
   EXPECT_EQ(shape_deadline(run_deadline + std::chrono::milliseconds(1), run_deadline, 3), run_deadline);
 }
 
+// Every shape runs a fixed tail past its deadline (re-timing the finalists,
+// the final check): from the second shape on, each search is an equal share
+// less that tail, so the last shape searches as long as the others, and the
+// run ends at its deadline plus the first shape's unforeseen tail at most.
+TEST(ShapeDeadline, TheTailsPastEachDeadlineAreTakenOffTheLaterShares) {
+  std::mt19937 random{std::random_device{}()};
+  using ms = std::chrono::milliseconds;
+  const auto start = std::chrono::steady_clock::now();
+  const ms budget{std::uniform_int_distribution<int>(30'000, 600'000)(random)};
+  const std::size_t shapes = std::uniform_int_distribution<std::size_t>(3, 12)(random);
+  const ms tail{std::uniform_int_distribution<int>(100, 2'000)(random)};
+  const auto run_deadline = start + budget;
+  const auto as_ms = [](std::chrono::steady_clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); };
+  ShapeTails tails;
+  EXPECT_EQ(tails.expected(), std::chrono::steady_clock::duration::zero());
+  auto now = start;
+  std::vector<double> searched_ms;
+  for (std::size_t left = shapes; left >= 1; --left) {
+    const auto d = shape_deadline(now, run_deadline, left, tails.expected());
+    searched_ms.push_back(as_ms(d - now));
+    now = d + tail;
+    tails.add(d, now);
+  }
+  EXPECT_NEAR(as_ms(tails.expected()), static_cast<double>(tail.count()), 1e-3);
+  const double later_share = (static_cast<double>(budget.count()) - searched_ms[0] - static_cast<double>(tail.count())) /
+                             static_cast<double>(shapes - 1);
+  for (std::size_t i = 1; i < shapes; ++i) {
+    EXPECT_NEAR(searched_ms[i], later_share - static_cast<double>(tail.count()), 1.0) << "shape " << i + 1 << " of " << shapes;
+  }
+  EXPECT_NEAR(as_ms(now - run_deadline), 0.0, 1.0);
+  // A tail longer than the share leaves the search no time, never a deadline before now.
+  EXPECT_EQ(shape_deadline(start, run_deadline, 2, budget), start);
+  // A shape that ended before its deadline adds no tail.
+  ShapeTails early;
+  early.add(start + ms(5'000), start + ms(3'000));
+  EXPECT_EQ(early.expected(), std::chrono::steady_clock::duration::zero());
+}
+
 TEST(SearchLoop, SeedsComeFirstTheBudgetHoldsAndNothingRepeats) {
   const auto space = grid_space();
   auto strategy = make_strategy("random", {space, 11, true});

@@ -221,7 +221,7 @@ TEST_F(TerminalTest, TuneShowsOneLiveLineWithItsPhasesAndThenTheReport) {
   // shapes' reports stay on the screen.
   EXPECT_TRUE(screen.has_line_starting(
       "time budget 10m (600 s) for the whole run, shared by its 2 shapes (each an equal share of what is left when it "
-      "starts); "))
+      "starts, less the time shapes ran past theirs); "))
       << screen.text();
   EXPECT_TRUE(screen.has_line_starting("confirmation re-timed ")) << screen.text();
   EXPECT_TRUE(screen.has_line_starting("add 4,256 (")) << screen.text();

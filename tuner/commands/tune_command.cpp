@@ -247,7 +247,8 @@ void run_tune(const kernels::Kernel& kernel, TuneArgs args, int& result_code) {
       std::cout << "time budget " << args.time << " (" << std::fixed << std::setprecision(0) << time_budget_seconds
                 << " s) for the whole run"
                 << (shapes.size() > 1 ? ", shared by its " + std::to_string(shapes.size()) +
-                                            " shapes (each an equal share of what is left when it starts)"
+                                            " shapes (each an equal share of what is left when it starts, less the time shapes ran past "
+                                            "theirs)"
                                       : std::string())
                 << "; " << std::setprecision(1) << used_seconds << " s used before the first shape"
                 << std::defaultfloat;
@@ -263,12 +264,17 @@ void run_tune(const kernels::Kernel& kernel, TuneArgs args, int& result_code) {
   bool every_shape_validated = true;
   std::size_t shapes_done = 0;
   std::vector<std::string> measured_so_far;  // per shape started, for an interrupted run's summary
+  ShapeTails tails;
   for (std::size_t i = 0; i < shapes.size(); ++i) {
     if (InterruptGuard::reason()) break;
     const auto& shape = shapes[i];
     auto shape_options = options;
-    if (deadline) shape_options.deadline = shape_deadline(std::chrono::steady_clock::now(), *deadline, shapes.size() - i);
+    if (deadline) {
+      shape_options.deadline =
+          shape_deadline(std::chrono::steady_clock::now(), *deadline, shapes.size() - i, tails.expected());
+    }
     auto result = session.tune(kernel, shape, shape_options);
+    if (deadline) tails.add(*shape_options.deadline, std::chrono::steady_clock::now());
     if (!InterruptGuard::reason()) ++shapes_done;
     measured_so_far.push_back(measured_summary(result));
     if (!result.winner) every_shape_validated = false;
