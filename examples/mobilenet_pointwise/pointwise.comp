@@ -1,11 +1,18 @@
 #version 450
 #extension GL_EXT_control_flow_attributes : require
+#extension GL_GOOGLE_include_directive : require
+#include "conv_types.glsl"
 // Pointwise (1×1) convolution with bias and an optional ReLU6, as MobileNet
-// V2 runs it: NHWC fp32, a matrix product over the P = N·H·W pixels.
+// V2 runs it: NHWC, a matrix product over the P = N·H·W pixels.
 //   y[p][co] = act(b[co] + sum over ci of x[p][ci] * w[co][ci])
 // with act = min(max(v, 0), 6) when R == 2 (expansion layers) and the
 // identity when R == 1 (projection layers): a uniform branch on a push
 // constant, taken once per output.
+//
+// Storage and arithmetic (#defines from the spec, conv_types.glsl): F16
+// (fp32 or fp16 buffers), MATH_F16 (fp32 or fp16 accumulators and staged
+// tiles). Halves are widened as they are loaded (or staged) and the output
+// is rounded once, as it is stored.
 //
 // Parameters (#defines from the spec):
 //   TM, TN   the register tile: TM pixels × TN output channels per invocation,
@@ -29,16 +36,10 @@
 #define TILE_M (WG_M * TM)  // pixels per workgroup
 layout(local_size_x = WG_N, local_size_y = WG_M, local_size_z = 1) in;
 
-#if VEC == 4
-#define VTYPE vec4
-#else
-#define VTYPE float
-#endif
-
-layout(std430, set = 0, binding = 0) readonly buffer restrict XBuffer { VTYPE x[]; };  // [P][CI]
-layout(std430, set = 0, binding = 1) readonly buffer restrict WBuffer { VTYPE w[]; };  // [CO][CI]
-layout(std430, set = 0, binding = 2) readonly buffer restrict BBuffer { float b[]; };
-layout(std430, set = 0, binding = 3) writeonly buffer restrict YBuffer { float y[]; };  // [P][CO]
+layout(std430, set = 0, binding = 0) readonly buffer restrict XBuffer { SVTYPE x[]; };  // [P][CI]
+layout(std430, set = 0, binding = 1) readonly buffer restrict WBuffer { SVTYPE w[]; };  // [CO][CI]
+layout(std430, set = 0, binding = 2) readonly buffer restrict BBuffer { SFLOAT b[]; };
+layout(std430, set = 0, binding = 3) writeonly buffer restrict YBuffer { SFLOAT y[]; };  // [P][CO]
 // The shape, in the spec's order.
 layout(push_constant) uniform restrict Shape { uint P, CI, CO, R; } p;
 
@@ -51,16 +52,17 @@ layout(push_constant) uniform restrict Shape { uint P, CI, CO, R; } p;
 #if STAGED
 // [k][m] and [k][n]: the inner loop reads one k row, each invocation its own
 // m (n) columns, consecutive invocations consecutive words.
-shared float xs[BK][BM];
-shared float ws[BK][BN];
+// In the arithmetic's type: widened once as staged, not at every read.
+shared AFLOAT xs[BK][BM];
+shared AFLOAT ws[BK][BN];
 
 // Row `row0 + r` of a [rows][CI] matrix, the BK columns from k0, into
 // tile[.][r]; past the rows or CI it stores zeros, which add nothing.
 #define STAGE(tile, source, row0, rows, width)                                             \
   for (uint e = lid; e < (width) * (BK / VEC); e += WG_N * WG_M) {                        \
     const uint r = e / (BK / VEC), kv = e % (BK / VEC), k = k0 + kv * VEC;                 \
-    VTYPE v = VTYPE(0.0);                                                                  \
-    if (row0 + r < rows && k < p.CI) v = source[((row0 + r) * p.CI + k) / VEC];            \
+    AVTYPE v = AVTYPE(0.0);                                                                \
+    if (row0 + r < rows && k < p.CI) v = AVTYPE(source[((row0 + r) * p.CI + k) / VEC]);    \
     [[unroll]] for (uint c = 0u; c < VEC; ++c) tile[kv * VEC + c][r] = COMPONENT(v, c);    \
   }
 #endif
@@ -68,12 +70,12 @@ shared float ws[BK][BN];
 void main() {
   const uint tx = gl_LocalInvocationID.x, ty = gl_LocalInvocationID.y;
   const uint n0 = gl_WorkGroupID.x * TILE_N, m0 = gl_WorkGroupID.y * TILE_M;
-  float acc[TM][TN];
+  AFLOAT acc[TM][TN];
   [[unroll]] for (uint j = 0u; j < TN; ++j) {
     // Past CO no bias (its output is not written): a branch, not a select,
     // which could read past the buffer.
-    float bias = 0.0;
-    if (n0 + tx + j * WG_N < p.CO) bias = b[n0 + tx + j * WG_N];
+    AFLOAT bias = AFLOAT(0.0);
+    if (n0 + tx + j * WG_N < p.CO) bias = AFLOAT(b[n0 + tx + j * WG_N]);
     [[unroll]] for (uint i = 0u; i < TM; ++i) acc[i][j] = bias;
   }
 #if STAGED
@@ -87,7 +89,7 @@ void main() {
     // took lavapipe seconds per variant to compile; drivers still unroll
     // what they find worth it.
     for (uint k = 0u; k < BK; ++k) {
-      float a[TM], wv[TN];
+      AFLOAT a[TM], wv[TN];
       [[unroll]] for (uint i = 0u; i < TM; ++i) a[i] = xs[k][ty + i * WG_M];
       [[unroll]] for (uint j = 0u; j < TN; ++j) wv[j] = ws[k][tx + j * WG_N];
       [[unroll]] for (uint i = 0u; i < TM; ++i) {
@@ -103,9 +105,9 @@ void main() {
   [[unroll]] for (uint i = 0u; i < TM; ++i) xrow[i] = min(m0 + ty + i * WG_M, p.P - 1u) * (p.CI / VEC);
   [[unroll]] for (uint j = 0u; j < TN; ++j) wrow[j] = min(n0 + tx + j * WG_N, p.CO - 1u) * (p.CI / VEC);
   for (uint k = 0u; k < p.CI / VEC; ++k) {
-    VTYPE a[TM], wv[TN];
-    [[unroll]] for (uint i = 0u; i < TM; ++i) a[i] = x[xrow[i] + k];
-    [[unroll]] for (uint j = 0u; j < TN; ++j) wv[j] = w[wrow[j] + k];
+    AVTYPE a[TM], wv[TN];
+    [[unroll]] for (uint i = 0u; i < TM; ++i) a[i] = AVTYPE(x[xrow[i] + k]);
+    [[unroll]] for (uint j = 0u; j < TN; ++j) wv[j] = AVTYPE(w[wrow[j] + k]);
     [[unroll]] for (uint i = 0u; i < TM; ++i) {
       [[unroll]] for (uint j = 0u; j < TN; ++j) {
         [[unroll]] for (uint e = 0u; e < VEC; ++e) acc[i][j] = fma(COMPONENT(a[i], e), COMPONENT(wv[j], e), acc[i][j]);
@@ -118,7 +120,7 @@ void main() {
     if (m >= p.P) break;
     [[unroll]] for (uint j = 0u; j < TN; ++j) {
       const uint n = n0 + tx + j * WG_N;
-      if (n < p.CO) y[m * p.CO + n] = p.R == 2u ? clamp(acc[i][j], 0.0, 6.0) : acc[i][j];
+      if (n < p.CO) y[m * p.CO + n] = SFLOAT(p.R == 2u ? clamp(acc[i][j], AFLOAT(0.0), AFLOAT(6.0)) : acc[i][j]);
     }
   }
 }
