@@ -24,8 +24,17 @@
 //            1: the workgroup stages a BM × BK slice of x and a BN × BK
 //               slice of w in shared memory per step along CI, which its
 //               (BN / TN) × (BM / TM) invocations then share
+//   SPLIT    1 (with STAGED 0): the workgroup's WG_K invocations split CI,
+//            each summing every one of the workgroup's TM × TN outputs over
+//            its share, and add their partial sums in shared memory. For
+//            few pixels and long CI (the projections at 14×14 and 7×7):
+//            the other paths give an invocation all of CI in series, and
+//            there are a few dozen workgroups to give it to.
 // The workgroup grid is (CO / TILE_N, P / TILE_M), each rounded up.
-#if STAGED
+#if SPLIT
+#define WG_N 1
+#define WG_M 1
+#elif STAGED
 #define WG_N (BN / TN)
 #define WG_M (BM / TM)
 #else
@@ -34,7 +43,11 @@
 #endif
 #define TILE_N (WG_N * TN)  // output channels per workgroup
 #define TILE_M (WG_M * TM)  // pixels per workgroup
+#if SPLIT
+layout(local_size_x = WG_K, local_size_y = 1, local_size_z = 1) in;
+#else
 layout(local_size_x = WG_N, local_size_y = WG_M, local_size_z = 1) in;
+#endif
 
 layout(std430, set = 0, binding = 0) readonly buffer restrict XBuffer { SVTYPE x[]; };  // [P][CI]
 layout(std430, set = 0, binding = 1) readonly buffer restrict WBuffer { SVTYPE w[]; };  // [CO][CI]
@@ -47,6 +60,11 @@ layout(push_constant) uniform restrict Shape { uint P, CI, CO, R; } p;
 #define COMPONENT(v, c) v[c]
 #else
 #define COMPONENT(v, c) v
+#endif
+
+#if SPLIT
+// [output][invocation]: the partial sums, added pairwise in log2(WG_K) steps.
+shared AFLOAT partial[TM * TN][WG_K];
 #endif
 
 #if STAGED
@@ -67,6 +85,50 @@ shared AFLOAT ws[BK][BN];
   }
 #endif
 
+#if SPLIT
+void main() {
+  const uint t = gl_LocalInvocationID.x;
+  const uint n0 = gl_WorkGroupID.x * TN, m0 = gl_WorkGroupID.y * TM;
+  // Rows past P or CO read the last one instead (the result is not written).
+  uint xrow[TM], wrow[TN];
+  [[unroll]] for (uint i = 0u; i < TM; ++i) xrow[i] = min(m0 + i, p.P - 1u) * (p.CI / VEC);
+  [[unroll]] for (uint j = 0u; j < TN; ++j) wrow[j] = min(n0 + j, p.CO - 1u) * (p.CI / VEC);
+  AFLOAT acc[TM][TN];
+  [[unroll]] for (uint i = 0u; i < TM; ++i) {
+    [[unroll]] for (uint j = 0u; j < TN; ++j) acc[i][j] = AFLOAT(0.0);
+  }
+  // Consecutive invocations read consecutive words of every row.
+  for (uint k = t; k < p.CI / VEC; k += WG_K) {
+    AVTYPE a[TM], wv[TN];
+    [[unroll]] for (uint i = 0u; i < TM; ++i) a[i] = AVTYPE(x[xrow[i] + k]);
+    [[unroll]] for (uint j = 0u; j < TN; ++j) wv[j] = AVTYPE(w[wrow[j] + k]);
+    [[unroll]] for (uint i = 0u; i < TM; ++i) {
+      [[unroll]] for (uint j = 0u; j < TN; ++j) {
+        [[unroll]] for (uint e = 0u; e < VEC; ++e) acc[i][j] = fma(COMPONENT(a[i], e), COMPONENT(wv[j], e), acc[i][j]);
+      }
+    }
+  }
+  [[unroll]] for (uint i = 0u; i < TM; ++i) {
+    [[unroll]] for (uint j = 0u; j < TN; ++j) partial[i * TN + j][t] = acc[i][j];
+  }
+  barrier();
+  for (uint half_k = WG_K / 2u; half_k > 0u; half_k /= 2u) {
+    if (t < half_k) {
+      [[unroll]] for (uint v = 0u; v < TM * TN; ++v) partial[v][t] += partial[v][t + half_k];
+    }
+    barrier();
+  }
+  // Output v is pixel v / TN, channel v % TN: neighbouring invocations write
+  // neighbouring channels.
+  for (uint v = t; v < TM * TN; v += WG_K) {
+    const uint m = m0 + v / TN, n = n0 + v % TN;
+    if (m < p.P && n < p.CO) {
+      const AFLOAT sum = AFLOAT(b[n]) + partial[v][0];
+      y[m * p.CO + n] = SFLOAT(p.R == 2u ? clamp(sum, AFLOAT(0.0), AFLOAT(6.0)) : sum);
+    }
+  }
+}
+#else
 void main() {
   const uint tx = gl_LocalInvocationID.x, ty = gl_LocalInvocationID.y;
   const uint n0 = gl_WorkGroupID.x * TILE_N, m0 = gl_WorkGroupID.y * TILE_M;
@@ -124,3 +186,4 @@ void main() {
     }
   }
 }
+#endif
