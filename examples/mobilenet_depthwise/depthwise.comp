@@ -1,9 +1,16 @@
 #version 450
 #extension GL_EXT_control_flow_attributes : require
+#extension GL_GOOGLE_include_directive : require
+#include "conv_types.glsl"
 // Depthwise 3×3 convolution with bias and ReLU6, as MobileNet V2 runs it:
-// NHWC fp32, padding 1 (zeros), stride 1 or 2.
+// NHWC, padding 1 (zeros), stride 1 or 2.
 //   y[n][oy][ox][c] = min(max(b[c] + sum over ky, kx of
 //                       x[n][oy*S - 1 + ky][ox*S - 1 + kx][c] * w[ky][kx][c], 0), 6)
+//
+// Storage and arithmetic (#defines from the spec, conv_types.glsl): F16
+// (fp32 or fp16 buffers), MATH_F16 (fp32 or fp16 accumulators and staged
+// tile). Halves are widened as they are loaded (or staged) and the output is
+// rounded once, as it is stored.
 //
 // Parameters (#defines from the spec):
 //   VEC    channels per invocation: 1, or 4 as one vec4 (needs C % 4 == 0)
@@ -23,26 +30,20 @@
 // rounded up; every workgroup walks the batch, NB images at a time.
 layout(local_size_x = WG_X, local_size_y = WG_Y, local_size_z = NB) in;
 
-#if VEC == 4
-#define VTYPE vec4
-#else
-#define VTYPE float
-#endif
-
-layout(std430, set = 0, binding = 0) readonly buffer restrict XBuffer { VTYPE x[]; };
-layout(std430, set = 0, binding = 1) readonly buffer restrict WBuffer { VTYPE w[]; };  // [3][3][C]
-layout(std430, set = 0, binding = 2) readonly buffer restrict BBuffer { VTYPE b[]; };
-layout(std430, set = 0, binding = 3) writeonly buffer restrict YBuffer { VTYPE y[]; };
+layout(std430, set = 0, binding = 0) readonly buffer restrict XBuffer { SVTYPE x[]; };
+layout(std430, set = 0, binding = 1) readonly buffer restrict WBuffer { SVTYPE w[]; };  // [3][3][C]
+layout(std430, set = 0, binding = 2) readonly buffer restrict BBuffer { SVTYPE b[]; };
+layout(std430, set = 0, binding = 3) writeonly buffer restrict YBuffer { SVTYPE y[]; };
 // The shape, in the spec's order.
 layout(push_constant) uniform restrict Shape { uint N, H, W, C, S, Ho, Wo; } p;
 
-VTYPE relu6(VTYPE v) { return clamp(v, VTYPE(0.0), VTYPE(6.0)); }
+AVTYPE relu6(AVTYPE v) { return clamp(v, AVTYPE(0.0), AVTYPE(6.0)); }
 
 // x at (n, iy, ix) for channel group g, or 0 in the padding.
-VTYPE input_at(uint n, int iy, int ix, uint g, uint groups) {
-  VTYPE v = VTYPE(0.0);
+AVTYPE input_at(uint n, int iy, int ix, uint g, uint groups) {
+  AVTYPE v = AVTYPE(0.0);
   // A branch, not a select: a select could read past the buffer.
-  if (iy >= 0 && iy < int(p.H) && ix >= 0 && ix < int(p.W)) v = x[((n * p.H + uint(iy)) * p.W + uint(ix)) * groups + g];
+  if (iy >= 0 && iy < int(p.H) && ix >= 0 && ix < int(p.W)) v = AVTYPE(x[((n * p.H + uint(iy)) * p.W + uint(ix)) * groups + g]);
   return v;
 }
 
@@ -52,23 +53,23 @@ VTYPE input_at(uint n, int iy, int ix, uint g, uint groups) {
 // literal at both call sites: once inlined, the register window's indices
 // are constants and it stays in registers.
 void convolve(uint stride, uint n, uint g, uint groups, uint ox0, uint oy) {
-  VTYPE acc[PIX];
-  const VTYPE bias = b[g];
+  AVTYPE acc[PIX];
+  const AVTYPE bias = AVTYPE(b[g]);
   [[unroll]] for (uint i = 0u; i < PIX; ++i) acc[i] = bias;
   const int ix0 = int(ox0 * stride) - 1;
   [[unroll]] for (uint ky = 0u; ky < 3u; ++ky) {
     const int iy = int(oy * stride + ky) - 1;
     if (iy < 0 || iy >= int(p.H)) continue;
     // The input columns the PIX windows cover: (PIX - 1) * stride + 3, sized for stride 2.
-    VTYPE cols[(PIX - 1) * 2 + 3];
+    AVTYPE cols[(PIX - 1) * 2 + 3];
     [[unroll]] for (uint j = 0u; j < (PIX - 1u) * stride + 3u; ++j) cols[j] = input_at(n, iy, ix0 + int(j), g, groups);
     [[unroll]] for (uint kx = 0u; kx < 3u; ++kx) {
-      const VTYPE tap = w[(ky * 3u + kx) * groups + g];
+      const AVTYPE tap = AVTYPE(w[(ky * 3u + kx) * groups + g]);
       [[unroll]] for (uint i = 0u; i < PIX; ++i) acc[i] = fma(cols[i * stride + kx], tap, acc[i]);
     }
   }
   [[unroll]] for (uint i = 0u; i < PIX; ++i) {
-    if (ox0 + i < p.Wo) y[((n * p.Ho + oy) * p.Wo + ox0 + i) * groups + g] = relu6(acc[i]);
+    if (ox0 + i < p.Wo) y[((n * p.Ho + oy) * p.Wo + ox0 + i) * groups + g] = SVTYPE(relu6(acc[i]));
   }
 }
 
@@ -94,8 +95,9 @@ void main() {
 #define TILE_ROWS ((ROWS - 1) * 2 + 3)       // input rows likewise
 #define TILE_SIZE (TILE_ROWS * TILE_COLS * WG_X)
 // [image lane][row][column][channel group]: the WG_X invocations of one
-// pixel read consecutive words, one bank each.
-shared VTYPE tile[NB * TILE_SIZE];
+// pixel read consecutive words, one bank each; in the arithmetic's type
+// (widened once as staged).
+shared AVTYPE tile[NB * TILE_SIZE];
 
 void main() {
   const uint groups = p.C / VEC;
@@ -108,11 +110,11 @@ void main() {
   const int ix0 = int(ox_base * stride) - 1, iy0 = int(oy_base * stride) - 1;
   const uint rows = (ROWS - 1u) * stride + 3u, cols = (TILE_W - 1u) * stride + 3u;
 
-  VTYPE taps[9];
-  VTYPE bias = VTYPE(0.0);
+  AVTYPE taps[9];
+  AVTYPE bias = AVTYPE(0.0);
   if (has_channel) {
-    bias = b[g];
-    [[unroll]] for (uint t = 0u; t < 9u; ++t) taps[t] = w[t * groups + g];
+    bias = AVTYPE(b[g]);
+    [[unroll]] for (uint t = 0u; t < 9u; ++t) taps[t] = AVTYPE(w[t * groups + g]);
   }
   // No early return: every invocation reaches the barriers, an image lane
   // past the batch's end included.
@@ -121,7 +123,7 @@ void main() {
     const bool has_image = n < p.N;
     for (uint j = ly; j < rows * cols; j += WG_Y) {
       const uint r = j / cols, c = j % cols;
-      VTYPE v = VTYPE(0.0);
+      AVTYPE v = AVTYPE(0.0);
       if (has_channel && has_image) v = input_at(n, iy0 + int(r), ix0 + int(c), g, groups);
       tile[lz * TILE_SIZE + (r * TILE_COLS + c) * WG_X + lx] = v;
     }
@@ -134,14 +136,14 @@ void main() {
           const uint column = ly * PIX + i;
           const uint ox = ox_base + column;
           if (ox >= p.Wo) break;
-          VTYPE acc = bias;
+          AVTYPE acc = bias;
           [[unroll]] for (uint ky = 0u; ky < 3u; ++ky) {
             [[unroll]] for (uint kx = 0u; kx < 3u; ++kx) {
               acc = fma(tile[lz * TILE_SIZE + ((r * stride + ky) * TILE_COLS + column * stride + kx) * WG_X + lx],
                         taps[ky * 3u + kx], acc);
             }
           }
-          y[((n * p.Ho + oy) * p.Wo + ox) * groups + g] = relu6(acc);
+          y[((n * p.Ho + oy) * p.Wo + ox) * groups + g] = SVTYPE(relu6(acc));
         }
       }
     }

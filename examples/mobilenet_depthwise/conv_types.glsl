@@ -1,0 +1,1 @@
+../mobilenet_pointwise/conv_types.glsl
