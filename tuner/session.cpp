@@ -529,7 +529,6 @@ ShapeResult TuneSession::run(const kernels::Kernel& kernel, const kernels::Shape
     auto strategy = make_strategy(result.strategy, {search, result.seed, static_cast<bool>(bounded)});
     AnyStopCondition stop;
     if (options.budget) stop.add(stop_after_variants(*options.budget));
-    if (options.deadline) stop.add(stop_at(*options.deadline));
     if (options.target_ns) stop.add(stop_at_target(*options.target_ns, options.target_within));
     if (options.converge) stop.add(stop_on_convergence(*options.converge));
     if (options.interrupted) stop.add(stop_when(options.interrupted));
@@ -548,6 +547,10 @@ ShapeResult TuneSession::run(const kernels::Kernel& kernel, const kernels::Shape
     }
     evaluation.bind(&search);
     const auto search_start = Clock::now();
+    if (options.deadline) {
+      stop.add(stop_at(options.search_deadline ? std::min(*options.deadline, options.search_deadline(search_start))
+                                               : *options.deadline));
+    }
     const std::size_t planned = 1 + std::min(search.size(), options.budget.value_or(search.size()));
     progress_.start(title, planned);
 

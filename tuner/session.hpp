@@ -36,6 +36,10 @@ struct TuneOptions {
   std::string strategy;
   std::optional<std::size_t> budget;  // variants per shape, the baseline not counted
   std::optional<std::chrono::steady_clock::time_point> deadline;
+  // With a deadline: an earlier one for the search, given the time it starts
+  // (once the shape's setup is known: how --time shares one budget among
+  // shapes, tuner/time_share.hpp).
+  std::function<std::chrono::steady_clock::time_point(std::chrono::steady_clock::time_point)> search_deadline;
   std::optional<double> target_ns;  // stop once within target_within of this
   double target_within = 0;
   std::optional<std::size_t> converge;  // stop after this many variants without a faster one

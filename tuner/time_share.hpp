@@ -2,50 +2,78 @@
 // How one `--time` budget is shared by the shapes of a run. Given to every
 // shape as the same deadline, it went to the first shapes: a 3-minute tune
 // of ten depthwise-convolution shapes searched the first five exhaustively
-// and timed only the baseline of the other five. Each shape now gets an
-// equal share of what is left when it starts.
+// and timed only the baseline of the other five. Each shape's search now
+// gets an equal share of what is left.
 //
-// A shape goes on past its search's deadline: the finalists are re-timed,
-// the winner checked once more and stored. Unbudgeted, those tails were the
-// last shape's loss: a 70 s tune of six quantized-product shapes on an H200
-// searched the last one for 1 s (the baseline only). So each share ends
-// early by the tail the shapes before it ran past theirs.
+// Only the search can be sized. Before it a shape makes its inputs, the CPU
+// reference and the further validation inputs (seconds, for a prefill
+// product); after it the finalists are re-timed, the winner checked once
+// more and stored. Unbudgeted, those were the last shape's loss: 60 s over
+// three prefill shapes of matmul_q4_0_f16 on an H100 searched them 18.7,
+// 8.4 and 1.3 s (the last, 512x4096x14336, its baseline only). So the
+// setups and tails still to come are estimated from those measured and kept
+// out of the shares.
 #include <algorithm>
 #include <chrono>
 #include <cstddef>
+#include <optional>
 
 namespace vktune {
 
-// The deadline of the search of the next shape, `shapes_left` of them (it
-// included) still to tune before `run_deadline`: an equal share of the time
-// left, less `expected_tail`, what a shape is expected to run past its
-// deadline; never before `now`. What a shape leaves unused (its space
-// exhausted, its target reached) goes to the later ones; the last shape gets
-// all that remains but its tail.
-inline std::chrono::steady_clock::time_point shape_deadline(std::chrono::steady_clock::time_point now,
-                                                            std::chrono::steady_clock::time_point run_deadline,
-                                                            std::size_t shapes_left,
-                                                            std::chrono::steady_clock::duration expected_tail = {}) {
-  if (now >= run_deadline) return run_deadline;
-  const auto share = (run_deadline - now) / static_cast<long>(std::max<std::size_t>(shapes_left, 1));
-  return now + std::max(share - expected_tail, std::chrono::steady_clock::duration::zero());
+// The deadline of a search that starts at `search_start`, `shapes_left` of
+// them (it included) still to run before `run_deadline`, with `overheads`
+// (the setups and tails of the shapes still to come, and this one's tail)
+// expected besides: an equal share of the time left less those, never
+// before `search_start`. What a shape leaves unused (its space exhausted,
+// its target reached) goes to the later ones.
+inline std::chrono::steady_clock::time_point search_deadline(std::chrono::steady_clock::time_point search_start,
+                                                             std::chrono::steady_clock::time_point run_deadline,
+                                                             std::size_t shapes_left,
+                                                             std::chrono::steady_clock::duration overheads = {}) {
+  if (search_start >= run_deadline) return run_deadline;
+  const auto share = (run_deadline - search_start - overheads) / static_cast<long>(std::max<std::size_t>(shapes_left, 1));
+  return search_start + std::max(share, std::chrono::steady_clock::duration::zero());
 }
 
-// The mean time the finished shapes ran past their deadlines (zero before
-// the first has finished; a shape that ended before its deadline adds zero).
-class ShapeTails {
+// The shares of one run: told when each shape starts, when its search starts
+// and how long the search ran, it estimates a shape's setup as the mean of
+// those seen so far (the current shape's included: known when its search
+// starts) and its tail as the mean of the finished shapes' (zero before the
+// first has finished).
+class BudgetShares {
  public:
-  void add(std::chrono::steady_clock::time_point deadline, std::chrono::steady_clock::time_point end) {
-    total_ += std::max(end - deadline, std::chrono::steady_clock::duration::zero());
-    ++count_;
+  using Clock = std::chrono::steady_clock;
+  BudgetShares(Clock::time_point run_deadline, std::size_t shapes) : run_deadline_(run_deadline), shapes_(shapes) {}
+
+  void shape_started(Clock::time_point now) {
+    shape_start_ = now;
+    search_start_.reset();
   }
-  std::chrono::steady_clock::duration expected() const {
-    return count_ ? total_ / static_cast<long>(count_) : std::chrono::steady_clock::duration::zero();
+  Clock::time_point search_deadline_at(Clock::time_point search_start) {
+    search_start_ = search_start;
+    const auto setup_estimate = (setups_ + (search_start - shape_start_)) / static_cast<long>(searched_ + 1);
+    const auto tail_estimate = searched_ ? tails_ / static_cast<long>(searched_) : Clock::duration::zero();
+    const std::size_t left = shapes_ > ended_ ? shapes_ - ended_ : 1;
+    return search_deadline(search_start, run_deadline_, left,
+                           static_cast<long>(left - 1) * setup_estimate + static_cast<long>(left) * tail_estimate);
+  }
+  // A shape that never searched (interrupted) adds no estimate.
+  void shape_ended(Clock::time_point now, double search_seconds) {
+    ++ended_;
+    if (!search_start_) return;
+    const auto search_end =
+        *search_start_ + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(search_seconds));
+    setups_ += *search_start_ - shape_start_;
+    tails_ += std::max(now - search_end, Clock::duration::zero());
+    ++searched_;
   }
 
  private:
-  std::chrono::steady_clock::duration total_{};
-  std::size_t count_ = 0;
+  Clock::time_point run_deadline_;
+  std::size_t shapes_ = 0, ended_ = 0, searched_ = 0;
+  Clock::time_point shape_start_{};
+  std::optional<Clock::time_point> search_start_;
+  Clock::duration setups_{}, tails_{};
 };
 
 }  // namespace vktune

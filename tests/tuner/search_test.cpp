@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <numeric>
 #include <random>
 #include <set>
 
@@ -213,7 +214,7 @@ class CostEvaluator final : public BatchEvaluator {
   const SearchSpace& space_;
 };
 
-TEST(ShapeDeadline, EqualSharesOfWhatIsLeftAndTheLastShapeTakesTheRest) {
+TEST(SearchDeadline, EqualSharesOfWhatIsLeftAndTheLastShapeTakesTheRest) {
   std::mt19937 random{std::random_device{}()};
   const auto start = std::chrono::steady_clock::now();
   const std::chrono::milliseconds budget{std::uniform_int_distribution<int>(10'000, 600'000)(random)};
@@ -222,7 +223,7 @@ TEST(ShapeDeadline, EqualSharesOfWhatIsLeftAndTheLastShapeTakesTheRest) {
   // Every shape uses its whole share: the shares are equal and end at the run's deadline.
   auto now = start;
   for (std::size_t left = shapes; left >= 1; --left) {
-    const auto d = shape_deadline(now, run_deadline, left);
+    const auto d = search_deadline(now, run_deadline, left);
     const auto share = std::chrono::duration_cast<std::chrono::milliseconds>(d - now);
     EXPECT_NEAR(static_cast<double>(share.count()), static_cast<double>(budget.count()) / static_cast<double>(shapes),
                 1.0)
@@ -232,53 +233,65 @@ TEST(ShapeDeadline, EqualSharesOfWhatIsLeftAndTheLastShapeTakesTheRest) {
   EXPECT_EQ(now, run_deadline);
 }
 
-TEST(ShapeDeadline, TimeAShapeLeavesGoesToTheLaterOnes) {
+TEST(SearchDeadline, TimeAShapeLeavesGoesToTheLaterOnes) {
   const auto start = std::chrono::steady_clock::now();
   const auto run_deadline = start + std::chrono::milliseconds(90'000);
   // Three shapes: the first stops after 5 s of its 30; the other two share the remaining 85 s.
   const auto second_start = start + std::chrono::milliseconds(5'000);
-  EXPECT_EQ(shape_deadline(second_start, run_deadline, 2), second_start + std::chrono::milliseconds(42'500));
-  EXPECT_EQ(shape_deadline(second_start, run_deadline, 1), run_deadline);
-  // Past the run's deadline a shape gets none.
-  EXPECT_EQ(shape_deadline(run_deadline + std::chrono::milliseconds(1), run_deadline, 3), run_deadline);
+  EXPECT_EQ(search_deadline(second_start, run_deadline, 2), second_start + std::chrono::milliseconds(42'500));
+  EXPECT_EQ(search_deadline(second_start, run_deadline, 1), run_deadline);
+  // Past the run's deadline a shape gets none; overheads past the time left leave the search none.
+  EXPECT_EQ(search_deadline(run_deadline + std::chrono::milliseconds(1), run_deadline, 3), run_deadline);
+  EXPECT_EQ(search_deadline(start, run_deadline, 2, std::chrono::milliseconds(100'000)), start);
 }
 
-// Every shape runs a fixed tail past its deadline (re-timing the finalists,
-// the final check): from the second shape on, each search is an equal share
-// less that tail, so the last shape searches as long as the others, and the
-// run ends at its deadline plus the first shape's unforeseen tail at most.
-TEST(ShapeDeadline, TheTailsPastEachDeadlineAreTakenOffTheLaterShares) {
+// Shapes that take a while to set up (inputs, the CPU reference) and run a
+// tail past their searches (re-timing the finalists, the final check on full
+// references): through BudgetShares, once the first shape has shown them,
+// every later search gets the same share and the run ends at its deadline.
+// The old rule (equal shares of what is left as each shape starts) gave each
+// shape what the tails before it left and ran a tail past the deadline.
+TEST(BudgetShares, SetupsAndTailsStillToComeAreKeptOutOfTheShares) {
   std::mt19937 random{std::random_device{}()};
   using ms = std::chrono::milliseconds;
-  const auto start = std::chrono::steady_clock::now();
-  const ms budget{std::uniform_int_distribution<int>(30'000, 600'000)(random)};
-  const std::size_t shapes = std::uniform_int_distribution<std::size_t>(3, 12)(random);
-  const ms tail{std::uniform_int_distribution<int>(100, 2'000)(random)};
-  const auto run_deadline = start + budget;
   const auto as_ms = [](std::chrono::steady_clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); };
-  ShapeTails tails;
-  EXPECT_EQ(tails.expected(), std::chrono::steady_clock::duration::zero());
+  const auto start = std::chrono::steady_clock::now();
+  const std::size_t shapes = std::uniform_int_distribution<std::size_t>(3, 8)(random);
+  const ms setup{std::uniform_int_distribution<int>(200, 3'000)(random)};
+  const ms tail{std::uniform_int_distribution<int>(2'000, 10'000)(random)};
+  const ms budget{20'000 * static_cast<int>(shapes)};
+  const auto run_deadline = start + budget;
+  BudgetShares shares(run_deadline, shapes);
   auto now = start;
-  std::vector<double> searched_ms;
-  for (std::size_t left = shapes; left >= 1; --left) {
-    const auto d = shape_deadline(now, run_deadline, left, tails.expected());
-    searched_ms.push_back(as_ms(d - now));
+  std::vector<double> searched;
+  for (std::size_t i = 0; i < shapes; ++i) {
+    shares.shape_started(now);
+    now += setup;
+    const auto search_start = now;
+    const auto d = shares.search_deadline_at(search_start);
+    ASSERT_GE(d, search_start);
+    searched.push_back(as_ms(d - search_start));
     now = d + tail;
-    tails.add(d, now);
+    shares.shape_ended(now, as_ms(d - search_start) / 1e3);
   }
-  EXPECT_NEAR(as_ms(tails.expected()), static_cast<double>(tail.count()), 1e-3);
-  const double later_share = (static_cast<double>(budget.count()) - searched_ms[0] - static_cast<double>(tail.count())) /
-                             static_cast<double>(shapes - 1);
-  for (std::size_t i = 1; i < shapes; ++i) {
-    EXPECT_NEAR(searched_ms[i], later_share - static_cast<double>(tail.count()), 1.0) << "shape " << i + 1 << " of " << shapes;
-  }
+  // The first shape's tail was not foreseen: it took its share of the others'.
+  const double later = (static_cast<double>(budget.count()) - searched[0] -
+                        static_cast<double>(shapes) * static_cast<double>((setup + tail).count())) /
+                       static_cast<double>(shapes - 1);
+  EXPECT_NEAR(searched[0], static_cast<double>(budget.count() - shapes * setup.count()) / static_cast<double>(shapes),
+              1.0);
+  for (std::size_t i = 1; i < shapes; ++i) EXPECT_NEAR(searched[i], later, 1.0) << "shape " << i + 1 << " of " << shapes;
   EXPECT_NEAR(as_ms(now - run_deadline), 0.0, 1.0);
-  // A tail longer than the share leaves the search no time, never a deadline before now.
-  EXPECT_EQ(shape_deadline(start, run_deadline, 2, budget), start);
-  // A shape that ended before its deadline adds no tail.
-  ShapeTails early;
-  early.add(start + ms(5'000), start + ms(3'000));
-  EXPECT_EQ(early.expected(), std::chrono::steady_clock::duration::zero());
+  // The old rule, for contrast: the last shape's tail runs past the deadline.
+  now = start;
+  for (std::size_t i = 0; i < shapes; ++i) now = std::max(search_deadline(now, run_deadline, shapes - i), now + setup) + tail;
+  EXPECT_GE(as_ms(now - run_deadline), static_cast<double>(tail.count()) - 1.0);
+  // A shape that never searched (interrupted) adds no estimate.
+  BudgetShares interrupted(run_deadline, 2);
+  interrupted.shape_started(start);
+  interrupted.shape_ended(start + ms(5'000), 0);
+  interrupted.shape_started(start + ms(5'000));
+  EXPECT_EQ(interrupted.search_deadline_at(start + ms(5'000)), run_deadline);
 }
 
 TEST(SearchLoop, SeedsComeFirstTheBudgetHoldsAndNothingRepeats) {

@@ -220,8 +220,8 @@ TEST_F(TerminalTest, TuneShowsOneLiveLineWithItsPhasesAndThenTheReport) {
   // The header with the time budget, the confirmation's summary, and both
   // shapes' reports stay on the screen.
   EXPECT_TRUE(screen.has_line_starting(
-      "time budget 10m (600 s) for the whole run, shared by its 2 shapes (each an equal share of what is left when it "
-      "starts, less the time shapes ran past theirs); "))
+      "time budget 10m (600 s) for the whole run, shared by its 2 shapes (each search an equal share of what is left, "
+      "less the setups and tails still to come as measured so far); "))
       << screen.text();
   EXPECT_TRUE(screen.has_line_starting("confirmation re-timed ")) << screen.text();
   EXPECT_TRUE(screen.has_line_starting("add 4,256 (")) << screen.text();

@@ -247,8 +247,8 @@ void run_tune(const kernels::Kernel& kernel, TuneArgs args, int& result_code) {
       std::cout << "time budget " << args.time << " (" << std::fixed << std::setprecision(0) << time_budget_seconds
                 << " s) for the whole run"
                 << (shapes.size() > 1 ? ", shared by its " + std::to_string(shapes.size()) +
-                                            " shapes (each an equal share of what is left when it starts, less the time shapes ran past "
-                                            "theirs)"
+                                            " shapes (each search an equal share of what is left, less the setups and tails still to come "
+                                            "as measured so far)"
                                       : std::string())
                 << "; " << std::setprecision(1) << used_seconds << " s used before the first shape"
                 << std::defaultfloat;
@@ -264,17 +264,18 @@ void run_tune(const kernels::Kernel& kernel, TuneArgs args, int& result_code) {
   bool every_shape_validated = true;
   std::size_t shapes_done = 0;
   std::vector<std::string> measured_so_far;  // per shape started, for an interrupted run's summary
-  ShapeTails tails;
+  std::optional<BudgetShares> shares;
+  if (deadline) shares.emplace(*deadline, shapes.size());
   for (std::size_t i = 0; i < shapes.size(); ++i) {
     if (InterruptGuard::reason()) break;
     const auto& shape = shapes[i];
     auto shape_options = options;
-    if (deadline) {
-      shape_options.deadline =
-          shape_deadline(std::chrono::steady_clock::now(), *deadline, shapes.size() - i, tails.expected());
+    if (shares) {
+      shares->shape_started(std::chrono::steady_clock::now());
+      shape_options.search_deadline = [&shares](auto search_start) { return shares->search_deadline_at(search_start); };
     }
     auto result = session.tune(kernel, shape, shape_options);
-    if (deadline) tails.add(*shape_options.deadline, std::chrono::steady_clock::now());
+    if (shares) shares->shape_ended(std::chrono::steady_clock::now(), result.search_seconds);
     if (!InterruptGuard::reason()) ++shapes_done;
     measured_so_far.push_back(measured_summary(result));
     if (!result.winner) every_shape_validated = false;
