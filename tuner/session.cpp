@@ -509,6 +509,7 @@ ShapeResult TuneSession::run(const kernels::Kernel& kernel, const kernels::Shape
   ValidationInputs more(kernel, shape, further_validation_inputs(result.seed), templates_);
   more.upload(*device_);
   Evaluation evaluation(*this, kernel, shape, options, problem, on_device, more, copies, result);
+  std::future<std::unique_ptr<ValidationInputs>> final_inputs;  // see below
 
   if (use_explicit) {
     // Exactly these configs, in order (the check command).
@@ -546,6 +547,16 @@ ShapeResult TuneSession::run(const kernels::Kernel& kernel, const kernels::Shape
       loop.add_seeds(seeds);
     }
     evaluation.bind(&search);
+    // The final check's full references are seconds of CPU work for a large
+    // product (three full products in double on a 16-core host), a tail of
+    // every shape that --time's shares had to leave room for. Made beside the
+    // search, which on a GPU mostly waits on the device, they are ready when
+    // it ends (TuneOptions::final_check_beside_search).
+    if (options.time_variants && options.final_check_beside_search.value_or(!device_->info().is_cpu())) {
+      final_inputs = std::async(std::launch::async, [&kernel, &shape, seed = result.seed, this] {
+        return std::make_unique<ValidationInputs>(kernel, shape, final_check_inputs(seed), templates_);
+      });
+    }
     const auto search_start = Clock::now();
     if (options.deadline) {
       stop.add(stop_at(options.search_deadline ? std::min(*options.deadline, options.search_deadline(search_start))
@@ -583,7 +594,10 @@ ShapeResult TuneSession::run(const kernels::Kernel& kernel, const kernels::Shape
     confirm(kernel, problem, *on_device, options, result);
   }
 
-  if (options.time_variants && result.winner) final_check(kernel, options, result);
+  if (options.time_variants && result.winner) {
+    progress_.phase("final check: waiting for the full references");
+    final_check(kernel, options, result, final_inputs.valid() ? final_inputs.get() : nullptr);
+  }
   progress_.phase("storing the winner");
   store_winner(kernel, shape, shape_text, options, result);
   progress_.end_shape();  // what the caller prints next starts on a clean line

@@ -28,6 +28,7 @@
 namespace vktune {
 
 class DeviceProblem;
+class ValidationInputs;
 
 struct TuneOptions {
   // A registered strategy's name; "" picks `model` when the search is bounded
@@ -51,6 +52,10 @@ struct TuneOptions {
   std::string cache_mode = "cold";  // "cold" rotates weight copies; "hot" reuses one
   vk::TimerOptions timer;
   bool time_variants = true;  // false: validate only (the check command)
+  // Make the final check's inputs and full references on a thread beside the
+  // search rather than after it; unset: on a GPU, not on a CPU driver (whose
+  // timings that work would skew).
+  std::optional<bool> final_check_beside_search;
   // After the search, every variant within `confirm_within` of the fastest
   // search time (at least the `confirm_top` fastest, at most `confirm_max`)
   // is timed again `confirm_rounds` times, each time right after the
@@ -169,7 +174,9 @@ class TuneSession {
   // Checks the winner again before it is stored (tuner/session_final_check.cpp):
   // full references, repeated runs, fresh and adversarial inputs; a winner
   // that fails is recorded as failed and the next fastest is checked.
-  void final_check(const kernels::Kernel& kernel, const TuneOptions& options, ShapeResult& result);
+  // `inputs`: its inputs when made already (beside the search), else made here.
+  void final_check(const kernels::Kernel& kernel, const TuneOptions& options, ShapeResult& result,
+                   std::unique_ptr<ValidationInputs> inputs = nullptr);
   // Stores the shape's winner and its launch contract (tuner/session_winner.cpp),
   // unless the stored one is faster.
   void store_winner(const kernels::Kernel& kernel, const kernels::Shape& shape, const std::string& shape_text,

@@ -86,8 +86,13 @@ std::optional<Error> check_variant(vk::Device& device, const kernels::Kernel& ke
 
 }  // namespace
 
-void TuneSession::final_check(const kernels::Kernel& kernel, const TuneOptions& options, ShapeResult& result) {
-  ValidationInputs inputs(kernel, result.shape, final_check_inputs(result.seed), templates_);
+void TuneSession::final_check(const kernels::Kernel& kernel, const TuneOptions& options, ShapeResult& result,
+                              std::unique_ptr<ValidationInputs> prepared) {
+  if (!prepared) {
+    progress_.phase("final check: making the inputs and full references");
+    prepared = std::make_unique<ValidationInputs>(kernel, result.shape, final_check_inputs(result.seed), templates_);
+  }
+  auto& inputs = *prepared;
   inputs.upload(*device_);
   const auto shape_text = kernels::shape_to_string(result.shape);
   for (int attempt = 0; result.winner; ++attempt) {

@@ -107,7 +107,8 @@ TEST_F(ValidationSafetyTest, ARunToRunDriftIsNondeterministicAndNeverWins) {
   {
     auto store = results::Store::open(db);
     TuneSession session(instance, test_device(), &store, templates, progress);
-    const auto options = quick(seed);
+    auto options = quick(seed);
+    options.final_check_beside_search = true;  // its inputs made beside the search, as on a GPU
     const auto result = session.tune(kernel, {1000}, options);
     EXPECT_FALSE(result.winner.has_value());
     // Timing runs drift b[1] on the timed input, so a variant validated after
@@ -130,14 +131,18 @@ TEST_F(ValidationSafetyTest, ARunToRunDriftIsNondeterministicAndNeverWins) {
   std::filesystem::remove(db);
 }
 
+// Its inputs made after the search or on a thread beside it (as on a GPU).
 TEST_F(ValidationSafetyTest, TheFinalCheckPassesACorrectWinner) {
   testing::TestScaleKernel kernel({0});
   TuneSession session(instance, test_device(), nullptr, templates, progress);
-  const auto options = quick(seed);
-  const auto result = session.tune(kernel, {1000}, options);
-  ASSERT_TRUE(result.winner.has_value());
-  EXPECT_TRUE(result.final_check_passed);
-  EXPECT_EQ(result.final_check_rejected, 0u);
+  for (const bool beside : {false, true}) {
+    auto options = quick(seed);
+    options.final_check_beside_search = beside;
+    const auto result = session.tune(kernel, {1000}, options);
+    ASSERT_TRUE(result.winner.has_value()) << beside;
+    EXPECT_TRUE(result.final_check_passed) << beside;
+    EXPECT_EQ(result.final_check_rejected, 0u) << beside;
+  }
 }
 
 }  // namespace
