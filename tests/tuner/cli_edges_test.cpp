@@ -71,6 +71,22 @@ TEST_F(CliEdges, NegativeAndMalformedValuesAreRejectedWhileParsing) {
   EXPECT_EQ(r.exit_code, 4) << r.err;
 }
 
+// A --time too short for its shapes is said on stderr, naming the shapes
+// that got their baseline only; --json's stdout stays one document. With a
+// budget that lets the search run, nothing is said.
+TEST_F(CliEdges, ATimeBudgetThatLeavesShapesTheirBaselineOnlySaysSo) {
+  const auto db = (dir / "time.db").string();
+  const auto short_run = run("add --device 0 --shape 1,1000 --shape 2,1000 --time 1ms --json --db " + db);
+  ASSERT_EQ(short_run.exit_code, 0) << short_run.err;
+  EXPECT_TRUE(nlohmann::json::accept(short_run.out)) << short_run.out;
+  EXPECT_NE(short_run.err.find("--time 1ms left 2 of 2 shapes no time past their baseline (1,1000 2,1000)"),
+            std::string::npos)
+      << short_run.err;
+  const auto long_run = run("add --device 0 --shape 3,1000 --budget 2 --time 5m --json --db " + db);
+  ASSERT_EQ(long_run.exit_code, 0) << long_run.err;
+  EXPECT_EQ(long_run.err.find("no time past their baseline"), std::string::npos) << long_run.err;
+}
+
 TEST_F(CliEdges, BenchIterationsMustBeAWholeNumber) {
 #ifndef VKTUNE_HAVE_BENCH
   GTEST_SKIP() << "vktune-bench is not built (VKTUNE_BUILD_BENCH=OFF)";

@@ -263,6 +263,7 @@ void run_tune(const kernels::Kernel& kernel, TuneArgs args, int& result_code) {
   }
   bool every_shape_validated = true;
   std::size_t shapes_done = 0;
+  std::vector<std::string> baseline_only;  // shapes whose share of --time ran out after the baseline
   std::vector<std::string> measured_so_far;  // per shape started, for an interrupted run's summary
   std::optional<BudgetShares> shares;
   if (deadline) shares.emplace(*deadline, shapes.size());
@@ -276,6 +277,11 @@ void run_tune(const kernels::Kernel& kernel, TuneArgs args, int& result_code) {
     }
     auto result = session.tune(kernel, shape, shape_options);
     if (shares) shares->shape_ended(std::chrono::steady_clock::now(), result.search_seconds);
+    if (deadline && result.stop_reason == "time is up" &&
+        std::none_of(result.outcomes.begin(), result.outcomes.end(),
+                     [](const Outcome& o) { return !o.is_baseline && !o.resumed; })) {
+      baseline_only.push_back(kernels::shape_to_string(shape));
+    }
     if (!InterruptGuard::reason()) ++shapes_done;
     measured_so_far.push_back(measured_summary(result));
     if (!result.winner) every_shape_validated = false;
@@ -303,6 +309,16 @@ void run_tune(const kernels::Kernel& kernel, TuneArgs args, int& result_code) {
     return;
   }
   if (args.json) std::cout << report.dump(2) << "\n";
+  // Said on stderr, so that --json's stdout stays one document: a budget
+  // too short for its shapes' setups and tails otherwise reads as a search
+  // that found nothing better than the baseline.
+  if (!baseline_only.empty()) {
+    std::cout.flush();
+    std::cerr << "vktune: --time " << args.time << " left " << baseline_only.size() << " of " << shapes.size()
+              << " shapes no time past their baseline (";
+    for (std::size_t i = 0; i < baseline_only.size(); ++i) std::cerr << (i ? " " : "") << baseline_only[i];
+    std::cerr << "): give a longer --time, or tune fewer shapes per run\n";
+  }
   result_code = every_shape_validated ? exit_code::ok : exit_code::failure;
 }
 
