@@ -113,14 +113,15 @@ void run_variant(benchmark::State& state, Context& ctx, const kernels::Kernel& k
   state.SetBytesProcessed(static_cast<std::int64_t>(metrics.bytes) * state.iterations());
   state.SetItemsProcessed(static_cast<std::int64_t>(metrics.flops) * state.iterations());
   // pct_peak: the share of the device's measured ceiling, for whichever
-  // resource (read bandwidth, or fp32 FMA or tensor-core rate) the kernel
-  // uses the larger share of.
+  // resource (read bandwidth, or fp32 FMA or, on a tensor-core path, the
+  // tensor-core rate) the kernel uses the larger share of.
   const double per_dispatch_s = state.iterations() > 0 ? total_s / static_cast<double>(state.iterations()) : 0;
   if (per_dispatch_s > 0) {
     const double read_pct =
         ctx.ceilings.read_gbps > 0 ? 100.0 * metrics.bytes / per_dispatch_s / (ctx.ceilings.read_gbps * 1e9) : 0.0;
     const double compute_pct = results::percent_of_compute(metrics.flops / per_dispatch_s / 1e9,
-                                                           ctx.ceilings.fp32_gflops, ctx.ceilings.tensor_gflops);
+                                                           ctx.ceilings.fp32_gflops, ctx.ceilings.tensor_gflops,
+                                                           kernels::on_tensor_cores(kernel, config, shape));
     state.counters["pct_peak"] = std::max(read_pct, compute_pct);
   }
   state.counters["dispatches_per_sample"] = k;

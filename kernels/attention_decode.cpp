@@ -321,8 +321,10 @@ Space make_space() {
   for (const auto& p : space.parameters) {
     if (p.name != "QH" && walk_pins.count(p.name) == 0) walk_varied.push_back(p);
   }
+  auto tensor_cores = make_path(space, "tensor-cores", attention_mma::varied(), mma_pins);
+  tensor_cores.tensor_cores = true;
   space.paths = {make_path(space, "walk", walk_varied, walk_pins),
-                 make_path(space, "tensor-cores", attention_mma::varied(), mma_pins),
+                 std::move(tensor_cores),
                  make_path(space, "stream", attention_stream::varied(), stream_pins),
                  make_path(space, "stream-merge-stage", staged_varied, attention_stream::merge_stage_pinned())};
   // Every path compiles QH = heads/kv_heads in (the contract keeps both

@@ -96,6 +96,7 @@ Space make_space() {
   };
   space.paths = {SubSpace{"walk", varied({"WG_SIZE", "TEAM", "BC"}), kWalkPins},
                  SubSpace{"tensor-cores", varied({"WG_SIZE", "BC", "MT", "PREFETCH"}), kMmaPins}};
+  space.paths.back().tensor_cores = true;
   // head_dim is compiled in (register arrays and tiles are sized by it).
   for (auto& path : space.paths) path.specialized_dims = {3};
   space.bindings = {{"q", BindingRole::input, size_rule(4, {0, 1, 3})},

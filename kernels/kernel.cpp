@@ -82,6 +82,11 @@ std::vector<SubSpace> Space::effective_paths() const {
   return {SubSpace{name, parameters, {}}};
 }
 
+bool on_tensor_cores(const Kernel& kernel, const Config& config, const Shape& shape) {
+  const auto* path = kernel.spaces().at(kernel.space_index(shape)).path_of(config);
+  return path != nullptr && path->tensor_cores;
+}
+
 const SubSpace* Space::path_of(const Config& config) const {
   if (paths.empty()) return nullptr;
   for (const auto& path : paths) {

@@ -53,6 +53,9 @@ struct SubSpace {
   Config pinned{};
   std::vector<int> specialized_dims{};
   std::vector<std::string> unused_bindings{};
+  // Its products run on the tensor cores: its share of the device's peak is
+  // of the tensor-core ceiling, even where it runs slower than the FMA one.
+  bool tensor_cores = false;
 };
 
 // The devices a pruning rule was measured on: every device (vendor_id 0) or
@@ -322,6 +325,10 @@ Shape parse_shape(const std::string& text, std::size_t dims);
 // Canonical JSON object with sorted keys: {"ROWS":2,"WG":64}
 std::string config_to_json(const Config& config);
 Config config_from_json(const std::string& json);
+
+// Whether `config` runs on a tensor-core path of `kernel`'s space at `shape`
+// (SubSpace::tensor_cores); false for a config no path holds.
+bool on_tensor_cores(const Kernel& kernel, const Config& config, const Shape& shape);
 // "ROWS=2 WG=64"
 std::string config_to_string(const Config& config);
 

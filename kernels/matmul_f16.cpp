@@ -72,6 +72,7 @@ class MatmulF16 final : public Kernel {
     // Each path varies what its half of the template reads; the other
     // half's parameters stay at their first value.
     SubSpace tiled{"tiled", {}, {{"USE_COOPMAT", 0}}}, cores{"tensor-cores", {}, {{"USE_COOPMAT", 1}}};
+    cores.tensor_cores = true;
     for (const auto& p : space.parameters) {
       if (p.name == "USE_COOPMAT") continue;
       const bool cm_only = std::find(kCoopmatNames.begin(), kCoopmatNames.end(), p.name) != kCoopmatNames.end();

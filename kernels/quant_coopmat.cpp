@@ -30,6 +30,7 @@ SubSpace path(const Space& space, const char* name, const std::vector<std::strin
               std::vector<std::string> unused) {
   SubSpace p{name, {}, pins};
   p.unused_bindings = std::move(unused);
+  p.tensor_cores = uses_coopmat(pins);
   for (const auto& q : space.parameters) {
     if (pins.count(q.name) != 0) continue;
     if (named(idle, q.name)) {

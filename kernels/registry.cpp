@@ -56,4 +56,14 @@ const Kernel& find_kernel(const std::string& name) {
   throw Error(ErrorKind::usage, "unknown kernel '" + name + "'; known kernels: " + (known.empty() ? "(none)" : known));
 }
 
+bool on_tensor_cores(const std::string& kernel_name, const std::string& shape_text, const std::string& config_json) {
+  const auto* kernel = find_kernel_or_null(kernel_name);
+  if (kernel == nullptr) return false;
+  try {
+    return on_tensor_cores(*kernel, config_from_json(config_json), parse_shape(shape_text, kernel->shape_dims().size()));
+  } catch (const std::exception&) {
+    return false;  // a row this build cannot read: the rate decides, as for a spec
+  }
+}
+
 }  // namespace vktune::kernels

@@ -16,6 +16,9 @@ std::vector<const Kernel*> all_kernels();
 const Kernel& find_kernel(const std::string& name);
 // nullptr when `name` is unknown (a table from a newer vktune may name kernels this one lacks).
 const Kernel* find_kernel_or_null(const std::string& name);
+// on_tensor_cores for a stored row: false for a kernel not built in (a
+// spec's), or a shape or config that does not parse.
+bool on_tensor_cores(const std::string& kernel_name, const std::string& shape_text, const std::string& config_json);
 // Adds a kernel (tests register test-only kernels this way). A second kernel
 // with the same name is an Error(internal).
 void register_kernel(std::unique_ptr<Kernel> kernel);

@@ -62,17 +62,17 @@ void choose_per_variant(ShapeRecord& record, const std::vector<StoredRow>& confi
 
 }  // namespace
 
-double percent_of_compute(double gflops, double fp32_gflops, double tensor_gflops) {
+double percent_of_compute(double gflops, double fp32_gflops, double tensor_gflops, bool tensor_cores) {
   if (fp32_gflops <= 0) return 0;
-  if (gflops > fp32_gflops && tensor_gflops > 0) return 100.0 * gflops / tensor_gflops;
+  if ((tensor_cores || gflops > fp32_gflops) && tensor_gflops > 0) return 100.0 * gflops / tensor_gflops;
   return 100.0 * gflops / fp32_gflops;
 }
 
-std::optional<double> StoredDevice::percent_of_ceiling(double gbps, double gflops) const {
+std::optional<double> StoredDevice::percent_of_ceiling(double gbps, double gflops, bool tensor_cores) const {
   std::optional<double> percent;
   if (read_gbps && *read_gbps > 0) percent = 100.0 * gbps / *read_gbps;
   if (fp32_gflops && *fp32_gflops > 0) {
-    percent = std::max(percent.value_or(0.0), percent_of_compute(gflops, *fp32_gflops, tensor_gflops.value_or(0)));
+    percent = std::max(percent.value_or(0.0), percent_of_compute(gflops, *fp32_gflops, tensor_gflops.value_or(0), tensor_cores));
   }
   return percent;
 }

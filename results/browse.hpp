@@ -30,10 +30,12 @@ inline constexpr std::string_view kTensorCeiling = "fp16_tensor_mma";  // 0 = th
 inline constexpr std::string_view kTensorSharedCeiling = "fp16_tensor_mma_shared";
 
 // The share of the compute ceiling a FLOP rate reaches, in percent: of the
-// fp32 FMA ceiling, or, for a rate above it (which only the tensor cores
-// give), of the tensor-core ceiling where one was measured (> 0). 0 without
+// tensor-core ceiling where one was measured (> 0) for a variant whose path
+// runs on the tensor cores (`tensor_cores`, kernels::on_tensor_cores) or
+// whose rate is above the FMA ceiling (which only the tensor cores give: a
+// spec kernel's paths do not say); else of the fp32 FMA ceiling. 0 without
 // an FMA ceiling.
-double percent_of_compute(double gflops, double fp32_gflops, double tensor_gflops);
+double percent_of_compute(double gflops, double fp32_gflops, double tensor_gflops, bool tensor_cores = false);
 
 // What a browse selects. Every field "" selects all.
 struct BrowseFilter {
@@ -52,7 +54,7 @@ struct StoredDevice {
   // the larger of its bandwidth over the read ceiling and its FLOP rate over
   // the compute ceiling (percent_of_compute; a kernel is bound by one of
   // them). nullopt without ceilings.
-  std::optional<double> percent_of_ceiling(double gbps, double gflops) const;
+  std::optional<double> percent_of_ceiling(double gbps, double gflops, bool tensor_cores = false) const;
 };
 
 // The stored winner of a shape, without its SPIR-V (browsing never needs it).

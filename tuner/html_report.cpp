@@ -127,7 +127,8 @@ std::string winner_text(const results::ShapeRecord& s, const results::StoredDevi
             " &micro;s)";
   }
   html += ", " + fixed(w.gbps, 1) + " GB/s, " + fixed(w.gflops, 1) + " GFLOP/s";
-  if (const auto pct = device ? device->percent_of_ceiling(w.gbps, w.gflops) : std::nullopt) {
+  const bool tensor_cores = kernels::on_tensor_cores(s.key.kernel, s.key.shape, w.config_json);
+  if (const auto pct = device ? device->percent_of_ceiling(w.gbps, w.gflops, tensor_cores) : std::nullopt) {
     html += ", " + fixed(*pct, 1) + "% of the measured ceiling";
   }
   return html + ": <code>" + html_escape(w.config_json) + "</code></p>\n";
@@ -143,7 +144,9 @@ std::string top_table(const results::ShapeRecord& s, const results::StoredDevice
     ++rank;
     const bool winner = s.winner && s.winner->variant_hash == row.variant_hash;
     const bool baseline = s.winner && s.winner->baseline_variant_hash == row.variant_hash;
-    const auto pct = device ? device->percent_of_ceiling(row.gbps, row.gflops) : std::nullopt;
+    const auto pct = device ? device->percent_of_ceiling(row.gbps, row.gflops,
+                                                         kernels::on_tensor_cores(s.key.kernel, s.key.shape, row.config_json))
+                            : std::nullopt;
     html += std::string("<tr class=\"variant") + (winner ? " winner" : "") + (baseline ? " baseline" : "") +
             "\"><td>" + std::to_string(rank) + "</td><td class=\"config\">" + html_escape(row.config_json) +
             (winner ? " (winner)" : "") + (baseline ? " (baseline)" : "") + "</td><td>" +

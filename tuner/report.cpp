@@ -15,13 +15,15 @@ namespace {
 
 // The fraction of the device ceiling this result reaches: memory-bound
 // kernels against read bandwidth, compute-bound ones against the FMA rate (or
-// the tensor cores', results::percent_of_compute), whichever is the larger
-// share (that is the resource the kernel is bound by).
-std::optional<double> percent_of_peak(const Outcome& o, const std::optional<Ceilings>& ceilings) {
+// the tensor cores' on a tensor-core path, results::percent_of_compute),
+// whichever is the larger share (that is the resource the kernel is bound by).
+std::optional<double> percent_of_peak(const kernels::Kernel& kernel, const kernels::Shape& shape, const Outcome& o,
+                                      const std::optional<Ceilings>& ceilings) {
   if (!ceilings || o.status != results::Status::ok) return std::nullopt;
   double pct = 0;
   if (ceilings->read_gbps > 0) pct = std::max(pct, 100.0 * o.gbps / ceilings->read_gbps);
-  pct = std::max(pct, results::percent_of_compute(o.gflops, ceilings->fp32_gflops, ceilings->tensor_gflops));
+  pct = std::max(pct, results::percent_of_compute(o.gflops, ceilings->fp32_gflops, ceilings->tensor_gflops,
+                                                  kernels::on_tensor_cores(kernel, o.config, shape)));
   return pct;
 }
 
@@ -116,7 +118,7 @@ nlohmann::json shape_report_json(const kernels::Kernel& kernel, const ShapeResul
   nlohmann::json outcomes = nlohmann::json::array();
   for (const auto* o : ranked(r)) {
     auto j = outcome_json(*o);
-    if (auto pct = percent_of_peak(*o, ceilings)) j["pct_peak"] = *pct;
+    if (auto pct = percent_of_peak(kernel, r.shape, *o, ceilings)) j["pct_peak"] = *pct;
     outcomes.push_back(j);
   }
   for (const auto& o : r.outcomes)
@@ -210,7 +212,7 @@ void print_shape_report(std::ostream& out, const kernels::Kernel& kernel, const 
     for (std::size_t i = 0; i < std::min(top, ok.size()); ++i) {
       const auto& o = *ok[i];
       const double spread = o.timing.median > 0 ? 100.0 * (o.timing.p90 - o.timing.p10) / o.timing.median : 0;
-      const auto pct = percent_of_peak(o, ceilings);
+      const auto pct = percent_of_peak(kernel, r.shape, o, ceilings);
       char pct_text[16] = "-";
       if (pct) std::snprintf(pct_text, sizeof pct_text, "%.1f", *pct);
       std::snprintf(line, sizeof line, "  %4zu %12.3f %10.1f %10.1f %10.1f %7s  %s%s\n", i + 1, o.timing.median / 1e3,

@@ -119,6 +119,25 @@ TEST_P(KernelContract, PathsDeclareEveryParameterOnce) {
   }
 }
 
+// SubSpace::tensor_cores (which ceiling "% of peak" reads) agrees with
+// legality: on an H200-like device the configs that need its cooperative
+// matrices (legal with them, not without) are exactly those on a path that
+// says it runs on the tensor cores.
+TEST_P(KernelContract, ATensorCorePathIsOneThatNeedsTheTensorCores) {
+  const auto with = testing_support::h200_like_tensor_cores();
+  auto without = with;
+  without.features.cooperative_matrix_nv = false;
+  without.cooperative_matrix_shapes.clear();
+  for (const auto& shape : every_shape(kernel())) {
+    const auto legal_without = enumerate_space(kernel(), shape, without, SpaceScope::full).valid;
+    const std::set<kernels::Config> plain(legal_without.begin(), legal_without.end());
+    for (const auto& c : enumerate_space(kernel(), shape, with, SpaceScope::full).valid) {
+      EXPECT_EQ(kernels::on_tensor_cores(kernel(), c, shape), plain.count(c) == 0)
+          << label(shape) << " " << kernels::config_to_string(c);
+    }
+  }
+}
+
 TEST_P(KernelContract, EnumerationsHoldDistinctLegalConfigsAndPruningOnlyNarrows) {
   const auto nvidia = testing_support::h200_like_tensor_cores();
   const auto other = other_vendor();

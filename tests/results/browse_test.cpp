@@ -138,6 +138,19 @@ TEST(PercentOfCompute, FmaCeilingUnlessOnlyTheTensorCoresReachTheRate) {
   EXPECT_DOUBLE_EQ(percent_of_compute(90000.0, 0.0, 400000.0), 0.0);        // no FMA ceiling
 }
 
+// A tensor-core path slower than the FMA ceiling is still measured against
+// the tensor cores' (an attention variant at 55.8 TFLOP/s read 86% of the
+// FMA ceiling before, 15% of the tensor cores' now).
+TEST(PercentOfCompute, ATensorCorePathIsAlwaysOfTheTensorCeiling) {
+  EXPECT_DOUBLE_EQ(percent_of_compute(30000.0, 60000.0, 400000.0, true), 7.5);
+  EXPECT_DOUBLE_EQ(percent_of_compute(100000.0, 60000.0, 400000.0, true), 25.0);
+  EXPECT_DOUBLE_EQ(percent_of_compute(30000.0, 60000.0, 0.0, true), 50.0);  // none measured: FMA
+  StoredDevice device;
+  device.read_gbps = 2000.0, device.fp32_gflops = 60000.0, device.tensor_gflops = 400000.0;
+  EXPECT_DOUBLE_EQ(*device.percent_of_ceiling(10.0, 30000.0, true), 7.5);
+  EXPECT_DOUBLE_EQ(*device.percent_of_ceiling(10.0, 30000.0), 50.0);
+}
+
 TEST_F(BrowseTest, FiltersSelectByDeviceKernelAndShape) {
   EXPECT_EQ(browse_with({"LLVMPIPE", "", ""}).shapes.size(), 1u);
   EXPECT_EQ(browse_with({"LLVMPIPE", "", ""}).shapes[0].key.kernel, "rmsnorm");

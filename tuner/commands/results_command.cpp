@@ -14,6 +14,7 @@
 
 #include "common/error.hpp"
 #include "common/text_escape.hpp"
+#include "kernels/registry.hpp"
 #include "results/browse.hpp"
 #include "results/export.hpp"
 #include "tuner/commands/browse_options.hpp"
@@ -63,7 +64,8 @@ nlohmann::json device_json(const results::StoredDevice& d) {
   return j;
 }
 
-nlohmann::json winner_json(const results::StoredWinner& w, const results::StoredDevice* device) {
+nlohmann::json winner_json(const results::ShapeKey& key, const results::StoredWinner& w,
+                           const results::StoredDevice* device) {
   nlohmann::json j = {{"variant", w.variant_hash},
                       {"config", config_json(w.config_json)},
                       {"median_us", w.median_ns / 1e3},
@@ -73,7 +75,9 @@ nlohmann::json winner_json(const results::StoredWinner& w, const results::Stored
                       {"baseline_median_us", w.baseline_median_ns / 1e3},
                       {"updated_at", w.updated_at}};
   j["speedup"] = w.speedup() ? nlohmann::json(*w.speedup()) : nlohmann::json(nullptr);
-  const auto pct = device ? device->percent_of_ceiling(w.gbps, w.gflops) : std::nullopt;
+  const auto pct = device ? device->percent_of_ceiling(w.gbps, w.gflops,
+                                                      kernels::on_tensor_cores(key.kernel, key.shape, w.config_json))
+                          : std::nullopt;
   j["pct_of_ceiling"] = pct ? nlohmann::json(*pct) : nlohmann::json(nullptr);
   return j;
 }
@@ -96,7 +100,7 @@ nlohmann::json results_json(const results::Store& store, const results::BrowseRe
                         {"failures", s.failures()},
                         {"rows", {{"search", s.search_order.size()}, {"confirm", s.confirm_rows}}},
                         {"status_counts", s.status_counts()}};
-    j["winner"] = s.winner ? winner_json(*s.winner, device_of(result, s.key.device_id)) : nlohmann::json(nullptr);
+    j["winner"] = s.winner ? winner_json(s.key, *s.winner, device_of(result, s.key.device_id)) : nlohmann::json(nullptr);
     if (failures) {
       nlohmann::json failed = nlohmann::json::array();
       for (const auto& row : s.per_variant)
@@ -179,7 +183,8 @@ void print_text(std::ostream& out, const results::Store& store, const results::B
     }
     out << ", " << fixed(w.gbps, 1) << " GB/s, " << fixed(w.gflops, 1) << " GFLOP/s";
     const auto* device = device_of(result, s.key.device_id);
-    if (const auto pct = device ? device->percent_of_ceiling(w.gbps, w.gflops) : std::nullopt) {
+    const bool tensor_cores = kernels::on_tensor_cores(s.key.kernel, s.key.shape, w.config_json);
+    if (const auto pct = device ? device->percent_of_ceiling(w.gbps, w.gflops, tensor_cores) : std::nullopt) {
       out << ", " << fixed(*pct, 1) << "% of ceiling";
     }
     out << "\n      config " << escape_text(w.config_json) << "\n";
