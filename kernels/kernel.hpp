@@ -325,11 +325,11 @@ Shape parse_shape(const std::string& text, std::size_t dims);
 // Canonical JSON object with sorted keys: {"ROWS":2,"WG":64}
 std::string config_to_json(const Config& config);
 Config config_from_json(const std::string& json);
+// "ROWS=2 WG=64"
+std::string config_to_string(const Config& config);
 
 // Whether `config` runs on a tensor-core path of `kernel`'s space at `shape`
 // (SubSpace::tensor_cores); false for a config no path holds.
 bool on_tensor_cores(const Kernel& kernel, const Config& config, const Shape& shape);
-// "ROWS=2 WG=64"
-std::string config_to_string(const Config& config);
 
 }  // namespace vktune::kernels

@@ -595,8 +595,12 @@ ShapeResult TuneSession::run(const kernels::Kernel& kernel, const kernels::Shape
   }
 
   if (options.time_variants && result.winner) {
-    progress_.phase("final check: waiting for the full references");
-    final_check(kernel, options, result, final_inputs.valid() ? final_inputs.get() : nullptr);
+    std::unique_ptr<ValidationInputs> prepared;
+    if (final_inputs.valid()) {
+      progress_.phase("final check: waiting for the full references");
+      prepared = final_inputs.get();
+    }
+    final_check(kernel, options, result, std::move(prepared));
   }
   progress_.phase("storing the winner");
   store_winner(kernel, shape, shape_text, options, result);

@@ -85,6 +85,22 @@ shared AFLOAT ws[BK][BN];
   }
 #endif
 
+#if !STAGED
+// One step along CI of the paths that read the buffers directly: word k
+// (VEC input channels) of the TM rows of x and the TN rows of w that start
+// at xrow and wrow, multiplied into the register tile.
+void accumulate(uint k, uint xrow[TM], uint wrow[TN], inout AFLOAT acc[TM][TN]) {
+  AVTYPE a[TM], wv[TN];
+  [[unroll]] for (uint i = 0u; i < TM; ++i) a[i] = AVTYPE(x[xrow[i] + k]);
+  [[unroll]] for (uint j = 0u; j < TN; ++j) wv[j] = AVTYPE(w[wrow[j] + k]);
+  [[unroll]] for (uint i = 0u; i < TM; ++i) {
+    [[unroll]] for (uint j = 0u; j < TN; ++j) {
+      [[unroll]] for (uint e = 0u; e < VEC; ++e) acc[i][j] = fma(COMPONENT(a[i], e), COMPONENT(wv[j], e), acc[i][j]);
+    }
+  }
+}
+#endif
+
 #if SPLIT
 void main() {
   const uint t = gl_LocalInvocationID.x;
@@ -98,16 +114,7 @@ void main() {
     [[unroll]] for (uint j = 0u; j < TN; ++j) acc[i][j] = AFLOAT(0.0);
   }
   // Consecutive invocations read consecutive words of every row.
-  for (uint k = t; k < p.CI / VEC; k += WG_K) {
-    AVTYPE a[TM], wv[TN];
-    [[unroll]] for (uint i = 0u; i < TM; ++i) a[i] = AVTYPE(x[xrow[i] + k]);
-    [[unroll]] for (uint j = 0u; j < TN; ++j) wv[j] = AVTYPE(w[wrow[j] + k]);
-    [[unroll]] for (uint i = 0u; i < TM; ++i) {
-      [[unroll]] for (uint j = 0u; j < TN; ++j) {
-        [[unroll]] for (uint e = 0u; e < VEC; ++e) acc[i][j] = fma(COMPONENT(a[i], e), COMPONENT(wv[j], e), acc[i][j]);
-      }
-    }
-  }
+  for (uint k = t; k < p.CI / VEC; k += WG_K) accumulate(k, xrow, wrow, acc);
   [[unroll]] for (uint i = 0u; i < TM; ++i) {
     [[unroll]] for (uint j = 0u; j < TN; ++j) partial[i * TN + j][t] = acc[i][j];
   }
@@ -166,16 +173,7 @@ void main() {
   uint xrow[TM], wrow[TN];
   [[unroll]] for (uint i = 0u; i < TM; ++i) xrow[i] = min(m0 + ty + i * WG_M, p.P - 1u) * (p.CI / VEC);
   [[unroll]] for (uint j = 0u; j < TN; ++j) wrow[j] = min(n0 + tx + j * WG_N, p.CO - 1u) * (p.CI / VEC);
-  for (uint k = 0u; k < p.CI / VEC; ++k) {
-    AVTYPE a[TM], wv[TN];
-    [[unroll]] for (uint i = 0u; i < TM; ++i) a[i] = AVTYPE(x[xrow[i] + k]);
-    [[unroll]] for (uint j = 0u; j < TN; ++j) wv[j] = AVTYPE(w[wrow[j] + k]);
-    [[unroll]] for (uint i = 0u; i < TM; ++i) {
-      [[unroll]] for (uint j = 0u; j < TN; ++j) {
-        [[unroll]] for (uint e = 0u; e < VEC; ++e) acc[i][j] = fma(COMPONENT(a[i], e), COMPONENT(wv[j], e), acc[i][j]);
-      }
-    }
-  }
+  for (uint k = 0u; k < p.CI / VEC; ++k) accumulate(k, xrow, wrow, acc);
 #endif
   [[unroll]] for (uint i = 0u; i < TM; ++i) {
     const uint m = m0 + ty + i * WG_M;
