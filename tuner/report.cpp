@@ -85,7 +85,9 @@ nlohmann::json time_spent_json(const ShapeResult& r) {
            {{"seconds", seconds_json(t.confirm)},
             {"variants", t.confirmed},
             {"rounds", r.confirm_rounds},
-            {"wall_seconds", r.confirm_seconds}}}};
+            {"wall_seconds", r.confirm_seconds}}},
+          {"setup", {{"wall_seconds", r.setup_seconds}}},
+          {"final_check", {{"wall_seconds", r.final_check_seconds}}}};
 }
 
 nlohmann::json outcome_json(const Outcome& o) {
@@ -201,6 +203,10 @@ void print_shape_report(std::ostream& out, const kernels::Kernel& kernel, const 
                     t.confirm.warmup_ms / 1e3, t.confirm.timing_ms / 1e3);
       out << line;
     }
+    std::snprintf(line, sizeof line,
+                  "  besides: setup %.1f s (the space, inputs, CPU references, upload), final check %.1f s\n",
+                  r.setup_seconds, r.final_check_seconds);
+    out << line;
   }
   const auto ok = ranked(r);
   if (ok.empty()) {

@@ -471,6 +471,7 @@ class TuneSession::Evaluation final : public BatchEvaluator {
 ShapeResult TuneSession::run(const kernels::Kernel& kernel, const kernels::Shape& shape, const TuneOptions& options,
                              std::vector<kernels::Config> explicit_configs, bool use_explicit) {
   kernel.validate_shape(shape);
+  const auto run_start = Clock::now();
   const std::string shape_text = kernels::shape_to_string(shape);
   const std::string title = kernel.name() + " " + shape_text;
   ShapeResult result;
@@ -558,6 +559,7 @@ ShapeResult TuneSession::run(const kernels::Kernel& kernel, const kernels::Shape
       });
     }
     const auto search_start = Clock::now();
+    result.setup_seconds = std::chrono::duration<double>(search_start - run_start).count();
     if (options.deadline) {
       stop.add(stop_at(options.search_deadline ? std::min(*options.deadline, options.search_deadline(search_start))
                                                : *options.deadline));
@@ -595,12 +597,14 @@ ShapeResult TuneSession::run(const kernels::Kernel& kernel, const kernels::Shape
   }
 
   if (options.time_variants && result.winner) {
+    const auto check_start = Clock::now();
     std::unique_ptr<ValidationInputs> prepared;
     if (final_inputs.valid()) {
       progress_.phase("final check: waiting for the full references");
       prepared = final_inputs.get();
     }
     final_check(kernel, options, result, std::move(prepared));
+    result.final_check_seconds = std::chrono::duration<double>(Clock::now() - check_start).count();
   }
   progress_.phase("storing the winner");
   store_winner(kernel, shape, shape_text, options, result);

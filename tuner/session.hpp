@@ -114,6 +114,11 @@ struct ShapeResult {
   std::string stop_reason;     // why the search ended ("" = the space was exhausted)
   double search_seconds = 0;   // wall time of the search (baseline included, confirmation not)
   double confirm_seconds = 0;  // wall time of the confirmation pass (0 when it did not run)
+  // Wall time before the search (the space, the inputs and CPU references,
+  // their upload) and of the final check (with any wait for its references):
+  // what a --time share must leave room for besides the search.
+  double setup_seconds = 0;
+  double final_check_seconds = 0;
   int confirm_rounds = 0;      // rounds the confirmation pass ran (0 when it did not run)
   std::vector<std::string> transfer_from;  // shapes whose best configs were evaluated first
   // The baseline's time when re-measured at the end over its first

@@ -50,6 +50,8 @@ ShapeResult sample_result() {
   r.outcomes[3].confirm_durations = {0, 3, 0, 500, 60};
   r.confirm_seconds = 1.7;
   r.confirm_rounds = 3;
+  r.setup_seconds = 4.3;
+  r.final_check_seconds = 6.5;
   return r;
 }
 
@@ -72,6 +74,8 @@ TEST(Report, TimeSpentSumsEachStepOverTheVariantsThisRunMeasured) {
   EXPECT_EQ(confirm["variants"], 1);  // besides the baseline
   EXPECT_EQ(confirm["rounds"], 3);
   EXPECT_DOUBLE_EQ(confirm["wall_seconds"].get<double>(), 1.7);
+  EXPECT_DOUBLE_EQ(j["setup"]["wall_seconds"].get<double>(), 4.3);
+  EXPECT_DOUBLE_EQ(j["final_check"]["wall_seconds"].get<double>(), 6.5);
 }
 
 TEST(Report, ShapeJsonAndTextCarryTheTimeSpent) {
@@ -90,6 +94,9 @@ TEST(Report, ShapeJsonAndTextCarryTheTimeSpent) {
       << text.str();
   EXPECT_NE(text.str().find("confirmation: 1 re-timed beside the baseline, 3 rounds, 1.7 s: compile 0.0 s, "
                             "pipelines 0.0 s, warm-up 1.4 s, timing 0.2 s"),
+            std::string::npos)
+      << text.str();
+  EXPECT_NE(text.str().find("besides: setup 4.3 s (the space, inputs, CPU references, upload), final check 6.5 s"),
             std::string::npos)
       << text.str();
 }
