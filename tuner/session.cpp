@@ -548,15 +548,8 @@ ShapeResult TuneSession::run(const kernels::Kernel& kernel, const kernels::Shape
       loop.add_seeds(seeds);
     }
     evaluation.bind(&search);
-    // The final check's full references are seconds of CPU work for a large
-    // product (three full products in double on a 16-core host), a tail of
-    // every shape that --time's shares had to leave room for. Made beside the
-    // search, which on a GPU mostly waits on the device, they are ready when
-    // it ends (TuneOptions::final_check_beside_search).
     if (options.time_variants && options.final_check_beside_search.value_or(!device_->info().is_cpu())) {
-      final_inputs = std::async(std::launch::async, [&kernel, &shape, seed = result.seed, this] {
-        return std::make_unique<ValidationInputs>(kernel, shape, final_check_inputs(seed), templates_);
-      });
+      final_inputs = final_check_inputs_beside(kernel, shape, result.seed);
     }
     const auto search_start = Clock::now();
     result.setup_seconds = std::chrono::duration<double>(search_start - run_start).count();
@@ -598,12 +591,7 @@ ShapeResult TuneSession::run(const kernels::Kernel& kernel, const kernels::Shape
 
   if (options.time_variants && result.winner) {
     const auto check_start = Clock::now();
-    std::unique_ptr<ValidationInputs> prepared;
-    if (final_inputs.valid()) {
-      progress_.phase("final check: waiting for the full references");
-      prepared = final_inputs.get();
-    }
-    final_check(kernel, options, result, std::move(prepared));
+    final_check(kernel, options, result, std::move(final_inputs));
     result.final_check_seconds = std::chrono::duration<double>(Clock::now() - check_start).count();
   }
   progress_.phase("storing the winner");

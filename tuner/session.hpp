@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <future>
 #include <memory>
 #include <optional>
 #include <string>
@@ -179,9 +180,15 @@ class TuneSession {
   // Checks the winner again before it is stored (tuner/session_final_check.cpp):
   // full references, repeated runs, fresh and adversarial inputs; a winner
   // that fails is recorded as failed and the next fastest is checked.
-  // `inputs`: its inputs when made already (beside the search), else made here.
+  // `beside`: its inputs being made beside the search
+  // (final_check_inputs_beside), else (not valid) they are made here.
   void final_check(const kernels::Kernel& kernel, const TuneOptions& options, ShapeResult& result,
-                   std::unique_ptr<ValidationInputs> inputs = nullptr);
+                   std::future<std::unique_ptr<ValidationInputs>> beside = {});
+  // The final check's inputs and full references, made on a thread of their
+  // own (TuneOptions::final_check_beside_search).
+  std::future<std::unique_ptr<ValidationInputs>> final_check_inputs_beside(const kernels::Kernel& kernel,
+                                                                           const kernels::Shape& shape,
+                                                                           std::uint64_t seed) const;
   // Stores the shape's winner and its launch contract (tuner/session_winner.cpp),
   // unless the stored one is faster.
   void store_winner(const kernels::Kernel& kernel, const kernels::Shape& shape, const std::string& shape_text,

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 #include <functional>
+#include <future>
 #include <string>
 #include <iterator>
 #include <memory>
@@ -86,9 +87,25 @@ std::optional<Error> check_variant(vk::Device& device, const kernels::Kernel& ke
 
 }  // namespace
 
+// The full references are seconds of CPU work for a large product (three
+// full products in double on a 16-core host), a tail of every shape that
+// --time's shares had to leave room for. Made beside the search, which on a
+// GPU mostly waits on the device, they are ready when it ends.
+std::future<std::unique_ptr<ValidationInputs>> TuneSession::final_check_inputs_beside(const kernels::Kernel& kernel,
+                                                                                      const kernels::Shape& shape,
+                                                                                      std::uint64_t seed) const {
+  return std::async(std::launch::async, [&kernel, &shape, seed, this] {
+    return std::make_unique<ValidationInputs>(kernel, shape, final_check_inputs(seed), templates_);
+  });
+}
+
 void TuneSession::final_check(const kernels::Kernel& kernel, const TuneOptions& options, ShapeResult& result,
-                              std::unique_ptr<ValidationInputs> prepared) {
-  if (!prepared) {
+                              std::future<std::unique_ptr<ValidationInputs>> beside) {
+  std::unique_ptr<ValidationInputs> prepared;
+  if (beside.valid()) {
+    progress_.phase("final check: waiting for the full references");
+    prepared = beside.get();
+  } else {
     progress_.phase("final check: making the inputs and full references");
     prepared = std::make_unique<ValidationInputs>(kernel, result.shape, final_check_inputs(result.seed), templates_);
   }
