@@ -106,7 +106,8 @@ inline std::string tiled_violation(const Config& c, const Shape& shape) {
 
 // The number of shared buffers of the tiled body (TILED_STAGES): 2 = double
 // buffering, one barrier per K slice; 1 = two barriers per slice.
-// matmul_f32 tunes it (parameter STAGES, see tiled_stages_violation);
+// matmul_f32 tunes it (parameter STAGES: any slice with either, where the
+// buffers fit the device's shared memory, which the plan's size checks);
 // matmul_f16's scalar path has no STAGES parameter and keeps this rule:
 // double-buffered for slices of at most 16 k whose two buffers fit in 32
 // KiB, the least that the devices of interest offer (lavapipe; 48 KiB on
@@ -127,28 +128,6 @@ inline Parameter tiled_stages_parameter() {
   return {"STAGES", {1, 2},
           "shared-memory buffers: 2 = double buffering (one barrier per K slice, where two fit in the device's "
           "shared memory), 1 = two barriers per slice"};
-}
-
-// Which STAGES a config may take, so that each tile is timed where the
-// choice can matter. Slices of at most 16 k are double-buffered wherever two
-// buffers fit in the device's shared memory (one buffer would put two
-// barriers on a short slice); slices of 32 k take either, since their second
-// barrier is spread over twice the FMAs (on the H200 two 64×128×32 buffers
-// are exactly its 48 KiB); deeper slices keep one buffer, which is their
-// point (half the barriers per k of a 32-deep slice without a second
-// buffer). The device's limit itself is checked on the plan.
-inline std::string tiled_stages_violation(const Config& c, const vk::DeviceInfo& device) {
-  const auto stages = c.at("STAGES");
-  const auto tk = c.at("TILE_K");
-  const bool two_fit = 2 * tiled_stage_bytes(c) <= device.max_shared_memory_bytes;
-  if (stages == 1 && tk < 32 && two_fit) {
-    return "STAGES=1 with TILE_K=" + std::to_string(tk) + ": slices under 32 k are double-buffered wherever two "
-           "buffers fit (" + std::to_string(2 * tiled_stage_bytes(c)) + " bytes here)";
-  }
-  if (stages == 2 && tk > 32) {
-    return "STAGES=2 with TILE_K=" + std::to_string(tk) + ": slices deeper than 32 k keep one buffer";
-  }
-  return {};
 }
 
 // From this K on the tiled body's K loop is unrolled in SPIR-V

@@ -124,7 +124,6 @@ class MatmulF32 final : public Kernel {
     if (auto p = rowops::parameter_violation(config, spaces()[0]); !p.empty()) return p;
     if (auto p = dense::vec_violation(config.at("VEC"), shape[2], kVecWidths); !p.empty()) return p;
     if (auto p = dense::tiled_violation(config, shape); !p.empty()) return p;
-    if (auto p = dense::tiled_stages_violation(config, device); !p.empty()) return p;
     if (auto p = lanes_violation(config); !p.empty()) return p;
     return dense::limits_violation(plan(config, shape), shape, device);
   }
