@@ -4,7 +4,9 @@
 # path of each kernel's space as a tune on this device searches it (the
 # legal configs less the pruning rules keyed to every device; the rules
 # measured on the H200 do not apply here), a pairwise covering array (every
-# value of every parameter, every pair of values of two), the baseline, and
+# value of every parameter, every pair of values of two; every value only
+# for the fp16- and SwiGLU-activation products, whose fp32 siblings take the
+# pairs: Kernel::covering_strength), the baseline, and
 # every winner committed in results/h200/table.json (at the smallest shape of
 # its space it runs on where no check shape admits it). Fails when any
 # variant is wrong.

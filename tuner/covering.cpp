@@ -10,7 +10,7 @@ namespace vktune {
 namespace {
 
 // The covering for the configs of one path.
-std::vector<kernels::Config> cover_path(const std::vector<const kernels::Config*>& configs) {
+std::vector<kernels::Config> cover_path(const std::vector<const kernels::Config*>& configs, bool pairs) {
   if (configs.empty()) return {};
   // The parameters the path varies, and each config's value positions.
   std::map<std::string, std::set<int>> seen;
@@ -35,14 +35,16 @@ std::vector<kernels::Config> cover_path(const std::vector<const kernels::Config*
           std::lower_bound(v.begin(), v.end(), configs[c]->at(varied[i])) - v.begin());
     }
   }
-  // What a config covers: its pairs (i < j), or its single value when the
-  // path varies one parameter. Keys are dense per parameter pair.
-  std::vector<std::size_t> offset;  // per (i, j) pair of parameters
+  // What a config covers: its pairs (i < j), or its values (one for each
+  // parameter) at strength 1 or when the path varies one parameter. Keys are
+  // dense per parameter pair (per parameter).
+  pairs = pairs && p > 1;
+  std::vector<std::size_t> offset;  // per (i, j) pair of parameters, or per parameter
   std::size_t keys = 0;
   auto elements = [&](std::size_t c, std::vector<std::size_t>& out) {
     out.clear();
-    if (p == 1) {
-      out.push_back(positions[c][0]);
+    if (!pairs) {
+      for (std::size_t i = 0; i < p; ++i) out.push_back(offset[i] + positions[c][i]);
       return;
     }
     std::size_t pair = 0;
@@ -52,14 +54,15 @@ std::vector<kernels::Config> cover_path(const std::vector<const kernels::Config*
       }
     }
   };
-  if (p == 1) {
-    keys = values[0].size();
-  } else {
-    for (std::size_t i = 0; i < p; ++i) {
-      for (std::size_t j = i + 1; j < p; ++j) {
-        offset.push_back(keys);
-        keys += values[i].size() * values[j].size();
-      }
+  for (std::size_t i = 0; i < p; ++i) {
+    if (!pairs) {
+      offset.push_back(keys);
+      keys += values[i].size();
+      continue;
+    }
+    for (std::size_t j = i + 1; j < p; ++j) {
+      offset.push_back(keys);
+      keys += values[i].size() * values[j].size();
     }
   }
   // Only what some config takes needs covering.
@@ -102,14 +105,14 @@ std::vector<kernels::Config> cover_path(const std::vector<const kernels::Config*
 
 }  // namespace
 
-std::vector<kernels::Config> covering_configs(const SpaceEnumeration& space) {
+std::vector<kernels::Config> covering_configs(const SpaceEnumeration& space, unsigned strength) {
   std::vector<kernels::Config> all;
   for (std::size_t path = 0; path < space.paths.size(); ++path) {
     std::vector<const kernels::Config*> configs;
     for (std::size_t i = 0; i < space.valid.size(); ++i) {
       if (space.path_of[i] == path) configs.push_back(&space.valid[i]);
     }
-    for (auto& c : cover_path(configs)) all.push_back(std::move(c));
+    for (auto& c : cover_path(configs, strength >= 2)) all.push_back(std::move(c));
   }
   return all;
 }

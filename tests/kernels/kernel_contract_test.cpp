@@ -167,22 +167,29 @@ TEST_P(KernelContract, EnumerationsHoldDistinctLegalConfigsAndPruningOnlyNarrows
   }
 }
 
-// Every pair of values of two parameters that a valid config of a path
-// takes is in the covering array, counted here by brute force, in the space
-// the CI gate covers (a device no H200 rule applies to); and the array stays
-// small enough for the gate's CPU driver.
+// Every pair of values of two parameters (every value, for a kernel of
+// covering strength 1) that a valid config of a path takes is in the
+// covering array, counted here by brute force, in the space the CI gate
+// covers (a device no H200 rule applies to); and the array stays small
+// enough for the gate's CPU driver.
 TEST_P(KernelContract, TheCoveringArrayTakesEveryPairOfEachPath) {
   const auto device = other_vendor();
+  const unsigned strength = kernel().covering_strength();
+  ASSERT_TRUE(strength == 1 || strength == 2) << kernel().name();
   for (const auto& shape : kernel().check_shapes()) {
     const auto space = enumerate_space(kernel(), shape, device, SpaceScope::pruned);
-    const auto cover = covering_configs(space);
+    const auto cover = covering_configs(space, strength);
     EXPECT_LE(cover.size(), 96u) << label(shape) << ": the gate would validate " << cover.size() << " variants";
     for (std::size_t path = 0; path < space.paths.size(); ++path) {
+      // A value is the pair of a parameter with itself.
       using Pair = std::tuple<std::string, int, std::string, int>;
-      auto pairs_of = [](const Config& c) {
+      auto pairs_of = [&](const Config& c) {
         std::set<Pair> pairs;
         for (auto a = c.begin(); a != c.end(); ++a) {
-          for (auto b = std::next(a); b != c.end(); ++b) pairs.insert({a->first, a->second, b->first, b->second});
+          if (strength == 1) pairs.insert({a->first, a->second, a->first, a->second});
+          for (auto b = std::next(a); strength == 2 && b != c.end(); ++b) {
+            pairs.insert({a->first, a->second, b->first, b->second});
+          }
         }
         return pairs;
       };
@@ -203,6 +210,30 @@ TEST_P(KernelContract, TheCoveringArrayTakesEveryPairOfEachPath) {
     const std::set<Config> distinct(cover.begin(), cover.end());
     EXPECT_EQ(distinct.size(), cover.size()) << label(shape);
   }
+}
+
+// Strength 1 is for a kernel whose pairs another kernel's gate takes: the
+// quantized products with fp16 or SwiGLU activations, whose fp32 siblings
+// (same templates, same spaces) keep strength 2; and it takes fewer
+// variants than the pairs would.
+TEST(CoveringStrength, OnlyKernelsWithAPairwiseSiblingTakeValuesOnly) {
+  const auto device = other_vendor();
+  std::size_t weaker = 0;
+  for (const auto* kernel : kernels::all_kernels()) {
+    if (kernel->covering_strength() == 2) continue;
+    ++weaker;
+    const auto& name = kernel->name();
+    const auto cut = name.rfind('_');
+    ASSERT_NE(cut, std::string::npos) << name;
+    const auto suffix = name.substr(cut);
+    ASSERT_TRUE(suffix == "_f16" || suffix == "_swiglu") << name << " takes values only but is no activation variant";
+    const auto& sibling = kernels::find_kernel(name.substr(0, cut));
+    EXPECT_EQ(sibling.covering_strength(), 2u) << sibling.name();
+    const auto shape = kernel->check_shapes().front();
+    const auto space = enumerate_space(*kernel, shape, device, SpaceScope::pruned);
+    EXPECT_LT(covering_configs(space, 1).size(), covering_configs(space, 2).size()) << name;
+  }
+  EXPECT_EQ(weaker, 5u) << "matmul_{q4_0,q8_0,q4k}_f16 and matmul_{q4k,q6k}_swiglu";
 }
 
 // A stored config from before the kernel gained a parameter reaches the

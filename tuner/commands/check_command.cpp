@@ -131,7 +131,7 @@ std::vector<kernels::Config> select_configs(const kernels::Kernel& kernel, const
   auto space = enumerate_space(kernel, shape, info, parse_space_scope(args.space));
   if (args.variants == "all") return space.valid;
   if (args.variants == "covering") {
-    auto configs = covering_configs(space);
+    auto configs = covering_configs(space, kernel.covering_strength());
     const auto baseline = kernel.baseline(shape);
     if (std::find(configs.begin(), configs.end(), baseline) == configs.end()) configs.insert(configs.begin(), baseline);
     return configs;
@@ -335,7 +335,8 @@ void add_check_command(CLI::App& root, int& result_code) {
   add_device_option(*cmd, args->device, "Vulkan device index");
   cmd->add_option("--variants", args->variants,
                   "covering (every value and every pair of values of two parameters in each path, and the "
-                  "baseline) | all | winners (every winner stored for this GPU in --db, at its own shape and "
+                  "baseline; every value only for the fp16- and SwiGLU-activation products, whose fp32 "
+                  "siblings take the pairs) | all | winners (every winner stored for this GPU in --db, at its own shape and "
                   "each --shape) | sample:N")
       ->capture_default_str()
       ->check(variants_validator());
