@@ -16,8 +16,9 @@
 // memory BC entries at a time, for every device with subgroup shuffles; and
 // tensor-cores (MMA=1, templates/attention_prefill_mma.comp), 16*MT queries
 // per subgroup as matrix products through GL_NV_cooperative_matrix. A
-// workgroup takes consecutive queries of one head; x: query tiles (the
-// longest first), y: heads.
+// workgroup takes consecutive queries of one head (of HPW heads that share
+// a KV head, on tensor cores); x: query tiles (the longest first), y: heads
+// (groups of HPW).
 //
 // constraint_violation holds legality only (what the templates implement,
 // the device's features and limits, pinned parameters). The pruning rules
@@ -55,15 +56,18 @@ double visible_pairs(const Shape& shape) {
 std::uint64_t kv_values(const Shape& shape) { return std::uint64_t{shape.at(4)} * shape.at(2) * shape.at(3); }
 std::uint64_t q_values(const Shape& shape) { return std::uint64_t{shape.at(0)} * shape.at(1) * shape.at(3); }
 
-// Queries per workgroup.
-std::uint32_t tile_rows(const Config& c) {
+// Query rows (of all its heads) per workgroup.
+std::uint32_t workgroup_rows(const Config& c) {
   const auto wg = static_cast<std::uint32_t>(c.at("WG_SIZE"));
   return c.at("MMA") == 1 ? wg / coopmat::kWarp * 16 * static_cast<std::uint32_t>(c.at("MT"))
                           : wg / static_cast<std::uint32_t>(c.at("TEAM"));
 }
 
+// Query tokens per workgroup: its rows over the HPW heads it takes.
+std::uint32_t tile_rows(const Config& c) { return workgroup_rows(c) / static_cast<std::uint32_t>(c.at("HPW")); }
+
 // The parameters a path does not read, at the one value it takes them.
-const Config kWalkPins{{"MMA", 0}, {"MT", 1}, {"PREFETCH", 0}};
+const Config kWalkPins{{"MMA", 0}, {"MT", 1}, {"PREFETCH", 0}, {"HPW", 1}};
 const Config kMmaPins{{"MMA", 1}, {"TEAM", 4}};
 
 Space make_space() {
@@ -86,6 +90,10 @@ Space make_space() {
        "weighted values as matrix products, q and the softmax weights in fp16"},
       {"MT", {1, 2}, "MMA=1: 16-query tiles per subgroup (each staged K and V tile used MT times)"},
       {"PREFETCH", {0, 1}, "MMA=1: 1 = the next block's K and V loads in flight during this block's products"},
+      {"HPW",
+       {1, 2, 4},
+       "MMA=1: query heads per workgroup, of one KV head (grouped-query): each staged K and V block serves "
+       "HPW heads, and a workgroup takes 1/HPW of the tokens"},
   };
   auto varied = [&](std::vector<std::string> names) {
     std::vector<Parameter> out;
@@ -95,7 +103,7 @@ Space make_space() {
     return out;
   };
   space.paths = {SubSpace{"walk", varied({"WG_SIZE", "TEAM", "BC"}), kWalkPins},
-                 SubSpace{"tensor-cores", varied({"WG_SIZE", "BC", "MT", "PREFETCH"}), kMmaPins}};
+                 SubSpace{"tensor-cores", varied({"WG_SIZE", "BC", "MT", "PREFETCH", "HPW"}), kMmaPins}};
   space.paths.back().tensor_cores = true;
   // head_dim is compiled in (register arrays and tiles are sized by it).
   for (auto& path : space.paths) path.specialized_dims = {3};
@@ -171,7 +179,7 @@ class AttentionPrefill final : public Kernel {
   // workgroup; 16 or 8 dims per lane), blocks of 32 entries (16 KiB of K
   // and V at head_dim 128).
   Config baseline(const Shape&) const override {
-    return {{"WG_SIZE", 128}, {"TEAM", 8}, {"BC", 32}, {"MMA", 0}, {"MT", 1}, {"PREFETCH", 0}};
+    return {{"WG_SIZE", 128}, {"TEAM", 8}, {"BC", 32}, {"MMA", 0}, {"MT", 1}, {"PREFETCH", 0}, {"HPW", 1}};
   }
 
   std::string constraint_violation(const Config& config, const Shape& shape,
@@ -191,6 +199,15 @@ class AttentionPrefill final : public Kernel {
       if (auto p = coopmat::device_violation(kMatrix, device, "MMA=1"); !p.empty()) return p;
       if (!device.subgroup_in_compute || !device.has_subgroup_operation("vote")) {
         return "MMA=1 needs subgroup vote operations in compute shaders (a subgroup's choice of the slow path)";
+      }
+      const auto hpw = static_cast<std::uint32_t>(config.at("HPW"));
+      if ((wg / coopmat::kWarp) % hpw != 0) {
+        return "HPW=" + std::to_string(hpw) + ": WG_SIZE=" + std::to_string(wg) + " has " +
+               std::to_string(wg / coopmat::kWarp) + " subgroups, not a multiple of HPW";
+      }
+      if ((shape[1] / shape[2]) % hpw != 0) {
+        return "HPW=" + std::to_string(hpw) + " does not divide the " + std::to_string(shape[1] / shape[2]) +
+               " query heads per KV head";
       }
     } else {
       const auto team = static_cast<std::uint32_t>(config.at("TEAM"));
@@ -220,12 +237,13 @@ class AttentionPrefill final : public Kernel {
     const auto wg = static_cast<std::uint32_t>(config.at("WG_SIZE"));
     const auto bc = static_cast<std::uint32_t>(config.at("BC"));
     plan.local_size = {wg, 1, 1};
-    plan.dispatch = {DispatchAxis{0, tile_rows(config)}, DispatchAxis{1, 1}, DispatchAxis{}};
+    plan.dispatch = {DispatchAxis{0, tile_rows(config)}, DispatchAxis{1, static_cast<std::uint32_t>(config.at("HPW"))},
+                     DispatchAxis{}};
     if (mma) {
       // K and V blocks (rows padded by 16 bytes; before them a 16×16 fp32
       // staging tile per subgroup), a row max per query.
       plan.shared_memory_bytes =
-          std::max(2 * bc * (head_dim + 8) * 2, wg / coopmat::kWarp * 1024) + 4 * tile_rows(config);
+          std::max(2 * bc * (head_dim + 8) * 2, wg / coopmat::kWarp * 1024) + 4 * workgroup_rows(config);
     } else {
       plan.shared_memory_bytes = 2 * bc * head_dim * 2;
     }

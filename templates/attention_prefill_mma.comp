@@ -6,8 +6,10 @@
 // online and stays in registers, so a query tile's scores never leave its
 // subgroup.
 //
-// A workgroup takes BR = WARPS*16*MT consecutive query tokens of one head
-// (gl_WorkGroupID.y); each subgroup (warp) takes 16*MT of them, its q
+// A workgroup takes BR = (WARPS/HPW)*16*MT consecutive query tokens of HPW
+// query heads that read the same KV head (grouped-query attention; HPW
+// heads from gl_WorkGroupID.y*HPW), so one staged block of K and V serves
+// them all; each subgroup (warp) takes 16*MT tokens of one head, its q
 // (pre-scaled, fp16) held as matrix operands and its output and row sums as
 // fp32 accumulators. The cache is walked in blocks of BC entries up to the
 // tile's last position; a block of K and one of V are staged in shared
@@ -45,8 +47,8 @@
 // Numerics: K and V are fp16 already and enter exactly; q and the weights
 // are rounded to fp16 (about 11 bits), as in flash attention's fp16 mode.
 //
-// Parameters: WG_SIZE, BC, MT, PREFETCH (the others of the space are pinned
-// and unused here). Semantics: HD (head_dim, from the shape).
+// Parameters: WG_SIZE, BC, MT, PREFETCH, HPW (the others of the space are
+// pinned and unused here). Semantics: HD (head_dim, from the shape).
 #extension GL_EXT_control_flow_attributes : require
 #extension GL_NV_cooperative_matrix : require
 #extension GL_KHR_memory_scope_semantics : require
@@ -60,15 +62,16 @@ layout(local_size_x = WG_SIZE, local_size_y = 1, local_size_z = 1) in;
 
 #define WARPS (WG_SIZE / 32u)
 #define WR (16u * MT)                                    // query rows per warp
-#define BR (WARPS * WR)                                  // query rows per workgroup
+#define WPH (WARPS / HPW)                                // warps per head
+#define BR (WPH * WR)                                    // query tokens per workgroup
 #define SROW ((HD + 8u) / 8u)                            // staged cache row stride in uvec4s (padded: rows in other banks)
 #define PER_LANE ((BC * ROW4 + WG_SIZE - 1u) / WG_SIZE)  // uvec4s of a K (or V) block per invocation
 #define DT (HD / 16u)                                    // 16-dim tiles of a row
 #define RESCALE 8.0                                      // see the lazy max above
 #define LOWEST (-3.0e38)
 
-#if HD % 16 != 0 || BC % 16 != 0 || (MT != 1 && MT != 2) || WG_SIZE % 32 != 0
-#error "HD and BC must be multiples of 16, MT 1 or 2, WG_SIZE a multiple of 32"
+#if HD % 16 != 0 || BC % 16 != 0 || (MT != 1 && MT != 2) || WG_SIZE % 32 != 0 || (WG_SIZE / 32) % HPW != 0
+#error "HD and BC must be multiples of 16, MT 1 or 2, WG_SIZE a multiple of 32 and of 32*HPW"
 #endif
 
 // One array for everything the matrix loads touch, of uvec4s: they need
@@ -80,7 +83,7 @@ layout(local_size_x = WG_SIZE, local_size_y = 1, local_size_z = 1) in;
 #define STAGING (64u * WARPS)
 shared uvec4 sh[2u * BC * SROW > STAGING ? 2u * BC * SROW : STAGING];
 // The slow path's row maxima per warp, as ordered bits (see ordered()).
-shared uint row_max[BR];
+shared uint row_max[WARPS * WR];
 
 #define ACC fcoopmatNV<32, gl_ScopeSubgroup, 16, 16>
 #define OPD fcoopmatNV<16, gl_ScopeSubgroup, 16, 16>
@@ -116,9 +119,10 @@ void store_block(uvec4 rk[PER_LANE], uvec4 rv[PER_LANE]) {
 
 void main() {
   const uint warp = gl_SubgroupID, lane = gl_SubgroupInvocationID;
-  const uint h = gl_WorkGroupID.y, kvh = h / (HEADS / KV_HEADS);
+  // HPW divides the query heads per KV head: every warp's head reads kvh.
+  const uint h = gl_WorkGroupID.y * HPW + warp / WPH, kvh = h / (HEADS / KV_HEADS);
   const uint t0 = query_tile() * BR;
-  const uint w0 = t0 + warp * WR;  // the warp's first query token
+  const uint w0 = t0 + (warp % WPH) * WR;  // the warp's first query token
   const uint last = query_position(min(t0 + BR - 1u, TOKENS - 1u));
   const uint warp_last = query_position(min(w0 + WR - 1u, TOKENS - 1u));
   const uint blocks = last / BC + 1u;

@@ -333,7 +333,8 @@ TEST(DenseMatmul, F32CheckShapesCoverEveryStageChoice) {
       lanes.insert(c.at("LANES_N"));
     }
   }
-  EXPECT_EQ(seen, (std::set<std::pair<int, int>>{{8, 1}, {8, 2}, {16, 1}, {16, 2}, {32, 1}, {32, 2}, {64, 1}, {64, 2}}));
+  EXPECT_EQ(seen,
+            (std::set<std::pair<int, int>>{{8, 1}, {8, 2}, {16, 1}, {16, 2}, {32, 1}, {32, 2}, {64, 1}, {64, 2}}));
   EXPECT_EQ(lanes, (std::set<int>{8, 32}));
 }
 

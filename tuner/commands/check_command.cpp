@@ -336,8 +336,8 @@ void add_check_command(CLI::App& root, int& result_code) {
   cmd->add_option("--variants", args->variants,
                   "covering (every value and every pair of values of two parameters in each path, and the "
                   "baseline; every value only for the fp16- and SwiGLU-activation products, whose fp32 "
-                  "siblings take the pairs) | all | winners (every winner stored for this GPU in --db, at its own shape and "
-                  "each --shape) | sample:N")
+                  "siblings take the pairs) | all | winners (every winner stored for this GPU in --db, at its own "
+                  "shape and each --shape) | sample:N")
       ->capture_default_str()
       ->check(variants_validator());
   add_space_option(*cmd, args->space);

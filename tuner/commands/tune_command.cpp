@@ -21,6 +21,7 @@
 #include "tuner/commands/commands.hpp"
 #include "tuner/commands/options.hpp"
 #include "tuner/report.hpp"
+#include "tuner/search/stop_condition.hpp"
 #include "tuner/search/strategy.hpp"
 #include "tuner/session.hpp"
 #include "tuner/time_share.hpp"
@@ -277,7 +278,7 @@ void run_tune(const kernels::Kernel& kernel, TuneArgs args, int& result_code) {
     }
     auto result = session.tune(kernel, shape, shape_options);
     if (shares) shares->shape_ended(std::chrono::steady_clock::now(), result.search_seconds);
-    if (deadline && result.stop_reason == "time is up" &&
+    if (deadline && result.stop_reason == kDeadlineReason &&
         std::none_of(result.outcomes.begin(), result.outcomes.end(),
                      [](const Outcome& o) { return !o.is_baseline && !o.resumed; })) {
       baseline_only.push_back(kernels::shape_to_string(shape));

@@ -29,7 +29,7 @@ class Deadline final : public StopCondition {
   explicit Deadline(std::chrono::steady_clock::time_point deadline) : deadline_(deadline) {}
   std::optional<std::string> reason(const SearchProgress& p) const override {
     if (p.now < deadline_) return std::nullopt;
-    return std::string("time is up");
+    return std::string(kDeadlineReason);
   }
 
  private:

@@ -25,6 +25,10 @@ class StopCondition {
   virtual std::optional<std::string> reason(const SearchProgress& progress) const = 0;
 };
 
+// The reason stop_at gives: a run that shares --time among shapes tells
+// from it that a shape's share ran out.
+inline constexpr const char* kDeadlineReason = "time is up";
+
 // At most `variants` evaluations.
 std::unique_ptr<StopCondition> stop_after_variants(std::size_t variants);
 // No evaluation starts after `deadline`.
