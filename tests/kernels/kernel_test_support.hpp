@@ -54,29 +54,6 @@ inline std::string pruning_rule_for(const kernels::Kernel& kernel, const kernels
 }
 
 // A device like NVIDIA's H200 as vktune sees it.
-// NVIDIA's H200 as vktune sees it (results/h200/devices.json), for
-// device-free checks.
-inline vk::DeviceInfo h200() {
-  vk::DeviceInfo d;
-  d.name = "NVIDIA H200-like";
-  d.vendor_id = kernels::kVendorNvidia;
-  d.subgroup_size = d.min_subgroup_size = d.max_subgroup_size = 32;
-  d.compute_required_subgroup_size = true;
-  d.features.subgroup_size_control = true;
-  d.features.storage_buffer_16bit = true;
-  d.max_compute_workgroup_subgroups = 32;
-  d.subgroup_operations = {"basic", "vote", "arithmetic", "ballot", "shuffle", "shuffle_relative", "clustered"};
-  d.subgroup_in_compute = true;
-  d.max_workgroup_size = {1024, 1024, 64};
-  d.max_workgroup_invocations = 1024;
-  d.max_workgroup_count = {2147483647u, 65535, 65535};
-  d.max_shared_memory_bytes = 49152;
-  d.max_push_constants_bytes = 256;
-  d.max_storage_buffer_range = 4294967295u;
-  d.memory_heaps = {{std::uint64_t{143} << 30, true}};
-  return d;
-}
-
 inline vk::DeviceInfo h200_like() {
   vk::DeviceInfo d;
   d.name = "NVIDIA H200-like";
@@ -95,6 +72,18 @@ inline vk::DeviceInfo h200_like() {
   d.max_workgroup_count = {2147483647u, 65535, 65535};
   d.max_shared_memory_bytes = 49152;
   d.max_push_constants_bytes = 256;
+  return d;
+}
+
+// NVIDIA's H200 as vktune sees it (results/h200/devices.json), with its
+// memory and storage-buffer limits and without the 8-bit integer features,
+// for device-free checks of the decode step's ops.
+inline vk::DeviceInfo h200() {
+  auto d = h200_like();
+  d.features.shader_int8 = false;
+  d.features.integer_dot_product = false;
+  d.max_storage_buffer_range = 4294967295u;
+  d.memory_heaps = {{std::uint64_t{143} << 30, true}};
   return d;
 }
 
