@@ -1,0 +1,33 @@
+#!/bin/bash
+# Session 19: what limits the integer-dot decode walk (issue 20's 1.5x
+# llama.cpp targets), hot caches as the targets are. For each target shape
+# the session-18 H200 winner (h200_decode_targets) runs as committed (D0,
+# .dist/bin/vktune) and with one stage left out (D1..D6, exp/bin/vktune on
+# the template copies make_decode_ladder.py writes; that binary is this
+# commit with tolerance_decode.patch). One variant each (--only pins every
+# parameter), exhaustive, fixed seed, fresh databases. Run from the
+# repository root with .gl, .dist/bin, .dist/lib and exp carried.
+set -u
+source results/h200/session12/device_env.sh
+export LD_LIBRARY_PATH=$PWD/.dist/lib
+COMMON="--only COLS_PER_PASS=1 --only REDUCTION=0 --only ROWS_PER_WG=16 --only SUBGROUP_SIZE=0 --only UNROLL=1 --only W_STAGE=0 --only X_QUANT=1"
+Q6="$COMMON --only SUPER_BLOCK=1"
+Q8="$COMMON --only BLOCK_PAIRS=1 --only THREADS_PER_ROW=32 --only WG_SIZE=256"
+for run in \
+  "matmul_q6k|1,4096,4096|$Q6 --only THREADS_PER_ROW=16 --only WG_SIZE=256 --only X_SEGMENT=4096" \
+  "matmul_q6k|1,14336,4096|$Q6 --only THREADS_PER_ROW=8 --only WG_SIZE=128 --only X_SEGMENT=4096" \
+  "matmul_q6k|1,4096,14336|$Q6 --only THREADS_PER_ROW=32 --only WG_SIZE=256 --only X_SEGMENT=16384" \
+  "matmul_q8_0|1,4096,4096|$Q8 --only X_SEGMENT=4096" \
+  "matmul_q8_0|1,14336,4096|$Q8 --only X_SEGMENT=4096" \
+  "matmul_q4_0|1,4096,14336|$Q8 --only X_SEGMENT=16384"; do
+  IFS='|' read -r k shape only <<< "$run"
+  stages="D0 D1 D2 D3 D4"
+  [ $k = matmul_q6k ] && stages="$stages D5 D6"
+  for e in $stages; do
+    if [ $e = D0 ]; then bin=.dist/bin/vktune; t=""; else bin=exp/bin/vktune; t="--templates exp/$e"; fi
+    $bin $k --device 0 --shape $shape --cache hot $only $t --strategy exhaustive --no-transfer --seed 19 \
+      --top 1 --db /tmp/dl_$e.db > /tmp/t.txt 2>&1
+    { echo "== $e $k $shape exit $?"; grep -E "^ +1 +[0-9.]+ |evaluated" /tmp/t.txt | cut -c1-120; } >> "$OUT/decode_ladder.txt"
+  done
+done
+vktune devices --remeasure --device 0 --db /tmp/ceil.db > "$OUT/ceilings.txt" 2>&1
