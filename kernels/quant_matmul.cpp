@@ -170,7 +170,7 @@ std::uint32_t QuantMatmul::stage_blocks(const Config& config) const {
 std::vector<Space> QuantMatmul::build_spaces() const {
   Space decode{"decode", "matvec_quant.comp", {}, {}, {}, {}};
   decode.parameters = {
-      {"WG_SIZE", {64, 128, 256}, "invocations per workgroup"},
+      {"WG_SIZE", {64, 128, 256, 512}, "invocations per workgroup"},
       {"ROWS_PER_WG", {1, 2, 4, 8, 16}, "rows of W (outputs along N) per workgroup"},
       {"THREADS_PER_ROW", {4, 8, 16, 32, 64}, "invocations sharing a row of W, each taking every T-th unit of the row "
                                               "(WG_SIZE/THREADS_PER_ROW row groups)"},

@@ -142,13 +142,15 @@ TEST_P(QuantMatmul, CheckShapesCoverBothSpaces) {
 TEST_P(QuantMatmul, PrunedSpacesAtDefaultShapesAreThoseOfBefore) {
   // Decode at 1×4096×4096, 1×14336×4096, 1×4096×14336; prefill (any of the
   // three) on the H200-like device and with its tensor cores.
+  // Session 19 added WG_SIZE 512 to the decode space: the decode counts
+  // before it were 188, 188, 256 (Q6_K 154, 154, 217; Q4_K 280, 280, 354).
   const std::map<std::string, std::array<std::size_t, 5>> counts{
-      {"matmul_q8_0", {188, 188, 256, 185, 552}},
-      {"matmul_q4_0", {188, 188, 256, 185, 552}},
-      {"matmul_q6k", {154, 154, 217, 185, 552}},  // 142, 142, 193 before session 13 let its H100 best through
-      {"matmul_q5k", {188, 188, 256, 185, 552}},
+      {"matmul_q8_0", {210, 210, 285, 185, 552}},
+      {"matmul_q4_0", {210, 210, 285, 185, 552}},
+      {"matmul_q6k", {176, 176, 250, 185, 552}},  // 142, 142, 193 before session 13 let its H100 best through
+      {"matmul_q5k", {210, 210, 285, 185, 552}},
       // One of the family since session 13: Q5_K's counts and its exact layout (matvec_q4k.comp).
-      {"matmul_q4k", {280, 280, 354, 185, 552}},
+      {"matmul_q4k", {312, 312, 395, 185, 552}},
   };
   testing_support::expect_pruned_counts(kernel(), counts.at(GetParam().kernel));
 }
