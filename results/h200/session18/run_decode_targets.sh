@@ -7,11 +7,12 @@
 # Run from the repository root with .gl, .dist/bin/vktune, .dist/bin/vktune-bench and .dist/lib.
 source results/h200/session12/device_env.sh
 export LD_LIBRARY_PATH=$PWD/.dist/lib
+T=$(mktemp -d)  # this run's databases and logs (runs on several GPUs go side by side)
 S="--shape 1,4096,4096 --shape 1,14336,4096 --shape 1,4096,14336"
 for run in "matmul_q6k:$S:${Q6_SECONDS:-75}" "matmul_q8_0:$S:${Q8_SECONDS:-60}" "matmul_q4_0:--shape 1,4096,14336:${Q4_SECONDS:-25}"; do
   IFS=: read -r k shapes seconds <<< "$run"
-  vktune $k --device 0 $shapes --cache hot --time ${seconds}s --seed 18 --top 3 --db /tmp/dec.db > /tmp/t.txt 2>&1
-  { echo "== $k exit $?"; grep -E "winner .* vs|^ +1  " /tmp/t.txt | cut -c1-220; } >> "$OUT/decode.txt"
+  vktune $k --device ${DEV:-0} $shapes --cache hot --time ${seconds}s --seed 18 --top 3 --db $T/dec.db > $T/t.txt 2>&1
+  { echo "== $k exit $?"; grep -E "winner .* vs|^ +1  " $T/t.txt | cut -c1-220; } >> "$OUT/decode.txt"
 done
-vktune bench --db /tmp/dec.db --device 0 --cache hot -- --benchmark_format=json > "$OUT/decode_bench.json" 2>> "$OUT/decode.txt"
-vktune export --db /tmp/dec.db > "$OUT/decode_table.json" 2>> "$OUT/decode.txt"
+vktune bench --db $T/dec.db --device ${DEV:-0} --cache hot -- --benchmark_format=json > "$OUT/decode_bench.json" 2>> "$OUT/decode.txt"
+vktune export --db $T/dec.db > "$OUT/decode_table.json" 2>> "$OUT/decode.txt"

@@ -7,10 +7,11 @@
 set -u
 source results/h200/session12/device_env.sh
 export LD_LIBRARY_PATH=$PWD/.dist/lib
+T=$(mktemp -d)  # this run's databases and logs (runs on several GPUs go side by side)
 for spec in rmsnorm_f16:30 layernorm_f16:30 softmax_f16:30 add_f16:20 swiglu_f16:20 gelu_f16:20 rope_f16:30; do
   name=${spec%%:*} seconds=${spec##*:}
-  vktune examples/fp16/$name.json --device 0 --time ${seconds}s --seed 18 --top 3 --db /tmp/fp16.db > /tmp/t.txt 2>&1
-  { echo "== $name exit $?"; grep -E "winner .* vs|^ +1  " /tmp/t.txt | cut -c1-220; } >> "$OUT/fp16_specs.txt"
+  vktune examples/fp16/$name.json --device ${DEV:-0} --time ${seconds}s --seed 18 --top 3 --db $T/fp16.db > $T/t.txt 2>&1
+  { echo "== $name exit $?"; grep -E "winner .* vs|^ +1  " $T/t.txt | cut -c1-220; } >> "$OUT/fp16_specs.txt"
 done
-vktune export --db /tmp/fp16.db > "$OUT/fp16_specs_table.json" 2>> "$OUT/fp16_specs.txt"
-vktune bench --db /tmp/fp16.db --device 0 -- --benchmark_format=json > "$OUT/fp16_specs_bench.json" 2>> "$OUT/fp16_specs.txt"
+vktune export --db $T/fp16.db > "$OUT/fp16_specs_table.json" 2>> "$OUT/fp16_specs.txt"
+vktune bench --db $T/fp16.db --device ${DEV:-0} -- --benchmark_format=json > "$OUT/fp16_specs_bench.json" 2>> "$OUT/fp16_specs.txt"

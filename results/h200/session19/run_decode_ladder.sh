@@ -10,6 +10,7 @@
 set -u
 source results/h200/session12/device_env.sh
 export LD_LIBRARY_PATH=$PWD/.dist/lib
+T=$(mktemp -d)  # this run's databases and logs (runs on several GPUs go side by side)
 COMMON="--only COLS_PER_PASS=1 --only REDUCTION=0 --only ROWS_PER_WG=16 --only SUBGROUP_SIZE=0 --only UNROLL=1 --only W_STAGE=0 --only X_QUANT=1"
 Q6="$COMMON --only SUPER_BLOCK=1"
 Q8="$COMMON --only BLOCK_PAIRS=1 --only THREADS_PER_ROW=32 --only WG_SIZE=256"
@@ -25,9 +26,9 @@ for run in \
   [ $k = matmul_q6k ] && stages="$stages D5 D6"
   for e in $stages; do
     if [ $e = D0 ]; then bin=.dist/bin/vktune; t=""; else bin=exp/bin/vktune; t="--templates exp/$e"; fi
-    $bin $k --device 0 --shape $shape --cache hot $only $t --strategy exhaustive --no-transfer --seed 19 \
-      --top 1 --db /tmp/dl_$e.db > /tmp/t.txt 2>&1
-    { echo "== $e $k $shape exit $?"; grep -E "^ +1 +[0-9.]+ |evaluated" /tmp/t.txt | cut -c1-120; } >> "$OUT/decode_ladder.txt"
+    $bin $k --device ${DEV:-0} --shape $shape --cache hot $only $t --strategy exhaustive --no-transfer --seed 19 \
+      --top 1 --db $T/dl_$e.db > $T/t.txt 2>&1
+    { echo "== $e $k $shape exit $?"; grep -E "^ +1 +[0-9.]+ |evaluated" $T/t.txt | cut -c1-120; } >> "$OUT/decode_ladder.txt"
   done
 done
-vktune devices --remeasure --device 0 --db /tmp/ceil.db > "$OUT/ceilings.txt" 2>&1
+vktune devices --remeasure --device ${DEV:-0} --db $T/ceil.db > "$OUT/ceilings.txt" 2>&1

@@ -10,13 +10,14 @@
 set -u
 source results/h200/session12/device_env.sh
 export LD_LIBRARY_PATH=$PWD/.dist/lib
-vktune import results/h200/table.json --db /tmp/cold.db > "$OUT/import.txt" 2>&1
-vktune import results/h200/session18/h200_decode_targets/decode_table.json --db /tmp/hot.db >> "$OUT/import.txt" 2>&1
+T=$(mktemp -d)  # this run's databases and logs (runs on several GPUs go side by side)
+vktune import results/h200/table.json --db $T/cold.db > "$OUT/import.txt" 2>&1
+vktune import results/h200/session18/h200_decode_targets/decode_table.json --db $T/hot.db >> "$OUT/import.txt" 2>&1
 for k in ${KERNELS:-matmul_q6k matmul_q8_0 matmul_q4_0 matmul_q4k matmul_q5k matmul_f16 matmul_f32}; do
-  vktune bench $k --device 0 --db /tmp/cold.db -- --benchmark_format=json > "$OUT/bench_cold_$k.json" 2>> "$OUT/bench.txt"
+  vktune bench $k --device ${DEV:-0} --db $T/cold.db -- --benchmark_format=json > "$OUT/bench_cold_$k.json" 2>> "$OUT/bench.txt"
   echo "$k cold exit $?" >> "$OUT/bench.txt"
 done
 for k in matmul_q6k matmul_q8_0 matmul_q4_0; do
-  vktune bench $k --device 0 --db /tmp/hot.db --cache hot -- --benchmark_format=json > "$OUT/bench_hot_$k.json" 2>> "$OUT/bench.txt"
+  vktune bench $k --device ${DEV:-0} --db $T/hot.db --cache hot -- --benchmark_format=json > "$OUT/bench_hot_$k.json" 2>> "$OUT/bench.txt"
   echo "$k hot exit $?" >> "$OUT/bench.txt"
 done
