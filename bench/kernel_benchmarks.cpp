@@ -53,8 +53,11 @@ std::string benchmark_shape_name(const kernels::Kernel& kernel, const kernels::S
   return name;
 }
 
+// stored_ns: the winner's median as the table stores it (0 for a baseline):
+// reported beside this device's time, so a table tuned on one GPU can be
+// checked on another (does it reproduce?).
 void run_variant(benchmark::State& state, Context& ctx, const kernels::Kernel& kernel, const kernels::Shape& shape,
-                 const kernels::Config& config) {
+                 const kernels::Config& config, double stored_ns) {
   const auto key = kernel.name() + "/" + kernels::shape_to_string(shape);
   auto& entry = ctx.problems[key];
   if (!entry.on_device) {
@@ -123,6 +126,10 @@ void run_variant(benchmark::State& state, Context& ctx, const kernels::Kernel& k
                                                            ctx.ceilings.fp32_gflops, ctx.ceilings.tensor_gflops,
                                                            kernels::on_tensor_cores(kernel, config, shape));
     state.counters["pct_peak"] = std::max(read_pct, compute_pct);
+    if (stored_ns > 0) {
+      state.counters["stored_us"] = stored_ns * 1e-3;
+      state.counters["vs_stored"] = per_dispatch_s * 1e9 / stored_ns;
+    }
   }
   state.counters["dispatches_per_sample"] = k;
 }
@@ -184,19 +191,24 @@ Registered register_kernel_benchmarks(const BenchOptions& options) {
     const auto base = kernel.name() + "/" + benchmark_shape_name(kernel, shape);
     // A winner stored before its kernel gained a parameter is completed
     // where a path fixes the value, else reported and left out.
-    std::vector<std::pair<std::string, kernels::Config>> variants;
+    struct Timed {
+      std::string label;
+      kernels::Config config;
+      double stored_ns;
+    };
+    std::vector<Timed> variants;
     const auto update = update_config(kernel, shape, kernels::config_from_json(found.entry->config_json));
     if (!update.note.empty()) {
       std::cerr << "vktune-bench: " << kernel.name() << " " << kernels::shape_to_string(shape) << " ("
                 << found.entry->cache_mode << ") winner: " << update.note
                 << (update.config ? "" : "; benchmarking its baseline only") << "\n";
     }
-    if (update.config) variants.emplace_back("winner", *update.config);
-    variants.emplace_back("baseline", kernel.baseline(shape));
-    for (const auto& [label, config] : variants) {
+    if (update.config) variants.push_back({"winner", *update.config, found.entry->median_ns});
+    variants.push_back({"baseline", kernel.baseline(shape), 0.0});
+    for (const auto& [label, config, stored_ns] : variants) {
       benchmark::RegisterBenchmark((base + "/" + label).c_str(),
-                                   [shared, &kernel, shape, config](benchmark::State& state) {
-                                     run_variant(state, *shared, kernel, shape, config);
+                                   [shared, &kernel, shape, config, stored_ns](benchmark::State& state) {
+                                     run_variant(state, *shared, kernel, shape, config, stored_ns);
                                    })
           ->UseManualTime()
           ->Iterations(options.iterations)

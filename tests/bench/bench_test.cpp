@@ -50,6 +50,37 @@ TEST_F(BenchTest, ReportsWinnerAndBaselineWithCountersInGoogleBenchmarkJson) {
                                           "matmul_q4k/M13_N70_K512/baseline/iterations:10/manual_time"}));
 }
 
+// A winner's report carries the time the database stores for it and this
+// run's over it (whether a table tuned elsewhere reproduces here); the stored
+// median is read back through `vktune export`, the ratio from Google
+// Benchmark's own real_time. A baseline has no stored time.
+TEST_F(BenchTest, AWinnerIsReportedBesideItsStoredTime) {
+  ASSERT_EQ(vktune("add --device 0 --shape 4,256 --budget 2 --seed 3 --db " + db).first, 0);
+  auto [export_code, table_text] = vktune("export --db " + db);
+  ASSERT_EQ(export_code, 0);
+  const auto table = nlohmann::json::parse(table_text);
+  ASSERT_EQ(table.at("winners").size(), 1u);
+  const double stored_us = table["winners"][0].at("median_ns").get<double>() * 1e-3;
+  ASSERT_GT(stored_us, 0);
+  auto [code, out] = vktune("bench add --device 0 --db " + db + " -- --benchmark_format=json --iterations 2");
+  ASSERT_EQ(code, 0) << out;
+  const auto report = nlohmann::json::parse(out);
+  int winners = 0;
+  for (const auto& b : report.at("benchmarks")) {
+    const auto name = b.at("name").get<std::string>();
+    if (name.find("/baseline/") != std::string::npos) {
+      EXPECT_FALSE(b.contains("stored_us") || b.contains("vs_stored")) << b.dump();
+      continue;
+    }
+    ++winners;
+    ASSERT_TRUE(b.contains("stored_us") && b.contains("vs_stored")) << b.dump();
+    EXPECT_NEAR(b["stored_us"].get<double>(), stored_us, 1e-9 * stored_us);
+    const double ratio = b.at("real_time").get<double>() / stored_us;  // real_time in microseconds
+    EXPECT_NEAR(b["vs_stored"].get<double>(), ratio, 1e-6 * ratio);
+  }
+  EXPECT_EQ(winners, 1);
+}
+
 // The report names what it was measured on (docs/JSON_OUTPUT.md,
 // vktune-bench-context): the device as `vktune devices --json` describes it,
 // the database and the cache mode.
