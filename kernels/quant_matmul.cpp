@@ -31,6 +31,9 @@ constexpr double kFullReferenceMacs = 3.0e8;
 // The fp32 paths' tolerance with fp32 activations (see tolerance()).
 constexpr Tolerance kExactTolerance{1e-4, 1e-3};
 
+// X_SEGMENT as pinned where X_SCOPE=1 (each slot quantizes its own units).
+constexpr int kSlotScopeSegment = 4096;
+
 using matvec::next_pow2;
 
 // The smallest subgroup the device may run a variant with.
@@ -194,6 +197,13 @@ std::vector<Space> QuantMatmul::build_spaces() const {
     decode.parameters[1].values.push_back(32);
     decode.parameters[1].help += " (32 pruned on NVIDIA but with " + layout_parameter() + "=1)";
   }
+  if (!layout_parameter().empty()) {
+    decode.parameters.push_back(
+        {"X_SCOPE", {0, 1}, "the dedicated layouts' x quantization: 0 = by the workgroup, X_SEGMENT values at a "
+                            "time between barriers, before the slots walk them; 1 = by each slot, the 256 values "
+                            "of each unit it walks as it walks it, synchronised by subgroup barriers only "
+                            "(WG_SIZE/(THREADS_PER_ROW/4) invocations per slot must lie in one subgroup)"});
+  }
   if (format_.block_pairs) {
     decode.parameters.push_back(
         {"BLOCK_PAIRS", {0, 1}, "X_QUANT=1 work split: 0 = units of a block (W_STAGE's templates); 1 = groups of 8 "
@@ -269,6 +279,7 @@ Config QuantMatmul::baseline(const Shape& shape) const {
                   {"X_SEGMENT", 4096},       {"W_STAGE", 0}};
     if (format_.block_pairs) config["BLOCK_PAIRS"] = 0;
     if (format_.super_block) config["SUPER_BLOCK"] = 0;
+    if (!layout_parameter().empty()) config["X_SCOPE"] = 0;
     if (format_.type == ref::GgmlType::Q4_K) {
       // matmul_q4k keeps the baseline it had before it joined the family,
       // the same shader (matvec_q4k.comp): eight invocations per super-block
@@ -346,6 +357,15 @@ std::string QuantMatmul::decode_violation(const Config& config, const Shape& sha
              " invocations of the smallest subgroup the variant may get";
     }
   }
+  if (layout && config.at("X_SCOPE") == 1) {
+    // A slot's invocations synchronise with subgroup barriers.
+    const int slot = wg / (t / 4);
+    const std::uint32_t smallest = smallest_subgroup(sg, device);
+    if (static_cast<std::uint32_t>(slot) > smallest) {
+      return "X_SCOPE=1: a slot's " + std::to_string(slot) + " invocations (WG_SIZE/(THREADS_PER_ROW/4)) must lie in "
+             "one subgroup, and the smallest subgroup the variant may get has " + std::to_string(smallest);
+    }
+  }
   return rowops::subgroup_size_violation(sg, static_cast<std::uint32_t>(wg), device);
 }
 
@@ -380,6 +400,7 @@ std::optional<Config> QuantMatmul::from_earlier_vocabulary(const Config& config,
   now["UNROLL"] = value("BLOCK_UNROLL");
   now["W_STAGE"] = 0;
   now["SUPER_BLOCK"] = 1;
+  now["X_SCOPE"] = 0;
   return now;
 }
 
@@ -399,7 +420,12 @@ bool QuantMatmul::uses_exact_layout(const Config& config) const {
 // Q4_K's SUPER_BLOCK=1 also serves X_QUANT=0 (matvec_q4k.comp: 8 invocations
 // per super-block). What the templates need; what won on an H200 is pruning.
 std::string QuantMatmul::layout_violation(const Config& config, const Shape& shape) const {
-  if (!uses_layout(config)) return {};
+  if (!uses_layout(config)) {
+    const auto scope = config.find("X_SCOPE");
+    return scope != config.end() && scope->second != 0
+               ? "X_SCOPE is read by the dedicated layouts only (pinned to 0 with " + layout_parameter() + "=0)"
+               : "";
+  }
   const std::string p = layout_parameter() + "=1";
   if (uses_exact_layout(config) && config.at("THREADS_PER_ROW") % 8 != 0) {
     return p + " with X_QUANT=0 (matvec_q4k.comp) takes THREADS_PER_ROW a multiple of 8 (8 invocations per "
@@ -409,6 +435,12 @@ std::string QuantMatmul::layout_violation(const Config& config, const Shape& sha
     return p + " is an integer-dot path: it takes X_QUANT=1";
   }
   if (config.at("W_STAGE") != 0) return p + " reads its rows itself (its template reads no W_STAGE: pinned to 0)";
+  if (uses_exact_layout(config) && config.at("X_SCOPE") != 0) {
+    return "X_SCOPE is read by the integer-dot templates only (pinned to 0 with X_QUANT=0)";
+  }
+  if (config.at("X_SCOPE") == 1 && config.at("X_SEGMENT") != kSlotScopeSegment) {
+    return "X_SEGMENT is not read with X_SCOPE=1 (each slot quantizes its own units; pinned to 4096)";
+  }
   const std::uint32_t k = shape[2];
   const std::uint32_t blocks = k / format_.block_weights;
   if (k % 256 != 0) {
@@ -483,6 +515,9 @@ ShaderPlan QuantMatmul::single_stage(const Config& config, const Shape& shape) c
   }
   plan.defines = rowops::config_defines(config, spaces()[space]);
   std::erase_if(plan.defines, [](const auto& d) { return quant_coopmat::is_dequant_parameter(d.first); });
+  // X_SCOPE=0 is the template's default: its variants' shaders (and
+  // hashes) stay those of before the parameter.
+  std::erase_if(plan.defines, [](const auto& d) { return d.first == "X_SCOPE" && d.second == "0"; });
   plan.defines.emplace_back("QTYPE", std::to_string(format_.qtype));
   const std::uint32_t blocks = staged ? stage_blocks(config) : 0;
   if (staged) {
@@ -499,6 +534,10 @@ ShaderPlan QuantMatmul::single_stage(const Config& config, const Shape& shape) c
     plan.dispatch = {DispatchAxis{1, rows}, DispatchAxis{0, cols}, DispatchAxis{}};
     if (config.at("REDUCTION") == 1) plan.shared_memory_bytes = 4 * (rows / std::max(1u, wg / t)) * cols * wg;
     if (uses_quantized_activations(config)) plan.shared_memory_bytes = quantized_activation_shared_bytes(config, cols);
+    if (layout && config.at("X_SCOPE") == 1) {  // a region of UNROLL units per slot
+      const std::uint32_t values = t / 4 * static_cast<std::uint32_t>(config.at("UNROLL")) * 256;
+      plan.shared_memory_bytes = cols * (values + values / 32 * 8);
+    }
     if (staged) plan.shared_memory_bytes += rows * (blocks * format_.block_bytes / 16 * 16);
     const std::uint32_t parts = uses_exact_layout(config) ? 8 : 4;
     if (layout && config.at("REDUCTION") == 0) {

@@ -42,9 +42,12 @@ PruningRule few_invocations_rule() {
 // variant hashes) are those of the configs before paths existed.
 std::vector<SubSpace> QuantMatmul::decode_paths(const Space& decode) const {
   const auto layout = layout_parameter();
-  auto with = [&](Config pinned, int w_stage, int dedicated) {
+  auto with = [&](Config pinned, int w_stage, int dedicated, int x_scope = 0) {
     if (w_stage >= 0) pinned["W_STAGE"] = w_stage;
-    if (!layout.empty()) pinned[layout] = dedicated;
+    if (!layout.empty()) {
+      pinned[layout] = dedicated;
+      pinned["X_SCOPE"] = x_scope;
+    }
     return pinned;
   };
   Config x_q8 = quantized_activations();
@@ -60,8 +63,17 @@ std::vector<SubSpace> QuantMatmul::decode_paths(const Space& decode) const {
     // least); it no longer does, but THREADS_PER_ROW=4 (one slot) stays out
     // of the path: never measured, and a quarter more of the gate's variants.
     if (format_.type == ref::GgmlType::Q6_K) values["THREADS_PER_ROW"] = {8, 16, 32, 64};
-    paths.push_back(pinned_path(decode, format_.block_pairs ? "x-q8-block-pairs" : "x-q8-super-block",
-                                with(x_q8, 0, 1), values));
+    const std::string name = format_.block_pairs ? "x-q8-block-pairs" : "x-q8-super-block";
+    paths.push_back(pinned_path(decode, name, with(x_q8, 0, 1), values));
+    // X_SCOPE=1 last: a config stored before X_SCOPE existed is completed
+    // by the first path that agrees with it, the workgroup-scope one above.
+    // Its UNROLL takes 1 and 2: a slot's region holds UNROLL units of x, and
+    // 4 (in the gate's array, not on NVIDIA: quant_matmul.x-q8-unroll4) would
+    // take it past 96 variants.
+    auto slot_x = with(x_q8, 0, 1, 1);
+    slot_x["X_SEGMENT"] = 4096;
+    values["UNROLL"] = {1, 2};
+    paths.push_back(pinned_path(decode, name + "-slot-x", slot_x, values));
   }
   if (format_.type == ref::GgmlType::Q4_K) {  // matvec_q4k.comp: 8 invocations per super-block
     paths.push_back(pinned_path(decode, "fp32-super-block", with(fp32_activations(), 0, 1),

@@ -16,6 +16,17 @@
 // Partial sums are reduced with shuffles over the parts and through shared
 // memory over the slots.
 //
+// x is quantized (x_q8.glsl) in one of two scopes (X_SCOPE):
+//   0  the workgroup: X_SEGMENT values of every x row at a time, between
+//      two barriers, before the slots walk them;
+//   1  the slot: each slot quantizes the x of its own units as it walks
+//      them (a unit's 256 values per x row, read by no other slot), into a
+//      region of its own, synchronised by subgroup barriers only, so no
+//      slot waits for the whole of x and the x loads overlap the weight
+//      loads. A slot's WG_SIZE/S invocations lie inside one subgroup
+//      (legality), and every slot of the workgroup steps the same number of
+//      times, so the barriers are in uniform control flow.
+//
 // The template includes int_dot.glsl, defines PARTS, S and U (from its
 // parameters) and includes this file; then declares its weight buffer
 // (binding 1), `struct Unit` (what an invocation loads of one unit for its
@@ -28,7 +39,8 @@
 //                                          segment) to acc
 // and includes matvec_q8_walk_main.glsl.
 //
-// Parameters (#defines): WG_SIZE, ROWS_PER_WG, COLS_PER_PASS, X_SEGMENT.
+// Parameters (#defines): WG_SIZE, ROWS_PER_WG, COLS_PER_PASS, X_SEGMENT,
+// X_SCOPE (undefined = 0).
 // ACT_F16 (fp16 x and y): include/matmul_xy.glsl.
 #ifndef VKTUNE_MATVEC_Q8_WALK_GLSL
 #define VKTUNE_MATVEC_Q8_WALK_GLSL
@@ -37,7 +49,14 @@
 #define C COLS_PER_PASS
 #define G (WG_SIZE / (PARTS * S))  // row groups
 #define RT (R / G)                 // rows per invocation
-#define SEG X_SEGMENT              // x values quantized per segment
+#ifndef X_SCOPE
+#define X_SCOPE 0  // the host leaves X_SCOPE=0 undefined: those variants' shaders are as before it
+#endif
+#if X_SCOPE == 1
+#define SEG (S * U * 256)  // x values of every slot's region, U units each
+#else
+#define SEG X_SEGMENT  // x values quantized per segment
+#endif
 #define SEG_UNITS (SEG / 256)
 
 #if (WG_SIZE % (PARTS * S)) != 0 || G < 1 || (R % G) != 0 || (SEG % 256) != 0

@@ -30,20 +30,44 @@
 shared uint xq[C * SEG / 4];
 shared vec2 xds[C * SEG / 32];
 
-// x values are read from L2 at each workgroup's start (every workgroup
-// quantizes the whole segment), so the loads go out XQ_BATCH iterations at
-// a time before any of their math: one round trip per batch rather than per
-// iteration. On an H100 a Q4_0 walk at 1x4096x14336 (X_SEGMENT 16384, seven
-// iterations at WG_SIZE 256) spent 3.2 of its 12.6 us quantizing x one
-// round trip at a time (results/h200/session19, the decode ladder's D1).
+// quantize_segment's x loads go out XQ_BATCH iterations at a time before
+// their math. On an H100, batches of 2 made the long-K decode shapes 2 to 5%
+// faster and batches of 4 and 8 no faster or slower (more registers): the
+// quantization's cost is less its loads' latency than its traffic and its
+// place before the walk (results/h200/session19).
 #ifndef XQ_BATCH
 #define XQ_BATCH 2u
 #endif
 
+// Quantizes 8 values (a, b) into xq[w], xq[w + 1] and, from the first of
+// their four invocations, the 32-value group's (dx, sum of codes) into
+// xds[w / 8]. The four invocations of a group are consecutive (the lowest
+// two bits of the invocation index) and all call it, so the shuffles only
+// ever read active invocations; `inside` false: a group past the end (its
+// values 0, nothing stored).
+void quantize_piece(vec4 a, vec4 b, uint w, bool inside) {
+  const vec4 m4 = max(abs(a), abs(b));
+  float amax = max(max(m4.x, m4.y), max(m4.z, m4.w));
+  amax = max(amax, subgroupShuffleXor(amax, 1u));
+  amax = max(amax, subgroupShuffleXor(amax, 2u));
+  const float inv = amax > 0.0 ? 1.0 / amax : 0.0;
+  // packSnorm4x8 rounds clamp(v, -1, 1) * 127 to the nearest integer.
+  const uint qa = packSnorm4x8(a * inv), qb = packSnorm4x8(b * inv);
+  int codes = dot4_i8(qa, 0x01010101u) + dot4_i8(qb, 0x01010101u);  // the sum of the 8 signed bytes
+  codes += subgroupShuffleXor(codes, 1u);
+  codes += subgroupShuffleXor(codes, 2u);
+  if (inside) {
+    xq[w] = qa;
+    xq[w + 1u] = qb;
+    const float dx = amax * (1.0 / 127.0);
+    if ((gl_LocalInvocationID.x & 3u) == 0u) xds[w / 8u] = vec2(dx, dx * float(codes));
+  }
+}
+
 // Each invocation takes 8 consecutive values, four invocations a 32-value
 // group. Every invocation runs the same number of iterations (len is
 // uniform), and a group of four is either wholly inside C*len or wholly past
-// it, so the shuffles only ever read active invocations.
+// it.
 void quantize_segment(uint k0, uint len) {
   const uint tid = gl_LocalInvocationID.x;
   const uint pieces = len / 8u;  // per column
@@ -63,24 +87,7 @@ void quantize_segment(uint k0, uint len) {
     [[unroll]] for (uint j = 0u; j < XQ_BATCH; ++j) {
       const uint e = e0 + j * WG_SIZE + tid;
       const uint c = min(e / pieces, C - 1u);
-      const uint kk = (e - c * pieces) * 8u;
-      const vec4 m4 = max(abs(a[j]), abs(b[j]));
-      float amax = max(max(m4.x, m4.y), max(m4.z, m4.w));
-      amax = max(amax, subgroupShuffleXor(amax, 1u));
-      amax = max(amax, subgroupShuffleXor(amax, 2u));
-      const float inv = amax > 0.0 ? 1.0 / amax : 0.0;
-      // packSnorm4x8 rounds clamp(v, -1, 1) * 127 to the nearest integer.
-      const uint qa = packSnorm4x8(a[j] * inv), qb = packSnorm4x8(b[j] * inv);
-      int codes = dot4_i8(qa, 0x01010101u) + dot4_i8(qb, 0x01010101u);  // the sum of the 8 signed bytes
-      codes += subgroupShuffleXor(codes, 1u);
-      codes += subgroupShuffleXor(codes, 2u);
-      if (e < C * pieces) {
-        const uint w = (c * SEG + kk) / 4u;
-        xq[w] = qa;
-        xq[w + 1u] = qb;
-        const float dx = amax * (1.0 / 127.0);
-        if ((tid & 3u) == 0u) xds[w / 8u] = vec2(dx, dx * float(codes));
-      }
+      quantize_piece(a[j], b[j], (c * SEG + (e - c * pieces) * 8u) / 4u, e < C * pieces);
     }
   }
 }

@@ -179,7 +179,9 @@ TEST_P(KernelContract, TheCoveringArrayTakesEveryPairOfEachPath) {
   for (const auto& shape : kernel().check_shapes()) {
     const auto space = enumerate_space(kernel(), shape, device, SpaceScope::pruned);
     const auto cover = covering_configs(space, strength);
-    EXPECT_LE(cover.size(), 96u) << label(shape) << ": the gate would validate " << cover.size() << " variants";
+    // 112: the quantized products' slot-scope x path (X_SCOPE=1, session 19)
+    // took matmul_q4_0's and matmul_q8_0's to 103, past the 96 of before.
+    EXPECT_LE(cover.size(), 112u) << label(shape) << ": the gate would validate " << cover.size() << " variants";
     for (std::size_t path = 0; path < space.paths.size(); ++path) {
       // A value is the pair of a parameter with itself.
       using Pair = std::tuple<std::string, int, std::string, int>;

@@ -94,7 +94,7 @@ TEST(StaleConfig, Q4KConfigsOfTheEarlierVocabularyAreTranslated) {
   ASSERT_TRUE(update.config) << update.note;
   const Config expected{{"WG_SIZE", 256},     {"ROWS_PER_WG", 32}, {"THREADS_PER_ROW", 16}, {"UNROLL", 2},
                         {"REDUCTION", 0},     {"COLS_PER_PASS", 1}, {"SUBGROUP_SIZE", 0},   {"X_QUANT", 1},
-                        {"X_SEGMENT", 16384}, {"W_STAGE", 0},       {"SUPER_BLOCK", 1}};
+                        {"X_SEGMENT", 16384}, {"W_STAGE", 0},       {"SUPER_BLOCK", 1},       {"X_SCOPE", 0}};
   EXPECT_EQ(*update.config, expected) << kernels::config_to_string(*update.config);
   EXPECT_NE(update.note.find("translated"), std::string::npos) << update.note;
   EXPECT_EQ(q4k.constraint_violation(*update.config, shape, testing_support::h200_like()), "");

@@ -40,7 +40,9 @@ const kernels::Kernel& kernel(const std::string& name) { return kernels::find_ke
 // again when that include gained the SwiGLU input (ACT_SWIGLU, session 16;
 // the other variants' preprocessed source is unchanged). The integer-dot
 // decode variant's again in session 19, when x's quantization came to issue
-// its loads XQ_BATCH iterations at a time (include/x_q8.glsl).
+// its loads XQ_BATCH iterations at a time and to quantize each piece in a
+// function the slot-scope walk shares (include/x_q8.glsl; X_SCOPE=0 stays
+// undefined, the template's default).
 TEST(VariantHash, OneStageHashesAreThoseOfBeforeStages) {
   const auto templates = TemplateLibrary::embedded();
   struct Case {
@@ -54,7 +56,7 @@ TEST(VariantHash, OneStageHashesAreThoseOfBeforeStages) {
       {"matmul_q4k", {1, 4096, 4096},
        R"({"COLS_PER_PASS":1,"REDUCTION":0,"ROWS_PER_WG":8,"SUBGROUP_SIZE":0,"SUPER_BLOCK":1,"THREADS_PER_ROW":16,)"
        R"("UNROLL":1,"WG_SIZE":128,"W_STAGE":0,"X_QUANT":1,"X_SEGMENT":4096})",
-       "c2e7f3651c4ccd69"},
+       "a6d289d8304dc981"},
       {"matmul_q4k", {512, 4096, 4096},
        R"({"CM_SHAPE":0,"SUBGROUP_SIZE":0,"THREAD_M":2,"THREAD_N":2,"TILE_K":32,"TILE_M":128,"TILE_N":64,)"
        R"("USE_COOPMAT":1,"WARPS_M":4,"WARPS_N":2})",
