@@ -103,7 +103,7 @@ p = d / "include" / "matvec_q8_walk_main.glsl"
 text = p.read_text()
 start = text.index("  for (uint k0 = 0u; k0 < K; k0 += SEG) {")
 end = text.index("  reduce_and_store(")
-p.write_text(text[:start] + text[end:])
+p.write_text(text[:start] + "#endif  // X_SCOPE\n" + text[end:])  # the X_SCOPE=0 walk's #endif went with it
 # D5: the realignment folded away (offset 0).
 d = copy("D5")
 edit(d / "matvec_q6k_q8.comp", "    v.o[i] = a & 15u;", "    v.o[i] = 0u;")

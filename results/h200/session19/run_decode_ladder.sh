@@ -11,7 +11,7 @@ set -u
 source results/h200/session12/device_env.sh
 export LD_LIBRARY_PATH=$PWD/.dist/lib
 T=$(mktemp -d)  # this run's databases and logs (runs on several GPUs go side by side)
-COMMON="--only COLS_PER_PASS=1 --only REDUCTION=0 --only ROWS_PER_WG=16 --only SUBGROUP_SIZE=0 --only UNROLL=1 --only W_STAGE=0 --only X_QUANT=1"
+COMMON="--only X_SCOPE=0 --only COLS_PER_PASS=1 --only REDUCTION=0 --only ROWS_PER_WG=16 --only SUBGROUP_SIZE=0 --only UNROLL=1 --only W_STAGE=0 --only X_QUANT=1"
 Q6="$COMMON --only SUPER_BLOCK=1"
 Q8="$COMMON --only BLOCK_PAIRS=1 --only THREADS_PER_ROW=32 --only WG_SIZE=256"
 for run in \
