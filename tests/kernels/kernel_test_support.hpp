@@ -54,6 +54,14 @@ inline std::string pruning_rule_for(const kernels::Kernel& kernel, const kernels
 }
 
 // A device like NVIDIA's H200 as vktune sees it.
+// A define's value in a shader plan; "" where the plan leaves it undefined.
+inline std::string define_value(const kernels::ShaderPlan& plan, const std::string& name) {
+  for (const auto& [key, value] : plan.defines) {
+    if (key == name) return value;
+  }
+  return {};
+}
+
 inline vk::DeviceInfo h200_like() {
   vk::DeviceInfo d;
   d.name = "NVIDIA H200-like";

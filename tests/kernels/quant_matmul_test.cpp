@@ -28,6 +28,7 @@ namespace {
 using kernels::Config;
 using kernels::Kernel;
 using kernels::Shape;
+using testing_support::define_value;
 using testing_support::h200_like;
 using testing_support::pruned_by;
 using testing_support::test_device_index;
@@ -35,13 +36,6 @@ using quant_matmul_testing::Format;
 using quant_matmul_testing::format_name;
 using quant_matmul_testing::kFormats;
 using quant_matmul_testing::label;
-
-std::string define_value(const kernels::ShaderPlan& plan, const std::string& name) {
-  for (const auto& [key, value] : plan.defines) {
-    if (key == name) return value;
-  }
-  return {};
-}
 
 // The family's generic decode baseline (matvec_quant.comp) at `shape`, as
 // kernels/quant_matmul.cpp writes it: Q4_K's own baseline is its exact

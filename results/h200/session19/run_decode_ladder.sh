@@ -11,16 +11,8 @@ set -u
 source results/h200/session12/device_env.sh
 export LD_LIBRARY_PATH=$PWD/.dist/lib
 T=$(mktemp -d)  # this run's databases and logs (runs on several GPUs go side by side)
-COMMON="--only X_SCOPE=0 --only COLS_PER_PASS=1 --only REDUCTION=0 --only ROWS_PER_WG=16 --only SUBGROUP_SIZE=0 --only UNROLL=1 --only W_STAGE=0 --only X_QUANT=1"
-Q6="$COMMON --only SUPER_BLOCK=1"
-Q8="$COMMON --only BLOCK_PAIRS=1 --only THREADS_PER_ROW=32 --only WG_SIZE=256"
-for run in \
-  "matmul_q6k|1,4096,4096|$Q6 --only THREADS_PER_ROW=16 --only WG_SIZE=256 --only X_SEGMENT=4096" \
-  "matmul_q6k|1,14336,4096|$Q6 --only THREADS_PER_ROW=8 --only WG_SIZE=128 --only X_SEGMENT=4096" \
-  "matmul_q6k|1,4096,14336|$Q6 --only THREADS_PER_ROW=32 --only WG_SIZE=256 --only X_SEGMENT=16384" \
-  "matmul_q8_0|1,4096,4096|$Q8 --only X_SEGMENT=4096" \
-  "matmul_q8_0|1,14336,4096|$Q8 --only X_SEGMENT=4096" \
-  "matmul_q4_0|1,4096,14336|$Q8 --only X_SEGMENT=16384"; do
+EXTRA_PINS="--only X_SCOPE=0" source results/h200/session19/decode_winners.sh
+for run in "${RUNS[@]}"; do
   IFS='|' read -r k shape only <<< "$run"
   stages="D0 D1 D2 D3 D4"
   [ $k = matmul_q6k ] && stages="$stages D5 D6"
