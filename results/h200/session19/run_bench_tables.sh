@@ -17,6 +17,7 @@ S=results/h200/session19
 vktune import $S/h200_decode_fp16/dec/decode_table.json --db $T/hot.db > $R/bench_tables.txt 2>&1
 vktune bench matmul_q6k matmul_q8_0 matmul_q4_0 --device ${DEV:-0} --db $T/hot.db --cache hot -- \
   --benchmark_format=json > $R/decode_bench_reproduced.json 2>> $R/bench_tables.txt
+tar -C $T -czf "$OUT/bench_tables.tgz" out  # kept if the call ends during the next step
 OUT=$R KERNELS="matmul_q6k matmul_q8_0 matmul_q4_0 matmul_q4k matmul_q5k" timeout ${REPRODUCE_SECONDS:-200} \
   bash $S/run_reproduce.sh
 tar -C $T -czf "$OUT/bench_tables.tgz" out
