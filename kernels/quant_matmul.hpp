@@ -126,6 +126,9 @@ class QuantMatmul final : public Kernel {
   std::uint64_t device_bytes(const Shape& shape) const override;
 
  private:
+  // The indices of the decode (M <= 8) and prefill spaces.
+  static constexpr std::size_t kDecode = 0;
+  static constexpr std::size_t kPrefill = 1;
   std::uint64_t weight_bytes(const Shape& shape) const;
   // Bytes of one value of x or y: 4, or 2 with fp16 activations.
   std::uint64_t activation_bytes() const;
@@ -133,8 +136,9 @@ class QuantMatmul final : public Kernel {
   bool swiglu_activations() const { return activations_ == Activations::swiglu; }
   // The one stage of a path other than DEQUANT_STAGE=1, for fp32 activations.
   ShaderPlan single_stage(const Config& config, const Shape& shape) const;
-  // Legality (what the templates and the device need); the pruning is
-  // decode_pruning's and prefill_pruning's.
+  // Legality (what the templates and the device need:
+  // quant_matmul_legality.cpp); the pruning is decode_pruning's and
+  // prefill_pruning's (quant_matmul_pruning.cpp).
   std::string decode_violation(const Config& config, const Shape& shape, const vk::DeviceInfo& device) const;
   std::string prefill_violation(const Config& config, const Shape& shape, const vk::DeviceInfo& device) const;
   std::vector<SubSpace> decode_paths(const Space& decode) const;
