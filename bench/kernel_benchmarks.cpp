@@ -169,7 +169,8 @@ Registered register_kernel_benchmarks(const BenchOptions& options) {
   for (const auto& [name, tuned_shape] : tuned) {
     const auto* kernel_ptr = kernels::find_kernel_or_null(name);
     if (kernel_ptr == nullptr) {
-      std::cerr << "vktune-bench: kernel '" << name << "' is not known to this vktune; left out\n";
+      std::cerr << "vktune-bench: kernel '" << name << "' is not known to this vktune (a spec kernel is "
+                << "benchmarked when its spec file is named: vktune bench SPEC.json); left out\n";
       continue;
     }
     const auto& kernel = *kernel_ptr;
