@@ -129,6 +129,8 @@ class QuantMatmul final : public Kernel {
   // The indices of the decode (M <= 8) and prefill spaces.
   static constexpr std::size_t kDecode = 0;
   static constexpr std::size_t kPrefill = 1;
+  // X_SEGMENT as pinned where X_SCOPE=1 (each slot quantizes its own units).
+  static constexpr int kSlotScopeSegment = 4096;
   std::uint64_t weight_bytes(const Shape& shape) const;
   // Bytes of one value of x or y: 4, or 2 with fp16 activations.
   std::uint64_t activation_bytes() const;

@@ -13,9 +13,6 @@
 namespace vktune::kernels {
 namespace {
 
-// X_SEGMENT as pinned where X_SCOPE=1 (each slot quantizes its own units).
-constexpr int kSlotScopeSegment = 4096;
-
 // The smallest subgroup the device may run a variant with.
 std::uint32_t smallest_subgroup(int required, const vk::DeviceInfo& device) {
   if (required != 0) return static_cast<std::uint32_t>(required);

@@ -71,7 +71,7 @@ std::vector<SubSpace> QuantMatmul::decode_paths(const Space& decode) const {
     // 4 (in the gate's array, not on NVIDIA: quant_matmul.x-q8-unroll4) would
     // take it past 96 variants.
     auto slot_x = with(x_q8, 0, 1, 1);
-    slot_x["X_SEGMENT"] = 4096;
+    slot_x["X_SEGMENT"] = kSlotScopeSegment;
     values["UNROLL"] = {1, 2};
     paths.push_back(pinned_path(decode, name + "-slot-x", slot_x, values));
   }
