@@ -61,7 +61,7 @@ ComputePipeline::ComputePipeline(Device& device, std::span<const std::uint32_t> 
     if (result == VK_SUCCESS) return;
     if (result == VK_ERROR_DEVICE_LOST) check(result, what);
     throw Error(ErrorKind::pipeline, (desc.label.empty() ? std::string() : desc.label + ": ") + what + " failed: " +
-                                         std::string(result_name(result)));
+                                         describe(result));
   };
   // Members are released by the destructor even when a later step throws,
   // so construction happens in a guard that destroys what exists.

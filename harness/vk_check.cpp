@@ -24,15 +24,22 @@ std::string_view result_name(VkResult result) {
     case VK_ERROR_FRAGMENTED_POOL: return "VK_ERROR_FRAGMENTED_POOL";
     case VK_ERROR_OUT_OF_POOL_MEMORY: return "VK_ERROR_OUT_OF_POOL_MEMORY";
     case VK_ERROR_INVALID_SHADER_NV: return "VK_ERROR_INVALID_SHADER_NV";
+    case VK_ERROR_UNKNOWN: return "VK_ERROR_UNKNOWN";
+    case VK_ERROR_INVALID_EXTERNAL_HANDLE: return "VK_ERROR_INVALID_EXTERNAL_HANDLE";
+    case VK_ERROR_FRAGMENTATION: return "VK_ERROR_FRAGMENTATION";
+    case VK_ERROR_INVALID_OPAQUE_CAPTURE_ADDRESS: return "VK_ERROR_INVALID_OPAQUE_CAPTURE_ADDRESS";
     case VK_PIPELINE_COMPILE_REQUIRED: return "VK_PIPELINE_COMPILE_REQUIRED";
     default: return "VkResult(unknown)";
   }
 }
 
+std::string describe(VkResult result) {
+  return std::string(result_name(result)) + " (" + std::to_string(static_cast<int>(result)) + ")";
+}
+
 void check(VkResult result, std::string_view what) {
   if (result == VK_SUCCESS) return;
-  std::string message = std::string(what) + " failed: " + std::string(result_name(result)) + " (" +
-                        std::to_string(static_cast<int>(result)) + ")";
+  std::string message = std::string(what) + " failed: " + describe(result);
   switch (result) {
     case VK_ERROR_DEVICE_LOST: throw Error(ErrorKind::device_lost, message + "; the GPU reset or the driver gave up on the device");
     case VK_TIMEOUT: throw Error(ErrorKind::timeout, message);

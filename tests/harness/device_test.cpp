@@ -155,6 +155,9 @@ TEST_F(DeviceTest, CheckTurnsResultsIntoErrorKinds) {
   EXPECT_NE(std::string(other.what()).find("vkCreateBuffer"), std::string::npos) << other.what();
   EXPECT_NE(std::string(other.what()).find("VK_ERROR_OUT_OF_HOST_MEMORY"), std::string::npos) << other.what();
   EXPECT_EQ(vk::result_name(VK_ERROR_DEVICE_LOST), "VK_ERROR_DEVICE_LOST");
+  // A code the table lacks is still named by its number.
+  EXPECT_EQ(vk::describe(VK_ERROR_UNKNOWN), "VK_ERROR_UNKNOWN (-13)");
+  EXPECT_EQ(vk::describe(static_cast<VkResult>(-1000999)), "VkResult(unknown) (-1000999)");
 }
 
 }  // namespace
