@@ -295,7 +295,8 @@ TEST_P(QuantMatmul, BlockPairsOnAlignedRowsOnly) {
   EXPECT_EQ(kernel().constraint_violation(narrow, decode, device), "");
   EXPECT_EQ(pruned_by(kernel(), narrow, decode, device), "quant_matmul.dedicated-threads");
   // 16 groups side by side: on NVIDIA only where each slot quantizes its own
-  // x (Q4_0's best at 1x4096x14336 in the full space on an H100).
+  // x (this config was Q4_0's best at 1x4096x14336 in the full space on an
+  // H100).
   auto wide = config;
   wide["THREADS_PER_ROW"] = 64;
   wide["WG_SIZE"] = 512;
