@@ -7,7 +7,10 @@
 # timed with the templates as they were after each commit that touched the
 # tensor-core quantized path (exp/T_<commit>, from `git archive`) and as
 # committed (T_HEAD), cold as tuned; matmul_q4k's winner at that shape (128x128,
-# 2x4, CM_SHAPE 2), which reproduced, as the control.
+# 2x4, CM_SHAPE 2), which reproduced, as the control. Trees older than
+# 11749e7 lack ceiling_coopmat.comp, which a device's first tune needs: copy
+# templates/ceiling_coopmat.comp into them before the call (session 20's
+# call did not, and those arms exited 2).
 # Run from the repository root with .gl, .dist/bin, .dist/lib and exp carried.
 set -u
 source results/h200/session12/device_env.sh
