@@ -170,8 +170,8 @@ void store_ceilings(results::Store& store, std::int64_t device_row, const Ceilin
 }
 
 Ceilings stored_or_measured_ceilings(vk::Device& device, results::Store& store, std::int64_t device_row,
-                                     const TemplateLibrary& templates,
                                      const std::function<void(const std::string&)>& step) {
+  const auto templates = TemplateLibrary::embedded();
   std::optional<Ceilings> ceilings;
   if (auto read = store.ceiling(device_row, kCeilingRead), fma = store.ceiling(device_row, kCeilingFma); read && fma) {
     ceilings = Ceilings{*read, *fma};

@@ -50,10 +50,13 @@ void measure_tensor_ceilings(vk::Device& device, const TemplateLibrary& template
 void store_ceilings(results::Store& store, std::int64_t device_row, const Ceilings& ceilings);
 
 // The device row's ceilings as stored, measuring and storing those missing
-// (once per device: every later run reads them). `step` as for
+// (once per device: every later run reads them) with the embedded
+// templates: they are facts about the device, so a run whose kernels come
+// from a --templates directory (which need not hold, or may hold edited,
+// ceiling_*.comp) measures the same ones. Only `vktune devices
+// --remeasure` reads them from $VKTUNE_TEMPLATES. `step` as for
 // measure_ceilings.
 Ceilings stored_or_measured_ceilings(vk::Device& device, results::Store& store, std::int64_t device_row,
-                                     const TemplateLibrary& templates,
                                      const std::function<void(const std::string&)>& step = {});
 
 }  // namespace vktune

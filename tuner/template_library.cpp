@@ -95,7 +95,8 @@ TemplateLibrary TemplateLibrary::select(const std::optional<std::string>& dir) {
 const std::string& TemplateLibrary::text(const std::string& file) const {
   auto it = files_.find(file);
   if (it == files_.end()) {
-    throw Error(ErrorKind::usage, "template '" + file + "' not found in " + origin_ + " templates");
+    const std::string where = origin_ == "embedded" ? "the embedded templates" : "the template directory " + origin_;
+    throw Error(ErrorKind::usage, "template '" + file + "' not found in " + where);
   }
   return it->second;
 }

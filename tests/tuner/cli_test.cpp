@@ -13,6 +13,7 @@
 #include <random>
 #include <sstream>
 #include <thread>
+#include <vector>
 
 #include "results/store.hpp"
 
@@ -149,6 +150,28 @@ TEST_F(CliTest, BadInputsLeaveTheDatabaseUntouched) {
     EXPECT_NE(r.err.find(c.mentions), std::string::npos) << c.args << ": " << r.err;
     EXPECT_FALSE(fs::exists(db)) << c.args;
   }
+}
+
+// A kernel author's --templates directory holds the kernels being edited.
+// The device's ceilings are vktune's own measurement, made with the embedded
+// templates: a directory without ceiling_*.comp tunes on a fresh database
+// and the ceilings are measured and stored.
+TEST_F(CliTest, ATemplatesDirectoryNeedNotHoldTheCeilingKernels) {
+  const fs::path templates = dir / "templates";
+  fs::copy(fs::path(VKTUNE_SOURCE_DIR) / "templates", templates, fs::copy_options::recursive);
+  std::vector<fs::path> ceiling_kernels;
+  for (const auto& e : fs::directory_iterator(templates)) {
+    if (e.path().filename().string().rfind("ceiling_", 0) == 0) ceiling_kernels.push_back(e.path());
+  }
+  ASSERT_GE(ceiling_kernels.size(), 3u);
+  for (const auto& path : ceiling_kernels) fs::remove(path);
+  auto r = run("add --device 0 --shape 4,256 --budget 1 --no-transfer --json --templates " + templates.string() +
+               " --db " + db.string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_GT(j["ceilings"]["read_gbps"].get<double>(), 0);
+  EXPECT_GT(j["ceilings"]["dependent_dispatch_us"].get<double>(), 0);
+  EXPECT_TRUE(j["shapes"][0].contains("winner")) << r.out;
 }
 
 TEST_F(CliTest, KilledRunResumesWithoutLosingOrRepeatingWork) {

@@ -108,7 +108,7 @@ void run_model(ModelArgs args, int& result_code) {
   auto store = open_store(args.db);
   TuneSession session(instance, args.device, &store, templates, progress);
   const auto ceilings = stored_or_measured_ceilings(
-      session.device(), store, *session.device_row(), templates,
+      session.device(), store, *session.device_row(),
       [&](const std::string& step) { progress.phase("measuring device ceilings (once per device): " + step); });
   if (!args.json) {
     std::cout << (model.name.empty() ? model.architecture : model.name) << " (" << args.file << "): " << ops.ops.size()

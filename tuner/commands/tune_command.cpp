@@ -187,7 +187,7 @@ void run_tune(const kernels::Kernel& kernel, TuneArgs args, int& result_code) {
   // Ceilings are measured once per device and kept.
   const auto measuring = std::chrono::steady_clock::now();
   const std::optional<Ceilings> ceilings = stored_or_measured_ceilings(
-      session.device(), store, *session.device_row(), templates,
+      session.device(), store, *session.device_row(),
       [&](const std::string& step) { progress.phase("measuring device ceilings (once per device): " + step); });
   // Spent measuring them in this run.
   const double ceiling_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - measuring).count();
