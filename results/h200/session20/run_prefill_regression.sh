@@ -8,9 +8,10 @@
 # tensor-core quantized path (exp/T_<commit>, from `git archive`) and as
 # committed (T_HEAD), cold as tuned; matmul_q4k's winner at that shape (128x128,
 # 2x4, CM_SHAPE 2), which reproduced, as the control. Trees older than
-# 11749e7 lack ceiling_coopmat.comp, which a device's first tune needs: copy
-# templates/ceiling_coopmat.comp into them before the call (session 20's
-# call did not, and those arms exited 2).
+# 11749e7 lack ceiling_coopmat.comp; session 20's call ran a vktune that
+# measured a fresh database's ceilings with the --templates tree, and those
+# arms exited 2. From da2adeb on the ceilings come from the embedded
+# templates, so with a .dist built from it the old trees run as they are.
 # Run from the repository root with .gl, .dist/bin, .dist/lib and exp carried.
 set -u
 source results/h200/session12/device_env.sh
