@@ -11,7 +11,8 @@
 # 11749e7 lack ceiling_coopmat.comp; session 20's call ran a vktune that
 # measured a fresh database's ceilings with the --templates tree, and those
 # arms exited 2. From da2adeb on the ceilings come from the embedded
-# templates, so with a .dist built from it the old trees run as they are.
+# templates, so with a .dist built from it the old trees no longer fail for
+# that reason (other differences with today's C++ may remain).
 # Run from the repository root with .gl, .dist/bin, .dist/lib and exp carried.
 set -u
 source results/h200/session12/device_env.sh
