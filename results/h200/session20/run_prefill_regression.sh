@@ -13,6 +13,9 @@
 # arms exited 2. From da2adeb on the ceilings come from the embedded
 # templates, so with a .dist built from it the old trees no longer fail for
 # that reason (other differences with today's C++ may remain).
+# The trees, made here before the call:
+#   for c in 7353b02 145c31d 11749e7 ffb15a1 d58a069; do mkdir -p exp/T_$c
+#     git archive $c templates | tar -x -C exp/T_$c --strip-components=1; done
 # Run from the repository root with .gl, .dist/bin, .dist/lib and exp carried.
 set -u
 source results/h200/session12/device_env.sh
