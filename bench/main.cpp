@@ -13,7 +13,7 @@
 #include "bench/kernel_benchmarks.hpp"
 #include "common/error.hpp"
 #include "common/version.hpp"
-#include "tuner/json_formats.hpp"
+#include "common/json_formats.hpp"
 #include "kernels/spec/spec_arguments.hpp"
 
 

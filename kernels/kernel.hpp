@@ -260,7 +260,7 @@ class Kernel {
     return {plan(config, shape)};
   }
   // A kernel with a device reference leaves Problem::expected empty; the
-  // tuner fills it (tuner/device_reference.hpp).
+  // tuner fills it (engine/device_reference.hpp).
   virtual Problem make_problem(const Shape& shape, const Inputs& inputs) const = 0;
   // nullopt (the default): make_problem computes the expected output on the CPU.
   virtual std::optional<DeviceReference> device_reference(const Shape& shape) const {
@@ -277,7 +277,7 @@ class Kernel {
   }
   // A config stored under parameter names this kernel no longer uses,
   // translated to the config of today that builds the same shader; nullopt
-  // (the default) where none does. tuner/stale_config.hpp tries it before
+  // (the default) where none does. engine/stale_config.hpp tries it before
   // calling a config stale.
   virtual std::optional<Config> from_earlier_vocabulary(const Config& config, const Shape& shape) const {
     static_cast<void>(config);

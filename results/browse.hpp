@@ -20,7 +20,7 @@
 
 namespace vktune::results {
 
-// The names the tuner stores its ceilings under (tuner/ceilings.hpp; a test
+// The names the tuner stores its ceilings under (engine/ceilings.hpp; a test
 // checks that the two agree): streaming read bandwidth in GB/s, fp32 FMA rate
 // in GFLOP/s, the dependent-dispatch floor in ns.
 inline constexpr std::string_view kReadBandwidthCeiling = "read_bandwidth";

@@ -74,7 +74,7 @@ nlohmann::json to_json(const Winner& winner, bool with_spirv = true);
 
 // A winner's contract JSON text, or nullopt with `why` (a winner stored
 // before contracts whose kernel cannot complete it). The tuner supplies one
-// that asks the kernel (tuner/contract_json.hpp); without one, winners that
+// that asks the kernel (engine/contract_json.hpp); without one, winners that
 // store no contract are skipped.
 using ContractSource = std::function<std::optional<std::string>(const Winner& winner, std::string& why)>;
 

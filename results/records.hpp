@@ -33,7 +33,7 @@ struct VariantRecord {
 // The outcome of evaluating a variant; stored as the text of to_string().
 // `attempt` marks a variant whose pipeline creation or dispatch has begun
 // without a result yet; an attempt found by a later run becomes `crashed`
-// (tuner/attempt_log.hpp).
+// (engine/attempt_log.hpp).
 enum class Status {
   ok,
   compile_error,

@@ -108,7 +108,7 @@ class Store {
   // one warning per Store: a tune measures it again, and the new row
   // replaces it.
   void record_measurement(const Measurement& measurement);
-  // Removes a search row of status `attempt` (see tuner/attempt_log.hpp);
+  // Removes a search row of status `attempt` (see engine/attempt_log.hpp);
   // a row with a result is left alone.
   void forget_attempt(std::int64_t device_id, const std::string& variant_hash, const std::string& shape,
                       const std::string& cache_mode);

@@ -1,7 +1,7 @@
 # Writes OUTPUT: a C++ file defining vktune::templates::embedded_files(), a map
 # from path relative to ROOT ("matvec_q4k.comp", "include/q4k.glsl") to text.
 # HEADER and NAMESPACE name another declaration of such a function (the
-# example specs that `vktune mobilenet` carries, tuner/vision/).
+# example specs that `vktune mobilenet` carries, workloads/vision/).
 string(REPLACE "|" ";" FILES "${FILES}")
 if(NOT HEADER)
   set(HEADER "templates/embedded.hpp")

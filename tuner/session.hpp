@@ -20,11 +20,13 @@
 #include "kernels/kernel.hpp"
 #include "results/store.hpp"
 #include "tuner/confirmation.hpp"
-#include "tuner/progress.hpp"
+#include "tuner/outcome.hpp"
+#include "tuner/progress_observer.hpp"
+#include "engine/device_identity.hpp"
 #include "tuner/space.hpp"
-#include "tuner/template_library.hpp"
-#include "tuner/validation.hpp"
-#include "tuner/variant.hpp"
+#include "engine/template_library.hpp"
+#include "engine/validation.hpp"
+#include "engine/variant.hpp"
 
 namespace vktune {
 
@@ -82,69 +84,6 @@ struct TuneOptions {
 // Up to this many valid configs a search without bounds is exhaustive.
 inline constexpr std::size_t kExhaustiveUpTo = 256;
 
-struct Outcome {
-  kernels::Config config;
-  std::string variant_hash;
-  results::Status status = results::Status::ok;
-  std::string reason;
-  Validation validation;
-  vk::TimingStats timing;  // per dispatch, ns; valid when status ok and timed
-  double gbps = 0, gflops = 0;
-  bool is_baseline = false;
-  bool resumed = false;  // taken from the store, not measured in this run
-  bool confirmed = false;  // re-timed in the confirmation pass
-  bool transfer_seed = false;  // proposed as a near shape's best, before the search
-  // Where this run's time went for this variant (all zero when resumed):
-  // in the search, and in the confirmation pass when it was re-timed.
-  results::PhaseDurations durations, confirm_durations;
-};
-
-struct ShapeResult {
-  kernels::Shape shape;
-  std::string space_name;
-  std::size_t space_total = 0, space_filtered = 0, space_valid = 0;
-  SpaceScope space_scope = SpaceScope::pruned;
-  std::size_t space_pruned = 0;  // of the filtered, those pruning rules dropped
-  std::optional<std::size_t> space_selected;  // of the valid, those --only kept
-  std::vector<Outcome> outcomes;  // baseline first
-  std::optional<std::size_t> winner;
-  std::optional<std::size_t> baseline;
-  bool stopped_early = false;  // budget or time ran out before the space did
-  std::string strategy;        // the strategy that searched
-  std::uint64_t seed = 0;      // this shape's seed
-  std::string stop_reason;     // why the search ended ("" = the space was exhausted)
-  double search_seconds = 0;   // wall time of the search (baseline included, confirmation not)
-  double confirm_seconds = 0;  // wall time of the confirmation pass (0 when it did not run)
-  // Wall time before the search (the space, the inputs and CPU references,
-  // their upload) and of the final check (with any wait for its references):
-  // what a --time share must leave room for besides the search.
-  double setup_seconds = 0;
-  double final_check_seconds = 0;
-  int confirm_rounds = 0;      // rounds the confirmation pass ran (0 when it did not run)
-  std::vector<std::string> transfer_from;  // shapes whose best configs were evaluated first
-  // The baseline's time when re-measured at the end over its first
-  // measurement (1 = steady). Far from 1, the device's speed changed during
-  // the search (clocks, thermal limits, other work on the GPU) and the
-  // search-phase numbers are not comparable with each other.
-  std::optional<double> drift;
-  // The confirmation pass: the variant that was fastest in the search (the
-  // progress line's "best"; the baseline included) and its time there, ns,
-  // before re-timing replaced it in `outcomes`. Unset without confirmation.
-  std::optional<std::size_t> search_best;
-  double search_best_ns = 0;
-  // A faster winner stored by an earlier run (another variant), which this
-  // run did not beat and so left in place: its median, ns.
-  std::optional<double> kept_stored_winner_ns;
-  // Why the winner was not stored though a store was open (its kernel's push
-  // constants have no launch-contract form); "" when it was, or none was open.
-  std::string winner_not_stored;
-  // Variants that won but failed the final check (validation_inputs.hpp),
-  // and whether the stored winner passed it.
-  std::size_t final_check_rejected = 0;
-  bool final_check_passed = false;
-  std::size_t failures() const;
-};
-
 // The status a variant's failure is recorded with.
 results::Status status_for(ErrorKind kind);
 
@@ -152,7 +91,7 @@ class TuneSession {
  public:
   // `store` may be null (check without a database).
   TuneSession(vk::Instance& instance, std::uint32_t device_index, results::Store* store,
-              const TemplateLibrary& templates, Progress& progress);
+              const TemplateLibrary& templates, ProgressObserver& progress);
 
   vk::Device& device() { return *device_; }
   std::optional<std::int64_t> device_row() const { return device_row_; }
@@ -168,6 +107,12 @@ class TuneSession {
   friend class Evaluation;
   ShapeResult run(const kernels::Kernel& kernel, const kernels::Shape& shape, const TuneOptions& options,
                   std::vector<kernels::Config> explicit_configs, bool use_explicit);
+  // The strategy's search of `candidates`, the baseline first; starts the
+  // final check's inputs beside it where that is wanted.
+  void search(Evaluation& evaluation, const kernels::Kernel& kernel, const kernels::Shape& shape,
+              const TuneOptions& options, const std::vector<kernels::Config>& candidates,
+              std::chrono::steady_clock::time_point run_start, ShapeResult& result,
+              std::future<std::unique_ptr<ValidationInputs>>& final_inputs);
   // Configs to evaluate first: the best of the nearest tuned shapes.
   std::vector<kernels::Config> transfer_seeds(const kernels::Kernel& kernel, const kernels::Shape& shape,
                                               const std::string& cache_mode, std::vector<std::string>& from) const;
@@ -201,7 +146,7 @@ class TuneSession {
   results::Store* store_;
   std::optional<std::int64_t> device_row_;
   const TemplateLibrary& templates_;
-  Progress& progress_;
+  ProgressObserver& progress_;
 };
 
 // One line on what the confirmation pass did to the search's best: the
@@ -211,7 +156,5 @@ std::string confirmation_summary(const ShapeResult& result, std::size_t finalist
 // A shape's own seed: runs over several shapes sample each differently.
 std::uint64_t shape_seed(std::uint64_t seed, const kernels::Shape& shape);
 
-// The store's identity of a device.
-results::DeviceIdentity identity_of(const vk::DeviceInfo& info);
 
 }  // namespace vktune

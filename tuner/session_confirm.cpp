@@ -12,11 +12,11 @@
 #include "common/error.hpp"
 #include "harness/compiler.hpp"
 #include "tuner/confirmation.hpp"
-#include "tuner/device_problem.hpp"
-#include "tuner/elapsed.hpp"
-#include "tuner/evaluator.hpp"
+#include "engine/device_problem.hpp"
+#include "engine/elapsed.hpp"
+#include "engine/evaluator.hpp"
 #include "tuner/session.hpp"
-#include "tuner/variant.hpp"
+#include "engine/variant.hpp"
 
 namespace vktune {
 

@@ -14,11 +14,11 @@
 
 #include "common/error.hpp"
 #include "harness/timer.hpp"
-#include "tuner/elapsed.hpp"
-#include "tuner/evaluator.hpp"
+#include "engine/elapsed.hpp"
+#include "engine/evaluator.hpp"
 #include "tuner/session.hpp"
-#include "tuner/validation_inputs.hpp"
-#include "tuner/variant.hpp"
+#include "engine/validation_inputs.hpp"
+#include "engine/variant.hpp"
 
 namespace vktune {
 

@@ -8,7 +8,7 @@
 #include "common/error.hpp"
 #include "tuner/search/transfer.hpp"
 #include "tuner/session.hpp"
-#include "tuner/stale_config.hpp"
+#include "engine/stale_config.hpp"
 
 namespace vktune {
 

@@ -5,9 +5,9 @@
 
 #include "kernels/variant_contract.hpp"
 #include "results/spirv_bytes.hpp"
-#include "tuner/contract_json.hpp"
+#include "engine/contract_json.hpp"
 #include "tuner/session.hpp"
-#include "tuner/variant.hpp"
+#include "engine/variant.hpp"
 
 namespace vktune {
 

@@ -7,8 +7,8 @@
 
 #include "kernels/registry.hpp"
 #include "kernel_test_support.hpp"
-#include "tuner/template_library.hpp"
-#include "tuner/variant.hpp"
+#include "engine/template_library.hpp"
+#include "engine/variant.hpp"
 
 namespace vktune {
 namespace {

@@ -20,12 +20,12 @@
 #include "kernels/registry.hpp"
 #include "kernel_test_support.hpp"
 #include "reference/fp16.hpp"
-#include "tuner/device_problem.hpp"
-#include "tuner/progress.hpp"
+#include "engine/device_problem.hpp"
+#include "tuner/progress_observer.hpp"
 #include "tuner/session.hpp"
 #include "tuner/space.hpp"
-#include "tuner/template_library.hpp"
-#include "tuner/variant.hpp"
+#include "engine/template_library.hpp"
+#include "engine/variant.hpp"
 
 namespace vktune {
 namespace {

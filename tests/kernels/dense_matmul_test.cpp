@@ -21,10 +21,10 @@
 #include "kernels/registry.hpp"
 #include "kernel_test_support.hpp"
 #include "reference/fp16.hpp"
-#include "tuner/device_problem.hpp"
-#include "tuner/evaluator.hpp"
-#include "tuner/template_library.hpp"
-#include "tuner/variant.hpp"
+#include "engine/device_problem.hpp"
+#include "engine/evaluator.hpp"
+#include "engine/template_library.hpp"
+#include "engine/variant.hpp"
 
 namespace vktune {
 namespace {

@@ -22,8 +22,8 @@
 #include "reference/dequantize.hpp"
 #include "reference/fp16.hpp"
 #include "reference/gguf_types.hpp"
-#include "tuner/template_library.hpp"
-#include "tuner/variant.hpp"
+#include "engine/template_library.hpp"
+#include "engine/variant.hpp"
 #include "kernel_test_support.hpp"
 
 namespace vktune {

@@ -21,11 +21,11 @@
 #include "kernels/registry.hpp"
 #include "reference/matmul.hpp"
 #include "tuner/covering.hpp"
-#include "tuner/progress.hpp"
+#include "tuner/progress_observer.hpp"
 #include "tuner/session.hpp"
 #include "tuner/space.hpp"
-#include "tuner/template_library.hpp"
-#include "tuner/variant.hpp"
+#include "engine/template_library.hpp"
+#include "engine/variant.hpp"
 
 namespace vktune::testing_support {
 
@@ -352,7 +352,7 @@ inline std::vector<std::string> failing_variants(vk::Instance& instance, const k
                                                  const kernels::Shape& shape,
                                                  const std::vector<kernels::Config>& configs, std::uint64_t seed) {
   const auto templates = TemplateLibrary::embedded();
-  Progress progress(false, true);
+  SilentProgress progress;
   TuneSession session(instance, test_device_index(), nullptr, templates, progress);
   const auto result = session.check(kernel, shape, configs, seed);
   std::vector<std::string> failures;

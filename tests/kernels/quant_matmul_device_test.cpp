@@ -16,9 +16,9 @@
 #include "kernels/registry.hpp"
 #include "quant_formats.hpp"
 #include "reference/gguf_types.hpp"
-#include "tuner/progress.hpp"
+#include "tuner/progress_observer.hpp"
 #include "tuner/session.hpp"
-#include "tuner/template_library.hpp"
+#include "engine/template_library.hpp"
 
 namespace vktune {
 namespace {
@@ -166,7 +166,7 @@ TEST_P(QuantMatmulDevice, BlockPairsAtDecodeM5) {
 void expect_wrong_reference_fails(vk::Instance& instance, const std::string& kernel) {
   const WrongReference wrong(kernels::find_kernel(kernel));
   const auto templates = TemplateLibrary::embedded();
-  Progress progress(false, true);
+  SilentProgress progress;
   TuneSession session(instance, test_device_index(), nullptr, templates, progress);
   const auto checks = wrong.check_shapes();
   const auto prefill =

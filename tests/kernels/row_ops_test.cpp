@@ -18,10 +18,10 @@
 #include "harness/instance.hpp"
 #include "kernels/registry.hpp"
 #include "kernel_test_support.hpp"
-#include "tuner/progress.hpp"
+#include "tuner/progress_observer.hpp"
 #include "tuner/session.hpp"
 #include "tuner/space.hpp"
-#include "tuner/template_library.hpp"
+#include "engine/template_library.hpp"
 
 namespace vktune {
 namespace {

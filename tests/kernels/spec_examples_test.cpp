@@ -12,8 +12,8 @@
 #include "kernel_test_support.hpp"
 #include "kernels/spec/spec_file.hpp"
 #include "kernels/spec/spec_kernel.hpp"
-#include "tuner/device_problem.hpp"
-#include "tuner/evaluator.hpp"
+#include "engine/device_problem.hpp"
+#include "engine/evaluator.hpp"
 
 namespace vktune {
 namespace {

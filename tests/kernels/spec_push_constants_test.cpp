@@ -16,7 +16,7 @@
 #include "kernels/spec/spec_file.hpp"
 #include "kernels/spec/spec_kernel.hpp"
 #include "kernels/variant_contract.hpp"
-#include "tuner/contract_json.hpp"
+#include "engine/contract_json.hpp"
 
 namespace vktune::kernels::spec {
 namespace {

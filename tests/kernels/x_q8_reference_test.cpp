@@ -17,10 +17,10 @@
 #include "reference/activation_q8.hpp"
 #include "reference/gguf_types.hpp"
 #include "reference/matmul.hpp"
-#include "tuner/device_problem.hpp"
-#include "tuner/evaluator.hpp"
-#include "tuner/template_library.hpp"
-#include "tuner/variant.hpp"
+#include "engine/device_problem.hpp"
+#include "engine/evaluator.hpp"
+#include "engine/template_library.hpp"
+#include "engine/variant.hpp"
 
 namespace vktune {
 namespace {

@@ -24,7 +24,7 @@ class SessionTest : public ::testing::Test {
   testing::TestTemplateDir dir;
   TemplateLibrary templates = TemplateLibrary::from_directory(dir.path());
   vk::Instance instance;
-  Progress progress{false, true};
+  SilentProgress progress;
   std::uint64_t seed = std::random_device{}();
 
   const Outcome& find(const ShapeResult& r, int wg, int bug) {

@@ -12,7 +12,7 @@
 
 #include "tests/tuner/test_kernel.hpp"
 #include "tuner/session.hpp"
-#include "tuner/validation_inputs.hpp"
+#include "engine/validation_inputs.hpp"
 
 namespace vktune {
 namespace {
@@ -43,7 +43,7 @@ class ValidationSafetyTest : public ::testing::Test {
   testing::TestTemplateDir dir;
   TemplateLibrary templates = TemplateLibrary::from_directory(dir.path());
   vk::Instance instance;
-  Progress progress{false, true};
+  SilentProgress progress;
   std::uint64_t seed = std::random_device{}();
 };
 

@@ -1,0 +1,396 @@
+// `vktune check`: the correctness gate. Validates kernel variants against the
+// CPU reference and prints every failure with its config.
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <limits>
+#include <map>
+#include <memory>
+#include <optional>
+#include <random>
+#include <sstream>
+
+#include "common/error.hpp"
+#include "harness/instance.hpp"
+#include "kernels/registry.hpp"
+#include "results/import.hpp"
+#include "cli/commands/check_winners.hpp"
+#include "cli/commands/commands.hpp"
+#include "cli/commands/options.hpp"
+#include "cli/progress.hpp"
+#include "cli/report.hpp"
+#include "tuner/session.hpp"
+#include "tuner/covering.hpp"
+#include "common/json_formats.hpp"
+#include "tuner/space.hpp"
+#include "engine/stale_config.hpp"
+#include "tuner/search/search_space.hpp"
+#include "tuner/search/strategy.hpp"
+
+namespace vktune::cli {
+
+namespace {
+
+struct CheckArgs {
+  std::vector<std::string> kernels;
+  std::uint32_t device = 0;
+  std::string variants = "covering";
+  std::string space = "pruned";  // the configs a tune on this device searches
+  std::vector<std::string> tables;  // exported tables whose winners are checked too
+  std::string shapes = "ci";
+  std::vector<std::string> shape_texts;  // --shape: these shapes instead of --shapes (one kernel)
+  std::string db;
+  std::uint64_t seed = 0;
+  bool seed_given = false;
+  std::string templates;
+  bool json = false;
+  bool validation = false;
+};
+
+// The winners of every table in `files`, per kernel: (shape, config).
+using TableWinners = std::map<std::string, std::vector<std::pair<std::string, kernels::Config>>>;
+TableWinners read_table_winners(const std::vector<std::string>& files) {
+  TableWinners winners;
+  for (const auto& file : files) {
+    std::ifstream in(file, std::ios::binary);
+    if (!in) throw Error(ErrorKind::io, "cannot read table " + file);
+    std::ostringstream text;
+    text << in.rdbuf();
+    for (const auto& w : results::read_table_text(text.str(), file).winners) {
+      winners[w.winner.kernel].emplace_back(w.winner.shape, kernels::config_from_json(w.winner.config_json));
+    }
+  }
+  return winners;
+}
+
+// The table winners of `kernel` tuned in the space of `shape` and legal
+// there, not already in `configs`; marks in `checked` which winners were.
+void add_table_winners(const kernels::Kernel& kernel, const kernels::Shape& shape, const vk::DeviceInfo& info,
+                       const std::vector<std::pair<std::string, kernels::Config>>& winners,
+                       std::vector<char>& checked, std::vector<kernels::Config>& configs) {
+  const auto space = kernel.space_index(shape);
+  for (std::size_t i = 0; i < winners.size(); ++i) {
+    kernels::Shape tuned;
+    try {
+      tuned = kernels::parse_shape(winners[i].first, kernel.shape_dims().size());
+      kernel.validate_shape(tuned);
+    } catch (const Error&) {
+      continue;  // a shape this build no longer accepts: reported as unchecked
+    }
+    const auto current = update_config(kernel, tuned, winners[i].second).config;
+    if (!current) continue;  // stale: reported as unchecked
+    const auto& config = *current;
+    if (kernel.space_index(tuned) != space || !kernel.constraint_violation(config, shape, info).empty()) continue;
+    checked[i] = 1;
+    if (std::find(configs.begin(), configs.end(), config) == configs.end()) configs.push_back(config);
+  }
+}
+
+// The shape of `kernel`'s space at `tuned` on which `config` is legal with
+// the least work: each dimension halved in turn while the config stays legal
+// in the same space. Empty when the config is not legal at `tuned` itself.
+std::optional<kernels::Shape> smallest_legal_shape(const kernels::Kernel& kernel, const kernels::Config& config,
+                                                   const std::string& tuned, const vk::DeviceInfo& info) {
+  kernels::Shape shape;
+  try {
+    shape = kernels::parse_shape(tuned, kernel.shape_dims().size());
+    kernel.validate_shape(shape);
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+  const auto space = kernel.space_index(shape);
+  auto legal = [&](const kernels::Shape& s) {
+    try {
+      kernel.validate_shape(s);
+    } catch (const Error&) {
+      return false;
+    }
+    return kernel.space_index(s) == space && kernel.constraint_violation(config, s, info).empty();
+  };
+  if (!legal(shape)) return std::nullopt;
+  for (bool shrank = true; shrank;) {
+    shrank = false;
+    for (auto& dim : shape) {
+      if (dim < 2) continue;
+      const auto kept = dim;
+      dim /= 2;
+      if (legal(shape)) {
+        shrank = true;
+      } else {
+        dim = kept;
+      }
+    }
+  }
+  return shape;
+}
+
+// The configs to check for one shape, by --variants (but winners, which
+// check_winners.hpp plans at the winners' own shapes).
+std::vector<kernels::Config> select_configs(const kernels::Kernel& kernel, const kernels::Shape& shape,
+                                            const CheckArgs& args, const vk::DeviceInfo& info) {
+  auto space = enumerate_space(kernel, shape, info, parse_space_scope(args.space));
+  if (args.variants == "all") return space.valid;
+  if (args.variants == "covering") {
+    auto configs = covering_configs(space, kernel.covering_strength());
+    const auto baseline = kernel.baseline(shape);
+    if (std::find(configs.begin(), configs.end(), baseline) == configs.end()) configs.insert(configs.begin(), baseline);
+    return configs;
+  }
+  const std::string prefix = "sample:";
+  if (args.variants.rfind(prefix, 0) == 0) {
+    std::size_t n = 0;
+    try {
+      n = std::stoul(args.variants.substr(prefix.size()));
+    } catch (const std::exception&) {
+    }
+    if (n == 0) throw Error(ErrorKind::usage, "--variants sample:N needs a positive N, got '" + args.variants + "'");
+    const SearchSpace search(space.valid);
+    auto strategy = make_strategy("random", {search, args.seed, true});
+    std::vector<kernels::Config> configs;
+    for (auto index : strategy->propose(n)) configs.push_back(search.config(index));
+    return configs;
+  }
+  throw Error(ErrorKind::usage,
+              "--variants must be covering, all, winners or sample:N, not '" + args.variants + "'");
+}
+
+void run_check(CheckArgs args, int& result_code) {
+  std::vector<const kernels::Kernel*> selected;
+  if (args.kernels.empty()) selected = kernels::all_kernels();
+  for (const auto& name : args.kernels) selected.push_back(&kernels::find_kernel(name));
+  if (!args.seed_given) args.seed = std::random_device{}();
+  auto templates = TemplateLibrary::select(args.templates.empty() ? std::nullopt : std::optional(args.templates));
+
+  const bool winners_mode = args.variants == "winners";
+  if (!args.shape_texts.empty() && selected.size() != 1) {
+    throw Error(ErrorKind::usage, "--shape needs exactly one KERNEL (shapes have each kernel's own dimensions)");
+  }
+  const auto given_shapes = args.shape_texts.empty() ? std::vector<kernels::Shape>{}
+                                                     : parse_shapes(*selected.front(), args.shape_texts);
+  vk::Instance instance({.validation = args.validation});
+  // --variants winners only reads the database: it must exist (a mistyped
+  // path would otherwise be created empty and check nothing).
+  std::optional<results::Store> store;
+  if (winners_mode) {
+    const std::filesystem::path db = args.db.empty() ? results::Store::default_path() : std::filesystem::path(args.db);
+    if (!std::filesystem::exists(db)) {
+      throw Error(ErrorKind::usage, "no results database at " + db.string() + " (tune first, or pass --db PATH)");
+    }
+    store = results::Store::open_for_reading(db);
+  }
+  const auto table_winners = read_table_winners(args.tables);  // before any device work
+  Progress progress(stderr_is_terminal(), args.json);
+  TuneSession session(instance, args.device, nullptr, templates, progress);  // checks store nothing
+  const auto& info = session.device().info();
+
+  std::size_t passed = 0, failed = 0;
+  nlohmann::json failures = nlohmann::json::array();
+  nlohmann::json unchecked = nlohmann::json::array();  // winners legal at no shape tried
+  nlohmann::json shapes_checked = nlohmann::json::array();
+  auto check_shape = [&](const kernels::Kernel& kernel, const kernels::Shape& shape,
+                         const std::vector<kernels::Config>& configs) {
+    auto result = session.check(kernel, shape, configs, args.seed);
+    shapes_checked.push_back({{"kernel", kernel.name()},
+                              {"shape", kernels::shape_to_string(shape)},
+                              {"variants", result.outcomes.size()},
+                              {"failed", result.failures()}});
+    for (const auto& o : result.outcomes) {
+      if (o.status == results::Status::ok) {
+        ++passed;
+        continue;
+      }
+      ++failed;
+      auto j = outcome_json(o);
+      j["kernel"] = kernel.name();
+      j["shape"] = kernels::shape_to_string(shape);
+      failures.push_back(j);
+      if (!args.json) {
+        std::cout << "FAIL " << kernel.name() << " " << kernels::shape_to_string(shape) << " ["
+                  << kernels::config_to_string(o.config) << "]: " << results::to_string(o.status) << ": " << o.reason
+                  << "\n";
+      }
+    }
+    if (!args.json) {
+      std::cout << kernel.name() << " " << kernels::shape_to_string(shape) << ": " << result.outcomes.size()
+                << " variants checked, " << result.failures() << " failed\n";
+    }
+    return result;
+  };
+  for (const auto* kernel : selected) {
+    const auto shapes = !given_shapes.empty()   ? given_shapes
+                        : args.shapes == "ci" ? kernel->check_shapes()
+                                              : kernel->default_shapes();
+    const auto winners = table_winners.find(kernel->name());
+    std::vector<char> winner_checked(winners == table_winners.end() ? 0 : winners->second.size(), 0);
+    for (const auto& shape : shapes) {
+      // With --variants winners, the database's winners are checked below at
+      // their own shapes; here only a table's.
+      auto configs = winners_mode ? std::vector<kernels::Config>{} : select_configs(*kernel, shape, args, info);
+      if (winners != table_winners.end()) add_table_winners(*kernel, shape, info, winners->second, winner_checked, configs);
+      if (!configs.empty()) check_shape(*kernel, shape, configs);
+    }
+    // A winner that no check shape admits (its tiles or steps are too large
+    // for them) is checked at the smallest shape of its space that it runs
+    // on, found by halving its tuned shape.
+    std::map<kernels::Shape, std::vector<kernels::Config>> shrunk;
+    for (std::size_t i = 0; i < winner_checked.size(); ++i) {
+      if (winner_checked[i]) continue;
+      const auto& [tuned, stored] = winners->second[i];
+      auto config = stored;
+      std::string why;
+      bool current = false;
+      try {
+        const auto update = update_config(*kernel, kernels::parse_shape(tuned, kernel->shape_dims().size()), stored);
+        if (update.config) config = *update.config;
+        current = update.config.has_value();
+        why = update.note;
+      } catch (const Error& e) {
+        why = e.what();
+      }
+      if (auto shape = current ? smallest_legal_shape(*kernel, config, tuned, info) : std::nullopt) {
+        auto& configs = shrunk[*shape];
+        if (std::find(configs.begin(), configs.end(), config) == configs.end()) configs.push_back(config);
+        continue;
+      }
+      if (current) {
+        try {
+          why = "not legal on this device: " +
+                kernel->constraint_violation(config, kernels::parse_shape(tuned, kernel->shape_dims().size()), info);
+        } catch (const Error&) {
+          why = "its tuned shape is not a valid shape";
+        }
+      }
+      unchecked.push_back(
+          {{"source", "table"}, {"kernel", kernel->name()}, {"shape", tuned}, {"config", config}, {"reason", why}});
+      if (!args.json) {
+        std::cout << "not checked: " << kernel->name() << " " << tuned << " winner [" << kernels::config_to_string(config)
+                  << "]: " << why << "\n";
+      }
+    }
+    for (const auto& [shape, configs] : shrunk) check_shape(*kernel, shape, configs);
+  }
+  std::optional<WinnerChecks> stored_winners;
+  if (winners_mode) {
+    stored_winners = plan_winner_checks(*store, info, selected, given_shapes);
+    for (const auto& [key, configs] : stored_winners->to_check) {
+      const auto result = check_shape(kernels::find_kernel(key.first), key.second, configs);
+      record_winner_outcomes(*stored_winners, key.first, key.second, result.outcomes);
+    }
+    for (const auto& w : stored_winners->winners) {
+      if (w.checked_somewhere()) continue;
+      unchecked.push_back({{"source", "database"},
+                           {"kernel", w.kernel},
+                           {"shape", w.tuned_shape},
+                           {"config", w.config},
+                           {"reason", w.at.empty() ? std::string() : w.at.front().reason}});
+    }
+    if (!args.json) print_winner_checks(std::cout, *stored_winners);
+  }
+  if (args.json) {
+    auto out = json_document(kCheckJson);
+    out.update({{"device", info.name},
+                {"seed", args.seed},
+                {"variants", args.variants},
+                {"passed", passed},
+                {"failed", failed},
+                {"shapes", shapes_checked},
+                {"failures", failures},
+                {"unchecked_winners", unchecked}});
+    if (stored_winners) {
+      out.update(winner_checks_json(*stored_winners));
+      out["database"] = stored_winners->database;
+    }
+    std::cout << out.dump(2) << "\n";
+  } else {
+    std::cout << "check: seed " << args.seed << " on " << info.name << "\n" << passed << " passed, " << failed << " failed\n";
+  }
+  result_code = failed == 0 ? exit_code::ok : exit_code::failure;
+}
+
+}  // namespace
+
+// covering | all | winners | sample:N with N from 1 to a billion; help shows
+// the choices.
+CLI::Validator variants_validator() {
+  return CLI::Validator(
+      [](std::string& text) {
+        if (text == "covering" || text == "all" || text == "winners") return std::string();
+        const std::string prefix = "sample:";
+        if (text.rfind(prefix, 0) == 0) {
+          const auto n = text.substr(prefix.size());
+          if (!n.empty() && n.size() <= 10 && n.find_first_not_of("0123456789") == std::string::npos &&
+              std::stoull(n) >= 1 && std::stoull(n) <= 1'000'000'000)
+            return std::string();
+          return "'" + text + "': sample:N needs N from 1 to 1000000000";
+        }
+        return "'" + text + "' is not one of covering, all, winners, sample:N";
+      },
+      "{covering,all,winners,sample:N}");
+}
+
+void add_check_command(CLI::App& root, int& result_code) {
+  auto* cmd = root.add_subcommand("check", "Validate kernel variants against the CPU reference (the correctness gate)");
+  // The reference text (the man page carries it too).
+  cmd->footer(R"vkt(
+Validates variants against the double-precision CPU reference; prints every
+failure with its config; exits 1 on any. --variants picks them:
+  covering  (the default) in each path of the space (as a tune on this device
+            searches it; --space full: every legal config), every value of
+            every parameter and every pair of values of two parameters that
+            some valid config takes, plus the baseline. The quantized products
+            with fp16 or SwiGLU activations take every value only: they run
+            their fp32 sibling's templates but for how x is read and y stored,
+            and the sibling takes the pairs.
+  winners   every winner the database (--db, which must exist) holds for this
+            GPU, whatever driver it was tuned with, at the shape it was tuned
+            at and at each --shape where it is legal, one line per winner
+            saying where it passed or failed and where it could not be checked
+            and why. A kernel with no winner for this GPU is said in one line
+            and nothing of it is checked (no baseline in its place).
+  all       every valid config of the space.
+  sample:N  N valid configs drawn at random, without repetition.
+
+--shape (one KERNEL) checks at these shapes instead of --shapes.
+
+--table adds every winner of an exported table, at each check shape of its
+space where it is legal, else at the smallest shape of its space it runs on
+(its tuned shape halved dimension by dimension); a winner the device cannot
+run (e.g. cooperative matrices on lavapipe) is listed as not checked.
+
+See docs/TIMING_AND_NUMERICS.md, "Validation".
+)vkt");
+  auto args = std::make_shared<CheckArgs>();
+  cmd->add_option("kernels", args->kernels, "Kernels to check (default: all)");
+  add_device_option(*cmd, args->device, "Vulkan device index");
+  cmd->add_option("--variants", args->variants,
+                  "covering (every value and every pair of values of two parameters in each path, and the "
+                  "baseline; every value only for the fp16- and SwiGLU-activation products, whose fp32 "
+                  "siblings take the pairs) | all | winners (every winner stored for this GPU in --db, at its own "
+                  "shape and each --shape) | sample:N")
+      ->capture_default_str()
+      ->check(variants_validator());
+  add_space_option(*cmd, args->space);
+  cmd->add_option("--table", args->tables,
+                  "Also check every winner of this kernel in an exported table (vktune export), at each check "
+                  "shape of its space where it is legal (repeatable)")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--shapes", args->shapes, "ci (small check shapes) | default (the kernels' real shapes)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"ci", "default"}));
+  cmd->add_option("--shape,-s", args->shape_texts,
+                  "Check at this shape instead of --shapes (one KERNEL; repeatable); with --variants winners, "
+                  "each winner also at this shape where it is legal");
+  cmd->add_option("--db", args->db,
+                  "Database for --variants winners (every winner stored for this GPU, at its own shape)");
+  cmd->add_option("--seed", args->seed, "Seed for inputs and sampling (default: fresh each run)")
+      ->transform(count_validator(std::numeric_limits<std::uint64_t>::max()))
+      ->each([args](const std::string&) { args->seed_given = true; });
+  cmd->add_option("--templates", args->templates, "Read templates from DIR instead of the built-in ones")
+      ->check(CLI::ExistingDirectory);
+  cmd->add_flag("--json", args->json, "Print machine-readable results");
+  cmd->add_flag("--validation", args->validation, "Enable Vulkan validation layers if installed");
+  cmd->callback([args, &result_code] { run_check(*args, result_code); });
+}
+
+}  // namespace vktune::cli

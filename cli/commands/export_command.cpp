@@ -1,0 +1,173 @@
+// `vktune export`: the stored winners as a JSON table, a C++ header, or the
+// measurements as CSV; or the whole store as one self-contained SQLite file
+// to ship. Export only reads: the database is opened read-only (so it works
+// in a read-only directory) and its pages are checked first.
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include "common/error.hpp"
+#include "results/export.hpp"
+#include "results/export_csv.hpp"
+#include "results/export_header.hpp"
+#include "cli/commands/commands.hpp"
+#include "reference/gguf_reader.hpp"
+#include "engine/contract_json.hpp"
+#include "workloads/llm/model_ops.hpp"
+#include "vktune_runtime.hpp"
+#include "cli/commands/options.hpp"
+
+namespace vktune::cli {
+
+namespace {
+
+struct ExportOptions {
+  std::string format = "json";
+  results::ExportFilter filter;
+  std::string output;
+  std::string db;
+  std::string model;  // a GGUF file: only its ops' winners
+  std::uint32_t context = 4096, prompt = 512;
+};
+
+// The (kernel, shape) pairs of a model's decode step and prefill, as
+// `vktune model` tunes them.
+std::vector<std::pair<std::string, std::string>> model_kernel_shapes(const ExportOptions& options) {
+  const auto file = ref::GgufFile::open(options.model);
+  const auto ops = model::model_ops(model::describe_model(file.contents(), options.model), options.context,
+                                    options.prompt);
+  std::vector<std::pair<std::string, std::string>> pairs;
+  for (const auto& op : ops.ops) pairs.emplace_back(op.kernel, kernels::shape_to_string(op.shape));
+  return pairs;
+}
+
+std::string render(const results::Store& store, const ExportOptions& options) {
+  if (options.format == "header") {
+    std::vector<std::string> skipped;
+    auto header = results::export_header(store, options.filter, winner_contract_json,
+                                         [](const std::vector<std::uint32_t>& spirv) {
+                                           return runtime::required_features(spirv);
+                                         },
+                                         &skipped);
+    for (const auto& s : skipped) std::cerr << "vktune export: left out " << s << "\n";
+    return header;
+  }
+  if (options.format == "csv") {
+    std::ostringstream text;
+    results::export_csv(text, store, options.filter);
+    return text.str();
+  }
+  // Winners stored before contracts get theirs from the kernel; one that
+  // cannot be completed is left out with a note, never exported half.
+  std::vector<std::string> skipped;
+  const auto table = results::export_table(store, options.filter, winner_contract_json, &skipped);
+  for (const auto& s : skipped) std::cerr << "vktune export: left out " << s << "\n";
+  return table.dump(2) + "\n";
+}
+
+// Writes beside the target and renames, so a failed export leaves no half file.
+void write_file(const std::filesystem::path& path, const std::string& text) {
+  const auto temporary = std::filesystem::path(path.string() + ".partial");
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    out << text;
+    out.close();
+    if (!out) throw Error(ErrorKind::io, "cannot write " + temporary.string());
+  }
+  std::error_code ec;
+  std::filesystem::rename(temporary, path, ec);
+  if (ec) {
+    std::filesystem::remove(temporary, ec);
+    throw Error(ErrorKind::io, "cannot write " + path.string() + ": " + ec.message());
+  }
+}
+
+}  // namespace
+
+void add_export_command(CLI::App& root, int& result_code) {
+  auto* cmd = root.add_subcommand(
+      "export", "Export stored winners as a JSON table (results/TABLE_FORMAT.md) or a C++ header, or the "
+                "measurements as CSV");
+  // The reference text (the man page carries it too).
+  cmd->footer(R"vkt(
+Writes the winners with their launch contracts as a versioned JSON table
+(version 2, docs/TABLE_FORMAT.md; every field under an integrity hash), a
+self-contained C++17 header with the runtime's own lookup, every measurement
+as CSV, or (--format sqlite -o OUT.db, no filters) a copy of the whole
+database as one file in rollback-journal mode, to ship beside an application.
+
+--model exports only the winners of that model's ops, as vktune model derives
+them at the same --context and --prompt.
+
+--device: all digits = the device's row id in the database; anything else = a
+case-insensitive substring of the device name. --kernel: the exact kernel name
+when a kernel of that name is stored, otherwise every kernel whose name
+contains the text. A filter that matches nothing is an error that lists what
+is stored.
+
+Without -o the export goes to stdout; with -o it is written whole or not at
+all (FILE.partial, then renamed). The database is opened read-only and checked
+(PRAGMA quick_check) first.
+
+See docs/RESULTS_DATABASE.md and docs/TABLE_FORMAT.md.
+)vkt");
+  auto options = std::make_shared<ExportOptions>();
+  cmd->add_option("--format", options->format,
+                  "json (tuned table), header (C++17 header), csv (measurements), sqlite (a copy of the whole "
+                  "database in rollback-journal mode, to ship; needs -o)")
+      ->check(CLI::IsMember({"json", "header", "csv", "sqlite"}))
+      ->capture_default_str();
+  cmd->add_option("--device", options->filter.device,
+                  "Only this device: its row id in the database, or a case-insensitive part of its name");
+  cmd->add_option("--kernel", options->filter.kernel,
+                  "Only this kernel: the exact name when one is stored, else every kernel whose name contains it");
+  cmd->add_option("--model", options->model,
+                  "Only the winners of this GGUF model's ops (as `vktune model` tunes them; json and header)")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--context", options->context, "With --model: the decode step's KV-cache length")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 1u << 24));
+  cmd->add_option("--prompt", options->prompt, "With --model: the prefill length (0: decode only)")
+      ->capture_default_str()
+      ->check(CLI::Range(0u, 1u << 20));
+  cmd->add_option("-o,--output", options->output, "Write to FILE instead of stdout")->check(output_file_validator());
+  cmd->add_option("--db", options->db, "Results database (default: $VKTUNE_DB, else ~/.local/share/vktune/vktune.db)");
+  cmd->callback([options, &result_code] {
+    if (!options->model.empty()) {
+      if (options->format != "json" && options->format != "header") {
+        throw Error(ErrorKind::usage, "--model selects winners: it applies to --format json and header");
+      }
+      options->filter.kernel_shapes = model_kernel_shapes(*options);
+    }
+    const std::filesystem::path db =
+        options->db.empty() ? results::Store::default_path() : std::filesystem::path(options->db);
+    if (!std::filesystem::exists(db)) {
+      throw Error(ErrorKind::usage, "no results database at " + db.string() + " (tune first, or pass --db PATH)");
+    }
+    if (options->format == "sqlite") {
+      if (options->output.empty()) throw Error(ErrorKind::usage, "--format sqlite writes a file: give -o OUT.db");
+      if (!options->filter.device.empty() || !options->filter.kernel.empty()) {
+        throw Error(ErrorKind::usage, "--format sqlite copies the whole database; --device and --kernel apply to "
+                                      "json, header and csv");
+      }
+    }
+    const auto store = results::Store::open_for_reading(db);
+    store.check_integrity();  // a damaged page must not pass into what is shipped
+    if (options->format == "sqlite") {
+      store.write_snapshot(options->output);
+      result_code = exit_code::ok;
+      return;
+    }
+    const std::string text = render(store, *options);
+    if (options->output.empty()) {
+      std::cout << text << std::flush;
+    } else {
+      write_file(options->output, text);
+    }
+    result_code = exit_code::ok;
+  });
+}
+
+}  // namespace vktune::cli

@@ -1,0 +1,221 @@
+// `vktune model FILE.gguf`: tune every op of a GGUF model's decode step and
+// prefill under one time budget, and predict the step's time from them
+// (workloads/llm/).
+#include <chrono>
+#include <iostream>
+#include <memory>
+#include <random>
+#include <string>
+
+#include "common/error.hpp"
+#include "harness/instance.hpp"
+#include "kernels/registry.hpp"
+#include "reference/gguf_reader.hpp"
+#include "engine/ceilings.hpp"
+#include "cli/commands/commands.hpp"
+#include "cli/commands/options.hpp"
+#include "cli/device_lock.hpp"
+#include "cli/interrupt.hpp"
+#include "cli/progress.hpp"
+#include "workloads/llm/model_report.hpp"
+#include "workloads/llm/model_tuning.hpp"
+#include "tuner/session.hpp"
+
+namespace vktune::cli {
+
+namespace {
+
+struct ModelArgs {
+  std::string file;
+  std::uint32_t device = 0;
+  std::string time = "20m";
+  std::uint32_t prompt = 512;
+  std::uint32_t context = 4096;
+  std::string db;
+  std::string cache = "cold";
+  bool json = false;
+  std::uint64_t seed = 0;
+  bool seed_given = false;
+  bool shared_device = false;
+  bool skip_unsupported = false;
+};
+
+// One line for tensors no kernel reads: the first named, the rest counted.
+[[noreturn]] void refuse_unsupported(const std::string& file, const std::vector<model::Unsupported>& unsupported) {
+  const auto& first = unsupported.front();
+  std::string more = unsupported.size() > 1 ? " (and " + std::to_string(unsupported.size() - 1) + " more)" : "";
+  throw Error(ErrorKind::usage, file + ": tensor " + first.tensor + " has type " + first.type + more +
+                                    ", which no vktune kernel reads (matrix products: F32, F16, Q4_0, Q8_0, Q4_K, "
+                                    "Q5_K, Q6_K; the embedding: F16, Q8_0, Q4_K); --skip-unsupported tunes the "
+                                    "rest and reports the step as incomplete");
+}
+
+void run_model(ModelArgs args, int& result_code) {
+  const auto started = std::chrono::steady_clock::now();
+  const auto budget = parse_duration(args.time);
+  const auto deadline = started + std::chrono::duration_cast<std::chrono::steady_clock::duration>(budget);
+  const auto file = ref::GgufFile::open(args.file);
+  const auto model = model::describe_model(file.contents(), args.file);
+  if (model.context_length > 0 && args.context > model.context_length) {
+    throw Error(ErrorKind::usage, "--context " + std::to_string(args.context) + " is above " + args.file +
+                                      "'s context length of " + std::to_string(model.context_length));
+  }
+  if (args.prompt > args.context) {
+    throw Error(ErrorKind::usage, "--prompt " + std::to_string(args.prompt) + " does not fit a KV cache of --context " +
+                                      std::to_string(args.context));
+  }
+  auto ops = model::model_ops(model, args.context, args.prompt);
+  if (!ops.unsupported.empty() && !args.skip_unsupported) refuse_unsupported(args.file, ops.unsupported);
+  // Shapes a kernel refuses join what the prediction leaves out.
+  std::vector<model::ModelOp> served;
+  for (auto& op : ops.ops) {
+    try {
+      kernels::find_kernel(op.kernel).validate_shape(op.shape);
+      served.push_back(op);
+    } catch (const Error& e) {
+      if (op.per_token)
+        ops.unserved.push_back(
+            {op.kernel + " " + kernels::shape_to_string(op.shape) + " (" + e.what() + ")", "decode", op.per_token});
+      if (op.per_prefill)
+        ops.unserved.push_back(
+            {op.kernel + " " + kernels::shape_to_string(op.shape) + " (" + e.what() + ")", "prefill", op.per_prefill});
+    }
+  }
+  ops.ops = served;
+  auto templates = TemplateLibrary::select(std::nullopt);
+
+  InterruptGuard interrupt;
+  Progress progress(stderr_is_terminal(), args.json);
+  progress.set_stopping([] { return InterruptGuard::reason(); });
+  progress.phase("opening device " + std::to_string(args.device));
+  vk::Instance instance({.validation = false});
+  std::string lock_key, device_name;
+  {
+    vk::Device probe(instance, args.device);
+    lock_key = device_lock_key(probe.info());
+    device_name = probe.info().name;
+  }
+  if (!args.seed_given) args.seed = std::random_device{}();
+  std::unique_ptr<DeviceLock> device_lock;
+  if (!args.shared_device) {
+    device_lock = std::make_unique<DeviceLock>(lock_key, device_name, std::cerr,
+                                               [] { return InterruptGuard::reason().has_value(); });
+    if (!device_lock->held()) {
+      std::cerr << "vktune: " << *InterruptGuard::reason() << " while waiting for the device; nothing was tuned\n";
+      result_code = InterruptGuard::exit_code();
+      return;
+    }
+  }
+  auto store = open_store(args.db);
+  TuneSession session(instance, args.device, &store, templates, progress);
+  const auto ceilings = stored_or_measured_ceilings(
+      session.device(), store, *session.device_row(),
+      [&](const std::string& step) { progress.phase("measuring device ceilings (once per device): " + step); });
+  if (!args.json) {
+    std::cout << (model.name.empty() ? model.architecture : model.name) << " (" << args.file << "): " << ops.ops.size()
+              << " distinct ops for a decode step at context " << args.context
+              << (args.prompt ? " and a prefill of " + std::to_string(args.prompt) + " tokens" : std::string())
+              << ", tuned on " << session.device().info().name << " within " << args.time << "; results in "
+              << store.path().string() << "\n";
+    std::cout.flush();
+  }
+  model::ModelTuneOptions options;
+  options.deadline = deadline;
+  options.prompt = args.prompt;
+  options.tune.seed = args.seed;
+  options.tune.cache_mode = args.cache;
+  options.tune.interrupted = [] { return InterruptGuard::reason(); };
+  const auto results =
+      model::tune_model(session, ops.ops, ceilings, options, [&](const std::string& what) { progress.phase(what); });
+  progress.hide();
+  if (const auto why = InterruptGuard::reason()) {
+    store.checkpoint();
+    std::cerr << "vktune: " << *why << "; every measurement so far is stored in " << store.path().string()
+              << ": run the same command again to resume\n";
+    result_code = InterruptGuard::exit_code();
+    return;
+  }
+  if (args.json) {
+    auto report = model::model_report_json(model, ops, results, args.context, args.prompt);
+    report["device"] = session.device().info().name;
+    report["database"] = store.path().string();
+    report["seed"] = args.seed;
+    report["time_budget_seconds"] = budget.count();
+    std::cout << report.dump(2) << "\n";
+  } else {
+    model::print_model_report(std::cout, model, ops, results, args.context, args.prompt);
+  }
+  bool all = true;
+  for (const auto& r : results) all = all && r.winner;
+  result_code = all ? exit_code::ok : exit_code::failure;
+}
+
+}  // namespace
+
+void add_model_command(CLI::App& root, int& result_code) {
+  auto args = std::make_shared<ModelArgs>();
+  auto* cmd = root.add_subcommand(
+      "model",
+      "Tune every op of a GGUF model's decode step and prefill (llama, mistral, qwen2, qwen3) under one time "
+      "budget, spent where tuning can gain the most, and predict the step's time");
+  // The reference text (the man page carries it too).
+  cmd->footer(R"vkt(
+Tunes a model, not a kernel. Reads a llama-family GGUF (llama, mistral, qwen2,
+qwen3; another architecture is one line and exit 2) and derives every op of
+one decode token at --context and of a prefill of --prompt tokens: each matrix
+product at its tensor's real N, K and weight type; rmsnorm; rope on q, k
+rotated straight into its fp16 cache row (rope_cache) and v stored into its
+own (kv_store); decode attention and a prefill's causal prompt attention
+(attention_prefill); SwiGLU; each residual add fused with the norm after it
+(add_rmsnorm_mul); in a decode step gate and up as one product of their
+stacked weights and ffn_down reading their SwiGLU (matmul_q4k_swiglu,
+matmul_q6k_swiglu); the embedding lookup, the output head, argmax: the ops
+vktune step chains.
+
+Deduplicates them, times every op's baseline with one searched variant, then
+shares the rest of --time among the ops in proportion to what tuning can still
+gain: dispatches per token (a prefill's per prompt token) times the gap
+between the op's best time and its roofline floor (its least bytes at the read
+bandwidth or its FLOPs at the fastest compute rate, the tensor cores' where
+the device has them).
+
+Prints per op its dispatches per token and per prefill, baseline and tuned us
+and share of the decode step, then the predicted decode step (the sum over
+ops; tokens/s) and prefill, naming what no kernel serves (a weight type
+without a product, a shape its kernel refuses) that the prediction leaves out;
+such a phase gets no tokens/s.
+
+A tensor whose type no kernel reads is refused in one line naming it, exit 2
+(--skip-unsupported tunes the rest and reports the step incomplete), as are a
+missing tensor, a shape that disagrees with the metadata, a --context above
+the model's context length and a --prompt longer than --context. Everything is
+stored like a tune; --json prints vktune-model version 1.
+
+See docs/TUNING_A_MODEL.md.
+)vkt");
+  cmd->add_option("file", args->file, "The model (.gguf)")->required()->check(CLI::ExistingFile);
+  add_device_option(*cmd, args->device, "Vulkan device index (see `vktune devices`)");
+  cmd->add_option("--time", args->time, "One budget for the whole run, e.g. 20m, 90s")
+      ->capture_default_str()
+      ->check(duration_validator());
+  cmd->add_option("--prompt", args->prompt, "Prefill length in tokens (0: decode only)")
+      ->capture_default_str()
+      ->check(CLI::Range(0u, 1u << 20));
+  cmd->add_option("--context", args->context, "KV-cache length the decode step attends over")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 1u << 24));
+  cmd->add_option("--db", args->db, "SQLite database (default: $VKTUNE_DB, else ~/.local/share/vktune/vktune.db)");
+  add_cache_option(*cmd, args->cache, "cold: rotate weight copies larger than the GPU caches; hot: reuse one");
+  cmd->add_flag("--json", args->json, "Print the vktune-model document on stdout (no progress)");
+  cmd->add_option("--seed", args->seed, "Seed for inputs and the search (default: fresh each run)")
+      ->transform(count_validator(std::numeric_limits<std::uint64_t>::max()))
+      ->each([args](const std::string&) { args->seed_given = true; });
+  cmd->add_flag("--skip-unsupported", args->skip_unsupported,
+                "Tune the ops of a model with tensors of types no kernel reads, and report its step as incomplete "
+                "(no tokens/s) instead of refusing it");
+  cmd->add_flag("--shared-device", args->shared_device,
+                "Tune even while another vktune tunes this device (the two skew each other's timings)");
+  cmd->callback([args, &result_code] { run_model(*args, result_code); });
+}
+
+}  // namespace vktune::cli

@@ -1,0 +1,177 @@
+// `vktune replay KERNEL`: score a search strategy against stored
+// measurements, as Kernel Tuner's simulation mode does: only measured configs
+// exist, each evaluation returns its stored time, and the search runs as a
+// tune would. Deterministic for a seed.
+#include <filesystem>
+#include <iomanip>
+#include <iostream>
+#include <limits>
+#include <memory>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "common/error.hpp"
+#include "kernels/registry.hpp"
+#include "results/import_csv.hpp"
+#include "results/store.hpp"
+#include "cli/commands/commands.hpp"
+#include "cli/commands/options.hpp"
+#include "common/json_formats.hpp"
+#include "tuner/search/replay.hpp"
+#include "tuner/search/strategy.hpp"
+
+namespace vktune::cli {
+
+namespace {
+
+struct ReplayArgs {
+  std::string kernel, from, db;
+  std::string strategy = "model";
+  std::size_t budget = 0, runs = 20, batch = 4;
+  std::uint64_t seed = 1;
+  bool transfer = false, json = false;
+  std::string shape;
+};
+
+std::vector<results::MeasurementRow> rows_from_db(const std::string& path) {
+  auto store = results::Store::open_read_only(path);
+  std::map<std::int64_t, results::DeviceIdentity> devices;
+  for (auto& [row, id] : store.devices()) devices[row] = id;
+  std::vector<results::MeasurementRow> rows;
+  for (auto& m : store.all_measurements()) {
+    results::MeasurementRow row;
+    row.device_row = m.measurement.device_id;
+    row.device = devices[row.device_row];
+    row.kernel = m.kernel;
+    row.config_json = m.config_json;
+    row.measurement = m.measurement;
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+std::string percent(double share) {
+  if (share > 1) return "never";
+  std::ostringstream out;
+  out << std::fixed << std::setprecision(1) << 100 * share << "%";
+  return out.str();
+}
+
+void run_replay(const ReplayArgs& args, int& result_code) {
+  const auto& kernel = kernels::find_kernel(args.kernel);
+  if ((args.from.empty()) == (args.db.empty())) {
+    throw Error(ErrorKind::usage, "replay needs exactly one of --from FILE.csv and --db PATH");
+  }
+  const auto& input = args.from.empty() ? args.db : args.from;
+  if (!std::filesystem::is_regular_file(input)) throw Error(ErrorKind::usage, "no such file: " + input);
+  const auto rows = args.from.empty() ? rows_from_db(args.db) : results::read_measurements_csv(args.from);
+  const auto records = replay_records(kernel.name(), rows);
+  if (records.empty()) {
+    throw Error(ErrorKind::usage, (args.from.empty() ? args.db : args.from) + " holds no measurement of " +
+                                      kernel.name());
+  }
+  ReplayOptions options;
+  options.strategy = args.strategy;
+  if (args.budget) options.budget = args.budget;
+  options.runs = args.runs;
+  options.seed = args.seed;
+  options.batch = args.batch;
+  options.transfer = args.transfer;
+  if (!args.shape.empty()) options.shape = kernels::shape_to_string(kernels::parse_shape(args.shape, kernel.shape_dims().size()));
+  const auto report = replay(kernel, records, options);
+
+  if (args.json) {
+    auto out = json_document(kReplayJson);
+    out.update({{"kernel", kernel.name()}, {"strategy", args.strategy}, {"runs", args.runs},
+                {"seed", args.seed},       {"batch", args.batch},       {"transfer", args.transfer},
+                {"shapes", nlohmann::json::array()}, {"skipped", report.skipped}});
+    for (const auto& r : report.shapes) {
+      auto never = [](double share) { return share > 1 ? nlohmann::json(nullptr) : nlohmann::json(share); };
+      out["shapes"].push_back({{"device", r.device},
+                               {"shape", r.shape},
+                               {"cache", r.cache_mode},
+                               {"space", r.space},
+                               {"budget", r.budget},
+                               {"best_ns", r.best_ns},
+                               {"transfer_from", r.transfer_from ? nlohmann::json(*r.transfer_from) : nullptr},
+                               {"transfer_seeds", r.seeds},
+                               {"median_quality", r.median_quality()},
+                               {"p10_quality", r.p10_quality()},
+                               {"median_share_within_1pct", never(r.median_share_1pct())},
+                               {"p90_share_within_1pct", never(r.p90_share_1pct())},
+                               {"median_share_within_3pct", never(r.median_share_3pct())},
+                               {"p90_share_within_3pct", never(r.p90_share_3pct())}});
+    }
+    std::cout << out.dump(2) << "\n";
+  } else {
+    std::cout << "replay of " << kernel.name() << ", strategy " << args.strategy << (args.transfer ? " with transfer" : "")
+              << ", " << args.runs << " runs (seed " << args.seed << "), batches of " << args.batch
+              << "\n  quality = stored best / best found after the budget; share = part of the space evaluated "
+                 "before coming within 1% / 3% of the stored best\n";
+    for (const auto& s : report.skipped) std::cout << "  skipped: " << s << "\n";
+    for (const auto& r : report.shapes) {
+      std::cout << std::fixed << std::setprecision(3) << "  " << r.shape << " (" << r.cache_mode << ", " << r.device
+                << "): " << r.space << " measured configs, best " << std::setprecision(2) << r.best_ns / 1e3
+                << " us, budget " << r.budget;
+      if (r.transfer_from) std::cout << ", " << r.seeds << " seeds from " << *r.transfer_from;
+      std::cout << std::setprecision(3) << "\n    quality median " << r.median_quality() << ", p10 "
+                << r.p10_quality() << "; within 1%: median " << percent(r.median_share_1pct()) << ", 9 in 10 by "
+                << percent(r.p90_share_1pct()) << "; within 3%: median " << percent(r.median_share_3pct())
+                << ", 9 in 10 by " << percent(r.p90_share_3pct()) << "\n";
+    }
+  }
+  result_code = exit_code::ok;
+}
+
+}  // namespace
+
+// A budget beyond this is a typo: no stored space is anywhere near it.
+constexpr std::uint64_t kMaxReplayBudget = 1'000'000'000;
+
+void add_replay_command(CLI::App& root, int& result_code) {
+  auto* cmd = root.add_subcommand("replay", "Score a search strategy by replaying stored measurements "
+                                            "(only measured configs exist; deterministic for a seed)");
+  // The reference text (the man page carries it too).
+  cmd->footer(R"vkt(
+Scores a strategy against stored measurements: runs it against stored search
+measurements (confirmation rows are left out; only measured configs exist,
+each evaluation returns its stored time, the search loop is the tune's),
+--runs times with their own seeds, and prints per shape the median and
+10th-percentile quality (stored best / best found after the budget) and the
+share of the space evaluated before the best found came within 1% and 3% of
+the stored best (median, and the share by which 9 runs in 10 got there).
+Deterministic for a seed.
+
+--from reads a measurements CSV (vktune export --format csv); --db reads a
+database. --transfer evaluates the nearest other shape's best configs first,
+as a tune's transfer does. For example:
+    vktune replay attention_decode \
+        --from measurements/nvidia-h200/measurements_session5.csv --budget 60
+
+See docs/SPACES_AND_SEARCH.md, "Replay".
+)vkt");
+  auto args = std::make_shared<ReplayArgs>();
+  cmd->add_option("kernel", args->kernel, "Kernel whose measurements to replay")->required();
+  cmd->add_option("--from", args->from, "Measurements CSV (as `vktune export --format csv` writes)")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--db", args->db, "Or a results database")->check(CLI::ExistingFile);
+  cmd->add_option("--shape,-s", args->shape, "Only this shape");
+  cmd->add_option("--strategy", args->strategy, "Strategy to score: " + strategy_names())
+      ->capture_default_str()
+      ->check(strategy_choices());
+  cmd->add_option("--budget", args->budget, "Evaluations per run (0 = the whole space)")
+      ->transform(count_validator(kMaxReplayBudget));
+  cmd->add_option("--runs", args->runs, "Runs per shape, each with its own seed")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 100000));
+  cmd->add_option("--seed", args->seed, "Base seed")
+      ->capture_default_str()
+      ->transform(count_validator(std::numeric_limits<std::uint64_t>::max()));
+  cmd->add_option("--batch", args->batch, "Configs per proposed batch")->capture_default_str()->check(CLI::Range(1, 256));
+  cmd->add_flag("--transfer", args->transfer, "Evaluate the nearest other shape's best configs first");
+  cmd->add_flag("--json", args->json, "Machine-readable results");
+  cmd->callback([args, &result_code] { run_replay(*args, result_code); });
+}
+
+}  // namespace vktune::cli

@@ -1,0 +1,29 @@
+// `vktune spec init NAME [--dir DIR]`: a commented starting kernel spec and
+// its template, to check, tune and edit (docs/SPEC_FORMAT.md).
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include "common/error.hpp"
+#include "kernels/spec/spec_starter.hpp"
+#include "cli/commands/commands.hpp"
+
+namespace vktune::cli {
+
+void add_spec_command(CLI::App& root, int& result_code) {
+  auto* spec = root.add_subcommand("spec", "Kernel spec files: tune your own GLSL kernel without C++");
+  spec->require_subcommand(1);
+  auto* init = spec->add_subcommand("init", "Write NAME.json (a commented spec) and NAME.comp (its template)");
+  auto name = std::make_shared<std::string>();
+  auto dir = std::make_shared<std::string>(".");
+  init->add_option("NAME", *name, "The kernel's name (letters, digits and _)")->required();
+  init->add_option("--dir", *dir, "Where to write the two files")->capture_default_str();
+  init->callback([name, dir, &result_code] {
+    const auto path = kernels::spec::write_starter(*name, *dir);
+    std::cout << "wrote " << path.string() << " and its template; try: vktune check " << path.string()
+              << " --device 0\n";
+    result_code = exit_code::ok;
+  });
+}
+
+}  // namespace vktune::cli

@@ -1,0 +1,364 @@
+// `vktune step FILE.gguf`: one decode token of a model run on the GPU as a
+// chain of vktune kernels in one command buffer (workloads/llm/), timed to
+// tokens per second, tuned against baseline, and with --check compared with
+// the CPU reference of the same chain.
+#include <algorithm>
+#include <cmath>
+#include <iostream>
+#include <map>
+#include <memory>
+
+#include "common/error.hpp"
+#include "harness/instance.hpp"
+#include "reference/gguf_reader.hpp"
+#include "cli/commands/commands.hpp"
+#include "cli/commands/options.hpp"
+#include "workloads/kernel_chain.hpp"
+#include "common/json_formats.hpp"
+#include "workloads/llm/model_description.hpp"
+#include "tuner/session.hpp"
+#include "workloads/llm/decode_step.hpp"
+#include "kernels/registry.hpp"
+#include "workloads/llm/step_op_check.hpp"
+#include "workloads/llm/step_reference.hpp"
+#include "engine/template_library.hpp"
+#include "engine/validation.hpp"
+
+namespace vktune::cli {
+
+namespace {
+
+// --check, three ways:
+// - op by op (workloads/llm/step_op_check.hpp): every op on the inputs the
+//   chain gave it, within its variant's own tolerance;
+// - the chained run (one command buffer, barriers only where ops meet)
+//   against the op-by-op run (a submission per op): the same logits, or a
+//   barrier is missing. Deterministic kernels give the same bits; the bound
+//   leaves room for a kernel that sums with atomics in any order;
+// - the logits against the exact CPU chain in double: a chain of fp32
+//   variants stays within kStepTolerance (measured 1.2e-5 on Llama-3-8B).
+//   A chain with approximate variants (8-bit activations) is not held to it:
+//   a random network amplifies their documented error over its layers (the
+//   CPU chain with the same approximation shows by how much, and is
+//   reported beside it).
+constexpr double kStepTolerance = 1e-3;
+constexpr double kChainedVsOpByOp = 1e-6;
+constexpr std::size_t kBreakdownRows = 14;  // of the text report; --json lists them all
+
+struct StepArgs {
+  std::string file;
+  std::uint32_t device = 0;
+  std::uint32_t context = 4096;
+  bool random_weights = false;
+  bool tuned_only = false, baseline_only = false;
+  bool check = false;
+  std::string db;
+  bool json = false;
+  std::uint64_t seed = 1;
+  int samples = 15;
+  std::vector<std::string> tuned_kernels;
+  bool barrier_every_op = false;
+  bool unfused = false;
+};
+
+struct Measured {
+  std::string name;  // "tuned", "baseline"
+  std::size_t tuned_ops = 0, ops = 0, barriers = 0;
+  std::vector<std::string> baselines;  // in a tuned chain: "kernel shape (role): why"
+  vk::TimingResult timing;
+  std::optional<double> rel_l2;                // logits vs the exact CPU chain
+  std::optional<double> approximation_rel_l2;  // the CPU chain with the variants' approximation vs the exact one
+  std::optional<double> chained_vs_op_by_op;
+  std::size_t ops_checked = 0, ops_failed = 0;
+  double worst_share = 0;
+  std::vector<std::string> failures;  // "role kernel shape [config]: why"
+  bool approximate = false;           // some op's variant has a looser tolerance than its kernel
+  bool passed = true;
+  // Where the step's time goes: phases (runs of ops between barriers) of the
+  // same ops, summed over the layers, largest first.
+  struct Share {
+    std::string ops;  // "attn_q (Q4_K)+attn_k (Q4_K)+attn_v (Q4_K)"
+    std::size_t per_token = 0;
+    double ns_per_token = 0;
+  };
+  std::vector<Share> breakdown;
+  double profiled_ns = 0;  // the step with a timestamp at every barrier
+};
+
+void profile_chain(step::DecodeStep& chain, vk::Device& device, int samples, Measured& m) {
+  const auto profile = chain.profile(device, samples);
+  std::map<std::string, Measured::Share> by_ops;
+  for (const auto& phase : profile.phases) {
+    std::string ops;
+    for (std::size_t i = phase.first_op; i < phase.end_op; ++i)
+      ops += (ops.empty() ? "" : "+") + step::op_kind(chain.ops()[i].role);
+    auto& share = by_ops[ops];
+    share.ops = ops;
+    ++share.per_token;
+    share.ns_per_token += phase.median_ns;
+  }
+  for (auto& [ops, share] : by_ops) m.breakdown.push_back(share);
+  std::sort(m.breakdown.begin(), m.breakdown.end(),
+            [](const auto& a, const auto& b) { return a.ns_per_token > b.ns_per_token; });
+  m.profiled_ns = profile.total_ns.median;
+}
+
+// NaN when any value is not finite, so that every bound fails.
+double relative_l2(const std::vector<float>& got, const std::vector<double>& want) {
+  const auto v = compare_output(got, want, {});
+  return v.non_finite > 0 ? std::nan("") : v.rel_l2;
+}
+
+void check_chain(step::DecodeStep& chain, vk::Device& device, const model::ModelDescription& model,
+                 std::uint32_t context, Measured& m) {
+  const auto chained = chain.run_once(device);
+  const auto by_op = step::check_op_by_op(chain, device, model);
+  m.ops_checked = by_op.ops.size();
+  m.ops_failed = by_op.failed;
+  m.worst_share = by_op.worst_share;
+  for (const auto& v : by_op.ops) {
+    if (v.passed) continue;
+    const auto& op = chain.ops()[v.op];
+    std::string line = op.role + " " + op.kernel + " " + kernels::shape_to_string(op.shape) + " [" +
+                       kernels::config_to_string(op.config) + "]: " + v.why;
+    if (v.model_rel_l2) {
+      char more[160];
+      std::snprintf(more, sizeof more, "; against the CPU model of its 8-bit activations %.3g; input max/rms %.3g",
+                    *v.model_rel_l2, v.input_crest);
+      line += more;
+    }
+    m.failures.push_back(line);
+  }
+  m.chained_vs_op_by_op = relative_l2(chained, std::vector<double>(by_op.logits.begin(), by_op.logits.end()));
+  for (const auto& op : chain.ops()) {
+    const auto& kernel = kernels::find_kernel(op.kernel);
+    const auto own = kernel.tolerance(op.shape), variant = kernel.variant_tolerance(op.config, op.shape);
+    m.approximate = m.approximate || variant.rel_l2 > own.rel_l2 || variant.max_rel > own.max_rel;
+  }
+  const auto exact = step::reference_logits(model, chain, context);
+  m.rel_l2 = relative_l2(chained, exact);
+  if (m.approximate) {
+    const auto approximated = step::reference_logits(model, chain, context, step::Activations::as_variants);
+    m.approximation_rel_l2 = relative_l2(std::vector<float>(approximated.begin(), approximated.end()), exact);
+  }
+  // NaN fails every comparison.
+  m.passed = m.ops_failed == 0 && *m.chained_vs_op_by_op <= kChainedVsOpByOp &&
+             (m.approximate || *m.rel_l2 <= kStepTolerance);
+}
+
+void run_step(const StepArgs& args, int& result_code) {
+  const auto file = ref::GgufFile::open(args.file);
+  const auto model = model::describe_model(file.contents(), args.file);
+  if (model.context_length > 0 && args.context > model.context_length) {
+    throw Error(ErrorKind::usage, "--context " + std::to_string(args.context) + " is above " + args.file +
+                                      "'s context length of " + std::to_string(model.context_length));
+  }
+  std::optional<results::Store> store;
+  const std::filesystem::path db = args.db.empty() ? results::Store::default_path() : std::filesystem::path(args.db);
+  if (std::filesystem::exists(db)) store.emplace(results::Store::open_for_reading(db));
+  if (args.baseline_only && args.tuned_only) throw Error(ErrorKind::usage, "--tuned and --baseline exclude each other");
+
+  vk::Instance instance({.validation = false});
+  vk::Device device(instance, args.device);
+  const auto rows = store ? chain::winner_device_rows(*store, device.info()) : std::vector<std::int64_t>{};
+  const auto templates = TemplateLibrary::select(std::nullopt);
+  std::vector<Measured> measured;
+  for (const bool tuned : {true, false}) {
+    if ((tuned && args.baseline_only) || (!tuned && args.tuned_only)) continue;
+    step::StepOptions options;
+    options.context = args.context;
+    options.tuned = tuned;
+    options.random_weights = args.random_weights;
+    options.seed = args.seed;
+    options.tuned_kernels = args.tuned_kernels;
+    options.barrier_every_op = args.barrier_every_op;
+    options.fused = !args.unfused;
+    step::DecodeStep chain(model, file, options, store ? &*store : nullptr, rows, device.info());
+    if (!args.json) std::cerr << "vktune step: " << (tuned ? "tuned" : "baseline") << ": compiling and uploading\n";
+    chain.prepare(device, templates);
+    Measured m;
+    m.name = tuned ? "tuned" : "baseline";
+    m.ops = chain.ops().size();
+    m.barriers = chain.barriers();
+    for (const auto& op : chain.ops()) {
+      m.tuned_ops += op.tuned;
+      if (tuned && !op.tuned) {
+        m.baselines.push_back(op.kernel + " " + kernels::shape_to_string(op.shape) + " (" + op.role +
+                              "): " + op.why_baseline);
+      }
+    }
+    if (args.check) {
+      if (!args.json) std::cerr << "vktune step: " << m.name << ": checking op by op and against the CPU chain\n";
+      check_chain(chain, device, model, args.context, m);
+      if (!m.passed) result_code = exit_code::failure;
+    }
+    if (!args.json) std::cerr << "vktune step: " << m.name << ": timing " << args.samples << " steps\n";
+    m.timing = chain.time(device, args.samples);
+    profile_chain(chain, device, args.samples, m);
+    measured.push_back(std::move(m));
+  }
+  if (args.json) {
+    nlohmann::json runs = nlohmann::json::array();
+    for (const auto& m : measured) {
+      const double ns = m.timing.per_dispatch_ns.median;
+      nlohmann::json breakdown = nlohmann::json::array();
+      for (const auto& b : m.breakdown) {
+        breakdown.push_back({{"ops", b.ops},
+                             {"per_token", b.per_token},
+                             {"ns_per_token", b.ns_per_token},
+                             {"share", m.profiled_ns > 0 ? b.ns_per_token / m.profiled_ns : 0.0}});
+      }
+      runs.push_back({{"variants", m.name},
+                      {"dispatches", m.ops},
+                      {"barriers", m.barriers},
+                      {"tuned_dispatches", m.tuned_ops},
+                      {"baseline_dispatches", m.baselines},
+                      {"median_ns", ns},
+                      {"p10_ns", m.timing.per_dispatch_ns.p10},
+                      {"p90_ns", m.timing.per_dispatch_ns.p90},
+                      {"tokens_per_second", ns > 0 ? 1e9 / ns : 0.0},
+                      {"profiled_ns", m.profiled_ns},
+                      {"breakdown", breakdown},
+                      {"logits_rel_l2", m.rel_l2 ? nlohmann::json(*m.rel_l2) : nlohmann::json(nullptr)},
+                      {"check", m.rel_l2 ? nlohmann::json{{"passed", m.passed},
+                                                          {"ops_checked", m.ops_checked},
+                                                          {"ops_failed", m.ops_failed},
+                                                          {"failures", m.failures},
+                                                          {"worst_share_of_tolerance", m.worst_share},
+                                                          {"chained_vs_op_by_op_rel_l2", *m.chained_vs_op_by_op},
+                                                          {"approximate", m.approximate},
+                                                          {"approximation_rel_l2",
+                                                           m.approximation_rel_l2
+                                                               ? nlohmann::json(*m.approximation_rel_l2)
+                                                               : nlohmann::json(nullptr)}}
+                                         : nlohmann::json(nullptr)}});
+    }
+    auto doc = json_document(kStepJson);
+    doc.update({{"file", args.file},
+                {"device", device.info().name},
+                {"context", args.context},
+                {"fused", !args.unfused},
+                {"database", store ? store->path().string() : std::string()},
+                {"check_tolerance", kStepTolerance},
+                {"chained_vs_op_by_op_tolerance", kChainedVsOpByOp},
+                {"runs", runs}});
+    std::cout << doc.dump(2) << "\n";
+  } else {
+    std::cout << (model.name.empty() ? model.architecture : model.name) << ": one decode token at context "
+              << args.context << " on " << device.info().name << ", as one command buffer"
+              << (args.unfused ? " (unfused: every op its own kernel)" : "") << "\n";
+    for (const auto& m : measured) {
+      const double ns = m.timing.per_dispatch_ns.median;
+      char line[256];
+      std::snprintf(line, sizeof line,
+                    "  %-8s %4zu dispatches (%zu tuned), %zu barriers: %.1f us per token (p10 %.1f, p90 %.1f), "
+                    "%.1f tokens/s",
+                    m.name.c_str(), m.ops, m.tuned_ops, m.barriers, ns / 1e3, m.timing.per_dispatch_ns.p10 / 1e3,
+                    m.timing.per_dispatch_ns.p90 / 1e3, ns > 0 ? 1e9 / ns : 0.0);
+      std::cout << line << "\n";
+      if (m.rel_l2) {
+        std::cout << "    check: " << (m.passed ? "passed" : "FAILED") << "; op by op " << m.ops_checked - m.ops_failed
+                  << " of " << m.ops_checked << " within their variants' tolerance (worst at "
+                  << 100 * m.worst_share << "% of it); chained vs op by op: relative L2 " << *m.chained_vs_op_by_op
+                  << "; logits vs the exact CPU chain: relative L2 " << *m.rel_l2;
+        if (m.approximation_rel_l2) {
+          std::cout << " (approximate variants: the CPU chain with their 8-bit activations is "
+                    << *m.approximation_rel_l2 << " from the exact one)";
+        } else {
+          std::cout << (*m.rel_l2 <= kStepTolerance ? " (ok)" : " (FAILED)");
+        }
+        std::cout << "\n";
+        for (const auto& f : m.failures) std::cout << "    failed: " << f << "\n";
+      }
+      std::printf("    where the time goes (a timestamp at each barrier: %.1f us per token):\n", m.profiled_ns / 1e3);
+      for (std::size_t i = 0; i < m.breakdown.size() && i < kBreakdownRows; ++i) {
+        const auto& b = m.breakdown[i];
+        std::printf("      %6.1f%% %8.1f us  %3zu x %7.2f us  %s\n", 100 * b.ns_per_token / m.profiled_ns,
+                    b.ns_per_token / 1e3, b.per_token, b.ns_per_token / 1e3 / static_cast<double>(b.per_token),
+                    b.ops.c_str());
+      }
+      std::fflush(stdout);
+      for (const auto& b : m.baselines) std::cout << "    baseline: " << b << "\n";
+    }
+  }
+}
+
+}  // namespace
+
+void add_step_command(CLI::App& root, int& result_code) {
+  auto args = std::make_shared<StepArgs>();
+  auto* cmd = root.add_subcommand("step",
+                                  "Run one decode token of a GGUF model on the GPU as a chain of vktune kernels "
+                                  "in one command buffer, and time it (tuned and baseline variants)");
+  // The reference text (the man page carries it too).
+  cmd->footer(R"vkt(
+Runs one decode token on the GPU: the embedding lookup, every layer's ops in
+model order (with the k and v stores into fp16 caches of --context entries,
+the earlier ones random) and the output head and argmax, as one command buffer
+with a barrier only before a dispatch that reads what an earlier one since the
+last barrier wrote or writes what it touched (so the q, k and v products run
+side by side). Each op runs the stored winner for this GPU (else for another
+GPU of its model) or its baseline.
+
+Timed back to back after a warm-up to steady clocks (median of --samples, 15),
+reported as us and tokens/s, tuned and baseline, with where the time goes
+(each run of ops between barriers timed with timestamps, summed over the
+layers) and the ops that ran their baseline in the tuned chain and why.
+
+--check runs the chain op by op and compares each op with the CPU reference of
+that op on the inputs the chain gave it, within its variant's own tolerance;
+the chained run's logits with the op-by-op run's; and the logits with the CPU
+chain (double precision, the same weights, cache and token; a chain with
+8-bit-activation variants is reported beside the CPU chain with the same
+approximation rather than held to the exact one's bound). Exit 1 on a failure.
+
+--random-weights replaces the file's weights with random ones of its shapes
+and types. --tuned-kernels takes stored winners only for the kernels named (to
+find which kernel's winners move the result). --barrier-every-op puts a
+barrier before every dispatch (to measure what placing them saves). --unfused
+runs every op as its own kernel (each residual add and the norm after it apart
+rather than one add_rmsnorm_mul; k rotated, then stored, rather than
+rope_cache writing it into its cache row; gate, up, SwiGLU and down apart
+rather than one product of the stacked gate and up weights and a _swiglu down
+product): to measure what the fused kernels save. --json prints vktune-step
+version 1.
+
+See docs/TUNING_A_MODEL.md.
+)vkt");
+  cmd->add_option("file", args->file, "The model (.gguf)")->required()->check(CLI::ExistingFile);
+  add_device_option(*cmd, args->device, "Vulkan device index (see `vktune devices`)");
+  cmd->add_option("--context", args->context, "KV-cache length: the token is at position context - 1")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 1u << 24));
+  cmd->add_flag("--random-weights", args->random_weights, "Random weights of the file's shapes and types");
+  cmd->add_flag("--tuned", args->tuned_only, "Only the stored winners' chain");
+  cmd->add_flag("--baseline", args->baseline_only, "Only the baselines' chain");
+  cmd->add_option("--tuned-kernels", args->tuned_kernels,
+                  "Stored winners only for these kernels (comma-separated), baselines for the rest: to find which "
+                  "kernel's winners move the result")
+      ->delimiter(',');
+  cmd->add_flag("--barrier-every-op", args->barrier_every_op,
+                "A barrier before every dispatch rather than only where ops meet (to measure what that saves)");
+  cmd->add_flag("--unfused", args->unfused,
+                "Every op its own kernel: each residual add and the norm after it apart (else one add_rmsnorm_mul), "
+                "k rotated and then stored (else rope_cache rotates it into its cache row), gate, up, SwiGLU and "
+                "down apart (else one product of the stacked gate and up weights, and a _swiglu down product)");
+  cmd->add_flag("--check", args->check,
+                "Check the chain op by op (each op on the inputs the chain gave it, within its variant's tolerance), "
+                "the chained run against the op-by-op run, and the logits against the CPU chain in double (exit 1 "
+                "on a failure)");
+  cmd->add_option("--samples", args->samples, "Steps timed (the median is reported)")
+      ->capture_default_str()
+      ->check(CLI::Range(10, 1000));
+  cmd->add_option("--db", args->db,
+                  "SQLite database with the winners (default: $VKTUNE_DB, else ~/.local/share/vktune/vktune.db)");
+  cmd->add_option("--seed", args->seed, "Seed of the token, the cache's earlier entries and random weights")
+      ->capture_default_str();
+  cmd->add_flag("--json", args->json, "Print the vktune-step document on stdout");
+  cmd->callback([args, &result_code] {
+    result_code = exit_code::ok;
+    run_step(*args, result_code);
+  });
+}
+
+}  // namespace vktune::cli

@@ -1,0 +1,115 @@
+// vktune: autotune and benchmark Vulkan compute kernels.
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "common/error.hpp"
+#include "harness/build_info.hpp"
+#include "harness/device.hpp"
+#include "kernels/spec/spec_arguments.hpp"
+#include "cli/commands/commands.hpp"
+
+namespace {
+
+// Ends the process with `code`. After a GPU timeout the abandoned work may
+// still run on a driver thread that exit handlers (and vkDestroyInstance,
+// which the instance already skipped) would wait for, perhaps forever: then
+// the output is flushed and the process ends without them.
+int finish(int code) {
+  if (vktune::vk::any_device_abandoned()) {
+    std::cout.flush();
+    std::cerr.flush();
+    std::fflush(nullptr);
+    std::_Exit(code);
+  }
+  std::fflush(stdout);
+  return code;
+}
+
+bool is_subcommand(CLI::App& app, const std::string& name) {
+  for (const auto* sub : app.get_subcommands([](CLI::App*) { return true; }))
+    if (sub->get_name() == name) return true;
+  return false;
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace vktune;
+  // A kernel spec file given where a kernel name goes becomes a kernel before
+  // the commands (one per kernel) are made.
+  try {
+    kernels::spec::register_spec_arguments(argc, argv);
+  } catch (const Error& e) {
+    std::cerr << "vktune: error: " << e.what() << "\n";
+    return exit_code_for(e.kind());
+  }
+  CLI::App app{"vktune: autotuning and benchmarking for Vulkan compute kernels"};
+  app.require_subcommand(1);
+  app.footer(R"vkt(
+vktune KERNEL --device N tunes a kernel (a registered name, or a spec file of
+your own: see `vktune spec init`); `vktune KERNEL --help` says how. Every
+command has --help; every --json output names its format and version
+(docs/JSON_OUTPUT.md).
+
+Exit codes: 0 success; 1 the job ran and found failures (check, or no variant
+validated); 2 bad command line or input; 3 no Vulkan loader or no Vulkan
+driver; 4 no such device; 5 any other error; 130 or 143 a run stopped by
+SIGINT or SIGTERM.
+
+Guides: docs/SPACES_AND_SEARCH.md, docs/TIMING_AND_NUMERICS.md,
+docs/RESULTS_DATABASE.md, docs/RELIABILITY.md, docs/TUNING_A_MODEL.md,
+docs/SPEC_FORMAT.md, docs/TABLE_FORMAT.md.
+)vkt");
+  // help2man reads --version (and --help) to write the man page.
+  app.set_version_flag("--version", vk::build_info(), "Print vktune's version, compiler, shaderc and glslang, and exit");
+  int exit_code = exit_code::ok;
+  cli::add_devices_command(app, exit_code);
+  cli::add_gguf_command(app, exit_code);
+  cli::add_model_command(app, exit_code);
+  cli::add_step_command(app, exit_code);
+  cli::add_mobilenet_command(app, exit_code);
+  cli::add_list_command(app, exit_code);
+  cli::add_check_command(app, exit_code);
+  cli::add_export_command(app, exit_code);
+  cli::add_import_command(app, exit_code);
+  cli::add_replay_command(app, exit_code);
+  cli::add_results_command(app, exit_code);
+  cli::add_report_command(app, exit_code);
+  cli::add_spec_command(app, exit_code);
+  // `vktune bench ... -- FLAGS`: FLAGS belong to Google Benchmark, untouched.
+  std::vector<std::string> benchmark_flags;
+  if (argc > 1 && std::string(argv[1]) == "bench") {
+    for (int i = 2; i < argc; ++i) {
+      if (std::string(argv[i]) != "--") continue;
+      benchmark_flags.assign(argv + i + 1, argv + argc);
+      argc = i;
+      break;
+    }
+  }
+  cli::add_bench_command(app, exit_code, benchmark_flags);
+  cli::add_tune_commands(app, exit_code);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // --help and --version are "errors" with exit code 0 in CLI11.
+    if (e.get_exit_code() == 0) return app.exit(e);
+    // Everything else: one line that names the problem.
+    std::string message = e.what();
+    if (argc > 1 && argv[1][0] != '-' && !is_subcommand(app, argv[1])) {
+      message = std::string("unknown command or kernel '") + argv[1] + "' (see `vktune --help` and `vktune list`)";
+    }
+    std::cerr << "vktune: error: " << message << "\n";
+    return exit_code::usage;
+  } catch (const Error& e) {
+    std::cerr << "vktune: error: " << e.what() << "\n";
+    return finish(exit_code_for(e.kind()));
+  } catch (const std::exception& e) {
+    std::cerr << "vktune: error: " << e.what() << "\n";
+    return finish(exit_code::runtime_error);
+  }
+  return finish(exit_code);
+}

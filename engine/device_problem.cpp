@@ -1,0 +1,139 @@
+#include "engine/device_problem.hpp"
+
+#include "reference/fp16.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+namespace vktune {
+
+std::uint32_t cold_cache_copies(std::uint64_t weight_bytes, std::uint64_t device_bytes, std::uint64_t target_bytes,
+                                std::uint32_t max_copies) {
+  if (weight_bytes == 0) return 1;
+  std::uint64_t copies = (target_bytes + weight_bytes - 1) / weight_bytes;
+  copies = std::min<std::uint64_t>(copies, max_copies);
+  if (device_bytes > 0) copies = std::min<std::uint64_t>(copies, std::max<std::uint64_t>(1, device_bytes / 4 / weight_bytes));
+  // At least two copies, so consecutive dispatches never read the same weights.
+  return static_cast<std::uint32_t>(std::max<std::uint64_t>(copies, 2));
+}
+
+namespace {
+
+std::size_t data_bytes(const kernels::HostBuffer& host) { return std::max<std::size_t>(host.bytes.size(), 4); }
+
+std::vector<std::uint8_t> canary_bytes(VkDeviceSize size) {
+  std::vector<std::uint8_t> bytes(size);
+  for (std::size_t i = 0; i < size; i += 4) std::memcpy(bytes.data() + i, &kCanary, 4);
+  return bytes;
+}
+
+}  // namespace
+
+DeviceProblem::DeviceProblem(vk::Device& device, const kernels::Problem& problem, std::uint32_t weight_copies)
+    : problem_(problem), output_index_(problem.output_index), copies_(std::max(1u, weight_copies)) {
+  buffers_.resize(problem.buffers.size());
+  for (std::size_t b = 0; b < problem.buffers.size(); ++b) {
+    const auto& host = problem.buffers[b];
+    const std::uint32_t n = host.is_weights ? copies_ : 1;
+    if (host.is_weights) weight_bytes_ += host.bytes.size();
+    for (std::uint32_t c = 0; c < n; ++c) buffers_[b].emplace_back(device, kGuardBefore + data_bytes(host) + kGuardAfter);
+  }
+  upload_all();
+}
+
+void DeviceProblem::upload_all() {
+  const auto before = canary_bytes(kGuardBefore), after = canary_bytes(kGuardAfter);
+  for (std::size_t b = 0; b < buffers_.size(); ++b) {
+    const auto& host = problem_.buffers[b];
+    for (auto& buffer : buffers_[b]) {
+      buffer.upload(before, 0);
+      if (!host.is_output) buffer.upload(host.bytes, kGuardBefore);
+      buffer.upload(after, kGuardBefore + data_bytes(host));
+    }
+  }
+}
+
+std::vector<const vk::Buffer*> DeviceProblem::bindings(std::uint32_t copy) const {
+  std::vector<const vk::Buffer*> list;
+  for (const auto& copies : buffers_) list.push_back(&copies[copy % copies.size()]);
+  return list;
+}
+
+void DeviceProblem::poison_output(std::uint32_t pattern) {
+  // Two fp16 NaNs per word for an fp16 output: the float pattern's low half is +0.
+  if (problem_.output_f16) pattern = kHalfPoison;
+  for (const auto index : output_indices()) {
+    auto& output = buffers_[index].front();
+    // vkCmdFillBuffer fills whole words only: an odd count of fp16 values ends
+    // on a half word, poisoned from the host so that its element is caught too.
+    const std::size_t bytes = data_bytes(problem_.buffers[index]);
+    const std::size_t words = bytes / 4 * 4;
+    output.fill(pattern, kGuardBefore, words);
+    if (words < bytes) {
+      std::vector<std::uint8_t> tail(bytes - words);
+      std::memcpy(tail.data(), &pattern, tail.size());
+      output.upload(tail, kGuardBefore + words);
+    }
+  }
+}
+
+std::vector<std::size_t> DeviceProblem::output_indices() const {
+  std::vector<std::size_t> indices{output_index_};
+  indices.insert(indices.end(), problem_.more_outputs.begin(), problem_.more_outputs.end());
+  return indices;
+}
+
+std::vector<float> DeviceProblem::download_output(std::size_t count) const {
+  const std::size_t element = problem_.output_f16 ? 2 : sizeof(float);
+  std::vector<float> values;
+  values.reserve(count);
+  for (const auto index : output_indices()) {
+    if (values.size() >= count) break;
+    // The first `count` elements of the outputs laid end to end: each output
+    // after the first is read whole.
+    const std::size_t n = std::min(count - values.size(), problem_.buffers[index].bytes.size() / element);
+    const auto bytes = buffers_[index].front().download(kGuardBefore, n * element);
+    for (std::size_t i = 0; i < n; ++i) {
+      if (problem_.output_f16) {
+        std::uint16_t h;
+        std::memcpy(&h, bytes.data() + 2 * i, 2);
+        values.push_back(ref::fp16_to_fp32(h));
+      } else {
+        float f;
+        std::memcpy(&f, bytes.data() + 4 * i, 4);
+        values.push_back(f);
+      }
+    }
+  }
+  return values;
+}
+
+std::optional<std::string> DeviceProblem::check_guards() {
+  std::optional<std::string> found;
+  for (std::size_t b = 0; b < buffers_.size() && !found; ++b) {
+    const auto& host = problem_.buffers[b];
+    // Validation dispatches on copy 0 only (timing rotates the others).
+    const auto& buffer = buffers_[b].front();
+    const auto check = [&](VkDeviceSize offset, VkDeviceSize size, const char* where) {
+      const auto bytes = buffer.download(offset, size);
+      for (std::size_t i = 0; i < bytes.size(); i += 4) {
+        std::uint32_t word = 0;
+        std::memcpy(&word, bytes.data() + i, 4);
+        if (word == kCanary) continue;
+        std::size_t last = i;
+        for (std::size_t j = i; j < bytes.size(); j += 4)
+          if (std::memcmp(bytes.data() + j, &kCanary, 4) != 0) last = j;
+        found = "out of bounds: wrote the guard band " + std::string(where) + " buffer '" + host.name + "' (" +
+                std::to_string(host.bytes.size()) + " bytes), bytes " + std::to_string(i) + ".." +
+                std::to_string(last + 3) + " of the band";
+        return;
+      }
+    };
+    check(kGuardBefore + data_bytes(host), kGuardAfter, "after");
+    if (!found) check(0, kGuardBefore, "before");
+  }
+  if (found) upload_all();
+  return found;
+}
+
+}  // namespace vktune

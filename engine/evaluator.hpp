@@ -1,0 +1,60 @@
+#pragma once
+// Running one compiled variant on a device: create its pipelines (one per
+// stage), validate it against the reference with a poisoned output, and time
+// it. A launch is every stage in order with a compute-to-compute barrier
+// between them; validation checks the output of the whole launch and timing
+// reports the time of the whole launch.
+#include <chrono>
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "harness/device.hpp"
+#include "harness/pipeline.hpp"
+#include "harness/timer.hpp"
+#include "kernels/kernel.hpp"
+#include "engine/device_problem.hpp"
+#include "engine/validation.hpp"
+#include "engine/variant.hpp"
+
+namespace vktune {
+
+// NaN bit pattern written over outputs before a validation run.
+inline constexpr std::uint32_t kPoison = 0x7fc00000u;
+
+class VariantRunner {
+ public:
+  // Creates the pipelines for a kernel with `buffer_count` bindings and
+  // `shape_dims` push-constant words (the kernel conventions); throws
+  // Error(device_limit) or Error(pipeline).
+  VariantRunner(vk::Device& device, const CompiledVariant& variant, std::uint32_t buffer_count,
+                std::uint32_t shape_dims, std::uint32_t max_descriptor_sets = 80);
+
+  // Poisons the output, runs one launch on weight copy 0, checks the guard
+  // bands (a touched band fails with out_of_bounds set), and compares the
+  // result with problem.expected. A runner may validate on several problems.
+  // `output`, when given, receives the output as downloaded.
+  Validation validate(DeviceProblem& on_device, const kernels::Problem& problem, const kernels::Tolerance& tolerance,
+                      std::chrono::nanoseconds timeout = vk::kDefaultTimeout, std::vector<float>* output = nullptr);
+
+  // Times launches rotating through every weight copy.
+  vk::TimingResult time(DeviceProblem& on_device, const kernels::Shape& shape, const vk::TimerOptions& options);
+
+  // Runs `dispatches` untimed launches (one after another) and waits for them: work that keeps
+  // the GPU's clocks up while the tuner waits for the next variant.
+  void keep_busy(DeviceProblem& on_device, const kernels::Shape& shape, std::uint32_t dispatches);
+
+ private:
+  std::vector<std::vector<VkDescriptorSet>>& sets_for(const DeviceProblem& on_device);
+  void record(VkCommandBuffer cmd, const std::vector<VkDescriptorSet>& sets, const kernels::Shape& shape) const;
+
+  vk::Device& device_;
+  const CompiledVariant& variant_;
+  // One pipeline per stage; every stage binds the same buffers, each through
+  // a descriptor set made from its own pipeline's layout.
+  std::vector<std::unique_ptr<vk::ComputePipeline>> pipelines_;
+  // Per problem on the device (the timed one, the other validation inputs): [copy][stage].
+  std::map<const DeviceProblem*, std::vector<std::vector<VkDescriptorSet>>> sets_;
+};
+
+}  // namespace vktune

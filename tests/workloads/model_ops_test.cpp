@@ -1,0 +1,225 @@
+// A GGUF model's decode step and prefill as vktune ops (workloads/llm/): the
+// architecture and dimensions read from the metadata, every product at its
+// tensor's real N, K and type, counts per token and per prefill; refusals
+// of other architectures, missing tensors and shapes that disagree with the
+// metadata; tensors no kernel reads; the random models `vktune gguf
+// --make-random` writes; and the time-sharing rule of `vktune model`.
+#include "workloads/llm/model_ops.hpp"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <tuple>
+
+#include "common/error.hpp"
+#include "kernels/registry.hpp"
+#include "reference/gguf_reader.hpp"
+#include "reference/gguf_types.hpp"
+#include "workloads/llm/model_tuning.hpp"
+#include "workloads/llm/random_model.hpp"
+
+namespace vktune::model {
+namespace {
+
+ModelPreset tiny(const std::string& architecture = "llama") {
+  auto preset = find_preset("tiny");
+  preset.architecture = architecture;
+  return preset;
+}
+
+ModelDescription describe(const ref::GgufWriter& writer) {
+  const auto bytes = writer.bytes();
+  return describe_model(ref::parse_gguf(bytes, "tiny.gguf"), "tiny.gguf");
+}
+
+// The one-line usage error describing `writer` gives.
+std::string refusal(const ref::GgufWriter& writer) {
+  try {
+    describe(writer);
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::usage);
+    return e.what();
+  }
+  ADD_FAILURE() << "described";
+  return {};
+}
+
+using Counts = std::map<std::pair<std::string, std::string>, std::pair<std::uint32_t, std::uint32_t>>;
+
+Counts counts_of(const ModelOps& ops) {
+  Counts c;
+  for (const auto& op : ops.ops) c[{op.kernel, kernels::shape_to_string(op.shape)}] = {op.per_token, op.per_prefill};
+  return c;
+}
+
+TEST(ModelOps, TheTinyLlamasDecodeStepAndPrefill) {
+  const auto m = describe(random_model(tiny(), "Q4_K_M", 1));
+  EXPECT_EQ(m.architecture, "llama");
+  EXPECT_EQ(std::tie(m.layers, m.embedding, m.heads, m.kv_heads, m.head_dim, m.feed_forward, m.vocab, m.context_length),
+            std::make_tuple(2u, 256u, 4u, 2u, 64u, 512u, 128u, 2048u));
+  EXPECT_FALSE(m.rope_neox);
+  const auto ops = model_ops(m, 64, 8);
+  // Written out from the model: 2 layers, Q4_K_M (layer 1 of 2 takes Q6_K
+  // for attn_v and ffn_down, as llama.cpp gives the last eighth more bits;
+  // a Q6_K output head); T = 1 (decode) and 8 (prefill).
+  const Counts want{
+      {{"get_rows_q4k", "1,128,256"}, {1, 0}},
+      {{"get_rows_q4k", "8,128,256"}, {0, 1}},
+      // Layer 0's attention norm (and a prefill's output norm, on its last
+      // token); every other norm follows a residual add, fused with it.
+      {{"rmsnorm_mul", "1,256"}, {1, 1}},
+      {{"rmsnorm_mul", "8,256"}, {0, 1}},
+      {{"add_rmsnorm_mul", "1,256"}, {4, 0}},  // 2 per layer: the last one's before the output norm
+      {{"add_rmsnorm_mul", "8,256"}, {0, 3}},  // the last layer's second add is a plain one (below)
+      {{"add", "8,256"}, {0, 1}},
+      {{"matmul_q4k", "1,256,256"}, {4, 0}},  // q and output
+      {{"matmul_q4k", "8,256,256"}, {0, 4}},
+      {{"matmul_q4k", "1,128,256"}, {3, 0}},  // k twice, v of layer 0
+      {{"matmul_q4k", "8,128,256"}, {0, 3}},
+      {{"matmul_q6k", "1,128,256"}, {2, 1}},  // v of layer 1; the output head, last token only
+      {{"matmul_q6k", "8,128,256"}, {0, 1}},
+      {{"rope", "1,4,64"}, {2, 0}},
+      {{"rope", "8,4,64"}, {0, 2}},
+      {{"rope_cache", "1,2,64,64"}, {2, 0}},  // k rotated into its cache
+      {{"rope_cache", "8,2,64,64"}, {0, 2}},
+      {{"kv_store", "1,128,64"}, {2, 0}},  // v per layer
+      {{"kv_store", "8,128,64"}, {0, 2}},
+      {{"attention_decode", "4,2,64,64"}, {2, 0}},
+      {{"attention_prefill", "8,4,2,64,8"}, {0, 2}},  // the prompt from an empty cache
+      // Gate and up as one product of their stacked weights, whose SwiGLU
+      // ffn_down reads; the prefill's 8 rows are within the decode
+      // products' M (below, a longer prompt runs the four apart).
+      {{"matmul_q4k", "1,1024,256"}, {2, 0}},
+      {{"matmul_q4k", "8,1024,256"}, {0, 2}},
+      {{"matmul_q4k_swiglu", "1,256,512"}, {1, 0}},
+      {{"matmul_q4k_swiglu", "8,256,512"}, {0, 1}},
+      {{"matmul_q6k_swiglu", "1,256,512"}, {1, 0}},
+      {{"matmul_q6k_swiglu", "8,256,512"}, {0, 1}},
+      {{"argmax", "1,128"}, {1, 1}},
+  };
+  EXPECT_EQ(counts_of(ops), want);
+  // Every op of both phases is served.
+  EXPECT_TRUE(ops.unserved.empty());
+  EXPECT_TRUE(ops.complete("decode"));
+  EXPECT_TRUE(ops.complete("prefill"));
+  // Every op is a registered kernel that accepts its shape.
+  for (const auto& op : ops.ops) EXPECT_NO_THROW(kernels::find_kernel(op.kernel).validate_shape(op.shape)) << op.kernel;
+  // A prompt longer than the decode products' M: gate, up, SwiGLU and down apart.
+  const auto longer = counts_of(model_ops(m, 64, 16));
+  EXPECT_EQ(longer.at({"swiglu", "16,512"}), std::make_pair(0u, 2u));
+  EXPECT_EQ(longer.at({"matmul_q4k", "16,512,256"}), std::make_pair(0u, 4u));
+  EXPECT_EQ(longer.at({"matmul_q6k", "16,256,512"}), std::make_pair(0u, 1u));
+  EXPECT_EQ(longer.count({"matmul_q6k_swiglu", "16,256,512"}), 0u);
+}
+
+TEST(ModelOps, QwenRotatesNeoxStyle) {
+  const auto ops = model_ops(describe(random_model(tiny("qwen2"), "Q8_0", 1)), 64, 0);
+  const auto c = counts_of(ops);
+  EXPECT_EQ(c.count({"rope", "1,4,64"}), 0u);
+  EXPECT_EQ(c.at({"rope_neox", "1,4,64"}), std::make_pair(2u, 0u));
+  EXPECT_EQ(c.at({"rope_neox_cache", "1,2,64,64"}), std::make_pair(2u, 0u));
+  EXPECT_EQ(c.at({"get_rows_q8_0", "1,128,256"}), std::make_pair(1u, 0u));
+}
+
+TEST(ModelOps, OtherArchitecturesMissingTensorsAndWrongShapesAreRefusedInOneLine) {
+  EXPECT_EQ(refusal(random_model(tiny("gpt2"), "F16", 1)),
+            "tiny.gguf: architecture 'gpt2' is not supported (supported: llama, mistral, qwen2, qwen3)");
+  ref::GgufWriter no_layers;
+  no_layers.set("general.architecture", std::string("llama"));
+  EXPECT_EQ(refusal(no_layers), "tiny.gguf: metadata key llama.block_count is missing");
+}
+
+TEST(ModelOps, AMissingTensorOrAShapeOffTheMetadataIsNamed) {
+  // The tensors are 512 wide; the rebuilt metadata says 640.
+  const auto wider = random_model(tiny(), "F16", 1);
+  ref::GgufWriter renamed;  // rebuilt with one key changed
+  const auto contents = ref::parse_gguf(wider.bytes(), "tiny.gguf");
+  for (const auto& kv : contents.metadata) {
+    renamed.set(kv.key, kv.key == "llama.feed_forward_length" ? ref::GgufValue(std::uint32_t{640}) : kv.value);
+  }
+  const auto file = ref::GgufFile::from_bytes(wider.bytes(), "tiny.gguf");
+  for (const auto& t : contents.tensors) {
+    if (t.name == "blk.1.ffn_up.weight") continue;  // and this one left out
+    renamed.add_tensor(t.name, t.type, t.shape, file.tensor_data(t));
+  }
+  EXPECT_EQ(refusal(renamed), "tiny.gguf: tensor blk.0.ffn_gate.weight is 256 x 512, the metadata says 256 x 640");
+  ref::GgufWriter missing;
+  for (const auto& kv : contents.metadata) missing.set(kv.key, kv.value);
+  for (const auto& t : contents.tensors) {
+    if (t.name != "blk.1.ffn_up.weight") missing.add_tensor(t.name, t.type, t.shape, file.tensor_data(t));
+  }
+  EXPECT_EQ(refusal(missing), "tiny.gguf: tensor blk.1.ffn_up.weight is missing");
+}
+
+TEST(ModelOps, TensorsNoKernelReadsAreListedOnce) {
+  // A Q6_K embedding: there is no Q6_K row lookup.
+  const auto writer = random_model(
+      tiny(),
+      [](const std::string& role, std::uint32_t) {
+        return role == "token_embd" ? ref::GgmlType::Q6_K : ref::GgmlType::Q8_0;
+      },
+      "test", 1);
+  const auto ops = model_ops(describe(writer), 64, 8);
+  ASSERT_EQ(ops.unsupported.size(), 1u);
+  EXPECT_EQ(ops.unsupported[0].tensor, "token_embd.weight");
+  EXPECT_EQ(ops.unsupported[0].type, "Q6_K");
+  EXPECT_FALSE(ops.complete("decode"));
+}
+
+TEST(ModelOps, RandomModelsHaveTheirPresetsShapesAndMixes) {
+  EXPECT_THROW(find_preset("llama3-70b"), Error);
+  EXPECT_THROW(check_type_mix("Q3_K_S"), Error);
+  const auto bytes = random_model(tiny(), "Q4_K_M", 7).bytes();
+  const auto contents = ref::parse_gguf(bytes, "tiny.gguf");
+  EXPECT_EQ(contents.find_tensor("blk.1.ffn_down.weight")->type, ref::GgmlType::Q6_K);
+  EXPECT_EQ(contents.find_tensor("blk.0.ffn_down.weight")->type, ref::GgmlType::Q4_K);
+  EXPECT_EQ(contents.find_tensor("output.weight")->type, ref::GgmlType::Q6_K);
+  // Random, reproducible from the seed.
+  const auto file = ref::GgufFile::from_bytes(bytes, "tiny.gguf");
+  const auto again = ref::GgufFile::from_bytes(random_model(tiny(), "Q4_K_M", 7).bytes(), "again");
+  const auto other = ref::GgufFile::from_bytes(random_model(tiny(), "Q4_K_M", 8).bytes(), "other");
+  const auto* q = contents.find_tensor("blk.0.attn_q.weight");
+  EXPECT_EQ(file.tensor_data(*q), again.tensor_data(*again.contents().find_tensor("blk.0.attn_q.weight")));
+  EXPECT_NE(file.tensor_data(*q), other.tensor_data(*other.contents().find_tensor("blk.0.attn_q.weight")));
+  const auto values = file.dequantize(*q);
+  EXPECT_TRUE(std::any_of(values.begin(), values.end(), [](float v) { return v != 0; }));
+}
+
+TEST(ModelTuning, TimeIsSharedByPotentialGain) {
+  const auto shares = share_time({3, 0, 1, -2}, 8.0);
+  ASSERT_EQ(shares.size(), 4u);
+  EXPECT_DOUBLE_EQ(shares[0], 6.0);
+  EXPECT_DOUBLE_EQ(shares[1], 0.0);
+  EXPECT_DOUBLE_EQ(shares[2], 2.0);
+  EXPECT_DOUBLE_EQ(shares[3], 0.0);
+  EXPECT_EQ(share_time({0, 0}, 5.0), (std::vector<double>{0, 0}));
+  ModelOp op{"add", {1, 256}, 4, 16, {}};
+  EXPECT_DOUBLE_EQ(per_token_weight(op, 8), 4 + 2.0);
+  EXPECT_DOUBLE_EQ(per_token_weight(op, 0), 4.0);
+}
+
+TEST(ModelTuning, AnOpsFloorIsItsRooflineOrOneDispatch) {
+  const auto& kernel = kernels::find_kernel("add");
+  const kernels::Shape shape{1, 1 << 20};
+  const auto m = kernel.metrics(shape);
+  Ceilings c{1000.0, 50000.0};  // GB/s, GFLOP/s
+  c.dispatch_floor_ns = 2.0;
+  EXPECT_DOUBLE_EQ(floor_ns(kernel, shape, c), std::max(m.bytes / 1000.0, m.flops / 50000.0));
+  c.dispatch_floor_ns = 1e9;
+  EXPECT_DOUBLE_EQ(floor_ns(kernel, shape, c), 1e9);
+}
+
+TEST(ModelTuning, APrefillProductsFloorIsAtTheTensorCoresRateWhereTheDeviceHasThem) {
+  const auto& kernel = kernels::find_kernel("matmul_q4k");
+  const kernels::Shape shape{512, 4096, 4096};
+  const auto m = kernel.metrics(shape);
+  Ceilings c{4000.0, 60000.0};  // GB/s, GFLOP/s
+  c.dispatch_floor_ns = 2600.0;
+  ASSERT_GT(m.flops / 60000.0, m.bytes / 4000.0);  // compute-bound at the FMA rate
+  EXPECT_DOUBLE_EQ(floor_ns(kernel, shape, c), m.flops / 60000.0);
+  c.tensor_gflops = 380000.0;
+  EXPECT_DOUBLE_EQ(floor_ns(kernel, shape, c), std::max(m.flops / 380000.0, m.bytes / 4000.0));
+}
+
+}  // namespace
+}  // namespace vktune::model

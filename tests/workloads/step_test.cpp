@@ -1,0 +1,270 @@
+// A decode step as a chain of kernels on the test device (workloads/llm/): the
+// tiny random model's logits against the CPU reference of the same chain,
+// and that reference's sensitivity (the token's position changes them).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <set>
+
+#include "harness/device.hpp"
+#include "harness/instance.hpp"
+#include "tests/kernels/kernel_test_support.hpp"
+#include "kernels/quantized_activations.hpp"
+#include "kernels/registry.hpp"
+#include "results/store.hpp"
+#include "tuner/session.hpp"
+#include "engine/variant.hpp"
+#include "workloads/llm/model_description.hpp"
+#include "workloads/llm/random_model.hpp"
+#include "workloads/llm/decode_step.hpp"
+#include "workloads/llm/step_op_check.hpp"
+#include "workloads/llm/step_reference.hpp"
+
+namespace vktune::step {
+namespace {
+
+std::uint32_t test_device_index() {
+  const char* text = std::getenv("VKTUNE_TEST_DEVICE");
+  return text && *text ? static_cast<std::uint32_t>(std::strtoul(text, nullptr, 10)) : 0;
+}
+
+// The tiny preset (2 layers, 256 wide) with Q4_K_M's type mix and random weights.
+ref::GgufFile tiny_model(std::uint64_t seed, const std::string& architecture = "llama") {
+  auto preset = model::find_preset("tiny");
+  preset.architecture = architecture;
+  return ref::GgufFile::from_bytes(model::random_model(preset, "Q4_K_M", seed).bytes(), "tiny.gguf");
+}
+
+StepOptions baselines(std::uint32_t context, std::uint64_t seed) {
+  StepOptions options;
+  options.context = context;
+  options.tuned = false;
+  options.seed = seed;
+  return options;
+}
+
+double rel_l2(const std::vector<float>& got, const std::vector<double>& want) {
+  double diff = 0, norm = 0;
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    diff += (got[i] - want[i]) * (got[i] - want[i]);
+    norm += want[i] * want[i];
+  }
+  return std::sqrt(diff / norm);
+}
+
+TEST(DecodeStep, TheChainsLogitsAreTheCpuChains) {
+  for (const char* architecture : {"llama", "qwen2"}) {  // normal and NeoX rope
+    SCOPED_TRACE(architecture);
+    const auto file = tiny_model(21, architecture);
+    const auto m = model::describe_model(file.contents(), "tiny.gguf");
+    vk::Instance instance;
+    vk::Device device(instance, test_device_index());
+    DecodeStep chain(m, file, baselines(48, 9), nullptr, {}, device.info());
+    // 1 lookup, the first norm, 12 per layer (each residual add fused with
+    // the norm after it, k rotated into its cache, gate and up one product
+    // whose SwiGLU ffn_down reads), head and argmax.
+    ASSERT_EQ(chain.ops().size(), 1u + 1 + 2 * 12 + 2);
+    ASSERT_EQ(chain.ops()[1].kernel, "rmsnorm_mul");
+    ASSERT_EQ(chain.ops()[6].kernel, std::string(architecture) == "llama" ? "rope_cache" : "rope_neox_cache");
+    ASSERT_EQ(chain.ops()[11].kernel, "matmul_q4k");  // gate and up stacked: 2 x 512 rows
+    ASSERT_EQ(chain.ops()[11].shape, (kernels::Shape{1, 1024, 256}));
+    ASSERT_EQ(chain.ops()[12].kernel, "matmul_q4k_swiglu");  // layer 0's ffn_down is Q4_K, layer 1's Q6_K
+    ASSERT_EQ(chain.ops().end()[-4].kernel, "matmul_q6k_swiglu");
+    ASSERT_EQ(chain.ops().end()[-3].kernel, "add_rmsnorm_mul");
+    chain.prepare(device, TemplateLibrary::embedded());
+    const auto logits = chain.run_once(device);
+    ASSERT_EQ(logits.size(), 128u);
+    // Baselines compute in fp32 throughout (measured on lavapipe: ~1e-5).
+    EXPECT_LT(rel_l2(logits, reference_logits(m, chain, 48)), 1e-4);
+    // The same weights and cache with the token one position earlier (its
+    // rope angle, the entries attention reads) is another answer.
+    EXPECT_GT(rel_l2(logits, reference_logits(m, chain, 47)), 1e-3);
+    // Steps repeat: the second writes the same cache row and reads the same.
+    EXPECT_EQ(chain.run_once(device), logits);
+    // Op by op: every op within its kernel's tolerance, and the same logits
+    // as the chained run.
+    const auto by_op = check_op_by_op(chain, device, m);
+    EXPECT_EQ(by_op.failed, 0u);
+    EXPECT_EQ(by_op.logits, logits);
+    // Every op its own kernel: 1 lookup, 17 per layer, the output norm, head
+    // and argmax, and the same arithmetic (the sums, norms and rotations as
+    // the fused kernels compute them).
+    auto options = baselines(48, 9);
+    options.fused = false;
+    DecodeStep unfused(m, file, options, nullptr, {}, device.info());
+    ASSERT_EQ(unfused.ops().size(), 1u + 2 * 17 + 3);
+    unfused.prepare(device, TemplateLibrary::embedded());
+    EXPECT_LT(rel_l2(unfused.run_once(device), std::vector<double>(logits.begin(), logits.end())), 1e-6);
+  }
+}
+
+// Stored winners with 8-bit activations (X_QUANT=1) for every product
+// shape of the tiny model, the first config of a covering array of that
+// path: the chain of them passes op by op, each op within its variant's
+// tolerance on the inputs the chain gave it. Its logits are not the exact
+// chain's: a CPU chain with the same quantization is as far from the exact
+// one, and a GPU chain does not follow that CPU chain bit for bit either
+// (one code rounded the other way moves every later product), which is why
+// the check is made op by op. A weight changed on the host after upload
+// fails exactly the op that reads it, and no other.
+TEST(DecodeStep, ApproximateVariantsAreCheckedOpByOp) {
+  vk::Instance instance;
+  vk::Device device(instance, test_device_index());
+  if (!device.info().features.integer_dot_product) GTEST_SKIP() << "no shaderIntegerDotProduct";
+  const auto file = tiny_model(33);
+  const auto m = model::describe_model(file.contents(), "tiny.gguf");
+  auto options = baselines(40, 4);
+  DecodeStep baseline(m, file, options, nullptr, {}, device.info());
+
+  const auto db = std::filesystem::path(::testing::TempDir()) / "step_x_q8.db";
+  std::filesystem::remove(db);
+  auto store = results::Store::open(db);
+  const auto device_row = store.upsert_device(identity_of(device.info()));
+  const auto templates = TemplateLibrary::embedded();
+  std::set<std::string> stored;
+  for (const auto& op : baseline.ops()) {
+    if (op.weight.empty() || !stored.insert(op.kernel + " " + kernels::shape_to_string(op.shape)).second) continue;
+    const auto& kernel = kernels::find_kernel(op.kernel);
+    const auto configs = testing_support::covering_of(kernel, op.shape, device.info(), [](const kernels::Config& c) {
+      return kernels::uses_quantized_activations(c);
+    });
+    ASSERT_FALSE(configs.empty()) << op.role;
+    const auto variant = describe_variant(kernel, configs.front(), op.shape, templates);
+    const auto config_json = kernels::config_to_json(configs.front());
+    store.upsert_variant({variant.variant_hash, op.kernel, variant.stages.front().plan.template_file, config_json,
+                          variant.stages.front().template_hash, "test"});
+    results::Winner w;
+    w.device_id = device_row, w.kernel = op.kernel, w.shape = kernels::shape_to_string(op.shape);
+    w.cache_mode = "cold", w.variant_hash = variant.variant_hash, w.config_json = config_json, w.spirv = {1};
+    store.set_winner(w);
+  }
+  options.tuned = true;
+  DecodeStep tuned(m, file, options, &store, {device_row}, device.info());
+  std::size_t quantized = 0;
+  for (const auto& op : tuned.ops()) quantized += !op.weight.empty() && kernels::uses_quantized_activations(op.config);
+  // Every product: 6 per layer (q, k, v, output, gate and up stacked, down
+  // reading their SwiGLU) and the head.
+  ASSERT_EQ(quantized, 2u * 6 + 1);
+  tuned.prepare(device, templates);
+  const auto chained = tuned.run_once(device);
+
+  const auto check = check_op_by_op(tuned, device, m);
+  ASSERT_EQ(check.ops.size(), tuned.ops().size());
+  EXPECT_EQ(check.failed, 0u);
+  for (const auto& v : check.ops) EXPECT_TRUE(v.passed) << tuned.ops()[v.op].role << ": " << v.why;
+  EXPECT_EQ(check.logits, chained);  // deterministic kernels: the barriers lose nothing
+  // Each product's error is that of 8-bit activations, not of fp32 rounding.
+  double largest = 0;
+  for (const auto& v : check.ops)
+    if (!tuned.ops()[v.op].weight.empty()) largest = std::max(largest, v.rel_l2);
+  EXPECT_GT(largest, 1e-3);
+  // ... and each matches the CPU model of its 8-bit arithmetic (measured on lavapipe: about 1e-7).
+  std::size_t modeled = 0;
+  for (const auto& v : check.ops) {
+    if (!v.model_rel_l2) continue;
+    ++modeled;
+    EXPECT_LT(*v.model_rel_l2, 1e-5) << tuned.ops()[v.op].role;
+  }
+  EXPECT_EQ(modeled, quantized);
+
+  const auto exact = reference_logits(m, tuned, 40);
+  const auto approximated = reference_logits(m, tuned, 40, Activations::as_variants);
+  const double approximation = rel_l2(std::vector<float>(approximated.begin(), approximated.end()), exact);
+  EXPECT_GT(approximation, 1e-3);
+  EXPECT_GT(rel_l2(chained, exact), 1e-3);
+
+  // attn_k of layer 1, changed on the host only: that op fails, the rest pass.
+  auto& k1 = const_cast<std::vector<std::uint8_t>&>(tuned.weight_bytes("blk.1.attn_k.weight"));
+  for (std::size_t i = 16; i < k1.size(); i += 144) k1[i] ^= 0x11;  // codes of every Q4_K block
+  const auto tampered = check_op_by_op(tuned, device, m);
+  ASSERT_EQ(tampered.failed, 1u);
+  for (const auto& v : tampered.ops) {
+    if (!v.passed) {
+      EXPECT_EQ(tuned.ops()[v.op].role, "blk.1.attn_k (Q4_K)");
+    }
+  }
+}
+
+// Barriers are placed from the kernels' binding roles: between any two ops
+// where the later reads what the earlier wrote, or writes what the earlier
+// read or wrote, some op from the later back to just after the earlier waits
+// (checked over every pair); and independent ops share a barrier: the q, k
+// and v products run side by side, and the gate and up products.
+TEST(DecodeStep, BarriersSeparateEveryHazardAndOnlyThose) {
+  const auto file = tiny_model(5);
+  const auto m = model::describe_model(file.contents(), "tiny.gguf");
+  vk::Instance instance;
+  vk::Device device(instance, test_device_index());
+  DecodeStep chain(m, file, baselines(16, 1), nullptr, {}, device.info());
+  const auto& ops = chain.ops();
+  auto access = [&](const StepOp& op, bool writes) {
+    std::set<std::string> names;
+    const auto& kernel = kernels::find_kernel(op.kernel);
+    const auto& bindings = kernel.spaces().at(kernel.space_index(op.shape)).bindings;
+    for (std::size_t b = 0; b < bindings.size(); ++b) {
+      const auto role = bindings[b].role;
+      const bool w = role == kernels::BindingRole::output || role == kernels::BindingRole::scratch;
+      const bool r = role != kernels::BindingRole::output;
+      if (writes ? w : r) names.insert(op.buffers[b]);
+    }
+    return names;
+  };
+  auto meets = [](const std::set<std::string>& a, const std::set<std::string>& b) {
+    for (const auto& x : a)
+      if (b.count(x)) return true;
+    return false;
+  };
+  EXPECT_TRUE(ops.front().barrier_before);
+  std::size_t hazards = 0;
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    for (std::size_t j = i + 1; j < ops.size(); ++j) {
+      const bool hazard = meets(access(ops[j], false), access(ops[i], true)) ||
+                          meets(access(ops[j], true), access(ops[i], false)) ||
+                          meets(access(ops[j], true), access(ops[i], true));
+      if (!hazard) continue;
+      ++hazards;
+      bool separated = false;
+      for (std::size_t k = i + 1; k <= j; ++k) separated = separated || ops[k].barrier_before;
+      EXPECT_TRUE(separated) << ops[i].role << " then " << ops[j].role;
+    }
+  }
+  EXPECT_GT(hazards, ops.size());
+  std::size_t waits = 0;
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    waits += ops[i].barrier_before;
+    const auto& role = ops[i].role;
+    // Beside the op before them: k and v beside q, and in the unfused
+    // chains up beside gate (fused, the two are one product).
+    if (role.find("attn_k") != std::string::npos || role.find("attn_v") != std::string::npos ||
+        role.find("rope_k+store_k") != std::string::npos || role.find("store_v") != std::string::npos ||
+        (role.find("ffn_up") != std::string::npos && role.find("ffn_gate") == std::string::npos)) {
+      EXPECT_FALSE(ops[i].barrier_before) << role;
+    }
+    // Every op that waits has a reason: it meets the ops since the barrier before it.
+    if (ops[i].barrier_before && i > 0) {
+      bool reason = false;
+      for (std::size_t k = i; k-- > 0;) {
+        reason = reason || meets(access(ops[i], false), access(ops[k], true)) ||
+                 meets(access(ops[i], true), access(ops[k], false)) ||
+                 meets(access(ops[i], true), access(ops[k], true));
+        if (ops[k].barrier_before) break;
+      }
+      EXPECT_TRUE(reason) << role << " waits for nothing";
+    }
+  }
+  EXPECT_LE(waits, ops.size() - 3 * m.layers);  // at least k, v and up join the op before them
+  chain.prepare(device, TemplateLibrary::embedded());
+  EXPECT_EQ(chain.barriers(), waits);  // single-stage baselines: no barriers between stages
+  // --barrier-every-op: as before barriers were placed.
+  auto every = baselines(16, 1);
+  every.barrier_every_op = true;
+  DecodeStep serial(m, file, every, nullptr, {}, device.info());
+  for (const auto& op : serial.ops()) EXPECT_TRUE(op.barrier_before) << op.role;
+}
+
+}  // namespace
+}  // namespace vktune::step

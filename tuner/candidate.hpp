@@ -1,0 +1,47 @@
+#pragma once
+// A config on its way to the device: its variant, the SPIR-V compiled for it
+// and the pipeline created from it (or why either failed), or the
+// measurement an earlier run stored for it.
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "common/error.hpp"
+#include "engine/attempt_log.hpp"
+#include "engine/evaluator.hpp"
+#include "engine/template_library.hpp"
+#include "engine/variant.hpp"
+#include "harness/device.hpp"
+#include "results/records.hpp"
+#include "tuner/outcome.hpp"
+
+namespace vktune {
+
+struct Candidate {
+  CompiledVariant variant;
+  bool is_baseline = false;
+  std::optional<results::Measurement> previous;  // measured by an earlier run
+  std::optional<Error> compile_error;
+  double compile_ms = 0;  // 0 when the SPIR-V came from the store
+  // The pipeline, created on the compile thread so that the device does not
+  // idle (and clock down) while the driver compiles it; or why it could not
+  // be. `runner_device` is the device it was made on.
+  std::unique_ptr<VariantRunner> runner;
+  std::optional<Error> pipeline_error;
+  double pipeline_ms = 0;
+  const vk::Device* runner_device = nullptr;
+};
+
+// Compiles every candidate that needs SPIR-V, `threads` at a time; a
+// compile's failure is recorded against its candidate.
+void compile_all(std::vector<Candidate>& batch, const TemplateLibrary& templates, unsigned threads);
+
+// Creates the pipeline of each compiled candidate that is to be measured.
+void create_pipelines(std::vector<Candidate>& batch, vk::Device& device, std::uint32_t buffers, std::uint32_t dims,
+                      std::uint32_t descriptor_sets, AttemptLog* attempts);
+
+// The outcome an earlier run stored, as this run reports it (resumed).
+Outcome from_measurement(const results::Measurement& m, const kernels::Config& config, bool is_baseline);
+
+}  // namespace vktune

@@ -1,0 +1,194 @@
+#include "tuner/session_evaluation.hpp"
+
+#include "engine/elapsed.hpp"
+#include "engine/test_hooks.hpp"
+
+namespace vktune {
+
+TuneSession::Evaluation::Evaluation(TuneSession& session, const kernels::Kernel& kernel, const kernels::Shape& shape,
+                                    const TuneOptions& options, const kernels::Problem& problem,
+                                    std::unique_ptr<DeviceProblem>& on_device, ValidationInputs& more,
+                                    std::uint32_t copies, ShapeResult& result)
+    : session_(session),
+      kernel_(kernel),
+      shape_(shape),
+      shape_text_(kernels::shape_to_string(shape)),
+      options_(options),
+      problem_(problem),
+      on_device_(on_device),
+      more_(more),
+      copies_(copies),
+      metrics_(kernel.metrics(shape)),
+      result_(result) {
+  if (session.store_ && options.time_variants) {
+    attempts_ = std::make_unique<AttemptLog>(session.store_->path(), *session.device_row_, kernel.name(), shape_text_,
+                                             options.cache_mode);
+  }
+}
+
+TuneSession::Evaluation::~Evaluation() {
+  heater_.stop();
+  for (auto& b : compiles_)
+    if (b.compiling.valid()) b.compiling.wait();
+}
+
+void TuneSession::Evaluation::before_proposal() { heater_.start(*session_.device_, *on_device_, shape_); }
+
+void TuneSession::Evaluation::prepare(const std::vector<std::size_t>& batch) {
+  heater_.stop();
+  std::vector<kernels::Config> configs;
+  for (auto index : batch) configs.push_back(space_->config(index));
+  prepare_configs(configs, false);
+}
+
+void TuneSession::Evaluation::prepare_configs(const std::vector<kernels::Config>& configs, bool is_baseline) {
+  for (const auto& config : configs) {
+    if (!prepared_.insert(config).second) continue;
+    auto& b = compiles_.emplace_back();
+    Candidate c;
+    c.variant = describe_variant(kernel_, config, shape_, session_.templates_);
+    c.is_baseline = is_baseline;
+    auto* store = session_.store_;
+    if (store && options_.time_variants) {
+      c.previous =
+          store->find_measurement(*session_.device_row_, c.variant.variant_hash, shape_text_, options_.cache_mode);
+      if (c.previous) c.previous = settle_attempt(std::move(*c.previous), *store);
+    }
+    if (!c.previous && store) {
+      load_cached_spirv(c.variant, *store);
+    }
+    b.candidates.push_back(std::move(c));
+    auto* candidates = &b.candidates;
+    const auto& templates = session_.templates_;
+    auto* device = session_.device_.get();
+    const auto buffers = static_cast<std::uint32_t>(problem_.buffers.size());
+    const auto dims = static_cast<std::uint32_t>(kernel_.shape_dims().size());
+    const auto sets = copies_ + 2 + static_cast<std::uint32_t>(more_.size());  // + the further inputs
+    auto* attempts = attempts_.get();
+    b.compiling = std::async(std::launch::async, [candidates, &templates, device, buffers, dims, sets, attempts] {
+      compile_all(*candidates, templates, 1);
+      create_pipelines(*candidates, *device, buffers, dims, sets, attempts);
+    });
+  }
+}
+
+Observation TuneSession::Evaluation::evaluate(std::size_t index) {
+  const auto& outcome = evaluate_config(space_->config(index));
+  return {index, outcome.status == results::Status::ok && options_.time_variants
+                     ? std::optional<double>(outcome.timing.median)
+                     : std::nullopt};
+}
+
+const Outcome& TuneSession::Evaluation::evaluate_config(const kernels::Config& config) {
+  heater_.stop();
+  Candidate& c = find(config);
+  const bool resumed = c.previous.has_value();
+  if (c.previous) {
+    result_.outcomes.push_back(from_measurement(*c.previous, c.variant.config, c.is_baseline));
+  } else {
+    result_.outcomes.push_back(measure(c));
+  }
+  const auto& last = result_.outcomes.back();
+  if (c.is_baseline) result_.baseline = result_.outcomes.size() - 1;
+  if (last.status == results::Status::ok && options_.time_variants && (!best_ns_ || last.timing.median < *best_ns_)) {
+    best_ns_ = last.timing.median;
+    result_.winner = result_.outcomes.size() - 1;
+  }
+  session_.progress_.update(result_.outcomes.size(), result_.failures(),
+                            best_ns_ ? std::optional<double>(*best_ns_ / 1000.0) : std::nullopt, resumed);
+  return last;
+}
+
+Candidate& TuneSession::Evaluation::find(const kernels::Config& config) {
+  for (auto& b : compiles_) {
+    for (auto& c : b.candidates) {
+      if (c.variant.config != config) continue;
+      if (b.compiling.valid()) {
+        if (b.compiling.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
+          session_.progress_.step(c.previous ? "preparing" : "compiling");
+        }
+        // While the driver still compiles it, the last variant keeps the
+        // GPU busy (tuner/gpu_heater.hpp).
+        while (b.compiling.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
+          if (!heater_.keep_busy(*session_.device_, *on_device_, shape_)) {
+            b.compiling.wait();
+            break;
+          }
+        }
+        b.compiling.get();
+      }
+      return c;
+    }
+  }
+  throw Error(ErrorKind::internal, "evaluation of a config that was never prepared");
+}
+
+Outcome TuneSession::Evaluation::measure(Candidate& c) {
+  Outcome o;
+  o.config = c.variant.config;
+  o.variant_hash = c.variant.variant_hash;
+  o.is_baseline = c.is_baseline;
+  o.durations.compile_ms = c.compile_ms;
+  try {
+    run_on_device(c, o);
+  } catch (const Error& e) {
+    o.status = status_for(e.kind());
+    o.reason = e.what();
+    if (!session_.device_->usable()) recover_device();
+  }
+  if (session_.store_ && options_.time_variants) {
+    session_.record(kernel_, c.variant, o, shape_text_, options_.cache_mode);
+  }
+  return o;
+}
+
+void TuneSession::Evaluation::run_on_device(Candidate& c, Outcome& o) {
+  auto& device = *session_.device_;
+  if (c.compile_error) throw *c.compile_error;
+  if (session_.store_) cache_spirv(c.variant, *session_.store_);
+  // Replaced by the result below; left behind only if the process dies.
+  if (attempts_) attempts_->begin(c.variant, "running it on the device");
+  std::unique_ptr<VariantRunner> runner;
+  if (c.runner_device == &device) {  // made on the compile thread
+    o.durations.pipeline_ms = c.pipeline_ms;
+    if (c.pipeline_error) throw *c.pipeline_error;
+    runner = std::move(c.runner);
+  } else {  // the device was reopened since
+    AddElapsed clock{o.durations.pipeline_ms};
+    runner = std::make_unique<VariantRunner>(device, c.variant, static_cast<std::uint32_t>(problem_.buffers.size()),
+                                             static_cast<std::uint32_t>(kernel_.shape_dims().size()),
+                                             copies_ + 2 + static_cast<std::uint32_t>(more_.size()));
+  }
+  {
+    session_.progress_.step("validating");
+    AddElapsed clock{o.durations.validation_ms};
+    test_hooks::before_dispatch();
+    const auto tolerance = kernel_.variant_tolerance(c.variant.config, shape_);
+    const auto timeout = test_hooks::validation_timeout().value_or(device.info().is_cpu() ? vk::kCpuDriverTimeout
+                                                                                          : vk::kDefaultTimeout);
+    o.validation = validate_further(*runner, more_, tolerance, timeout,
+                                    runner->validate(*on_device_, problem_, tolerance, timeout));
+  }
+  if (!o.validation.passed) {
+    throw Error(o.validation.out_of_bounds ? ErrorKind::out_of_bounds : ErrorKind::wrong_result,
+                o.validation.reason);
+  }
+  if (!options_.time_variants) return;
+  session_.progress_.step("timing");
+  const auto timed = runner->time(*on_device_, shape_, options_.timer);
+  o.timing = timed.per_dispatch_ns;
+  o.durations.warmup_ms = timed.warmup_ms;
+  o.durations.timing_ms = timed.timing_ms;
+  o.gbps = metrics_.bytes / o.timing.median;
+  o.gflops = metrics_.flops / o.timing.median;
+  if (!device.info().is_cpu()) heater_.arm(std::move(runner), device, o.timing.median);
+}
+
+void TuneSession::Evaluation::recover_device() {
+  on_device_.reset();
+  session_.reopen_device();
+  on_device_ = std::make_unique<DeviceProblem>(*session_.device_, problem_, copies_);
+  more_.upload(*session_.device_);
+}
+
+}  // namespace vktune

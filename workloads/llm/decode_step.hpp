@@ -1,0 +1,113 @@
+#pragma once
+// One decode token of a llama-family model as a chain of vktune kernels on
+// the GPU (`vktune step`): the embedding lookup, every layer's ops in model
+// order (the q/k/v products, rope on q, k rotated into its fp16 cache row
+// and v stored into its own, caches of the context's length, attention over
+// them, the output product, the residual add and the norm after it as one
+// add_rmsnorm_mul, gate and up as one product, down reading their SwiGLU,
+// and the add with the next layer's norm; StepOptions::fused), the output head and argmax, recorded
+// into one command buffer
+// with a compute-to-compute barrier before each dispatch that reads what an
+// earlier one since the last barrier wrote, or writes what it read or wrote
+// (independent ops, such as the q, k and v products, run side by side). Each op
+// runs the stored winner for this device at its shape (--tuned) or its
+// kernel's baseline. The cache holds random fp16 entries before the token's
+// position (context - 1), the new token's k and v are stored there, so the
+// attention reads `context` entries as in a real step.
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/device.hpp"
+#include "harness/timer.hpp"
+#include "kernels/kernel.hpp"
+#include "reference/gguf_reader.hpp"
+#include "results/store.hpp"
+#include "workloads/kernel_chain.hpp"
+#include "workloads/llm/model_description.hpp"
+#include "engine/template_library.hpp"
+
+namespace vktune::step {
+
+struct StepOptions {
+  std::uint32_t context = 4096;
+  bool tuned = true;                // stored winners where there are; else baselines
+  bool random_weights = false;      // random weights of the file's shapes and types
+  std::uint64_t seed = 1;           // random weights, the cache's earlier entries, the token id
+  std::string cache_mode = "cold";  // which stored winners (cold, then hot)
+  // Non-empty: stored winners only for these kernels, baselines for the rest
+  // (to find which kernel's winners move a chain's result).
+  std::vector<std::string> tuned_kernels{};
+  // A barrier before every dispatch, as before barriers were placed where
+  // ops meet: to measure what the placement saves.
+  bool barrier_every_op = false;
+  // Fused kernels where they save a barrier: each residual add and the norm
+  // after it as one add_rmsnorm_mul, k rotated straight into its cache row
+  // (rope_cache), gate and up as one product of their stacked weights whose
+  // SwiGLU ffn_down reads (matmul_q6k_swiglu; model::fuses_swiglu). false:
+  // the ops one kernel each, to measure what that saves.
+  bool fused = true;
+};
+
+// "blk.12.ffn_down (Q6_K)" -> "ffn_down (Q6_K)": the same op in every layer.
+std::string op_kind(const std::string& role);
+
+// One dispatch of the chain (its `weight`: a product's weight tensor,
+// "blk.3.ffn_down.weight").
+using StepOp = chain::ChainOp;
+
+class DecodeStep {
+ public:
+  // Plans the chain and chooses each op's variant; throws Error(usage) for
+  // an op no kernel serves or a shape its kernel refuses.
+  // `device_rows`: the store's rows whose winners may serve this device, in
+  // order of preference (this GPU first, then others of its model).
+  DecodeStep(const model::ModelDescription& model, const ref::GgufFile& file, const StepOptions& options,
+             const results::Store* store, const std::vector<std::int64_t>& device_rows, const vk::DeviceInfo& device);
+  DecodeStep(const DecodeStep&) = delete;
+  DecodeStep& operator=(const DecodeStep&) = delete;
+
+  const std::vector<StepOp>& ops() const { return chain_.ops(); }
+  // Barriers recorded per step, known after prepare() (chain::KernelChain).
+  std::size_t barriers() const { return chain_.barriers(); }
+
+  // Compiles every distinct variant, uploads the weights and inputs, and
+  // records the chain.
+  void prepare(vk::Device& device, const TemplateLibrary& templates);
+  // Runs one step and returns the logits (vocab floats).
+  std::vector<float> run_once(vk::Device& device);
+  // Runs the step one op at a time (chain::KernelChain::run_op_by_op) and
+  // returns the logits.
+  using Contents = chain::KernelChain::Contents;
+  std::vector<float> run_op_by_op(
+      vk::Device& device,
+      const std::function<void(std::size_t op, const Contents& before, const Contents& after)>& visit);
+  // Where a step's time goes, and the step timed back to back
+  // (chain::KernelChain::profile and time).
+  using Profile = chain::KernelChain::Profile;
+  Profile profile(vk::Device& device, int samples) { return chain_.profile(device, samples); }
+  vk::TimingResult time(vk::Device& device, int samples) { return chain_.time(device, samples); }
+
+  // The step's token id and the host copies the CPU reference needs.
+  std::int32_t token() const { return token_; }
+  // Every weight as the chain uploaded it (the file's bytes or the random ones).
+  const std::vector<std::uint8_t>& weight_bytes(const std::string& tensor) const;
+  // The cache's entries before the new token's, per layer: k then v, fp16
+  // bits [context][kv_heads * head_dim] (row context - 1 is the new token's).
+  const std::vector<std::uint16_t>& cache(std::uint32_t layer, bool values) const;
+  float rope_base() const { return rope_base_; }
+
+ private:
+  std::vector<float> logits() const;
+
+  chain::KernelChain chain_;
+  std::vector<std::vector<std::uint16_t>> k_cache_, v_cache_;  // per layer, fp16 bits
+  std::uint32_t vocab_ = 0;
+  std::int32_t token_ = 0;
+  float rope_base_ = 10000.0f;
+};
+
+}  // namespace vktune::step

@@ -1,0 +1,213 @@
+#include "workloads/llm/model_ops.hpp"
+
+#include <algorithm>
+#include <optional>
+
+#include "common/error.hpp"
+#include "kernels/matmul_contract.hpp"
+#include "kernels/registry.hpp"
+
+namespace vktune::model {
+
+namespace {
+
+class Builder {
+ public:
+  Builder(const ModelDescription& m, bool prefill) : m_(m), prefill_(prefill) {}
+
+  void add(const std::string& kernel, kernels::Shape shape, const std::string& role, ModelOps& out) {
+    auto it = std::find_if(out.ops.begin(), out.ops.end(),
+                           [&](const ModelOp& op) { return op.kernel == kernel && op.shape == shape; });
+    if (it == out.ops.end()) {
+      out.ops.push_back({kernel, std::move(shape), 0, 0, {}});
+      it = out.ops.end() - 1;
+    }
+    ++(prefill_ ? it->per_prefill : it->per_token);
+    if (std::find(it->roles.begin(), it->roles.end(), role) == it->roles.end()) it->roles.push_back(role);
+  }
+
+  void unserved(const std::string& what, ModelOps& out) {
+    const std::string phase = prefill_ ? "prefill" : "decode";
+    auto it = std::find_if(out.unserved.begin(), out.unserved.end(),
+                           [&](const Unserved& u) { return u.what == what && u.phase == phase; });
+    if (it == out.unserved.end()) {
+      out.unserved.push_back({what, phase, 0});
+      it = out.unserved.end() - 1;
+    }
+    ++it->count;
+  }
+
+  // A tensor of a type no kernel reads: left out of the phase, and listed once.
+  void unsupported(const ref::GgufTensorInfo& t, const std::string& role, ModelOps& out) {
+    const std::string type(ref::type_name(t.type));
+    unserved(role + " (" + type + " weights)", out);
+    const bool listed = std::any_of(out.unsupported.begin(), out.unsupported.end(),
+                                    [&](const Unsupported& u) { return u.tensor == t.name; });
+    if (!listed) out.unsupported.push_back({t.name, type});
+  }
+
+  // y (rows × N) = x (rows × K) · Wᵀ for the tensor `name` (K wide, N rows;
+  // describe_model has checked that it exists).
+  void product(const std::string& name, const std::string& role, std::uint32_t rows, ModelOps& out) {
+    const auto& t = m_.tensors.at(name);
+    const auto kernel = matmul_kernel(t.type);
+    if (kernel.empty()) {
+      unsupported(t, role, out);
+      return;
+    }
+    add(kernel, {rows, static_cast<std::uint32_t>(t.rows()), static_cast<std::uint32_t>(t.row_length())}, role, out);
+  }
+
+  bool has(const std::string& name) const { return m_.tensors.count(name) > 0; }
+
+ private:
+  const ModelDescription& m_;
+  bool prefill_;
+};
+
+// The ops as `vktune step` chains them (workloads/llm/decode_step.cpp): each
+// residual add fused with the norm after it (add_rmsnorm_mul), k rotated
+// straight into its cache row (rope_cache) where that kernel serves the
+// context, and in a decode step gate and up as one stacked product whose
+// SwiGLU ffn_down reads (fuses_swiglu).
+void phase_ops(const ModelDescription& m, std::uint32_t tokens, std::uint32_t context, bool prefill, ModelOps& out) {
+  Builder b(m, prefill);
+  const auto& embd = m.tensors.at("token_embd.weight");
+  if (const auto k = get_rows_kernel(embd.type); !k.empty()) {
+    b.add(k, {tokens, m.vocab, m.embedding}, "token_embd", out);
+  } else {
+    b.unsupported(embd, "token_embd", out);
+  }
+  const std::string rope = m.rope_neox ? "rope_neox" : "rope";
+  const std::string rope_cache = rope_cache_kernel(m, tokens, context);
+  b.add("rmsnorm_mul", {tokens, m.embedding}, "attn_norm", out);
+  for (std::uint32_t layer = 0; layer < m.layers; ++layer) {
+    const std::string blk = "blk." + std::to_string(layer) + ".";
+    for (const char* qkv : {"attn_q", "attn_k", "attn_v"}) {
+      b.product(blk + qkv + ".weight", qkv, tokens, out);
+      if (b.has(blk + qkv + ".bias")) {  // qwen2
+        const auto n = static_cast<std::uint32_t>(m.tensors.at(blk + qkv + ".weight").rows());
+        b.add("add", {tokens, n}, std::string(qkv) + "_bias", out);
+      }
+    }
+    if (m.qk_norm) {
+      b.add("rmsnorm_mul", {tokens * m.heads, m.head_dim}, "attn_q_norm", out);
+      b.add("rmsnorm_mul", {tokens * m.kv_heads, m.head_dim}, "attn_k_norm", out);
+    }
+    b.add(rope, {tokens, m.heads, m.head_dim}, "rope_q", out);
+    // k and v, each into its fp16 cache of `context` rows.
+    if (!rope_cache.empty()) {
+      b.add(rope_cache, {tokens, m.kv_heads, m.head_dim, context}, "rope_k+kv_store_k", out);
+    } else {
+      b.add(rope, {tokens, m.kv_heads, m.head_dim}, "rope_k", out);
+      b.add("kv_store", {tokens, m.kv_heads * m.head_dim, context}, "kv_store_k", out);
+    }
+    b.add("kv_store", {tokens, m.kv_heads * m.head_dim, context}, "kv_store_v", out);
+    if (prefill) {
+      // The prompt's queries against the cache its k and v went to (a
+      // prompt from an empty cache: kv_len = tokens).
+      b.add("attention_prefill", {tokens, m.heads, m.kv_heads, m.head_dim, tokens}, "attention", out);
+    } else {
+      b.add("attention_decode", {m.heads, m.kv_heads, m.head_dim, context}, "attention", out);
+    }
+    b.product(blk + "attn_output.weight", "attn_output", tokens, out);
+    b.add("add_rmsnorm_mul", {tokens, m.embedding}, "residual+ffn_norm", out);
+    if (fuses_swiglu(m, blk, tokens)) {  // gate and up stacked in one product; SwiGLU read by ffn_down
+      const auto& gate = m.tensors.at(blk + "ffn_gate.weight");
+      const auto& down = m.tensors.at(blk + "ffn_down.weight");
+      b.add(matmul_kernel(gate.type), {tokens, 2 * m.feed_forward, m.embedding}, "ffn_gate+ffn_up", out);
+      b.add(swiglu_matmul_kernel(down.type), {tokens, m.embedding, m.feed_forward}, "swiglu+ffn_down", out);
+    } else {
+      b.product(blk + "ffn_gate.weight", "ffn_gate", tokens, out);
+      b.product(blk + "ffn_up.weight", "ffn_up", tokens, out);
+      b.add("swiglu", {tokens, m.feed_forward}, "swiglu", out);
+      b.product(blk + "ffn_down.weight", "ffn_down", tokens, out);
+    }
+    if (layer + 1 < m.layers) {
+      b.add("add_rmsnorm_mul", {tokens, m.embedding}, "residual+attn_norm", out);
+    } else if (tokens == 1) {
+      b.add("add_rmsnorm_mul", {1, m.embedding}, "residual+output_norm", out);
+    } else {  // logits for the last token only, in a prefill as in a decode step
+      b.add("add", {tokens, m.embedding}, "residual", out);
+      b.add("rmsnorm_mul", {1, m.embedding}, "output_norm", out);
+    }
+  }
+  b.product(b.has("output.weight") ? "output.weight" : "token_embd.weight", "output", 1, out);
+  b.add("argmax", {1, m.vocab}, "argmax", out);
+}
+
+}  // namespace
+
+// The matrix-product kernel for a weight type, or "" when vktune has none.
+std::string matmul_kernel(ref::GgmlType type) {
+  switch (type) {
+    case ref::GgmlType::F32:
+      return "matmul_f32";
+    case ref::GgmlType::F16:
+      return "matmul_f16";
+    case ref::GgmlType::Q4_0:
+      return "matmul_q4_0";
+    case ref::GgmlType::Q8_0:
+      return "matmul_q8_0";
+    case ref::GgmlType::Q4_K:
+      return "matmul_q4k";
+    case ref::GgmlType::Q5_K:
+      return "matmul_q5k";
+    case ref::GgmlType::Q6_K:
+      return "matmul_q6k";
+    default:
+      return {};
+  }
+}
+
+// The embedding lookup for the table's type, or "".
+std::string get_rows_kernel(ref::GgmlType type) {
+  switch (type) {
+    case ref::GgmlType::F16:
+      return "get_rows_f16";
+    case ref::GgmlType::Q4_K:
+      return "get_rows_q4k";
+    case ref::GgmlType::Q8_0:
+      return "get_rows_q8_0";
+    default:
+      return {};
+  }
+}
+
+std::string rope_cache_kernel(const ModelDescription& model, std::uint32_t tokens, std::uint32_t context) {
+  const std::string name = model.rope_neox ? "rope_neox_cache" : "rope_cache";
+  try {
+    kernels::find_kernel(name).validate_shape({tokens, model.kv_heads, model.head_dim, context});
+  } catch (const Error&) {
+    return {};
+  }
+  return name;
+}
+
+std::string swiglu_matmul_kernel(ref::GgmlType type) {
+  const auto product = matmul_kernel(type);
+  if (product.empty() || !kernels::find_kernel_or_null(product + "_swiglu")) return {};
+  return product + "_swiglu";
+}
+
+bool fuses_swiglu(const ModelDescription& model, const std::string& blk, std::uint32_t tokens) {
+  const auto& gate = model.tensors.at(blk + "ffn_gate.weight");
+  const auto& up = model.tensors.at(blk + "ffn_up.weight");
+  return tokens <= kernels::matmul::kMaxDecodeM && gate.type == up.type && !matmul_kernel(gate.type).empty() &&
+         !swiglu_matmul_kernel(model.tensors.at(blk + "ffn_down.weight").type).empty();
+}
+
+std::string stacked_gate_up(const std::string& blk) { return blk + "ffn_gate.weight+" + blk + "ffn_up.weight"; }
+
+bool ModelOps::complete(const std::string& phase) const {
+  return std::none_of(unserved.begin(), unserved.end(), [&](const Unserved& u) { return u.phase == phase; });
+}
+
+ModelOps model_ops(const ModelDescription& model, std::uint32_t context, std::uint32_t prompt) {
+  ModelOps out;
+  phase_ops(model, 1, context, false, out);
+  if (prompt > 0) phase_ops(model, prompt, context, true, out);
+  return out;
+}
+
+}  // namespace vktune::model

@@ -1,0 +1,70 @@
+#pragma once
+// The ops of one decode token at a context length and of a prefill of P
+// tokens, as vktune kernels at shapes (kernel name, shape), deduplicated:
+// every matrix product with its real N, K and weight type, the norms, rope on
+// q and on k, decode attention (a prefill's causal prompt attention), SwiGLU,
+// the residual adds, the embedding's get_rows, the KV-cache stores and the
+// final argmax. Ops vktune has no kernel for (a weight type without a
+// product) are listed apart, so a predicted step time says what it leaves
+// out.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kernels/kernel.hpp"
+#include "workloads/llm/model_description.hpp"
+
+namespace vktune::model {
+
+struct ModelOp {
+  std::string kernel;
+  kernels::Shape shape;
+  std::uint32_t per_token = 0;     // dispatches in one decode step
+  std::uint32_t per_prefill = 0;   // dispatches in one prefill
+  std::vector<std::string> roles;  // "attn_q", "ffn_down", ... (first seen first)
+};
+
+struct Unserved {
+  std::string what;   // "kv-cache store", "blk.*.ffn_down.weight (IQ4_XS)"
+  std::string phase;  // "decode" or "prefill"
+  std::uint32_t count = 0;
+};
+
+// A tensor whose weight type no vktune kernel reads (Q3_K, IQ4_XS, BF16...).
+struct Unsupported {
+  std::string tensor;  // "blk.0.ffn_down.weight"
+  std::string type;    // "Q3_K"
+};
+
+struct ModelOps {
+  std::vector<ModelOp> ops;              // in model order of first use
+  std::vector<Unserved> unserved;        // per phase, what the predictions leave out
+  std::vector<Unsupported> unsupported;  // each such tensor once
+  // The phase's prediction covers every op of it.
+  bool complete(const std::string& phase) const;
+};
+
+// The vktune kernel of a weight type: the matrix product (matmul_q4k, ...)
+// and the embedding lookup (get_rows_q4k, ...); "" when vktune has none.
+std::string matmul_kernel(ref::GgmlType type);
+std::string get_rows_kernel(ref::GgmlType type);
+// The kernel that rotates `tokens` rows of k straight into a cache of
+// `context` rows (rope_cache or rope_neox_cache), or "" where it does not
+// serve that shape: then k is rotated and stored by two kernels.
+std::string rope_cache_kernel(const ModelDescription& model, std::uint32_t tokens, std::uint32_t context);
+// The product that reads the SwiGLU of a feed-forward block's gate and up
+// outputs side by side (matmul_q6k_swiglu for Q6_K weights), or "" where
+// none serves `type`: then SwiGLU and the product run apart.
+std::string swiglu_matmul_kernel(ref::GgmlType type);
+// Whether a decode step of `tokens` rows computes layer `blk`'s gate and up
+// as one product of their weights stacked (gate's rows, then up's) and
+// ffn_down through swiglu_matmul_kernel: both weights of one type that a
+// product reads, a down weight that one reads, decode rows.
+bool fuses_swiglu(const ModelDescription& model, const std::string& blk, std::uint32_t tokens);
+// The stacked weights' buffer name: "blk.3.ffn_gate.weight+blk.3.ffn_up.weight".
+std::string stacked_gate_up(const std::string& blk);
+
+// `prompt` = 0: decode only.
+ModelOps model_ops(const ModelDescription& model, std::uint32_t context, std::uint32_t prompt);
+
+}  // namespace vktune::model

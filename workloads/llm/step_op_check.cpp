@@ -1,0 +1,194 @@
+#include "workloads/llm/step_op_check.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <span>
+#include <utility>
+
+#include "common/error.hpp"
+#include "kernels/quantized_activations.hpp"
+#include "kernels/registry.hpp"
+#include "reference/activation_q8.hpp"
+#include "reference/dequantize.hpp"
+#include "reference/fp16.hpp"
+#include "reference/matmul.hpp"
+#include "reference/ops.hpp"
+#include "engine/validation.hpp"
+
+namespace vktune::step {
+
+namespace {
+
+constexpr double kRmsEps = 1e-5;  // rmsnorm_mul's (kernels/rmsnorm.cpp)
+
+template <class T>
+std::vector<T> values(const std::vector<std::uint8_t>& bytes, std::size_t count) {
+  if (bytes.size() < count * sizeof(T)) throw Error(ErrorKind::internal, "vktune step: a buffer is too short");
+  std::vector<T> v(count);
+  std::memcpy(v.data(), bytes.data(), count * sizeof(T));
+  return v;
+}
+
+std::vector<float> halves(const std::vector<std::uint8_t>& bytes, std::size_t count) {
+  const auto bits = values<std::uint16_t>(bytes, count);
+  std::vector<float> v(count);
+  for (std::size_t i = 0; i < count; ++i) v[i] = ref::fp16_to_fp32(bits[i]);
+  return v;
+}
+
+// The op's reference output on the inputs it was given, and the outputs it
+// wrote.
+struct Expected {
+  Expected(std::vector<double> w, std::vector<float> g) : want(std::move(w)), got(std::move(g)) {}
+  std::vector<double> want;
+  std::vector<float> got;
+  std::vector<double> modeled{};  // 8-bit-activation products: the CPU model of their arithmetic
+  double input_crest = 0;
+};
+
+double crest(const std::vector<float>& x) {
+  double peak = 0, squares = 0;
+  for (const float v : x) peak = std::max(peak, std::fabs(static_cast<double>(v))), squares += double{v} * v;
+  return squares > 0 ? peak / std::sqrt(squares / static_cast<double>(x.size())) : 0;
+}
+
+Expected reference_of(const StepOp& op, const DecodeStep& step, const model::ModelDescription& m,
+                      const DecodeStep::Contents& in, const DecodeStep::Contents& out) {
+  const auto& kernel = kernels::find_kernel(op.kernel);
+  const auto& bindings = kernel.spaces().at(kernel.space_index(op.shape)).bindings;
+  auto weight = [&](const std::string& binding) -> const std::vector<std::uint8_t>& {
+    for (std::size_t b = 0; b < bindings.size(); ++b)
+      if (bindings[b].name == binding) return step.weight_bytes(op.buffers[b]);
+    throw Error(ErrorKind::internal, op.kernel + " has no binding " + binding);
+  };
+  auto type_of = [&](const std::string& binding) {
+    // Stacked weights ("blk.3.ffn_gate.weight+blk.3.ffn_up.weight") are of their first tensor's type.
+    for (std::size_t b = 0; b < bindings.size(); ++b)
+      if (bindings[b].name == binding) return m.tensors.at(op.buffers[b].substr(0, op.buffers[b].find('+'))).type;
+    throw Error(ErrorKind::internal, op.kernel + " has no binding " + binding);
+  };
+  auto floats = [&](const DecodeStep::Contents& c, const std::string& name, std::size_t n) {
+    return values<float>(c.at(name), n);
+  };
+  auto as_doubles = [](const std::vector<float>& v) { return std::vector<double>(v.begin(), v.end()); };
+  const auto& s = op.shape;
+  if (op.kernel.rfind("get_rows", 0) == 0) {
+    const auto id = values<std::int32_t>(in.at("ids"), 1)[0];
+    const auto type = type_of("table");
+    std::vector<float> row(s[2]);
+    ref::dequantize_row(type, weight("table").data() + static_cast<std::size_t>(id) * ref::row_bytes(type, s[2]),
+                        row.data(), s[2]);
+    return {as_doubles(row), floats(out, "out", s[2])};
+  }
+  if (op.kernel.rfind("matmul_", 0) == 0) {
+    auto x = floats(in, "x", std::size_t{s[0]} * s[2]);
+    if (op.kernel.ends_with("_swiglu")) {  // x is silu(gate)·up of the two rows side by side
+      const std::size_t k = s[2];
+      const auto pairs = floats(in, "x", std::size_t{s[0]} * 2 * k);
+      for (std::size_t r = 0; r < s[0]; ++r) {
+        const std::span<const float> gate(pairs.data() + 2 * r * k, k), up(pairs.data() + (2 * r + 1) * k, k);
+        const auto row = ref::swiglu(gate, up);
+        for (std::size_t i = 0; i < k; ++i) x[r * k + i] = static_cast<float>(row[i]);
+      }
+    }
+    Expected e(ref::matmul_quantized(x.data(), s[0], weight("W").data(), type_of("W"), s[1], s[2]),
+               floats(out, "y", std::size_t{s[0]} * s[1]));
+    e.input_crest = crest(x);
+    if (kernels::uses_quantized_activations(op.config))
+      e.modeled = ref::matmul_quantized_q8_activations(x.data(), s[0], weight("W").data(), type_of("W"), s[1], s[2]);
+    return e;
+  }
+  if (op.kernel == "rmsnorm_mul") {
+    const auto w = values<float>(weight("w"), s[1]);
+    return {ref::rmsnorm(floats(in, "x", s[1]), s[1], kRmsEps, w), floats(out, "y", s[1])};
+  }
+  if (op.kernel == "add_rmsnorm_mul") {  // y, then the sum s (the kernel's outputs in that order)
+    const auto a = floats(in, "a", s[1]), b = floats(in, "b", s[1]);
+    std::vector<float> sum(s[1]);
+    for (std::size_t i = 0; i < sum.size(); ++i) sum[i] = a[i] + b[i];
+    auto want = ref::rmsnorm(sum, s[1], kRmsEps, values<float>(weight("w"), s[1]));
+    want.insert(want.end(), sum.begin(), sum.end());
+    auto got = floats(out, "y", s[1]);
+    const auto got_sum = floats(out, "s", s[1]);
+    got.insert(got.end(), got_sum.begin(), got_sum.end());
+    return {want, got};
+  }
+  if (op.kernel == "rope_cache" || op.kernel == "rope_neox_cache") {  // the cache, the position's row rotated
+    const std::size_t row = std::size_t{s[1]} * s[2], rows = s[3];
+    auto want = as_doubles(halves(in.at("cache"), row * rows));
+    const auto position = values<std::int32_t>(in.at("pos"), 1);
+    const auto rotated = ref::rope(floats(in, "x", row), s[2], position,
+                                   op.kernel == "rope_neox_cache" ? ref::RopeLayout::neox : ref::RopeLayout::normal,
+                                   values<float>(in.at("base"), 1)[0]);
+    for (std::size_t i = 0; i < row; ++i) {
+      want[static_cast<std::size_t>(position[0]) * row + i] =
+          ref::fp16_to_fp32(ref::fp32_to_fp16(static_cast<float>(rotated[i])));
+    }
+    return {want, halves(out.at("cache"), row * rows)};
+  }
+  if (op.kernel == "rope" || op.kernel == "rope_neox") {
+    const std::size_t n = std::size_t{s[1]} * s[2];
+    const auto position = values<std::int32_t>(in.at("pos"), 1);
+    const double base = values<float>(in.at("base"), 1)[0];
+    return {ref::rope(floats(in, "x", n), s[2], position,
+                      op.kernel == "rope_neox" ? ref::RopeLayout::neox : ref::RopeLayout::normal, base),
+            floats(out, "y", n)};
+  }
+  if (op.kernel == "kv_store") {  // the whole cache: the row at the position replaced, every other one as it was
+    const std::size_t row = s[1], rows = s[2];
+    auto want = as_doubles(halves(in.at("cache"), row * rows));
+    const auto position = static_cast<std::size_t>(values<std::int32_t>(in.at("positions"), 1)[0]);
+    const auto src = floats(in, "src", row);
+    for (std::size_t i = 0; i < row; ++i) want[position * row + i] = ref::fp16_to_fp32(ref::fp32_to_fp16(src[i]));
+    return {want, halves(out.at("cache"), row * rows)};
+  }
+  if (op.kernel == "attention_decode") {
+    const std::size_t heads = s[0], kv_heads = s[1], dim = s[2], context = s[3];
+    const auto q = floats(in, "q", heads * dim);
+    return {ref::attention(q, halves(in.at("k"), context * kv_heads * dim),
+                           halves(in.at("v"), context * kv_heads * dim), {heads, kv_heads, dim, context}),
+            floats(out, "out", heads * dim)};
+  }
+  if (op.kernel == "add" || op.kernel == "swiglu") {
+    const auto a = floats(in, "a", s[1]), b = floats(in, "b", s[1]);
+    return {op.kernel == "add" ? ref::add(a, b) : ref::swiglu(a, b), floats(out, "y", s[1])};
+  }
+  if (op.kernel == "argmax") {
+    return {std::vector<double>{static_cast<double>(ref::argmax(floats(in, "x", s[1])))}, floats(out, "y", 1)};
+  }
+  throw Error(ErrorKind::internal, "vktune step: no op-by-op reference for " + op.kernel);
+}
+
+OpVerdict judge(std::size_t index, const Expected& e, const kernels::Tolerance& tolerance) {
+  const auto v = compare_output(e.got, e.want, tolerance);
+  OpVerdict verdict;
+  verdict.op = index, verdict.tolerance = tolerance;
+  verdict.rel_l2 = v.rel_l2, verdict.max_rel = v.max_rel;
+  verdict.passed = v.passed, verdict.why = v.reason;
+  return verdict;
+}
+
+}  // namespace
+
+OpByOpCheck check_op_by_op(DecodeStep& step, vk::Device& device, const model::ModelDescription& model) {
+  OpByOpCheck check;
+  check.logits = step.run_op_by_op(device, [&](std::size_t i, const auto& before, const auto& after) {
+    const auto& op = step.ops()[i];
+    const auto& kernel = kernels::find_kernel(op.kernel);
+    // kv_store must write its row bit for bit and leave the others alone.
+    const auto tolerance = op.kernel == "kv_store" || op.kernel == "argmax"
+                               ? kernels::Tolerance{0, 0}
+                               : kernel.variant_tolerance(op.config, op.shape);
+    const auto expected = reference_of(op, step, model, before, after);
+    auto verdict = judge(i, expected, tolerance);
+    verdict.input_crest = expected.input_crest;
+    if (!expected.modeled.empty()) verdict.model_rel_l2 = compare_output(expected.got, expected.modeled, {}).rel_l2;
+    check.failed += !verdict.passed;
+    if (tolerance.rel_l2 > 0) check.worst_share = std::max(check.worst_share, verdict.rel_l2 / tolerance.rel_l2);
+    check.ops.push_back(std::move(verdict));
+  });
+  return check;
+}
+
+}  // namespace vktune::step

@@ -1,0 +1,90 @@
+#include "workloads/llm/step_reference.hpp"
+
+#include <cstring>
+#include <set>
+
+#include "kernels/quantized_activations.hpp"
+#include "reference/activation_q8.hpp"
+#include "reference/dequantize.hpp"
+#include "reference/fp16.hpp"
+#include "reference/matmul.hpp"
+#include "reference/ops.hpp"
+
+namespace vktune::step {
+
+namespace {
+
+constexpr double kRmsEps = 1e-5;  // rmsnorm_mul's (kernels/rmsnorm.cpp)
+
+std::vector<float> as_floats(const std::vector<double>& v) { return {v.begin(), v.end()}; }
+
+std::vector<float> f32_weights(const std::vector<std::uint8_t>& bytes) {
+  std::vector<float> w(bytes.size() / 4);
+  std::memcpy(w.data(), bytes.data(), w.size() * 4);
+  return w;
+}
+
+}  // namespace
+
+std::vector<double> reference_logits(const model::ModelDescription& m, const DecodeStep& step, std::uint32_t context,
+                                     Activations activations) {
+  std::set<std::string> quantized_x;  // weights of the products with 8-bit activations
+  for (const auto& op : step.ops()) {
+    if (activations == Activations::as_variants && !op.weight.empty() && kernels::uses_quantized_activations(op.config)) {
+      // Stacked weights ("blk.3.ffn_gate.weight+blk.3.ffn_up.weight"): each tensor's product.
+      for (std::size_t start = 0;;) {
+        const auto plus = op.weight.find('+', start);
+        quantized_x.insert(op.weight.substr(start, plus - start));  // to the end where no '+' follows
+        if (plus == std::string::npos) break;
+        start = plus + 1;
+      }
+    }
+  }
+  auto product = [&](const std::string& tensor, const std::vector<float>& x) {
+    const auto& t = m.tensors.at(tensor);
+    const auto* w = step.weight_bytes(tensor).data();
+    return quantized_x.count(tensor) ? ref::matmul_quantized_q8_activations(x.data(), 1, w, t.type, t.rows(), t.row_length())
+                                     : ref::matmul_quantized(x.data(), 1, w, t.type, t.rows(), t.row_length());
+  };
+  auto norm = [&](const std::vector<float>& x, const std::string& tensor) {
+    return as_floats(ref::rmsnorm(x, m.embedding, kRmsEps, f32_weights(step.weight_bytes(tensor))));
+  };
+  const auto& embd = m.tensors.at("token_embd.weight");
+  std::vector<float> x(m.embedding);
+  ref::dequantize_row(embd.type,
+                      step.weight_bytes("token_embd.weight").data() +
+                          static_cast<std::size_t>(step.token()) * ref::row_bytes(embd.type, m.embedding),
+                      x.data(), m.embedding);
+  const std::vector<std::int32_t> position{static_cast<std::int32_t>(context) - 1};
+  const auto layout = m.rope_neox ? ref::RopeLayout::neox : ref::RopeLayout::normal;
+  const std::size_t kv = std::size_t{m.kv_heads} * m.head_dim;
+  for (std::uint32_t layer = 0; layer < m.layers; ++layer) {
+    const std::string blk = "blk." + std::to_string(layer) + ".";
+    auto xn = norm(x, blk + "attn_norm.weight");
+    const auto q = as_floats(
+        ref::rope(as_floats(product(blk + "attn_q.weight", xn)), m.head_dim, position, layout, step.rope_base()));
+    const auto k = as_floats(
+        ref::rope(as_floats(product(blk + "attn_k.weight", xn)), m.head_dim, position, layout, step.rope_base()));
+    const auto v = as_floats(product(blk + "attn_v.weight", xn));
+    // The caches as fp32, the new token's row as the store rounds it.
+    std::vector<float> k_cache(std::size_t{context} * kv), v_cache(k_cache.size());
+    for (std::size_t i = 0; i < k_cache.size(); ++i) {
+      k_cache[i] = ref::fp16_to_fp32(step.cache(layer, false)[i]);
+      v_cache[i] = ref::fp16_to_fp32(step.cache(layer, true)[i]);
+    }
+    for (std::size_t i = 0; i < kv; ++i) {
+      k_cache[(context - 1) * kv + i] = ref::fp16_to_fp32(ref::fp32_to_fp16(k[i]));
+      v_cache[(context - 1) * kv + i] = ref::fp16_to_fp32(ref::fp32_to_fp16(v[i]));
+    }
+    const auto attn = as_floats(ref::attention(q, k_cache, v_cache, {m.heads, m.kv_heads, m.head_dim, context}));
+    x = as_floats(ref::add(x, as_floats(product(blk + "attn_output.weight", attn))));
+    xn = norm(x, blk + "ffn_norm.weight");
+    const auto s = as_floats(
+        ref::swiglu(as_floats(product(blk + "ffn_gate.weight", xn)), as_floats(product(blk + "ffn_up.weight", xn))));
+    x = as_floats(ref::add(x, as_floats(product(blk + "ffn_down.weight", s))));
+  }
+  const auto xn = norm(x, "output_norm.weight");
+  return product(m.tensors.count("output.weight") ? "output.weight" : "token_embd.weight", xn);
+}
+
+}  // namespace vktune::step
