@@ -7,7 +7,7 @@
 # value of every parameter, every pair of values of two; every value only
 # for the fp16- and SwiGLU-activation products, whose fp32 siblings take the
 # pairs: Kernel::covering_strength), the baseline, and
-# every winner committed in results/h200/table.json (at the smallest shape of
+# every winner committed in measurements/nvidia-h200/table.json (at the smallest shape of
 # its space it runs on where no check shape admits it). Fails when any
 # variant is wrong.
 #
@@ -33,7 +33,7 @@ for ((g = 0; g < jobs && g < ${#kernels[@]}; g++)); do
   group=()
   for ((i = g; i < ${#kernels[@]}; i += jobs)); do group+=("${kernels[i]}"); done
   "$vktune" check "${group[@]}" --device "${VKTUNE_GATE_DEVICE:-0}" --variants covering --space pruned \
-    --shapes ci --table results/h200/table.json "$@" >"$out/$g.out" 2>"$out/$g.err" &
+    --shapes ci --table measurements/nvidia-h200/table.json "$@" >"$out/$g.out" 2>"$out/$g.err" &
   pids+=($!)
 done
 

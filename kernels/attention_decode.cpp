@@ -134,7 +134,7 @@ Walk walk_of(const Config& config, const Shape& shape) {
 
 // The walk's pruning rules, each true only for MMA=0, STREAM=0. Those for
 // every device are costs that hold on any GPU; the NVIDIA ones are what the
-// H200's tuning sessions (results/h200/PERF.md) measured or kept the gate
+// H200's tuning sessions (measurements/nvidia-h200/RESULTS.md) measured or kept the gate
 // small with.
 std::vector<PruningRule> walk_pruning() {
   auto rule = [](std::string name, std::string reason, DeviceKey key,

@@ -123,9 +123,9 @@ std::vector<PruningRule> QuantMatmul::decode_pruning() const {
       {"quant_matmul.dedicated-threads",
        "dedicated layouts: THREADS_PER_ROW 16 or 32 (4 or 8 slots), the BLOCK_SLOTS matmul_q4k's integer path won "
        "with on the H200; Q6_K's also 8 (2 slots), its best at 1x14336x4096 in the full space on an H100 "
-       "(24.4 against 26.0 us, results/h200/session13/); the slot-scope x (X_SCOPE=1) also 64 (16 slots), its "
+       "(24.4 against 26.0 us, measurements/nvidia-h100/session13/); the slot-scope x (X_SCOPE=1) also 64 (16 slots), its "
        "best at Q8_0 1x14336x4096 and Q4_0 1x4096x14336 in the full space on an H100 (24.8 against 26.5 us, "
-       "10.7 against 11.5; results/h200/session20/)",
+       "10.7 against 11.5; measurements/nvidia-h100/session20/)",
        nvidia,
        [dedicated_q8, f](const Config& c, const Shape&) {
          const int t = c.at("THREADS_PER_ROW");

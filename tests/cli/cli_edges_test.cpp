@@ -42,7 +42,7 @@ class CliEdges : public vktune::testing::VktuneProcessTest {
 };
 
 TEST_F(CliEdges, NegativeAndMalformedValuesAreRejectedWhileParsing) {
-  const std::string csv = std::string(VKTUNE_SOURCE_DIR) + "/results/h200/measurements_session5.csv";
+  const std::string csv = std::string(VKTUNE_SOURCE_DIR) + "/measurements/nvidia-h200/measurements_session5.csv";
   // Before: CLI11 read -1 into an unsigned budget or seed as 2^64-1, i.e. unlimited.
   expect_usage("replay attention_decode --from " + csv + " --budget -1", {"--budget", "-1"});
   expect_usage("replay attention_decode --from " + csv + " --seed -1", {"--seed", "-1"});

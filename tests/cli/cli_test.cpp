@@ -35,7 +35,7 @@ class CliTest : public vktune::testing::VktuneProcessTest {
 };
 
 TEST_F(CliTest, ReplayScoresAStrategyAndRejectsBadInputInOneLine) {
-  const std::string csv = std::string(VKTUNE_SOURCE_DIR) + "/results/h200/measurements_session5.csv";
+  const std::string csv = std::string(VKTUNE_SOURCE_DIR) + "/measurements/nvidia-h200/measurements_session5.csv";
   auto ok = run("replay attention_decode --from " + csv + " --budget 20 --runs 2 --strategy random --json");
   ASSERT_EQ(ok.exit_code, 0) << ok.err;
   const auto j = nlohmann::json::parse(ok.out);

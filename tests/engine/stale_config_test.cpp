@@ -80,7 +80,7 @@ TEST(StaleConfig, WhatNoPathFixesIsStaleAndSaysWhy) {
 
 // matmul_q4k's configs from before it joined the quantized family (session
 // 13): its integer path with 4 threads per super-block (the H200 winner
-// below, from results/h200/table.json) becomes SUPER_BLOCK=1 with the same
+// below, from measurements/nvidia-h200/table.json) becomes SUPER_BLOCK=1 with the same
 // walk, legal and planned on matvec_q4k_q8.comp; its exact path with 8
 // threads likewise on matvec_q4k.comp; DEQUANT=1 and 8-thread integer
 // configs have no counterpart and are stale.

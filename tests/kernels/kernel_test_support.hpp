@@ -83,7 +83,7 @@ inline vk::DeviceInfo h200_like() {
   return d;
 }
 
-// NVIDIA's H200 as vktune sees it (results/h200/devices.json), with its
+// NVIDIA's H200 as vktune sees it (measurements/nvidia-h200/devices.json), with its
 // memory and storage-buffer limits and without the 8-bit integer features,
 // for device-free checks of the decode step's ops.
 inline vk::DeviceInfo h200() {
@@ -106,7 +106,7 @@ inline vk::DeviceInfo h200_like_other_vendor() {
 }
 
 // The H200-like device with its fp16 features and cooperative-matrix shapes
-// (fp16 inputs; fp16 and fp32 accumulators), as results/h200/devices.json
+// (fp16 inputs; fp16 and fp32 accumulators), as measurements/nvidia-h200/devices.json
 // lists them.
 inline vk::DeviceInfo h200_like_tensor_cores() {
   auto d = h200_like();

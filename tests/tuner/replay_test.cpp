@@ -1,5 +1,5 @@
 // Search quality, proven by replaying the H200's committed exhaustive
-// measurements of attention_decode (results/h200/measurements_session5.csv,
+// measurements of attention_decode (measurements/nvidia-h200/measurements_session5.csv,
 // read as committed): deterministic for the fixed seeds, so these are
 // assertions on computed values, not on timings.
 #include <gtest/gtest.h>
@@ -17,7 +17,7 @@
 namespace vktune {
 namespace {
 
-const std::filesystem::path kSession5 = std::filesystem::path(VKTUNE_SOURCE_DIR) / "results/h200/measurements_session5.csv";
+const std::filesystem::path kSession5 = std::filesystem::path(VKTUNE_SOURCE_DIR) / "measurements/nvidia-h200/measurements_session5.csv";
 
 std::vector<ReplayRecord> records(const std::filesystem::path& csv, const std::string& kernel) {
   return replay_records(kernel, results::read_measurements_csv(csv));

@@ -17,7 +17,7 @@ namespace vktune {
 namespace {
 
 // Values chosen by replaying the H200's exhaustive attention_decode
-// measurements (results/h200/measurements_session5.csv) with batches of 4.
+// measurements (measurements/nvidia-h200/measurements_session5.csv) with batches of 4.
 constexpr std::size_t kInitialResults = 4;  // timed results before the model is trusted
 constexpr std::size_t kMaxTraining = 500;    // fits are cubic in this
 constexpr std::size_t kMaxCandidates = 3000; // predictions are linear in this

@@ -1,0 +1,12 @@
+# Sourced by the scripts under measurements/ on the device machine, from the
+# repository root with .dist and .gl carried: the Vulkan loader, the NVIDIA
+# driver's ICD, vktune on the PATH, and which GPU this call landed on.
+# Once per machine: scripts run side by side on several GPUs source it too.
+if [ ! -e /tmp/.vktune_loader_unpacked ]; then
+  for f in .gl/*.deb; do dpkg -x "$f" /; done
+  ldconfig
+  touch /tmp/.vktune_loader_unpacked
+fi
+export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+export PATH=$PWD/.dist/bin:$PATH
+nvidia-smi --query-gpu=name,uuid,driver_version --format=csv > "$OUT/gpu.txt" 2>&1
