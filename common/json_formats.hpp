@@ -5,7 +5,7 @@
 // a field may be added without a new version, removing or renaming one, or
 // changing its meaning or unit, takes the next version. (`vktune KERNEL
 // --json`'s version is kTuneJsonVersion in cli/report.hpp; the exported
-// table's is results/TABLE_FORMAT.md's.)
+// table's is docs/TABLE_FORMAT.md's.)
 #include <string_view>
 
 #include <nlohmann/json.hpp>

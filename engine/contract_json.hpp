@@ -1,6 +1,6 @@
 #pragma once
 // A variant's launch contract as the JSON a winner stores and a version-2
-// table carries (results/TABLE_FORMAT.md, "contract"); the runtime library
+// table carries (docs/TABLE_FORMAT.md, "contract"); the runtime library
 // reads it back (runtime/src/contract_fields.cpp).
 #include <optional>
 #include <string>

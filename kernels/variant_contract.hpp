@@ -3,7 +3,7 @@
 // application needs to run it, assembled from what the kernel declares — its
 // space (shape class, bindings), the config's path (specialised dimensions,
 // unused bindings) and the variant's stages. The tuner stores it with every
-// winner; the exporters write it (results/TABLE_FORMAT.md, version 2); the
+// winner; the exporters write it (docs/TABLE_FORMAT.md, version 2); the
 // runtime library reads it.
 #include <string>
 #include <vector>

@@ -1,6 +1,6 @@
 #pragma once
 // Exporters: the store's winners as the "vktune-table" JSON document (its
-// schema is results/TABLE_FORMAT.md), and what every exporter shares: which
+// schema is docs/TABLE_FORMAT.md), and what every exporter shares: which
 // devices and kernels a filter selects, and the one stable order of rows.
 //
 // Other forms: results/export_header.hpp (a self-contained C++ header),

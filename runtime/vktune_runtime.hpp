@@ -14,7 +14,7 @@
 //   // found.push_constants, found.match, found.explain
 //
 // Sources: an exported JSON table ("format": "vktune-table", versions 1 and
-// 2, results/TABLE_FORMAT.md) or a vktune SQLite database (schema versions
+// 2, docs/TABLE_FORMAT.md) or a vktune SQLite database (schema versions
 // 1..4, opened read-only). Anything malformed, truncated, of another version
 // or failing its integrity hash is an Error naming the file, the entry and
 // the field; the table is validated whole when it is opened, so lookups never

@@ -88,7 +88,7 @@ void write_file(const std::filesystem::path& path, const std::string& text) {
 
 void add_export_command(CLI::App& root, int& result_code) {
   auto* cmd = root.add_subcommand(
-      "export", "Export stored winners as a JSON table (results/TABLE_FORMAT.md) or a C++ header, or the "
+      "export", "Export stored winners as a JSON table (docs/TABLE_FORMAT.md) or a C++ header, or the "
                 "measurements as CSV");
   // The reference text (the man page carries it too).
   cmd->footer(R"vkt(

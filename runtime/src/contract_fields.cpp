@@ -1,4 +1,4 @@
-// The launch contract of a table entry (results/TABLE_FORMAT.md, "contract"):
+// The launch contract of a table entry (docs/TABLE_FORMAT.md, "contract"):
 // parsed and checked field by field, so that a table either loads whole or
 // fails naming the entry and the field.
 #include <limits>

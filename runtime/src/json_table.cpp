@@ -1,5 +1,5 @@
 // The exported JSON table, "format": "vktune-table", versions 1 and 2
-// (results/export.hpp, results/TABLE_FORMAT.md).
+// (results/export.hpp, docs/TABLE_FORMAT.md).
 #include <limits>
 #include <map>
 #include <string>

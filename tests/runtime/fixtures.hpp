@@ -44,7 +44,7 @@ std::string content_hash(std::span<const std::uint8_t> bytes);
 // `tag`, so tests can tell entries apart by their SPIR-V.
 std::vector<std::uint32_t> fake_spirv(std::uint32_t tag);
 // Recomputes the entry_hash of every winner of a version-2 table a test
-// edited on purpose (results/TABLE_FORMAT.md, "entry_hash").
+// edited on purpose (docs/TABLE_FORMAT.md, "entry_hash").
 void rehash(nlohmann::json& table);
 
 nlohmann::json device_json(std::int64_t id, std::uint32_t vendor, std::uint32_t device, std::uint32_t driver,

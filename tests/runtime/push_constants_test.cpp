@@ -1,4 +1,4 @@
-// A contract's own push-constant layout (results/TABLE_FORMAT.md,
+// A contract's own push-constant layout (docs/TABLE_FORMAT.md,
 // contract.push_constants): read from a version-2 table, evaluated for the
 // queried shape as lookups evaluate workgroups and binding sizes, exposed in
 // the C++ result and the C API; absent means the shape; a malformed field is
