@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/error.hpp"
+#include "engine/isolated_worker.hpp"
 #include "harness/build_info.hpp"
 #include "harness/device.hpp"
 #include "kernels/spec/spec_arguments.hpp"
@@ -38,6 +39,9 @@ bool is_subcommand(CLI::App& app, const std::string& name) {
 
 int main(int argc, char** argv) {
   using namespace vktune;
+  // A worker process of a tune (engine/worker_pool.hpp): no command line, no
+  // output but its replies.
+  if (argc > 1 && std::string(argv[1]) == worker::kWorkerFlag) return worker::run_worker(argc, argv);
   // A kernel spec file given where a kernel name goes becomes a kernel before
   // the commands (one per kernel) are made.
   try {

@@ -10,6 +10,12 @@ std::string_view to_string(ErrorKind kind) {
     case ErrorKind::vulkan: return "vulkan";
     case ErrorKind::compile: return "compile_error";
     case ErrorKind::pipeline: return "pipeline_error";
+    case ErrorKind::compile_timeout: return "compile_timeout";
+    case ErrorKind::compile_crash: return "compile_crash";
+    case ErrorKind::compile_memory: return "compile_memory";
+    case ErrorKind::pipeline_timeout: return "pipeline_timeout";
+    case ErrorKind::pipeline_crash: return "pipeline_crash";
+    case ErrorKind::pipeline_memory: return "pipeline_memory";
     case ErrorKind::device_limit: return "device_limit";
     case ErrorKind::wrong_result: return "wrong_result";
     case ErrorKind::out_of_bounds: return "out_of_bounds";

@@ -16,6 +16,15 @@ enum class ErrorKind {
   vulkan,         // a Vulkan call failed
   compile,        // GLSL -> SPIR-V failed
   pipeline,       // pipeline creation failed
+  // A variant's compile or pipeline creation, run in an isolated worker
+  // process (engine/worker_pool.hpp), passed its deadline, crashed the
+  // worker, or grew past its memory cap: the worker was ended.
+  compile_timeout,
+  compile_crash,
+  compile_memory,
+  pipeline_timeout,
+  pipeline_crash,
+  pipeline_memory,
   device_limit,   // variant exceeds a device limit
   wrong_result,   // validation against the reference failed
   out_of_bounds,  // a variant wrote into a buffer's guard band

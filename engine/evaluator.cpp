@@ -8,7 +8,7 @@
 namespace vktune {
 
 VariantRunner::VariantRunner(vk::Device& device, const CompiledVariant& variant, std::uint32_t buffer_count,
-                             std::uint32_t shape_dims, std::uint32_t max_descriptor_sets)
+                             std::uint32_t shape_dims, std::uint32_t max_descriptor_sets, bool export_caches)
     : device_(device), variant_(variant) {
   if (!variant.compiled()) throw Error(ErrorKind::internal, "VariantRunner needs a compiled variant");
   for (std::size_t i = 0; i < variant.stages.size(); ++i) {
@@ -24,8 +24,16 @@ VariantRunner::VariantRunner(vk::Device& device, const CompiledVariant& variant,
     desc.require_full_subgroups = stage.plan.require_full_subgroups;
     desc.specialization = stage.plan.specialization;
     desc.max_descriptor_sets = max_descriptor_sets;
+    desc.cache_data = stage.pipeline_cache;
+    desc.export_cache = export_caches;
     pipelines_.push_back(std::make_unique<vk::ComputePipeline>(device, stage.spirv, desc));
   }
+}
+
+std::vector<std::vector<std::uint8_t>> VariantRunner::pipeline_caches() const {
+  std::vector<std::vector<std::uint8_t>> caches;
+  for (const auto& pipeline : pipelines_) caches.push_back(pipeline->cache_data());
+  return caches;
 }
 
 std::vector<std::vector<VkDescriptorSet>>& VariantRunner::sets_for(const DeviceProblem& on_device) {

@@ -27,8 +27,13 @@ class VariantRunner {
   // Creates the pipelines for a kernel with `buffer_count` bindings and
   // `shape_dims` push-constant words (the kernel conventions); throws
   // Error(device_limit) or Error(pipeline).
+  // Each stage's pipeline starts from its `pipeline_cache` where it has one;
+  // with `export_caches`, pipeline_caches() returns each stage's cache data.
   VariantRunner(vk::Device& device, const CompiledVariant& variant, std::uint32_t buffer_count,
-                std::uint32_t shape_dims, std::uint32_t max_descriptor_sets = 80);
+                std::uint32_t shape_dims, std::uint32_t max_descriptor_sets = 80, bool export_caches = false);
+
+  // With export_caches: per stage, the data of the cache its pipeline was made with.
+  std::vector<std::vector<std::uint8_t>> pipeline_caches() const;
 
   // Poisons the output, runs one launch on weight copy 0, checks the guard
   // bands (a touched band fails with out_of_bounds set), and compares the

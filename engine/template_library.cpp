@@ -107,6 +107,14 @@ std::string TemplateLibrary::content_hash(const std::string& file) const {
   return it->second;
 }
 
+std::map<std::string, std::string> TemplateLibrary::includes() const {
+  std::map<std::string, std::string> found;
+  for (const auto& [name, text] : files_) {
+    if (name.rfind("include/", 0) == 0) found.emplace(name.substr(8), text);
+  }
+  return found;
+}
+
 std::optional<std::string> TemplateLibrary::read(const std::string& name) const {
   auto it = files_.find("include/" + name);
   if (it == files_.end()) return std::nullopt;

@@ -31,6 +31,10 @@ class TemplateLibrary : public vk::IncludeResolver {
   std::string content_hash(const std::string& file) const;
   const std::string& origin() const { return origin_; }  // "embedded" or the directory
 
+  // Every include file, named relative to include/ (what an isolated worker
+  // compiles with).
+  std::map<std::string, std::string> includes() const;
+
   // IncludeResolver: names relative to include/.
   std::optional<std::string> read(const std::string& name) const override;
 

@@ -26,6 +26,10 @@ struct CompiledStage {
   kernels::ShaderPlan plan;
   std::string template_hash;         // of plan.template_file with its includes
   std::vector<std::uint32_t> spirv;  // empty until compiled
+  // The data of a pipeline cache holding this stage's pipeline, from the
+  // worker process that created it first (engine/worker_pool.hpp); empty
+  // when it was not made that way.
+  std::vector<std::uint8_t> pipeline_cache;
 };
 
 struct CompiledVariant {

@@ -1,5 +1,7 @@
 #include "harness/pipeline.hpp"
 
+#include <algorithm>
+
 #include "common/error.hpp"
 #include "harness/vk_check.hpp"
 
@@ -110,8 +112,26 @@ ComputePipeline::ComputePipeline(Device& device, std::span<const std::uint32_t> 
     if (desc.required_subgroup_size) pipeline_info.stage.pNext = &subgroup;
     if (desc.require_full_subgroups) pipeline_info.stage.flags |= VK_PIPELINE_SHADER_STAGE_CREATE_REQUIRE_FULL_SUBGROUPS_BIT;
     pipeline_info.layout = layout_;
-    fail(vkCreateComputePipelines(dev, VK_NULL_HANDLE, 1, &pipeline_info, nullptr, &pipeline_),
-         "vkCreateComputePipelines");
+    // A cache only when there is data to start from or to hand on: a cache
+    // of its own per pipeline, so that nothing else is in the data.
+    VkPipelineCache cache = VK_NULL_HANDLE;
+    if (!desc.cache_data.empty() || desc.export_cache) {
+      VkPipelineCacheCreateInfo cache_info{VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO};
+      cache_info.initialDataSize = desc.cache_data.size();
+      cache_info.pInitialData = desc.cache_data.empty() ? nullptr : desc.cache_data.data();
+      fail(vkCreatePipelineCache(dev, &cache_info, nullptr, &cache), "vkCreatePipelineCache");
+    }
+    const VkResult created = vkCreateComputePipelines(dev, cache, 1, &pipeline_info, nullptr, &pipeline_);
+    if (created == VK_SUCCESS && desc.export_cache) {
+      std::size_t size = 0;
+      if (vkGetPipelineCacheData(dev, cache, &size, nullptr) == VK_SUCCESS && size > 0) {
+        cache_data_.resize(size);
+        if (vkGetPipelineCacheData(dev, cache, &size, cache_data_.data()) != VK_SUCCESS) cache_data_.clear();
+        cache_data_.resize(std::min(size, cache_data_.size()));
+      }
+    }
+    if (cache) vkDestroyPipelineCache(dev, cache, nullptr);
+    fail(created, "vkCreateComputePipelines");
 
     VkDescriptorPoolSize pool_size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
                                    std::max(1u, desc.storage_buffers) * desc.max_descriptor_sets};
@@ -120,6 +140,7 @@ ComputePipeline::ComputePipeline(Device& device, std::span<const std::uint32_t> 
     pool_info.poolSizeCount = 1;
     pool_info.pPoolSizes = &pool_size;
     fail(vkCreateDescriptorPool(dev, &pool_info, nullptr, &pool_), "vkCreateDescriptorPool");
+    desc_.cache_data = {};  // used; a kept pipeline need not hold it
   } catch (...) {
     release();
     throw;

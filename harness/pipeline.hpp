@@ -28,6 +28,13 @@ struct PipelineDesc {
   std::uint32_t required_subgroup_size = 0;  // 0 = let the driver choose
   bool require_full_subgroups = false;
   std::uint32_t max_descriptor_sets = 16;  // how many make_descriptor_set calls
+  // A VkPipelineCache's data to create the pipeline from: what an isolated
+  // worker process returned after creating the same pipeline (a cache hit
+  // then spares the driver the compile). Data the driver does not accept
+  // (another device or driver) is ignored by it, by the specification.
+  std::vector<std::uint8_t> cache_data;
+  // Keep the pipeline cache's data after creation (cache_data() returns it).
+  bool export_cache = false;
 };
 
 class ComputePipeline {
@@ -42,6 +49,9 @@ class ComputePipeline {
   VkPipeline handle() const { return pipeline_; }
   VkPipelineLayout layout() const { return layout_; }
   const PipelineDesc& desc() const { return desc_; }
+  // With desc.export_cache: the data of the pipeline cache it was created
+  // with, to create the same pipeline in another process.
+  const std::vector<std::uint8_t>& cache_data() const { return cache_data_; }
 
   // A descriptor set binding `buffers` in order; lives as long as the pipeline.
   // Binds each buffer from `offset` (a multiple of minStorageBufferOffsetAlignment) to its end.
@@ -60,6 +70,7 @@ class ComputePipeline {
   VkPipelineLayout layout_ = VK_NULL_HANDLE;
   VkPipeline pipeline_ = VK_NULL_HANDLE;
   VkDescriptorPool pool_ = VK_NULL_HANDLE;
+  std::vector<std::uint8_t> cache_data_;
 };
 
 // Checks local size and subgroup requests against the device; returns an

@@ -46,7 +46,15 @@ enum class Status {
   out_of_bounds,     // wrote into a guard band around a buffer
   nondeterministic,  // output changed between runs on the same input
   attempt,
-  crashed
+  crashed,
+  // The isolated worker that compiled the variant or created its pipeline
+  // passed its deadline, crashed, or passed its memory cap.
+  compile_timeout,
+  compile_crash,
+  compile_memory,
+  pipeline_timeout,
+  pipeline_crash,
+  pipeline_memory
 };
 
 std::string_view to_string(Status status);

@@ -135,6 +135,12 @@ std::string_view to_string(Status status) {
     case Status::nondeterministic: return "nondeterministic";
     case Status::attempt: return "attempt";
     case Status::crashed: return "crashed";
+    case Status::compile_timeout: return "compile_timeout";
+    case Status::compile_crash: return "compile_crash";
+    case Status::compile_memory: return "compile_memory";
+    case Status::pipeline_timeout: return "pipeline_timeout";
+    case Status::pipeline_crash: return "pipeline_crash";
+    case Status::pipeline_memory: return "pipeline_memory";
   }
   return "error";
 }
@@ -142,7 +148,9 @@ std::string_view to_string(Status status) {
 Status status_from_string(std::string_view text) {
   for (const Status status : {Status::ok, Status::compile_error, Status::pipeline_error, Status::device_limit,
                               Status::wrong_result, Status::timeout, Status::device_lost, Status::error,
-                              Status::out_of_bounds, Status::nondeterministic, Status::attempt, Status::crashed}) {
+                              Status::out_of_bounds, Status::nondeterministic, Status::attempt, Status::crashed,
+                              Status::compile_timeout, Status::compile_crash, Status::compile_memory,
+                              Status::pipeline_timeout, Status::pipeline_crash, Status::pipeline_memory}) {
     if (to_string(status) == text) return status;
   }
   throw Error(ErrorKind::database, "unknown measurement status '" + std::string(text) + "'");

@@ -2,7 +2,7 @@
 // y[M×N] = x[M×K] · Wᵀ for small M (decode), W in GGUF Q4_K rows (QTYPE 5),
 // x fp32 (exact): matmul_q4k's SUPER_BLOCK=1 with X_QUANT=0. (The generic
 // matvec_quant.comp serves Q4_K too, but measured 1.6x slower on an H100:
-// measurements/nvidia-h100/session13/.)
+// results/h200/session13/.)
 //
 // A workgroup computes ROWS_PER_WG rows of W against COLS_PER_PASS rows of x
 // (workgroup (i, j) owns outputs y[j*COLS_PER_PASS + c][i*ROWS_PER_WG + r]).

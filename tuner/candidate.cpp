@@ -14,7 +14,7 @@ namespace vktune {
 void create_pipelines(std::vector<Candidate>& batch, vk::Device& device, std::uint32_t buffers, std::uint32_t dims,
                       std::uint32_t descriptor_sets, AttemptLog* attempts) {
   for (auto& c : batch) {
-    if (c.previous || c.compile_error) continue;
+    if (c.previous || c.compile_error || c.pipeline_error) continue;
     const auto start = Clock::now();
     if (attempts) attempts->begin(c.variant, "creating its pipeline");
     try {
@@ -26,7 +26,26 @@ void create_pipelines(std::vector<Candidate>& batch, vk::Device& device, std::ui
     }
     if (attempts) attempts->end(c.variant);  // the process survived it
     c.runner_device = &device;
-    c.pipeline_ms = ms_since(start);
+    c.pipeline_ms += ms_since(start);
+  }
+}
+
+void prepare_in_workers(std::vector<Candidate>& batch, WorkerPool& pool, const TemplateLibrary& templates,
+                        const worker::PipelineLayout& layout,
+                        std::optional<std::chrono::steady_clock::time_point> limit) {
+  for (auto& c : batch) {
+    if (c.previous) continue;
+    WorkerPool::Durations durations;
+    try {
+      pool.run(c.variant, templates, layout, durations, limit);
+    } catch (const Error& e) {
+      // Which phase failed decides where the failure belongs: a variant
+      // that compiled but whose pipeline failed keeps its SPIR-V.
+      const bool compile_failed = !c.variant.compiled();
+      (compile_failed ? c.compile_error : c.pipeline_error) = e;
+    }
+    c.compile_ms = durations.compile_ms;
+    c.pipeline_ms = durations.pipeline_ms;
   }
 }
 

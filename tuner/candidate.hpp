@@ -12,6 +12,7 @@
 #include "engine/evaluator.hpp"
 #include "engine/template_library.hpp"
 #include "engine/variant.hpp"
+#include "engine/worker_pool.hpp"
 #include "harness/device.hpp"
 #include "results/records.hpp"
 #include "tuner/outcome.hpp"
@@ -36,6 +37,15 @@ struct Candidate {
 // Compiles every candidate that needs SPIR-V, `threads` at a time; a
 // compile's failure is recorded against its candidate.
 void compile_all(std::vector<Candidate>& batch, const TemplateLibrary& templates, unsigned threads);
+
+// Compiles every candidate that is to be measured and creates its pipeline
+// in `pool`'s worker processes (engine/worker_pool.hpp), one after another,
+// each within its deadline and never past `limit`; a failure of either is
+// recorded against its candidate. create_pipelines() then creates the
+// pipelines here from the caches the workers returned.
+void prepare_in_workers(std::vector<Candidate>& batch, WorkerPool& pool, const TemplateLibrary& templates,
+                        const worker::PipelineLayout& layout,
+                        std::optional<std::chrono::steady_clock::time_point> limit);
 
 // Creates the pipeline of each compiled candidate that is to be measured.
 void create_pipelines(std::vector<Candidate>& batch, vk::Device& device, std::uint32_t buffers, std::uint32_t dims,

@@ -34,6 +34,12 @@ results::Status status_for(ErrorKind kind) {
   switch (kind) {
     case ErrorKind::compile: return results::Status::compile_error;
     case ErrorKind::pipeline: return results::Status::pipeline_error;
+    case ErrorKind::compile_timeout: return results::Status::compile_timeout;
+    case ErrorKind::compile_crash: return results::Status::compile_crash;
+    case ErrorKind::compile_memory: return results::Status::compile_memory;
+    case ErrorKind::pipeline_timeout: return results::Status::pipeline_timeout;
+    case ErrorKind::pipeline_crash: return results::Status::pipeline_crash;
+    case ErrorKind::pipeline_memory: return results::Status::pipeline_memory;
     case ErrorKind::device_limit: return results::Status::device_limit;
     case ErrorKind::wrong_result: return results::Status::wrong_result;
     case ErrorKind::out_of_bounds: return results::Status::out_of_bounds;

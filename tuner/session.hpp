@@ -23,6 +23,7 @@
 #include "tuner/outcome.hpp"
 #include "tuner/progress_observer.hpp"
 #include "engine/device_identity.hpp"
+#include "engine/worker_pool.hpp"
 #include "tuner/space.hpp"
 #include "engine/template_library.hpp"
 #include "engine/validation.hpp"
@@ -94,6 +95,10 @@ class TuneSession {
               const TemplateLibrary& templates, ProgressObserver& progress);
 
   vk::Device& device() { return *device_; }
+  // Compile and create pipelines in `workers`' processes from now on
+  // (engine/worker_pool.hpp); null: in this process, as tests and library
+  // callers without a worker program do.
+  void isolate(WorkerPool* workers) { workers_ = workers; }
   std::optional<std::int64_t> device_row() const { return device_row_; }
 
   // Tunes the shape: baseline first, then the strategy's proposals.
@@ -147,6 +152,7 @@ class TuneSession {
   std::optional<std::int64_t> device_row_;
   const TemplateLibrary& templates_;
   ProgressObserver& progress_;
+  WorkerPool* workers_ = nullptr;
 };
 
 // One line on what the confirmation pass did to the search's best: the

@@ -1,5 +1,7 @@
 #include "tuner/session_evaluation.hpp"
 
+#include <algorithm>
+
 #include "engine/elapsed.hpp"
 #include "engine/test_hooks.hpp"
 
@@ -65,8 +67,20 @@ void TuneSession::Evaluation::prepare_configs(const std::vector<kernels::Config>
     const auto dims = static_cast<std::uint32_t>(kernel_.shape_dims().size());
     const auto sets = copies_ + 2 + static_cast<std::uint32_t>(more_.size());  // + the further inputs
     auto* attempts = attempts_.get();
-    b.compiling = std::async(std::launch::async, [candidates, &templates, device, buffers, dims, sets, attempts] {
-      compile_all(*candidates, templates, 1);
+    auto* workers = session_.workers_;
+    // A compile or pipeline in flight at the deadline may finish in the slack
+    // that --time's bound allows (1.05 T + 10 s). The baseline, which always
+    // runs (the speedup is measured against it), has only its worker's own
+    // deadline.
+    const auto limit = options_.deadline && !is_baseline
+                           ? std::optional(*options_.deadline + std::chrono::seconds(5))
+                           : std::nullopt;
+    b.compiling = std::async(std::launch::async, [=, &templates] {
+      if (workers) {
+        prepare_in_workers(*candidates, *workers, templates, {buffers, dims, sets}, limit);
+      } else {
+        compile_all(*candidates, templates, 1);
+      }
       create_pipelines(*candidates, *device, buffers, dims, sets, attempts);
     });
   }
@@ -149,7 +163,9 @@ void TuneSession::Evaluation::run_on_device(Candidate& c, Outcome& o) {
   // Replaced by the result below; left behind only if the process dies.
   if (attempts_) attempts_->begin(c.variant, "running it on the device");
   std::unique_ptr<VariantRunner> runner;
-  if (c.runner_device == &device) {  // made on the compile thread
+  // Made on the compile thread (or refused there, or by its worker, which
+  // never made it on any device): as it came.
+  if (c.runner_device == &device || (c.pipeline_error && !c.runner_device)) {
     o.durations.pipeline_ms = c.pipeline_ms;
     if (c.pipeline_error) throw *c.pipeline_error;
     runner = std::move(c.runner);
@@ -164,8 +180,16 @@ void TuneSession::Evaluation::run_on_device(Candidate& c, Outcome& o) {
     AddElapsed clock{o.durations.validation_ms};
     test_hooks::before_dispatch();
     const auto tolerance = kernel_.variant_tolerance(c.variant.config, shape_);
-    const auto timeout = test_hooks::validation_timeout().value_or(device.info().is_cpu() ? vk::kCpuDriverTimeout
-                                                                                          : vk::kDefaultTimeout);
+    auto timeout = std::chrono::duration_cast<std::chrono::nanoseconds>(test_hooks::validation_timeout().value_or(
+        device.info().is_cpu() ? vk::kCpuDriverTimeout : vk::kDefaultTimeout));
+    // --time is a bound: a variant that runs past it (and 5 s more) is a
+    // timeout, not a reason to overrun the run's budget. The baseline always
+    // runs, as in prepare_configs().
+    if (options_.deadline && !c.is_baseline) {
+      const auto left = std::chrono::duration_cast<std::chrono::nanoseconds>(*options_.deadline - Clock::now()) +
+                        std::chrono::seconds(5);
+      timeout = std::min(timeout, std::max(left, std::chrono::nanoseconds(std::chrono::seconds(2))));
+    }
     o.validation = validate_further(*runner, more_, tolerance, timeout,
                                     runner->validate(*on_device_, problem_, tolerance, timeout));
   }

@@ -27,6 +27,7 @@ namespace {
 
 struct ModelArgs {
   std::string file;
+  std::optional<double> compile_timeout;
   std::uint32_t device = 0;
   std::string time = "20m";
   std::uint32_t prompt = 512;
@@ -85,7 +86,7 @@ void run_model(ModelArgs args, int& result_code) {
   auto templates = TemplateLibrary::select(std::nullopt);
 
   InterruptGuard interrupt;
-  Progress progress(stderr_is_terminal(), args.json);
+  Progress progress(stderr_is_terminal(), false);  // on stderr, --json or not
   progress.set_stopping([] { return InterruptGuard::reason(); });
   progress.phase("opening device " + std::to_string(args.device));
   vk::Instance instance({.validation = false});
@@ -108,6 +109,8 @@ void run_model(ModelArgs args, int& result_code) {
   }
   auto store = open_store(args.db);
   TuneSession session(instance, args.device, &store, templates, progress);
+  WorkerPool workers(isolation_settings(args.device, session.device().info().is_cpu(), args.compile_timeout));
+  session.isolate(&workers);
   const auto ceilings = stored_or_measured_ceilings(
       session.device(), store, *session.device_row(),
       [&](const std::string& step) { progress.phase("measuring device ceilings (once per device): " + step); });
@@ -195,6 +198,7 @@ See docs/TUNING_A_MODEL.md.
 )vkt");
   cmd->add_option("file", args->file, "The model (.gguf)")->required()->check(CLI::ExistingFile);
   add_device_option(*cmd, args->device, "Vulkan device index (see `vktune devices`)");
+  add_compile_timeout_option(*cmd, args->compile_timeout);
   cmd->add_option("--time", args->time, "One budget for the whole run, e.g. 20m, 90s")
       ->capture_default_str()
       ->check(duration_validator());

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,10 @@ void add_cache_option(CLI::App& cmd, std::string& cache, const std::string& help
 
 // --space pruned|full on `cmd`, into `scope`.
 void add_space_option(CLI::App& cmd, std::string& scope);
+
+// --compile-timeout SECONDS on `cmd`: the floor of each variant's compile
+// and pipeline deadline in its worker process (1 to 3600, else exit 2).
+void add_compile_timeout_option(CLI::App& cmd, std::optional<double>& seconds);
 
 // --db if given, else the store's default path; creates the parent directory.
 results::Store open_store(const std::string& db_option);

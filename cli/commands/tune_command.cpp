@@ -33,6 +33,7 @@ namespace {
 
 struct TuneArgs {
   std::uint32_t device = 0;
+  std::optional<double> compile_timeout;
   std::vector<std::string> shapes;
   std::string strategy;
   std::size_t budget = 0;
@@ -139,7 +140,7 @@ void run_tune(const kernels::Kernel& kernel, TuneArgs args, int& result_code) {
   auto templates = TemplateLibrary::select(args.templates.empty() ? std::nullopt : std::optional(args.templates));
 
   InterruptGuard interrupt;  // from here on, SIGINT/SIGTERM stop between variants
-  Progress progress(stderr_is_terminal(), args.json);
+  Progress progress(stderr_is_terminal(), false);  // on stderr, --json or not
   progress.set_stopping([] { return InterruptGuard::reason(); });
   progress.phase("opening device " + std::to_string(args.device));
   vk::Instance instance({.validation = args.validation});
@@ -184,6 +185,8 @@ void run_tune(const kernels::Kernel& kernel, TuneArgs args, int& result_code) {
     else progress.message(line);
   }
   TuneSession session(instance, args.device, &store, templates, progress);
+  WorkerPool workers(isolation_settings(args.device, session.device().info().is_cpu(), args.compile_timeout));
+  session.isolate(&workers);
 
   // Ceilings are measured once per device and kept.
   const auto measuring = std::chrono::steady_clock::now();
@@ -224,6 +227,7 @@ void run_tune(const kernels::Kernel& kernel, TuneArgs args, int& result_code) {
                              {"tensor_fp16_shared_gflops", ceilings->tensor_shared_gflops}}},
                            {"shapes", nlohmann::json::array()}};
   if (note) report["note"] = *note;
+  report["isolation"] = workers.describe();
   const double used_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - run_started).count();
   report["time_budget"] = nullptr;
   if (deadline) {
@@ -244,7 +248,8 @@ void run_tune(const kernels::Kernel& kernel, TuneArgs args, int& result_code) {
                                                     " from shared memory), "
                                               : std::string())
               << std::fixed << std::setprecision(1) << ceilings->dispatch_floor_ns / 1e3 << std::defaultfloat
-              << " us per dependent dispatch; results in " << store.path().string() << "\n";
+              << " us per dependent dispatch; results in " << store.path().string() << "\n"
+              << workers.describe() << "\n";
     if (deadline) {
       std::cout << "time budget " << args.time << " (" << std::fixed << std::setprecision(0) << time_budget_seconds
                 << " s) for the whole run"
@@ -401,6 +406,7 @@ confirmation) and docs/TIMING_AND_NUMERICS.md.
         ->transform(count_validator(kMaxCount));
     cmd->add_flag("--no-transfer", args->no_transfer,
                   "Do not evaluate the best configs of the nearest tuned shapes first");
+    add_compile_timeout_option(*cmd, args->compile_timeout);
     cmd->add_option("--batch", args->batch, "Configs the strategy proposes at a time (the next batch compiles "
                                             "while this one is timed)")
         ->capture_default_str()

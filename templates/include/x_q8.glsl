@@ -34,7 +34,7 @@ shared vec2 xds[C * SEG / 32];
 // their math. On an H100, batches of 2 made the long-K decode shapes 2 to 5%
 // faster and batches of 4 and 8 no faster or slower (more registers): the
 // quantization's cost is less its loads' latency than its traffic and its
-// place before the walk (measurements/nvidia-h100/session19).
+// place before the walk (results/h200/session19).
 #ifndef XQ_BATCH
 #define XQ_BATCH 2u
 #endif
