@@ -74,6 +74,15 @@ double variants_per_second(const ShapeResult& r) {
 
 }  // namespace
 
+// What creating a pipeline here from its worker's cache cost: the median
+// and the largest, ms; null without workers.
+nlohmann::json cache_hits_json(const ShapeResult& r) {
+  if (r.cached_pipeline_ms.empty()) return nullptr;
+  auto ms = r.cached_pipeline_ms;
+  std::sort(ms.begin(), ms.end());
+  return {{"count", ms.size()}, {"median_ms", ms[ms.size() / 2]}, {"max_ms", ms.back()}};
+}
+
 nlohmann::json time_spent_json(const ShapeResult& r) {
   const auto t = time_spent(r);
   return {{"search",
@@ -86,6 +95,7 @@ nlohmann::json time_spent_json(const ShapeResult& r) {
             {"variants", t.confirmed},
             {"rounds", r.confirm_rounds},
             {"wall_seconds", r.confirm_seconds}}},
+          {"pipeline_cache_hits", cache_hits_json(r)},
           {"setup", {{"wall_seconds", r.setup_seconds}}},
           {"final_check", {{"wall_seconds", r.final_check_seconds}}}};
 }
@@ -194,6 +204,13 @@ void print_shape_report(std::ostream& out, const kernels::Kernel& kernel, const 
                   t.measured, t.search.compile_ms / 1e3, t.search.pipeline_ms / 1e3, t.search.validation_ms / 1e3,
                   t.search.warmup_ms / 1e3, t.search.timing_ms / 1e3);
     out << line;
+    if (const auto hits = cache_hits_json(r); !hits.is_null()) {
+      std::snprintf(line, sizeof line,
+                    "  pipelines: %zu created here from their workers' caches, median %.2f ms, at most %.2f ms\n",
+                    hits.at("count").get<std::size_t>(), hits.at("median_ms").get<double>(),
+                    hits.at("max_ms").get<double>());
+      out << line;
+    }
     if (r.confirm_rounds > 0) {
       std::snprintf(line, sizeof line,
                     "  confirmation: %zu re-timed%s, %d rounds, %.1f s: compile %.1f s, pipelines %.1f s, "

@@ -26,7 +26,9 @@ void create_pipelines(std::vector<Candidate>& batch, vk::Device& device, std::ui
     }
     if (attempts) attempts->end(c.variant);  // the process survived it
     c.runner_device = &device;
-    c.pipeline_ms += ms_since(start);
+    const double here_ms = ms_since(start);
+    c.pipeline_ms += here_ms;
+    if (!c.variant.stages.empty() && !c.variant.stages[0].pipeline_cache.empty()) c.cached_pipeline_ms = here_ms;
   }
 }
 

@@ -31,6 +31,9 @@ struct Candidate {
   std::unique_ptr<VariantRunner> runner;
   std::optional<Error> pipeline_error;
   double pipeline_ms = 0;
+  // Of pipeline_ms, the part spent creating it here from the pipeline cache
+  // its worker returned (a driver cache hit); 0 without a worker.
+  double cached_pipeline_ms = 0;
   const vk::Device* runner_device = nullptr;
 };
 

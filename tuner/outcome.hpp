@@ -55,6 +55,9 @@ struct ShapeResult {
   double final_check_seconds = 0;
   int confirm_rounds = 0;      // rounds the confirmation pass ran (0 when it did not run)
   std::vector<std::string> transfer_from;  // shapes whose best configs were evaluated first
+  // Each measured variant's pipeline creation here from its worker's pipeline
+  // cache, ms (what the driver's cache hit costs; empty without workers).
+  std::vector<double> cached_pipeline_ms;
   // The baseline's time when re-measured at the end over its first
   // measurement (1 = steady). Far from 1, the device's speed changed during
   // the search (clocks, thermal limits, other work on the GPU) and the

@@ -168,6 +168,7 @@ void TuneSession::Evaluation::run_on_device(Candidate& c, Outcome& o) {
   if (c.runner_device == &device || (c.pipeline_error && !c.runner_device)) {
     o.durations.pipeline_ms = c.pipeline_ms;
     if (c.pipeline_error) throw *c.pipeline_error;
+    if (c.cached_pipeline_ms > 0) result_.cached_pipeline_ms.push_back(c.cached_pipeline_ms);
     runner = std::move(c.runner);
   } else {  // the device was reopened since
     AddElapsed clock{o.durations.pipeline_ms};
