@@ -23,7 +23,7 @@ for pair in "$@"; do
       --db "$out/$tag.db" --json >"$out/$tag.json" 2>"$out/$tag.stderr.txt"
     status=$?
     end=$(date +%s.%N)
-    echo "$tag exit $status wall $(echo "$end - $start" | bc) s" | tee -a "$out/walls.txt"
+    echo "$tag exit $status wall $(awk "BEGIN {print $end - $start}") s" | tee -a "$out/walls.txt"
     "$vktune" export --format csv --db "$out/$tag.db" -o "$out/$tag.csv" >/dev/null 2>&1
     rm -f "$out/$tag.db"*
   done
