@@ -197,7 +197,7 @@ void TuneSession::search(Evaluation& evaluation, const kernels::Kernel& kernel, 
   const auto bounded = options.budget || options.deadline || options.target_ns || options.converge;
   const SearchSpace search(kernel.spaces().at(kernel.space_index(shape)).parameters, candidates);
   result.strategy = !options.strategy.empty()                            ? options.strategy
-                    : bounded || search.size() > kExhaustiveUpTo ? "model"
+                    : bounded || search.size() > kExhaustiveUpTo ? kSurrogateStrategy
                                                                          : "exhaustive";
   auto strategy = make_strategy(result.strategy, {search, result.seed, static_cast<bool>(bounded)});
   AnyStopCondition stop;

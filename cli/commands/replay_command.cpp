@@ -27,7 +27,7 @@ namespace {
 
 struct ReplayArgs {
   std::string kernel, from, db;
-  std::string strategy = "model";
+  std::string strategy = kSurrogateStrategy;
   std::size_t budget = 0, runs = 20, batch = 4;
   std::uint64_t seed = 1;
   bool transfer = false, json = false;

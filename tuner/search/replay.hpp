@@ -11,6 +11,7 @@
 
 #include "kernels/kernel.hpp"
 #include "results/export_csv.hpp"
+#include "tuner/search/strategy.hpp"
 
 namespace vktune {
 
@@ -26,7 +27,7 @@ struct ReplayRecord {
 std::vector<ReplayRecord> replay_records(const std::string& kernel, const std::vector<results::MeasurementRow>& rows);
 
 struct ReplayOptions {
-  std::string strategy = "model";
+  std::string strategy = kSurrogateStrategy;
   std::optional<std::size_t> budget;  // evaluations per run; default: the whole space
   std::size_t runs = 20;
   std::uint64_t seed = 1;

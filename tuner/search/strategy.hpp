@@ -70,6 +70,10 @@ class TrackingStrategy : public Strategy {
   std::size_t spent_count_ = 0;
 };
 
+// The user-facing name of the Gaussian-process surrogate strategy
+// (strategies/surrogate.cpp), the default of a bounded search.
+inline constexpr const char* kSurrogateStrategy = "model";
+
 struct StrategyInfo {
   std::string name;
   std::string help;  // one line

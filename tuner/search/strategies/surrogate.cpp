@@ -1,8 +1,11 @@
-// model: a Gaussian-process surrogate of log time over the parameter
-// encoding, with expected improvement as the acquisition. A batch is chosen
-// one config at a time, each time as if the configs already chosen had been
-// measured at the predicted mean ("kriging believer"): their neighbourhood's
-// uncertainty shrinks, so one batch does not crowd one spot. Before the model
+// The surrogate strategy (`--strategy model` on the command line; the name
+// "model" is kept for users, the code calls it the surrogate so that it is
+// not confused with the LLM `vktune model` commands): a Gaussian-process
+// (GP) surrogate of log time over the parameter encoding, with expected
+// improvement as the acquisition. A batch is chosen one config at a time,
+// each time as if the configs already chosen had been measured at the
+// predicted mean ("kriging believer"): their neighbourhood's
+// uncertainty shrinks, so one batch does not crowd one spot. Before the GP
 // has enough results it samples the space evenly (each pick the farthest of a
 // few random configs from everything spent).
 #include <algorithm>
@@ -18,7 +21,7 @@ namespace {
 
 // Values chosen by replaying the H200's exhaustive attention_decode
 // measurements (measurements/nvidia-h200/measurements_session5.csv) with batches of 4.
-constexpr std::size_t kInitialResults = 4;  // timed results before the model is trusted
+constexpr std::size_t kInitialResults = 4;  // timed results before the GP is trusted
 constexpr std::size_t kMaxTraining = 500;    // fits are cubic in this
 constexpr std::size_t kMaxCandidates = 3000; // predictions are linear in this
 constexpr double kExploration = 0.01;         // EI's margin, in standardised log time
@@ -29,16 +32,16 @@ constexpr double kExploration = 0.01;         // EI's margin, in standardised lo
 constexpr std::size_t kSearchAlwaysUpTo = 100;
 constexpr std::size_t kRefitEvery = 4;
 
-class ModelStrategy final : public TrackingStrategy {
+class SurrogateStrategy final : public TrackingStrategy {
  public:
-  explicit ModelStrategy(const StrategyContext& context) : TrackingStrategy(context), rng_(context.seed) {}
+  explicit SurrogateStrategy(const StrategyContext& context) : TrackingStrategy(context), rng_(context.seed) {}
 
   std::vector<std::size_t> propose(std::size_t count) override {
     std::size_t timed = 0;
     for (const auto& r : results_) timed += r.time_ns.has_value();
     std::vector<std::size_t> out;
     upcoming_.clear();
-    if (timed >= kInitialResults && space_.feature_count() > 0) out = by_model(count);
+    if (timed >= kInitialResults && space_.feature_count() > 0) out = by_surrogate(count);
     while (out.size() < count && spent_count() < space_.size()) {
       const auto index = spread_pick();
       spend(index);
@@ -81,9 +84,9 @@ class ModelStrategy final : public TrackingStrategy {
     return best;
   }
 
-  std::vector<std::size_t> by_model(std::size_t count) {
+  std::vector<std::size_t> by_surrogate(std::size_t count) {
     // Training set: timed results in log time; failures as the slowest time
-    // seen, so that the model steers away from where variants fail. Over the
+    // seen, so that the GP steers away from where variants fail. Over the
     // cap, the fastest half and the most recent half.
     double worst = -1e300;
     for (const auto& r : results_)
@@ -135,7 +138,7 @@ class ModelStrategy final : public TrackingStrategy {
     std::vector<bool> taken(candidates.size(), false);
     std::vector<Eigen::VectorXd> updates;  // believer corrections, one per pick
     // Half of each batch exploits: the neighbours of the fastest config that
-    // the model predicts fastest. Expected improvement fills the rest; on a
+    // the GP predicts fastest. Expected improvement fills the rest; on a
     // few hundred configs with a handful of near-best ones, pure EI spends
     // too much of a batch exploring.
     std::vector<std::size_t> near;
@@ -197,7 +200,7 @@ class ModelStrategy final : public TrackingStrategy {
 
   std::vector<std::size_t> upcoming(std::size_t count) const override {
     // The best config's neighbours first (the exploiting half of the next
-    // batch comes from them), then the model's further picks.
+    // batch comes from them), then the GP's further picks.
     std::vector<std::size_t> out;
     if (best_)
       for (auto index : space_.neighbours(best_->index))
@@ -215,8 +218,8 @@ class ModelStrategy final : public TrackingStrategy {
 };
 
 const bool registered = register_strategy(
-    {"model", "a Gaussian-process model of log time with expected improvement (learns from every result)",
-     [](const StrategyContext& c) { return std::make_unique<ModelStrategy>(c); }});
+    {kSurrogateStrategy, "a Gaussian-process model of log time with expected improvement (learns from every result)",
+     [](const StrategyContext& c) { return std::make_unique<SurrogateStrategy>(c); }});
 
 }  // namespace
 }  // namespace vktune
