@@ -237,8 +237,9 @@ void TuneSession::search(Evaluation& evaluation, const kernels::Kernel& kernel, 
   evaluation.prepare_configs({baseline}, true);
   const auto& base = evaluation.evaluate_config(baseline);
   if (auto index = search.index_of(baseline)) {
-    loop.observe_outside({*index, base.status == results::Status::ok ? std::optional<double>(base.timing.median)
-                                                                     : std::nullopt});
+    loop.observe_outside({*index,
+                          base.status == results::Status::ok ? std::optional<double>(base.timing.median) : std::nullopt,
+                          base.status});
   }
   // Compile ahead what the strategy expects to propose next, so that a
   // batch rarely waits for its compile and the GPU rarely idles into a

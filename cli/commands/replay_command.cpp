@@ -51,6 +51,13 @@ std::vector<results::MeasurementRow> rows_from_db(const std::string& path) {
   return rows;
 }
 
+// How the strategy walked the space, where that is not its nature: a tune's
+// exhaustive search takes a random order when a budget may cut it.
+std::string order(const std::string& strategy, const ReplayResult& r) {
+  if (strategy != "exhaustive") return "strategy";
+  return r.bounded ? "random (the budget may cut the space)" : "enumeration";
+}
+
 std::string percent(double share) {
   if (share > 1) return "never";
   std::ostringstream out;
@@ -65,8 +72,16 @@ void run_replay(const ReplayArgs& args, int& result_code) {
   }
   const auto& input = args.from.empty() ? args.db : args.from;
   if (!std::filesystem::is_regular_file(input)) throw Error(ErrorKind::usage, "no such file: " + input);
-  const auto rows = args.from.empty() ? rows_from_db(args.db) : results::read_measurements_csv(args.from);
-  const auto records = replay_records(kernel.name(), rows);
+  // A file that cannot be read (unreadable, not a measurements export, a
+  // malformed line or config) is bad input: one line naming it, exit 2.
+  std::vector<ReplayRecord> records;
+  try {
+    const auto rows = args.from.empty() ? rows_from_db(args.db) : results::read_measurements_csv(args.from);
+    records = replay_records(kernel.name(), rows);
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    throw Error(ErrorKind::usage, what.find(input) == std::string::npos ? input + ": " + what : what);
+  }
   if (records.empty()) {
     throw Error(ErrorKind::usage, (args.from.empty() ? args.db : args.from) + " holds no measurement of " +
                                       kernel.name());
@@ -79,7 +94,14 @@ void run_replay(const ReplayArgs& args, int& result_code) {
   options.batch = args.batch;
   options.transfer = args.transfer;
   if (!args.shape.empty()) options.shape = kernels::shape_to_string(kernels::parse_shape(args.shape, kernel.shape_dims().size()));
-  const auto report = replay(kernel, records, options);
+  const auto report = [&] {
+    try {
+      return replay(kernel, records, options);
+    } catch (const Error& e) {
+      if (e.kind() != ErrorKind::format) throw;
+      throw Error(ErrorKind::usage, input + ": " + e.what());
+    }
+  }();
 
   if (args.json) {
     auto out = json_document(kReplayJson);
@@ -94,7 +116,11 @@ void run_replay(const ReplayArgs& args, int& result_code) {
                                {"space", r.space},
                                {"budget", r.budget},
                                {"best_ns", r.best_ns},
-                               {"transfer_from", r.transfer_from ? nlohmann::json(*r.transfer_from) : nullptr},
+                               {"stale_configs", r.stale},
+                               {"baseline_measured", r.baseline_measured},
+                               {"baseline_ns", r.baseline_ns ? nlohmann::json(*r.baseline_ns) : nullptr},
+                               {"order", order(args.strategy, r)},
+                               {"transfer_from", r.transfer_from},
                                {"transfer_seeds", r.seeds},
                                {"median_quality", r.median_quality()},
                                {"p10_quality", r.p10_quality()},
@@ -114,7 +140,14 @@ void run_replay(const ReplayArgs& args, int& result_code) {
       std::cout << std::fixed << std::setprecision(3) << "  " << r.shape << " (" << r.cache_mode << ", " << r.device
                 << "): " << r.space << " measured configs, best " << std::setprecision(2) << r.best_ns / 1e3
                 << " us, budget " << r.budget;
-      if (r.transfer_from) std::cout << ", " << r.seeds << " seeds from " << *r.transfer_from;
+      if (r.stale) std::cout << ", " << r.stale << " stale configs left out";
+      std::cout << (r.baseline_measured ? ", baseline first" : ", baseline not measured");
+      if (args.strategy == "exhaustive") std::cout << ", " << order(args.strategy, r);
+      if (args.transfer) {
+        std::string from;
+        for (const auto& f : r.transfer_from) from += (from.empty() ? "" : ", ") + f;
+        std::cout << ", " << r.seeds << " seeds" << (from.empty() ? "" : " from " + from);
+      }
       std::cout << std::setprecision(3) << "\n    quality median " << r.median_quality() << ", p10 "
                 << r.p10_quality() << "; within 1%: median " << percent(r.median_share_1pct()) << ", 9 in 10 by "
                 << percent(r.p90_share_1pct()) << "; within 3%: median " << percent(r.median_share_3pct())
@@ -136,16 +169,22 @@ void add_replay_command(CLI::App& root, int& result_code) {
   cmd->footer(R"vkt(
 Scores a strategy against stored measurements: runs it against stored search
 measurements (confirmation rows are left out; only measured configs exist,
-each evaluation returns its stored time, the search loop is the tune's),
---runs times with their own seeds, and prints per shape the median and
-10th-percentile quality (stored best / best found after the budget) and the
-share of the space evaluated before the best found came within 1% and 3% of
-the stored best (median, and the share by which 9 runs in 10 got there).
-Deterministic for a seed.
+each evaluation returns its stored result), --runs times with their own
+seeds, and prints per shape the median and 10th-percentile quality (stored
+best / best found after the budget) and the share of the space evaluated
+before the best found came within 1% and 3% of the stored best (median, and
+the share by which 9 runs in 10 got there). Deterministic for a seed.
+
+A replay walks a tune's code: the baseline is evaluated and observed first
+(and counted) where it was measured, failures are observed with their
+status, stale configs are completed as a tune completes them, and the space
+is in the kernel's enumeration order (exhaustive takes a random order only
+when --budget may cut it, and says so).
 
 --from reads a measurements CSV (vktune export --format csv); --db reads a
-database. --transfer evaluates the nearest other shape's best configs first,
-as a tune's transfer does. For example:
+database; a file that cannot be read is one line and exit code 2.
+--transfer seeds each search as a tune's transfer does, from the other
+stored shapes. For example:
     vktune replay attention_decode \
         --from measurements/nvidia-h200/measurements_session5.csv --budget 60
 

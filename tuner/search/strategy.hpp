@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "results/records.hpp"
 #include "tuner/search/search_space.hpp"
 
 namespace vktune {
@@ -18,6 +19,8 @@ namespace vktune {
 struct Observation {
   std::size_t index = 0;
   std::optional<double> time_ns;  // empty: the variant failed (compile, limits, wrong result, ...)
+  // How it failed, when it did (ok with no time: evaluated but not timed).
+  results::Status status = results::Status::ok;
 };
 
 struct StrategyContext {
