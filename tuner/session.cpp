@@ -239,7 +239,7 @@ void TuneSession::search(Evaluation& evaluation, const kernels::Kernel& kernel, 
   if (auto index = search.index_of(baseline)) {
     loop.observe_outside({*index,
                           base.status == results::Status::ok ? std::optional<double>(base.timing.median) : std::nullopt,
-                          base.status});
+                          base.status, base.durations.total_ms() / 1000.0});
   }
   // Compile ahead what the strategy expects to propose next, so that a
   // batch rarely waits for its compile and the GPU rarely idles into a

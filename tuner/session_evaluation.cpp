@@ -77,7 +77,7 @@ Observation TuneSession::Evaluation::evaluate(std::size_t index) {
   return {index,
           outcome.status == results::Status::ok && options_.time_variants ? std::optional<double>(outcome.timing.median)
                                                                           : std::nullopt,
-          outcome.status};
+          outcome.status, outcome.durations.total_ms() / 1000.0};
 }
 
 const Outcome& TuneSession::Evaluation::evaluate_config(const kernels::Config& config) {

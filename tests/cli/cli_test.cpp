@@ -91,6 +91,24 @@ TEST_F(CliTest, ReplayReadsEveryCommittedSetAndRejectsUnreadableFilesInOneLine) 
   }
 }
 
+// `replay --time` runs against a simulated clock: the committed exports hold
+// no durations, so each evaluation costs the assumed second, and the JSON
+// gives both the evaluations and the seconds each run took to within 1%.
+TEST_F(CliTest, ReplayTimeIsASimulatedClockReportedInEvaluationsAndSeconds) {
+  const std::string csv = std::string(VKTUNE_SOURCE_DIR) + "/measurements/nvidia-h200/measurements_session5.csv";
+  const auto r = run("replay attention_decode --from " + csv + " --time 40s --runs 5 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["time_seconds"], 40.0);
+  for (const auto& s : j["shapes"]) {
+    EXPECT_EQ(s["durations"], "assumed");
+    EXPECT_EQ(s["median_seconds_used"], 40.0);
+    if (!s["median_evaluations_within_1pct"].is_null()) {
+      EXPECT_EQ(s["median_seconds_within_1pct"], s["median_evaluations_within_1pct"]);
+    }
+  }
+}
+
 TEST_F(CliTest, HelpWorksEverywhere) {
   EXPECT_EQ(run("--help").exit_code, 0);
   EXPECT_EQ(run("matmul_q4k --help").exit_code, 0);

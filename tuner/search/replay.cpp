@@ -26,6 +26,7 @@ struct Group {
   std::vector<kernels::Config> configs;
   std::vector<std::optional<double>> times;
   std::vector<results::Status> statuses;
+  std::vector<double> seconds;  // stored durations, s; 0 where none were stored
   std::optional<std::size_t> winner;  // the stored winner's row, where the file marks it
   std::size_t stale = 0;
   std::string stale_note;  // why the first stale config was left out
@@ -45,30 +46,44 @@ struct Group {
 
 using GroupKey = std::tuple<std::string, std::string, std::string>;
 
-// Each evaluation returns the stored result; nothing to prepare.
+// Each evaluation returns the stored result and advances a simulated clock
+// by what it cost; nothing to prepare.
 class StoredEvaluator final : public BatchEvaluator {
  public:
-  StoredEvaluator(const Group& group, const SearchSpace& space, std::vector<double>& best_after)
-      : space_(space), best_after_(best_after), times_(space.size()), statuses_(space.size(), results::Status::ok) {
+  StoredEvaluator(const Group& group, const SearchSpace& space, bool hide_costs)
+      : space_(space),
+        hide_costs_(hide_costs),
+        times_(space.size()),
+        statuses_(space.size(), results::Status::ok),
+        seconds_(space.size(), 0.0) {
     for (std::size_t i = 0; i < group.configs.size(); ++i) {
       const auto index = *space_.index_of(group.configs[i]);
       times_[index] = group.times[i];
       statuses_[index] = group.statuses[i];
+      seconds_[index] = group.seconds[i];
     }
   }
   void prepare(const std::vector<std::size_t>&) override {}
   Observation evaluate(std::size_t index) override {
     const auto& time = times_.at(index);
     if (time && (!best_ || *time < *best_)) best_ = time;
-    best_after_.push_back(best_ ? *best_ : INFINITY);
-    return {index, time, statuses_[index]};
+    best_after.push_back(best_ ? *best_ : INFINITY);
+    const double cost = seconds_[index] > 0 ? seconds_[index] : kAssumedSecondsPerVariant;
+    clock += cost;
+    clock_after.push_back(clock);
+    // The strategy learns only what was stored, never the assumed cost.
+    return {index, time, statuses_[index], hide_costs_ ? 0.0 : seconds_[index]};
   }
+  std::vector<double> best_after;   // the best time known after each evaluation
+  std::vector<double> clock_after;  // the simulated seconds after each evaluation
+  double clock = 0;
 
  private:
   const SearchSpace& space_;
-  std::vector<double>& best_after_;
+  bool hide_costs_;
   std::vector<std::optional<double>> times_;
   std::vector<results::Status> statuses_;
+  std::vector<double> seconds_;
   std::optional<double> best_;
 };
 
@@ -230,11 +245,13 @@ std::map<GroupKey, Group> group_records(const kernels::Kernel& kernel, const std
       g.configs.push_back(config);
       g.times.push_back(r.time_ns);
       g.statuses.push_back(r.status);
+      g.seconds.push_back(r.durations.total_ms() / 1000.0);
     } else {
       const auto i = static_cast<std::size_t>(at - g.configs.begin());
       if (r.time_ns && (!g.times[i] || *r.time_ns < *g.times[i])) {
         g.times[i] = r.time_ns;
         g.statuses[i] = r.status;
+        g.seconds[i] = r.durations.total_ms() / 1000.0;
       }
     }
   }
@@ -297,6 +314,10 @@ double ReplayResult::median_share_1pct() const { return median(share_1pct); }
 double ReplayResult::p90_share_1pct() const { return percentile(share_1pct, 0.9); }
 double ReplayResult::median_share_3pct() const { return median(share_3pct); }
 double ReplayResult::p90_share_3pct() const { return percentile(share_3pct, 0.9); }
+double ReplayResult::median_evaluations_1pct() const { return median(evaluations_1pct); }
+double ReplayResult::p90_evaluations_1pct() const { return percentile(evaluations_1pct, 0.9); }
+double ReplayResult::median_seconds_1pct() const { return median(seconds_1pct); }
+double ReplayResult::p90_seconds_1pct() const { return percentile(seconds_1pct, 0.9); }
 
 ReplayReport replay(const kernels::Kernel& kernel, const std::vector<ReplayRecord>& records,
                     const ReplayOptions& options) {
@@ -338,7 +359,10 @@ ReplayReport replay(const kernels::Kernel& kernel, const std::vector<ReplayRecor
     result.space = space.size();
     result.stale = g->stale;
     result.budget = options.budget ? std::min(*options.budget, space.size()) : space.size();
-    result.bounded = result.budget < space.size();
+    result.bounded = result.budget < space.size() || options.time_seconds.has_value();
+    const auto stored = static_cast<std::size_t>(
+        std::count_if(g->seconds.begin(), g->seconds.end(), [](double s) { return s > 0; }));
+    result.durations = stored == g->seconds.size() ? "stored" : stored == 0 ? "assumed" : "mixed";
     for (const auto& t : g->times)
       if (t && (result.best_ns == 0 || *t < result.best_ns)) result.best_ns = *t;
     // The tune evaluates the kernel's baseline first; a replay can where it
@@ -359,27 +383,47 @@ ReplayReport replay(const kernels::Kernel& kernel, const std::vector<ReplayRecor
     for (std::size_t run = 0; run < options.runs; ++run) {
       const auto seed = Hasher().add(options.seed).add(g->shape).add(g->cache_mode).add(run).value();
       auto strategy = make_strategy(options.strategy, {space, seed, result.bounded});
+      StoredEvaluator evaluator(*g, space, options.hide_costs);
+      // The simulated clock: a tune's --time stops the search before the
+      // first evaluation past its deadline.
+      const std::chrono::steady_clock::time_point epoch{};
+      auto now = [&] {
+        return epoch + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                           std::chrono::duration<double>(evaluator.clock));
+      };
       AnyStopCondition stop;
       stop.add(stop_after_variants(result.budget));
+      if (options.stop_within) stop.add(stop_at_target(result.best_ns, *options.stop_within));
+      if (options.time_seconds) {
+        stop.add(stop_at(epoch + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                     std::chrono::duration<double>(*options.time_seconds))));
+      }
       SearchLoop loop(space, *strategy, stop, options.batch, result.budget);
       loop.add_seeds(seeds);
-      std::vector<double> best_after;
-      StoredEvaluator evaluator(*g, space, best_after);
       if (baseline) {
         const auto observed = evaluator.evaluate(*baseline);
         if (observed.time_ns) result.baseline_ns = observed.time_ns;
         loop.observe_outside(observed);
       }
-      run_search(loop, evaluator, [] { return std::chrono::steady_clock::time_point{}; }, 0);
+      run_search(loop, evaluator, now, 0);
+      const auto& best_after = evaluator.best_after;
       const double found = best_after.empty() ? INFINITY : best_after.back();
       result.quality.push_back(std::isfinite(found) ? result.best_ns / found : 0.0);
-      auto share_within = [&](double margin) {
+      // The evaluations before the best found came within `margin`, or none.
+      auto reached = [&](double margin) -> std::optional<std::size_t> {
         for (std::size_t i = 0; i < best_after.size(); ++i)
-          if (best_after[i] <= result.best_ns * (1 + margin)) return static_cast<double>(i + 1) / space.size();
-        return static_cast<double>(space.size() + 1) / space.size();  // never: above 1
+          if (best_after[i] <= result.best_ns * (1 + margin)) return i + 1;
+        return std::nullopt;
       };
-      result.share_1pct.push_back(share_within(0.01));
-      result.share_3pct.push_back(share_within(0.03));
+      auto share = [&](std::optional<std::size_t> n) {
+        return static_cast<double>(n ? *n : space.size() + 1) / static_cast<double>(space.size());  // never: above 1
+      };
+      const auto one = reached(0.01);
+      result.share_1pct.push_back(share(one));
+      result.share_3pct.push_back(share(reached(0.03)));
+      result.evaluations_1pct.push_back(one ? static_cast<double>(*one) : INFINITY);
+      result.seconds_1pct.push_back(one ? evaluator.clock_after[*one - 1] : INFINITY);
+      result.seconds_used.push_back(evaluator.clock);
     }
     report.shapes.push_back(std::move(result));
   }

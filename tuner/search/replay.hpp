@@ -48,7 +48,27 @@ struct ReplayOptions {
   // measured at this shape too.
   bool transfer = false;
   std::optional<std::string> shape;  // only this shape ("32,8,128,512")
+  // A simulated wall-clock budget per run, in seconds: the clock starts at
+  // zero and advances by each evaluated config's stored cost (its compile,
+  // pipeline, validation, warm-up and timing durations, or
+  // kAssumedSecondsPerVariant where none were stored); the search stops as a
+  // tune's --time stops it, before the first evaluation past the budget.
+  std::optional<double> time_seconds;
+  // The strategy is not told what evaluations cost (the clock still counts
+  // it): to compare a cost-aware search with a cost-blind one.
+  bool hide_costs = false;
+  // End each run once its best is within this share of the stored best (a
+  // tune's --target and --within, aimed at the stored best): the shares and
+  // seconds to within 1% and 3% do not depend on what a run does after it
+  // got there, so scoring them needs no more.
+  std::optional<double> stop_within;
 };
+
+// What one evaluation is taken to cost where the store holds no durations
+// (exports from before schema version 3 hold none): the H100's tunes of
+// matmul_q6k in measurements/nvidia-h100/session13 spent 0.15 to 1.8 s per
+// variant (1.8 s with compiles, 0.15 s with cached SPIR-V).
+inline constexpr double kAssumedSecondsPerVariant = 1.0;
 
 // Fewer measurements than this at a shape make no meaningful replay.
 inline constexpr std::size_t kMinReplayMeasurements = 20;
@@ -68,16 +88,28 @@ struct ReplayResult {
   // How `exhaustive` ordered the space: false = the kernel's enumeration
   // order, true = a random order because a budget may cut the search.
   bool bounded = false;
+  // Where the costs the clock counts come from: "stored" (every result's
+  // durations), "assumed" (none stored: kAssumedSecondsPerVariant each) or
+  // "mixed" (assumed where none were stored; the strategy is told only the
+  // stored ones).
+  std::string durations = "assumed";
   // Per run: best time known at the start over the best found (1 = found it),
   // and the share of the space evaluated (the baseline and seeds included)
-  // before coming within 1% and 3% of it (above 1 when a run never did).
+  // before coming within 1% and 3% of it (above 1 when a run never did);
+  // the evaluations and the simulated seconds that took (infinite when a
+  // run never did), and the simulated seconds the whole run took.
   std::vector<double> quality, share_1pct, share_3pct;
+  std::vector<double> evaluations_1pct, seconds_1pct, seconds_used;
   double median_quality() const;
   double p10_quality() const;  // the worst tenth of runs did no better
   double median_share_1pct() const;
   double p90_share_1pct() const;  // 9 runs in 10 were within 1% after this share
   double median_share_3pct() const;
   double p90_share_3pct() const;
+  double median_evaluations_1pct() const;
+  double p90_evaluations_1pct() const;
+  double median_seconds_1pct() const;
+  double p90_seconds_1pct() const;
 };
 
 struct ReplayReport {

@@ -21,6 +21,10 @@ struct Observation {
   std::optional<double> time_ns;  // empty: the variant failed (compile, limits, wrong result, ...)
   // How it failed, when it did (ok with no time: evaluated but not timed).
   results::Status status = results::Status::ok;
+  // What producing the result cost: compile, pipeline, validation, warm-up
+  // and timing seconds (results::PhaseDurations); 0 when unknown (resumed
+  // from the store, or stored without durations).
+  double seconds = 0;
 };
 
 struct StrategyContext {

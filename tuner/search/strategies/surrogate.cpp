@@ -1,13 +1,28 @@
 // The surrogate strategy (`--strategy model` on the command line; the name
 // "model" is kept for users, the code calls it the surrogate so that it is
-// not confused with the LLM `vktune model` commands): a Gaussian-process
-// (GP) surrogate of log time over the parameter encoding, with expected
-// improvement as the acquisition. A batch is chosen one config at a time,
-// each time as if the configs already chosen had been measured at the
-// predicted mean ("kriging believer"): their neighbourhood's
-// uncertainty shrinks, so one batch does not crowd one spot. Before the GP
-// has enough results it samples the space evenly (each pick the farthest of a
-// few random configs from everything spent).
+// not confused with the LLM `vktune model` commands).
+//
+// Three models over the parameter encoding, refitted before every batch:
+// - time: a Gaussian process (GP) of log time over the configs that were
+//   timed;
+// - failure: the probability that a config fails (compile error, timeout,
+//   wrong result, ...), a kernel-weighted share of the failures near it
+//   under the time GP's length scales, drawn toward the share seen overall;
+// - cost: a second GP, of log seconds that evaluating a config took
+//   (compile, pipeline, validation, warm-up, timing; failures included, a
+//   timeout at what it cost), where the results carry their cost and it
+//   varies.
+// A config is worth its expected improvement in log time, times the chance
+// that it does not fail, per second of its predicted cost: a config class
+// that failed or timed out is priced, not forgotten, and one that takes
+// long to build is measured when what it promises is worth the seconds.
+//
+// A batch is chosen one config at a time, each time as if the configs
+// already chosen had been measured at the predicted mean ("kriging
+// believer"): their neighbourhood's uncertainty shrinks, so one batch does
+// not crowd one spot. Before the time GP has enough results the strategy
+// samples the space evenly (each pick the farthest of a few random configs
+// from everything spent).
 #include <algorithm>
 #include <cmath>
 #include <optional>
@@ -31,6 +46,13 @@ constexpr double kExploration = 0.01;         // EI's margin, in standardised lo
 // timing the batch.
 constexpr std::size_t kSearchAlwaysUpTo = 100;
 constexpr std::size_t kRefitEvery = 4;
+// The cost model: results with a known cost before it is fitted, and the
+// spread of log seconds below which every config is taken to cost the same.
+constexpr std::size_t kMinCostResults = 4;
+constexpr double kMinCostSpread = 0.05;
+// The failure model's pull toward the share of failures seen overall, in
+// units of one result at distance zero.
+constexpr double kFailurePrior = 1.0;
 
 class SurrogateStrategy final : public TrackingStrategy {
  public:
@@ -84,15 +106,14 @@ class SurrogateStrategy final : public TrackingStrategy {
     return best;
   }
 
-  std::vector<std::size_t> by_surrogate(std::size_t count) {
-    // Training set: timed results in log time; failures as the slowest time
-    // seen, so that the GP steers away from where variants fail. Over the
-    // cap, the fastest half and the most recent half.
-    double worst = -1e300;
-    for (const auto& r : results_)
-      if (r.time_ns) worst = std::max(worst, std::log(*r.time_ns));
-    std::vector<std::pair<std::size_t, double>> points;
-    for (const auto& r : results_) points.emplace_back(r.index, r.time_ns ? std::log(*r.time_ns) : worst);
+  // Rows of features and a target, for a GP fit.
+  struct Training {
+    std::vector<std::size_t> index;
+    Eigen::MatrixXd x;
+    Eigen::VectorXd y;
+  };
+  Training training(std::vector<std::pair<std::size_t, double>> points) const {
+    // Over the cap, the best half (lowest target) and the most recent half.
     if (points.size() > kMaxTraining) {
       std::vector<std::pair<std::size_t, double>> kept(points.end() - kMaxTraining / 2, points.end());
       points.resize(points.size() - kMaxTraining / 2);
@@ -101,16 +122,82 @@ class SurrogateStrategy final : public TrackingStrategy {
       kept.insert(kept.end(), points.begin(), points.begin() + kMaxTraining / 2);
       points = std::move(kept);
     }
+    Training t;
     const auto d = static_cast<Eigen::Index>(space_.feature_count());
-    Eigen::MatrixXd x(static_cast<Eigen::Index>(points.size()), d);
-    Eigen::VectorXd y(static_cast<Eigen::Index>(points.size()));
+    t.x.resize(static_cast<Eigen::Index>(points.size()), d);
+    t.y.resize(static_cast<Eigen::Index>(points.size()));
     for (std::size_t i = 0; i < points.size(); ++i) {
-      x.row(static_cast<Eigen::Index>(i)) = features(points[i].first);
-      y(static_cast<Eigen::Index>(i)) = points[i].second;
+      t.index.push_back(points[i].first);
+      t.x.row(static_cast<Eigen::Index>(i)) = features(points[i].first);
+      t.y(static_cast<Eigen::Index>(i)) = points[i].second;
     }
+    return t;
+  }
+
+  // Per candidate row of `c`, the chance that it fails: failures near it
+  // (under the time GP's kernel) over all results near it, drawn toward the
+  // share of failures seen overall. Zero everywhere when nothing failed.
+  Eigen::VectorXd failure_chance(const GaussianProcess& gp, const Eigen::MatrixXd& c) const {
+    std::size_t failed = 0;
+    for (const auto& r : results_) failed += !r.time_ns.has_value();
+    Eigen::VectorXd p = Eigen::VectorXd::Zero(c.rows());
+    if (failed == 0) return p;
+    const double overall = (static_cast<double>(failed) + 1) / (static_cast<double>(results_.size()) + 2);
+    std::vector<Eigen::VectorXd> seen;
+    std::vector<double> fails;
+    for (const auto& r : results_) {
+      seen.push_back(features(r.index));
+      fails.push_back(r.time_ns ? 0.0 : 1.0);
+    }
+    for (Eigen::Index j = 0; j < c.rows(); ++j) {
+      double weight = kFailurePrior, sum = kFailurePrior * overall;
+      const Eigen::VectorXd here = c.row(j).transpose();
+      for (std::size_t i = 0; i < seen.size(); ++i) {
+        const double k = gp.kernel(here, seen[i]);
+        weight += k;
+        sum += k * fails[i];
+      }
+      p(j) = sum / weight;
+    }
+    return p;
+  }
+
+  // Per candidate row of `c`, its predicted cost relative to the median
+  // cost seen; all ones where costs are unknown or all alike.
+  Eigen::VectorXd relative_cost(const Eigen::MatrixXd& c) {
+    Eigen::VectorXd cost = Eigen::VectorXd::Ones(c.rows());
+    std::vector<std::pair<std::size_t, double>> points;
+    for (const auto& r : results_)
+      if (r.seconds > 0) points.emplace_back(r.index, std::log(r.seconds));
+    if (points.size() < kMinCostResults) return cost;
+    std::vector<double> logs;
+    for (const auto& [i, l] : points) logs.push_back(l);
+    double mean = 0;
+    for (double l : logs) mean += l / static_cast<double>(logs.size());
+    double spread = 0;
+    for (double l : logs) spread += (l - mean) * (l - mean) / static_cast<double>(logs.size());
+    if (std::sqrt(spread) < kMinCostSpread) return cost;
+    std::nth_element(logs.begin(), logs.begin() + static_cast<long>(logs.size() / 2), logs.end());
+    const double typical = logs[logs.size() / 2];
+    const auto t = training(std::move(points));
     GaussianProcess gp;
-    const bool search = points.size() <= kSearchAlwaysUpTo || fits_ % kRefitEvery == 0;
-    gp.fit(x, y, previous_ ? &*previous_ : nullptr, search);
+    gp.fit(t.x, t.y, cost_previous_ ? &*cost_previous_ : nullptr);
+    cost_previous_ = gp;
+    const auto post = gp.posterior(c);
+    for (Eigen::Index j = 0; j < c.rows(); ++j) cost(j) = std::exp(gp.unstandardise(post.mean(j)) - typical);
+    return cost;
+  }
+
+  std::vector<std::size_t> by_surrogate(std::size_t count) {
+    // The time model learns from timed results only: a failure has no time,
+    // and it enters the failure model instead.
+    std::vector<std::pair<std::size_t, double>> timed;
+    for (const auto& r : results_)
+      if (r.time_ns) timed.emplace_back(r.index, std::log(*r.time_ns));
+    const auto t = training(std::move(timed));
+    GaussianProcess gp;
+    const bool search = t.index.size() <= kSearchAlwaysUpTo || fits_ % kRefitEvery == 0;
+    gp.fit(t.x, t.y, previous_ ? &*previous_ : nullptr, search);
     ++fits_;
     previous_ = gp;
 
@@ -128,19 +215,23 @@ class SurrogateStrategy final : public TrackingStrategy {
     }
     if (candidates.empty()) return {};
     const auto m = static_cast<Eigen::Index>(candidates.size());
+    const auto d = static_cast<Eigen::Index>(space_.feature_count());
     Eigen::MatrixXd c(m, d);
     for (Eigen::Index j = 0; j < m; ++j) c.row(j) = features(candidates[static_cast<std::size_t>(j)]);
     const auto post = gp.posterior(c);
     Eigen::VectorXd variance = 1.0 - post.v.colwise().squaredNorm().transpose().array();
-    const double incumbent = best_ ? gp.standardise(std::log(*best_->time_ns)) : y.minCoeff();
+    const double incumbent = best_ ? gp.standardise(std::log(*best_->time_ns)) : t.y.minCoeff();
+    const Eigen::VectorXd fails = failure_chance(gp, c);
+    const Eigen::VectorXd cost = relative_cost(c);
 
     std::vector<std::size_t> out;
     std::vector<bool> taken(candidates.size(), false);
     std::vector<Eigen::VectorXd> updates;  // believer corrections, one per pick
     // Half of each batch exploits: the neighbours of the fastest config that
-    // the GP predicts fastest. Expected improvement fills the rest; on a
-    // few hundred configs with a handful of near-best ones, pure EI spends
-    // too much of a batch exploring.
+    // the GP predicts fastest (and that are likelier to work than not).
+    // Expected improvement fills the rest; on a few hundred configs with a
+    // handful of near-best ones, pure EI spends too much of a batch
+    // exploring.
     std::vector<std::size_t> near;
     std::size_t local_quota = count / 2;
     if (best_) near = space_.neighbours(best_->index);
@@ -149,14 +240,15 @@ class SurrogateStrategy final : public TrackingStrategy {
     while (out.size() + upcoming_.size() < 7 * count && out.size() + upcoming_.size() < candidates.size()) {
       const bool guess = out.size() >= count;
       Eigen::Index pick = -1;
-      double best_ei = -1;
+      double best_value = -1;
       const bool local = !guess && out.size() < local_quota;
       for (Eigen::Index j = 0; j < m; ++j) {
         if (taken[static_cast<std::size_t>(j)]) continue;
         if (local) {
+          if (fails(j) > 0.5) continue;
           if (std::find(near.begin(), near.end(), candidates[static_cast<std::size_t>(j)]) == near.end()) continue;
-          if (-post.mean(j) > best_ei || pick < 0) {
-            best_ei = -post.mean(j);
+          if (-post.mean(j) > best_value || pick < 0) {
+            best_value = -post.mean(j);
             pick = j;
           }
           continue;
@@ -165,8 +257,10 @@ class SurrogateStrategy final : public TrackingStrategy {
         const double gain = incumbent - post.mean(j) - kExploration;
         const double z = gain / sigma;
         const double ei = gain * 0.5 * std::erfc(-z / std::sqrt(2.0)) + sigma * std::exp(-0.5 * z * z) / std::sqrt(2 * M_PI);
-        if (ei > best_ei) {
-          best_ei = ei;
+        // Expected improvement per second, where it does not fail.
+        const double value = ei * (1 - fails(j)) / cost(j);
+        if (value > best_value) {
+          best_value = value;
           pick = j;
         }
       }
@@ -213,7 +307,8 @@ class SurrogateStrategy final : public TrackingStrategy {
 
   std::mt19937_64 rng_;
   std::vector<std::size_t> upcoming_;
-  std::optional<GaussianProcess> previous_;  // its length scales start the next fit
+  std::optional<GaussianProcess> previous_;       // its length scales start the next fit
+  std::optional<GaussianProcess> cost_previous_;  // the same for the cost model
   std::size_t fits_ = 0;
 };
 
