@@ -33,8 +33,9 @@ inline constexpr JsonFormat kGgufJson{"vktune-gguf", 1};
 inline constexpr JsonFormat kStepJson{"vktune-step", 1};
 // 1 since the first output of `vktune mobilenet --json`.
 inline constexpr JsonFormat kMobileNetJson{"vktune-mobilenet", 1};
-// 1 since the first output of `vktune replay --json`.
-inline constexpr JsonFormat kReplayJson{"vktune-replay", 1};
+// 1 since the first output of `vktune replay --json`; 2: the baseline is
+// evaluated first and counted in the shares, transfer_from is a list.
+inline constexpr JsonFormat kReplayJson{"vktune-replay", 2};
 // The custom context vktune-bench adds to Google Benchmark's report (keys
 // prefixed "vktune_", values strings, as Google Benchmark stores them).
 inline constexpr JsonFormat kBenchContext{"vktune-bench-context", 1};

@@ -203,7 +203,7 @@ void TuneSession::search(Evaluation& evaluation, const kernels::Kernel& kernel, 
   const auto bounded = options.budget || options.deadline || options.target_ns || options.converge;
   const SearchSpace search(kernel.spaces().at(kernel.space_index(shape)).parameters, candidates);
   result.strategy = !options.strategy.empty()                            ? options.strategy
-                    : bounded || search.size() > kExhaustiveUpTo ? "model"
+                    : bounded || search.size() > kExhaustiveUpTo ? kSurrogateStrategy
                                                                          : "exhaustive";
   auto strategy = make_strategy(result.strategy, {search, result.seed, static_cast<bool>(bounded)});
   AnyStopCondition stop;
@@ -243,8 +243,9 @@ void TuneSession::search(Evaluation& evaluation, const kernels::Kernel& kernel, 
   evaluation.prepare_configs({baseline}, true);
   const auto& base = evaluation.evaluate_config(baseline);
   if (auto index = search.index_of(baseline)) {
-    loop.observe_outside({*index, base.status == results::Status::ok ? std::optional<double>(base.timing.median)
-                                                                     : std::nullopt});
+    loop.observe_outside({*index,
+                          base.status == results::Status::ok ? std::optional<double>(base.timing.median) : std::nullopt,
+                          base.status, base.durations.total_ms() / 1000.0});
   }
   // Compile ahead what the strategy expects to propose next, so that a
   // batch rarely waits for its compile and the GPU rarely idles into a

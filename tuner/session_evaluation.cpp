@@ -88,9 +88,10 @@ void TuneSession::Evaluation::prepare_configs(const std::vector<kernels::Config>
 
 Observation TuneSession::Evaluation::evaluate(std::size_t index) {
   const auto& outcome = evaluate_config(space_->config(index));
-  return {index, outcome.status == results::Status::ok && options_.time_variants
-                     ? std::optional<double>(outcome.timing.median)
-                     : std::nullopt};
+  return {index,
+          outcome.status == results::Status::ok && options_.time_variants ? std::optional<double>(outcome.timing.median)
+                                                                          : std::nullopt,
+          outcome.status, outcome.durations.total_ms() / 1000.0};
 }
 
 const Outcome& TuneSession::Evaluation::evaluate_config(const kernels::Config& config) {

@@ -1,16 +1,63 @@
 // TuneSession's transfer seeds: the stored winners and best variants of the
 // nearest tuned shapes, on this device and on others of the same model,
-// evaluated before the strategy's own proposals.
-#include <algorithm>
+// evaluated before the strategy's own proposals. Which seeds is decided in
+// tuner/search/transfer.cpp (a replay uses the same code); this file reads
+// them from the store.
 #include <string>
 #include <vector>
 
 #include "common/error.hpp"
 #include "tuner/search/transfer.hpp"
 #include "tuner/session.hpp"
-#include "engine/stale_config.hpp"
 
 namespace vktune {
+
+namespace {
+
+class StoreTransferSource final : public TransferSource {
+ public:
+  StoreTransferSource(const results::Store& store, std::vector<std::int64_t> rows, const kernels::Kernel& kernel,
+                      std::string cache_mode)
+      : store_(store), rows_(std::move(rows)), kernel_(kernel), cache_mode_(std::move(cache_mode)) {}
+
+  std::vector<std::int64_t> devices() const override { return rows_; }
+
+  std::vector<kernels::Shape> tuned_shapes(std::int64_t row) const override {
+    std::vector<kernels::Shape> tuned;
+    for (const auto& w : store_.winners(row, kernel_.name())) {
+      if (w.cache_mode != cache_mode_) continue;
+      try {
+        tuned.push_back(kernels::parse_shape(w.shape, kernel_.shape_dims().size()));
+      } catch (const Error&) {
+      }
+    }
+    return tuned;
+  }
+
+  std::optional<kernels::Config> winner(std::int64_t row, const kernels::Shape& shape) const override {
+    if (auto w = store_.find_winner(row, kernel_.name(), kernels::shape_to_string(shape), cache_mode_))
+      return kernels::config_from_json(w->config_json);
+    return std::nullopt;
+  }
+
+  void fastest(std::int64_t row, const kernels::Shape& shape,
+               const std::function<bool(const kernels::Config&)>& take) const override {
+    // Successes come first, fastest first.
+    for (const auto& m : store_.measurements(row, kernel_.name(), kernels::shape_to_string(shape), cache_mode_)) {
+      if (m.status != results::Status::ok) break;
+      if (auto v = store_.find_variant(m.variant_hash))
+        if (!take(kernels::config_from_json(v->config_json))) break;
+    }
+  }
+
+ private:
+  const results::Store& store_;
+  std::vector<std::int64_t> rows_;
+  const kernels::Kernel& kernel_;
+  std::string cache_mode_;
+};
+
+}  // namespace
 
 std::vector<kernels::Config> TuneSession::transfer_seeds(const kernels::Kernel& kernel, const kernels::Shape& shape,
                                                          const std::string& cache_mode,
@@ -22,41 +69,9 @@ std::vector<kernels::Config> TuneSession::transfer_seeds(const kernels::Kernel& 
   const auto self = identity_of(device_->info());
   for (const auto& [row, id] : store_->devices())
     if (row != *device_row_ && id.vendor_id == self.vendor_id && id.device_id == self.device_id) rows.push_back(row);
-  std::vector<kernels::Config> seeds;
-  for (auto row : rows) {
-    std::vector<kernels::Shape> tuned;
-    for (const auto& w : store_->winners(row, kernel.name())) {
-      if (w.cache_mode != cache_mode) continue;
-      try {
-        tuned.push_back(kernels::parse_shape(w.shape, kernel.shape_dims().size()));
-      } catch (const Error&) {
-      }
-    }
-    // The same shape measured on a sibling device is the nearest of all.
-    const auto near = nearest_shapes(kernel, shape, tuned, row == *device_row_ ? 2 : 1);
-    std::vector<kernels::Shape> picks = near;
-    if (row != *device_row_ && std::find(tuned.begin(), tuned.end(), shape) != tuned.end()) picks.insert(picks.begin(), shape);
-    for (const auto& s : picks) {
-      const auto text = kernels::shape_to_string(s);
-      const auto measured = store_->measurements(row, kernel.name(), text, cache_mode);
-      std::size_t taken = 0;
-      // Stored before the kernel gained a parameter: completed where a path
-      // fixes it, else left out.
-      auto take = [&](const std::string& config_json) {
-        if (auto current = update_config(kernel, s, kernels::config_from_json(config_json)).config) {
-          seeds.push_back(std::move(*current));
-          ++taken;
-        }
-      };
-      if (auto w = store_->find_winner(row, kernel.name(), text, cache_mode)) take(w->config_json);
-      for (const auto& m : measured) {
-        if (taken >= kTransferTop + 1 || m.status != results::Status::ok) break;
-        if (auto v = store_->find_variant(m.variant_hash)) take(v->config_json);
-      }
-      from.push_back(text + (row == *device_row_ ? "" : " (device #" + std::to_string(row) + ")"));
-    }
-  }
-  return seeds;
+  auto seeds = vktune::transfer_seeds(kernel, shape, StoreTransferSource(*store_, rows, kernel, cache_mode));
+  from.insert(from.end(), seeds.from.begin(), seeds.from.end());
+  return std::move(seeds.configs);
 }
 
 }  // namespace vktune

@@ -40,7 +40,7 @@ TEST_F(CliTest, ReplayScoresAStrategyAndRejectsBadInputInOneLine) {
   ASSERT_EQ(ok.exit_code, 0) << ok.err;
   const auto j = nlohmann::json::parse(ok.out);
   EXPECT_EQ(j["format"], "vktune-replay");
-  EXPECT_EQ(j["version"], 1);
+  EXPECT_EQ(j["version"], 2);
   ASSERT_EQ(j["shapes"].size(), 3u);
   for (const auto& s : j["shapes"]) {
     EXPECT_EQ(s["budget"], 20);
@@ -63,6 +63,49 @@ TEST_F(CliTest, ReplayScoresAStrategyAndRejectsBadInputInOneLine) {
     EXPECT_EQ(r.exit_code, 2) << c.args;
     EXPECT_EQ(lines(r.err), 1u) << c.args << ": " << r.err;
     EXPECT_NE(r.err.find(c.words), std::string::npos) << c.args << ": " << r.err;
+  }
+}
+
+// Issue 39: measurements_session3.csv made six kernels' replays exit 5 (an
+// internal error: configs of two parameter vocabularies in one space). They
+// replay now; a file that cannot be read is one line and exit 2.
+TEST_F(CliTest, ReplayReadsEveryCommittedSetAndRejectsUnreadableFilesInOneLine) {
+  const std::string session3 = std::string(VKTUNE_SOURCE_DIR) + "/measurements/nvidia-h200/measurements_session3.csv";
+  for (const char* kernel : {"attention_decode", "matmul_f16", "matmul_q4_0", "matmul_q5k", "matmul_q6k", "matmul_q8_0"}) {
+    const auto r = run(std::string("replay ") + kernel + " --from " + session3 + " --runs 1 --budget 4 --strategy random");
+    EXPECT_EQ(r.exit_code, 0) << kernel << ": " << r.err;
+  }
+  fs::create_directories(dir);
+  const auto not_db = (dir / "not_a_database.db").string();
+  std::ofstream(not_db) << "this is no SQLite file\n";
+  const auto bad_shape = (dir / "bad_shape.csv").string();
+  std::ofstream(bad_shape) << "kernel,shape,cache_mode,config,status,median_ns\nadd,\"1,2,3,4,5\",cold,\"{\"\"A\"\":1}\",ok,5\n";
+  const auto bad_config = (dir / "bad_config.csv").string();
+  std::ofstream(bad_config) << "kernel,shape,cache_mode,config,status,median_ns\nadd,\"1,4096\",cold,{oops,ok,5\n";
+  for (const auto& args : {"add --db " + not_db, "add --from " + bad_shape, "add --from " + bad_config}) {
+    const auto r = run("replay " + args);
+    EXPECT_EQ(r.exit_code, 2) << args << ": " << r.err;
+    EXPECT_EQ(lines(r.err), 1u) << args << ": " << r.err;
+    const auto file = args.substr(args.rfind(' ') + 1);
+    EXPECT_NE(r.err.find(file), std::string::npos) << args << ": " << r.err;
+  }
+}
+
+// `replay --time` runs against a simulated clock: the committed exports hold
+// no durations, so each evaluation costs the assumed second, and the JSON
+// gives both the evaluations and the seconds each run took to within 1%.
+TEST_F(CliTest, ReplayTimeIsASimulatedClockReportedInEvaluationsAndSeconds) {
+  const std::string csv = std::string(VKTUNE_SOURCE_DIR) + "/measurements/nvidia-h200/measurements_session5.csv";
+  const auto r = run("replay attention_decode --from " + csv + " --time 40s --runs 5 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["time_seconds"], 40.0);
+  for (const auto& s : j["shapes"]) {
+    EXPECT_EQ(s["durations"], "assumed");
+    EXPECT_EQ(s["median_seconds_used"], 40.0);
+    if (!s["median_evaluations_within_1pct"].is_null()) {
+      EXPECT_EQ(s["median_seconds_within_1pct"], s["median_evaluations_within_1pct"]);
+    }
   }
 }
 

@@ -98,7 +98,7 @@ TEST_F(JsonOutputTest, TuneIsVersionedAndNamesTheDevice) {
 TEST_F(JsonOutputTest, ReplayIsVersioned) {
   const std::string csv = std::string(VKTUNE_SOURCE_DIR) + "/measurements/nvidia-h200/measurements_session5.csv";
   const auto j = document("replay attention_decode --from " + csv + " --budget 10 --runs 1 --strategy random --json",
-                          "vktune-replay", 1);
+                          "vktune-replay", 2);
   EXPECT_EQ(j.at("kernel"), "attention_decode");
   EXPECT_EQ(j.at("runs"), 1);
 }

@@ -26,6 +26,7 @@ class GaussianProcess {
   double noise() const { return noise_; }
   // Standardised target <-> original scale.
   double standardise(double y) const { return (y - y_mean_) / y_scale_; }
+  double unstandardise(double z) const { return y_mean_ + z * y_scale_; }
 
   // For the candidate rows of `c`: the posterior mean (standardised) and
   // V = L^-1 k(X, c), whose columns give the posterior covariance

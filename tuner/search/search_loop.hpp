@@ -73,7 +73,7 @@ class BatchEvaluator {
   virtual void speculate(const std::vector<std::size_t>& likely) { (void)likely; }
   // Evaluates one config of a prepared batch.
   virtual Observation evaluate(std::size_t index) = 0;
-  // The strategy is about to propose the next batch (a model may take a
+  // The strategy is about to propose the next batch (a surrogate may take a
   // while to fit); the next prepare() follows it.
   virtual void before_proposal() {}
 };

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "results/records.hpp"
 #include "tuner/search/search_space.hpp"
 
 namespace vktune {
@@ -18,6 +19,12 @@ namespace vktune {
 struct Observation {
   std::size_t index = 0;
   std::optional<double> time_ns;  // empty: the variant failed (compile, limits, wrong result, ...)
+  // How it failed, when it did (ok with no time: evaluated but not timed).
+  results::Status status = results::Status::ok;
+  // What producing the result cost: compile, pipeline, validation, warm-up
+  // and timing seconds (results::PhaseDurations); 0 when unknown (resumed
+  // from the store, or stored without durations).
+  double seconds = 0;
 };
 
 struct StrategyContext {
@@ -69,6 +76,10 @@ class TrackingStrategy : public Strategy {
   std::vector<bool> spent_;
   std::size_t spent_count_ = 0;
 };
+
+// The user-facing name of the Gaussian-process surrogate strategy
+// (strategies/surrogate.cpp), the default of a bounded search.
+inline constexpr const char* kSurrogateStrategy = "model";
 
 struct StrategyInfo {
   std::string name;
