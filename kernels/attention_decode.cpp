@@ -137,13 +137,13 @@ Walk walk_of(const Config& config, const Shape& shape) {
 // H200's tuning sessions (measurements/nvidia-h200/RESULTS.md) measured or kept the gate
 // small with.
 std::vector<PruningRule> walk_pruning() {
-  auto rule = [](std::string name, std::string reason, DeviceKey key,
+  auto rule = [](std::string name, std::string reason, DeviceFilter measured_on,
                  std::function<bool(const Walk&, const Shape&)> prunes) {
-    return PruningRule{std::move(name), std::move(reason), std::move(key), [prunes](const Config& c, const Shape& s) {
+    return PruningRule{std::move(name), std::move(reason), std::move(measured_on), [prunes](const Config& c, const Shape& s) {
                          return c.at("MMA") == 0 && c.at("STREAM") == 0 && prunes(walk_of(c, s), s);
                        }};
   };
-  const DeviceKey every{}, nvidia{kVendorNvidia, ""};
+  const DeviceFilter every{}, nvidia{kVendorNvidia, ""};
   return {
       rule("walk.chunk-covers-cache", "a chunk that covers the cache is one split: KV_CHUNK=0 walks the same without the merge",
            every, [](const Walk& w, const Shape& s) { return w.chunk > 0 && w.chunk >= s.at(3); }),
@@ -247,8 +247,8 @@ Parameter path_parameter(const std::vector<Parameter>& parameters, const std::st
 
 // A path of `space`: `varied` (values only) over `pinned`; every parameter
 // but QH (the shape's) is one or the other.
-SubSpace make_path(const Space& space, std::string name, const std::vector<Parameter>& varied, const Config& pinned) {
-  SubSpace path{std::move(name), {}, pinned};
+Path make_path(const Space& space, std::string name, const std::vector<Parameter>& varied, const Config& pinned) {
+  Path path{std::move(name), {}, pinned};
   for (const auto& v : varied) path.parameters.push_back(path_parameter(space.parameters, v.name, v.values));
   for (const auto& p : space.parameters) {
     const bool is_varied = std::any_of(varied.begin(), varied.end(), [&](const Parameter& v) { return v.name == p.name; });

@@ -102,18 +102,18 @@ std::string violation(const Config& config, const Shape& shape, const vk::Device
 }
 
 std::vector<PruningRule> pruning() {
-  auto rule = [](std::string name, std::string reason, DeviceKey key,
+  auto rule = [](std::string name, std::string reason, DeviceFilter measured_on,
                  std::function<bool(const Config&, const Shape&)> prunes) {
-    return PruningRule{std::move(name), std::move(reason), std::move(key),
+    return PruningRule{std::move(name), std::move(reason), std::move(measured_on),
                        [prunes](const Config& c, const Shape& s) { return c.at("MMA") == 1 && prunes(c, s); }};
   };
-  const DeviceKey nvidia{kVendorNvidia, ""};
+  const DeviceFilter nvidia{kVendorNvidia, ""};
   return {
       // One chunk covering the cache is a single split (written out
       // directly); a larger one is the same work with idle shared memory.
       rule("tensor-cores.chunk-past-cache",
            "a chunk of twice the cache or more is the single split a shorter chunk makes, with idle shared memory",
-           DeviceKey{}, [](const Config& c, const Shape& s) { return static_cast<std::uint32_t>(c.at("KV_CHUNK")) >= 2 * s.at(3); }),
+           DeviceFilter{}, [](const Config& c, const Shape& s) { return static_cast<std::uint32_t>(c.at("KV_CHUNK")) >= 2 * s.at(3); }),
       rule("tensor-cores.wg512-unmeasured",
            "512 invocations were added for STREAM=1; the tensor-core path was tuned on the H200 with 128 and 256",
            nvidia, [](const Config& c, const Shape&) { return c.at("WG_SIZE") == 512; }),

@@ -102,8 +102,8 @@ Space make_space() {
     }
     return out;
   };
-  space.paths = {SubSpace{"walk", varied({"WG_SIZE", "TEAM", "BC"}), kWalkPins},
-                 SubSpace{"tensor-cores", varied({"WG_SIZE", "BC", "MT", "PREFETCH", "HPW"}), kMmaPins}};
+  space.paths = {Path{"walk", varied({"WG_SIZE", "TEAM", "BC"}), kWalkPins},
+                 Path{"tensor-cores", varied({"WG_SIZE", "BC", "MT", "PREFETCH", "HPW"}), kMmaPins}};
   space.paths.back().tensor_cores = true;
   // head_dim is compiled in (register arrays and tiles are sized by it).
   for (auto& path : space.paths) path.specialized_dims = {3};
@@ -111,7 +111,7 @@ Space make_space() {
                     {"k", BindingRole::input, size_rule(2, {4, 2, 3})},
                     {"v", BindingRole::input, size_rule(2, {4, 2, 3})},
                     {"out", BindingRole::output, size_rule(4, {0, 1, 3})}};
-  const DeviceKey every{};
+  const DeviceFilter every{};
   space.pruning = {
       PruningRule{"tile-past-prompt",
                   "a workgroup of twice the prompt's queries or more leaves most of its invocations idle", every,

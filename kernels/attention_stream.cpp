@@ -147,23 +147,23 @@ std::string violation(const Config& config, const Shape& shape, const vk::Device
 }
 
 std::vector<PruningRule> pruning() {
-  auto rule = [](std::string name, std::string reason, DeviceKey key,
+  auto rule = [](std::string name, std::string reason, DeviceFilter measured_on,
                  std::function<bool(const Config&, const Shape&, const Layout&)> prunes) {
-    return PruningRule{std::move(name), std::move(reason), std::move(key), [prunes](const Config& c, const Shape& s) {
+    return PruningRule{std::move(name), std::move(reason), std::move(measured_on), [prunes](const Config& c, const Shape& s) {
                          return c.at("STREAM") == 1 && prunes(c, s, layout_of(c, s));
                        }};
   };
-  const DeviceKey nvidia{kVendorNvidia, ""};
+  const DeviceFilter nvidia{kVendorNvidia, ""};
   auto u = [](const Config& c, const char* name) { return static_cast<std::uint32_t>(c.at(name)); };
   return {
       rule("stream.chunk-past-cache",
            "a chunk of twice the cache or more (and more than a round) is the single split a shorter chunk makes, "
            "with idle lanes",
-           DeviceKey{}, [u](const Config& c, const Shape& s, const Layout& l) {
+           DeviceFilter{}, [u](const Config& c, const Shape& s, const Layout& l) {
              return u(c, "KV_CHUNK") >= 2 * s.at(3) && u(c, "KV_CHUNK") > l.round;
            }),
       rule("stream.rounds-8", "the rounds are unrolled: past 8 a chunk grows the code without putting more loads in flight",
-           DeviceKey{}, [](const Config&, const Shape&, const Layout& l) { return l.rounds > kMaxRounds; }),
+           DeviceFilter{}, [](const Config&, const Shape&, const Layout& l) { return l.rounds > kMaxRounds; }),
       // Two loads per entry halve the team (for subgroups of 8 at head_dim
       // 128) at twice the query and accumulator registers.
       rule("stream.loads-where-needed",
@@ -188,7 +188,7 @@ std::vector<PruningRule> pruning() {
       rule("stream.register-file",
            "past 255 registers a lane (2*QH*LOADS*8 + (1+PREFETCH)*8*ENTRIES*LOADS) a lane's words exceed the "
            "register file any GPU gives one invocation (NVIDIA 255, AMD 256 VGPRs) and spill to memory",
-           DeviceKey{}, [u](const Config& c, const Shape&, const Layout&) {
+           DeviceFilter{}, [u](const Config& c, const Shape&, const Layout&) {
              const std::uint32_t loads = u(c, "LOADS");
              return 2 * u(c, "QH") * loads * 8 + (1 + u(c, "PREFETCH")) * 8 * u(c, "ENTRIES") * loads > kRegisterFile;
            }),

@@ -77,9 +77,9 @@ const std::vector<Space>& Kernel::spaces() const {
   return spaces_;
 }
 
-std::vector<SubSpace> Space::effective_paths() const {
+std::vector<Path> Space::effective_paths() const {
   if (!paths.empty()) return paths;
-  return {SubSpace{name, parameters, {}}};
+  return {Path{name, parameters, {}}};
 }
 
 bool on_tensor_cores(const Kernel& kernel, const Config& config, const Shape& shape) {
@@ -87,7 +87,7 @@ bool on_tensor_cores(const Kernel& kernel, const Config& config, const Shape& sh
   return path != nullptr && path->tensor_cores;
 }
 
-const SubSpace* Space::path_of(const Config& config) const {
+const Path* Space::path_of(const Config& config) const {
   if (paths.empty()) return nullptr;
   for (const auto& path : paths) {
     bool fits = true;
@@ -112,12 +112,12 @@ std::size_t Kernel::space_index(const Shape& shape) const {
   throw Error(ErrorKind::usage, name() + ": no space serves shape " + shape_to_string(shape));
 }
 
-bool DeviceKey::matches(const vk::DeviceInfo& device) const {
+bool DeviceFilter::matches(const vk::DeviceInfo& device) const {
   if (vendor_id != 0 && device.vendor_id != vendor_id) return false;
   return name_contains.empty() || device.name.find(name_contains) != std::string::npos;
 }
 
-std::string DeviceKey::describe() const {
+std::string DeviceFilter::describe() const {
   if (vendor_id == 0 && name_contains.empty()) return "every device";
   std::string text;
   if (vendor_id != 0) {

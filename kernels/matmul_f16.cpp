@@ -71,7 +71,7 @@ class MatmulF16 final : public Kernel {
     });
     // Each path varies what its half of the template reads; the other
     // half's parameters stay at their first value.
-    SubSpace tiled{"tiled", {}, {{"USE_COOPMAT", 0}}}, cores{"tensor-cores", {}, {{"USE_COOPMAT", 1}}};
+    Path tiled{"tiled", {}, {{"USE_COOPMAT", 0}}}, cores{"tensor-cores", {}, {{"USE_COOPMAT", 1}}};
     cores.tensor_cores = true;
     for (const auto& p : space.parameters) {
       if (p.name == "USE_COOPMAT") continue;
@@ -87,7 +87,7 @@ class MatmulF16 final : public Kernel {
         "tiled.coopmat-sized-tiles",
         "256-wide tiles and 64-deep slices are varied on tensor cores only: on the H200 the CUDA-core path's "
         "winners have tiles of at most 128 and slices of at most 32",
-        DeviceKey{kVendorNvidia, ""},
+        DeviceFilter{kVendorNvidia, ""},
         [](const Config& c, const Shape&) {
           return c.at("USE_COOPMAT") == 0 && (c.at("TILE_K") > 32 || c.at("TILE_M") > 128 || c.at("TILE_N") > 128);
         }});

@@ -90,7 +90,7 @@ class MatmulF32 final : public Kernel {
         "TILE_K=64, STAGES=2 at TILE_K=32 and LANES_N=8 only with VEC=4 and at least 32 accumulators (LANES_N=8: "
         "TILE_K >= 32; TILE_K=64: at most 128 register floats): every variant within 20% of the H200's best at "
         "4096^3 had them",
-        DeviceKey{kVendorNvidia, ""}, [](const Config& c, const Shape&) { return outside_h200_fast_path(c); }});
+        DeviceFilter{kVendorNvidia, ""}, [](const Config& c, const Shape&) { return outside_h200_fast_path(c); }});
     Space decode{"decode", "matvec_dense.comp", dense_matvec::parameters(false)};
     space.shape_class = matmul::prefill_shapes();
     decode.shape_class = matmul::decode_shapes();

@@ -22,7 +22,7 @@ class PrefixChecker {
   };
 
   virtual ~PrefixChecker() = default;
-  // The path's first `depth` parameters (SubSpace::parameters order) take
+  // The path's first `depth` parameters (Path::parameters order) take
   // values[0 .. depth). Returns the verdict of the rules that this prefix
   // decides and a shorter one did not: check(d) is called only once every
   // shorter prefix of the same values was kept. Pruning rules are reported

@@ -26,9 +26,9 @@ bool named(const std::vector<std::string>& names, const std::string& name) {
 
 // The path that pins `idle` at their first values and `pins` at theirs;
 // `unused` bindings it never touches.
-SubSpace path(const Space& space, const char* name, const std::vector<std::string>& idle, const Config& pins,
+Path path(const Space& space, const char* name, const std::vector<std::string>& idle, const Config& pins,
               std::vector<std::string> unused) {
-  SubSpace p{name, {}, pins};
+  Path p{name, {}, pins};
   p.unused_bindings = std::move(unused);
   p.tensor_cores = uses_coopmat(pins);
   for (const auto& q : space.parameters) {
@@ -75,7 +75,7 @@ bool is_dequant_parameter(const std::string& name) { return named(kDequantNames,
 // The dequant path follows the fused one, so that a stored config without
 // DEQUANT_STAGE completes on the tensor-cores path (DEQUANT_STAGE=0, the
 // shader it was measured as).
-std::vector<SubSpace> paths(const Space& space) {
+std::vector<Path> paths(const Space& space) {
   return {path(space, "fp32-tiles", joined(kCoopmatNames, kDequantNames), {{"USE_COOPMAT", 0}}, {"W16"}),
           path(space, "tensor-cores", joined(kFp32PathNames, kDequantNames), {{"USE_COOPMAT", 1}}, {"W16"}),
           path(space, "tensor-cores-dequant", kFp32PathNames, {{"USE_COOPMAT", 1}, {"DEQUANT_STAGE", 1}}, {})};
@@ -132,7 +132,7 @@ std::vector<PruningRule> pruning() {
       {"coopmat.staging-runs",
        "staging a slice in more than " + std::to_string(kMaxRunsPerInvocation) +
            " runs of 4 per invocation holds them all in registers at once",
-       DeviceKey{},
+       DeviceFilter{},
        [](const Config& c, const Shape&) {
          if (!uses_coopmat(c)) return false;
          const auto t = coopmat::tile_of(c);
@@ -140,7 +140,7 @@ std::vector<PruningRule> pruning() {
          return wg != 0 && (t.bm * t.bk / 4 + t.bn * t.bk / 4) / wg > kMaxRunsPerInvocation;
        }},
       {"coopmat.tile-past-shape", "a tile past M or N rounded up to a power of two (at least 32) only adds idle work",
-       DeviceKey{},
+       DeviceFilter{},
        [](const Config& c, const Shape& shape) {
          if (!uses_coopmat(c)) return false;
          const auto t = coopmat::tile_of(c);

@@ -48,7 +48,7 @@ bool is_dequant_parameter(const std::string& name);
 // SUBGROUP_SIZE pinned at their first values).
 // "tensor-cores-dequant" (USE_COOPMAT=1 and DEQUANT_STAGE=1; the fp32 path's
 // parameters pinned). The first two list "W16" as unused.
-std::vector<SubSpace> paths(const Space& space);
+std::vector<Path> paths(const Space& space);
 
 // The parameters the path of `config` does not use must stay at their first
 // value in `space` (so each variant is counted once); "" when they do.

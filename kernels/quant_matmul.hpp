@@ -63,7 +63,7 @@ struct QuantFormat {
 // The path of `space` named `name` that pins `pinned` and varies every
 // other parameter over its values in `space`, or over `values[name]` where
 // that names them (a template that takes fewer).
-SubSpace pinned_path(const Space& space, std::string name, Config pinned,
+Path pinned_path(const Space& space, std::string name, Config pinned,
                      const std::map<std::string, std::vector<int>>& values = {});
 
 // Prefill's fp32 tiles of fewer than 32 invocations (a pruning rule on every
@@ -143,7 +143,7 @@ class QuantMatmul final : public Kernel {
   // prefill_pruning's (quant_matmul_pruning.cpp).
   std::string decode_violation(const Config& config, const Shape& shape, const vk::DeviceInfo& device) const;
   std::string prefill_violation(const Config& config, const Shape& shape, const vk::DeviceInfo& device) const;
-  std::vector<SubSpace> decode_paths(const Space& decode) const;
+  std::vector<Path> decode_paths(const Space& decode) const;
   std::vector<PruningRule> decode_pruning() const;
   std::vector<PruningRule> prefill_pruning() const;
   // The parameter of the format's dedicated integer-dot layout

@@ -37,7 +37,7 @@ std::string quantized_activation_violation(const Config& config, const vk::Devic
 PruningRule long_segment_rule() {
   return {"x_q8.segment-past-k",
           "X_SEGMENT above 4096 quantizes no more of a row of K <= 4096 than 4096 does, in more shared memory",
-          DeviceKey{},
+          DeviceFilter{},
           [](const Config& c, const Shape& shape) {
             return uses_quantized_activations(c) && c.at("X_SEGMENT") > kShortSegment &&
                    shape.at(2) <= static_cast<std::uint32_t>(kShortSegment);

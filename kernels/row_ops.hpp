@@ -65,7 +65,7 @@ class RowKernel : public Kernel {
     };
     // The shared-memory tree uses no subgroup operations: it does not vary
     // the subgroup size.
-    SubSpace subgroup{"subgroup-reduction", {}, {{"REDUCTION", 0}}}, tree{"shared-memory-tree", {}, {{"REDUCTION", 1}}};
+    Path subgroup{"subgroup-reduction", {}, {{"REDUCTION", 0}}}, tree{"shared-memory-tree", {}, {{"REDUCTION", 1}}};
     for (const auto& p : space.parameters) {
       if (p.name == "REDUCTION") continue;
       subgroup.parameters.push_back(p);

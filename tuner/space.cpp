@@ -51,7 +51,7 @@ std::string reason_key(const std::string& why) {
 
 // Where configs [first, last) of `path`'s cartesian product stand, in
 // odometer order (the last parameter fastest).
-std::vector<std::size_t> positions_at(const kernels::SubSpace& path, std::size_t index) {
+std::vector<std::size_t> positions_at(const kernels::Path& path, std::size_t index) {
   const auto& params = path.parameters;
   std::vector<std::size_t> position(params.size(), 0);
   for (std::size_t i = params.size(); i > 0; --i) {
@@ -64,7 +64,7 @@ std::vector<std::size_t> positions_at(const kernels::SubSpace& path, std::size_t
 // Configs [first, last) of `path`'s cartesian product, checked one by one,
 // on top of `base` (the pinned values and the shape's).
 Stretch enumerate_stretch(const kernels::Kernel& kernel, const kernels::Shape& shape, const vk::DeviceInfo& device,
-                          const std::vector<const kernels::PruningRule*>& rules, const kernels::SubSpace& path,
+                          const std::vector<const kernels::PruningRule*>& rules, const kernels::Path& path,
                           const kernels::Config& base, std::size_t first, std::size_t last) {
   const auto& params = path.parameters;
   auto position = positions_at(path, first);
@@ -100,7 +100,7 @@ Stretch enumerate_stretch(const kernels::Kernel& kernel, const kernels::Shape& s
 
 // The same stretch through the kernel's prefix checker: each prefix is
 // checked once, and a failing one skips every config under it.
-Stretch enumerate_stretch(kernels::PrefixChecker& checker, const kernels::SubSpace& path,
+Stretch enumerate_stretch(kernels::PrefixChecker& checker, const kernels::Path& path,
                           const kernels::Config& base, std::size_t first, std::size_t last) {
   const auto& params = path.parameters;
   const std::size_t n = params.size();

@@ -1,6 +1,6 @@
 #pragma once
 // Enumerating a kernel's parameter space for one shape and device, path by
-// path (kernels::SubSpace), with the kernel's legality and, unless the
+// path (kernels::Path), with the kernel's legality and, unless the
 // search is asked for the full space, its pruning rules applied before
 // anything is compiled.
 #include <cstddef>

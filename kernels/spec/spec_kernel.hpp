@@ -36,7 +36,7 @@ class SpecKernel final : public Kernel {
   Metrics metrics(const Shape& shape) const override;
   std::uint64_t device_bytes(const Shape& shape) const override;
 
-  std::unique_ptr<PrefixChecker> prefix_checker(const SubSpace& path, const Shape& shape, const vk::DeviceInfo& device,
+  std::unique_ptr<PrefixChecker> prefix_checker(const Path& path, const Shape& shape, const vk::DeviceInfo& device,
                                                 const std::vector<const PruningRule*>& pruning) const override;
 
   const Definition& definition() const { return d_; }
@@ -51,7 +51,7 @@ class SpecKernel final : public Kernel {
   std::vector<double> values_of(const Config& config, const Shape& shape) const;
   // A stage's plan, or "" in `problem` why it cannot be planned; without
   // the defines (text) when only its limits are checked.
-  ShaderPlan stage_plan(const Stage& stage, const SubSpaceSpec& sub, const Config& config,
+  ShaderPlan stage_plan(const Stage& stage, const PathSpec& sub, const Config& config,
                         const std::vector<double>& values, std::string* problem, bool defines = true) const;
   // The push-constant words at `values` (the spec's push_constants).
   std::vector<std::uint32_t> push_words(const std::vector<double>& values) const;

@@ -20,7 +20,7 @@ std::shared_ptr<Expression> copy_of(const std::shared_ptr<Expression>& e) {
 // Not in an anonymous namespace: SpecKernel names it a friend.
 class SpecPrefixChecker final : public PrefixChecker {
  public:
-  SpecPrefixChecker(const SpecKernel& kernel, std::size_t sub_index, const SubSpace& path, const Shape& shape,
+  SpecPrefixChecker(const SpecKernel& kernel, std::size_t sub_index, const Path& path, const Shape& shape,
                     const vk::DeviceInfo& device, const std::vector<const PruningRule*>& pruning);
   Verdict check(std::size_t depth, const int* values) override;
 
@@ -38,7 +38,7 @@ class SpecPrefixChecker final : public PrefixChecker {
   std::string stage_violation(std::size_t stage) const;
 
   const SpecKernel& kernel_;
-  const SubSpaceSpec& sub_;
+  const PathSpec& sub_;
   const Shape shape_;
   const vk::DeviceInfo& device_;
   std::vector<std::size_t> slot_of_;        // path parameter -> index in values_
@@ -48,10 +48,10 @@ class SpecPrefixChecker final : public PrefixChecker {
   std::vector<std::vector<Check>> checks_;  // by depth: pruning, then legality, then stages
 };
 
-SpecPrefixChecker::SpecPrefixChecker(const SpecKernel& kernel, std::size_t sub_index, const SubSpace& path,
+SpecPrefixChecker::SpecPrefixChecker(const SpecKernel& kernel, std::size_t sub_index, const Path& path,
                                      const Shape& shape, const vk::DeviceInfo& device,
                                      const std::vector<const PruningRule*>& pruning)
-    : kernel_(kernel), sub_(kernel.definition().subspaces[sub_index]), shape_(shape), device_(device) {
+    : kernel_(kernel), sub_(kernel.definition().paths[sub_index]), shape_(shape), device_(device) {
   const auto& d = kernel.definition();
   kernel.validate_shape(shape);
   values_ = kernel.values_of(path.pinned, shape);
@@ -139,16 +139,16 @@ PrefixChecker::Verdict SpecPrefixChecker::check(std::size_t depth, const int* va
   return {};
 }
 
-std::unique_ptr<PrefixChecker> make_prefix_checker(const SpecKernel& kernel, const SubSpace& path, const Shape& shape,
+std::unique_ptr<PrefixChecker> make_prefix_checker(const SpecKernel& kernel, const Path& path, const Shape& shape,
                                                    const vk::DeviceInfo& device,
                                                    const std::vector<const PruningRule*>& pruning) {
-  const auto& subspaces = kernel.definition().subspaces;
+  const auto& paths = kernel.definition().paths;
   std::size_t sub = 0;
-  if (subspaces.size() > 1) {
+  if (paths.size() > 1) {
     const auto it =
-        std::find_if(subspaces.begin(), subspaces.end(), [&](const auto& s) { return s.name == path.name; });
-    if (it == subspaces.end()) return nullptr;  // not one of this spec's paths: check config by config
-    sub = static_cast<std::size_t>(it - subspaces.begin());
+        std::find_if(paths.begin(), paths.end(), [&](const auto& s) { return s.name == path.name; });
+    if (it == paths.end()) return nullptr;  // not one of this spec's paths: check config by config
+    sub = static_cast<std::size_t>(it - paths.begin());
   }
   return std::make_unique<SpecPrefixChecker>(kernel, sub, path, shape, device, pruning);
 }

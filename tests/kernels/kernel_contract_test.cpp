@@ -119,7 +119,7 @@ TEST_P(KernelContract, PathsDeclareEveryParameterOnce) {
   }
 }
 
-// SubSpace::tensor_cores (which ceiling "% of peak" reads) agrees with
+// Path::tensor_cores (which ceiling "% of peak" reads) agrees with
 // legality: on an H200-like device the configs that need its cooperative
 // matrices (legal with them, not without) are exactly those on a path that
 // says it runs on the tensor cores.
