@@ -81,8 +81,10 @@ std::string template_of(const Node& node, const std::string& kernel, const FileR
   if (!text) node.fail("template '" + path + "' does not exist");
   const std::string name = "spec/" + kernel + "/" + path;
   register_template_file(name, *text);
-  // The includes it reaches, followed beside the spec; names found nowhere
-  // there are left for vktune's own includes.
+  // The includes it reaches, followed beside the spec, then in the include/
+  // folder beside the spec's folder (what several specs share:
+  // examples/include/); names found nowhere there are left for vktune's own
+  // includes.
   std::vector<std::string> pending{*text};
   std::set<std::string> seen;
   while (!pending.empty()) {
@@ -97,7 +99,9 @@ std::string template_of(const Node& node, const std::string& kernel, const FileR
       const auto include = line.substr(open + 1, close - open - 1);
       if (include.empty() || include.front() == '/' || include.find("..") != std::string::npos) continue;
       if (!seen.insert(include).second) continue;
-      if (auto found = read(include)) {
+      auto found = read(include);
+      if (!found) found = read(std::string(kSharedIncludeFolder) + include);
+      if (found) {
         register_template_file("include/" + include, *found);
         pending.push_back(*found);
       }

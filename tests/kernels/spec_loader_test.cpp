@@ -17,6 +17,7 @@
 #include "common/error.hpp"
 #include "kernels/spec/spec_file.hpp"
 #include "kernels/spec/spec_kernel.hpp"
+#include "kernels/spec/spec_templates.hpp"
 #include "reference/fp16.hpp"
 #include "reference/ops.hpp"
 #include "spec_test_support.hpp"
@@ -424,6 +425,28 @@ TEST(SpecLoader, ReferencesThatRunOnTheDevice) {
   auto missing = valid_json();
   missing["reference"] = {{"template", "absent.comp"}, {"local_size", {1, 1, 1}}, {"workgroups", {"rows", 1, 1}}};
   expect_error(missing, "/reference/template", "does not exist");
+}
+
+// An include is found beside the spec first, then in the include/ folder
+// beside the spec's folder (examples/include/conv_types.glsl serves three
+// MobileNet specs), and registered under include/ either way.
+TEST(SpecLoader, IncludesAreFoundBesideTheSpecThenInTheSharedIncludeFolder) {
+  const std::string text = std::string("#version 450\n#include \"loader_test_beside.glsl\"\n") +
+                           "#include \"loader_test_shared.glsl\"\n#include \"loader_test_both.glsl\"\n" +
+                           "layout(local_size_x = WG) in;\nvoid main() {}\n";
+  auto spec = valid_json();
+  spec["name"] = "t_includes";  // its own template name: k.comp here is not the other tests' text
+  const SpecKernel kernel(parse_spec(spec.dump(), "my/spec.json",
+                                     reader({{"k.comp", text},
+                                             {"loader_test_beside.glsl", "// beside\n"},
+                                             {"../include/loader_test_shared.glsl", "// shared\n"},
+                                             {"loader_test_both.glsl", "// both, beside\n"},
+                                             {"../include/loader_test_both.glsl", "// both, shared\n"}})));
+  const auto files = registered_template_files();
+  ASSERT_EQ(files.count("include/loader_test_beside.glsl"), 1u);
+  ASSERT_EQ(files.count("include/loader_test_shared.glsl"), 1u);
+  EXPECT_EQ(files.at("include/loader_test_shared.glsl"), "// shared\n");
+  EXPECT_EQ(files.at("include/loader_test_both.glsl"), "// both, beside\n");
 }
 
 }  // namespace
