@@ -13,8 +13,7 @@
 namespace vktune {
 
 std::vector<kernels::Config> TuneSession::transfer_seeds(const kernels::Kernel& kernel, const kernels::Shape& shape,
-                                                         const std::string& cache_mode,
-                                                         std::vector<std::string>& from) const {
+                                                         CacheMode cache_mode, std::vector<std::string>& from) const {
   if (!store_ || !device_row_) return {};
   // This device first, then other devices of the same model (vendor and
   // device id): their best configs are the likeliest to win here too.
@@ -26,7 +25,7 @@ std::vector<kernels::Config> TuneSession::transfer_seeds(const kernels::Kernel& 
   for (auto row : rows) {
     std::vector<kernels::Shape> tuned;
     for (const auto& w : store_->winners(row, kernel.name())) {
-      if (w.cache_mode != cache_mode) continue;
+      if (w.cache_mode != to_string(cache_mode)) continue;
       try {
         tuned.push_back(kernels::parse_shape(w.shape, kernel.shape_dims().size()));
       } catch (const Error&) {

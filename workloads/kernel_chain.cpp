@@ -76,10 +76,10 @@ ChainOp& KernelChain::add(const std::string& kernel_name, const kernels::Shape& 
   if (source_.tuned && store && !wanted) op.why_baseline = "not among --tuned-kernels";
   if (source_.tuned && store && wanted) {
     const auto text = kernels::shape_to_string(shape);
-    const auto& mode = source_.cache_mode;
+    const auto mode = source_.cache_mode;
     std::optional<results::Winner> winner;
     for (const auto row : source_.device_rows) {
-      for (const auto& m : {mode, std::string(mode == "cold" ? "hot" : "cold")}) {
+      for (const auto m : {mode, other_cache_mode(mode)}) {
         if (!winner) winner = store->find_winner(row, kernel_name, text, m);
       }
     }
