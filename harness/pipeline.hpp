@@ -11,7 +11,9 @@
 #include <utility>
 #include <vector>
 
+#include "common/violation.hpp"
 #include "harness/buffer.hpp"
+#include "harness/limit_rules.hpp"
 #include "harness/device.hpp"
 
 namespace vktune::vk {
@@ -62,8 +64,9 @@ class ComputePipeline {
   VkDescriptorPool pool_ = VK_NULL_HANDLE;
 };
 
-// Checks local size and subgroup requests against the device; returns an
-// empty string when fine, else the reason. Kernels call it as a constraint.
-std::string check_pipeline_limits(const DeviceInfo& info, const PipelineDesc& desc);
+// Checks local size and subgroup requests against the device; returns no
+// violation when fine, else the rule (vk::limits, harness/limit_rules.hpp)
+// and the reason. Kernels call it as a constraint.
+Violation check_pipeline_limits(const DeviceInfo& info, const PipelineDesc& desc);
 
 }  // namespace vktune::vk

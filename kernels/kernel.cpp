@@ -8,6 +8,7 @@
 
 #include "common/error.hpp"
 #include "harness/pipeline.hpp"
+#include "kernels/legality.hpp"
 
 namespace vktune::kernels {
 
@@ -25,8 +26,8 @@ std::array<std::uint32_t, 3> workgroup_counts(const DispatchRule& rule, const Sh
   return groups;
 }
 
-std::string plan_limits_violation(const ShaderPlan& plan, const Shape& shape, std::uint32_t buffers,
-                                  const vk::DeviceInfo& device) {
+Violation plan_limits_violation(const ShaderPlan& plan, const Shape& shape, std::uint32_t buffers,
+                                const vk::DeviceInfo& device) {
   vk::PipelineDesc desc;
   desc.storage_buffers = buffers;
   const auto words = plan.push_constants.empty() ? shape.size() : plan.push_constants.size();
@@ -36,25 +37,28 @@ std::string plan_limits_violation(const ShaderPlan& plan, const Shape& shape, st
   desc.require_full_subgroups = plan.require_full_subgroups;
   if (auto problem = vk::check_pipeline_limits(device, desc); !problem.empty()) return problem;
   if (plan.shared_memory_bytes > device.max_shared_memory_bytes) {
-    return std::to_string(plan.shared_memory_bytes) + " bytes of shared memory exceed the device's " +
-           std::to_string(device.max_shared_memory_bytes);
+    return legality::kSharedMemory(std::to_string(plan.shared_memory_bytes) +
+                                   " bytes of shared memory exceed the device's " +
+                                   std::to_string(device.max_shared_memory_bytes));
   }
   const auto groups = workgroup_counts(plan.dispatch, shape);
   for (std::size_t axis = 0; axis < 3; ++axis) {
     if (groups[axis] > device.max_workgroup_count[axis]) {
-      return std::to_string(groups[axis]) + " workgroups along axis " + std::to_string(axis) +
-             " exceed the device's maxComputeWorkGroupCount of " + std::to_string(device.max_workgroup_count[axis]);
+      return legality::kWorkgroupCount(std::to_string(groups[axis]) + " workgroups along axis " +
+                                       std::to_string(axis) + " exceed the device's maxComputeWorkGroupCount of " +
+                                       std::to_string(device.max_workgroup_count[axis]));
     }
   }
   return {};
 }
 
-std::string stages_limits_violation(const std::vector<ShaderPlan>& stages, const Shape& shape, std::uint32_t buffers,
-                                    const vk::DeviceInfo& device) {
+Violation stages_limits_violation(const std::vector<ShaderPlan>& stages, const Shape& shape, std::uint32_t buffers,
+                                  const vk::DeviceInfo& device) {
   for (std::size_t i = 0; i < stages.size(); ++i) {
     auto problem = plan_limits_violation(stages[i], shape, buffers, device);
     if (problem.empty()) continue;
-    return stages.size() == 1 ? problem : "stage " + std::to_string(i) + ": " + problem;
+    if (stages.size() > 1) problem.detail = "stage " + std::to_string(i) + ": " + problem.detail;
+    return problem;
   }
   return {};
 }

@@ -21,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/violation.hpp"
 #include "harness/device_info.hpp"
 #include "kernels/launch_contract.hpp"
 #include "kernels/prefix_checker.hpp"
@@ -247,11 +248,12 @@ class Kernel {
   // A sensible untuned default, what a careful engineer would pick by hand.
   virtual Config baseline(const Shape& shape) const = 0;
   // Empty when the config is legal on this shape and device, else why not:
-  // device limits, what the templates implement, and configs that would
-  // build another config's code. Never a judgement of speed (that is
-  // pruning, Space::pruning).
-  virtual std::string constraint_violation(const Config& config, const Shape& shape,
-                                           const vk::DeviceInfo& device) const = 0;
+  // the id of the rule it breaks (kernels/legality.hpp, or the kernel
+  // family's own) and the detail. The rules are device limits, what the
+  // templates implement, and configs that would build another config's code;
+  // never a judgement of speed (that is pruning, Space::pruning).
+  virtual Violation constraint_violation(const Config& config, const Shape& shape,
+                                         const vk::DeviceInfo& device) const = 0;
   virtual ShaderPlan plan(const Config& config, const Shape& shape) const = 0;
   // Every dispatch of a variant, in order; all stages bind the same buffers
   // (Space::bindings) and receive the shape as push constants, with a
@@ -311,18 +313,18 @@ class Kernel {
   mutable std::vector<Space> spaces_;
 };
 
-// Why `plan` cannot run on `device` for `shape`, or "" when it can: local
-// size, subgroup request, shared memory and workgroup counts, for a kernel
-// with `buffers` storage buffers and one push-constant word per shape
-// dimension (the conventions above). Kernels call it from
+// Why `plan` cannot run on `device` for `shape`, or no violation when it
+// can: local size, subgroup request, shared memory and workgroup counts, for
+// a kernel with `buffers` storage buffers and one push-constant word per
+// shape dimension (the conventions above). Kernels call it from
 // constraint_violation.
-std::string plan_limits_violation(const ShaderPlan& plan, const Shape& shape, std::uint32_t buffers,
-                                  const vk::DeviceInfo& device);
+Violation plan_limits_violation(const ShaderPlan& plan, const Shape& shape, std::uint32_t buffers,
+                                const vk::DeviceInfo& device);
 
 // plan_limits_violation for every stage of a variant (Kernel::stages), the
-// first violation named with its stage when there are several.
-std::string stages_limits_violation(const std::vector<ShaderPlan>& stages, const Shape& shape, std::uint32_t buffers,
-                                    const vk::DeviceInfo& device);
+// first violation's detail naming its stage when there are several.
+Violation stages_limits_violation(const std::vector<ShaderPlan>& stages, const Shape& shape, std::uint32_t buffers,
+                                  const vk::DeviceInfo& device);
 
 // "1,4096,4096"
 std::string shape_to_string(const Shape& shape);

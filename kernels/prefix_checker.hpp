@@ -11,6 +11,8 @@
 #include <cstddef>
 #include <string>
 
+#include "common/violation.hpp"
+
 namespace vktune::kernels {
 
 class PrefixChecker {
@@ -18,7 +20,9 @@ class PrefixChecker {
   enum class Outcome { keep, pruned, illegal };
   struct Verdict {
     Outcome outcome = Outcome::keep;
-    std::string why;  // pruned: the pruning rule's name; illegal: the reason, as constraint_violation words it
+    // pruned: the pruning rule's name in `rule`; illegal: the violation, as
+    // constraint_violation gives it.
+    Violation why;
   };
 
   virtual ~PrefixChecker() = default;

@@ -91,38 +91,40 @@ bool uses_dequant_stage(const Config& config) {
   return it != config.end() && it->second == 1;
 }
 
-std::string idle_violation(const Config& config, const Space& space) {
+Violation idle_violation(const Config& config, const Space& space) {
   const bool coopmat = uses_coopmat(config);
   const bool dequant = uses_dequant_stage(config);
-  if (dequant && !coopmat) return "DEQUANT_STAGE=1 feeds the tensor-core GEMM: it takes USE_COOPMAT=1";
+  if (dequant && !coopmat) {
+    return legality::kUnreadParameter("DEQUANT_STAGE=1 feeds the tensor-core GEMM: it takes USE_COOPMAT=1");
+  }
   const auto& idle = coopmat ? kFp32PathNames : kCoopmatNames;
   for (const auto& p : space.parameters) {
     if (named(idle, p.name) && config.at(p.name) != p.values.front()) {
-      return p.name + " is only read with USE_COOPMAT=" + (coopmat ? "0" : "1") + " (pinned to " +
-             std::to_string(p.values.front()) + " on the other path)";
+      return legality::kUnreadParameter(p.name + " is only read with USE_COOPMAT=" + (coopmat ? "0" : "1") +
+                                        " (pinned to " + std::to_string(p.values.front()) + " on the other path)");
     }
     if (!dequant && named(kDequantNames, p.name) && config.at(p.name) != p.values.front()) {
-      return p.name + " is only read with DEQUANT_STAGE=1 (pinned to " + std::to_string(p.values.front()) +
-             " on the other paths)";
+      return legality::kUnreadParameter(p.name + " is only read with DEQUANT_STAGE=1 (pinned to " +
+                                        std::to_string(p.values.front()) + " on the other paths)");
     }
   }
   return {};
 }
 
-std::string violation(const Config& config, const Shape& shape, const vk::DeviceInfo& device) {
+Violation violation(const Config& config, const Shape& shape, const vk::DeviceInfo& device) {
   if (auto p = coopmat::violation(config, device); !p.empty()) return p;
   // dequant_f16.comp and matmul_quant_cm_f16w.comp index W16 in halves with 32-bit integers.
   if (uses_dequant_stage(config) && 2ull * shape.at(1) * shape.at(2) >= (1ull << 32)) {
-    return "DEQUANT_STAGE=1: W16 of N*K = " + std::to_string(std::uint64_t{shape.at(1)} * shape.at(2)) +
-           " fp16 weights exceeds 32-bit indexing";
+    return kIndexing("DEQUANT_STAGE=1: W16 of N*K = " + std::to_string(std::uint64_t{shape.at(1)} * shape.at(2)) +
+                     " fp16 weights exceeds 32-bit indexing");
   }
   const auto t = coopmat::tile_of(config);
-  if (t.bk % 16 != 0) return "TILE_K=" + std::to_string(t.bk) + " is not a multiple of 16";
+  if (t.bk % 16 != 0) return coopmat::kTileShape("TILE_K=" + std::to_string(t.bk) + " is not a multiple of 16");
   const std::uint32_t wg = t.warps * coopmat::kWarp;
   const std::uint32_t runs_x = t.bm * t.bk / 4, runs_w = t.bn * t.bk / 4;
   if (runs_x % wg != 0 || runs_w % wg != 0) {
-    return "the " + std::to_string(wg) + " invocations do not split the " + std::to_string(runs_x) + " + " +
-           std::to_string(runs_w) + " staged runs of a slice evenly";
+    return kStagingRuns("the " + std::to_string(wg) + " invocations do not split the " + std::to_string(runs_x) +
+                        " + " + std::to_string(runs_w) + " staged runs of a slice evenly");
   }
   return {};
 }

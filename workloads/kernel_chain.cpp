@@ -86,7 +86,7 @@ ChainOp& KernelChain::add(const std::string& kernel_name, const kernels::Shape& 
     if (winner) {
       // Stored under an earlier space of the kernel: brought up to date (engine/stale_config.hpp).
       const auto update = update_config(kernel, shape, kernels::config_from_json(winner->config_json));
-      const auto why = update.config ? kernel.constraint_violation(*update.config, shape, device_) : update.note;
+      const auto why = update.config ? kernel.constraint_violation(*update.config, shape, device_).detail : update.note;
       if (why.empty()) {
         op.config = *update.config, op.tuned = true, op.winner_ns = winner->median_ns;
       } else {

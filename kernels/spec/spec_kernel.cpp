@@ -195,25 +195,34 @@ std::vector<ShaderPlan> SpecKernel::stages(const Config& config, const Shape& sh
 
 ShaderPlan SpecKernel::plan(const Config& config, const Shape& shape) const { return stages(config, shape).front(); }
 
-std::string SpecKernel::constraint_violation(const Config& config, const Shape& shape,
-                                             const vk::DeviceInfo& device) const {
+Violation legality_violation(const std::string& reason, const std::string& expression, double value) {
+  if (!std::isnan(value) && value != 0) return {};
+  // A rule with no reason is still a rule: named by its expression.
+  const std::string id = reason.empty() ? expression : reason;
+  if (std::isnan(value)) return {id, reason + " ('" + expression + "' is not a number here)"};
+  return {id, reason + " (" + expression + ")"};
+}
+
+Violation SpecKernel::constraint_violation(const Config& config, const Shape& shape,
+                                           const vk::DeviceInfo& device) const {
   validate_shape_once(shape);
   if (auto problem = support::parameter_violation(config, spaces()[0]); !problem.empty()) return problem;
   const auto& space = spaces()[0];
-  if (!space.paths.empty() && space.path_of(config) == nullptr) return "the config belongs to no sub-space";
+  if (!space.paths.empty() && space.path_of(config) == nullptr) {
+    return legality::kNoPath("the config belongs to no sub-space");
+  }
   const auto& sub = d_.paths[path_index(config)];
   auto values = values_of(config, shape);
   fill_device_facts(device, values.data() + d_.device_offset);
   for (const auto& rule : sub.legality) {
-    const double v = rule.expression.evaluate(values.data());
-    if (std::isnan(v)) return rule.reason + " ('" + rule.expression.text() + "' is not a number here)";
-    if (v == 0) return rule.reason + " (" + rule.expression.text() + ")";
+    const double value = rule.expression.evaluate(values.data());
+    if (auto why = legality_violation(rule.reason, rule.expression.text(), value); !why.empty()) return why;
   }
   std::vector<ShaderPlan> plans;
   for (const auto& stage : sub.stages) {
     std::string problem;
     plans.push_back(stage_plan(stage, sub, config, values, &problem, false));
-    if (!problem.empty()) return problem;
+    if (!problem.empty()) return kStageValue(problem);
     const auto& plan = plans.back();
     const auto invocations = std::uint64_t{plan.local_size[0]} * plan.local_size[1] * plan.local_size[2];
     if (auto sg = support::subgroup_size_violation(static_cast<int>(plan.required_subgroup_size),

@@ -10,9 +10,20 @@
 #include <mutex>
 
 #include "kernels/kernel.hpp"
+#include "kernels/legality.hpp"
 #include "kernels/spec/spec_definition.hpp"
 
 namespace vktune::kernels::spec {
+
+// A stage's local size, workgroup divisor, shared memory or subgroup size
+// that is not a whole number in range for a config.
+inline constexpr RuleId kStageValue{"spec.stage_value"};
+
+// A legality rule of the spec (its reason and its expression's text) that
+// evaluated to `value`: no violation unless 0 or NaN, else one whose id is
+// the reason (the spec's own name for the rule) and whose detail adds the
+// expression.
+Violation legality_violation(const std::string& reason, const std::string& expression, double value);
 
 class SpecKernel final : public Kernel {
  public:
@@ -25,8 +36,11 @@ class SpecKernel final : public Kernel {
   std::vector<Shape> default_shapes() const override { return d_.default_shapes; }
   std::vector<Shape> check_shapes() const override { return d_.check_shapes; }
   Config baseline(const Shape& shape) const override;
-  std::string constraint_violation(const Config& config, const Shape& shape,
-                                   const vk::DeviceInfo& device) const override;
+  // A legality rule of the spec that fails is a violation of the rule named
+  // by its reason (the spec's own words); kernels/legality.hpp's rules and
+  // kStageValue cover the rest.
+  Violation constraint_violation(const Config& config, const Shape& shape,
+                                 const vk::DeviceInfo& device) const override;
   ShaderPlan plan(const Config& config, const Shape& shape) const override;
   std::vector<ShaderPlan> stages(const Config& config, const Shape& shape) const override;
   Problem make_problem(const Shape& shape, const Inputs& inputs) const override;

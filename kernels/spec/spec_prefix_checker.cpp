@@ -28,14 +28,14 @@ class SpecPrefixChecker final : public PrefixChecker {
   enum class Kind { pruning, legality, stage };
   struct Check {
     Kind kind;
-    std::string name;                        // pruning: the rule's name; legality: its reason
+    std::string name;                        // pruning: the rule's name; legality: its reason (its id)
     std::unique_ptr<Expression> expression;  // pruning and legality: this thread's copy
     std::size_t stage = 0;
   };
 
   // The depth at which everything `reads` names is bound.
   std::size_t depth_of(const std::vector<std::size_t>& reads) const;
-  std::string stage_violation(std::size_t stage) const;
+  Violation stage_violation(std::size_t stage) const;
 
   const SpecKernel& kernel_;
   const PathSpec& sub_;
@@ -104,9 +104,11 @@ std::size_t SpecPrefixChecker::depth_of(const std::vector<std::size_t>& reads) c
   return depth;
 }
 
-std::string SpecPrefixChecker::stage_violation(std::size_t s) const {
-  std::string problem;
-  const auto plan = kernel_.stage_plan(stages_[s], sub_, {}, values_, &problem, false);
+Violation SpecPrefixChecker::stage_violation(std::size_t s) const {
+  std::string unplanned;
+  const auto plan = kernel_.stage_plan(stages_[s], sub_, {}, values_, &unplanned, false);
+  Violation problem;
+  if (!unplanned.empty()) problem = kStageValue(unplanned);
   if (problem.empty()) {
     const auto invocations = std::uint64_t{plan.local_size[0]} * plan.local_size[1] * plan.local_size[2];
     problem = support::subgroup_size_violation(
@@ -118,7 +120,8 @@ std::string SpecPrefixChecker::stage_violation(std::size_t s) const {
         plan_limits_violation(plan, shape_, static_cast<std::uint32_t>(kernel_.definition().buffers.size()), device_);
   }
   if (problem.empty() || stages_.size() == 1) return problem;
-  return "stage " + std::to_string(s) + ": " + problem;
+  problem.detail = "stage " + std::to_string(s) + ": " + problem.detail;
+  return problem;
 }
 
 PrefixChecker::Verdict SpecPrefixChecker::check(std::size_t depth, const int* values) {
@@ -130,11 +133,10 @@ PrefixChecker::Verdict SpecPrefixChecker::check(std::size_t depth, const int* va
     }
     const double v = c.expression->evaluate(values_.data());
     if (c.kind == Kind::pruning) {
-      if (v != 0) return {Outcome::pruned, c.name};
+      if (v != 0) return {Outcome::pruned, {c.name, {}}};
       continue;
     }
-    if (std::isnan(v)) return {Outcome::illegal, c.name + " ('" + c.expression->text() + "' is not a number here)"};
-    if (v == 0) return {Outcome::illegal, c.name + " (" + c.expression->text() + ")"};
+    if (auto why = legality_violation(c.name, c.expression->text(), v); !why.empty()) return {Outcome::illegal, why};
   }
   return {};
 }

@@ -77,9 +77,9 @@ TEST(SpecLoader, LegalityAndPruningAreTheSpecsExpressions) {
   const SpecKernel kernel(parse_spec(kValid, "my/spec.json", reader()));
   auto device = plain_device(32);
   const Shape shape{3, 100};
-  EXPECT_EQ(kernel.constraint_violation({{"WG", 32}, {"ITEMS", 1}}, shape, device), "");
-  EXPECT_NE(kernel.constraint_violation({{"WG", 64}, {"ITEMS", 1}}, shape, device).find("too wide"), std::string::npos);
-  EXPECT_NE(kernel.constraint_violation({{"WG", 48}, {"ITEMS", 1}}, shape, device), "");  // not a value
+  EXPECT_EQ(kernel.constraint_violation({{"WG", 32}, {"ITEMS", 1}}, shape, device).detail, "");
+  EXPECT_NE(kernel.constraint_violation({{"WG", 64}, {"ITEMS", 1}}, shape, device).detail.find("too wide"), std::string::npos);
+  EXPECT_NE(kernel.constraint_violation({{"WG", 48}, {"ITEMS", 1}}, shape, device).detail, "");  // not a value
   const auto& rule = kernel.spaces()[0].pruning.at(0);
   EXPECT_EQ(rule.name, "only.wide");
   EXPECT_FALSE(rule.prunes({{"WG", 64}, {"ITEMS", 1}}, {1, 37}));  // 64 > 74 is false
@@ -104,12 +104,12 @@ TEST(SpecLoader, LegalityReadsEachDeviceFactFromTheDevice) {
   device.max_subgroup_size = 16;
   device.features.integer_dot_product = true;
   const Config config{{"WG", 32}, {"ITEMS", 1}};
-  EXPECT_EQ(kernel.constraint_violation(config, {3, 100}, device), "");
+  EXPECT_EQ(kernel.constraint_violation(config, {3, 100}, device).detail, "");
   device.max_workgroup_count[1] = 78;
-  EXPECT_NE(kernel.constraint_violation(config, {3, 100}, device).find("limits"), std::string::npos);
+  EXPECT_NE(kernel.constraint_violation(config, {3, 100}, device).detail.find("limits"), std::string::npos);
   device.max_workgroup_count[1] = 77;
   device.features.shader_float16 = true;
-  EXPECT_NE(kernel.constraint_violation(config, {3, 100}, device).find("features"), std::string::npos);
+  EXPECT_NE(kernel.constraint_violation(config, {3, 100}, device).detail.find("features"), std::string::npos);
 }
 
 // 16-bit storage and fp16 arithmetic are device facts a legality rule reads:
@@ -122,12 +122,12 @@ TEST(SpecLoader, LegalityNamesTheMissingSixteenBitFeatures) {
   const SpecKernel kernel(parse_spec(spec.dump(), "my/spec.json", reader()));
   auto device = plain_device(1024);
   const Config config{{"WG", 32}, {"ITEMS", 1}};
-  EXPECT_EQ(kernel.constraint_violation(config, {3, 100}, device),
+  EXPECT_EQ(kernel.constraint_violation(config, {3, 100}, device).detail,
             "fp16 buffers need storageBuffer16BitAccess (has_storage_16bit == 1)");
   device.features.storage_buffer_16bit = true;
-  EXPECT_EQ(kernel.constraint_violation(config, {3, 100}, device), "fp16 arithmetic needs shaderFloat16 (has_float16)");
+  EXPECT_EQ(kernel.constraint_violation(config, {3, 100}, device).detail, "fp16 arithmetic needs shaderFloat16 (has_float16)");
   device.features.shader_float16 = true;
-  EXPECT_EQ(kernel.constraint_violation(config, {3, 100}, device), "");
+  EXPECT_EQ(kernel.constraint_violation(config, {3, 100}, device).detail, "");
 }
 
 // An f16 output: read back as halves (Problem::output_f16, 2 bytes a value)
