@@ -42,7 +42,7 @@ struct Context {
   std::unique_ptr<vk::Device> device;
   TemplateLibrary templates = TemplateLibrary::embedded();
   Ceilings ceilings;
-  std::string cache_mode;
+  CacheMode cache_mode = CacheMode::cold;
   std::map<std::string, ProblemOnDevice> problems;  // by "kernel/shape"
 };
 
@@ -66,7 +66,7 @@ void run_variant(benchmark::State& state, Context& ctx, const kernels::Kernel& k
     for (const auto& b : entry.problem.buffers)
       if (b.is_weights) weights += b.bytes.size();
     const auto copies =
-        ctx.cache_mode == "cold" ? cold_cache_copies(weights, ctx.device->info().device_local_bytes()) : 1u;
+        ctx.cache_mode == CacheMode::cold ? cold_cache_copies(weights, ctx.device->info().device_local_bytes()) : 1u;
     entry.on_device = std::make_unique<DeviceProblem>(*ctx.device, entry.problem, copies);
     try {
       complete_reference(*ctx.device, kernel, entry.problem, *entry.on_device, ctx.templates);
@@ -152,10 +152,10 @@ Registered register_kernel_benchmarks(const BenchOptions& options) {
   runtime::Query query;
   query.device = runtime_identity(ctx.device->info());
   query.capabilities = runtime_capabilities(ctx.device->info());
-  query.cache_mode = options.cache_mode;
+  query.cache_mode = to_string(options.cache_mode);
   std::set<std::pair<std::string, runtime::Shape>> tuned;
   for (const auto& e : table.entries()) {
-    if (e.cache_mode != options.cache_mode) continue;
+    if (e.cache_mode != to_string(options.cache_mode)) continue;
     if (!options.kernels.empty() &&
         std::find(options.kernels.begin(), options.kernels.end(), e.kernel) == options.kernels.end()) {
       continue;

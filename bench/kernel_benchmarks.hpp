@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "common/cache_mode.hpp"
 #include "harness/device_info.hpp"
 
 namespace vktune::bench {
@@ -17,7 +18,7 @@ struct BenchOptions {
   std::uint32_t device = 0;
   std::string db;                    // "" = the default database
   std::vector<std::string> kernels;  // empty = every kernel with winners
-  std::string cache_mode = "cold";
+  CacheMode cache_mode = CacheMode::cold;
   // Iterations per benchmark. Each is one submission of 15 timed samples (K
   // back-to-back dependent dispatches each) after a short warm-up, reporting
   // their median per dispatch: a fixed count, because Google Benchmark's

@@ -47,7 +47,7 @@ void add_context(const vktune::bench::Registered& run, const vktune::bench::Benc
   benchmark::AddCustomContext("vktune_driver_uuid", d.driver_uuid);
   benchmark::AddCustomContext("vktune_api_version", d.api_version);
   benchmark::AddCustomContext("vktune_database", run.database.string());
-  benchmark::AddCustomContext("vktune_cache_mode", options.cache_mode);
+  benchmark::AddCustomContext("vktune_cache_mode", to_string(options.cache_mode));
   benchmark::AddCustomContext("vktune_iterations", std::to_string(options.iterations));
 }
 
@@ -56,6 +56,7 @@ void add_context(const vktune::bench::Registered& run, const vktune::bench::Benc
 int main(int argc, char** argv) {
   using namespace vktune;
   bench::BenchOptions options;
+  std::string cache = to_string(options.cache_mode);  // --cache
   // vktune-bench's own options are parsed by CLI11 with its validators (a
   // bad value is one line and exit 2); whatever it does not know is left,
   // in order, for Google Benchmark.
@@ -68,9 +69,9 @@ int main(int argc, char** argv) {
   app.add_option("--db", options.db, "Results database (default: $VKTUNE_DB, else ~/.local/share/vktune/vktune.db)")
       ->check(CLI::ExistingFile);
   app.add_option("--kernel", options.kernels, "Only this kernel (repeatable)")->allow_extra_args(false);
-  app.add_option("--cache", options.cache_mode, "Which winners: those tuned with cold or with hot caches")
+  app.add_option("--cache", cache, "Which winners: those tuned with cold or with hot caches")
       ->capture_default_str()
-      ->check(CLI::IsMember({"cold", "hot"}));
+      ->check(CLI::IsMember(cache_mode_names()));
   app.add_option("--iterations", options.iterations, "Iterations per benchmark")
       ->capture_default_str()
       ->check(CLI::Range(1, 1'000'000));
@@ -85,6 +86,7 @@ int main(int argc, char** argv) {
     std::cerr << "vktune-bench: error: " << e.what() << "\n";
     return exit_code::usage;
   }
+  options.cache_mode = parse_cache_mode(cache);
   std::vector<std::string> rest = app.remaining();
   std::vector<char*> passthrough{argv[0]};
   for (auto& flag : rest) passthrough.push_back(flag.data());

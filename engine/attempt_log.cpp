@@ -10,12 +10,12 @@ constexpr const char* kAttemptPrefix = "attempt: ";
 }  // namespace
 
 AttemptLog::AttemptLog(const std::filesystem::path& database, std::int64_t device_row, std::string kernel,
-                       std::string shape, std::string cache_mode)
+                       std::string shape, CacheMode cache_mode)
     : store_(results::Store::open(database)),
       device_row_(device_row),
       kernel_(std::move(kernel)),
       shape_(std::move(shape)),
-      cache_mode_(std::move(cache_mode)) {}
+      cache_mode_(to_string(cache_mode)) {}
 
 void AttemptLog::begin(const CompiledVariant& variant, const std::string& step) {
   std::lock_guard lock(mutex_);

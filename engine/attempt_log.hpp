@@ -19,6 +19,7 @@
 #include <optional>
 #include <string>
 
+#include "common/cache_mode.hpp"
 #include "results/store.hpp"
 #include "engine/variant.hpp"
 
@@ -27,7 +28,7 @@ namespace vktune {
 class AttemptLog {
  public:
   AttemptLog(const std::filesystem::path& database, std::int64_t device_row, std::string kernel, std::string shape,
-             std::string cache_mode);
+             CacheMode cache_mode);
 
   // Commits an attempt of `step` ("creating its pipeline", "running it on the
   // device") for the variant. Thread-safe.
@@ -39,7 +40,7 @@ class AttemptLog {
   std::mutex mutex_;
   results::Store store_;
   std::int64_t device_row_;
-  std::string kernel_, shape_, cache_mode_;
+  std::string kernel_, shape_, cache_mode_;  // the mode as its rows hold it
 };
 
 // A measurement found on resume: an attempt without a result becomes

@@ -20,11 +20,11 @@ void complete_reference(vk::Device& device, const kernels::Kernel& kernel, kerne
   const auto buffers = static_cast<std::uint32_t>(problem.buffers.size());
   if (reference->config) {
     if (auto why = kernel.constraint_violation(*reference->config, shape, device.info()); !why.empty()) {
-      fail("is not legal on this device: " + why);
+      fail("is not legal on this device: " + why.detail);
     }
   }
   if (auto why = kernels::stages_limits_violation(reference->stages, shape, buffers, device.info()); !why.empty()) {
-    fail("exceeds this device's limits: " + why);
+    fail("exceeds this device's limits: " + why.detail);
   }
   CompiledVariant variant;
   variant.config = reference->config.value_or(kernels::Config{});

@@ -7,48 +7,55 @@
 
 namespace vktune::vk {
 
-std::string check_pipeline_limits(const DeviceInfo& info, const PipelineDesc& desc) {
+Violation check_pipeline_limits(const DeviceInfo& info, const PipelineDesc& desc) {
   const auto& ls = desc.local_size;
   std::uint64_t invocations = 1;
   for (int i = 0; i < 3; ++i) {
-    if (ls[i] == 0) return "local size has a zero dimension";
+    if (ls[i] == 0) return limits::kWorkgroupSize("local size has a zero dimension");
     if (ls[i] > info.max_workgroup_size[i]) {
-      return "local size " + std::to_string(ls[i]) + " in dimension " + std::to_string(i) +
-             " exceeds the device's maxComputeWorkGroupSize of " + std::to_string(info.max_workgroup_size[i]);
+      return limits::kWorkgroupSize("local size " + std::to_string(ls[i]) + " in dimension " + std::to_string(i) +
+                                    " exceeds the device's maxComputeWorkGroupSize of " +
+                                    std::to_string(info.max_workgroup_size[i]));
     }
     invocations *= ls[i];
   }
   if (invocations > info.max_workgroup_invocations) {
-    return "workgroup of " + std::to_string(invocations) + " invocations exceeds maxComputeWorkGroupInvocations of " +
-           std::to_string(info.max_workgroup_invocations);
+    return limits::kWorkgroupInvocations("workgroup of " + std::to_string(invocations) +
+                                         " invocations exceeds maxComputeWorkGroupInvocations of " +
+                                         std::to_string(info.max_workgroup_invocations));
   }
   if (desc.required_subgroup_size != 0) {
     const auto size = desc.required_subgroup_size;
     if (!info.features.subgroup_size_control || !info.compute_required_subgroup_size) {
-      return "subgroup size " + std::to_string(size) + " was requested but " + info.name +
-             " does not allow requiring a subgroup size for compute shaders";
+      return limits::kSubgroupRequest("subgroup size " + std::to_string(size) + " was requested but " + info.name +
+                                      " does not allow requiring a subgroup size for compute shaders");
     }
     if (!info.supports_required_subgroup_size(size)) {
-      return "subgroup size " + std::to_string(size) + " is outside " + info.name + "'s range " +
-             std::to_string(info.min_subgroup_size) + ".." + std::to_string(info.max_subgroup_size) +
-             " (or not a power of two)";
+      return limits::kSubgroupRange("subgroup size " + std::to_string(size) + " is outside " + info.name + "'s range " +
+                                    std::to_string(info.min_subgroup_size) + ".." +
+                                    std::to_string(info.max_subgroup_size) + " (or not a power of two)");
     }
     if (info.max_compute_workgroup_subgroups && invocations > std::uint64_t{size} * info.max_compute_workgroup_subgroups) {
-      return "workgroup of " + std::to_string(invocations) + " invocations needs more than maxComputeWorkgroupSubgroups (" +
-             std::to_string(info.max_compute_workgroup_subgroups) + ") subgroups of " + std::to_string(size);
+      return limits::kSubgroupsPerWorkgroup("workgroup of " + std::to_string(invocations) +
+                                            " invocations needs more than maxComputeWorkgroupSubgroups (" +
+                                            std::to_string(info.max_compute_workgroup_subgroups) + ") subgroups of " +
+                                            std::to_string(size));
     }
   }
   if (desc.require_full_subgroups) {
-    if (!info.features.compute_full_subgroups) return info.name + " does not support computeFullSubgroups";
+    if (!info.features.compute_full_subgroups) {
+      return limits::kFullSubgroups(info.name + " does not support computeFullSubgroups");
+    }
     const auto size = desc.required_subgroup_size ? desc.required_subgroup_size : info.max_subgroup_size;
     if (size == 0 || ls[0] % size != 0) {
-      return "full subgroups need local_size_x (" + std::to_string(ls[0]) + ") to be a multiple of the subgroup size " +
-             std::to_string(size);
+      return limits::kFullSubgroups("full subgroups need local_size_x (" + std::to_string(ls[0]) +
+                                    ") to be a multiple of the subgroup size " + std::to_string(size));
     }
   }
   if (desc.push_constant_bytes > info.max_push_constants_bytes) {
-    return std::to_string(desc.push_constant_bytes) + " bytes of push constants exceed the device's " +
-           std::to_string(info.max_push_constants_bytes);
+    return limits::kPushConstants(std::to_string(desc.push_constant_bytes) +
+                                  " bytes of push constants exceed the device's " +
+                                  std::to_string(info.max_push_constants_bytes));
   }
   return {};
 }
@@ -56,7 +63,7 @@ std::string check_pipeline_limits(const DeviceInfo& info, const PipelineDesc& de
 ComputePipeline::ComputePipeline(Device& device, std::span<const std::uint32_t> spirv, const PipelineDesc& desc)
     : device_(&device), desc_(desc) {
   if (auto problem = check_pipeline_limits(device.info(), desc); !problem.empty()) {
-    throw Error(ErrorKind::device_limit, desc.label.empty() ? problem : desc.label + ": " + problem);
+    throw Error(ErrorKind::device_limit, desc.label.empty() ? problem.detail : desc.label + ": " + problem.detail);
   }
   const VkDevice dev = device.handle();
   auto fail = [&](VkResult result, const char* what) {

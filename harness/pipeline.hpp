@@ -11,7 +11,9 @@
 #include <utility>
 #include <vector>
 
+#include "common/violation.hpp"
 #include "harness/buffer.hpp"
+#include "harness/limit_rules.hpp"
 #include "harness/device.hpp"
 
 namespace vktune::vk {
@@ -73,8 +75,9 @@ class ComputePipeline {
   std::vector<std::uint8_t> cache_data_;
 };
 
-// Checks local size and subgroup requests against the device; returns an
-// empty string when fine, else the reason. Kernels call it as a constraint.
-std::string check_pipeline_limits(const DeviceInfo& info, const PipelineDesc& desc);
+// Checks local size and subgroup requests against the device; returns no
+// violation when fine, else the rule (vk::limits, harness/limit_rules.hpp)
+// and the reason. Kernels call it as a constraint.
+Violation check_pipeline_limits(const DeviceInfo& info, const PipelineDesc& desc);
 
 }  // namespace vktune::vk

@@ -61,6 +61,7 @@
 #include "common/error.hpp"
 #include "kernels/attention_cache_inputs.hpp"
 #include "kernels/attention_mma.hpp"
+#include "kernels/attention_rules.hpp"
 #include "kernels/attention_stream.hpp"
 #include "kernels/registry.hpp"
 #include "kernels/row_ops.hpp"
@@ -137,13 +138,13 @@ Walk walk_of(const Config& config, const Shape& shape) {
 // H200's tuning sessions (measurements/nvidia-h200/RESULTS.md) measured or kept the gate
 // small with.
 std::vector<PruningRule> walk_pruning() {
-  auto rule = [](std::string name, std::string reason, DeviceKey key,
+  auto rule = [](std::string name, std::string reason, DeviceFilter measured_on,
                  std::function<bool(const Walk&, const Shape&)> prunes) {
-    return PruningRule{std::move(name), std::move(reason), std::move(key), [prunes](const Config& c, const Shape& s) {
+    return PruningRule{std::move(name), std::move(reason), std::move(measured_on), [prunes](const Config& c, const Shape& s) {
                          return c.at("MMA") == 0 && c.at("STREAM") == 0 && prunes(walk_of(c, s), s);
                        }};
   };
-  const DeviceKey every{}, nvidia{kVendorNvidia, ""};
+  const DeviceFilter every{}, nvidia{kVendorNvidia, ""};
   return {
       rule("walk.chunk-covers-cache", "a chunk that covers the cache is one split: KV_CHUNK=0 walks the same without the merge",
            every, [](const Walk& w, const Shape& s) { return w.chunk > 0 && w.chunk >= s.at(3); }),
@@ -247,8 +248,8 @@ Parameter path_parameter(const std::vector<Parameter>& parameters, const std::st
 
 // A path of `space`: `varied` (values only) over `pinned`; every parameter
 // but QH (the shape's) is one or the other.
-SubSpace make_path(const Space& space, std::string name, const std::vector<Parameter>& varied, const Config& pinned) {
-  SubSpace path{std::move(name), {}, pinned};
+Path make_path(const Space& space, std::string name, const std::vector<Parameter>& varied, const Config& pinned) {
+  Path path{std::move(name), {}, pinned};
   for (const auto& v : varied) path.parameters.push_back(path_parameter(space.parameters, v.name, v.values));
   for (const auto& p : space.parameters) {
     const bool is_varied = std::any_of(varied.begin(), varied.end(), [&](const Parameter& v) { return v.name == p.name; });
@@ -419,53 +420,63 @@ class AttentionDecode final : public Kernel {
   // Legality only: what the templates implement, the device's limits, and
   // no config that builds another's code (parameters a path does not read
   // stay pinned). What is merely not worth measuring is the space's pruning.
-  std::string constraint_violation(const Config& config, const Shape& shape,
-                                   const vk::DeviceInfo& device) const override {
+  Violation constraint_violation(const Config& config, const Shape& shape,
+                                 const vk::DeviceInfo& device) const override {
     validate_shape(shape);
     if (auto problem = rowops::parameter_violation(config, space_); !problem.empty()) return problem;
     if (const auto qh = static_cast<std::uint32_t>(config.at("QH")); qh != group_heads(shape)) {
-      return "QH=" + std::to_string(qh) + ": the shape sets QH=" + std::to_string(group_heads(shape)) + " (of the " +
-             std::to_string(shape[0] / shape[1]) + " query heads per KV head; fewer reread K and V)";
+      return legality::kShapeValue("QH=" + std::to_string(qh) + ": the shape sets QH=" +
+                                   std::to_string(group_heads(shape)) + " (of the " +
+                                   std::to_string(shape[0] / shape[1]) +
+                                   " query heads per KV head; fewer reread K and V)");
     }
     if (config.at("STREAM") == 1) {
       if (auto problem = attention_stream::violation(config, shape, device); !problem.empty()) return problem;
       return stages_limits_violation(stages(config, shape), shape, 5, device);
     }
     if (config.at("MERGE_STAGE") != 0 || config.at("MERGE_WG") != 0) {
-      return "MERGE_STAGE and MERGE_WG are only varied with STREAM=1 (0 otherwise)";
+      return legality::kUnreadParameter("MERGE_STAGE and MERGE_WG are only varied with STREAM=1 (0 otherwise)");
     }
     if (config.at("ENTRIES") != attention_stream::kPinnedEntries) {
-      return "ENTRIES is only varied with STREAM=1";
+      return legality::kUnreadParameter("ENTRIES is only varied with STREAM=1");
     }
     if (config.at("MMA") == 1) {
       if (auto problem = attention_mma::violation(config, shape, device, kMaxSplits); !problem.empty()) return problem;
       return plan_limits_violation(plan(config, shape), shape, 5, device);
     }
-    if (config.at("STEP") != 32) return "STEP is only varied with MMA=1";
+    if (config.at("STEP") != 32) return legality::kUnreadParameter("STEP is only varied with MMA=1");
     const auto w = walk_of(config, shape);
     const std::uint32_t head_dim = shape[2], kv_len = shape[3];
     if (w.team < kMinTeam) {
-      return "LOADS*VEC = " + std::to_string(w.dims) + " leaves a team of " + std::to_string(w.team) +
-             " lanes for head_dim " + std::to_string(head_dim) + " (at least " + std::to_string(kMinTeam) + ")";
+      return attention::kTeam("LOADS*VEC = " + std::to_string(w.dims) + " leaves a team of " +
+                              std::to_string(w.team) + " lanes for head_dim " + std::to_string(head_dim) +
+                              " (at least " + std::to_string(kMinTeam) + ")");
     }
-    if (w.team > w.wg) return "a team of " + std::to_string(w.team) + " lanes exceeds WG_SIZE=" + std::to_string(w.wg);
+    if (w.team > w.wg) {
+      return attention::kTeam("a team of " + std::to_string(w.team) + " lanes exceeds WG_SIZE=" + std::to_string(w.wg));
+    }
     // Unsplit, the template has no merge: MERGE=1 would build MERGE=0's code.
-    if (w.chunk == 0 && w.merge != 0) return "MERGE=" + std::to_string(w.merge) + " needs splits to merge (KV_CHUNK > 0)";
+    if (w.chunk == 0 && w.merge != 0) {
+      return legality::kDuplicate("MERGE=" + std::to_string(w.merge) + " needs splits to merge (KV_CHUNK > 0)");
+    }
     if (w.chunk > 0 && (kv_len + w.chunk - 1) / w.chunk > kMaxSplits) {
-      return "KV_CHUNK=" + std::to_string(w.chunk) + " splits the cache of " + std::to_string(kv_len) +
-             " into more than " + std::to_string(kMaxSplits) + " workgroups per head group";
+      return attention::kMaxSplits("KV_CHUNK=" + std::to_string(w.chunk) + " splits the cache of " +
+                                   std::to_string(kv_len) + " into more than " + std::to_string(kMaxSplits) +
+                                   " workgroups per head group");
     }
     // The shuffle butterfly and the reduce-scatter need shuffles and the
     // team inside the smallest subgroup.
     const std::uint32_t smallest = device.min_subgroup_size != 0 ? device.min_subgroup_size : device.subgroup_size;
     const bool butterfly = device.subgroup_in_compute && device.has_subgroup_operation("shuffle") && w.team <= smallest;
     if (w.reduction != 1 && !butterfly) {
-      return "REDUCTION=" + std::to_string(w.reduction) + " needs subgroup shuffles in compute shaders and a team of " +
-             std::to_string(w.team) + " within the device's smallest subgroup of " + std::to_string(smallest);
+      return legality::kSubgroupSmallest("REDUCTION=" + std::to_string(w.reduction) +
+                                         " needs subgroup shuffles in compute shaders and a team of " +
+                                         std::to_string(w.team) + " within the device's smallest subgroup of " +
+                                         std::to_string(smallest));
     }
     if (w.reduction == 2 && w.qh * w.tokens > w.team) {
-      return "REDUCTION=2 scatters QH*TOKENS = " + std::to_string(w.qh * w.tokens) + " scores over a team of " +
-             std::to_string(w.team) + " lanes (at most one per lane)";
+      return attention::kScatter("REDUCTION=2 scatters QH*TOKENS = " + std::to_string(w.qh * w.tokens) +
+                                 " scores over a team of " + std::to_string(w.team) + " lanes (at most one per lane)");
     }
     return plan_limits_violation(plan(config, shape), shape, 5, device);
   }

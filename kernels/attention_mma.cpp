@@ -4,6 +4,7 @@
 #include <functional>
 #include <utility>
 
+#include "kernels/attention_rules.hpp"
 #include "kernels/coopmat.hpp"
 #include "kernels/row_ops.hpp"
 
@@ -68,11 +69,12 @@ Config pinned() {
   return config;
 }
 
-std::string violation(const Config& config, const Shape& shape, const vk::DeviceInfo& device, std::uint32_t max_splits) {
+Violation violation(const Config& config, const Shape& shape, const vk::DeviceInfo& device, std::uint32_t max_splits) {
   if (auto p = coopmat::device_violation(kMatrix, device, "MMA=1"); !p.empty()) return p;
   for (const auto& [name, value] : kPinned) {
     if (config.at(name) != value) {
-      return "MMA=1 does not use " + std::string(name) + ": it stays at " + std::to_string(value);
+      return legality::kUnreadParameter("MMA=1 does not use " + std::string(name) + ": it stays at " +
+                                        std::to_string(value));
     }
   }
   const auto wg = static_cast<std::uint32_t>(config.at("WG_SIZE"));
@@ -83,37 +85,41 @@ std::string violation(const Config& config, const Shape& shape, const vk::Device
   const auto l = layout_of(config, shape);
   // The template keeps one or two register sets of stage loads (PREFETCH=0
   // would overwrite a stage it has yet to store).
-  if (prefetch < 1 || prefetch > 2) return "MMA=1 takes PREFETCH 1 or 2 (stages of loads in flight)";
-  if (chunk == 0) return "MMA=1 needs KV_CHUNK > 0: a chunk's scores are held in shared memory";
-  if (chunk % step != 0) return "KV_CHUNK=" + std::to_string(chunk) + " is not a multiple of STEP=" + std::to_string(step);
+  if (prefetch < 1 || prefetch > 2) return legality::kPathValue("MMA=1 takes PREFETCH 1 or 2 (stages of loads in flight)");
+  if (chunk == 0) return legality::kPathValue("MMA=1 needs KV_CHUNK > 0: a chunk's scores are held in shared memory");
+  if (chunk % step != 0) {
+    return attention::kChunk("KV_CHUNK=" + std::to_string(chunk) + " is not a multiple of STEP=" + std::to_string(step));
+  }
   if ((hd / 16) % l.warps != 0) {
-    return "head_dim " + std::to_string(hd) + " has " + std::to_string(hd / 16) + " 16-dim tiles, not a multiple of the " +
-           std::to_string(l.warps) + " subgroups";
+    return attention::kSubgroupSplit("head_dim " + std::to_string(hd) + " has " + std::to_string(hd / 16) +
+                                     " 16-dim tiles, not a multiple of the " + std::to_string(l.warps) + " subgroups");
   }
   if ((step * hd / 8) % wg != 0) {
-    return "a stage of " + std::to_string(step) + " entries is not a whole number of 16-byte loads per invocation";
+    return attention::kSubgroupSplit("a stage of " + std::to_string(step) +
+                                     " entries is not a whole number of 16-byte loads per invocation");
   }
   const std::uint32_t splits = (kv_len + chunk - 1) / chunk;
   if (splits > max_splits) {
-    return "KV_CHUNK=" + std::to_string(chunk) + " splits the cache of " + std::to_string(kv_len) + " into more than " +
-           std::to_string(max_splits) + " workgroups per head group";
+    return attention::kMaxSplits("KV_CHUNK=" + std::to_string(chunk) + " splits the cache of " +
+                                 std::to_string(kv_len) + " into more than " + std::to_string(max_splits) +
+                                 " workgroups per head group");
   }
   return {};
 }
 
 std::vector<PruningRule> pruning() {
-  auto rule = [](std::string name, std::string reason, DeviceKey key,
+  auto rule = [](std::string name, std::string reason, DeviceFilter measured_on,
                  std::function<bool(const Config&, const Shape&)> prunes) {
-    return PruningRule{std::move(name), std::move(reason), std::move(key),
+    return PruningRule{std::move(name), std::move(reason), std::move(measured_on),
                        [prunes](const Config& c, const Shape& s) { return c.at("MMA") == 1 && prunes(c, s); }};
   };
-  const DeviceKey nvidia{kVendorNvidia, ""};
+  const DeviceFilter nvidia{kVendorNvidia, ""};
   return {
       // One chunk covering the cache is a single split (written out
       // directly); a larger one is the same work with idle shared memory.
       rule("tensor-cores.chunk-past-cache",
            "a chunk of twice the cache or more is the single split a shorter chunk makes, with idle shared memory",
-           DeviceKey{}, [](const Config& c, const Shape& s) { return static_cast<std::uint32_t>(c.at("KV_CHUNK")) >= 2 * s.at(3); }),
+           DeviceFilter{}, [](const Config& c, const Shape& s) { return static_cast<std::uint32_t>(c.at("KV_CHUNK")) >= 2 * s.at(3); }),
       rule("tensor-cores.wg512-unmeasured",
            "512 invocations were added for STREAM=1; the tensor-core path was tuned on the H200 with 128 and 256",
            nvidia, [](const Config& c, const Shape&) { return c.at("WG_SIZE") == 512; }),

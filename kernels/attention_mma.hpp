@@ -11,6 +11,7 @@
 
 #include "harness/device_info.hpp"
 #include "kernels/kernel.hpp"
+#include "kernels/legality.hpp"
 
 namespace vktune::kernels::attention_mma {
 
@@ -30,7 +31,7 @@ Config pinned();
 // (PREFETCH 1 or 2, a chunk of whole stages, tiles shared evenly by the
 // subgroups) and splits within `max_splits`. Device limits are the caller's
 // (plan_limits_violation).
-std::string violation(const Config& config, const Shape& shape, const vk::DeviceInfo& device, std::uint32_t max_splits);
+Violation violation(const Config& config, const Shape& shape, const vk::DeviceInfo& device, std::uint32_t max_splits);
 
 // The path's pruning rules (tensor-cores.*), each true only for MMA=1.
 std::vector<PruningRule> pruning();

@@ -32,6 +32,7 @@
 
 #include "common/error.hpp"
 #include "kernels/attention_cache_inputs.hpp"
+#include "kernels/attention_rules.hpp"
 #include "kernels/coopmat.hpp"
 #include "kernels/registry.hpp"
 #include "kernels/row_ops.hpp"
@@ -102,8 +103,8 @@ Space make_space() {
     }
     return out;
   };
-  space.paths = {SubSpace{"walk", varied({"WG_SIZE", "TEAM", "BC"}), kWalkPins},
-                 SubSpace{"tensor-cores", varied({"WG_SIZE", "BC", "MT", "PREFETCH", "HPW"}), kMmaPins}};
+  space.paths = {Path{"walk", varied({"WG_SIZE", "TEAM", "BC"}), kWalkPins},
+                 Path{"tensor-cores", varied({"WG_SIZE", "BC", "MT", "PREFETCH", "HPW"}), kMmaPins}};
   space.paths.back().tensor_cores = true;
   // head_dim is compiled in (register arrays and tiles are sized by it).
   for (auto& path : space.paths) path.specialized_dims = {3};
@@ -111,7 +112,7 @@ Space make_space() {
                     {"k", BindingRole::input, size_rule(2, {4, 2, 3})},
                     {"v", BindingRole::input, size_rule(2, {4, 2, 3})},
                     {"out", BindingRole::output, size_rule(4, {0, 1, 3})}};
-  const DeviceKey every{};
+  const DeviceFilter every{};
   space.pruning = {
       PruningRule{"tile-past-prompt",
                   "a workgroup of twice the prompt's queries or more leaves most of its invocations idle", every,
@@ -182,15 +183,15 @@ class AttentionPrefill final : public Kernel {
     return {{"WG_SIZE", 128}, {"TEAM", 8}, {"BC", 32}, {"MMA", 0}, {"MT", 1}, {"PREFETCH", 0}, {"HPW", 1}};
   }
 
-  std::string constraint_violation(const Config& config, const Shape& shape,
-                                   const vk::DeviceInfo& device) const override {
+  Violation constraint_violation(const Config& config, const Shape& shape,
+                                 const vk::DeviceInfo& device) const override {
     validate_shape(shape);
     if (auto problem = rowops::parameter_violation(config, space_); !problem.empty()) return problem;
     const bool mma = config.at("MMA") == 1;
     for (const auto& [name, value] : mma ? kMmaPins : kWalkPins) {
       if (config.at(name) != value) {
-        return std::string(mma ? "MMA=1" : "MMA=0") + " does not use " + name + ": it stays at " +
-               std::to_string(value);
+        return legality::kUnreadParameter(std::string(mma ? "MMA=1" : "MMA=0") + " does not use " + name +
+                                          ": it stays at " + std::to_string(value));
       }
     }
     const auto wg = static_cast<std::uint32_t>(config.at("WG_SIZE"));
@@ -198,31 +199,32 @@ class AttentionPrefill final : public Kernel {
     if (mma) {
       if (auto p = coopmat::device_violation(kMatrix, device, "MMA=1"); !p.empty()) return p;
       if (!device.subgroup_in_compute || !device.has_subgroup_operation("vote")) {
-        return "MMA=1 needs subgroup vote operations in compute shaders (a subgroup's choice of the slow path)";
+        return legality::kSubgroupOperations(
+            "MMA=1 needs subgroup vote operations in compute shaders (a subgroup's choice of the slow path)");
       }
       const auto hpw = static_cast<std::uint32_t>(config.at("HPW"));
       if ((wg / coopmat::kWarp) % hpw != 0) {
-        return "HPW=" + std::to_string(hpw) + ": WG_SIZE=" + std::to_string(wg) + " has " +
-               std::to_string(wg / coopmat::kWarp) + " subgroups, not a multiple of HPW";
+        return attention::kSubgroupSplit("HPW=" + std::to_string(hpw) + ": WG_SIZE=" + std::to_string(wg) + " has " +
+                                         std::to_string(wg / coopmat::kWarp) + " subgroups, not a multiple of HPW");
       }
       if ((shape[1] / shape[2]) % hpw != 0) {
-        return "HPW=" + std::to_string(hpw) + " does not divide the " + std::to_string(shape[1] / shape[2]) +
-               " query heads per KV head";
+        return attention::kSubgroupSplit("HPW=" + std::to_string(hpw) + " does not divide the " +
+                                         std::to_string(shape[1] / shape[2]) + " query heads per KV head");
       }
     } else {
       const auto team = static_cast<std::uint32_t>(config.at("TEAM"));
       const std::uint32_t smallest = device.min_subgroup_size != 0 ? device.min_subgroup_size : device.subgroup_size;
       if (!device.subgroup_in_compute || !device.has_subgroup_operation("shuffle") || team > smallest) {
-        return "TEAM=" + std::to_string(team) +
-               " needs subgroup shuffles in compute shaders and a team within the "
-               "device's smallest subgroup of " +
-               std::to_string(smallest);
+        return legality::kSubgroupSmallest("TEAM=" + std::to_string(team) +
+                                           " needs subgroup shuffles in compute shaders and a team within the "
+                                           "device's smallest subgroup of " +
+                                           std::to_string(smallest));
       }
       if (head_dim % (2 * team) != 0) {
-        return "head_dim " + std::to_string(head_dim) +
-               " does not split into pairs of dims over TEAM=" + std::to_string(team) + " lanes";
+        return attention::kTeam("head_dim " + std::to_string(head_dim) +
+                                " does not split into pairs of dims over TEAM=" + std::to_string(team) + " lanes");
       }
-      if (team > wg) return "TEAM=" + std::to_string(team) + " exceeds WG_SIZE=" + std::to_string(wg);
+      if (team > wg) return attention::kTeam("TEAM=" + std::to_string(team) + " exceeds WG_SIZE=" + std::to_string(wg));
     }
     return plan_limits_violation(plan(config, shape), shape, 4, device);
   }

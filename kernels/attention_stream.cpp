@@ -3,6 +3,7 @@
 #include <functional>
 #include <utility>
 
+#include "kernels/attention_rules.hpp"
 #include "kernels/row_ops.hpp"
 
 namespace vktune::kernels::attention_stream {
@@ -102,10 +103,11 @@ Config pinned() {
   return config;
 }
 
-std::string violation(const Config& config, const Shape& shape, const vk::DeviceInfo& device) {
+Violation violation(const Config& config, const Shape& shape, const vk::DeviceInfo& device) {
   for (const auto& [name, value] : kPinned) {
     if (config.at(name) != value) {
-      return "STREAM=1 does not use " + std::string(name) + ": it stays at " + std::to_string(value);
+      return legality::kUnreadParameter("STREAM=1 does not use " + std::string(name) + ": it stays at " +
+                                        std::to_string(value));
     }
   }
   const auto wg = static_cast<std::uint32_t>(config.at("WG_SIZE"));
@@ -115,55 +117,61 @@ std::string violation(const Config& config, const Shape& shape, const vk::Device
   const std::uint32_t hd = shape.at(2), kv_len = shape.at(3);
   const auto l = layout_of(config, shape);
   if (hd % (8 * loads) != 0 || !power_of_two(l.team) || l.team < 2) {
-    return "head_dim " + std::to_string(hd) + " with LOADS=" + std::to_string(loads) +
-           " does not give a team of lanes that is a power of two of at least 2 (head_dim/(8*LOADS))";
+    return attention::kTeam("head_dim " + std::to_string(hd) + " with LOADS=" + std::to_string(loads) +
+                            " does not give a team of lanes that is a power of two of at least 2 (head_dim/(8*LOADS))");
   }
-  if (l.team > wg) return "a team of " + std::to_string(l.team) + " lanes exceeds WG_SIZE=" + std::to_string(wg);
+  if (l.team > wg) {
+    return attention::kTeam("a team of " + std::to_string(l.team) + " lanes exceeds WG_SIZE=" + std::to_string(wg));
+  }
   const std::uint32_t smallest = device.min_subgroup_size != 0 ? device.min_subgroup_size : device.subgroup_size;
   if (!device.subgroup_in_compute || !device.has_subgroup_operation("shuffle") || l.team > smallest) {
-    return "STREAM=1 needs subgroup shuffles in compute shaders and a team of " + std::to_string(l.team) +
-           " lanes within the device's smallest subgroup of " + std::to_string(smallest);
+    return legality::kSubgroupSmallest("STREAM=1 needs subgroup shuffles in compute shaders and a team of " +
+                                       std::to_string(l.team) + " lanes within the device's smallest subgroup of " +
+                                       std::to_string(smallest));
   }
-  if (prefetch > 1) return "STREAM=1 takes PREFETCH 0 or 1 (one round of loads ahead)";
+  if (prefetch > 1) return legality::kPathValue("STREAM=1 takes PREFETCH 0 or 1 (one round of loads ahead)");
   if (chunk == 0 || chunk % l.round != 0) {
-    return "KV_CHUNK=" + std::to_string(chunk) + " is not a whole number of rounds of " + std::to_string(l.round) +
-           " entries (WG_SIZE/team*ENTRIES)";
+    return attention::kChunk("KV_CHUNK=" + std::to_string(chunk) + " is not a whole number of rounds of " +
+                             std::to_string(l.round) + " entries (WG_SIZE/team*ENTRIES)");
   }
   // With one round there is nothing to load ahead: the same code as PREFETCH=0.
-  if (prefetch == 1 && l.rounds < 2) return "PREFETCH=1 needs two rounds per workgroup (KV_CHUNK=" + std::to_string(chunk) + ")";
+  if (prefetch == 1 && l.rounds < 2) {
+    return legality::kDuplicate("PREFETCH=1 needs two rounds per workgroup (KV_CHUNK=" + std::to_string(chunk) + ")");
+  }
   const std::uint32_t splits = (kv_len + chunk - 1) / chunk;
   if (splits > kMaxSplits) {
-    return "KV_CHUNK=" + std::to_string(chunk) + " splits the cache of " + std::to_string(kv_len) + " into more than " +
-           std::to_string(kMaxSplits) + " workgroups per head group";
+    return attention::kMaxSplits("KV_CHUNK=" + std::to_string(chunk) + " splits the cache of " +
+                                 std::to_string(kv_len) + " into more than " + std::to_string(kMaxSplits) +
+                                 " workgroups per head group");
   }
   const auto merge_stage = config.at("MERGE_STAGE"), merge_wg = config.at("MERGE_WG");
-  if (merge_stage == 0 && merge_wg != 0) return "MERGE_WG is only varied with MERGE_STAGE=1";
+  if (merge_stage == 0 && merge_wg != 0) return legality::kUnreadParameter("MERGE_WG is only varied with MERGE_STAGE=1");
   if (merge_stage == 1) {
-    if (merge_wg == 0) return "MERGE_STAGE=1 needs MERGE_WG invocations for its merge stage";
+    if (merge_wg == 0) return legality::kPathValue("MERGE_STAGE=1 needs MERGE_WG invocations for its merge stage");
     // One split is written out by the streaming pass: a merge stage would do nothing.
-    if (splits < 2) return "MERGE_STAGE=1 needs splits to merge (kv_len > KV_CHUNK)";
+    if (splits < 2) return legality::kDuplicate("MERGE_STAGE=1 needs splits to merge (kv_len > KV_CHUNK)");
   }
   return {};
 }
 
 std::vector<PruningRule> pruning() {
-  auto rule = [](std::string name, std::string reason, DeviceKey key,
+  auto rule = [](std::string name, std::string reason, DeviceFilter measured_on,
                  std::function<bool(const Config&, const Shape&, const Layout&)> prunes) {
-    return PruningRule{std::move(name), std::move(reason), std::move(key), [prunes](const Config& c, const Shape& s) {
+    return PruningRule{std::move(name), std::move(reason), std::move(measured_on), [prunes](const Config& c, const Shape& s) {
                          return c.at("STREAM") == 1 && prunes(c, s, layout_of(c, s));
                        }};
   };
-  const DeviceKey nvidia{kVendorNvidia, ""};
+  const DeviceFilter nvidia{kVendorNvidia, ""};
   auto u = [](const Config& c, const char* name) { return static_cast<std::uint32_t>(c.at(name)); };
   return {
       rule("stream.chunk-past-cache",
            "a chunk of twice the cache or more (and more than a round) is the single split a shorter chunk makes, "
            "with idle lanes",
-           DeviceKey{}, [u](const Config& c, const Shape& s, const Layout& l) {
+           DeviceFilter{}, [u](const Config& c, const Shape& s, const Layout& l) {
              return u(c, "KV_CHUNK") >= 2 * s.at(3) && u(c, "KV_CHUNK") > l.round;
            }),
       rule("stream.rounds-8", "the rounds are unrolled: past 8 a chunk grows the code without putting more loads in flight",
-           DeviceKey{}, [](const Config&, const Shape&, const Layout& l) { return l.rounds > kMaxRounds; }),
+           DeviceFilter{}, [](const Config&, const Shape&, const Layout& l) { return l.rounds > kMaxRounds; }),
       // Two loads per entry halve the team (for subgroups of 8 at head_dim
       // 128) at twice the query and accumulator registers.
       rule("stream.loads-where-needed",
@@ -188,7 +196,7 @@ std::vector<PruningRule> pruning() {
       rule("stream.register-file",
            "past 255 registers a lane (2*QH*LOADS*8 + (1+PREFETCH)*8*ENTRIES*LOADS) a lane's words exceed the "
            "register file any GPU gives one invocation (NVIDIA 255, AMD 256 VGPRs) and spill to memory",
-           DeviceKey{}, [u](const Config& c, const Shape&, const Layout&) {
+           DeviceFilter{}, [u](const Config& c, const Shape&, const Layout&) {
              const std::uint32_t loads = u(c, "LOADS");
              return 2 * u(c, "QH") * loads * 8 + (1 + u(c, "PREFETCH")) * 8 * u(c, "ENTRIES") * loads > kRegisterFile;
            }),

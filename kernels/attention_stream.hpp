@@ -12,6 +12,7 @@
 
 #include "harness/device_info.hpp"
 #include "kernels/kernel.hpp"
+#include "kernels/legality.hpp"
 
 namespace vktune::kernels::attention_stream {
 
@@ -47,7 +48,7 @@ Config pinned();
 // smallest subgroup, a chunk of whole rounds, splits within kMaxSplits, and
 // no duplicate of another variant's code. Device limits are the caller's
 // (plan_limits_violation).
-std::string violation(const Config& config, const Shape& shape, const vk::DeviceInfo& device);
+Violation violation(const Config& config, const Shape& shape, const vk::DeviceInfo& device);
 
 // The path's pruning rules (stream.*), each true only for STREAM=1.
 std::vector<PruningRule> pruning();

@@ -24,40 +24,46 @@ Tile tile_of(const Config& c) {
   return t;
 }
 
-std::string device_violation(const MatrixShape& cm, const vk::DeviceInfo& device, const std::string& path) {
-  if (!device.features.cooperative_matrix_nv) return path + " needs VK_NV_cooperative_matrix";
-  if (!device.features.shader_float16) return path + " needs shaderFloat16 (fp16 staging in shared memory)";
+Violation device_violation(const MatrixShape& cm, const vk::DeviceInfo& device, const std::string& path) {
+  if (!device.features.cooperative_matrix_nv) return legality::kCooperativeMatrix(path + " needs VK_NV_cooperative_matrix");
+  if (!device.features.shader_float16) {
+    return legality::kFloat16(path + " needs shaderFloat16 (fp16 staging in shared memory)");
+  }
   bool reported = false;
   for (const auto& s : device.cooperative_matrix_shapes) {
     reported = reported || (s.m == cm.m && s.n == cm.n && s.k == cm.k && s.a_type == "f16" && s.b_type == "f16" &&
                             s.c_type == "f32" && s.d_type == "f32" && s.scope == "subgroup");
   }
   const std::string name = std::to_string(cm.m) + "x" + std::to_string(cm.n) + "x" + std::to_string(cm.k);
-  if (!reported) return "the device reports no " + name + " cooperative matrix with f16 inputs and f32 accumulators";
+  if (!reported) {
+    return legality::kCooperativeMatrix("the device reports no " + name +
+                                        " cooperative matrix with f16 inputs and f32 accumulators");
+  }
   const bool only32 = device.subgroup_size == kWarp && (device.min_subgroup_size == 0 || device.min_subgroup_size == kWarp) &&
                       (device.max_subgroup_size == 0 || device.max_subgroup_size == kWarp);
-  if (!only32) return path + " assumes subgroups of exactly 32 invocations";
+  if (!only32) return legality::kSubgroup32(path + " assumes subgroups of exactly 32 invocations");
   return {};
 }
 
-std::string violation(const Config& c, const vk::DeviceInfo& device) {
+Violation violation(const Config& c, const vk::DeviceInfo& device) {
   const auto t = tile_of(c);
   if (auto p = device_violation(t.cm, device, "USE_COOPMAT=1"); !p.empty()) return p;
   const std::string cm = std::to_string(t.cm.m) + "x" + std::to_string(t.cm.n) + "x" + std::to_string(t.cm.k);
-  if (t.warps > 8) return "WARPS_M*WARPS_N = " + std::to_string(t.warps) + " subgroups is more than 8";
+  if (t.warps > 8) return kSubgroups("WARPS_M*WARPS_N = " + std::to_string(t.warps) + " subgroups is more than 8");
   if (t.wm % t.cm.m != 0 || t.wn % t.cm.n != 0) {
-    return "a subgroup's " + std::to_string(t.wm) + "×" + std::to_string(t.wn) + " part of the tile is not made of " + cm +
-           " matrices";
+    return kTileShape("a subgroup's " + std::to_string(t.wm) + "×" + std::to_string(t.wn) +
+                      " part of the tile is not made of " + cm + " matrices");
   }
   if (t.bk < 16 || t.bk % t.cm.k != 0) {
-    return "TILE_K=" + std::to_string(t.bk) + " is below 16 or not a multiple of " + std::to_string(t.cm.k);
+    return kTileShape("TILE_K=" + std::to_string(t.bk) + " is below 16 or not a multiple of " + std::to_string(t.cm.k));
   }
   // Up to 64×64 of C per subgroup (sixteen 16×16 accumulators): the larger
   // the subgroup's part, the more matrix products per fragment loaded from
   // shared memory; past 128 floats the registers spill.
   const std::uint32_t acc_floats = t.wm * t.wn / kWarp;
   if (acc_floats > 128) {
-    return "a subgroup's accumulators hold " + std::to_string(acc_floats) + " floats per invocation, more than 128";
+    return kAccumulators("a subgroup's accumulators hold " + std::to_string(acc_floats) +
+                         " floats per invocation, more than 128");
   }
   return {};
 }

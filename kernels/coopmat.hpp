@@ -10,6 +10,7 @@
 
 #include "harness/device_info.hpp"
 #include "kernels/kernel.hpp"
+#include "kernels/legality.hpp"
 
 namespace vktune::kernels::coopmat {
 
@@ -36,11 +37,16 @@ Tile tile_of(const Config& config);
 // Empty when the device multiplies fp16 `cm` matrices into fp32 ones in
 // subgroups of exactly 32 invocations; else why not, the message starting
 // with `path` (the parameter that asks for tensor cores, e.g. "MMA=1").
-std::string device_violation(const MatrixShape& cm, const vk::DeviceInfo& device, const std::string& path);
+Violation device_violation(const MatrixShape& cm, const vk::DeviceInfo& device, const std::string& path);
 
 // Empty when the device runs fp16 × fp16 + fp32 matrices of the config's
 // CM_SHAPE in 32-wide subgroups and the tile splits into whole matrices per
 // subgroup within the accumulator budget; else why not.
-std::string violation(const Config& config, const vk::DeviceInfo& device);
+Violation violation(const Config& config, const vk::DeviceInfo& device);
+
+// The tensor-core tiles' legality rules (besides the shared device ones).
+inline constexpr RuleId kSubgroups{"coopmat.subgroups"};        // at most 8 subgroups per workgroup
+inline constexpr RuleId kTileShape{"coopmat.tile_shape"};       // whole matrices per subgroup, TILE_K
+inline constexpr RuleId kAccumulators{"coopmat.accumulators"};  // at most 128 accumulator floats per invocation
 
 }  // namespace vktune::kernels::coopmat

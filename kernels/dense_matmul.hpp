@@ -17,6 +17,10 @@
 
 namespace vktune::kernels::dense {
 
+// The dense matmuls' legality rules.
+inline constexpr RuleId kTileWidth{"tiled.tile_past_shape"};        // a tile past its dimension's power of two
+inline constexpr RuleId kVecWidth{"dense.vec_width"};               // VEC the widest load that divides K
+
 // Above this many multiply-adds the CPU reference is computed for a sample of
 // outputs only (see Problem::expected).
 constexpr double kFullReferenceMacs = 3.0e8;
@@ -57,11 +61,11 @@ inline std::vector<Shape> check_shapes() { return {{37, 45, 100}, {61, 50, 33}, 
 
 // A tile along a dimension is at most the dimension rounded up to a power of
 // two (or the smallest candidate): larger tiles only add idle invocations.
-inline std::string tile_violation(const char* name, int tile, std::uint32_t dim, int smallest) {
+inline Violation tile_violation(const char* name, int tile, std::uint32_t dim, int smallest) {
   const auto limit = std::max<std::uint32_t>(static_cast<std::uint32_t>(smallest), next_pow2(dim));
   if (static_cast<std::uint32_t>(tile) > limit) {
-    return std::string(name) + "=" + std::to_string(tile) + " exceeds " + std::to_string(limit) +
-           " (the dimension rounded up to a power of two): the rest of the tile would be idle";
+    return kTileWidth(std::string(name) + "=" + std::to_string(tile) + " exceeds " + std::to_string(limit) +
+                      " (the dimension rounded up to a power of two): the rest of the tile would be idle");
   }
   return {};
 }
@@ -79,25 +83,26 @@ inline std::vector<Parameter> tiled_parameters() {
 
 // The widest global load that divides K, among `widths` (widest first): a
 // narrower one is never faster, so it is not a separate variant.
-inline std::string vec_violation(int vec, std::uint32_t k, const std::vector<int>& widths) {
+inline Violation vec_violation(int vec, std::uint32_t k, const std::vector<int>& widths) {
   for (int w : widths) {
     if (k % static_cast<std::uint32_t>(w) == 0) {
       if (vec == w) return {};
-      return "VEC=" + std::to_string(vec) + ": loads of " + std::to_string(w) + " elements divide K=" +
-             std::to_string(k) + " and are never slower (only the widest dividing width is varied)";
+      return kVecWidth("VEC=" + std::to_string(vec) + ": loads of " + std::to_string(w) + " elements divide K=" +
+                       std::to_string(k) + " and are never slower (only the widest dividing width is varied)");
     }
   }
-  return "VEC=" + std::to_string(vec) + " does not divide K=" + std::to_string(k);
+  return kVecWidth("VEC=" + std::to_string(vec) + " does not divide K=" + std::to_string(k));
 }
 
 inline std::uint32_t tiled_invocations(const Config& c) {
   return static_cast<std::uint32_t>((c.at("TILE_M") / c.at("THREAD_M")) * (c.at("TILE_N") / c.at("THREAD_N")));
 }
 
-inline std::string tiled_violation(const Config& c, const Shape& shape) {
+inline Violation tiled_violation(const Config& c, const Shape& shape) {
   const auto wg = tiled_invocations(c);
   if (wg < 32 || wg > 512) {
-    return "(TILE_M/THREAD_M)*(TILE_N/THREAD_N) = " + std::to_string(wg) + " invocations is outside 32..512";
+    return legality::kTiledInvocations("(TILE_M/THREAD_M)*(TILE_N/THREAD_N) = " + std::to_string(wg) +
+                             " invocations is outside 32..512");
   }
   if (auto p = tile_violation("TILE_M", c.at("TILE_M"), shape[0], 32); !p.empty()) return p;
   if (auto p = tile_violation("TILE_N", c.at("TILE_N"), shape[1], 32); !p.empty()) return p;
@@ -151,7 +156,7 @@ inline void tiled_plan(const Config& c, const Shape& shape, ShaderPlan& plan) {
 }
 
 // Device limits for a plan with three buffers and three push-constant words.
-inline std::string limits_violation(const ShaderPlan& plan, const Shape& shape, const vk::DeviceInfo& device) {
+inline Violation limits_violation(const ShaderPlan& plan, const Shape& shape, const vk::DeviceInfo& device) {
   return plan_limits_violation(plan, shape, 3, device);
 }
 

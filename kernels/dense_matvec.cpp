@@ -62,7 +62,7 @@ Config baseline(const Shape& shape, bool f16) {
           {"SUBGROUP_SIZE", 0}};
 }
 
-std::string violation(const Config& config, const Shape& shape, const vk::DeviceInfo& device, bool f16) {
+Violation violation(const Config& config, const Shape& shape, const vk::DeviceInfo& device, bool f16) {
   const int wg = config.at("WG_SIZE"), rows = config.at("ROWS_PER_WG"), t = config.at("THREADS_PER_ROW");
   const int unroll = config.at("UNROLL"), cols = config.at("COLS_PER_PASS"), vec = config.at("VEC");
   const int sg = config.at("SUBGROUP_SIZE");
@@ -70,8 +70,8 @@ std::string violation(const Config& config, const Shape& shape, const vk::Device
   int rows_per_thread = 0;
   if (auto p = matvec::row_group_violation(wg, rows, t, rows_per_thread); !p.empty()) return p;
   if (static_cast<std::uint32_t>(rows) > std::max(8u, matvec::next_pow2(shape[1]))) {
-    return "ROWS_PER_WG=" + std::to_string(rows) + " exceeds N=" + std::to_string(shape[1]) +
-           " rounded up to a power of two (the extra rows would be idle)";
+    return legality::kIdleLanes("ROWS_PER_WG=" + std::to_string(rows) + " exceeds N=" + std::to_string(shape[1]) +
+                                " rounded up to a power of two (the extra rows would be idle)");
   }
   const std::uint32_t chunks = shape[2] / static_cast<std::uint32_t>(vec);
   if (auto p = matvec::row_steps_violation(t, unroll, chunks, "chunks", "the unrolled loads would never all be used");
@@ -81,18 +81,21 @@ std::string violation(const Config& config, const Shape& shape, const vk::Device
   if (auto p = matvec::column_violation(cols, shape[0], rows_per_thread); !p.empty()) return p;
   const int words = load_words(vec, f16);
   if (unroll * (rows_per_thread + cols) * words > kMaxLoadWords) {
-    return "UNROLL * (rows per invocation + COLS_PER_PASS) loads of " + std::to_string(words) +
-           " words = more than " + std::to_string(kMaxLoadWords) + " registers of loads in flight per invocation";
+    return legality::kRegisters("UNROLL * (rows per invocation + COLS_PER_PASS) loads of " + std::to_string(words) +
+                                " words = more than " + std::to_string(kMaxLoadWords) +
+                                " registers of loads in flight per invocation");
   }
   if (!device.subgroup_in_compute || !device.has_subgroup_operation("shuffle")) {
-    return "the row sums need subgroup shuffles in compute shaders";
+    return legality::kSubgroupOperations("the row sums need subgroup shuffles in compute shaders");
   }
   const std::uint32_t smallest =
       sg != 0 ? static_cast<std::uint32_t>(sg)
               : (device.min_subgroup_size != 0 ? device.min_subgroup_size : device.subgroup_size);
   if (smallest < static_cast<std::uint32_t>(t)) {
-    return "THREADS_PER_ROW=" + std::to_string(t) + " invocations are summed with subgroup shuffles, more than the " +
-           std::to_string(smallest) + " invocations of the smallest subgroup the variant may get";
+    return legality::kSubgroupSmallest("THREADS_PER_ROW=" + std::to_string(t) +
+                                       " invocations are summed with subgroup shuffles, more than the " +
+                                       std::to_string(smallest) +
+                                       " invocations of the smallest subgroup the variant may get");
   }
   return rowops::subgroup_size_violation(sg, static_cast<std::uint32_t>(wg), device);
 }

@@ -32,7 +32,7 @@ Config baseline(const Shape& shape, bool f16);
 
 // Empty when the config can run, else why not (device limits excluded: the
 // caller adds plan_limits_violation).
-std::string violation(const Config& config, const Shape& shape, const vk::DeviceInfo& device, bool f16);
+Violation violation(const Config& config, const Shape& shape, const vk::DeviceInfo& device, bool f16);
 
 ShaderPlan plan(const Config& config, bool f16);
 

@@ -107,8 +107,8 @@ class GetRows final : public Kernel {
     return {{"WG_SIZE", shape.at(2) > 256 ? 64 : 32}, {"ELEMS", 8}, {"STEPS", 1}};
   }
 
-  std::string constraint_violation(const Config& config, const Shape& shape,
-                                   const vk::DeviceInfo& device) const override {
+  Violation constraint_violation(const Config& config, const Shape& shape,
+                                 const vk::DeviceInfo& device) const override {
     validate_shape(shape);
     if (auto problem = rowops::parameter_violation(config, spaces()[0]); !problem.empty()) return problem;
     const auto wg = static_cast<std::uint32_t>(config.at("WG_SIZE"));
@@ -116,15 +116,17 @@ class GetRows final : public Kernel {
     const auto steps = static_cast<std::uint32_t>(config.at("STEPS"));
     const std::uint32_t dim = shape[2];
     if (t_.block > 1 && t_.block % elems != 0) {
-      return "ELEMS=" + std::to_string(elems) + " does not divide the block of " + std::to_string(t_.block);
+      return legality::kDivides("ELEMS=" + std::to_string(elems) + " does not divide the block of " +
+                                std::to_string(t_.block));
     }
     if (t_.block == 1 && dim % elems != 0) {
-      return "ELEMS=" + std::to_string(elems) + " does not divide the row of " + std::to_string(dim);
+      return legality::kDivides("ELEMS=" + std::to_string(elems) + " does not divide the row of " + std::to_string(dim));
     }
     const std::uint64_t chunk = std::uint64_t{wg} * elems * steps;
     if (chunk >= 2 * std::uint64_t{dim} && !(wg == 32 && steps == 1)) {
-      return "a workgroup's " + std::to_string(chunk) + " outputs (WG_SIZE*ELEMS*STEPS) are twice the row of " +
-             std::to_string(dim) + " or more: over half the lanes idle";
+      return legality::kIdleLanes("a workgroup's " + std::to_string(chunk) +
+                                  " outputs (WG_SIZE*ELEMS*STEPS) are twice the row of " + std::to_string(dim) +
+                                  " or more: over half the lanes idle");
     }
     return plan_limits_violation(plan(config, shape), shape, 3, device);
   }

@@ -17,8 +17,9 @@ void add_define(std::vector<ShaderPlan>& stages) {
   }
 }
 
-std::string device_violation(const vk::DeviceInfo& device) {
-  return device.features.storage_buffer_16bit ? "" : "fp16 x and y buffers need storageBuffer16BitAccess";
+Violation device_violation(const vk::DeviceInfo& device) {
+  if (device.features.storage_buffer_16bit) return {};
+  return legality::kStorage16("fp16 x and y buffers need storageBuffer16BitAccess");
 }
 
 HostBuffer rounded_x(std::vector<float>& x) { return half::rounded_buffer("x", x, false); }

@@ -25,6 +25,7 @@
 
 #include "harness/device_info.hpp"
 #include "kernels/kernel.hpp"
+#include "kernels/legality.hpp"
 
 namespace vktune::kernels::half_activations {
 
@@ -36,7 +37,7 @@ inline constexpr const char* kDefine = "ACT_F16";
 void add_define(std::vector<ShaderPlan>& stages);
 
 // "" where the device reads and writes fp16 storage buffers, else why not.
-std::string device_violation(const vk::DeviceInfo& device);
+Violation device_violation(const vk::DeviceInfo& device);
 
 // x of `m`×`k` values rounded to fp16 (ties to even) in place, as the
 // buffer "x" of their bits: the reference then multiplies what the device

@@ -8,6 +8,7 @@
 
 #include "common/error.hpp"
 #include "harness/pipeline.hpp"
+#include "kernels/legality.hpp"
 
 namespace vktune::kernels {
 
@@ -25,8 +26,8 @@ std::array<std::uint32_t, 3> workgroup_counts(const DispatchRule& rule, const Sh
   return groups;
 }
 
-std::string plan_limits_violation(const ShaderPlan& plan, const Shape& shape, std::uint32_t buffers,
-                                  const vk::DeviceInfo& device) {
+Violation plan_limits_violation(const ShaderPlan& plan, const Shape& shape, std::uint32_t buffers,
+                                const vk::DeviceInfo& device) {
   vk::PipelineDesc desc;
   desc.storage_buffers = buffers;
   const auto words = plan.push_constants.empty() ? shape.size() : plan.push_constants.size();
@@ -36,25 +37,28 @@ std::string plan_limits_violation(const ShaderPlan& plan, const Shape& shape, st
   desc.require_full_subgroups = plan.require_full_subgroups;
   if (auto problem = vk::check_pipeline_limits(device, desc); !problem.empty()) return problem;
   if (plan.shared_memory_bytes > device.max_shared_memory_bytes) {
-    return std::to_string(plan.shared_memory_bytes) + " bytes of shared memory exceed the device's " +
-           std::to_string(device.max_shared_memory_bytes);
+    return legality::kSharedMemory(std::to_string(plan.shared_memory_bytes) +
+                                   " bytes of shared memory exceed the device's " +
+                                   std::to_string(device.max_shared_memory_bytes));
   }
   const auto groups = workgroup_counts(plan.dispatch, shape);
   for (std::size_t axis = 0; axis < 3; ++axis) {
     if (groups[axis] > device.max_workgroup_count[axis]) {
-      return std::to_string(groups[axis]) + " workgroups along axis " + std::to_string(axis) +
-             " exceed the device's maxComputeWorkGroupCount of " + std::to_string(device.max_workgroup_count[axis]);
+      return legality::kWorkgroupCount(std::to_string(groups[axis]) + " workgroups along axis " +
+                                       std::to_string(axis) + " exceed the device's maxComputeWorkGroupCount of " +
+                                       std::to_string(device.max_workgroup_count[axis]));
     }
   }
   return {};
 }
 
-std::string stages_limits_violation(const std::vector<ShaderPlan>& stages, const Shape& shape, std::uint32_t buffers,
-                                    const vk::DeviceInfo& device) {
+Violation stages_limits_violation(const std::vector<ShaderPlan>& stages, const Shape& shape, std::uint32_t buffers,
+                                  const vk::DeviceInfo& device) {
   for (std::size_t i = 0; i < stages.size(); ++i) {
     auto problem = plan_limits_violation(stages[i], shape, buffers, device);
     if (problem.empty()) continue;
-    return stages.size() == 1 ? problem : "stage " + std::to_string(i) + ": " + problem;
+    if (stages.size() > 1) problem.detail = "stage " + std::to_string(i) + ": " + problem.detail;
+    return problem;
   }
   return {};
 }
@@ -77,9 +81,9 @@ const std::vector<Space>& Kernel::spaces() const {
   return spaces_;
 }
 
-std::vector<SubSpace> Space::effective_paths() const {
+std::vector<Path> Space::effective_paths() const {
   if (!paths.empty()) return paths;
-  return {SubSpace{name, parameters, {}}};
+  return {Path{name, parameters, {}}};
 }
 
 bool on_tensor_cores(const Kernel& kernel, const Config& config, const Shape& shape) {
@@ -87,7 +91,7 @@ bool on_tensor_cores(const Kernel& kernel, const Config& config, const Shape& sh
   return path != nullptr && path->tensor_cores;
 }
 
-const SubSpace* Space::path_of(const Config& config) const {
+const Path* Space::path_of(const Config& config) const {
   if (paths.empty()) return nullptr;
   for (const auto& path : paths) {
     bool fits = true;
@@ -112,12 +116,12 @@ std::size_t Kernel::space_index(const Shape& shape) const {
   throw Error(ErrorKind::usage, name() + ": no space serves shape " + shape_to_string(shape));
 }
 
-bool DeviceKey::matches(const vk::DeviceInfo& device) const {
+bool DeviceFilter::matches(const vk::DeviceInfo& device) const {
   if (vendor_id != 0 && device.vendor_id != vendor_id) return false;
   return name_contains.empty() || device.name.find(name_contains) != std::string::npos;
 }
 
-std::string DeviceKey::describe() const {
+std::string DeviceFilter::describe() const {
   if (vendor_id == 0 && name_contains.empty()) return "every device";
   std::string text;
   if (vendor_id != 0) {

@@ -21,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/violation.hpp"
 #include "harness/device_info.hpp"
 #include "kernels/launch_contract.hpp"
 #include "kernels/prefix_checker.hpp"
@@ -47,7 +48,7 @@ struct Parameter {
 // dimensions its SPIR-V is compiled for (a variant serves only shapes equal
 // to its tuned shape there), and the bindings its dispatches never touch
 // (their contract asks for a minimal buffer).
-struct SubSpace {
+struct Path {
   std::string name;  // "walk", "tensor-cores"
   std::vector<Parameter> parameters{};
   Config pinned{};
@@ -60,7 +61,9 @@ struct SubSpace {
 
 // The devices a pruning rule was measured on: every device (vendor_id 0) or
 // one vendor's, optionally only those whose name contains `name_contains`.
-struct DeviceKey {
+// A filter over devices, not a device's identity (that is the runtime's
+// rules::DeviceKey, which a table lookup matches devices by).
+struct DeviceFilter {
   std::uint32_t vendor_id = 0;
   std::string name_contains;
   bool matches(const vk::DeviceInfo& device) const;
@@ -79,7 +82,7 @@ constexpr std::uint32_t kVendorNvidia = 0x10de;
 struct PruningRule {
   std::string name;    // "walk.wg256-winners-only"
   std::string reason;  // one line: what was measured, where
-  DeviceKey measured_on;
+  DeviceFilter measured_on;
   std::function<bool(const Config& config, const Shape& shape)> prunes;
 };
 
@@ -92,7 +95,7 @@ struct Space {
   // all its candidate values on any path.
   std::vector<Parameter> parameters;
   // The template paths; empty means one path that varies every parameter.
-  std::vector<SubSpace> paths{};
+  std::vector<Path> paths{};
   // Values the shape sets rather than the search (grouped-query heads per
   // workgroup, ...): a config carries them, no path varies them.
   std::function<Config(const Shape& shape)> shape_values{};
@@ -113,10 +116,10 @@ struct Space {
   std::string push_constants_unfit{};
 
   // The paths, with the implicit single path spelled out.
-  std::vector<SubSpace> effective_paths() const;
+  std::vector<Path> effective_paths() const;
   // The path a config of this space belongs to: the first whose pinned
   // values it carries and whose parameters take its values; nullptr if none.
-  const SubSpace* path_of(const Config& config) const;
+  const Path* path_of(const Config& config) const;
 };
 
 // Workgroups along one axis: ceil(shape[shape_dim] / divisor), or 1 when
@@ -245,11 +248,12 @@ class Kernel {
   // A sensible untuned default, what a careful engineer would pick by hand.
   virtual Config baseline(const Shape& shape) const = 0;
   // Empty when the config is legal on this shape and device, else why not:
-  // device limits, what the templates implement, and configs that would
-  // build another config's code. Never a judgement of speed (that is
-  // pruning, Space::pruning).
-  virtual std::string constraint_violation(const Config& config, const Shape& shape,
-                                           const vk::DeviceInfo& device) const = 0;
+  // the id of the rule it breaks (kernels/legality.hpp, or the kernel
+  // family's own) and the detail. The rules are device limits, what the
+  // templates implement, and configs that would build another config's code;
+  // never a judgement of speed (that is pruning, Space::pruning).
+  virtual Violation constraint_violation(const Config& config, const Shape& shape,
+                                         const vk::DeviceInfo& device) const = 0;
   virtual ShaderPlan plan(const Config& config, const Shape& shape) const = 0;
   // Every dispatch of a variant, in order; all stages bind the same buffers
   // (Space::bindings) and receive the shape as push constants, with a
@@ -294,7 +298,7 @@ class Kernel {
   // constraint_violation. It must keep exactly the configs that
   // config-by-config checking keeps. nullptr (the default) = check config
   // by config. One checker serves one thread.
-  virtual std::unique_ptr<PrefixChecker> prefix_checker(const SubSpace& path, const Shape& shape,
+  virtual std::unique_ptr<PrefixChecker> prefix_checker(const Path& path, const Shape& shape,
                                                         const vk::DeviceInfo& device,
                                                         const std::vector<const PruningRule*>& pruning) const {
     static_cast<void>(path), static_cast<void>(shape), static_cast<void>(device), static_cast<void>(pruning);
@@ -309,18 +313,18 @@ class Kernel {
   mutable std::vector<Space> spaces_;
 };
 
-// Why `plan` cannot run on `device` for `shape`, or "" when it can: local
-// size, subgroup request, shared memory and workgroup counts, for a kernel
-// with `buffers` storage buffers and one push-constant word per shape
-// dimension (the conventions above). Kernels call it from
+// Why `plan` cannot run on `device` for `shape`, or no violation when it
+// can: local size, subgroup request, shared memory and workgroup counts, for
+// a kernel with `buffers` storage buffers and one push-constant word per
+// shape dimension (the conventions above). Kernels call it from
 // constraint_violation.
-std::string plan_limits_violation(const ShaderPlan& plan, const Shape& shape, std::uint32_t buffers,
-                                  const vk::DeviceInfo& device);
+Violation plan_limits_violation(const ShaderPlan& plan, const Shape& shape, std::uint32_t buffers,
+                                const vk::DeviceInfo& device);
 
 // plan_limits_violation for every stage of a variant (Kernel::stages), the
-// first violation named with its stage when there are several.
-std::string stages_limits_violation(const std::vector<ShaderPlan>& stages, const Shape& shape, std::uint32_t buffers,
-                                    const vk::DeviceInfo& device);
+// first violation's detail naming its stage when there are several.
+Violation stages_limits_violation(const std::vector<ShaderPlan>& stages, const Shape& shape, std::uint32_t buffers,
+                                  const vk::DeviceInfo& device);
 
 // "1,4096,4096"
 std::string shape_to_string(const Shape& shape);
@@ -334,7 +338,7 @@ Config config_from_json(const std::string& json);
 std::string config_to_string(const Config& config);
 
 // Whether `config` runs on a tensor-core path of `kernel`'s space at `shape`
-// (SubSpace::tensor_cores); false for a config no path holds.
+// (Path::tensor_cores); false for a config no path holds.
 bool on_tensor_cores(const Kernel& kernel, const Config& config, const Shape& shape);
 
 }  // namespace vktune::kernels

@@ -11,7 +11,9 @@
 #include <vector>
 
 #include "common/error.hpp"
+#include "harness/limit_rules.hpp"
 #include "kernels/kernel.hpp"
+#include "kernels/legality.hpp"
 
 namespace vktune::kernels::support {
 
@@ -83,28 +85,36 @@ inline void check_dims(const std::string& kernel, const std::vector<std::string>
 }
 
 // Empty when every parameter of the space is present with a candidate value.
-inline std::string parameter_violation(const Config& config, const Space& space) {
+inline Violation parameter_violation(const Config& config, const Space& space) {
   for (const auto& p : space.parameters) {
     const auto it = config.find(p.name);
-    if (it == config.end()) return "parameter " + p.name + " is missing";
+    if (it == config.end()) return legality::kParameterMissing("parameter " + p.name + " is missing");
     if (std::find(p.values.begin(), p.values.end(), it->second) == p.values.end()) {
-      return p.name + "=" + std::to_string(it->second) + " is not a candidate value";
+      return legality::kParameterValue(p.name + "=" + std::to_string(it->second) + " is not a candidate value");
     }
   }
-  if (config.size() != space.parameters.size()) return "the config has parameters outside the space";
+  if (config.size() != space.parameters.size()) {
+    return legality::kParameterOutside("the config has parameters outside the space");
+  }
   return {};
 }
 
 // A requested subgroup size (0 = the device's choice) for a workgroup of
 // `wg` invocations.
-inline std::string subgroup_size_violation(int subgroup_size, std::uint32_t wg, const vk::DeviceInfo& device) {
+inline Violation subgroup_size_violation(int subgroup_size, std::uint32_t wg, const vk::DeviceInfo& device) {
   if (subgroup_size == 0) return {};
   const auto sg = static_cast<std::uint32_t>(subgroup_size);
-  if (!device.supports_required_subgroup_size(sg)) return "the device cannot require subgroup size " + std::to_string(sg);
-  if (device.min_subgroup_size == device.max_subgroup_size) {
-    return "subgroup size " + std::to_string(sg) + " is the device's only size: SUBGROUP_SIZE=0 is the same variant";
+  if (!device.supports_required_subgroup_size(sg)) {
+    return vk::limits::kSubgroupRange("the device cannot require subgroup size " + std::to_string(sg));
   }
-  if (wg % sg != 0) return "WG_SIZE " + std::to_string(wg) + " is not a multiple of SUBGROUP_SIZE " + std::to_string(sg);
+  if (device.min_subgroup_size == device.max_subgroup_size) {
+    return legality::kDuplicate("subgroup size " + std::to_string(sg) +
+                                " is the device's only size: SUBGROUP_SIZE=0 is the same variant");
+  }
+  if (wg % sg != 0) {
+    return legality::kSubgroupDivides("WG_SIZE " + std::to_string(wg) + " is not a multiple of SUBGROUP_SIZE " +
+                                      std::to_string(sg));
+  }
   return {};
 }
 

@@ -88,19 +88,21 @@ class KvStore final : public Kernel {
     return {{"WG_SIZE", wg}, {"VEC", vec}, {"EPT", 1}};
   }
 
-  std::string constraint_violation(const Config& config, const Shape& shape,
-                                   const vk::DeviceInfo& device) const override {
+  Violation constraint_violation(const Config& config, const Shape& shape,
+                                 const vk::DeviceInfo& device) const override {
     validate_shape(shape);
     if (auto problem = support::parameter_violation(config, spaces()[0]); !problem.empty()) return problem;
     const auto wg = static_cast<std::uint32_t>(config.at("WG_SIZE"));
     const auto vec = static_cast<std::uint32_t>(config.at("VEC"));
     const auto ept = static_cast<std::uint32_t>(config.at("EPT"));
-    if (shape[1] % vec != 0)
-      return "VEC=" + std::to_string(vec) + " does not divide the row of " + std::to_string(shape[1]);
+    if (shape[1] % vec != 0) {
+      return legality::kDivides("VEC=" + std::to_string(vec) + " does not divide the row of " + std::to_string(shape[1]));
+    }
     const std::uint64_t chunk = std::uint64_t{wg} * vec * ept;
     if (chunk >= 2 * std::uint64_t{shape[1]} && chunk > 128) {
-      return "a workgroup's " + std::to_string(chunk) + " values (WG_SIZE*VEC*EPT) are twice the row of " +
-             std::to_string(shape[1]) + " or more: over half the lanes idle";
+      return legality::kIdleLanes("a workgroup's " + std::to_string(chunk) +
+                                  " values (WG_SIZE*VEC*EPT) are twice the row of " + std::to_string(shape[1]) +
+                                  " or more: over half the lanes idle");
     }
     return plan_limits_violation(plan(config, shape), shape, 3, device);
   }

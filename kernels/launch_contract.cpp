@@ -3,24 +3,25 @@
 #include <utility>
 
 #include "common/error.hpp"
+#include "results/table_format.hpp"
 
 namespace vktune::kernels {
 
+// A role's value is its index among the table format's role names.
+static_assert(static_cast<std::size_t>(BindingRole::scratch) + 1 == results::table_format::binding_role_count);
+
 std::string_view to_string(BindingRole role) {
-  switch (role) {
-    case BindingRole::input: return "input";
-    case BindingRole::weights: return "weights";
-    case BindingRole::output: return "output";
-    case BindingRole::scratch: return "scratch";
-  }
-  return "input";
+  const auto index = static_cast<std::size_t>(role);
+  return results::table_format::binding_role_names[index < results::table_format::binding_role_count ? index : 0];
 }
 
 BindingRole binding_role_from_string(std::string_view text) {
-  for (auto role : {BindingRole::input, BindingRole::weights, BindingRole::output, BindingRole::scratch}) {
-    if (text == to_string(role)) return role;
+  const int index = results::table_format::binding_role_index(text);
+  if (index < 0) {
+    throw Error(ErrorKind::usage, "unknown binding role '" + std::string(text) + "' (" +
+                                      results::table_format::binding_role_list() + ")");
   }
-  throw Error(ErrorKind::usage, "unknown binding role '" + std::string(text) + "' (input, weights, output, scratch)");
+  return static_cast<BindingRole>(index);
 }
 
 std::uint64_t SizeRule::bytes(const Shape& shape) const {

@@ -71,7 +71,7 @@ class MatmulF16 final : public Kernel {
     });
     // Each path varies what its half of the template reads; the other
     // half's parameters stay at their first value.
-    SubSpace tiled{"tiled", {}, {{"USE_COOPMAT", 0}}}, cores{"tensor-cores", {}, {{"USE_COOPMAT", 1}}};
+    Path tiled{"tiled", {}, {{"USE_COOPMAT", 0}}}, cores{"tensor-cores", {}, {{"USE_COOPMAT", 1}}};
     cores.tensor_cores = true;
     for (const auto& p : space.parameters) {
       if (p.name == "USE_COOPMAT") continue;
@@ -87,7 +87,7 @@ class MatmulF16 final : public Kernel {
         "tiled.coopmat-sized-tiles",
         "256-wide tiles and 64-deep slices are varied on tensor cores only: on the H200 the CUDA-core path's "
         "winners have tiles of at most 128 and slices of at most 32",
-        DeviceKey{kVendorNvidia, ""},
+        DeviceFilter{kVendorNvidia, ""},
         [](const Config& c, const Shape&) {
           return c.at("USE_COOPMAT") == 0 && (c.at("TILE_K") > 32 || c.at("TILE_M") > 128 || c.at("TILE_N") > 128);
         }});
@@ -115,8 +115,8 @@ class MatmulF16 final : public Kernel {
     return c;
   }
 
-  std::string constraint_violation(const Config& config, const Shape& shape,
-                                   const vk::DeviceInfo& device) const override {
+  Violation constraint_violation(const Config& config, const Shape& shape,
+                                 const vk::DeviceInfo& device) const override {
     validate_shape(shape);
     if (space_index(shape) == kDecode) {
       if (auto p = rowops::parameter_violation(config, spaces()[kDecode]); !p.empty()) return p;
@@ -130,8 +130,8 @@ class MatmulF16 final : public Kernel {
     for (const auto& p : space.parameters) {
       const auto& idle = coopmat ? kTiledNames : kCoopmatNames;
       if (std::find(idle.begin(), idle.end(), p.name) != idle.end() && config.at(p.name) != p.values.front()) {
-        return p.name + " is not read with USE_COOPMAT=" + std::string(coopmat ? "1" : "0") +
-               " (it stays at its first value)";
+        return legality::kUnreadParameter(p.name + " is not read with USE_COOPMAT=" + std::string(coopmat ? "1" : "0") +
+                                          " (it stays at its first value)");
       }
     }
     if (auto p = dense::vec_violation(config.at("VEC"), shape[2], coopmat ? kCoopmatVec : kTiledVec); !p.empty()) {
@@ -189,7 +189,7 @@ class MatmulF16 final : public Kernel {
   }
 
  private:
-  static std::string coopmat_violation(const Config& c, const Shape& shape, const vk::DeviceInfo& device) {
+  static Violation coopmat_violation(const Config& c, const Shape& shape, const vk::DeviceInfo& device) {
     if (auto p = coopmat::violation(c, device); !p.empty()) return p;
     const auto t = coopmat::tile_of(c);
     // Global loads held in registers per invocation, in 32-bit words.
@@ -197,8 +197,9 @@ class MatmulF16 final : public Kernel {
     const std::uint32_t wg = t.warps * coopmat::kWarp;
     const std::uint32_t chunks = (t.bm * t.bk / vec + wg - 1) / wg + (t.bn * t.bk / vec + wg - 1) / wg;
     if (chunks * std::max(1u, vec / 2) > 32) {
-      return "staging a " + std::to_string(t.bk) + "-deep slice takes " + std::to_string(chunks * std::max(1u, vec / 2)) +
-             " registers per invocation, more than 32";
+      return legality::kRegisters("staging a " + std::to_string(t.bk) + "-deep slice takes " +
+                                  std::to_string(chunks * std::max(1u, vec / 2)) +
+                                  " registers per invocation, more than 32");
     }
     if (auto p = dense::tile_violation("TILE_M", static_cast<int>(t.bm), shape[0], 32); !p.empty()) return p;
     if (auto p = dense::tile_violation("TILE_N", static_cast<int>(t.bn), shape[1], 32); !p.empty()) return p;

@@ -33,14 +33,16 @@ int tiled_register_floats(const Config& c) {
 // The 8 × 4 subgroup layout (LANES_N=8) needs TILE_M/THREAD_M a multiple
 // of 4 (the template's layout) and TILE_N/THREAD_N of at least 16: at 8 the
 // default layout is already 8 × 4 per subgroup, the same variant.
-std::string lanes_violation(const Config& c) {
+constexpr RuleId kLanesLayout{"tiled.lanes_layout"};
+
+Violation lanes_violation(const Config& c) {
   if (c.at("LANES_N") != 8) return {};
   const int tnt = c.at("TILE_N") / c.at("THREAD_N"), tmt = c.at("TILE_M") / c.at("THREAD_M");
   if (tnt < 16) {
-    return "LANES_N=8 with TILE_N/THREAD_N = " + std::to_string(tnt) +
-           ": the default layout is already 8 invocations wide per subgroup";
+    return legality::kDuplicate("LANES_N=8 with TILE_N/THREAD_N = " + std::to_string(tnt) +
+                                ": the default layout is already 8 invocations wide per subgroup");
   }
-  if (tmt % 4 != 0) return "LANES_N=8 needs TILE_M/THREAD_M a multiple of 4, not " + std::to_string(tmt);
+  if (tmt % 4 != 0) return kLanesLayout("LANES_N=8 needs TILE_M/THREAD_M a multiple of 4, not " + std::to_string(tmt));
   return {};
 }
 
@@ -90,7 +92,7 @@ class MatmulF32 final : public Kernel {
         "TILE_K=64, STAGES=2 at TILE_K=32 and LANES_N=8 only with VEC=4 and at least 32 accumulators (LANES_N=8: "
         "TILE_K >= 32; TILE_K=64: at most 128 register floats): every variant within 20% of the H200's best at "
         "4096^3 had them",
-        DeviceKey{kVendorNvidia, ""}, [](const Config& c, const Shape&) { return outside_h200_fast_path(c); }});
+        DeviceFilter{kVendorNvidia, ""}, [](const Config& c, const Shape&) { return outside_h200_fast_path(c); }});
     Space decode{"decode", "matvec_dense.comp", dense_matvec::parameters(false)};
     space.shape_class = matmul::prefill_shapes();
     decode.shape_class = matmul::decode_shapes();
@@ -113,8 +115,8 @@ class MatmulF32 final : public Kernel {
             {"LANES_N", 32}};
   }
 
-  std::string constraint_violation(const Config& config, const Shape& shape,
-                                   const vk::DeviceInfo& device) const override {
+  Violation constraint_violation(const Config& config, const Shape& shape,
+                                 const vk::DeviceInfo& device) const override {
     validate_shape(shape);
     if (space_index(shape) == kDecode) {
       if (auto p = rowops::parameter_violation(config, spaces()[kDecode]); !p.empty()) return p;

@@ -11,6 +11,8 @@
 #include <cstddef>
 #include <string>
 
+#include "common/violation.hpp"
+
 namespace vktune::kernels {
 
 class PrefixChecker {
@@ -18,11 +20,13 @@ class PrefixChecker {
   enum class Outcome { keep, pruned, illegal };
   struct Verdict {
     Outcome outcome = Outcome::keep;
-    std::string why;  // pruned: the pruning rule's name; illegal: the reason, as constraint_violation words it
+    // pruned: the pruning rule's name in `rule`; illegal: the violation, as
+    // constraint_violation gives it.
+    Violation why;
   };
 
   virtual ~PrefixChecker() = default;
-  // The path's first `depth` parameters (SubSpace::parameters order) take
+  // The path's first `depth` parameters (Path::parameters order) take
   // values[0 .. depth). Returns the verdict of the rules that this prefix
   // decides and a shorter one did not: check(d) is called only once every
   // shorter prefix of the same values was kept. Pruning rules are reported

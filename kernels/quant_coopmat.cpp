@@ -26,9 +26,9 @@ bool named(const std::vector<std::string>& names, const std::string& name) {
 
 // The path that pins `idle` at their first values and `pins` at theirs;
 // `unused` bindings it never touches.
-SubSpace path(const Space& space, const char* name, const std::vector<std::string>& idle, const Config& pins,
+Path path(const Space& space, const char* name, const std::vector<std::string>& idle, const Config& pins,
               std::vector<std::string> unused) {
-  SubSpace p{name, {}, pins};
+  Path p{name, {}, pins};
   p.unused_bindings = std::move(unused);
   p.tensor_cores = uses_coopmat(pins);
   for (const auto& q : space.parameters) {
@@ -75,7 +75,7 @@ bool is_dequant_parameter(const std::string& name) { return named(kDequantNames,
 // The dequant path follows the fused one, so that a stored config without
 // DEQUANT_STAGE completes on the tensor-cores path (DEQUANT_STAGE=0, the
 // shader it was measured as).
-std::vector<SubSpace> paths(const Space& space) {
+std::vector<Path> paths(const Space& space) {
   return {path(space, "fp32-tiles", joined(kCoopmatNames, kDequantNames), {{"USE_COOPMAT", 0}}, {"W16"}),
           path(space, "tensor-cores", joined(kFp32PathNames, kDequantNames), {{"USE_COOPMAT", 1}}, {"W16"}),
           path(space, "tensor-cores-dequant", kFp32PathNames, {{"USE_COOPMAT", 1}, {"DEQUANT_STAGE", 1}}, {})};
@@ -91,38 +91,40 @@ bool uses_dequant_stage(const Config& config) {
   return it != config.end() && it->second == 1;
 }
 
-std::string idle_violation(const Config& config, const Space& space) {
+Violation idle_violation(const Config& config, const Space& space) {
   const bool coopmat = uses_coopmat(config);
   const bool dequant = uses_dequant_stage(config);
-  if (dequant && !coopmat) return "DEQUANT_STAGE=1 feeds the tensor-core GEMM: it takes USE_COOPMAT=1";
+  if (dequant && !coopmat) {
+    return legality::kUnreadParameter("DEQUANT_STAGE=1 feeds the tensor-core GEMM: it takes USE_COOPMAT=1");
+  }
   const auto& idle = coopmat ? kFp32PathNames : kCoopmatNames;
   for (const auto& p : space.parameters) {
     if (named(idle, p.name) && config.at(p.name) != p.values.front()) {
-      return p.name + " is only read with USE_COOPMAT=" + (coopmat ? "0" : "1") + " (pinned to " +
-             std::to_string(p.values.front()) + " on the other path)";
+      return legality::kUnreadParameter(p.name + " is only read with USE_COOPMAT=" + (coopmat ? "0" : "1") +
+                                        " (pinned to " + std::to_string(p.values.front()) + " on the other path)");
     }
     if (!dequant && named(kDequantNames, p.name) && config.at(p.name) != p.values.front()) {
-      return p.name + " is only read with DEQUANT_STAGE=1 (pinned to " + std::to_string(p.values.front()) +
-             " on the other paths)";
+      return legality::kUnreadParameter(p.name + " is only read with DEQUANT_STAGE=1 (pinned to " +
+                                        std::to_string(p.values.front()) + " on the other paths)");
     }
   }
   return {};
 }
 
-std::string violation(const Config& config, const Shape& shape, const vk::DeviceInfo& device) {
+Violation violation(const Config& config, const Shape& shape, const vk::DeviceInfo& device) {
   if (auto p = coopmat::violation(config, device); !p.empty()) return p;
   // dequant_f16.comp and matmul_quant_cm_f16w.comp index W16 in halves with 32-bit integers.
   if (uses_dequant_stage(config) && 2ull * shape.at(1) * shape.at(2) >= (1ull << 32)) {
-    return "DEQUANT_STAGE=1: W16 of N*K = " + std::to_string(std::uint64_t{shape.at(1)} * shape.at(2)) +
-           " fp16 weights exceeds 32-bit indexing";
+    return kIndexing("DEQUANT_STAGE=1: W16 of N*K = " + std::to_string(std::uint64_t{shape.at(1)} * shape.at(2)) +
+                     " fp16 weights exceeds 32-bit indexing");
   }
   const auto t = coopmat::tile_of(config);
-  if (t.bk % 16 != 0) return "TILE_K=" + std::to_string(t.bk) + " is not a multiple of 16";
+  if (t.bk % 16 != 0) return coopmat::kTileShape("TILE_K=" + std::to_string(t.bk) + " is not a multiple of 16");
   const std::uint32_t wg = t.warps * coopmat::kWarp;
   const std::uint32_t runs_x = t.bm * t.bk / 4, runs_w = t.bn * t.bk / 4;
   if (runs_x % wg != 0 || runs_w % wg != 0) {
-    return "the " + std::to_string(wg) + " invocations do not split the " + std::to_string(runs_x) + " + " +
-           std::to_string(runs_w) + " staged runs of a slice evenly";
+    return kStagingRuns("the " + std::to_string(wg) + " invocations do not split the " + std::to_string(runs_x) +
+                        " + " + std::to_string(runs_w) + " staged runs of a slice evenly");
   }
   return {};
 }
@@ -132,7 +134,7 @@ std::vector<PruningRule> pruning() {
       {"coopmat.staging-runs",
        "staging a slice in more than " + std::to_string(kMaxRunsPerInvocation) +
            " runs of 4 per invocation holds them all in registers at once",
-       DeviceKey{},
+       DeviceFilter{},
        [](const Config& c, const Shape&) {
          if (!uses_coopmat(c)) return false;
          const auto t = coopmat::tile_of(c);
@@ -140,7 +142,7 @@ std::vector<PruningRule> pruning() {
          return wg != 0 && (t.bm * t.bk / 4 + t.bn * t.bk / 4) / wg > kMaxRunsPerInvocation;
        }},
       {"coopmat.tile-past-shape", "a tile past M or N rounded up to a power of two (at least 32) only adds idle work",
-       DeviceKey{},
+       DeviceFilter{},
        [](const Config& c, const Shape& shape) {
          if (!uses_coopmat(c)) return false;
          const auto t = coopmat::tile_of(c);

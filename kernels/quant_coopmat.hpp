@@ -23,6 +23,7 @@
 
 #include "harness/device_info.hpp"
 #include "kernels/kernel.hpp"
+#include "kernels/legality.hpp"
 
 namespace vktune::kernels::quant_coopmat {
 
@@ -48,17 +49,21 @@ bool is_dequant_parameter(const std::string& name);
 // SUBGROUP_SIZE pinned at their first values).
 // "tensor-cores-dequant" (USE_COOPMAT=1 and DEQUANT_STAGE=1; the fp32 path's
 // parameters pinned). The first two list "W16" as unused.
-std::vector<SubSpace> paths(const Space& space);
+std::vector<Path> paths(const Space& space);
 
 // The parameters the path of `config` does not use must stay at their first
 // value in `space` (so each variant is counted once); "" when they do.
-std::string idle_violation(const Config& config, const Space& space);
+Violation idle_violation(const Config& config, const Space& space);
 
 // USE_COOPMAT=1 on `device` for `shape`: the device's cooperative matrices,
 // the tile split into whole matrices per subgroup, the staging split evenly
 // over the workgroup (what the template requires). Device limits are the
 // caller's (plan_limits_violation).
-std::string violation(const Config& config, const Shape& shape, const vk::DeviceInfo& device);
+Violation violation(const Config& config, const Shape& shape, const vk::DeviceInfo& device);
+
+// The quantized tensor-core path's own legality rules.
+inline constexpr RuleId kIndexing{"quant_coopmat.indexing"};         // W16 indexed in 32 bits
+inline constexpr RuleId kStagingRuns{"quant_coopmat.staging_runs"};  // a slice's runs split evenly
 
 // The tensor-core path's pruning, on every device: staging of more than 16
 // runs of 4 per invocation, tiles past the shape rounded up.

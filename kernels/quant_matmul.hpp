@@ -63,7 +63,7 @@ struct QuantFormat {
 // The path of `space` named `name` that pins `pinned` and varies every
 // other parameter over its values in `space`, or over `values[name]` where
 // that names them (a template that takes fewer).
-SubSpace pinned_path(const Space& space, std::string name, Config pinned,
+Path pinned_path(const Space& space, std::string name, Config pinned,
                      const std::map<std::string, std::vector<int>>& values = {});
 
 // Prefill's fp32 tiles of fewer than 32 invocations (a pruning rule on every
@@ -112,8 +112,8 @@ class QuantMatmul final : public Kernel {
   // BLOCK_UNROLL: the same walk and loads. Its other thread counts, load
   // widths and DEQUANT=1 have no counterpart.
   std::optional<Config> from_earlier_vocabulary(const Config& config, const Shape& shape) const override;
-  std::string constraint_violation(const Config& config, const Shape& shape,
-                                   const vk::DeviceInfo& device) const override;
+  Violation constraint_violation(const Config& config, const Shape& shape,
+                                 const vk::DeviceInfo& device) const override;
   // The first stage of the config's path (dequant_f16.comp with DEQUANT_STAGE=1).
   ShaderPlan plan(const Config& config, const Shape& shape) const override;
   // DEQUANT_STAGE=1: the dequantization, then the GEMM on fp16 weights
@@ -141,9 +141,9 @@ class QuantMatmul final : public Kernel {
   // Legality (what the templates and the device need:
   // quant_matmul_legality.cpp); the pruning is decode_pruning's and
   // prefill_pruning's (quant_matmul_pruning.cpp).
-  std::string decode_violation(const Config& config, const Shape& shape, const vk::DeviceInfo& device) const;
-  std::string prefill_violation(const Config& config, const Shape& shape, const vk::DeviceInfo& device) const;
-  std::vector<SubSpace> decode_paths(const Space& decode) const;
+  Violation decode_violation(const Config& config, const Shape& shape, const vk::DeviceInfo& device) const;
+  Violation prefill_violation(const Config& config, const Shape& shape, const vk::DeviceInfo& device) const;
+  std::vector<Path> decode_paths(const Space& decode) const;
   std::vector<PruningRule> decode_pruning() const;
   std::vector<PruningRule> prefill_pruning() const;
   // The parameter of the format's dedicated integer-dot layout
@@ -154,8 +154,8 @@ class QuantMatmul final : public Kernel {
   // Q4_K's SUPER_BLOCK=1 with X_QUANT=0: templates/matvec_q4k.comp, exact
   // fp32 activations, 8 invocations per super-block.
   bool uses_exact_layout(const Config& config) const;
-  std::string layout_violation(const Config& config, const Shape& shape) const;
-  std::string staged_violation(const Config& config, const Shape& shape) const;
+  Violation layout_violation(const Config& config, const Shape& shape) const;
+  Violation staged_violation(const Config& config, const Shape& shape) const;
   // Blocks of the smallest run that starts and ends 16-byte aligned (8 for
   // 18-, 34- and 210-byte blocks, 1 for 176-byte ones).
   std::uint32_t aligned_run_blocks() const;

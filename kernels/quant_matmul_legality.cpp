@@ -13,6 +13,12 @@
 namespace vktune::kernels {
 namespace {
 
+// The quantized matmuls' own legality rules (kernels/legality.hpp, matvec::
+// and coopmat:: have the shared ones).
+constexpr RuleId kLayoutThreads{"quant_matmul.layout_threads"};  // Q4_K's exact layout: 8 invocations per super-block
+constexpr RuleId kRowAlignment{"quant_matmul.row_alignment"};    // rows read as 16-byte vectors
+constexpr RuleId kStageRuns{"quant_matmul.stage_runs"};          // W_STAGE holds whole aligned runs within X_SEGMENT
+
 // The smallest subgroup the device may run a variant with.
 std::uint32_t smallest_subgroup(int required, const vk::DeviceInfo& device) {
   if (required != 0) return static_cast<std::uint32_t>(required);
@@ -21,7 +27,7 @@ std::uint32_t smallest_subgroup(int required, const vk::DeviceInfo& device) {
 
 }  // namespace
 
-std::string QuantMatmul::constraint_violation(const Config& config, const Shape& shape,
+Violation QuantMatmul::constraint_violation(const Config& config, const Shape& shape,
                                               const vk::DeviceInfo& device) const {
   validate_shape(shape);
   const auto space = space_index(shape);
@@ -37,7 +43,7 @@ std::string QuantMatmul::constraint_violation(const Config& config, const Shape&
 
 // Legality of a decode config. The pass width comes first: M leaves two
 // widths (one at M = 1), so it rejects most configs, and cheaply.
-std::string QuantMatmul::decode_violation(const Config& config, const Shape& shape,
+Violation QuantMatmul::decode_violation(const Config& config, const Shape& shape,
                                           const vk::DeviceInfo& device) const {
   const int wg = config.at("WG_SIZE"), rows = config.at("ROWS_PER_WG"), t = config.at("THREADS_PER_ROW");
   const int reduction = config.at("REDUCTION");
@@ -49,16 +55,20 @@ std::string QuantMatmul::decode_violation(const Config& config, const Shape& sha
   if (auto problem = matvec::row_group_violation(wg, rows, t, rows_per_thread); !problem.empty()) return problem;
   if (auto problem = quantized_activation_violation(config, device); !problem.empty()) return problem;
   if (uses_quantized_activations(config) && reduction != 0) {
-    return "X_QUANT=1 reduces with subgroup shuffles only (the integer templates read no REDUCTION: pinned to 0)";
+    return legality::kUnreadParameter(
+        "X_QUANT=1 reduces with subgroup shuffles only (the integer templates read no REDUCTION: pinned to 0)");
   }
   if (auto problem = staged_violation(config, shape); !problem.empty()) return problem;
   const bool layout = uses_layout(config);
   if (auto problem = layout_violation(config, shape); !problem.empty()) return problem;
   if (reduction == 1) {
-    if (sg != 0) return "REDUCTION=1 uses no subgroup operations; SUBGROUP_SIZE is only read with REDUCTION=0";
+    if (sg != 0) {
+      return legality::kUnreadParameter(
+          "REDUCTION=1 uses no subgroup operations; SUBGROUP_SIZE is only read with REDUCTION=0");
+    }
   } else {
     if (!device.subgroup_in_compute || !device.has_subgroup_operation("shuffle")) {
-      return "REDUCTION=0 needs subgroup shuffles in compute shaders";
+      return legality::kSubgroupOperations("REDUCTION=0 needs subgroup shuffles in compute shaders");
     }
     const std::uint32_t smallest = smallest_subgroup(sg, device);
     // The dedicated layouts shuffle over the 4 (Q4_K's exact one: 8)
@@ -68,9 +78,10 @@ std::string QuantMatmul::decode_violation(const Config& config, const Shape& sha
     // as well.
     const int shuffled = uses_exact_layout(config) ? 8 : layout ? 4 : t;
     if (smallest < static_cast<std::uint32_t>(shuffled)) {
-      return "REDUCTION=0 sums " + std::to_string(shuffled) + " invocations (THREADS_PER_ROW=" + std::to_string(t) +
-             ") with subgroup shuffles, more than the " + std::to_string(smallest) +
-             " invocations of the smallest subgroup the variant may get";
+      return legality::kSubgroupSmallest("REDUCTION=0 sums " + std::to_string(shuffled) +
+                                         " invocations (THREADS_PER_ROW=" + std::to_string(t) +
+                                         ") with subgroup shuffles, more than the " + std::to_string(smallest) +
+                                         " invocations of the smallest subgroup the variant may get");
     }
   }
   if (layout && config.at("X_SCOPE") == 1) {
@@ -78,8 +89,10 @@ std::string QuantMatmul::decode_violation(const Config& config, const Shape& sha
     const int slot = wg / (t / 4);
     const std::uint32_t smallest = smallest_subgroup(sg, device);
     if (static_cast<std::uint32_t>(slot) > smallest) {
-      return "X_SCOPE=1: a slot's " + std::to_string(slot) + " invocations (WG_SIZE/(THREADS_PER_ROW/4)) must lie in "
-             "one subgroup, and the smallest subgroup the variant may get has " + std::to_string(smallest);
+      return legality::kSubgroupSmallest("X_SCOPE=1: a slot's " + std::to_string(slot) +
+                                         " invocations (WG_SIZE/(THREADS_PER_ROW/4)) must lie in one subgroup, and "
+                                         "the smallest subgroup the variant may get has " +
+                                         std::to_string(smallest));
     }
   }
   return rowops::subgroup_size_violation(sg, static_cast<std::uint32_t>(wg), device);
@@ -91,35 +104,39 @@ std::string QuantMatmul::decode_violation(const Config& config, const Shape& sha
 // blocks, a super-block), on the walk of templates/include/matvec_q8_walk.glsl.
 // Q4_K's SUPER_BLOCK=1 also serves X_QUANT=0 (matvec_q4k.comp: 8 invocations
 // per super-block). What the templates need; what won on an H200 is pruning.
-std::string QuantMatmul::layout_violation(const Config& config, const Shape& shape) const {
+Violation QuantMatmul::layout_violation(const Config& config, const Shape& shape) const {
   if (!uses_layout(config)) {
     const auto scope = config.find("X_SCOPE");
-    return scope != config.end() && scope->second != 0
-               ? "X_SCOPE is read by the dedicated layouts only (pinned to 0 with " + layout_parameter() + "=0)"
-               : "";
+    if (scope == config.end() || scope->second == 0) return {};
+    return legality::kUnreadParameter("X_SCOPE is read by the dedicated layouts only (pinned to 0 with " +
+                                      layout_parameter() + "=0)");
   }
   const std::string p = layout_parameter() + "=1";
   if (uses_exact_layout(config) && config.at("THREADS_PER_ROW") % 8 != 0) {
-    return p + " with X_QUANT=0 (matvec_q4k.comp) takes THREADS_PER_ROW a multiple of 8 (8 invocations per "
-               "super-block)";
+    return kLayoutThreads(p + " with X_QUANT=0 (matvec_q4k.comp) takes THREADS_PER_ROW a multiple of 8 (8 invocations "
+                              "per super-block)");
   }
   if (!uses_quantized_activations(config) && !uses_exact_layout(config)) {
-    return p + " is an integer-dot path: it takes X_QUANT=1";
+    return legality::kUnreadParameter(p + " is an integer-dot path: it takes X_QUANT=1");
   }
-  if (config.at("W_STAGE") != 0) return p + " reads its rows itself (its template reads no W_STAGE: pinned to 0)";
+  if (config.at("W_STAGE") != 0) {
+    return legality::kUnreadParameter(p + " reads its rows itself (its template reads no W_STAGE: pinned to 0)");
+  }
   if (uses_exact_layout(config) && config.at("X_SCOPE") != 0) {
-    return "X_SCOPE is read by the integer-dot templates only (pinned to 0 with X_QUANT=0)";
+    return legality::kUnreadParameter("X_SCOPE is read by the integer-dot templates only (pinned to 0 with X_QUANT=0)");
   }
   if (config.at("X_SCOPE") == 1 && config.at("X_SEGMENT") != kSlotScopeSegment) {
-    return "X_SEGMENT is not read with X_SCOPE=1 (each slot quantizes its own units; pinned to 4096)";
+    return legality::kUnreadParameter(
+        "X_SEGMENT is not read with X_SCOPE=1 (each slot quantizes its own units; pinned to 4096)");
   }
   const std::uint32_t k = shape[2];
   const std::uint32_t blocks = k / format_.block_weights;
   if (k % 256 != 0) {
     const std::uint64_t row = static_cast<std::uint64_t>(blocks) * format_.block_bytes;
-    return p + " reads groups of 8 blocks as 16-byte vectors, but a row of K=" + std::to_string(k) + " " +
-           format_.type_name + " weights is " + std::to_string(row) +
-           " bytes, not a multiple of 16 (K must be a multiple of 256); " + layout_parameter() + "=0 serves it";
+    return kRowAlignment(p + " reads groups of 8 blocks as 16-byte vectors, but a row of K=" + std::to_string(k) + " " +
+                         format_.type_name + " weights is " + std::to_string(row) +
+                         " bytes, not a multiple of 16 (K must be a multiple of 256); " + layout_parameter() +
+                         "=0 serves it");
   }
   return {};
 }
@@ -128,39 +145,46 @@ std::string QuantMatmul::layout_violation(const Config& config, const Shape& sha
 // runs of whole 16-byte-aligned groups of blocks within one x segment. Its
 // subgroup barriers need a row group inside one subgroup: the shuffle
 // reduction's rule (REDUCTION pinned to 0) ensures it.
-std::string QuantMatmul::staged_violation(const Config& config, const Shape& shape) const {
+Violation QuantMatmul::staged_violation(const Config& config, const Shape& shape) const {
   const int stage = config.at("W_STAGE");
   if (stage == 0) return {};
   if (!uses_quantized_activations(config)) {
-    return "W_STAGE is only read with X_QUANT=1 (the staged template is an integer-dot path; pinned to 0)";
+    return legality::kUnreadParameter(
+        "W_STAGE is only read with X_QUANT=1 (the staged template is an integer-dot path; pinned to 0)");
   }
   const std::uint32_t k = shape[2];
   const std::uint64_t row = static_cast<std::uint64_t>(k / format_.block_weights) * format_.block_bytes;
   if (row % 16 != 0) {
-    return "W_STAGE > 0 reads rows as 16-byte vectors, but a row of K=" + std::to_string(k) + " " +
-           format_.type_name + " weights is " + std::to_string(row) + " bytes, not a multiple of 16 (K must be a "
-           "multiple of " + std::to_string(aligned_run_blocks() * format_.block_weights) + "); W_STAGE=0 serves it";
+    return kRowAlignment("W_STAGE > 0 reads rows as 16-byte vectors, but a row of K=" + std::to_string(k) + " " +
+                         format_.type_name + " weights is " + std::to_string(row) +
+                         " bytes, not a multiple of 16 (K must be a multiple of " +
+                         std::to_string(aligned_run_blocks() * format_.block_weights) + "); W_STAGE=0 serves it");
   }
   const std::uint32_t run_bytes = aligned_run_blocks() * format_.block_bytes;
   const std::uint32_t blocks = stage_blocks(config);
   if (blocks == 0) {
-    return "W_STAGE=" + std::to_string(stage) + " bytes hold no 16-byte-aligned run of " + format_.type_name +
-           " blocks (" + std::to_string(aligned_run_blocks()) + " blocks, " + std::to_string(run_bytes) + " bytes)";
+    return kStageRuns("W_STAGE=" + std::to_string(stage) + " bytes hold no 16-byte-aligned run of " +
+                      format_.type_name + " blocks (" + std::to_string(aligned_run_blocks()) + " blocks, " +
+                      std::to_string(run_bytes) + " bytes)");
   }
   // Runs never cross an x segment (the shortest, 4096 values, holds the
   // longest run, 112 Q4_0 blocks); a row shorter than a run is one shorter run.
   if (blocks * format_.block_weights > static_cast<std::uint32_t>(config.at("X_SEGMENT"))) {
-    return "W_STAGE=" + std::to_string(stage) + " runs of " + std::to_string(blocks) + " blocks exceed X_SEGMENT";
+    return kStageRuns("W_STAGE=" + std::to_string(stage) + " runs of " + std::to_string(blocks) +
+                      " blocks exceed X_SEGMENT");
   }
   return {};
 }
 
-std::string QuantMatmul::prefill_violation(const Config& config, const Shape& shape,
+Violation QuantMatmul::prefill_violation(const Config& config, const Shape& shape,
                                            const vk::DeviceInfo& device) const {
   if (auto problem = quant_coopmat::idle_violation(config, spaces()[kPrefill]); !problem.empty()) return problem;
   if (quant_coopmat::uses_coopmat(config)) return quant_coopmat::violation(config, shape, device);
   const int wg = (config.at("TILE_M") / config.at("THREAD_M")) * (config.at("TILE_N") / config.at("THREAD_N"));
-  if (wg > 1024) return "(TILE_M/THREAD_M)*(TILE_N/THREAD_N) = " + std::to_string(wg) + " invocations exceed 1024";
+  if (wg > 1024) {
+    return legality::kTiledInvocations("(TILE_M/THREAD_M)*(TILE_N/THREAD_N) = " + std::to_string(wg) +
+                                       " invocations exceed 1024");
+  }
   return rowops::subgroup_size_violation(config.at("SUBGROUP_SIZE"), static_cast<std::uint32_t>(wg), device);
 }
 

@@ -15,9 +15,9 @@
 
 namespace vktune::kernels {
 
-SubSpace pinned_path(const Space& space, std::string name, Config pinned,
+Path pinned_path(const Space& space, std::string name, Config pinned,
                      const std::map<std::string, std::vector<int>>& values) {
-  SubSpace path{std::move(name), {}, std::move(pinned)};
+  Path path{std::move(name), {}, std::move(pinned)};
   for (const auto& p : space.parameters) {
     if (path.pinned.count(p.name) != 0) continue;
     path.parameters.push_back(p);
@@ -29,7 +29,7 @@ SubSpace pinned_path(const Space& space, std::string name, Config pinned,
 PruningRule few_invocations_rule() {
   return {"prefill.few-invocations",
           "fp32 tiles of fewer than 32 invocations per workgroup fill less than one subgroup of most GPUs",
-          DeviceKey{}, [](const Config& c, const Shape&) {
+          DeviceFilter{}, [](const Config& c, const Shape&) {
             return !quant_coopmat::uses_coopmat(c) &&
                    (c.at("TILE_M") / c.at("THREAD_M")) * (c.at("TILE_N") / c.at("THREAD_N")) < 32;
           }};
@@ -40,7 +40,7 @@ PruningRule few_invocations_rule() {
 // and the format's dedicated layout. Each pins what its template does not
 // read at the value the other paths' configs carry, so the defines (and the
 // variant hashes) are those of the configs before paths existed.
-std::vector<SubSpace> QuantMatmul::decode_paths(const Space& decode) const {
+std::vector<Path> QuantMatmul::decode_paths(const Space& decode) const {
   const auto layout = layout_parameter();
   auto with = [&](Config pinned, int w_stage, int dedicated, int x_scope = 0) {
     if (w_stage >= 0) pinned["W_STAGE"] = w_stage;
@@ -52,7 +52,7 @@ std::vector<SubSpace> QuantMatmul::decode_paths(const Space& decode) const {
   };
   Config x_q8 = quantized_activations();
   x_q8["REDUCTION"] = 0;
-  std::vector<SubSpace> paths{
+  std::vector<Path> paths{
       pinned_path(decode, "fp32", with(fp32_activations(), 0, 0)),
       pinned_path(decode, "x-q8", with(x_q8, 0, 0)),
       pinned_path(decode, "x-q8-staged", with(x_q8, -1, 0), {{"W_STAGE", {1024, 2048}}}),
@@ -96,8 +96,8 @@ std::vector<PruningRule> QuantMatmul::decode_pruning() const {
   const auto units = [f](const Shape& s) { return s.at(2) / f.block_weights * f.units; };
   const auto x_q8 = [](const Config& c) { return uses_quantized_activations(c); };
   const auto staged = [](const Config& c) { return c.at("W_STAGE") != 0; };
-  const DeviceKey nvidia{kVendorNvidia, ""};
-  const DeviceKey any{};
+  const DeviceFilter nvidia{kVendorNvidia, ""};
+  const DeviceFilter any{};
   std::vector<PruningRule> rules{
       // Measured on the H200, or kept out of its gate.
       {"quant_matmul.rows32-dedicated-only",
@@ -239,18 +239,18 @@ std::vector<PruningRule> QuantMatmul::decode_pruning() const {
 std::vector<PruningRule> QuantMatmul::prefill_pruning() const {
   std::vector<PruningRule> rules{
       {"prefill.tile-k-past-k", "TILE_K past K rounded up to a power of two: the rest of the slice is zeros",
-       DeviceKey{},
+       DeviceFilter{},
        [](const Config& c, const Shape& s) {
          return static_cast<std::uint32_t>(c.at("TILE_K")) > matvec::next_pow2(s.at(2));
        }},
       few_invocations_rule(),
       {"prefill.register-tile-2x2", "a 2×2 register tile does one FMA per shared-memory load: never competitive",
-       DeviceKey{},
+       DeviceFilter{},
        [](const Config& c, const Shape&) {
          return !quant_coopmat::uses_coopmat(c) && c.at("THREAD_M") * c.at("THREAD_N") < 8;
        }},
       {"prefill.tile-past-shape", "fp32 tiles past M or N rounded up to a power of two (at least 32): idle work",
-       DeviceKey{},
+       DeviceFilter{},
        [](const Config& c, const Shape& s) {
          return !quant_coopmat::uses_coopmat(c) &&
                 (static_cast<std::uint32_t>(c.at("TILE_M")) > std::max(32u, matvec::next_pow2(s.at(0))) ||

@@ -24,20 +24,20 @@ bool uses_quantized_activations(const Config& config) {
   return it != config.end() && it->second == 1;
 }
 
-std::string quantized_activation_violation(const Config& config, const vk::DeviceInfo& device) {
+Violation quantized_activation_violation(const Config& config, const vk::DeviceInfo& device) {
   if (!uses_quantized_activations(config)) {
-    return config.at("X_SEGMENT") != kShortSegment
-               ? "X_SEGMENT is read by the X_QUANT=1 templates only (pinned to 4096 with X_QUANT=0)"
-               : "";
+    if (config.at("X_SEGMENT") == kShortSegment) return {};
+    return legality::kUnreadParameter(
+        "X_SEGMENT is read by the X_QUANT=1 templates only (pinned to 4096 with X_QUANT=0)");
   }
-  if (!device.features.integer_dot_product) return "X_QUANT=1 needs shaderIntegerDotProduct";
+  if (!device.features.integer_dot_product) return legality::kIntegerDot("X_QUANT=1 needs shaderIntegerDotProduct");
   return {};
 }
 
 PruningRule long_segment_rule() {
   return {"x_q8.segment-past-k",
           "X_SEGMENT above 4096 quantizes no more of a row of K <= 4096 than 4096 does, in more shared memory",
-          DeviceKey{},
+          DeviceFilter{},
           [](const Config& c, const Shape& shape) {
             return uses_quantized_activations(c) && c.at("X_SEGMENT") > kShortSegment &&
                    shape.at(2) <= static_cast<std::uint32_t>(kShortSegment);

@@ -11,6 +11,7 @@
 
 #include "harness/device_info.hpp"
 #include "kernels/kernel.hpp"
+#include "kernels/legality.hpp"
 
 namespace vktune::kernels {
 
@@ -27,7 +28,7 @@ bool uses_quantized_activations(const Config& config);
 // The legality both templates share, or "": X_SEGMENT stays at 4096 with
 // X_QUANT=0 (no two configs build the same shader), and X_QUANT=1 needs
 // shaderIntegerDotProduct.
-std::string quantized_activation_violation(const Config& config, const vk::DeviceInfo& device);
+Violation quantized_activation_violation(const Config& config, const vk::DeviceInfo& device);
 
 // The pruning both decode spaces share, on every device: X_SEGMENT above
 // 4096 where K is not longer than 4096 (the same work in more shared memory).

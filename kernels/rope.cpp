@@ -45,6 +45,10 @@ constexpr std::uint64_t kMaxCacheValues = 1ull << 31;
 // An invocation walks its work items in at most this many steps.
 constexpr std::uint32_t kMaxSteps = 8;
 
+// rope's own legality rules (kernels/legality.hpp has the shared ones).
+constexpr RuleId kCacheWords{"rope.cache_words"};    // fp16 cache words written whole by one invocation
+constexpr RuleId kHeadGroups{"rope.head_groups"};    // HEADS_PER_THREAD divides HEADS_PER_WG
+
 class Rope final : public Kernel {
  public:
   // cache: y is the fp16 KV cache, rows at the positions (fp32 x only).
@@ -160,8 +164,8 @@ class Rope final : public Kernel {
     return {{"WG_SIZE", wg}, {"HEADS_PER_WG", hpw}, {"HEADS_PER_THREAD", 1}, {"VEC", vec}};
   }
 
-  std::string constraint_violation(const Config& config, const Shape& shape,
-                                   const vk::DeviceInfo& device) const override {
+  Violation constraint_violation(const Config& config, const Shape& shape,
+                                 const vk::DeviceInfo& device) const override {
     validate_shape(shape);
     if (auto problem = rowops::parameter_violation(config, spaces()[0]); !problem.empty()) return problem;
     const auto wg = static_cast<std::uint32_t>(config.at("WG_SIZE"));
@@ -170,27 +174,31 @@ class Rope final : public Kernel {
     const auto vec = static_cast<std::uint32_t>(config.at("VEC"));
     const std::uint32_t heads = shape[1], half = shape[2] / 2;
     if (vec < static_cast<std::uint32_t>(min_vec())) {
-      return "VEC=1 with the NeoX layout into the fp16 cache: outputs i and i+1 share a 32-bit word, written by one "
-             "invocation (VEC >= 2)";
+      return kCacheWords(
+          "VEC=1 with the NeoX layout into the fp16 cache: outputs i and i+1 share a 32-bit word, written by one "
+          "invocation (VEC >= 2)");
     }
     if (half % vec != 0) {
-      return "VEC=" + std::to_string(vec) + " does not divide the " + std::to_string(half) + " pairs of a head";
+      return legality::kDivides("VEC=" + std::to_string(vec) + " does not divide the " + std::to_string(half) +
+                                " pairs of a head");
     }
-    if (hpw % hpt != 0) return "HEADS_PER_THREAD must divide HEADS_PER_WG";
+    if (hpw % hpt != 0) return kHeadGroups("HEADS_PER_THREAD must divide HEADS_PER_WG");
     if (hpw > 1 && hpw > heads) {
-      return "HEADS_PER_WG=" + std::to_string(hpw) + " exceeds the " + std::to_string(heads) + " heads";
+      return legality::kIdleLanes("HEADS_PER_WG=" + std::to_string(hpw) + " exceeds the " + std::to_string(heads) +
+                                  " heads");
     }
     if (hpt > 1 && hpt > heads) {
-      return "HEADS_PER_THREAD=" + std::to_string(hpt) + " exceeds the " + std::to_string(heads) + " heads";
+      return legality::kIdleLanes("HEADS_PER_THREAD=" + std::to_string(hpt) + " exceeds the " + std::to_string(heads) +
+                                  " heads");
     }
     const std::uint32_t items = half / vec * (hpw / hpt);
     if (wg > std::max(items, 32u)) {
-      return "WG_SIZE=" + std::to_string(wg) + " exceeds the workgroup's " + std::to_string(items) +
-             " work items (lanes would idle)";
+      return legality::kIdleLanes("WG_SIZE=" + std::to_string(wg) + " exceeds the workgroup's " +
+                                  std::to_string(items) + " work items (lanes would idle)");
     }
     if ((items + wg - 1) / wg > kMaxSteps) {
-      return std::to_string(items) + " work items take more than " + std::to_string(kMaxSteps) +
-             " steps of WG_SIZE=" + std::to_string(wg);
+      return legality::kSteps(std::to_string(items) + " work items take more than " + std::to_string(kMaxSteps) +
+                              " steps of WG_SIZE=" + std::to_string(wg));
     }
     return plan_limits_violation(plan(config, shape), shape, 4, device);
   }

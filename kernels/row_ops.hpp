@@ -31,6 +31,11 @@ namespace vktune::kernels::rowops {
 // kernels have always used.
 using namespace support;
 
+// The row kernels' own legality rules (kernels/legality.hpp has the shared ones).
+inline constexpr RuleId kTeamSize{"rows.team_size"};                // a team of at least 32
+inline constexpr RuleId kRowsPerWorkgroup{"rows.rows_per_workgroup"};  // several rows only for short ones
+inline constexpr RuleId kTeamSubgroups{"rows.team_subgroups"};      // a team of whole subgroups
+
 // ---- row kernels ----
 
 // Longest row: a team of 1024 covers it in 8 steps of 32 floats per lane.
@@ -65,7 +70,7 @@ class RowKernel : public Kernel {
     };
     // The shared-memory tree uses no subgroup operations: it does not vary
     // the subgroup size.
-    SubSpace subgroup{"subgroup-reduction", {}, {{"REDUCTION", 0}}}, tree{"shared-memory-tree", {}, {{"REDUCTION", 1}}};
+    Path subgroup{"subgroup-reduction", {}, {{"REDUCTION", 0}}}, tree{"shared-memory-tree", {}, {{"REDUCTION", 1}}};
     for (const auto& p : space.parameters) {
       if (p.name == "REDUCTION") continue;
       subgroup.parameters.push_back(p);
@@ -103,8 +108,8 @@ class RowKernel : public Kernel {
     return {{"WG_SIZE", wg}, {"ROWS_PER_WG", 1}, {"VEC", vec}, {"EPT", ept}, {"REDUCTION", 0}, {"SUBGROUP_SIZE", 0}};
   }
 
-  std::string constraint_violation(const Config& config, const Shape& shape,
-                                   const vk::DeviceInfo& device) const override {
+  Violation constraint_violation(const Config& config, const Shape& shape,
+                                 const vk::DeviceInfo& device) const override {
     validate_shape(shape);
     if (auto problem = parameter_violation(config, spaces()[0]); !problem.empty()) return problem;
     const auto wg = static_cast<std::uint32_t>(config.at("WG_SIZE"));
@@ -117,36 +122,40 @@ class RowKernel : public Kernel {
     const std::uint32_t step = team * vec * ept;  // floats per team per step
     const std::uint64_t n = row_length(shape);
 
-    if (team < 32) return "a team of WG_SIZE/ROWS_PER_WG = " + std::to_string(team) + " is smaller than 32";
+    if (team < 32) return kTeamSize("a team of WG_SIZE/ROWS_PER_WG = " + std::to_string(team) + " is smaller than 32");
     if (rows_per_wg > inner_rows(shape)) {
-      return "ROWS_PER_WG=" + std::to_string(rows_per_wg) + " exceeds the " + std::to_string(inner_rows(shape)) +
-             " rows (teams would be idle)";
+      return legality::kIdleLanes("ROWS_PER_WG=" + std::to_string(rows_per_wg) + " exceeds the " +
+                                  std::to_string(inner_rows(shape)) + " rows (teams would be idle)");
     }
-    if (vec * ept > 32) return "VEC*EPT = " + std::to_string(vec * ept) + " floats per step exceeds 32 registers";
+    if (vec * ept > 32) {
+      return legality::kRegisters("VEC*EPT = " + std::to_string(vec * ept) + " floats per step exceeds 32 registers");
+    }
     if (step >= 2 * n && step > 64) {
-      return "a step of " + std::to_string(step) + " floats (team*VEC*EPT) is twice the row of " + std::to_string(n) +
-             " or more: over half the lanes idle";
+      return legality::kIdleLanes("a step of " + std::to_string(step) + " floats (team*VEC*EPT) is twice the row of " +
+                                  std::to_string(n) + " or more: over half the lanes idle");
     }
     if ((n + step - 1) / step > kMaxSteps) {
-      return "a step of " + std::to_string(step) + " floats walks the row of " + std::to_string(n) + " in more than " +
-             std::to_string(kMaxSteps) + " steps (a larger step is never slower)";
+      return legality::kSteps("a step of " + std::to_string(step) + " floats walks the row of " + std::to_string(n) +
+                              " in more than " + std::to_string(kMaxSteps) + " steps (a larger step is never slower)");
     }
     if (rows_per_wg > 1 && std::uint64_t{wg} * vec * ept < 2 * n) {
-      return "ROWS_PER_WG > 1 is for rows shorter than half a one-row step (WG_SIZE*VEC*EPT = " +
-             std::to_string(wg * vec * ept) + ", row " + std::to_string(n) + ")";
+      return kRowsPerWorkgroup("ROWS_PER_WG > 1 is for rows shorter than half a one-row step (WG_SIZE*VEC*EPT = " +
+                               std::to_string(wg * vec * ept) + ", row " + std::to_string(n) + ")");
     }
     if (reduction == 0) {
       if (!device.subgroup_in_compute || !device.has_subgroup_operation("basic") ||
           !device.has_subgroup_operation("arithmetic")) {
-        return "REDUCTION=0 needs basic and arithmetic subgroup operations in compute shaders";
+        return legality::kSubgroupOperations(
+            "REDUCTION=0 needs basic and arithmetic subgroup operations in compute shaders");
       }
       const std::uint32_t largest = sg != 0 ? static_cast<std::uint32_t>(sg) : device.max_subgroup_size;
       if (largest == 0 || team % largest != 0) {
-        return "REDUCTION=0 needs the team of " + std::to_string(team) + " to be a multiple of the subgroup size " +
-               std::to_string(largest);
+        return kTeamSubgroups("REDUCTION=0 needs the team of " + std::to_string(team) +
+                              " to be a multiple of the subgroup size " + std::to_string(largest));
       }
     } else if (sg != 0) {
-      return "REDUCTION=1 uses no subgroup operations: SUBGROUP_SIZE is not read (it stays 0)";
+      return legality::kUnreadParameter(
+          "REDUCTION=1 uses no subgroup operations: SUBGROUP_SIZE is not read (it stays 0)");
     }
     if (auto problem = subgroup_size_violation(sg, wg, device); !problem.empty()) return problem;
     return plan_limits_violation(plan(config, shape), shape, buffer_count(), device);
@@ -216,8 +225,8 @@ class ElementwiseKernel : public Kernel {
     return {{"WG_SIZE", tiny ? 64 : 256}, {"VEC", tiny ? 1 : 4}, {"EPT", 1}, {"SUBGROUP_SIZE", 0}};
   }
 
-  std::string constraint_violation(const Config& config, const Shape& shape,
-                                   const vk::DeviceInfo& device) const override {
+  Violation constraint_violation(const Config& config, const Shape& shape,
+                                 const vk::DeviceInfo& device) const override {
     validate_shape(shape);
     if (auto problem = parameter_violation(config, spaces()[0]); !problem.empty()) return problem;
     const auto wg = static_cast<std::uint32_t>(config.at("WG_SIZE"));
@@ -225,10 +234,12 @@ class ElementwiseKernel : public Kernel {
     const auto ept = static_cast<std::uint32_t>(config.at("EPT"));
     const std::uint64_t total = std::uint64_t{shape.at(0)} * shape.at(1);
     const std::uint64_t chunk = std::uint64_t{wg} * vec * ept;
-    if (vec * ept > 16) return "VEC*EPT = " + std::to_string(vec * ept) + " floats per input exceeds 16 registers";
+    if (vec * ept > 16) {
+      return legality::kRegisters("VEC*EPT = " + std::to_string(vec * ept) + " floats per input exceeds 16 registers");
+    }
     if (chunk >= 2 * total && chunk > 64) {
-      return "a workgroup's " + std::to_string(chunk) + " floats (WG_SIZE*VEC*EPT) are twice the " +
-             std::to_string(total) + " elements or more: over half the lanes idle";
+      return legality::kIdleLanes("a workgroup's " + std::to_string(chunk) + " floats (WG_SIZE*VEC*EPT) are twice the " +
+                                  std::to_string(total) + " elements or more: over half the lanes idle");
     }
     if (auto problem = subgroup_size_violation(config.at("SUBGROUP_SIZE"), wg, device); !problem.empty()) {
       return problem;

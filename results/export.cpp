@@ -10,7 +10,7 @@
 
 #include "common/error.hpp"
 #include "common/version.hpp"
-#include "common/hash.hpp"
+#include "results/table_format.hpp"
 #include "results/spirv_bytes.hpp"
 
 namespace vktune::results {
@@ -197,14 +197,7 @@ std::vector<Winner> selected_winners(const Store& store, const Selection& select
 }
 
 std::string table_entry_hash(const nlohmann::json& device, const nlohmann::json& winner) {
-  // The device's row id is local to the document; its identity and ceilings are not.
-  auto identity = device;
-  identity.erase("id");
-  auto copy = winner;
-  copy.erase("entry_hash");
-  copy.erase("device");
-  const std::string text = identity.dump() + "\n" + copy.dump();
-  return Hasher().add(std::span(reinterpret_cast<const std::uint8_t*>(text.data()), text.size())).hex();
+  return table_format::entry_hash(device, winner);
 }
 
 nlohmann::json export_table(const Store& store, const ExportFilter& filter, const ContractSource& contracts,

@@ -86,10 +86,11 @@ using ContractSource = std::function<std::optional<std::string>(const Winner& wi
 nlohmann::json export_table(const Store& store, const ExportFilter& filter = {}, const ContractSource& contracts = {},
                             std::vector<std::string>* skipped = nullptr);
 
-// The integrity hash of a version-2 winner: the content hash (common/hash.hpp)
-// of its device's JSON text and its own (compact, sorted keys; without the
-// document-local "id" and "device" references and without "entry_hash"),
-// joined by a newline. The runtime recomputes it.
+// The integrity hash of a version-2 winner: the content hash of its device's
+// JSON text and its own (compact, sorted keys; without the document-local
+// "id" and "device" references and without "entry_hash"), joined by a
+// newline. The runtime recomputes it with the same text
+// (results/table_format.hpp).
 std::string table_entry_hash(const nlohmann::json& device, const nlohmann::json& winner);
 
 // Standard base64 (with padding) of SPIR-V words as little-endian bytes, and back.

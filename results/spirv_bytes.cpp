@@ -1,6 +1,6 @@
 #include "results/spirv_bytes.hpp"
 
-#include "common/hash.hpp"
+#include "results/table_format.hpp"
 
 namespace vktune::results {
 
@@ -26,7 +26,7 @@ std::optional<std::vector<std::uint32_t>> spirv_from_bytes(std::span<const std::
 
 std::string spirv_content_hash(std::span<const std::uint32_t> words) {
   const auto bytes = spirv_to_bytes(words);
-  return Hasher().add(std::span(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size())).hex();
+  return table_format::content_hash(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size());
 }
 
 }  // namespace vktune::results

@@ -27,6 +27,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/cache_mode.hpp"
 #include "results/records.hpp"
 #include "results/schema.hpp"
 #include "results/sqlite.hpp"
@@ -123,6 +124,16 @@ class Store {
   // fastest first, then failures.
   std::vector<Measurement> measurements(std::int64_t device_id, const std::string& kernel, const std::string& shape,
                                         const std::string& cache_mode) const;
+  // The same two for a cache mode as the tuner holds it (rows hold its text).
+  std::optional<Measurement> find_measurement(std::int64_t device_id, const std::string& variant_hash,
+                                              const std::string& shape, CacheMode cache_mode,
+                                              Phase phase = Phase::search) const {
+    return find_measurement(device_id, variant_hash, shape, to_string(cache_mode), phase);
+  }
+  std::vector<Measurement> measurements(std::int64_t device_id, const std::string& kernel, const std::string& shape,
+                                        CacheMode cache_mode) const {
+    return measurements(device_id, kernel, shape, to_string(cache_mode));
+  }
 
   // Every measurement row of every device, both phases, with its variant's
   // kernel and config and whether it is the stored winner of its key (marked
@@ -153,6 +164,10 @@ class Store {
   void set_winner(const Winner& winner);
   std::optional<Winner> find_winner(std::int64_t device_id, const std::string& kernel, const std::string& shape,
                                     const std::string& cache_mode) const;
+  std::optional<Winner> find_winner(std::int64_t device_id, const std::string& kernel, const std::string& shape,
+                                    CacheMode cache_mode) const {
+    return find_winner(device_id, kernel, shape, to_string(cache_mode));
+  }
   // Removes the winner of the key (its measurements and SPIR-V stay); true
   // when there was one.
   bool remove_winner(std::int64_t device_id, const std::string& kernel, const std::string& shape,

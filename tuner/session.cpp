@@ -75,7 +75,7 @@ void TuneSession::reopen_device() {
 }
 
 void TuneSession::record(const kernels::Kernel& kernel, const CompiledVariant& variant, const Outcome& o,
-                         const std::string& shape_text, const std::string& cache_mode, results::Phase phase) {
+                         const std::string& shape_text, CacheMode cache_mode, results::Phase phase) {
   store_->transaction([&] {
     // A multi-stage variant is recorded under its first stage's template.
     store_->upsert_variant({variant.variant_hash, kernel.name(), variant.stages[0].plan.template_file,
@@ -85,7 +85,7 @@ void TuneSession::record(const kernels::Kernel& kernel, const CompiledVariant& v
     m.device_id = *device_row_;
     m.variant_hash = o.variant_hash;
     m.shape = shape_text;
-    m.cache_mode = cache_mode;
+    m.cache_mode = to_string(cache_mode);
     m.status = o.status;
     m.reason = o.reason;
     m.median_ns = o.timing.median;
@@ -112,7 +112,7 @@ ShapeResult TuneSession::check(const kernels::Kernel& kernel, const kernels::Sha
                                const std::vector<kernels::Config>& configs, std::uint64_t seed) {
   TuneOptions options;
   options.time_variants = false;
-  options.cache_mode = "hot";
+  options.cache_mode = CacheMode::hot;
   options.seed = seed;
   return run(kernel, shape, options, configs, true);
 }
@@ -145,7 +145,7 @@ ShapeResult TuneSession::run(const kernels::Kernel& kernel, const kernels::Shape
   std::uint64_t weight_bytes = 0;
   for (const auto& b : problem.buffers)
     if (b.is_weights) weight_bytes += b.bytes.size();
-  const std::uint32_t copies = options.cache_mode == "cold" && options.time_variants
+  const std::uint32_t copies = options.cache_mode == CacheMode::cold && options.time_variants
                                    ? cold_cache_copies(weight_bytes, device_->info().device_local_bytes())
                                    : 1;
   progress_.phase(title + ": uploading the inputs (" + std::to_string(copies) + " cop" + (copies == 1 ? "y" : "ies") +

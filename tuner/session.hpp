@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "common/cache_mode.hpp"
 #include "harness/device.hpp"
 #include "harness/instance.hpp"
 #include "common/error.hpp"
@@ -53,7 +54,7 @@ struct TuneOptions {
   bool transfer = true;
   std::size_t batch_size = 4;  // configs a strategy proposes at a time
   std::uint64_t seed = 1;  // each shape derives its own from this and the shape
-  std::string cache_mode = "cold";  // "cold" rotates weight copies; "hot" reuses one
+  CacheMode cache_mode = CacheMode::cold;  // cold rotates weight copies; hot reuses one
   vk::TimerOptions timer;
   bool time_variants = true;  // false: validate only (the check command)
   // Make the final check's inputs and full references on a thread beside the
@@ -120,11 +121,10 @@ class TuneSession {
               std::future<std::unique_ptr<ValidationInputs>>& final_inputs);
   // Configs to evaluate first: the best of the nearest tuned shapes.
   std::vector<kernels::Config> transfer_seeds(const kernels::Kernel& kernel, const kernels::Shape& shape,
-                                              const std::string& cache_mode, std::vector<std::string>& from) const;
+                                              CacheMode cache_mode, std::vector<std::string>& from) const;
   void reopen_device();
   void record(const kernels::Kernel& kernel, const CompiledVariant& variant, const Outcome& outcome,
-              const std::string& shape_text, const std::string& cache_mode,
-              results::Phase phase = results::Phase::search);
+              const std::string& shape_text, CacheMode cache_mode, results::Phase phase = results::Phase::search);
   void confirm(const kernels::Kernel& kernel, const kernels::Problem& problem, DeviceProblem& on_device,
                const TuneOptions& options, ShapeResult& result);
   // Checks the winner again before it is stored (tuner/session_final_check.cpp):

@@ -17,15 +17,15 @@ namespace {
 class StoreTransferSource final : public TransferSource {
  public:
   StoreTransferSource(const results::Store& store, std::vector<std::int64_t> rows, const kernels::Kernel& kernel,
-                      std::string cache_mode)
-      : store_(store), rows_(std::move(rows)), kernel_(kernel), cache_mode_(std::move(cache_mode)) {}
+                      CacheMode cache_mode)
+      : store_(store), rows_(std::move(rows)), kernel_(kernel), cache_mode_(cache_mode) {}
 
   std::vector<std::int64_t> devices() const override { return rows_; }
 
   std::vector<kernels::Shape> tuned_shapes(std::int64_t row) const override {
     std::vector<kernels::Shape> tuned;
     for (const auto& w : store_.winners(row, kernel_.name())) {
-      if (w.cache_mode != cache_mode_) continue;
+      if (w.cache_mode != to_string(cache_mode_)) continue;
       try {
         tuned.push_back(kernels::parse_shape(w.shape, kernel_.shape_dims().size()));
       } catch (const Error&) {
@@ -54,14 +54,13 @@ class StoreTransferSource final : public TransferSource {
   const results::Store& store_;
   std::vector<std::int64_t> rows_;
   const kernels::Kernel& kernel_;
-  std::string cache_mode_;
+  CacheMode cache_mode_;
 };
 
 }  // namespace
 
 std::vector<kernels::Config> TuneSession::transfer_seeds(const kernels::Kernel& kernel, const kernels::Shape& shape,
-                                                         const std::string& cache_mode,
-                                                         std::vector<std::string>& from) const {
+                                                         CacheMode cache_mode, std::vector<std::string>& from) const {
   if (!store_ || !device_row_) return {};
   // This device first, then other devices of the same model (vendor and
   // device id): their best configs are the likeliest to win here too.

@@ -43,7 +43,7 @@ void TuneSession::store_winner(const kernels::Kernel& kernel, const kernels::Sha
     winner.device_id = *device_row_;
     winner.kernel = kernel.name();
     winner.shape = shape_text;
-    winner.cache_mode = options.cache_mode;
+    winner.cache_mode = to_string(options.cache_mode);
     winner.variant_hash = w.variant_hash;
     winner.config_json = kernels::config_to_json(w.config);
     winner.spirv = variant.stages[0].spirv;

@@ -35,23 +35,19 @@ struct Stretch {
   std::vector<kernels::Config> valid;
   std::size_t filtered = 0;
   std::map<std::string, std::size_t> filter_reasons, pruned_by;
-};
+  std::map<std::string, std::string> filter_examples;
 
-// The key a filter reason is counted under: its first words, before any
-// number or detail. A digit inside a word ("fp16", "int8") is part of it.
-std::string reason_key(const std::string& why) {
-  std::size_t end = 0;
-  for (; end < why.size(); ++end) {
-    const char c = why[end];
-    if (c == ':' || c == '(') break;
-    if (c >= '0' && c <= '9' && (end == 0 || why[end - 1] == ' ')) break;
+  // `count` configs broke the rule `why` names.
+  void illegal(const Violation& why, std::size_t count) {
+    filtered += count;
+    filter_reasons[why.rule] += count;
+    filter_examples.emplace(why.rule, why.detail);
   }
-  return why.substr(0, end);
-}
+};
 
 // Where configs [first, last) of `path`'s cartesian product stand, in
 // odometer order (the last parameter fastest).
-std::vector<std::size_t> positions_at(const kernels::SubSpace& path, std::size_t index) {
+std::vector<std::size_t> positions_at(const kernels::Path& path, std::size_t index) {
   const auto& params = path.parameters;
   std::vector<std::size_t> position(params.size(), 0);
   for (std::size_t i = params.size(); i > 0; --i) {
@@ -64,7 +60,7 @@ std::vector<std::size_t> positions_at(const kernels::SubSpace& path, std::size_t
 // Configs [first, last) of `path`'s cartesian product, checked one by one,
 // on top of `base` (the pinned values and the shape's).
 Stretch enumerate_stretch(const kernels::Kernel& kernel, const kernels::Shape& shape, const vk::DeviceInfo& device,
-                          const std::vector<const kernels::PruningRule*>& rules, const kernels::SubSpace& path,
+                          const std::vector<const kernels::PruningRule*>& rules, const kernels::Path& path,
                           const kernels::Config& base, std::size_t first, std::size_t last) {
   const auto& params = path.parameters;
   auto position = positions_at(path, first);
@@ -83,8 +79,7 @@ Stretch enumerate_stretch(const kernels::Kernel& kernel, const kernels::Shape& s
       ++out.filtered;
       ++out.pruned_by[(*pruned_by)->name];
     } else if (auto why = kernel.constraint_violation(config, shape, device); !why.empty()) {
-      ++out.filtered;
-      ++out.filter_reasons[reason_key(why)];
+      out.illegal(why, 1);
     } else {
       out.valid.push_back(config);
     }
@@ -100,7 +95,7 @@ Stretch enumerate_stretch(const kernels::Kernel& kernel, const kernels::Shape& s
 
 // The same stretch through the kernel's prefix checker: each prefix is
 // checked once, and a failing one skips every config under it.
-Stretch enumerate_stretch(kernels::PrefixChecker& checker, const kernels::SubSpace& path,
+Stretch enumerate_stretch(kernels::PrefixChecker& checker, const kernels::Path& path,
                           const kernels::Config& base, std::size_t first, std::size_t last) {
   const auto& params = path.parameters;
   const std::size_t n = params.size();
@@ -109,11 +104,11 @@ Stretch enumerate_stretch(kernels::PrefixChecker& checker, const kernels::SubSpa
   for (std::size_t d = n; d > 0; --d) block[d - 1] = block[d] * params[d - 1].values.size();
   Stretch out;
   auto record = [&](const kernels::PrefixChecker::Verdict& v, std::size_t count) {
-    out.filtered += count;
     if (v.outcome == kernels::PrefixChecker::Outcome::pruned) {
-      out.pruned_by[v.why] += count;
+      out.filtered += count;
+      out.pruned_by[v.why.rule] += count;
     } else {
-      out.filter_reasons[reason_key(v.why)] += count;
+      out.illegal(v.why, count);
     }
   };
   std::vector<int> values(n);
@@ -228,7 +223,8 @@ SpaceEnumeration enumerate_space(const kernels::Kernel& kernel, const kernels::S
   for (std::size_t j = 0; j < jobs.size(); ++j) {
     auto& stretch = stretches[j];
     result.filtered += stretch.filtered;
-    for (const auto& [why, n] : stretch.filter_reasons) result.filter_reasons[why] += n;
+    for (const auto& [rule, n] : stretch.filter_reasons) result.filter_reasons[rule] += n;
+    for (const auto& [rule, detail] : stretch.filter_examples) result.filter_examples.emplace(rule, detail);
     for (const auto& [rule, n] : stretch.pruned_by) result.pruned_by[rule] += n;
     result.paths[jobs[j].path].valid += stretch.valid.size();
     result.path_of.insert(result.path_of.end(), stretch.valid.size(), jobs[j].path);

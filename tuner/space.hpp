@@ -1,6 +1,6 @@
 #pragma once
 // Enumerating a kernel's parameter space for one shape and device, path by
-// path (kernels::SubSpace), with the kernel's legality and, unless the
+// path (kernels::Path), with the kernel's legality and, unless the
 // search is asked for the full space, its pruning rules applied before
 // anything is compiled.
 #include <cstddef>
@@ -32,7 +32,10 @@ struct SpaceEnumeration {
   std::vector<PathEnumeration> paths;
   std::size_t total = 0;     // the paths' cartesian sizes, summed
   std::size_t filtered = 0;  // pruned or illegal
-  std::map<std::string, std::size_t> filter_reasons;  // illegal: first words of each reason -> count
+  // Illegal: the id of the legality rule each config broke (the first that
+  // constraint_violation names) -> count, and one config's detail per id.
+  std::map<std::string, std::size_t> filter_reasons;
+  std::map<std::string, std::string> filter_examples;
   std::map<std::string, std::size_t> pruned_by;       // pruning rule name -> configs it dropped
 };
 

@@ -76,17 +76,17 @@ ChainOp& KernelChain::add(const std::string& kernel_name, const kernels::Shape& 
   if (source_.tuned && store && !wanted) op.why_baseline = "not among --tuned-kernels";
   if (source_.tuned && store && wanted) {
     const auto text = kernels::shape_to_string(shape);
-    const auto& mode = source_.cache_mode;
+    const auto mode = source_.cache_mode;
     std::optional<results::Winner> winner;
     for (const auto row : source_.device_rows) {
-      for (const auto& m : {mode, std::string(mode == "cold" ? "hot" : "cold")}) {
+      for (const auto m : {mode, other_cache_mode(mode)}) {
         if (!winner) winner = store->find_winner(row, kernel_name, text, m);
       }
     }
     if (winner) {
       // Stored under an earlier space of the kernel: brought up to date (engine/stale_config.hpp).
       const auto update = update_config(kernel, shape, kernels::config_from_json(winner->config_json));
-      const auto why = update.config ? kernel.constraint_violation(*update.config, shape, device_) : update.note;
+      const auto why = update.config ? kernel.constraint_violation(*update.config, shape, device_).detail : update.note;
       if (why.empty()) {
         op.config = *update.config, op.tuned = true, op.winner_ns = winner->median_ns;
       } else {

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "common/cache_mode.hpp"
 #include "harness/device.hpp"
 #include "harness/timer.hpp"
 #include "harness/timing_stats.hpp"
@@ -31,7 +32,7 @@ struct VariantSource {
   bool tuned = true;                       // stored winners where there are; else baselines
   const results::Store* store = nullptr;   // none: every op runs its baseline
   std::vector<std::int64_t> device_rows;   // the store's devices whose winners serve, preferred first
-  std::string cache_mode = "cold";         // which stored winners (this mode, then the other)
+  CacheMode cache_mode = CacheMode::cold;  // which stored winners (this mode, then the other)
   std::vector<std::string> tuned_kernels;  // non-empty: stored winners only for these kernels
 };
 

@@ -21,7 +21,7 @@ struct BenchArgs {
   std::vector<std::string> kernels;
   std::uint32_t device = 0;
   std::string db;
-  std::string cache = "cold";
+  std::string cache = to_string(CacheMode::cold);  // --cache, parsed where it is used
 };
 
 std::filesystem::path bench_program() {

@@ -259,7 +259,8 @@ void run_check(CheckArgs args, int& result_code) {
       if (current) {
         try {
           why = "not legal on this device: " +
-                kernel->constraint_violation(config, kernels::parse_shape(tuned, kernel->shape_dims().size()), info);
+                kernel->constraint_violation(config, kernels::parse_shape(tuned, kernel->shape_dims().size()), info)
+                    .detail;
         } catch (const Error&) {
           why = "its tuned shape is not a valid shape";
         }

@@ -65,7 +65,8 @@ WinnerCheck plan_one(const kernels::Kernel& kernel, const results::Winner& store
     }
     if (const auto why = kernel.constraint_violation(w.config, shape, info); !why.empty()) {
       w.at.push_back({text, kNotChecked,
-                      (shape == tuned ? "not legal on this device: " : "not legal at this shape on this device: ") + why});
+                      (shape == tuned ? "not legal on this device: " : "not legal at this shape on this device: ") +
+                          why.detail});
       return;
     }
     w.at.push_back({text, kPlanned, ""});

@@ -42,19 +42,23 @@ std::string values_text(const std::vector<int>& values) {
   return "{" + text + "}";
 }
 
-// The most frequent reasons configs were illegal, "N reason; ...".
-std::string reasons_text(const std::map<std::string, std::size_t>& reasons) {
+// Why the other configs are illegal, one legality rule a line, most configs
+// first: "N RULE: one of those configs' reason". A spec's rule is named by
+// its reason, which the detail repeats: said once, "N REASON (EXPRESSION)".
+std::string reasons_text(const SpaceEnumeration& e) {
   std::vector<std::pair<std::size_t, std::string>> sorted;
-  for (const auto& [why, n] : reasons) sorted.emplace_back(n, why);
-  std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  for (const auto& [rule, n] : e.filter_reasons) sorted.emplace_back(n, rule);
+  std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
   std::string text;
-  constexpr std::size_t kShown = 4;
-  for (std::size_t i = 0; i < sorted.size() && i < kShown; ++i) {
-    std::string why = sorted[i].second;
-    while (!why.empty() && why.back() == ' ') why.pop_back();
-    text += (text.empty() ? "" : "; ") + std::to_string(sorted[i].first) + " " + why;
+  for (const auto& [n, rule] : sorted) {
+    const auto example = e.filter_examples.find(rule);
+    text += std::string(text.empty() ? "      illegal: " : "               ") + std::to_string(n) + " " + rule;
+    if (example != e.filter_examples.end()) {
+      const auto& detail = example->second;
+      text += detail.rfind(rule, 0) == 0 ? detail.substr(rule.size()) : ": " + detail;
+    }
+    text += "\n";
   }
-  if (sorted.size() > kShown) text += "; " + std::to_string(sorted.size() - kShown) + " other reasons";
   return text;
 }
 
@@ -72,6 +76,7 @@ nlohmann::json sizes_json(const kernels::Kernel& k, std::size_t space_index, con
                      {"valid", e.valid.size()},
                      {"pruned_by", e.pruned_by},
                      {"illegal_by", e.filter_reasons},
+                     {"illegal_examples", e.filter_examples},
                      {"paths", paths}});
   }
   return sizes;
@@ -139,7 +144,7 @@ void print_kernel(const kernels::Kernel& k, const vk::DeviceInfo* device, SpaceS
       for (const auto& p : e.paths) std::cout << "; " << p.name << " " << p.valid << "/" << p.cartesian;
       std::cout << "\n";
       // Why the others are illegal: a space empty on this device says what it lacks.
-      if (!e.filter_reasons.empty()) std::cout << "      illegal: " << reasons_text(e.filter_reasons) << "\n";
+      std::cout << reasons_text(e);
     }
   }
   std::cout << "  default shapes: " << shapes_text(k.default_shapes()) << "\n"
@@ -186,9 +191,10 @@ Lists the kernels, their spaces (parameters, paths, pruning rules with the
 devices they were measured on) and their default and check shapes.
 
 With --device: each path's cartesian and valid size at each default shape on
-that device, and the most frequent reasons the other configs are illegal there
-(a space empty on a device says what the device lacks). --space full counts
-every legal config, with no pruning rule applied.
+that device, and why the other configs are illegal there: how many each
+legality rule rejects, by the rule's id (a spec's rules by their reason), with
+one of those configs' reasons (a space empty on a device says what the device
+lacks). --space full counts every legal config, with no pruning rule applied.
 
 See docs/SPACES_AND_SEARCH.md, "Spaces".
 )vkt");

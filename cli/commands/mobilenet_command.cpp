@@ -275,8 +275,8 @@ See docs/TUNING_A_MODEL.md, "A vision model's chain".
                   "SQLite database with the winners (default: $VKTUNE_DB, else ~/.local/share/vktune/vktune.db)");
   cmd->add_option("--seed", args->seed, "Seed of the random weights and image")->capture_default_str();
   cmd->add_option("--specs", args->specs,
-                  "Folder holding mobilenet_stem/, mobilenet_depthwise/ and mobilenet_pointwise/ (edited copies of "
-                  "examples/); default: the specs built into vktune")
+                  "Folder holding mobilenet_stem/, mobilenet_depthwise/, mobilenet_pointwise/ and include/ (edited "
+                  "copies of examples/); default: the specs built into vktune")
       ->check(CLI::ExistingDirectory);
   cmd->add_flag("--json", args->json, "Print the vktune-mobilenet document on stdout");
   cmd->callback([args, &result_code] {

@@ -33,7 +33,7 @@ struct ModelArgs {
   std::uint32_t prompt = 512;
   std::uint32_t context = 4096;
   std::string db;
-  std::string cache = "cold";
+  std::string cache = to_string(CacheMode::cold);  // --cache, parsed where it is used
   bool json = false;
   std::uint64_t seed = 0;
   bool seed_given = false;
@@ -126,7 +126,7 @@ void run_model(ModelArgs args, int& result_code) {
   options.deadline = deadline;
   options.prompt = args.prompt;
   options.tune.seed = args.seed;
-  options.tune.cache_mode = args.cache;
+  options.tune.cache_mode = parse_cache_mode(args.cache);
   options.tune.interrupted = [] { return InterruptGuard::reason(); };
   const auto results =
       model::tune_model(session, ops.ops, ceilings, options, [&](const std::string& what) { progress.phase(what); });

@@ -111,7 +111,7 @@ CLI::Option* add_device_option(CLI::App& cmd, std::uint32_t& device, const std::
 }
 
 void add_cache_option(CLI::App& cmd, std::string& cache, const std::string& help) {
-  cmd.add_option("--cache", cache, help)->capture_default_str()->check(CLI::IsMember({"cold", "hot"}));
+  cmd.add_option("--cache", cache, help)->capture_default_str()->check(CLI::IsMember(cache_mode_names()));
 }
 
 void add_space_option(CLI::App& cmd, std::string& scope) {

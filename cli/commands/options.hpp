@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "common/cache_mode.hpp"
 #include "kernels/kernel.hpp"
 #include "results/store.hpp"
 

@@ -44,7 +44,7 @@ struct TuneArgs {
   bool no_transfer = false;
   std::size_t batch = 4;
   std::string db;
-  std::string cache = "cold";
+  std::string cache = to_string(CacheMode::cold);  // --cache, parsed where it is used
   bool json = false;
   std::uint64_t seed = 0;
   bool seed_given = false;
@@ -207,7 +207,7 @@ void run_tune(const kernels::Kernel& kernel, TuneArgs args, int& result_code) {
   options.batch_size = args.batch;
   options.deadline = deadline;
   options.seed = args.seed;
-  options.cache_mode = args.cache;
+  options.cache_mode = parse_cache_mode(args.cache);
   options.only = only;
   options.space = parse_space_scope(args.space);
   options.interrupted = [] { return InterruptGuard::reason(); };

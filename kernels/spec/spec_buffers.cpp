@@ -9,6 +9,7 @@
 #include "kernels/spec/spec_reference.hpp"
 #include "reference/fp16.hpp"
 #include "reference/random_blocks.hpp"
+#include "results/table_format.hpp"
 
 namespace vktune::kernels::spec {
 
@@ -60,11 +61,9 @@ BufferSpec buffer_of(const Node& node, const Scope& dims,
   }
   const auto role_node = node.at("role");
   const auto role = role_node.string();
-  if (role == "input") b.role = BindingRole::input;
-  else if (role == "weights") b.role = BindingRole::weights;
-  else if (role == "output") b.role = BindingRole::output;
-  else if (role == "scratch") b.role = BindingRole::scratch;
-  else role_node.fail("unknown role '" + role + "' (input, weights, output, scratch)");
+  const int role_index = results::table_format::binding_role_index(role);
+  if (role_index < 0) role_node.fail("unknown role '" + role + "' (" + results::table_format::binding_role_list() + ")");
+  b.role = static_cast<BindingRole>(role_index);
 
   const bool data = b.role == BindingRole::input || b.role == BindingRole::weights;
   b.init = !data ? InitKind::zeros : b.type == ElementType::gguf ? InitKind::gguf_random : InitKind::uniform;

@@ -35,7 +35,7 @@ struct Rule {
   std::string reason;   // one line
   std::string pointer;  // where in the spec
   Expression expression;
-  DeviceKey measured_on{};  // pruning rules only
+  DeviceFilter measured_on{};  // pruning rules only
 };
 
 // Workgroups along one axis: 1, or ceil(shape[dim] / per_workgroup), the
@@ -53,7 +53,9 @@ struct Stage {
   std::shared_ptr<Expression> subgroup_size;        // null = the device's choice
 };
 
-struct SubSpaceSpec {
+// One path of the spec (an entry of its "subspaces", which the format calls
+// sub-spaces): a template path and the parameters and rules it has.
+struct PathSpec {
   std::string name;
   std::string template_file;  // the stages' default, as the template library names it
   std::vector<Parameter> parameters;
@@ -116,7 +118,7 @@ struct Definition {
   std::vector<std::string> dims;
   std::vector<Shape> default_shapes;
   std::vector<Shape> check_shapes;
-  std::vector<SubSpaceSpec> subspaces;
+  std::vector<PathSpec> paths;  // the spec's "subspaces", one per template path
   std::vector<Parameter> parameters;  // every sub-space's, united, in first-seen order (+ PATH when several)
   std::vector<Delivery> delivery;     // per parameter, as `parameters`
   std::vector<BufferSpec> buffers;    // by binding, 0..n-1

@@ -58,12 +58,12 @@ Tolerance tolerance_of(const Node& node) {
   return t;
 }
 
-DeviceKey device_key_of(const Node& node) {
+DeviceFilter device_filter_of(const Node& node) {
   node.only({"vendor_id", "name_contains"});
-  DeviceKey key;
-  if (node.has("vendor_id")) key.vendor_id = static_cast<std::uint32_t>(node.at("vendor_id").integer(0, 0xffffffffll));
-  if (node.has("name_contains")) key.name_contains = node.at("name_contains").string();
-  return key;
+  DeviceFilter filter;
+  if (node.has("vendor_id")) filter.vendor_id = static_cast<std::uint32_t>(node.at("vendor_id").integer(0, 0xffffffffll));
+  if (node.has("name_contains")) filter.name_contains = node.at("name_contains").string();
+  return filter;
 }
 
 // A template: vktune's own ("vktune:rmsnorm.comp") or a file beside the spec,
@@ -81,8 +81,10 @@ std::string template_of(const Node& node, const std::string& kernel, const FileR
   if (!text) node.fail("template '" + path + "' does not exist");
   const std::string name = "spec/" + kernel + "/" + path;
   register_template_file(name, *text);
-  // The includes it reaches, followed beside the spec; names found nowhere
-  // there are left for vktune's own includes.
+  // The includes it reaches, followed beside the spec, then in the include/
+  // folder beside the spec's folder (what several specs share:
+  // examples/include/); names found nowhere there are left for vktune's own
+  // includes.
   std::vector<std::string> pending{*text};
   std::set<std::string> seen;
   while (!pending.empty()) {
@@ -97,7 +99,9 @@ std::string template_of(const Node& node, const std::string& kernel, const FileR
       const auto include = line.substr(open + 1, close - open - 1);
       if (include.empty() || include.front() == '/' || include.find("..") != std::string::npos) continue;
       if (!seen.insert(include).second) continue;
-      if (auto found = read(include)) {
+      auto found = read(include);
+      if (!found) found = read(std::string(kSharedIncludeFolder) + include);
+      if (found) {
         register_template_file("include/" + include, *found);
         pending.push_back(*found);
       }
@@ -122,7 +126,7 @@ Rule rule_of(const Node& node, const Scope& scope, bool pruning) {
   }
   Rule rule{name, node.at("reason").string(), node.pointer(),
             node.at("rule").expression(scope)};
-  if (pruning && node.has("measured_on")) rule.measured_on = device_key_of(node.at("measured_on"));
+  if (pruning && node.has("measured_on")) rule.measured_on = device_filter_of(node.at("measured_on"));
   return rule;
 }
 
@@ -201,13 +205,13 @@ ReferenceSpec trusted_reference_of(const Node& node, const Definition& d) {
   std::size_t sub = 0;
   if (node.has("subspace")) {
     const auto name = node.at("subspace").string();
-    const auto it = std::find_if(d.subspaces.begin(), d.subspaces.end(), [&](const auto& s) { return s.name == name; });
-    if (it == d.subspaces.end()) node.at("subspace").fail("no sub-space named '" + name + "'");
-    sub = static_cast<std::size_t>(it - d.subspaces.begin());
+    const auto it = std::find_if(d.paths.begin(), d.paths.end(), [&](const auto& s) { return s.name == name; });
+    if (it == d.paths.end()) node.at("subspace").fail("no sub-space named '" + name + "'");
+    sub = static_cast<std::size_t>(it - d.paths.begin());
   }
-  const auto& s = d.subspaces[sub];
+  const auto& s = d.paths[sub];
   for (const auto& p : d.parameters) r.trusted[p.name] = p.values.front();
-  if (d.subspaces.size() > 1) r.trusted[kPathParameter] = static_cast<int>(sub);
+  if (d.paths.size() > 1) r.trusted[kPathParameter] = static_cast<int>(sub);
   for (const auto& [name, value] : s.baseline) r.trusted[name] = value;
   const auto config = node.at("config");
   if (!config.json().is_object()) config.fail("expected an object of parameter values");
@@ -278,10 +282,10 @@ Delivery delivery_of(const Node& p) {
   return delivery;
 }
 
-SubSpaceSpec subspace_of(const Node& node, Definition& d, const FileReader& read, std::set<std::string>& names) {
+PathSpec path_spec_of(const Node& node, Definition& d, const FileReader& read, std::set<std::string>& names) {
   node.only({"name", "template", "parameters", "baseline", "defines", "local_size", "legality", "pruning", "stages",
              "tolerance"});
-  SubSpaceSpec s;
+  PathSpec s;
   s.name = node.at("name").identifier();
   if (!names.insert(s.name).second) node.at("name").fail("a second sub-space named '" + s.name + "'");
   const auto tmpl = template_of(node.at("template"), d.name, read);
@@ -332,7 +336,7 @@ SubSpaceSpec subspace_of(const Node& node, Definition& d, const FileReader& read
 // The sub-space's rules and stages, once every sub-space's parameters are
 // known: all expressions then share one layout (Definition::full_scope), and
 // parameters of other sub-spaces read their pinned values.
-void subspace_rules(const Node& node, const Definition& d, SubSpaceSpec& s, const FileReader& read) {
+void path_rules(const Node& node, const Definition& d, PathSpec& s, const FileReader& read) {
   Scope params(d.dims);
   for (const auto& p : d.parameters) params.add(p.name);
   const Scope& full = d.full_scope;
@@ -405,11 +409,11 @@ Definition parse_spec(const std::string& text, const std::string& file, const Fi
 
   std::set<std::string> names;
   const auto subspaces = top.at("subspaces").array(1);
-  for (const auto& s : subspaces) d.subspaces.push_back(subspace_of(s, d, read, names));
+  for (const auto& s : subspaces) d.paths.push_back(path_spec_of(s, d, read, names));
   // A fixed define must not repeat a parameter any sub-space varies (the
   // compiler would see the name defined twice).
-  for (std::size_t i = 0; i < d.subspaces.size(); ++i) {
-    for (const auto& define : d.subspaces[i].defines) {
+  for (std::size_t i = 0; i < d.paths.size(); ++i) {
+    for (const auto& define : d.paths[i].defines) {
       const std::string& name = define.first;
       const bool taken = std::any_of(d.parameters.begin(), d.parameters.end(), [&](const auto& p) { return p.name == name; });
       if (taken) {
@@ -418,9 +422,9 @@ Definition parse_spec(const std::string& text, const std::string& file, const Fi
       }
     }
   }
-  if (d.subspaces.size() > 1) {
-    Parameter path{kPathParameter, {}, "the sub-space: 0 = " + d.subspaces[0].name};
-    for (std::size_t i = 0; i < d.subspaces.size(); ++i) path.values.push_back(static_cast<int>(i));
+  if (d.paths.size() > 1) {
+    Parameter path{kPathParameter, {}, "the sub-space: 0 = " + d.paths[0].name};
+    for (std::size_t i = 0; i < d.paths.size(); ++i) path.values.push_back(static_cast<int>(i));
     d.parameters.push_back(path);
     d.delivery.push_back({});
   }
@@ -428,7 +432,7 @@ Definition parse_spec(const std::string& text, const std::string& file, const Fi
   for (const auto& p : d.parameters) d.full_scope.add(p.name);
   d.device_offset = d.full_scope.size();
   for (const auto& name : device_fact_names()) d.full_scope.add(name);
-  for (std::size_t i = 0; i < subspaces.size(); ++i) subspace_rules(subspaces[i], d, d.subspaces[i], read);
+  for (std::size_t i = 0; i < subspaces.size(); ++i) path_rules(subspaces[i], d, d.paths[i], read);
 
   // Buffers: bindings 0..n-1, each once.
   const auto buffers = top.at("buffers").array(1);

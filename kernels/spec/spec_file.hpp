@@ -21,6 +21,11 @@ inline constexpr std::size_t kMaxSpecBytes = 1u << 20;
 // nullopt when there is none.
 using FileReader = std::function<std::optional<std::string>(const std::string& relative)>;
 
+// Where a spec's include is looked up when it is not beside the spec,
+// relative to the spec's folder: the include/ folder beside it, which specs
+// in sibling folders share (examples/include/conv_types.glsl).
+inline constexpr const char* kSharedIncludeFolder = "../include/";
+
 // Parses spec `text`; `file` names it in errors and `read` finds its
 // templates. Templates found are registered (spec_templates.hpp) under
 // "spec/NAME/PATH"; a template named "vktune:FILE" is vktune's own FILE.

@@ -83,9 +83,9 @@ void SpecKernel::validate_shape_once(const Shape& shape) const {
 }
 
 std::size_t SpecKernel::path_index(const Config& config) const {
-  if (d_.subspaces.size() == 1) return 0;
+  if (d_.paths.size() == 1) return 0;
   const auto it = config.find(kPathParameter);
-  if (it == config.end() || it->second < 0 || static_cast<std::size_t>(it->second) >= d_.subspaces.size()) return 0;
+  if (it == config.end() || it->second < 0 || static_cast<std::size_t>(it->second) >= d_.paths.size()) return 0;
   return static_cast<std::size_t>(it->second);
 }
 
@@ -100,13 +100,13 @@ std::vector<double> SpecKernel::values_of(const Config& config, const Shape& sha
 }
 
 std::vector<Space> SpecKernel::build_spaces() const {
-  Space space{d_.name, d_.subspaces.front().stages.front().template_file, d_.parameters};
+  Space space{d_.name, d_.paths.front().stages.front().template_file, d_.parameters};
   space.bindings = bindings_;
   space.push_constants = push_words_;
   space.push_constants_unfit = push_unfit_;
-  for (std::size_t i = 0; i < d_.subspaces.size(); ++i) {
-    const auto& sub = d_.subspaces[i];
-    SubSpace path{sub.name, sub.parameters, {}};
+  for (std::size_t i = 0; i < d_.paths.size(); ++i) {
+    const auto& sub = d_.paths[i];
+    Path path{sub.name, sub.parameters, {}};
     for (const auto& p : d_.parameters) {
       const bool varied = std::any_of(sub.parameters.begin(), sub.parameters.end(), [&](auto& q) { return q.name == p.name; });
       if (!varied) path.pinned[p.name] = p.name == kPathParameter ? static_cast<int>(i) : p.values.front();
@@ -122,18 +122,18 @@ std::vector<Space> SpecKernel::build_spaces() const {
                                }});
     }
   }
-  if (d_.subspaces.size() == 1) space.paths.clear();  // one path: the space itself
+  if (d_.paths.size() == 1) space.paths.clear();  // one path: the space itself
   return {space};
 }
 
 Config SpecKernel::baseline(const Shape&) const {
   Config config;
   for (const auto& p : d_.parameters) config[p.name] = p.name == kPathParameter ? 0 : p.values.front();
-  for (const auto& [name, value] : d_.subspaces.front().baseline) config[name] = value;
+  for (const auto& [name, value] : d_.paths.front().baseline) config[name] = value;
   return config;
 }
 
-ShaderPlan SpecKernel::stage_plan(const Stage& stage, const SubSpaceSpec& sub, const Config& config,
+ShaderPlan SpecKernel::stage_plan(const Stage& stage, const PathSpec& sub, const Config& config,
                                   const std::vector<double>& values, std::string* problem, bool defines) const {
   ShaderPlan plan;
   plan.template_file = stage.template_file;
@@ -182,7 +182,7 @@ std::vector<std::uint32_t> SpecKernel::push_words(const std::vector<double>& val
 }
 
 std::vector<ShaderPlan> SpecKernel::stages(const Config& config, const Shape& shape) const {
-  const auto& sub = d_.subspaces[path_index(config)];
+  const auto& sub = d_.paths[path_index(config)];
   const auto values = values_of(config, shape);
   std::vector<ShaderPlan> plans;
   for (const auto& stage : sub.stages) {
@@ -195,25 +195,34 @@ std::vector<ShaderPlan> SpecKernel::stages(const Config& config, const Shape& sh
 
 ShaderPlan SpecKernel::plan(const Config& config, const Shape& shape) const { return stages(config, shape).front(); }
 
-std::string SpecKernel::constraint_violation(const Config& config, const Shape& shape,
-                                             const vk::DeviceInfo& device) const {
+Violation legality_violation(const std::string& reason, const std::string& expression, double value) {
+  if (!std::isnan(value) && value != 0) return {};
+  // A rule with no reason is still a rule: named by its expression.
+  const std::string id = reason.empty() ? expression : reason;
+  if (std::isnan(value)) return {id, reason + " ('" + expression + "' is not a number here)"};
+  return {id, reason + " (" + expression + ")"};
+}
+
+Violation SpecKernel::constraint_violation(const Config& config, const Shape& shape,
+                                           const vk::DeviceInfo& device) const {
   validate_shape_once(shape);
   if (auto problem = support::parameter_violation(config, spaces()[0]); !problem.empty()) return problem;
   const auto& space = spaces()[0];
-  if (!space.paths.empty() && space.path_of(config) == nullptr) return "the config belongs to no sub-space";
-  const auto& sub = d_.subspaces[path_index(config)];
+  if (!space.paths.empty() && space.path_of(config) == nullptr) {
+    return legality::kNoPath("the config belongs to no sub-space");
+  }
+  const auto& sub = d_.paths[path_index(config)];
   auto values = values_of(config, shape);
   fill_device_facts(device, values.data() + d_.device_offset);
   for (const auto& rule : sub.legality) {
-    const double v = rule.expression.evaluate(values.data());
-    if (std::isnan(v)) return rule.reason + " ('" + rule.expression.text() + "' is not a number here)";
-    if (v == 0) return rule.reason + " (" + rule.expression.text() + ")";
+    const double value = rule.expression.evaluate(values.data());
+    if (auto why = legality_violation(rule.reason, rule.expression.text(), value); !why.empty()) return why;
   }
   std::vector<ShaderPlan> plans;
   for (const auto& stage : sub.stages) {
     std::string problem;
     plans.push_back(stage_plan(stage, sub, config, values, &problem, false));
-    if (!problem.empty()) return problem;
+    if (!problem.empty()) return kStageValue(problem);
     const auto& plan = plans.back();
     const auto invocations = std::uint64_t{plan.local_size[0]} * plan.local_size[1] * plan.local_size[2];
     if (auto sg = support::subgroup_size_violation(static_cast<int>(plan.required_subgroup_size),
@@ -252,7 +261,7 @@ std::optional<DeviceReference> SpecKernel::device_reference(const Shape& shape) 
   }
   const auto values = values_of({}, shape);
   std::string problem;
-  auto plan = stage_plan(*r.stage, d_.subspaces.front(), {}, values, &problem, false);
+  auto plan = stage_plan(*r.stage, d_.paths.front(), {}, values, &problem, false);
   if (!problem.empty()) throw Error(ErrorKind::usage, d_.file + ": " + r.pointer + ": " + problem);
   plan.defines = r.defines;
   plan.push_constants = push_words(values);
@@ -261,7 +270,7 @@ std::optional<DeviceReference> SpecKernel::device_reference(const Shape& shape) 
                          {plan}};
 }
 
-std::unique_ptr<PrefixChecker> SpecKernel::prefix_checker(const SubSpace& path, const Shape& shape,
+std::unique_ptr<PrefixChecker> SpecKernel::prefix_checker(const Path& path, const Shape& shape,
                                                           const vk::DeviceInfo& device,
                                                           const std::vector<const PruningRule*>& pruning) const {
   return make_prefix_checker(*this, path, shape, device, pruning);
@@ -270,7 +279,7 @@ std::unique_ptr<PrefixChecker> SpecKernel::prefix_checker(const SubSpace& path, 
 Tolerance SpecKernel::tolerance(const Shape&) const { return d_.tolerance; }
 
 Tolerance SpecKernel::variant_tolerance(const Config& config, const Shape& shape) const {
-  const auto& sub = d_.subspaces[path_index(config)];
+  const auto& sub = d_.paths[path_index(config)];
   return sub.tolerance ? *sub.tolerance : tolerance(shape);
 }
 

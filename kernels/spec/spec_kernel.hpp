@@ -10,9 +10,20 @@
 #include <mutex>
 
 #include "kernels/kernel.hpp"
+#include "kernels/legality.hpp"
 #include "kernels/spec/spec_definition.hpp"
 
 namespace vktune::kernels::spec {
+
+// A stage's local size, workgroup divisor, shared memory or subgroup size
+// that is not a whole number in range for a config.
+inline constexpr RuleId kStageValue{"spec.stage_value"};
+
+// A legality rule of the spec (its reason and its expression's text) that
+// evaluated to `value`: no violation unless 0 or NaN, else one whose id is
+// the reason (the spec's own name for the rule) and whose detail adds the
+// expression.
+Violation legality_violation(const std::string& reason, const std::string& expression, double value);
 
 class SpecKernel final : public Kernel {
  public:
@@ -25,8 +36,11 @@ class SpecKernel final : public Kernel {
   std::vector<Shape> default_shapes() const override { return d_.default_shapes; }
   std::vector<Shape> check_shapes() const override { return d_.check_shapes; }
   Config baseline(const Shape& shape) const override;
-  std::string constraint_violation(const Config& config, const Shape& shape,
-                                   const vk::DeviceInfo& device) const override;
+  // A legality rule of the spec that fails is a violation of the rule named
+  // by its reason (the spec's own words); kernels/legality.hpp's rules and
+  // kStageValue cover the rest.
+  Violation constraint_violation(const Config& config, const Shape& shape,
+                                 const vk::DeviceInfo& device) const override;
   ShaderPlan plan(const Config& config, const Shape& shape) const override;
   std::vector<ShaderPlan> stages(const Config& config, const Shape& shape) const override;
   Problem make_problem(const Shape& shape, const Inputs& inputs) const override;
@@ -36,7 +50,7 @@ class SpecKernel final : public Kernel {
   Metrics metrics(const Shape& shape) const override;
   std::uint64_t device_bytes(const Shape& shape) const override;
 
-  std::unique_ptr<PrefixChecker> prefix_checker(const SubSpace& path, const Shape& shape, const vk::DeviceInfo& device,
+  std::unique_ptr<PrefixChecker> prefix_checker(const Path& path, const Shape& shape, const vk::DeviceInfo& device,
                                                 const std::vector<const PruningRule*>& pruning) const override;
 
   const Definition& definition() const { return d_; }
@@ -51,7 +65,7 @@ class SpecKernel final : public Kernel {
   std::vector<double> values_of(const Config& config, const Shape& shape) const;
   // A stage's plan, or "" in `problem` why it cannot be planned; without
   // the defines (text) when only its limits are checked.
-  ShaderPlan stage_plan(const Stage& stage, const SubSpaceSpec& sub, const Config& config,
+  ShaderPlan stage_plan(const Stage& stage, const PathSpec& sub, const Config& config,
                         const std::vector<double>& values, std::string* problem, bool defines = true) const;
   // The push-constant words at `values` (the spec's push_constants).
   std::vector<std::uint32_t> push_words(const std::vector<double>& values) const;

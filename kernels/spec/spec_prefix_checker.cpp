@@ -20,7 +20,7 @@ std::shared_ptr<Expression> copy_of(const std::shared_ptr<Expression>& e) {
 // Not in an anonymous namespace: SpecKernel names it a friend.
 class SpecPrefixChecker final : public PrefixChecker {
  public:
-  SpecPrefixChecker(const SpecKernel& kernel, std::size_t sub_index, const SubSpace& path, const Shape& shape,
+  SpecPrefixChecker(const SpecKernel& kernel, std::size_t sub_index, const Path& path, const Shape& shape,
                     const vk::DeviceInfo& device, const std::vector<const PruningRule*>& pruning);
   Verdict check(std::size_t depth, const int* values) override;
 
@@ -28,17 +28,17 @@ class SpecPrefixChecker final : public PrefixChecker {
   enum class Kind { pruning, legality, stage };
   struct Check {
     Kind kind;
-    std::string name;                        // pruning: the rule's name; legality: its reason
+    std::string name;                        // pruning: the rule's name; legality: its reason (its id)
     std::unique_ptr<Expression> expression;  // pruning and legality: this thread's copy
     std::size_t stage = 0;
   };
 
   // The depth at which everything `reads` names is bound.
   std::size_t depth_of(const std::vector<std::size_t>& reads) const;
-  std::string stage_violation(std::size_t stage) const;
+  Violation stage_violation(std::size_t stage) const;
 
   const SpecKernel& kernel_;
-  const SubSpaceSpec& sub_;
+  const PathSpec& sub_;
   const Shape shape_;
   const vk::DeviceInfo& device_;
   std::vector<std::size_t> slot_of_;        // path parameter -> index in values_
@@ -48,10 +48,10 @@ class SpecPrefixChecker final : public PrefixChecker {
   std::vector<std::vector<Check>> checks_;  // by depth: pruning, then legality, then stages
 };
 
-SpecPrefixChecker::SpecPrefixChecker(const SpecKernel& kernel, std::size_t sub_index, const SubSpace& path,
+SpecPrefixChecker::SpecPrefixChecker(const SpecKernel& kernel, std::size_t sub_index, const Path& path,
                                      const Shape& shape, const vk::DeviceInfo& device,
                                      const std::vector<const PruningRule*>& pruning)
-    : kernel_(kernel), sub_(kernel.definition().subspaces[sub_index]), shape_(shape), device_(device) {
+    : kernel_(kernel), sub_(kernel.definition().paths[sub_index]), shape_(shape), device_(device) {
   const auto& d = kernel.definition();
   kernel.validate_shape(shape);
   values_ = kernel.values_of(path.pinned, shape);
@@ -104,9 +104,11 @@ std::size_t SpecPrefixChecker::depth_of(const std::vector<std::size_t>& reads) c
   return depth;
 }
 
-std::string SpecPrefixChecker::stage_violation(std::size_t s) const {
-  std::string problem;
-  const auto plan = kernel_.stage_plan(stages_[s], sub_, {}, values_, &problem, false);
+Violation SpecPrefixChecker::stage_violation(std::size_t s) const {
+  std::string unplanned;
+  const auto plan = kernel_.stage_plan(stages_[s], sub_, {}, values_, &unplanned, false);
+  Violation problem;
+  if (!unplanned.empty()) problem = kStageValue(unplanned);
   if (problem.empty()) {
     const auto invocations = std::uint64_t{plan.local_size[0]} * plan.local_size[1] * plan.local_size[2];
     problem = support::subgroup_size_violation(
@@ -118,7 +120,8 @@ std::string SpecPrefixChecker::stage_violation(std::size_t s) const {
         plan_limits_violation(plan, shape_, static_cast<std::uint32_t>(kernel_.definition().buffers.size()), device_);
   }
   if (problem.empty() || stages_.size() == 1) return problem;
-  return "stage " + std::to_string(s) + ": " + problem;
+  problem.detail = "stage " + std::to_string(s) + ": " + problem.detail;
+  return problem;
 }
 
 PrefixChecker::Verdict SpecPrefixChecker::check(std::size_t depth, const int* values) {
@@ -130,25 +133,24 @@ PrefixChecker::Verdict SpecPrefixChecker::check(std::size_t depth, const int* va
     }
     const double v = c.expression->evaluate(values_.data());
     if (c.kind == Kind::pruning) {
-      if (v != 0) return {Outcome::pruned, c.name};
+      if (v != 0) return {Outcome::pruned, {c.name, {}}};
       continue;
     }
-    if (std::isnan(v)) return {Outcome::illegal, c.name + " ('" + c.expression->text() + "' is not a number here)"};
-    if (v == 0) return {Outcome::illegal, c.name + " (" + c.expression->text() + ")"};
+    if (auto why = legality_violation(c.name, c.expression->text(), v); !why.empty()) return {Outcome::illegal, why};
   }
   return {};
 }
 
-std::unique_ptr<PrefixChecker> make_prefix_checker(const SpecKernel& kernel, const SubSpace& path, const Shape& shape,
+std::unique_ptr<PrefixChecker> make_prefix_checker(const SpecKernel& kernel, const Path& path, const Shape& shape,
                                                    const vk::DeviceInfo& device,
                                                    const std::vector<const PruningRule*>& pruning) {
-  const auto& subspaces = kernel.definition().subspaces;
+  const auto& paths = kernel.definition().paths;
   std::size_t sub = 0;
-  if (subspaces.size() > 1) {
+  if (paths.size() > 1) {
     const auto it =
-        std::find_if(subspaces.begin(), subspaces.end(), [&](const auto& s) { return s.name == path.name; });
-    if (it == subspaces.end()) return nullptr;  // not one of this spec's paths: check config by config
-    sub = static_cast<std::size_t>(it - subspaces.begin());
+        std::find_if(paths.begin(), paths.end(), [&](const auto& s) { return s.name == path.name; });
+    if (it == paths.end()) return nullptr;  // not one of this spec's paths: check config by config
+    sub = static_cast<std::size_t>(it - paths.begin());
   }
   return std::make_unique<SpecPrefixChecker>(kernel, sub, path, shape, device, pruning);
 }

@@ -12,7 +12,7 @@ namespace vktune::kernels::spec {
 
 class SpecKernel;
 
-std::unique_ptr<PrefixChecker> make_prefix_checker(const SpecKernel& kernel, const SubSpace& path, const Shape& shape,
+std::unique_ptr<PrefixChecker> make_prefix_checker(const SpecKernel& kernel, const Path& path, const Shape& shape,
                                                    const vk::DeviceInfo& device,
                                                    const std::vector<const PruningRule*>& pruning);
 

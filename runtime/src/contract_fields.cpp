@@ -55,10 +55,9 @@ struct Fields {
 };
 
 BindingRole role_from(const std::string& text, const Fields& f, const std::string& field) {
-  for (auto role : {BindingRole::input, BindingRole::weights, BindingRole::output, BindingRole::scratch}) {
-    if (text == to_string(role)) return role;
-  }
-  f.bad(field, "'" + text + "' is not a binding role (input, weights, output, scratch)");
+  const int index = format::binding_role_index(text);
+  if (index < 0) f.bad(field, "'" + text + "' is not a binding role (" + format::binding_role_list() + ")");
+  return static_cast<BindingRole>(index);
 }
 
 // The terms and divisor of a size rule or a push-constant word.
@@ -204,17 +203,6 @@ Contract legacy_contract(const std::vector<std::uint32_t>& shape, Stage stage) {
   c.stages.push_back(std::move(stage));
   add_features(c);
   return c;
-}
-
-std::string entry_hash(const nlohmann::json& device, const nlohmann::json& winner) {
-  // The device's row id is local to the document; its identity and ceilings are not.
-  auto identity = device;
-  identity.erase("id");
-  auto copy = winner;
-  copy.erase("entry_hash");
-  copy.erase("device");
-  const std::string text = identity.dump() + "\n" + copy.dump();
-  return spirv_content_hash({reinterpret_cast<const std::uint8_t*>(text.data()), text.size()});
 }
 
 }  // namespace vktune::runtime::detail

@@ -167,17 +167,6 @@ bool base64_decode(std::string_view text, std::vector<std::uint8_t>& bytes) {
   return true;
 }
 
-std::string spirv_content_hash(std::span<const std::uint8_t> bytes) {
-  constexpr std::uint64_t prime = 0x100000001b3ull;
-  std::uint64_t state = 0xcbf29ce484222325ull;
-  for (const auto b : bytes) state = (state ^ b) * prime;
-  const std::uint64_t length = bytes.size();
-  for (int i = 0; i < 8; ++i) state = (state ^ ((length >> (8 * i)) & 0xffu)) * prime;
-  std::array<char, 17> text{};
-  std::snprintf(text.data(), text.size(), "%016llx", static_cast<unsigned long long>(state));
-  return text.data();
-}
-
 std::vector<std::uint32_t> spirv_from_bytes(std::span<const std::uint8_t> bytes, std::string_view hash,
                                             const std::string& source, const std::string& where) {
   if (bytes.size() % 4 != 0) {
@@ -192,7 +181,7 @@ std::vector<std::uint32_t> spirv_from_bytes(std::span<const std::uint8_t> bytes,
                static_cast<std::uint32_t>(bytes[4 * i + 2]) << 16 | static_cast<std::uint32_t>(bytes[4 * i + 3]) << 24;
   }
   if (words[0] != kSpirvMagic) fail(source, where + ": not SPIR-V (wrong magic number)");
-  if (!hash.empty() && spirv_content_hash(bytes) != hash) {
+  if (!hash.empty() && format::content_hash(bytes.data(), bytes.size()) != hash) {
     fail(source, where + ": the SPIR-V does not match its hash " + std::string(hash) + " (the table is corrupt)");
   }
   return words;

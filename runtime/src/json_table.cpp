@@ -203,7 +203,7 @@ TableData load_json_text(std::string_view text, const std::string& source) {
     e.config_json = r.embedded(w, "config");
     if (with_contracts) {
       const auto stored = r.text(w, "entry_hash", where);
-      if (entry_hash(devices[device->second], w) != stored) {
+      if (format::entry_hash(devices[device->second], w) != stored) {
         fail(source, where + ".entry_hash: the entry does not match its hash " + stored +
                          " (a field was edited or the table is corrupt)");
       }

@@ -159,13 +159,11 @@ std::vector<std::uint32_t> push_constant_words(const Contract& contract, const S
 }
 
 const char* to_string(BindingRole role) {
-  switch (role) {
-    case BindingRole::input: return "input";
-    case BindingRole::weights: return "weights";
-    case BindingRole::output: return "output";
-    case BindingRole::scratch: return "scratch";
-  }
-  return "input";
+  const auto index = static_cast<std::size_t>(role);
+  // The names are string literals: their views end in a NUL.
+  return (index < detail::format::binding_role_count ? detail::format::binding_role_names[index]
+                                                      : detail::format::binding_role_names[0])
+      .data();
 }
 
 const char* to_string(Match match) {

@@ -15,6 +15,14 @@
 
 namespace vktune::runtime::detail {
 
+// The table format's role names and hashes (what vktune's exporter writes
+// with the same text).
+namespace format {
+#include "table_format.inc"
+}  // namespace format
+static_assert(static_cast<std::size_t>(BindingRole::scratch) + 1 == format::binding_role_count,
+              "BindingRole's values index format::binding_role_names");
+
 struct TableData {
   std::string source;  // file path or caller-given name, for messages
   std::vector<TableDevice> devices;
@@ -39,11 +47,9 @@ bool base64_decode(std::string_view text, std::vector<std::uint8_t>& bytes);
 
 // Little-endian bytes -> SPIR-V words, checked: a whole number of words, at
 // least a header, the SPIR-V magic number, and, when `hash` is not empty, the
-// store's content hash (64-bit FNV-1a of the bytes, then of the byte count as
-// 8 little-endian bytes, as 16 lowercase hex digits).
+// store's content hash (format::content_hash).
 std::vector<std::uint32_t> spirv_from_bytes(std::span<const std::uint8_t> bytes, std::string_view hash,
                                             const std::string& source, const std::string& where);
-std::string spirv_content_hash(std::span<const std::uint8_t> bytes);
 
 // SPIR-V words by their content hash: the version-2 table's "spirv" object,
 // the database's spirv table.
@@ -57,9 +63,6 @@ Contract parse_contract(const nlohmann::json& value, std::size_t dims, const Spi
 // The contract of an entry from before contracts (table version 1, schema
 // 1..3): one stage, no bindings, the shape class its readers assumed.
 Contract legacy_contract(const std::vector<std::uint32_t>& shape, Stage stage);
-// The integrity hash of a version-2 entry: the content hash of its device's
-// and its own canonical JSON text (sorted keys, no spaces; "entry_hash" left out).
-std::string entry_hash(const nlohmann::json& device, const nlohmann::json& winner);
 
 // Checks that cut across entries (device references, kernel names, ...) and
 // sorts nothing: table order is the source's order.

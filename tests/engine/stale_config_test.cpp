@@ -97,7 +97,7 @@ TEST(StaleConfig, Q4KConfigsOfTheEarlierVocabularyAreTranslated) {
                         {"X_SEGMENT", 16384}, {"W_STAGE", 0},       {"SUPER_BLOCK", 1},       {"X_SCOPE", 0}};
   EXPECT_EQ(*update.config, expected) << kernels::config_to_string(*update.config);
   EXPECT_NE(update.note.find("translated"), std::string::npos) << update.note;
-  EXPECT_EQ(q4k.constraint_violation(*update.config, shape, testing_support::h200_like()), "");
+  EXPECT_EQ(q4k.constraint_violation(*update.config, shape, testing_support::h200_like()).detail, "");
   EXPECT_EQ(q4k.plan(*update.config, shape).template_file, "matvec_q4k_q8.comp");
 
   // The exact path of 8 threads per super-block and 16-byte loads: matvec_q4k.comp still.
@@ -113,7 +113,7 @@ TEST(StaleConfig, Q4KConfigsOfTheEarlierVocabularyAreTranslated) {
   ASSERT_TRUE(exact.config) << exact.note;
   EXPECT_EQ(exact.config->at("THREADS_PER_ROW"), 64);
   EXPECT_EQ(exact.config->at("SUPER_BLOCK"), 1);
-  EXPECT_EQ(q4k.constraint_violation(*exact.config, shape, testing_support::h200_like()), "");
+  EXPECT_EQ(q4k.constraint_violation(*exact.config, shape, testing_support::h200_like()).detail, "");
   EXPECT_EQ(q4k.plan(*exact.config, shape).template_file, "matvec_q4k.comp");
   fp32["DEQUANT"] = 1;  // no counterpart
   EXPECT_FALSE(update_config(q4k, shape, fp32).config);

@@ -166,14 +166,14 @@ TEST(PipelineLimits, OnASyntheticDevice) {
 
   vk::PipelineDesc desc;
   desc.local_size = {256, 1, 1};
-  EXPECT_EQ(vk::check_pipeline_limits(d, desc), "");
+  EXPECT_EQ(vk::check_pipeline_limits(d, desc).detail, "");
 
   desc.required_subgroup_size = 32;
-  EXPECT_NE(vk::check_pipeline_limits(d, desc).find("does not allow requiring"), std::string::npos);
+  EXPECT_NE(vk::check_pipeline_limits(d, desc).detail.find("does not allow requiring"), std::string::npos);
 
   d.features.subgroup_size_control = true;
   d.compute_required_subgroup_size = true;
-  EXPECT_EQ(vk::check_pipeline_limits(d, desc), "");
+  EXPECT_EQ(vk::check_pipeline_limits(d, desc).detail, "");
   EXPECT_TRUE(d.supports_required_subgroup_size(16));
   EXPECT_TRUE(d.supports_required_subgroup_size(64));
   EXPECT_FALSE(d.supports_required_subgroup_size(8));
@@ -182,28 +182,28 @@ TEST(PipelineLimits, OnASyntheticDevice) {
   EXPECT_FALSE(d.supports_required_subgroup_size(0));
 
   desc.required_subgroup_size = 8;
-  EXPECT_NE(vk::check_pipeline_limits(d, desc).find("16..64"), std::string::npos);
+  EXPECT_NE(vk::check_pipeline_limits(d, desc).detail.find("16..64"), std::string::npos);
 
   desc.required_subgroup_size = 16;
   desc.local_size = {512, 1, 1};  // 32 subgroups of 16 > 16
-  EXPECT_NE(vk::check_pipeline_limits(d, desc).find("maxComputeWorkgroupSubgroups"), std::string::npos);
+  EXPECT_NE(vk::check_pipeline_limits(d, desc).detail.find("maxComputeWorkgroupSubgroups"), std::string::npos);
 
   desc.required_subgroup_size = 32;
   desc.require_full_subgroups = true;
-  EXPECT_NE(vk::check_pipeline_limits(d, desc).find("computeFullSubgroups"), std::string::npos);
+  EXPECT_NE(vk::check_pipeline_limits(d, desc).detail.find("computeFullSubgroups"), std::string::npos);
   d.features.compute_full_subgroups = true;
-  EXPECT_EQ(vk::check_pipeline_limits(d, desc), "");
+  EXPECT_EQ(vk::check_pipeline_limits(d, desc).detail, "");
   desc.local_size = {48, 1, 1};
-  EXPECT_NE(vk::check_pipeline_limits(d, desc).find("multiple of the subgroup size 32"), std::string::npos);
+  EXPECT_NE(vk::check_pipeline_limits(d, desc).detail.find("multiple of the subgroup size 32"), std::string::npos);
   // Without a required size, full subgroups align to the largest size.
   desc.required_subgroup_size = 0;
   desc.local_size = {96, 1, 1};
-  EXPECT_NE(vk::check_pipeline_limits(d, desc).find("multiple of the subgroup size 64"), std::string::npos);
+  EXPECT_NE(vk::check_pipeline_limits(d, desc).detail.find("multiple of the subgroup size 64"), std::string::npos);
   desc.local_size = {128, 1, 1};
-  EXPECT_EQ(vk::check_pipeline_limits(d, desc), "");
+  EXPECT_EQ(vk::check_pipeline_limits(d, desc).detail, "");
 
   desc.push_constant_bytes = 256;
-  EXPECT_NE(vk::check_pipeline_limits(d, desc).find("push constants"), std::string::npos);
+  EXPECT_NE(vk::check_pipeline_limits(d, desc).detail.find("push constants"), std::string::npos);
 }
 
 }  // namespace

@@ -33,7 +33,7 @@ TEST(AttentionPrefill, GroupedHeadsShareAWorkgroup) {
   auto config = tensor_core_config(k, llama);
   const auto one_head = k.plan(config, llama);
   config["HPW"] = 4;
-  ASSERT_EQ(k.constraint_violation(config, llama, device), "");
+  ASSERT_EQ(k.constraint_violation(config, llama, device).detail, "");
   const auto grouped = k.plan(config, llama);
   EXPECT_EQ(kernels::workgroup_counts(one_head.dispatch, llama), (std::array<std::uint32_t, 3>{32, 32, 1}));
   EXPECT_EQ(kernels::workgroup_counts(grouped.dispatch, llama), (std::array<std::uint32_t, 3>{128, 8, 1}));
@@ -43,17 +43,17 @@ TEST(AttentionPrefill, GroupedHeadsShareAWorkgroup) {
   // head cannot be split in four.
   auto narrow = config;
   narrow["WG_SIZE"] = 64;
-  EXPECT_NE(k.constraint_violation(narrow, llama, device).find("not a multiple of HPW"), std::string::npos);
+  EXPECT_NE(k.constraint_violation(narrow, llama, device).detail.find("not a multiple of HPW"), std::string::npos);
   const Shape pairs{37, 4, 2, 64, 37};
-  EXPECT_NE(k.constraint_violation(config, pairs, device).find("does not divide the 2 query heads per KV head"),
+  EXPECT_NE(k.constraint_violation(config, pairs, device).detail.find("does not divide the 2 query heads per KV head"),
             std::string::npos);
   config["HPW"] = 2;
-  EXPECT_EQ(k.constraint_violation(config, pairs, device), "");
+  EXPECT_EQ(k.constraint_violation(config, pairs, device).detail, "");
 
   // The CUDA-core walk takes one head a workgroup.
   auto walk = k.baseline(llama);
   walk["HPW"] = 2;
-  EXPECT_NE(k.constraint_violation(walk, llama, device).find("MMA=0 does not use HPW"), std::string::npos);
+  EXPECT_NE(k.constraint_violation(walk, llama, device).detail.find("MMA=0 does not use HPW"), std::string::npos);
 }
 
 // A covering array of the tensor-core path's configs at both check shapes

@@ -90,13 +90,13 @@ TEST_P(DecodeOps, ConstraintsRejectMissingAndForeignParameters) {
   const Shape shape = kernel().default_shapes().front();
   auto config = kernel().baseline(shape);
   config.erase("WG_SIZE");
-  EXPECT_NE(kernel().constraint_violation(config, shape, h200()), "");
+  EXPECT_NE(kernel().constraint_violation(config, shape, h200()).detail, "");
   config = kernel().baseline(shape);
   config["UNKNOWN"] = 1;
-  EXPECT_NE(kernel().constraint_violation(config, shape, h200()), "");
+  EXPECT_NE(kernel().constraint_violation(config, shape, h200()).detail, "");
   config = kernel().baseline(shape);
   config["WG_SIZE"] = 48;
-  EXPECT_NE(kernel().constraint_violation(config, shape, h200()), "");
+  EXPECT_NE(kernel().constraint_violation(config, shape, h200()).detail, "");
 }
 
 // Every parameter but attention_decode's MERGE_STAGE and MERGE_WG, which its
@@ -181,7 +181,7 @@ TEST(AttentionDecode, LongCachesSplitAndTheSplitIsARule) {
   // Too many splits for the scratch buffer are rejected.
   auto tiny = config;
   tiny["KV_CHUNK"] = 64;  // 128 splits
-  EXPECT_NE(k.constraint_violation(tiny, long_cache, h200()).find("workgroups per head group"), std::string::npos);
+  EXPECT_NE(k.constraint_violation(tiny, long_cache, h200()).detail.find("workgroups per head group"), std::string::npos);
 }
 
 // MMA=1 (kernels/attention_mma.hpp): offered at every default shape on a
@@ -200,7 +200,7 @@ TEST(AttentionDecode, TensorCorePathRulesAndPlan) {
   config["MMA"] = 1, config["STEP"] = 64, config["KV_CHUNK"] = 256, config["PREFETCH"] = 2, config["TOKENS"] = 2;
   config["LOADS"] = 1, config["VEC"] = 8, config["REDUCTION"] = 0, config["MERGE"] = 1, config["WIDEN"] = 0;
   config["LEAN"] = 1;
-  EXPECT_EQ(k.constraint_violation(config, shape, tensor_cores), "");
+  EXPECT_EQ(k.constraint_violation(config, shape, tensor_cores).detail, "");
   const auto plan = k.plan(config, shape);
   EXPECT_EQ(plan.template_file, "attention_decode_mma.comp");
   EXPECT_NE(std::find(plan.defines.begin(), plan.defines.end(), std::make_pair(std::string("HD"), std::string("128"))),
@@ -209,18 +209,18 @@ TEST(AttentionDecode, TensorCorePathRulesAndPlan) {
   const auto groups = kernels::workgroup_counts(plan.dispatch, shape);
   EXPECT_EQ(groups[0], 32u);
   EXPECT_EQ(groups[1], 8u);
-  EXPECT_NE(k.constraint_violation(config, shape, h200()).find("VK_NV_cooperative_matrix"), std::string::npos);
+  EXPECT_NE(k.constraint_violation(config, shape, h200()).detail.find("VK_NV_cooperative_matrix"), std::string::npos);
   auto pinned = config;
   pinned["TOKENS"] = 4;
-  EXPECT_NE(k.constraint_violation(pinned, shape, tensor_cores).find("MMA=1 does not use TOKENS"), std::string::npos);
+  EXPECT_NE(k.constraint_violation(pinned, shape, tensor_cores).detail.find("MMA=1 does not use TOKENS"), std::string::npos);
   auto wide = config;
   wide["KV_CHUNK"] = 512;
-  EXPECT_NE(k.constraint_violation(wide, shape, tensor_cores).find("shared memory"), std::string::npos);
+  EXPECT_NE(k.constraint_violation(wide, shape, tensor_cores).detail.find("shared memory"), std::string::npos);
   EXPECT_TRUE(pruning_rule(k, "tensor-cores.chunk-256").prunes(wide, shape));
   EXPECT_FALSE(pruning_rule(k, "tensor-cores.chunk-256").prunes(config, shape));
   auto walk = k.baseline(shape);
   walk["STEP"] = 64;
-  EXPECT_EQ(k.constraint_violation(walk, shape, tensor_cores), "STEP is only varied with MMA=1");
+  EXPECT_EQ(k.constraint_violation(walk, shape, tensor_cores).detail, "STEP is only varied with MMA=1");
 
   // The path's valid variants at the default shapes compile: a pairwise
   // covering array of them (every value, every pair of two parameters).
@@ -250,7 +250,7 @@ TEST(AttentionDecode, StreamingPathRulesAndPlan) {
   EXPECT_EQ(config.at("STREAM"), 0);  // the baseline stays on the walk
   config["STREAM"] = 1, config["WG_SIZE"] = 256, config["LOADS"] = 1, config["ENTRIES"] = 2;
   config["KV_CHUNK"] = 256, config["PREFETCH"] = 0;
-  EXPECT_EQ(k.constraint_violation(config, shape, h200()), "");
+  EXPECT_EQ(k.constraint_violation(config, shape, h200()).detail, "");
   const auto plan = k.plan(config, shape);
   EXPECT_EQ(plan.template_file, "attention_decode_stream.comp");
   EXPECT_NE(std::find(plan.defines.begin(), plan.defines.end(), std::make_pair(std::string("HD"), std::string("128"))),
@@ -262,25 +262,25 @@ TEST(AttentionDecode, StreamingPathRulesAndPlan) {
 
   auto pinned = config;
   pinned["TOKENS"] = 4;
-  EXPECT_NE(k.constraint_violation(pinned, shape, h200()).find("STREAM=1 does not use TOKENS"), std::string::npos);
+  EXPECT_NE(k.constraint_violation(pinned, shape, h200()).detail.find("STREAM=1 does not use TOKENS"), std::string::npos);
   auto narrow = h200();
   narrow.subgroup_size = narrow.min_subgroup_size = narrow.max_subgroup_size = 8;  // a team of 16 lanes does not fit
-  EXPECT_NE(k.constraint_violation(config, shape, narrow).find("smallest subgroup of 8"), std::string::npos);
+  EXPECT_NE(k.constraint_violation(config, shape, narrow).detail.find("smallest subgroup of 8"), std::string::npos);
   auto partial = config;
   partial["KV_CHUNK"] = 32;  // a round is 16 teams * 2 entries = 32: whole; 16 teams * 4 = 64 is not
   partial["ENTRIES"] = 4;
-  EXPECT_NE(k.constraint_violation(partial, shape, h200()).find("whole number of rounds"), std::string::npos);
+  EXPECT_NE(k.constraint_violation(partial, shape, h200()).detail.find("whole number of rounds"), std::string::npos);
   auto many = config;
   many["WG_SIZE"] = 128, many["KV_CHUNK"] = 16 * 2;  // 8 teams * 2 entries = 16 a round: 256 splits of 32
-  EXPECT_EQ(k.constraint_violation(many, shape, h200()), "");
-  EXPECT_NE(k.constraint_violation(many, Shape{32, 8, 128, 8200}, h200()).find("more than 256"), std::string::npos);
+  EXPECT_EQ(k.constraint_violation(many, shape, h200()).detail, "");
+  EXPECT_NE(k.constraint_violation(many, Shape{32, 8, 128, 8200}, h200()).detail.find("more than 256"), std::string::npos);
   auto walk = k.baseline(shape);
   walk["ENTRIES"] = 8;
-  EXPECT_EQ(k.constraint_violation(walk, shape, h200()), "ENTRIES is only varied with STREAM=1");
+  EXPECT_EQ(k.constraint_violation(walk, shape, h200()).detail, "ENTRIES is only varied with STREAM=1");
   walk = k.baseline(shape);
   walk["WG_SIZE"] = 512;
   walk["LOADS"] = 1;  // a team of 16 lanes: the team merge fits 48 KiB
-  EXPECT_EQ(k.constraint_violation(walk, shape, h200()), "");
+  EXPECT_EQ(k.constraint_violation(walk, shape, h200()).detail, "");
   EXPECT_TRUE(pruning_rule(k, "walk.wg512-unmeasured").prunes(walk, shape));
   EXPECT_FALSE(pruning_rule(k, "walk.wg512-unmeasured").prunes(config, shape));  // STREAM=1 keeps 512
 }
@@ -374,7 +374,7 @@ class AttentionDecodeDevice : public testing_support::DeviceSuite<int> {
     const vk::Device device(*instance_, testing_support::test_device_index());
     std::size_t ran = 0;
     for (const auto& [shape, config] : cases) {
-      if (const auto violation = k.constraint_violation(config, shape, device.info()); !violation.empty()) {
+      if (const auto violation = k.constraint_violation(config, shape, device.info()).detail; !violation.empty()) {
         std::cout << "not on this device: " << kernels::shape_to_string(shape) << ": " << violation << "\n";
         continue;
       }
@@ -405,7 +405,7 @@ TEST_P(DecodeOpsDevice, EveryValidVariantPassesAtEveryCheckShape) {
   for (const auto& shape : kernel.check_shapes()) {
     const auto space = enumerate_space(kernel, shape, as_nvidia);
     EXPECT_FALSE(space.valid.empty()) << label(GetParam(), shape);
-    EXPECT_EQ(kernel.constraint_violation(kernel.baseline(shape), shape, device.info()), "") << label(GetParam(), shape);
+    EXPECT_EQ(kernel.constraint_violation(kernel.baseline(shape), shape, device.info()).detail, "") << label(GetParam(), shape);
     const auto failures = testing_support::failing_variants(*instance_, kernel, shape, space.valid, 2024);
     EXPECT_TRUE(failures.empty()) << label(GetParam(), shape) << ": " << ::testing::PrintToString(failures);
   }
@@ -446,8 +446,8 @@ TEST_F(AttentionDecodeDevice, MergesOfMoreSplitsThanARound) {
   // the subgroup holds it).
   const vk::Device device(*instance_, testing_support::test_device_index());
   for (auto& config : configs) {
-    if (!k.constraint_violation(config, shape, device.info()).empty()) config["REDUCTION"] = 1;
-    EXPECT_EQ(k.constraint_violation(config, shape, device.info()), "");
+    if (!k.constraint_violation(config, shape, device.info()).detail.empty()) config["REDUCTION"] = 1;
+    EXPECT_EQ(k.constraint_violation(config, shape, device.info()).detail, "");
   }
   const auto failures = testing_support::failing_variants(*instance_, k, shape, configs, 11);
   EXPECT_TRUE(failures.empty()) << ::testing::PrintToString(failures);
@@ -471,7 +471,7 @@ TEST_F(AttentionDecodeDevice, ReduceScatterWithSplits) {
   cases.push_back(cases.back()), cases.back().second["PREFETCH"] = 3;
   const vk::Device device(*instance_, testing_support::test_device_index());
   for (const auto& [shape, config] : cases) {
-    const auto violation = k.constraint_violation(config, shape, device.info());
+    const auto violation = k.constraint_violation(config, shape, device.info()).detail;
     if (!violation.empty()) GTEST_SKIP() << "the test device cannot run REDUCTION=2: " << violation;
     const auto failures = testing_support::failing_variants(*instance_, k, shape, {config}, 13);
     EXPECT_TRUE(failures.empty()) << kernels::shape_to_string(shape) << ": " << ::testing::PrintToString(failures);
@@ -526,10 +526,10 @@ TEST_F(AttentionDecodeDevice, MergeStageMergesManySplits) {
   // One split: nothing to merge, and a second stage would only cost a launch.
   auto one = cases[0].second;
   one["KV_CHUNK"] = 128;
-  EXPECT_EQ(k.constraint_violation(one, {4, 2, 64, 100}, nvidia), "MERGE_STAGE=1 needs splits to merge (kv_len > KV_CHUNK)");
+  EXPECT_EQ(k.constraint_violation(one, {4, 2, 64, 100}, nvidia).detail, "MERGE_STAGE=1 needs splits to merge (kv_len > KV_CHUNK)");
   auto walk = k.baseline({4, 2, 64, 1100});
   walk["MERGE_STAGE"] = 1;
-  EXPECT_NE(k.constraint_violation(walk, {4, 2, 64, 1100}, nvidia).find("only varied with STREAM=1"), std::string::npos);
+  EXPECT_NE(k.constraint_violation(walk, {4, 2, 64, 1100}, nvidia).detail.find("only varied with STREAM=1"), std::string::npos);
   // Validation needs a device that runs the streaming path.
   const std::size_t ran = validate_cases(k, cases, 19);
   if (ran < 3) GTEST_SKIP() << "the test device cannot run STREAM=1 at head_dim 64 (" << ran << " of the cases ran)";

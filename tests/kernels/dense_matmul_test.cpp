@@ -56,7 +56,7 @@ std::vector<Config> all_configs(const Kernel& kernel, const Shape& shape) {
 std::vector<Config> valid_configs(const Kernel& kernel, const Shape& shape, const vk::DeviceInfo& info) {
   std::vector<Config> valid;
   for (const auto& c : all_configs(kernel, shape)) {
-    if (kernel.constraint_violation(c, shape, info).empty()) valid.push_back(c);
+    if (kernel.constraint_violation(c, shape, info).detail.empty()) valid.push_back(c);
   }
   return valid;
 }
@@ -112,7 +112,7 @@ TEST(DenseMatmul, BaselinesValidOnAnH200LikeDevice) {
     auto shapes = k->default_shapes();
     for (const auto& s : k->check_shapes()) shapes.push_back(s);
     for (const auto& shape : shapes) {
-      EXPECT_EQ(k->constraint_violation(k->baseline(shape), shape, device), "")
+      EXPECT_EQ(k->constraint_violation(k->baseline(shape), shape, device).detail, "")
           << k->name() << " " << kernels::shape_to_string(shape);
     }
   }
@@ -142,31 +142,31 @@ TEST(DenseMatmul, CoopmatAllowedOnlyWithTheExtensionAndAnF32AccumulatorShape) {
   config["TILE_K"] = 32;
   config["VEC"] = 8;
   config["WARPS_M"] = config["WARPS_N"] = 2;
-  EXPECT_EQ(f16().constraint_violation(config, shape, device), "");
+  EXPECT_EQ(f16().constraint_violation(config, shape, device).detail, "");
   const auto plan = f16().plan(config, shape);
   EXPECT_EQ(plan.local_size, (std::array<std::uint32_t, 3>{128, 1, 1}));
   EXPECT_EQ(kernels::workgroup_counts(plan.dispatch, shape), (std::array<std::uint32_t, 3>{64, 8, 1}));
   // A scalar-path parameter away from its first value duplicates the variant.
   auto dup = config;
   dup["THREAD_M"] = 8;
-  EXPECT_NE(f16().constraint_violation(dup, shape, device).find("not read with USE_COOPMAT=1"), std::string::npos);
+  EXPECT_NE(f16().constraint_violation(dup, shape, device).detail.find("not read with USE_COOPMAT=1"), std::string::npos);
 
   // Shapes with only fp16 accumulators are not enough.
   auto f16_acc = device;
   f16_acc.cooperative_matrix_shapes.resize(3);
-  EXPECT_NE(f16().constraint_violation(config, shape, f16_acc).find("f32 accumulators"), std::string::npos);
+  EXPECT_NE(f16().constraint_violation(config, shape, f16_acc).detail.find("f32 accumulators"), std::string::npos);
   // One shape missing rejects only that shape.
   auto no_16x16 = device;
   no_16x16.cooperative_matrix_shapes.erase(no_16x16.cooperative_matrix_shapes.begin() + 3);
-  EXPECT_NE(f16().constraint_violation(config, shape, no_16x16), "");
+  EXPECT_NE(f16().constraint_violation(config, shape, no_16x16).detail, "");
   config["CM_SHAPE"] = 1;
-  EXPECT_EQ(f16().constraint_violation(config, shape, no_16x16), "");
+  EXPECT_EQ(f16().constraint_violation(config, shape, no_16x16).detail, "");
   // Without the extension nothing of the coopmat path remains.
   auto plain = device;
   plain.features.cooperative_matrix_nv = false;
   plain.cooperative_matrix_shapes.clear();
   EXPECT_EQ(count_coopmat(valid_configs(f16(), shape, plain)), 0u);
-  EXPECT_NE(f16().constraint_violation(config, shape, plain).find("VK_NV_cooperative_matrix"), std::string::npos);
+  EXPECT_NE(f16().constraint_violation(config, shape, plain).detail.find("VK_NV_cooperative_matrix"), std::string::npos);
 }
 
 TEST(DenseMatmul, ConstraintsRejectWhatTheDeviceCannotRun) {
@@ -177,18 +177,18 @@ TEST(DenseMatmul, ConstraintsRejectWhatTheDeviceCannotRun) {
   config["TILE_K"] = 32;
   config["THREAD_M"] = config["THREAD_N"] = 8;
   config["STAGES"] = 1;
-  EXPECT_EQ(f32().constraint_violation(config, shape, device), "");
+  EXPECT_EQ(f32().constraint_violation(config, shape, device).detail, "");
   config["THREAD_M"] = config["THREAD_N"] = 4;  // 1024 invocations
-  EXPECT_NE(f32().constraint_violation(config, shape, device), "");
+  EXPECT_NE(f32().constraint_violation(config, shape, device).detail, "");
   config = f32().baseline(shape);
   config["VEC"] = 1;  // vec4 divides K
-  EXPECT_NE(f32().constraint_violation(config, shape, device), "");
+  EXPECT_NE(f32().constraint_violation(config, shape, device).detail, "");
   config = f32().baseline({5, 64, 33});
   EXPECT_EQ(config.at("VEC"), 1);
   config["TILE_M"] = 64;  // 5 rows
-  EXPECT_NE(f32().constraint_violation(config, {5, 64, 33}, device), "");
+  EXPECT_NE(f32().constraint_violation(config, {5, 64, 33}, device).detail, "");
   config.erase("TILE_K");
-  EXPECT_NE(f32().constraint_violation(config, shape, device), "");
+  EXPECT_NE(f32().constraint_violation(config, shape, device).detail, "");
 }
 
 std::string define_of(const kernels::ShaderPlan& plan, const std::string& name) {
@@ -209,20 +209,20 @@ TEST(DenseMatmul, TiledPlanStagesAndUnroll) {
   auto plan = f32().plan(config, big);
   EXPECT_EQ(define_of(plan, "TILED_STAGES"), "2");
   EXPECT_EQ(plan.shared_memory_bytes, 2u * 4 * 16 * (128 + 128));
-  EXPECT_EQ(f32().constraint_violation(config, big, device), "");
+  EXPECT_EQ(f32().constraint_violation(config, big, device).detail, "");
   // Any slice takes either STAGES where its buffers fit: which is faster is
   // the search's to find (one buffer holds fewer registers in flight).
   config["STAGES"] = 1;
-  EXPECT_EQ(f32().constraint_violation(config, big, device), "");
+  EXPECT_EQ(f32().constraint_violation(config, big, device).detail, "");
   EXPECT_EQ(define_of(f32().plan(config, big), "TILED_STAGES"), "1");
   config["TILE_K"] = 32;
   plan = f32().plan(config, big);
   EXPECT_EQ(define_of(plan, "TILED_STAGES"), "1");
   EXPECT_EQ(plan.shared_memory_bytes, 4u * 32 * (128 + 128));
-  EXPECT_EQ(f32().constraint_violation(config, big, device), "");
+  EXPECT_EQ(f32().constraint_violation(config, big, device).detail, "");
   // Two 128×128×32 buffers (64 KiB) exceed the H200's 48 KiB.
   config["STAGES"] = 2;
-  EXPECT_NE(f32().constraint_violation(config, big, device).find("shared memory"), std::string::npos);
+  EXPECT_NE(f32().constraint_violation(config, big, device).detail.find("shared memory"), std::string::npos);
   // The K loop is unrolled for large K only: the check shapes run it rolled.
   EXPECT_EQ(define_of(plan, "TILED_UNROLL_K"), "1");
   for (const auto& shape : f32().check_shapes()) {
@@ -251,27 +251,27 @@ TEST(DenseMatmul, F32DeepSlices) {
   config["THREAD_M"] = 8;
   config["THREAD_N"] = 4;
   config["STAGES"] = 1;
-  EXPECT_EQ(f32().constraint_violation(config, big, device), "");
+  EXPECT_EQ(f32().constraint_violation(config, big, device).detail, "");
   config["STAGES"] = 2;
-  EXPECT_EQ(f32().constraint_violation(config, big, device), "");
+  EXPECT_EQ(f32().constraint_violation(config, big, device).detail, "");
   EXPECT_EQ(f32().plan(config, big).shared_memory_bytes, 48u * 1024);
   auto small_device = device;
   small_device.max_shared_memory_bytes = 32 * 1024;
-  EXPECT_NE(f32().constraint_violation(config, big, small_device).find("shared memory"), std::string::npos);
+  EXPECT_NE(f32().constraint_violation(config, big, small_device).detail.find("shared memory"), std::string::npos);
   // A 64-deep slice: two buffers (96 KiB) exceed the device's shared memory;
   // one is 48 KiB, with 32 accumulators and 48 floats of prefetched loads
   // per invocation.
   config["TILE_K"] = 64;
-  EXPECT_NE(f32().constraint_violation(config, big, device).find("shared memory"), std::string::npos);
+  EXPECT_NE(f32().constraint_violation(config, big, device).detail.find("shared memory"), std::string::npos);
   config["STAGES"] = 1;
-  EXPECT_EQ(f32().constraint_violation(config, big, device), "");
+  EXPECT_EQ(f32().constraint_violation(config, big, device).detail, "");
   EXPECT_EQ(f32().plan(config, big).shared_memory_bytes, 48u * 1024);
   // On NVIDIA, deep slices are pruned to vec4 loads and at least 32
   // accumulators; legal everywhere, and searched elsewhere.
   EXPECT_EQ(testing_support::pruning_rule_for(f32(), config, big, device), "");
   auto thin = config;
   thin["THREAD_M"] = thin["THREAD_N"] = 4;
-  EXPECT_EQ(f32().constraint_violation(thin, big, device), "");
+  EXPECT_EQ(f32().constraint_violation(thin, big, device).detail, "");
   EXPECT_EQ(testing_support::pruning_rule_for(f32(), thin, big, device), "tiled.h200-fast-path");
   auto elsewhere = device;
   elsewhere.vendor_id = 0x1002;
@@ -303,18 +303,18 @@ TEST(DenseMatmul, F32SubgroupLayout) {
   config["THREAD_N"] = 4;
   config["STAGES"] = 1;
   config["LANES_N"] = 8;
-  EXPECT_EQ(f32().constraint_violation(config, big, device), "");
+  EXPECT_EQ(f32().constraint_violation(config, big, device).detail, "");
   EXPECT_EQ(define_of(f32().plan(config, big), "LANES_N"), "8");
   // 8 invocations along N: the default layout is already 8 × 4.
   config["TILE_N"] = 64;
   config["THREAD_N"] = 8;
-  EXPECT_NE(f32().constraint_violation(config, big, device).find("already 8"), std::string::npos);
+  EXPECT_NE(f32().constraint_violation(config, big, device).detail.find("already 8"), std::string::npos);
   // On NVIDIA only at slices of 32 k or more.
   config["TILE_N"] = 128;
   config["THREAD_N"] = 4;
   config["TILE_K"] = 16;
   config["STAGES"] = 2;
-  EXPECT_EQ(f32().constraint_violation(config, big, device), "");
+  EXPECT_EQ(f32().constraint_violation(config, big, device).detail, "");
   EXPECT_EQ(testing_support::pruning_rule_for(f32(), config, big, device), "tiled.h200-fast-path");
 }
 
@@ -349,17 +349,17 @@ TEST(DenseMatmul, CoopmatLargeSubgroupTiles) {
   config["TILE_M"] = config["TILE_N"] = 128;
   config["WARPS_M"] = config["WARPS_N"] = 2;
   config["CM_STAGES"] = 2;
-  EXPECT_EQ(f16().constraint_violation(config, shape, device), "");
+  EXPECT_EQ(f16().constraint_violation(config, shape, device).detail, "");
   EXPECT_LE(f16().plan(config, shape).shared_memory_bytes, 48u * 1024);
   // 128×256 over 2×4 subgroups fits with one shared buffer, not two.
   config["TILE_N"] = 256;
   config["WARPS_N"] = 4;
-  EXPECT_NE(f16().constraint_violation(config, shape, device).find("shared memory"), std::string::npos);
+  EXPECT_NE(f16().constraint_violation(config, shape, device).detail.find("shared memory"), std::string::npos);
   config["CM_STAGES"] = 1;
-  EXPECT_EQ(f16().constraint_violation(config, shape, device), "");
+  EXPECT_EQ(f16().constraint_violation(config, shape, device).detail, "");
   // 128×64 of C per subgroup is past the accumulator limit.
   config["WARPS_N"] = 2;
-  EXPECT_NE(f16().constraint_violation(config, shape, device).find("accumulators"), std::string::npos);
+  EXPECT_NE(f16().constraint_violation(config, shape, device).detail.find("accumulators"), std::string::npos);
   // On NVIDIA, 256-wide tiles are searched on the cooperative-matrix path only.
   auto scalar = f16().baseline(shape);
   scalar["TILE_M"] = 256;

@@ -70,8 +70,8 @@ TEST_P(DenseMatvec, BaselineRunsOnBothDevicesAndPlansTheElementType) {
   const auto& k = kernel();
   for (const Shape& shape : {Shape{1, 4096, 4096}, Shape{1, 4096, 14336}, Shape{8, 4096, 4096}, Shape{5, 37, 43}}) {
     const auto config = k.baseline(shape);
-    EXPECT_EQ(k.constraint_violation(config, shape, testing_support::h200_like()), "") << kernels::shape_to_string(shape);
-    EXPECT_EQ(k.constraint_violation(config, shape, cpu_like()), "") << kernels::shape_to_string(shape);
+    EXPECT_EQ(k.constraint_violation(config, shape, testing_support::h200_like()).detail, "") << kernels::shape_to_string(shape);
+    EXPECT_EQ(k.constraint_violation(config, shape, cpu_like()).detail, "") << kernels::shape_to_string(shape);
     const auto plan = k.plan(config, shape);
     EXPECT_EQ(plan.template_file, "matvec_dense.comp");
     EXPECT_EQ(define(plan, "ELEM_F16"), f16() ? "1" : "0");
@@ -92,27 +92,27 @@ TEST_P(DenseMatvec, ConstraintsNameWhatIsWrong) {
   const auto reason = [&](const std::string& name, int value, const vk::DeviceInfo& device) {
     auto c = base;
     c[name] = value;
-    return k.constraint_violation(c, shape, device);
+    return k.constraint_violation(c, shape, device).detail;
   };
   // 32 lanes per row sum with shuffles inside a 32-wide subgroup, not an 8-wide one.
   auto wide = base;
   wide["THREADS_PER_ROW"] = 32;
   wide["ROWS_PER_WG"] = 2;
-  EXPECT_EQ(k.constraint_violation(wide, shape, testing_support::h200_like()), "");
-  EXPECT_NE(k.constraint_violation(wide, shape, cpu_like()).find("smallest subgroup"), std::string::npos);
+  EXPECT_EQ(k.constraint_violation(wide, shape, testing_support::h200_like()).detail, "");
+  EXPECT_NE(k.constraint_violation(wide, shape, cpu_like()).detail.find("smallest subgroup"), std::string::npos);
   EXPECT_NE(reason("VEC", 1, testing_support::h200_like()).find("never slower"), std::string::npos);
   EXPECT_NE(reason("COLS_PER_PASS", 2, testing_support::h200_like()).find("idle"), std::string::npos);
   EXPECT_NE(reason("ROWS_PER_WG", 4, testing_support::h200_like()).find("row groups"), std::string::npos);
   auto small = k.baseline({1, 6, 4096});
   small["ROWS_PER_WG"] = 32;
   small["WG_SIZE"] = 256;
-  EXPECT_NE(k.constraint_violation(small, {1, 6, 4096}, testing_support::h200_like()).find("idle"), std::string::npos);
+  EXPECT_NE(k.constraint_violation(small, {1, 6, 4096}, testing_support::h200_like()).detail.find("idle"), std::string::npos);
   // Eight x rows in two passes of four is allowed; in eight passes of one it is not.
   auto cols = k.baseline({8, 4096, 4096});
   cols["COLS_PER_PASS"] = 4;
-  EXPECT_EQ(k.constraint_violation(cols, {8, 4096, 4096}, testing_support::h200_like()), "");
+  EXPECT_EQ(k.constraint_violation(cols, {8, 4096, 4096}, testing_support::h200_like()).detail, "");
   cols["COLS_PER_PASS"] = 1;
-  EXPECT_NE(k.constraint_violation(cols, {8, 4096, 4096}, testing_support::h200_like()).find("passes"),
+  EXPECT_NE(k.constraint_violation(cols, {8, 4096, 4096}, testing_support::h200_like()).detail.find("passes"),
             std::string::npos);
 }
 
@@ -151,7 +151,7 @@ TEST_P(DenseMatvec, VariantsPassOnTheTestDeviceAtALongRow) {
   configs.push_back(c);
   vk::Device device(instance, testing_support::test_device_index());
   for (const auto& config : configs) {
-    ASSERT_EQ(k.constraint_violation(config, shape, device.info()), "") << kernels::config_to_string(config);
+    ASSERT_EQ(k.constraint_violation(config, shape, device.info()).detail, "") << kernels::config_to_string(config);
   }
   const auto failures = testing_support::failing_variants(instance, k, shape, configs, 77);
   EXPECT_TRUE(failures.empty()) << failures.front();

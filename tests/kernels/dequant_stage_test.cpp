@@ -78,7 +78,7 @@ TEST_P(DequantStage, APathOfTwoStagesBesideTheFusedOne) {
   EXPECT_EQ(kernel().spaces().at(kernel().space_index({1, 37, shape[2]})).bindings.size(), 3u);
 
   const auto config = dequant_config(kernel(), shape, 128, 16);
-  EXPECT_EQ(kernel().constraint_violation(config, shape, device), "");
+  EXPECT_EQ(kernel().constraint_violation(config, shape, device).detail, "");
   ASSERT_NE(space.path_of(config), nullptr);
   EXPECT_EQ(space.path_of(config)->name, "tensor-cores-dequant");
   const auto stages = kernel().stages(config, shape);
@@ -93,10 +93,10 @@ TEST_P(DequantStage, APathOfTwoStagesBesideTheFusedOne) {
   // The fused path: one stage, no DEQUANT_STAGE define, W16 unused.
   auto fused = config;
   fused["DEQUANT_STAGE"] = 0;
-  EXPECT_NE(kernel().constraint_violation(fused, shape, device), "");  // DQ_WG, DQ_RUN off their pins
+  EXPECT_NE(kernel().constraint_violation(fused, shape, device).detail, "");  // DQ_WG, DQ_RUN off their pins
   fused["DQ_WG"] = 64;
   fused["DQ_RUN"] = 8;
-  EXPECT_EQ(kernel().constraint_violation(fused, shape, device), "");
+  EXPECT_EQ(kernel().constraint_violation(fused, shape, device).detail, "");
   const auto one = kernel().stages(fused, shape);
   ASSERT_EQ(one.size(), 1u);
   EXPECT_EQ(one[0].template_file, "matmul_quant_cm.comp");
@@ -106,7 +106,7 @@ TEST_P(DequantStage, APathOfTwoStagesBesideTheFusedOne) {
   // DEQUANT_STAGE=1 feeds the tensor cores only.
   auto fp32 = kernel().baseline(shape);
   fp32["DEQUANT_STAGE"] = 1;
-  EXPECT_NE(kernel().constraint_violation(fp32, shape, device).find("USE_COOPMAT=1"), std::string::npos);
+  EXPECT_NE(kernel().constraint_violation(fp32, shape, device).detail.find("USE_COOPMAT=1"), std::string::npos);
 
   // The GEMM stage compiles, on partial tiles too.
   const Shape partial{100, 77, shape[2]};

@@ -73,7 +73,7 @@ TEST_P(KernelContract, RejectsBadShapesInOneLine) {
 TEST_P(KernelContract, BaselineIsLegalAndTheSpaceNotEmptyAtEveryShapeOnH200LikeDevices) {
   for (const auto& device : {testing_support::h200_like(), testing_support::h200_like_tensor_cores()}) {
     for (const auto& shape : every_shape(kernel())) {
-      EXPECT_EQ(kernel().constraint_violation(kernel().baseline(shape), shape, device), "") << label(shape);
+      EXPECT_EQ(kernel().constraint_violation(kernel().baseline(shape), shape, device).detail, "") << label(shape);
       EXPECT_FALSE(enumerate_space(kernel(), shape, device).valid.empty()) << label(shape);
     }
   }
@@ -119,7 +119,7 @@ TEST_P(KernelContract, PathsDeclareEveryParameterOnce) {
   }
 }
 
-// SubSpace::tensor_cores (which ceiling "% of peak" reads) agrees with
+// Path::tensor_cores (which ceiling "% of peak" reads) agrees with
 // legality: on an H200-like device the configs that need its cooperative
 // matrices (legal with them, not without) are exactly those on a path that
 // says it runs on the tensor cores.
@@ -148,7 +148,7 @@ TEST_P(KernelContract, EnumerationsHoldDistinctLegalConfigsAndPruningOnlyNarrows
     EXPECT_TRUE(full.pruned_by.empty()) << label(shape);
     std::size_t sampled = 0;
     for (std::size_t i = 0; i < full.valid.size(); i += 1 + full.valid.size() / 64, ++sampled) {
-      EXPECT_EQ(kernel().constraint_violation(full.valid[i], shape, nvidia), "") << label(shape);
+      EXPECT_EQ(kernel().constraint_violation(full.valid[i], shape, nvidia).detail, "") << label(shape);
     }
     const auto pruned = enumerate_space(kernel(), shape, nvidia, SpaceScope::pruned);
     for (const auto& c : pruned.valid) EXPECT_TRUE(full_set.count(c)) << label(shape) << ": pruning added a config";
@@ -249,7 +249,7 @@ TEST_P(KernelContract, AConfigMissingAParameterIsIllegalNotACrash) {
       auto lacking = base;
       lacking.erase(name);
       std::string why;
-      EXPECT_NO_THROW(why = kernel().constraint_violation(lacking, shape, device)) << label(shape) << " " << name;
+      EXPECT_NO_THROW(why = kernel().constraint_violation(lacking, shape, device).detail) << label(shape) << " " << name;
       EXPECT_NE(why, "") << label(shape) << " without " << name;
     }
   }

@@ -159,7 +159,7 @@ inline void expect_tensor_core_prefill(const kernels::Kernel& kernel, const kern
   config["WARPS_M"] = 2;
   config["WARPS_N"] = 4;
   config["THREAD_M"] = config["THREAD_N"] = 2;  // the fp32 path's, at their first value
-  EXPECT_EQ(kernel.constraint_violation(config, prefill, device), "");
+  EXPECT_EQ(kernel.constraint_violation(config, prefill, device).detail, "");
   const auto plan = kernel.plan(config, prefill);
   EXPECT_EQ(plan.template_file, "matmul_quant_cm.comp");
   EXPECT_NE(std::find(plan.defines.begin(), plan.defines.end(), std::make_pair(std::string("QTYPE"), std::to_string(qtype))),
@@ -168,14 +168,14 @@ inline void expect_tensor_core_prefill(const kernels::Kernel& kernel, const kern
   EXPECT_LE(plan.shared_memory_bytes, device.max_shared_memory_bytes);
   EXPECT_EQ(kernel.variant_tolerance(config, prefill).rel_l2, kernels::quant_coopmat::kTolerance.rel_l2);
   EXPECT_EQ(kernel.variant_tolerance(kernel.baseline(prefill), prefill).rel_l2, kernel.tolerance(prefill).rel_l2);
-  EXPECT_NE(kernel.constraint_violation(config, prefill, h200_like()).find("VK_NV_cooperative_matrix"),
+  EXPECT_NE(kernel.constraint_violation(config, prefill, h200_like()).detail.find("VK_NV_cooperative_matrix"),
             std::string::npos);
   auto pinned = config;
   pinned["THREAD_N"] = 4;
-  EXPECT_NE(kernel.constraint_violation(pinned, prefill, device).find("USE_COOPMAT=0"), std::string::npos);
+  EXPECT_NE(kernel.constraint_violation(pinned, prefill, device).detail.find("USE_COOPMAT=0"), std::string::npos);
   // 128×128 tiles in 128-deep slices exceed 48 KiB of fp16 staging.
   config["TILE_M"] = config["TILE_K"] = 128;
-  EXPECT_NE(kernel.constraint_violation(config, prefill, device), "");
+  EXPECT_NE(kernel.constraint_violation(config, prefill, device).detail, "");
   for (const auto& shape : kernel.default_shapes()) {
     if (shape[0] <= 8) continue;
     const auto space = enumerate_space(kernel, shape, device);
@@ -260,8 +260,8 @@ class WrongReference final : public kernels::Kernel {
   std::vector<kernels::Shape> check_shapes() const override { return real_.check_shapes(); }
   std::vector<kernels::Space> build_spaces() const override { return real_.spaces(); }
   kernels::Config baseline(const kernels::Shape& s) const override { return real_.baseline(s); }
-  std::string constraint_violation(const kernels::Config& c, const kernels::Shape& s,
-                                   const vk::DeviceInfo& d) const override {
+  Violation constraint_violation(const kernels::Config& c, const kernels::Shape& s,
+                                 const vk::DeviceInfo& d) const override {
     return real_.constraint_violation(c, s, d);
   }
   kernels::ShaderPlan plan(const kernels::Config& c, const kernels::Shape& s) const override {
@@ -399,7 +399,7 @@ inline std::string check_variants(vk::Instance& instance, const kernels::Kernel&
     const auto label = kernel.name() + " " + kernels::shape_to_string(shape);
     const auto space = enumerate_space(kernel, shape, device.info(), scope);
     if (space.valid.empty()) report += label + ": no valid variant\n";
-    if (auto why = kernel.constraint_violation(kernel.baseline(shape), shape, device.info()); !why.empty()) {
+    if (auto why = kernel.constraint_violation(kernel.baseline(shape), shape, device.info()).detail; !why.empty()) {
       report += label + ": the baseline is invalid: " + why + "\n";
     }
     for (const auto& f : failing_variants(instance, kernel, shape, select(space), 2024)) {

@@ -129,9 +129,9 @@ TEST_P(QuantMatmulHalf, RejectedWithoutSixteenBitStorage) {
   device.features.storage_buffer_16bit = false;
   for (const Shape& shape : {Shape{1, 4096, 4096}, Shape{512, 4096, 4096}}) {
     const auto config = kernel().baseline(shape);
-    EXPECT_EQ(kernel().constraint_violation(config, shape, device),
+    EXPECT_EQ(kernel().constraint_violation(config, shape, device).detail,
               "fp16 x and y buffers need storageBuffer16BitAccess");
-    EXPECT_EQ(fp32_sibling().constraint_violation(config, shape, device), "");
+    EXPECT_EQ(fp32_sibling().constraint_violation(config, shape, device).detail, "");
     EXPECT_TRUE(enumerate_space(kernel(), shape, device).valid.empty());
   }
 }

@@ -165,20 +165,20 @@ TEST_P(QuantMatmul, QuantizedActivationsHaveTheirOwnTemplateAndTolerance) {
   EXPECT_EQ(kernel().variant_tolerance(config, decode).rel_l2, kernel().tolerance(decode).rel_l2);
   config["X_QUANT"] = 1;
   config["X_SEGMENT"] = 16384;
-  ASSERT_EQ(kernel().constraint_violation(config, decode, device), "");
+  ASSERT_EQ(kernel().constraint_violation(config, decode, device).detail, "");
   const auto plan = kernel().plan(config, decode);
   EXPECT_EQ(plan.template_file, "matvec_quant_q8.comp");
   EXPECT_GE(plan.shared_memory_bytes, 16384u);
   EXPECT_GT(kernel().variant_tolerance(config, decode).rel_l2, kernel().tolerance(decode).rel_l2);
   // A segment longer than K only costs shared memory (pruned on every
   // device); the fp32 path has none (illegal).
-  EXPECT_EQ(kernel().constraint_violation(config, Shape{1, 4096, 4096}, device), "");
+  EXPECT_EQ(kernel().constraint_violation(config, Shape{1, 4096, 4096}, device).detail, "");
   EXPECT_EQ(pruned_by(kernel(), config, Shape{1, 4096, 4096}, device), "x_q8.segment-past-k");
   auto exact = generic_baseline(kernel(), decode);
   exact["X_SEGMENT"] = 16384;
-  EXPECT_NE(kernel().constraint_violation(exact, decode, device), "");
+  EXPECT_NE(kernel().constraint_violation(exact, decode, device).detail, "");
   device.features.integer_dot_product = false;
-  EXPECT_NE(kernel().constraint_violation(config, decode, device).find("shaderIntegerDotProduct"), std::string::npos);
+  EXPECT_NE(kernel().constraint_violation(config, decode, device).detail.find("shaderIntegerDotProduct"), std::string::npos);
 }
 
 // W_STAGE > 0: the staged template, on rows that are 16-byte aligned only.
@@ -193,7 +193,7 @@ TEST_P(QuantMatmul, StagedWeightsNeedAlignedRows) {
   config["COLS_PER_PASS"] = 1;
   config["X_QUANT"] = 1;
   config["W_STAGE"] = 2048;
-  ASSERT_EQ(kernel().constraint_violation(config, decode, device), "");
+  ASSERT_EQ(kernel().constraint_violation(config, decode, device).detail, "");
   const auto plan = kernel().plan(config, decode);
   EXPECT_EQ(plan.template_file, "matvec_quant_q8_staged.comp");
   const auto blocks = std::stoul(define_value(plan, "STAGE_BLOCKS"));
@@ -209,24 +209,24 @@ TEST_P(QuantMatmul, StagedWeightsNeedAlignedRows) {
   EXPECT_EQ(kernel().plan(unstaged, decode).template_file, "matvec_quant_q8.comp");
   auto exact = config;
   exact["X_QUANT"] = 0;
-  EXPECT_NE(kernel().constraint_violation(exact, decode, device).find("X_QUANT=1"), std::string::npos);
+  EXPECT_NE(kernel().constraint_violation(exact, decode, device).detail.find("X_QUANT=1"), std::string::npos);
   auto unrolled = config;  // consecutive units per lane: up to 4 (a Q4_0 block)
   unrolled["UNROLL"] = 4;
-  EXPECT_EQ(kernel().constraint_violation(unrolled, decode, device), "");
+  EXPECT_EQ(kernel().constraint_violation(unrolled, decode, device).detail, "");
   unstaged["UNROLL"] = 4;  // never among the best on the H200
-  EXPECT_EQ(kernel().constraint_violation(unstaged, decode, device), "");
+  EXPECT_EQ(kernel().constraint_violation(unstaged, decode, device).detail, "");
   EXPECT_EQ(pruned_by(kernel(), unstaged, decode, device), "quant_matmul.x-q8-unroll4");
   unstaged["UNROLL"] = 1;
   auto narrow = config;  // on the H200 a row group is one subgroup (32 lanes)
   narrow["THREADS_PER_ROW"] = 16;
   narrow["ROWS_PER_WG"] = 16;
-  EXPECT_EQ(kernel().constraint_violation(narrow, decode, device), "");
+  EXPECT_EQ(kernel().constraint_violation(narrow, decode, device).detail, "");
   EXPECT_EQ(pruned_by(kernel(), narrow, decode, device), "quant_matmul.staged-whole-subgroup");
   auto wide = config;  // more than a subgroup: its barriers cannot order the row group
   wide["THREADS_PER_ROW"] = 64;
   wide["WG_SIZE"] = 128;
   wide["ROWS_PER_WG"] = 16;
-  EXPECT_NE(kernel().constraint_violation(wide, decode, device).find("subgroup"), std::string::npos);
+  EXPECT_NE(kernel().constraint_violation(wide, decode, device).detail.find("subgroup"), std::string::npos);
 
   // Every check shape list holds a shape the staged template runs at.
   bool staged_checked = false;
@@ -240,9 +240,9 @@ TEST_P(QuantMatmul, StagedWeightsNeedAlignedRows) {
   // 16-byte aligned; Q5_K and Q4_K rows always are.
   if (GetParam().type == ref::GgmlType::Q5_K || GetParam().type == ref::GgmlType::Q4_K) return;
   const Shape unaligned{1, 14336, GetParam().block_weights == 32 ? 4096u + 32u : 4352u};
-  const auto reason = kernel().constraint_violation(config, unaligned, device);
+  const auto reason = kernel().constraint_violation(config, unaligned, device).detail;
   EXPECT_NE(reason.find("not a multiple of 16"), std::string::npos) << reason;
-  EXPECT_EQ(kernel().constraint_violation(unstaged, unaligned, device), "");
+  EXPECT_EQ(kernel().constraint_violation(unstaged, unaligned, device).detail, "");
 }
 
 // BLOCK_PAIRS=1 (Q4_0 and Q8_0 only): templates/matvec_q4_0_q8.comp, an
@@ -268,7 +268,7 @@ TEST_P(QuantMatmul, BlockPairsOnAlignedRowsOnly) {
   config["COLS_PER_PASS"] = 1;
   config["X_QUANT"] = 1;
   config["BLOCK_PAIRS"] = 1;
-  ASSERT_EQ(kernel().constraint_violation(config, decode, device), "");
+  ASSERT_EQ(kernel().constraint_violation(config, decode, device).detail, "");
   const auto plan = kernel().plan(config, decode);
   EXPECT_EQ(plan.template_file, "matvec_q4_0_q8.comp");
   EXPECT_EQ(define_value(plan, "QTYPE"), std::to_string(GetParam().qtype));
@@ -282,17 +282,17 @@ TEST_P(QuantMatmul, BlockPairsOnAlignedRowsOnly) {
   EXPECT_EQ(pruned_by(kernel(), generic, decode, device), "quant_matmul.rows32-dedicated-only");
   auto exact = config;
   exact["X_QUANT"] = 0;
-  EXPECT_NE(kernel().constraint_violation(exact, decode, device).find("X_QUANT=1"), std::string::npos);
+  EXPECT_NE(kernel().constraint_violation(exact, decode, device).detail.find("X_QUANT=1"), std::string::npos);
   auto staged = config;
   staged["W_STAGE"] = 1024;
-  EXPECT_NE(kernel().constraint_violation(staged, decode, device), "");
+  EXPECT_NE(kernel().constraint_violation(staged, decode, device).detail, "");
   // What matmul_q4k's integer path won with on the H200, pruned on NVIDIA:
   // 4 invocations per group, 4 or 8 groups side by side; 2 or more rows per
   // invocation (an x word serving them all). UNROLL 4 is pruned everywhere
   // (2 rows * 4 pairs in flight).
   auto narrow = config;
   narrow["THREADS_PER_ROW"] = 8;
-  EXPECT_EQ(kernel().constraint_violation(narrow, decode, device), "");
+  EXPECT_EQ(kernel().constraint_violation(narrow, decode, device).detail, "");
   EXPECT_EQ(pruned_by(kernel(), narrow, decode, device), "quant_matmul.dedicated-threads");
   // 16 groups side by side: on NVIDIA only where each slot quantizes its own
   // x (this config was Q4_0's best at 1x4096x14336 in the full space on an
@@ -301,31 +301,31 @@ TEST_P(QuantMatmul, BlockPairsOnAlignedRowsOnly) {
   wide["THREADS_PER_ROW"] = 64;
   wide["WG_SIZE"] = 512;
   wide["UNROLL"] = 1;
-  EXPECT_EQ(kernel().constraint_violation(wide, decode, device), "");
+  EXPECT_EQ(kernel().constraint_violation(wide, decode, device).detail, "");
   EXPECT_EQ(pruned_by(kernel(), wide, decode, device), "quant_matmul.dedicated-threads");
   wide["X_SCOPE"] = 1;
   wide["X_SEGMENT"] = 4096;
-  ASSERT_EQ(kernel().constraint_violation(wide, decode, device), "");
+  ASSERT_EQ(kernel().constraint_violation(wide, decode, device).detail, "");
   EXPECT_EQ(pruned_by(kernel(), wide, decode, device), "");
   auto heavy = config;
   heavy["UNROLL"] = 4;
-  EXPECT_EQ(kernel().constraint_violation(heavy, decode, device), "");
+  EXPECT_EQ(kernel().constraint_violation(heavy, decode, device).detail, "");
   EXPECT_NE(pruned_by(kernel(), heavy, decode, testing_support::h200_like_other_vendor()), "");
   auto single = config;
   single["ROWS_PER_WG"] = 16;
   EXPECT_EQ(pruned_by(kernel(), single, decode, device), "quant_matmul.dedicated-one-row");
   // Only 4 invocations meet in shuffles: a subgroup of 8 (a CPU driver's) runs 16 per row.
   device.subgroup_size = device.min_subgroup_size = device.max_subgroup_size = 8;
-  EXPECT_EQ(kernel().constraint_violation(config, decode, device), "");
+  EXPECT_EQ(kernel().constraint_violation(config, decode, device).detail, "");
   auto sixteen = config;
   sixteen["BLOCK_PAIRS"] = 0;
   sixteen["ROWS_PER_WG"] = 16;
-  EXPECT_NE(kernel().constraint_violation(sixteen, decode, device).find("subgroup"), std::string::npos);
+  EXPECT_NE(kernel().constraint_violation(sixteen, decode, device).detail.find("subgroup"), std::string::npos);
   device = h200_like();
 
   // Rows of one more block than a multiple of 8 are only 2-byte aligned.
   const Shape unaligned{1, 14336, 4096 + 32};
-  const auto reason = kernel().constraint_violation(config, unaligned, device);
+  const auto reason = kernel().constraint_violation(config, unaligned, device).detail;
   EXPECT_NE(reason.find("not a multiple of 16"), std::string::npos) << reason;
   EXPECT_NE(reason.find("K must be a multiple of 256"), std::string::npos) << reason;
 
@@ -361,7 +361,7 @@ TEST_P(QuantMatmul, SuperBlocksForKQuants) {
     EXPECT_EQ(baseline.at("THREADS_PER_ROW"), 16);
     const Shape one_block{1, 14336, 256};  // one slot
     EXPECT_EQ(kernel().baseline(one_block).at("THREADS_PER_ROW"), 8);
-    EXPECT_EQ(kernel().constraint_violation(kernel().baseline(one_block), one_block, h200_like()), "");
+    EXPECT_EQ(kernel().constraint_violation(kernel().baseline(one_block), one_block, h200_like()).detail, "");
   }
   auto config = generic_baseline(kernel(), decode);
   config["WG_SIZE"] = 256;
@@ -371,7 +371,7 @@ TEST_P(QuantMatmul, SuperBlocksForKQuants) {
   config["COLS_PER_PASS"] = 1;
   config["X_QUANT"] = 1;
   config["SUPER_BLOCK"] = 1;
-  ASSERT_EQ(kernel().constraint_violation(config, decode, device), "");
+  ASSERT_EQ(kernel().constraint_violation(config, decode, device).detail, "");
   const auto plan = kernel().plan(config, decode);
   EXPECT_EQ(plan.template_file, q6k ? "matvec_q6k_q8.comp" : q4k ? "matvec_q4k_q8.comp" : "matvec_q5k_q8.comp");
   EXPECT_EQ(define_value(plan, "QTYPE"), std::to_string(GetParam().qtype));
@@ -383,7 +383,7 @@ TEST_P(QuantMatmul, SuperBlocksForKQuants) {
   wide["THREADS_PER_ROW"] = 32;
   wide["ROWS_PER_WG"] = 16;
   wide["UNROLL"] = 2;
-  EXPECT_EQ(kernel().constraint_violation(wide, decode, device), "");
+  EXPECT_EQ(kernel().constraint_violation(wide, decode, device).detail, "");
 
   auto generic = config;  // 32 rows per workgroup are the super-block path's only on NVIDIA
   generic["SUPER_BLOCK"] = 0;
@@ -392,7 +392,7 @@ TEST_P(QuantMatmul, SuperBlocksForKQuants) {
   exact["X_QUANT"] = 0;
   exact["X_SEGMENT"] = 4096;
   if (q4k) {
-    ASSERT_EQ(kernel().constraint_violation(exact, decode, device), "");
+    ASSERT_EQ(kernel().constraint_violation(exact, decode, device).detail, "");
     const auto exact_plan = kernel().plan(exact, decode);
     EXPECT_EQ(exact_plan.template_file, "matvec_q4k.comp");
     EXPECT_EQ(exact_plan.shared_memory_bytes, 4u * 2 * 32);  // 2 slots' partial sums of 32 rows
@@ -400,20 +400,20 @@ TEST_P(QuantMatmul, SuperBlocksForKQuants) {
     auto odd = exact;
     odd["THREADS_PER_ROW"] = 4;
     odd["WG_SIZE"] = 128;
-    EXPECT_NE(kernel().constraint_violation(odd, decode, device).find("multiple of 8"), std::string::npos);
+    EXPECT_NE(kernel().constraint_violation(odd, decode, device).detail.find("multiple of 8"), std::string::npos);
   } else {
-    EXPECT_NE(kernel().constraint_violation(exact, decode, device).find("X_QUANT=1"), std::string::npos);
+    EXPECT_NE(kernel().constraint_violation(exact, decode, device).detail.find("X_QUANT=1"), std::string::npos);
   }
   auto staged = config;
   staged["W_STAGE"] = 1024;
-  EXPECT_NE(kernel().constraint_violation(staged, decode, device).find("W_STAGE"), std::string::npos);
+  EXPECT_NE(kernel().constraint_violation(staged, decode, device).detail.find("W_STAGE"), std::string::npos);
   // What matmul_q4k's integer path won with on the H200, pruned on NVIDIA:
   // 4 invocations per super-block, 4 or 8 side by side; 2 or more rows per
   // invocation (Q6_K also 2 side by side, and one row: its best on an H100).
   // More than 4 rows * UNROLL in flight is pruned everywhere.
   auto narrow = config;
   narrow["THREADS_PER_ROW"] = 8;
-  EXPECT_EQ(kernel().constraint_violation(narrow, decode, device), "");
+  EXPECT_EQ(kernel().constraint_violation(narrow, decode, device).detail, "");
   EXPECT_EQ(pruned_by(kernel(), narrow, decode, device), q6k ? "" : "quant_matmul.dedicated-threads");
   auto h100_best = narrow;  // Q6_K's at this shape in the full space on an H100
   h100_best["WG_SIZE"] = 128;
@@ -431,16 +431,16 @@ TEST_P(QuantMatmul, SuperBlocksForKQuants) {
   four["THREADS_PER_ROW"] = 4;
   four["WG_SIZE"] = 64;
   four["ROWS_PER_WG"] = 16;
-  EXPECT_EQ(kernel().constraint_violation(four, decode, device), "");
+  EXPECT_EQ(kernel().constraint_violation(four, decode, device).detail, "");
   // Only 4 invocations meet in shuffles: a subgroup of 8 (a CPU driver's) runs 16 per row.
   device.subgroup_size = device.min_subgroup_size = device.max_subgroup_size = 8;
-  EXPECT_EQ(kernel().constraint_violation(config, decode, device), "");
+  EXPECT_EQ(kernel().constraint_violation(config, decode, device).detail, "");
   device = h200_like();
 
   // Short rows: 3 super-blocks take 4 slots, not 8, and no unrolling (8
   // super-blocks per step); one super-block takes none.
   const Shape short_row{1, 14336, 768};
-  EXPECT_EQ(kernel().constraint_violation(config, short_row, device), "");
+  EXPECT_EQ(kernel().constraint_violation(config, short_row, device).detail, "");
   const auto cpu = testing_support::h200_like_other_vendor();  // every device's pruning only
   auto unrolled = config;
   unrolled["UNROLL"] = 2;
@@ -450,7 +450,7 @@ TEST_P(QuantMatmul, SuperBlocksForKQuants) {
   EXPECT_EQ(pruned_by(kernel(), eight, short_row, cpu), "quant_matmul.super-block-idle-slots");
   EXPECT_EQ(pruned_by(kernel(), config, Shape{1, 14336, 256}, cpu), "quant_matmul.super-block-idle-slots");
   // Rows of an odd number of super-blocks (Q6_K's only 2-byte aligned) are served too.
-  EXPECT_EQ(kernel().constraint_violation(config, Shape{1, 14336, 4352}, device), "");
+  EXPECT_EQ(kernel().constraint_violation(config, Shape{1, 14336, 4352}, device).detail, "");
 
   // Every check shape list holds a shape the super-block template runs at.
   bool checked = false;
@@ -471,28 +471,28 @@ TEST_P(QuantMatmul, ConstraintsRejectWhatTheDeviceCannotRun) {
   const Shape decode{1, 4096, 4096};
   auto config = generic_baseline(kernel(), decode);
   config["SUBGROUP_SIZE"] = 16;
-  EXPECT_NE(kernel().constraint_violation(config, decode, device), "");
+  EXPECT_NE(kernel().constraint_violation(config, decode, device).detail, "");
   config["SUBGROUP_SIZE"] = 32;  // the device's only size: same as 0
-  EXPECT_NE(kernel().constraint_violation(config, decode, device), "");
+  EXPECT_NE(kernel().constraint_violation(config, decode, device).detail, "");
   config = generic_baseline(kernel(), decode);
   config["THREADS_PER_ROW"] = 64;  // more than a subgroup for the shuffle reduction
   config["ROWS_PER_WG"] = 1;
-  EXPECT_NE(kernel().constraint_violation(config, decode, device).find("subgroup"), std::string::npos);
+  EXPECT_NE(kernel().constraint_violation(config, decode, device).detail.find("subgroup"), std::string::npos);
   config["REDUCTION"] = 1;
-  EXPECT_EQ(kernel().constraint_violation(config, decode, device), "");
+  EXPECT_EQ(kernel().constraint_violation(config, decode, device).detail, "");
 
   const Shape prefill{512, 4096, 4096};
   config = kernel().baseline(prefill);
   config["TILE_M"] = config["TILE_N"] = 128;
   config["TILE_K"] = 64;
   config["THREAD_M"] = config["THREAD_N"] = 8;
-  const auto reason = kernel().constraint_violation(config, prefill, device);
+  const auto reason = kernel().constraint_violation(config, prefill, device).detail;
   EXPECT_NE(reason.find("shared memory"), std::string::npos) << reason;
   config.erase("TILE_K");
-  EXPECT_NE(kernel().constraint_violation(config, prefill, device), "");
+  EXPECT_NE(kernel().constraint_violation(config, prefill, device).detail, "");
   config["TILE_K"] = 32;
   config["UNROLL"] = 1;
-  EXPECT_NE(kernel().constraint_violation(config, prefill, device), "");
+  EXPECT_NE(kernel().constraint_violation(config, prefill, device).detail, "");
 }
 
 TEST_P(QuantMatmul, ProblemHoldsPaddedWeightsAndTheReference) {

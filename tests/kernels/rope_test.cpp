@@ -109,12 +109,12 @@ TEST(Rope, CacheLegalityAndShapes) {
   const Shape shape{3, 5, 80, 17};
   auto config = neox.baseline(shape);
   EXPECT_EQ(config.at("VEC"), 2);
-  EXPECT_EQ(neox.constraint_violation(config, shape, device), "");
+  EXPECT_EQ(neox.constraint_violation(config, shape, device).detail, "");
   config["VEC"] = 1;
-  EXPECT_NE(neox.constraint_violation(config, shape, device).find("VEC >= 2"), std::string::npos);
+  EXPECT_NE(neox.constraint_violation(config, shape, device).detail.find("VEC >= 2"), std::string::npos);
   EXPECT_EQ(normal.baseline(shape).at("VEC"), 1);
-  EXPECT_EQ(normal.constraint_violation(config, shape, device), "");
-  EXPECT_EQ(kernels::find_kernel("rope_neox").constraint_violation(config, {3, 5, 80}, device), "");
+  EXPECT_EQ(normal.constraint_violation(config, shape, device).detail, "");
+  EXPECT_EQ(kernels::find_kernel("rope_neox").constraint_violation(config, {3, 5, 80}, device).detail, "");
   for (const auto& s : neox.check_shapes()) {
     const auto space = enumerate_space(neox, s, device);
     EXPECT_FALSE(space.valid.empty()) << kernels::shape_to_string(s);

@@ -69,15 +69,15 @@ TEST_P(RowOps, ConstraintsRejectMissingAndForeignParameters) {
   const Shape shape = kernel().default_shapes().front();
   auto config = kernel().baseline(shape);
   config["SUBGROUP_SIZE"] = 16;  // outside the device's only size
-  EXPECT_NE(kernel().constraint_violation(config, shape, device), "");
+  EXPECT_NE(kernel().constraint_violation(config, shape, device).detail, "");
   config["SUBGROUP_SIZE"] = 32;  // the device's only size: same variant as 0
-  EXPECT_NE(kernel().constraint_violation(config, shape, device), "");
+  EXPECT_NE(kernel().constraint_violation(config, shape, device).detail, "");
   config = kernel().baseline(shape);
   config.erase("VEC");
-  EXPECT_NE(kernel().constraint_violation(config, shape, device), "");
+  EXPECT_NE(kernel().constraint_violation(config, shape, device).detail, "");
   config = kernel().baseline(shape);
   config["UNKNOWN"] = 1;
-  EXPECT_NE(kernel().constraint_violation(config, shape, device), "");
+  EXPECT_NE(kernel().constraint_violation(config, shape, device).detail, "");
 }
 
 TEST_P(RowOps, PlanDefinesEveryParameterAndCoversTheShape) {

@@ -46,20 +46,20 @@ TEST_P(SlotScopeX, ASlotMustLieInOneSubgroup) {
   const auto device = testing_support::h200_like();  // subgroups of 32
   const Shape decode{1, 4096, 14336};
   auto config = slot_config(decode);
-  ASSERT_EQ(kernel().constraint_violation(config, decode, device), "");
+  ASSERT_EQ(kernel().constraint_violation(config, decode, device).detail, "");
   auto wide = config;  // 4 slots of 64 invocations
   wide["THREADS_PER_ROW"] = 16;
-  EXPECT_NE(kernel().constraint_violation(wide, decode, device).find("one subgroup"), std::string::npos);
+  EXPECT_NE(kernel().constraint_violation(wide, decode, device).detail.find("one subgroup"), std::string::npos);
   auto half = wide;  // 4 slots of 32 at 128 invocations
   half["WG_SIZE"] = 128;
-  EXPECT_EQ(kernel().constraint_violation(half, decode, device), "");
+  EXPECT_EQ(kernel().constraint_violation(half, decode, device).detail, "");
   // Workgroup scope has no such rule.
   wide["X_SCOPE"] = 0;
-  EXPECT_EQ(kernel().constraint_violation(wide, decode, device), "");
+  EXPECT_EQ(kernel().constraint_violation(wide, decode, device).detail, "");
   // A device whose subgroups may be 16 wide: 32-invocation slots may span two.
   auto narrow = device;
   narrow.min_subgroup_size = 16;
-  EXPECT_NE(kernel().constraint_violation(config, decode, narrow).find("one subgroup"), std::string::npos);
+  EXPECT_NE(kernel().constraint_violation(config, decode, narrow).detail.find("one subgroup"), std::string::npos);
 }
 
 TEST_P(SlotScopeX, OnlyTheIntegerLayoutReadsIt) {
@@ -68,10 +68,10 @@ TEST_P(SlotScopeX, OnlyTheIntegerLayoutReadsIt) {
   const auto config = slot_config(decode);
   auto segment = config;  // each slot quantizes its own units: no segment
   segment["X_SEGMENT"] = 16384;
-  EXPECT_NE(kernel().constraint_violation(segment, decode, device).find("X_SEGMENT"), std::string::npos);
+  EXPECT_NE(kernel().constraint_violation(segment, decode, device).detail.find("X_SEGMENT"), std::string::npos);
   auto generic = config;
   generic[layout()] = 0;
-  EXPECT_NE(kernel().constraint_violation(generic, decode, device).find("X_SCOPE"), std::string::npos);
+  EXPECT_NE(kernel().constraint_violation(generic, decode, device).detail.find("X_SCOPE"), std::string::npos);
   // The path: the layout's integer path with X_SCOPE=1 and X_SEGMENT pinned;
   // a config stored before X_SCOPE existed completes to X_SCOPE=0.
   const auto space = enumerate_space(kernel(), decode, testing_support::h200_like_other_vendor(), SpaceScope::full);

@@ -33,7 +33,7 @@ class ConfigByConfig final : public Kernel {
   std::vector<Shape> default_shapes() const override { return k_.default_shapes(); }
   std::vector<Shape> check_shapes() const override { return k_.check_shapes(); }
   Config baseline(const Shape& s) const override { return k_.baseline(s); }
-  std::string constraint_violation(const Config& c, const Shape& s, const vk::DeviceInfo& d) const override {
+  Violation constraint_violation(const Config& c, const Shape& s, const vk::DeviceInfo& d) const override {
     return k_.constraint_violation(c, s, d);
   }
   ShaderPlan plan(const Config& c, const Shape& s) const override { return k_.plan(c, s); }

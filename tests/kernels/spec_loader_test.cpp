@@ -17,6 +17,7 @@
 #include "common/error.hpp"
 #include "kernels/spec/spec_file.hpp"
 #include "kernels/spec/spec_kernel.hpp"
+#include "kernels/spec/spec_templates.hpp"
 #include "reference/fp16.hpp"
 #include "reference/ops.hpp"
 #include "spec_test_support.hpp"
@@ -76,9 +77,9 @@ TEST(SpecLoader, LegalityAndPruningAreTheSpecsExpressions) {
   const SpecKernel kernel(parse_spec(kValid, "my/spec.json", reader()));
   auto device = plain_device(32);
   const Shape shape{3, 100};
-  EXPECT_EQ(kernel.constraint_violation({{"WG", 32}, {"ITEMS", 1}}, shape, device), "");
-  EXPECT_NE(kernel.constraint_violation({{"WG", 64}, {"ITEMS", 1}}, shape, device).find("too wide"), std::string::npos);
-  EXPECT_NE(kernel.constraint_violation({{"WG", 48}, {"ITEMS", 1}}, shape, device), "");  // not a value
+  EXPECT_EQ(kernel.constraint_violation({{"WG", 32}, {"ITEMS", 1}}, shape, device).detail, "");
+  EXPECT_NE(kernel.constraint_violation({{"WG", 64}, {"ITEMS", 1}}, shape, device).detail.find("too wide"), std::string::npos);
+  EXPECT_NE(kernel.constraint_violation({{"WG", 48}, {"ITEMS", 1}}, shape, device).detail, "");  // not a value
   const auto& rule = kernel.spaces()[0].pruning.at(0);
   EXPECT_EQ(rule.name, "only.wide");
   EXPECT_FALSE(rule.prunes({{"WG", 64}, {"ITEMS", 1}}, {1, 37}));  // 64 > 74 is false
@@ -103,12 +104,12 @@ TEST(SpecLoader, LegalityReadsEachDeviceFactFromTheDevice) {
   device.max_subgroup_size = 16;
   device.features.integer_dot_product = true;
   const Config config{{"WG", 32}, {"ITEMS", 1}};
-  EXPECT_EQ(kernel.constraint_violation(config, {3, 100}, device), "");
+  EXPECT_EQ(kernel.constraint_violation(config, {3, 100}, device).detail, "");
   device.max_workgroup_count[1] = 78;
-  EXPECT_NE(kernel.constraint_violation(config, {3, 100}, device).find("limits"), std::string::npos);
+  EXPECT_NE(kernel.constraint_violation(config, {3, 100}, device).detail.find("limits"), std::string::npos);
   device.max_workgroup_count[1] = 77;
   device.features.shader_float16 = true;
-  EXPECT_NE(kernel.constraint_violation(config, {3, 100}, device).find("features"), std::string::npos);
+  EXPECT_NE(kernel.constraint_violation(config, {3, 100}, device).detail.find("features"), std::string::npos);
 }
 
 // 16-bit storage and fp16 arithmetic are device facts a legality rule reads:
@@ -121,12 +122,12 @@ TEST(SpecLoader, LegalityNamesTheMissingSixteenBitFeatures) {
   const SpecKernel kernel(parse_spec(spec.dump(), "my/spec.json", reader()));
   auto device = plain_device(1024);
   const Config config{{"WG", 32}, {"ITEMS", 1}};
-  EXPECT_EQ(kernel.constraint_violation(config, {3, 100}, device),
+  EXPECT_EQ(kernel.constraint_violation(config, {3, 100}, device).detail,
             "fp16 buffers need storageBuffer16BitAccess (has_storage_16bit == 1)");
   device.features.storage_buffer_16bit = true;
-  EXPECT_EQ(kernel.constraint_violation(config, {3, 100}, device), "fp16 arithmetic needs shaderFloat16 (has_float16)");
+  EXPECT_EQ(kernel.constraint_violation(config, {3, 100}, device).detail, "fp16 arithmetic needs shaderFloat16 (has_float16)");
   device.features.shader_float16 = true;
-  EXPECT_EQ(kernel.constraint_violation(config, {3, 100}, device), "");
+  EXPECT_EQ(kernel.constraint_violation(config, {3, 100}, device).detail, "");
 }
 
 // An f16 output: read back as halves (Problem::output_f16, 2 bytes a value)
@@ -424,6 +425,28 @@ TEST(SpecLoader, ReferencesThatRunOnTheDevice) {
   auto missing = valid_json();
   missing["reference"] = {{"template", "absent.comp"}, {"local_size", {1, 1, 1}}, {"workgroups", {"rows", 1, 1}}};
   expect_error(missing, "/reference/template", "does not exist");
+}
+
+// An include is found beside the spec first, then in the include/ folder
+// beside the spec's folder (examples/include/conv_types.glsl serves three
+// MobileNet specs), and registered under include/ either way.
+TEST(SpecLoader, IncludesAreFoundBesideTheSpecThenInTheSharedIncludeFolder) {
+  const std::string text = std::string("#version 450\n#include \"loader_test_beside.glsl\"\n") +
+                           "#include \"loader_test_shared.glsl\"\n#include \"loader_test_both.glsl\"\n" +
+                           "layout(local_size_x = WG) in;\nvoid main() {}\n";
+  auto spec = valid_json();
+  spec["name"] = "t_includes";  // its own template name: k.comp here is not the other tests' text
+  const SpecKernel kernel(parse_spec(spec.dump(), "my/spec.json",
+                                     reader({{"k.comp", text},
+                                             {"loader_test_beside.glsl", "// beside\n"},
+                                             {"../include/loader_test_shared.glsl", "// shared\n"},
+                                             {"loader_test_both.glsl", "// both, beside\n"},
+                                             {"../include/loader_test_both.glsl", "// both, shared\n"}})));
+  const auto files = registered_template_files();
+  ASSERT_EQ(files.count("include/loader_test_beside.glsl"), 1u);
+  ASSERT_EQ(files.count("include/loader_test_shared.glsl"), 1u);
+  EXPECT_EQ(files.at("include/loader_test_shared.glsl"), "// shared\n");
+  EXPECT_EQ(files.at("include/loader_test_both.glsl"), "// both, beside\n");
 }
 
 }  // namespace

@@ -379,8 +379,8 @@ TEST(Transfer, NearestShapesShareTheSpaceAndComeNearestFirst) {
       return {decode, prefill};
     }
     kernels::Config baseline(const kernels::Shape&) const override { return {}; }
-    std::string constraint_violation(const kernels::Config&, const kernels::Shape&,
-                                     const vk::DeviceInfo&) const override {
+    Violation constraint_violation(const kernels::Config&, const kernels::Shape&,
+                                   const vk::DeviceInfo&) const override {
       return {};
     }
     kernels::ShaderPlan plan(const kernels::Config&, const kernels::Shape&) const override { return {}; }

@@ -14,6 +14,7 @@
 #include <random>
 
 #include "common/error.hpp"
+#include "harness/limit_rules.hpp"
 #include "kernels/kernel.hpp"
 
 namespace vktune::testing {
@@ -81,9 +82,11 @@ class TestScaleKernel : public kernels::Kernel {
     return {space};
   }
   kernels::Config baseline(const kernels::Shape&) const override { return {{"BUG", baseline_bug_}, {"WG", 64}}; }
-  std::string constraint_violation(const kernels::Config& c, const kernels::Shape&,
-                                   const vk::DeviceInfo& d) const override {
-    if (static_cast<std::uint32_t>(c.at("WG")) > d.max_workgroup_invocations) return "WG exceeds the device";
+  Violation constraint_violation(const kernels::Config& c, const kernels::Shape&,
+                                 const vk::DeviceInfo& d) const override {
+    if (static_cast<std::uint32_t>(c.at("WG")) > d.max_workgroup_invocations) {
+      return vk::limits::kWorkgroupInvocations("WG exceeds the device");
+    }
     return {};
   }
   kernels::ShaderPlan plan(const kernels::Config& c, const kernels::Shape&) const override {

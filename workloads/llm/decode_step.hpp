@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "common/cache_mode.hpp"
 #include "harness/device.hpp"
 #include "harness/timer.hpp"
 #include "kernels/kernel.hpp"
@@ -37,7 +38,7 @@ struct StepOptions {
   bool tuned = true;                // stored winners where there are; else baselines
   bool random_weights = false;      // random weights of the file's shapes and types
   std::uint64_t seed = 1;           // random weights, the cache's earlier entries, the token id
-  std::string cache_mode = "cold";  // which stored winners (cold, then hot)
+  CacheMode cache_mode = CacheMode::cold;  // which stored winners (this mode, then the other)
   // Non-empty: stored winners only for these kernels, baselines for the rest
   // (to find which kernel's winners move a chain's result).
   std::vector<std::string> tuned_kernels{};

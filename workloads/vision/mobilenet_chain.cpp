@@ -37,7 +37,7 @@ void add_mobilenet_ops(chain::KernelChain& chain, const Network& net, const Weig
     const auto why = kernels::find_kernel(op.kernel).constraint_violation(op.config, op.shape, device);
     if (!why.empty()) {
       throw Error(ErrorKind::usage, "layer " + role + ": " + op.kernel + " at " + kernels::shape_to_string(op.shape) +
-                                        " cannot run on this device (" + why +
+                                        " cannot run on this device (" + why.detail +
                                         "): try a smaller --batch or --resolution");
     }
     if (!layer.has_weights()) continue;

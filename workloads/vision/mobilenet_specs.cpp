@@ -1,5 +1,6 @@
 #include "workloads/vision/mobilenet_specs.hpp"
 
+#include <filesystem>
 #include <memory>
 #include <string>
 
@@ -27,7 +28,10 @@ kernels::spec::Definition embedded_spec(const std::string& file) {
   if (spec == files.end()) throw Error(ErrorKind::internal, "vktune was built without the spec " + file);
   return kernels::spec::parse_spec(spec->second, "(built in) examples/" + file,
                                    [&](const std::string& relative) -> std::optional<std::string> {
-                                     const auto it = files.find(folder + relative);
+                                     // "mobilenet_stem/../include/conv_types.glsl" is "include/conv_types.glsl".
+                                     const auto name =
+                                         std::filesystem::path(folder + relative).lexically_normal().generic_string();
+                                     const auto it = files.find(name);
                                      if (it == files.end()) return std::nullopt;
                                      return it->second;
                                    });

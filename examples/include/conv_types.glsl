@@ -1,8 +1,8 @@
-// Shared by MobileNet V2's convolution templates (pointwise.comp, stem.comp,
-// depthwise.comp; the copies beside the other two are links to this file, as
-// the spec loader looks an include up beside the template only): the element
-// types of their buffers and of their arithmetic, so that one template serves
-// the fp32 specs and the fp16 ones.
+// Shared by MobileNet V2's convolution templates (mobilenet_pointwise/,
+// mobilenet_stem/, mobilenet_depthwise/; the spec loader finds an include in
+// the include/ folder beside the spec's folder when it is not beside the
+// template): the element types of their buffers and of their arithmetic, so
+// that one template serves the fp32 specs and the fp16 ones.
 //   F16       storage: 0 fp32 buffers (the default, so a spec that does not
 //             name it compiles as before), 1 fp16 buffers
 //   MATH_F16  arithmetic (the accumulators, and the shared-memory tiles the

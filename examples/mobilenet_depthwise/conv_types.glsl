@@ -1,1 +1,0 @@
-../mobilenet_pointwise/conv_types.glsl
