@@ -84,9 +84,11 @@ class ProcessTest : public ::testing::Test {
     }));
   }
 
-  // Waits until the database holds at least `n` results of `kernel`.
+  // Waits until the database holds at least `n` results of `kernel`. Idle,
+  // the first rows land within 3 s; the limit is for a CI machine running
+  // the correctness gate beside two tests, not a measurement.
   bool wait_for_rows(const std::string& kernel, std::size_t n, pid_t child) {
-    const auto give_up = Clock::now() + std::chrono::seconds(8);
+    const auto give_up = Clock::now() + std::chrono::seconds(60);
     while (Clock::now() < give_up) {
       if (results_in(rows(db, kernel)) >= n) return true;
       if (waitpid(child, nullptr, WNOHANG) == child) return false;
@@ -104,7 +106,7 @@ TEST_F(ProcessTest, SigintAndSigtermStopBetweenVariantsWithTheResultsInTheDbFile
     const pid_t child = start(tune_add + db.string());
     ASSERT_TRUE(wait_for_rows("add", 3, child)) << read(err);
     kill(child, signal_number);
-    const auto status = wait_for(child, std::chrono::seconds(8));
+    const auto status = wait_for(child, std::chrono::seconds(30));
     ASSERT_TRUE(status.has_value()) << "did not stop after the signal";
     ASSERT_TRUE(WIFEXITED(*status)) << "ended by signal " << WTERMSIG(*status);
     EXPECT_EQ(WEXITSTATUS(*status), code);
@@ -128,7 +130,9 @@ TEST_F(ProcessTest, ASecondSignalStopsAtOnce) {
   kill(child, SIGINT);
   std::this_thread::sleep_for(std::chrono::milliseconds(300));  // a second press, not one signal sent twice
   kill(child, SIGINT);
-  const auto status = wait_for(child, std::chrono::seconds(5));
+  // At once: before the variant in flight ends (one of these takes seconds on lavapipe
+  // under load) but a scheduler's slice is not held against it.
+  const auto status = wait_for(child, std::chrono::seconds(10));
   ASSERT_TRUE(status.has_value());
   ASSERT_TRUE(WIFEXITED(*status));
   EXPECT_EQ(WEXITSTATUS(*status), 130);
@@ -138,7 +142,7 @@ TEST_F(ProcessTest, AVariantThatCrashesTheProcessIsRecordedAndNeverRetried) {
   const std::string args = "add --device 0 --shape 4,256 --seed 9 --strategy random --budget 3 --json --db " + db.string();
   // The second variant on the device (the first after the baseline) crashes.
   const pid_t child = start(args, "VKTUNE_TEST_CRASH_AT_VARIANT=2");
-  const auto status = wait_for(child, std::chrono::seconds(8));
+  const auto status = wait_for(child, std::chrono::seconds(60));
   ASSERT_TRUE(status.has_value());
   ASSERT_TRUE(WIFSIGNALED(*status)) << read(err);
   std::string crashed;
@@ -148,7 +152,7 @@ TEST_F(ProcessTest, AVariantThatCrashesTheProcessIsRecordedAndNeverRetried) {
 
   for (int run = 0; run < 2; ++run) {  // resumed twice: skipped both times
     const pid_t again = start(args);
-    const auto done = wait_for(again, std::chrono::seconds(8));
+    const auto done = wait_for(again, std::chrono::seconds(60));
     ASSERT_TRUE(done && WIFEXITED(*done)) << read(err);
     EXPECT_EQ(WEXITSTATUS(*done), 0) << read(err);
     const auto report = nlohmann::json::parse(read(out));
@@ -182,14 +186,15 @@ TEST_F(ProcessTest, AnAbandonedDeviceDoesNotHangTheExitAndTheReportIsPrinted) {
   const std::string op = "VTYPE op(VTYPE a, VTYPE b) { return a + b; }";
   ASSERT_NE(text.find(op), std::string::npos);
   text.replace(text.find(op), op.size(),
-               "VTYPE op(VTYPE a, VTYPE b) { uint s = 1u; for (uint i = 0u; i < 60000u; ++i) s = s * 1664525u + "
+               "VTYPE op(VTYPE a, VTYPE b) { uint s = 1u; for (uint i = 0u; i < 1000000u; ++i) s = s * 1664525u + "
                "1013904223u; return a + b + VTYPE(float(s >> 31u) * 1e-30); }");
   std::ofstream(dir / "templates" / "add.comp") << text;
-  // About a minute of spinning on two cores: the exit must not wait for it.
+  // Some fifteen minutes of spinning on two cores: the exit must not wait
+  // for it. Idle the run ends in 6 s; the limit allows for a loaded machine.
   const pid_t child = start("add --device 0 --shape 64,16384 --budget 1 --json --no-transfer --templates " +
                                 (dir / "templates").string() + " --db " + db.string(),
                             "VKTUNE_TEST_VALIDATION_TIMEOUT_MS=300");
-  const auto status = wait_for(child, std::chrono::seconds(20));
+  const auto status = wait_for(child, std::chrono::seconds(90));
   ASSERT_TRUE(status.has_value()) << "the process hung at exit: " << read(err);
   ASSERT_TRUE(WIFEXITED(*status)) << read(err);
   EXPECT_EQ(WEXITSTATUS(*status), 1) << read(err);  // nothing validated
@@ -202,7 +207,7 @@ TEST_F(ProcessTest, AnAbandonedDeviceDoesNotHangTheExitAndTheReportIsPrinted) {
 TEST_F(ProcessTest, ASecondTunerWaitsForTheDeviceUnlessShared) {
   // Learn the lock file's name from a first run, then hold that lock here.
   const std::string args = "add --device 0 --shape 4,256 --budget 1 --db " + db.string();
-  ASSERT_EQ(WEXITSTATUS(*wait_for(start(args), std::chrono::seconds(8))), 0) << read(err);
+  ASSERT_EQ(WEXITSTATUS(*wait_for(start(args), std::chrono::seconds(60))), 0) << read(err);
   fs::path lock_file;
   for (const auto& e : fs::directory_iterator(dir / "runtime" / "vktune")) lock_file = e.path();
   ASSERT_FALSE(lock_file.empty());
@@ -216,14 +221,14 @@ TEST_F(ProcessTest, ASecondTunerWaitsForTheDeviceUnlessShared) {
   EXPECT_EQ(rows(db, "add").size(), before);
   EXPECT_NE(read(err).find("is being tuned by another vktune"), std::string::npos) << read(err);
   flock(fd, LOCK_UN);
-  const auto finished = wait_for(waiting, std::chrono::seconds(8));
+  const auto finished = wait_for(waiting, std::chrono::seconds(60));
   ASSERT_TRUE(finished && WIFEXITED(*finished));
   EXPECT_EQ(WEXITSTATUS(*finished), 0) << read(err);
   EXPECT_GT(rows(db, "add").size(), before);
 
   ASSERT_EQ(flock(fd, LOCK_EX | LOCK_NB), 0);
   const auto shared = wait_for(start("add --device 0 --shape 12,256 --budget 1 --shared-device --db " + db.string()),
-                               std::chrono::seconds(8));
+                               std::chrono::seconds(60));
   close(fd);
   ASSERT_TRUE(shared && WIFEXITED(*shared));
   EXPECT_EQ(WEXITSTATUS(*shared), 0) << read(err);
@@ -231,7 +236,7 @@ TEST_F(ProcessTest, ASecondTunerWaitsForTheDeviceUnlessShared) {
 
 TEST_F(ProcessTest, RemeasureReplacesStoredCeilings) {
   ASSERT_EQ(WEXITSTATUS(*wait_for(start("add --device 0 --shape 4,256 --budget 1 --db " + db.string()),
-                                  std::chrono::seconds(8))),
+                                  std::chrono::seconds(60))),
             0)
       << read(err);
   std::int64_t row = 0;
@@ -240,7 +245,7 @@ TEST_F(ProcessTest, RemeasureReplacesStoredCeilings) {
     row = store.devices().at(0).first;
     store.put_ceiling(row, "fp32_fma", 1e9, "GFLOP/s");  // as skewed as a run could leave it
   }
-  const auto status = wait_for(start("devices --remeasure --device 0 --db " + db.string()), std::chrono::seconds(8));
+  const auto status = wait_for(start("devices --remeasure --device 0 --db " + db.string()), std::chrono::seconds(60));
   ASSERT_TRUE(status && WIFEXITED(*status));
   EXPECT_EQ(WEXITSTATUS(*status), 0) << read(err);
   auto store = vktune::results::Store::open_read_only(db);

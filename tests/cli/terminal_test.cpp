@@ -140,10 +140,11 @@ class TerminalTest : public ::testing::Test {
   void TearDown() override { fs::remove_all(dir); }
 
   // Runs vktune ARGS with stdout and stderr on a new pseudo-terminal of
-  // kColumns x 24. `respond` sees the stream so far after each read and
-  // returns bytes to type into the terminal ("" for none).
+  // kColumns x 24 (stderr to `stderr_file` instead when one is named).
+  // `respond` sees the stream so far after each read and returns bytes to
+  // type into the terminal ("" for none).
   PtyRun run(const std::vector<std::string>& args, const std::function<std::string(const std::string&)>& respond,
-             std::chrono::seconds limit) {
+             std::chrono::seconds limit, const fs::path& stderr_file = {}) {
     winsize size{};
     size.ws_col = kColumns;
     size.ws_row = 24;
@@ -153,6 +154,11 @@ class TerminalTest : public ::testing::Test {
     if (child == 0) {
       unsetenv("COLUMNS");  // the width must come from the terminal itself
       setenv("XDG_RUNTIME_DIR", (dir / "runtime").c_str(), 1);
+      if (!stderr_file.empty()) {
+        const int fd = open(stderr_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fd < 0 || dup2(fd, STDERR_FILENO) < 0) _exit(126);
+        close(fd);
+      }
       std::vector<char*> argv{const_cast<char*>(VKTUNE_BINARY)};
       for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
       argv.push_back(nullptr);
@@ -259,13 +265,15 @@ TEST_F(TerminalTest, CtrlCEndsTheLiveLineThenSummarisesAndSaysHowToResume) {
   EXPECT_TRUE(screen.has_line_containing("run the same command again to resume")) << screen.text();
 }
 
-TEST_F(TerminalTest, JsonSaysTheTimeBudgetIsForTheWholeRunAndPrintsNoProgress) {
+TEST_F(TerminalTest, JsonSaysTheTimeBudgetIsForTheWholeRunAndKeepsStdoutToTheDocument) {
   const auto run_ = run({"add", "--device", "0", "--shape", "4,256", "--budget", "1", "--seed", "3", "--time", "5m",
                          "--json", "--db", db.string()},
-                        [](const std::string&) { return std::string(); }, std::chrono::seconds(100));
+                        [](const std::string&) { return std::string(); }, std::chrono::seconds(100),
+                        dir / "stderr.txt");
   ASSERT_TRUE(WIFEXITED(run_.status)) << run_.stream;
   EXPECT_EQ(WEXITSTATUS(run_.status), 0) << run_.stream;
-  EXPECT_EQ(run_.stream.find("\033[K"), std::string::npos) << "a live line with --json";
+  // stdout is the terminal and holds the document alone; progress, if any, went to stderr.
+  EXPECT_EQ(run_.stream.find("\033[K"), std::string::npos) << "a live line on stdout with --json";
   const auto j = nlohmann::json::parse(run_.stream);  // the terminal's \r\n are whitespace to JSON
   const auto& budget = j.at("time_budget");
   EXPECT_DOUBLE_EQ(budget.at("seconds").get<double>(), 300);
