@@ -23,7 +23,7 @@ constexpr const char* kAbout =
     "Benchmarks the stored winner and the baseline of every tuned (kernel, shape) of the device.\n"
     "An iteration is one submission of 15 timed samples of back-to-back dispatches; its time is\n"
     "their median per dispatch. --iterations (default 10) fixes the count, so\n"
-    "--benchmark_min_time has no effect; --benchmark_repetitions does.";
+    "--benchmark_min_time is refused; --benchmark_repetitions repeats the count.";
 
 // Says in the report's "context" what the numbers were measured on and
 // with (docs/JSON_OUTPUT.md, vktune-bench-context): a report read later, or
@@ -88,6 +88,18 @@ int main(int argc, char** argv) {
   }
   options.cache_mode = parse_cache_mode(cache);
   std::vector<std::string> rest = app.remaining();
+  // Google Benchmark would accept these and do nothing with them here: the
+  // iteration count is fixed. Refused, rather than silently ignored.
+  for (const auto& flag : rest) {
+    for (const char* fixed : {"--benchmark_min_time", "--benchmark_min_warmup_time"}) {
+      if (flag.rfind(fixed, 0) == 0) {
+        std::cerr << "vktune-bench: error: " << fixed
+                  << " has no effect: each benchmark runs a fixed count of iterations (--iterations N sets it; "
+                     "--benchmark_repetitions repeats the count)\n";
+        return exit_code::usage;
+      }
+    }
+  }
   std::vector<char*> passthrough{argv[0]};
   for (auto& flag : rest) passthrough.push_back(flag.data());
   try {

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cctype>
@@ -19,15 +20,38 @@ namespace vktune {
 namespace fs = std::filesystem;
 
 fs::path lock_directory() {
-  fs::path dir;
-  if (const char* runtime = std::getenv("XDG_RUNTIME_DIR"); runtime && fs::path(runtime).is_absolute()) {
-    dir = fs::path(runtime) / "vktune";
-  } else {
-    dir = fs::temp_directory_path() / ("vktune-" + std::to_string(getuid()));
+  if (const char* chosen = std::getenv("VKTUNE_LOCK_DIR"); chosen && *chosen) {
+    if (!fs::path(chosen).is_absolute()) {
+      throw Error(ErrorKind::usage, std::string("VKTUNE_LOCK_DIR '") + chosen + "' is not an absolute path");
+    }
+    return chosen;
   }
   std::error_code ec;
-  fs::create_directories(dir, ec);
-  return dir;
+  if (fs::is_directory("/run/lock", ec)) return "/run/lock";
+  return fs::temp_directory_path();
+}
+
+void check_lock_directory(const fs::path& dir) {
+  struct stat st {};
+  if (lstat(dir.c_str(), &st) != 0) {
+    if (errno != ENOENT || mkdir(dir.c_str(), 0700) != 0 || lstat(dir.c_str(), &st) != 0) {
+      throw Error(ErrorKind::io, "cannot create the lock directory " + dir.string() + ": " + std::strerror(errno) +
+                                     " (give --shared-device to tune without a lock)");
+    }
+  }
+  const auto refuse = [&](const std::string& why) {
+    throw Error(ErrorKind::io, "the lock directory " + dir.string() + " " + why +
+                                   "; set VKTUNE_LOCK_DIR to a directory of your own, or give --shared-device");
+  };
+  if (S_ISLNK(st.st_mode)) refuse("is a symbolic link");
+  if (!S_ISDIR(st.st_mode)) refuse("is not a directory");
+  const bool trusted_owner = st.st_uid == 0 || st.st_uid == getuid();
+  if (!trusted_owner) refuse("belongs to another user (uid " + std::to_string(st.st_uid) + ")");
+  // Others may write there only where the sticky bit keeps them from
+  // replacing or removing files they do not own (/run/lock, /tmp).
+  if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0 && (st.st_mode & S_ISVTX) == 0) {
+    refuse("is writable by other users and not sticky");
+  }
 }
 
 std::string device_lock_key(const vk::DeviceInfo& info) {
@@ -39,10 +63,13 @@ namespace {
 
 // Keeps the name to letters, digits, '-' and '_'.
 std::string file_name_for(const std::string& key) {
-  std::string name = "device-";
+  std::string name = "vktune-device-";
   for (char c : key) name += std::isalnum(static_cast<unsigned char>(c)) || c == '-' ? c : '_';
   return name + ".lock";
 }
+
+// A pid fits in 10 digits; the holder's line is this wide and a newline.
+constexpr std::size_t kPidWidth = 20;
 
 std::string read_holder(int fd) {
   char buffer[32] = {};
@@ -57,10 +84,28 @@ std::string read_holder(int fd) {
 DeviceLock::DeviceLock(const std::string& key, const std::string& device_name, std::ostream& messages,
                        const std::function<bool()>& stop)
     : path_(lock_directory() / file_name_for(key)) {
-  const int fd = open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  check_lock_directory(path_.parent_path());
+  // Never through a symbolic link, never blocking on a FIFO someone put
+  // there, never truncating: a planted name can make this open fail, not
+  // write elsewhere. Read-write to note our pid; read-only is enough for
+  // flock where another user created the file without write for others.
+  int fd = open(path_.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0666);
+  bool writable = fd >= 0;
+  if (fd < 0 && errno == EACCES) fd = open(path_.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) {
     throw Error(ErrorKind::io, "cannot open the device lock " + path_.string() + ": " + std::strerror(errno) +
                                    " (give --shared-device to tune without it)");
+  }
+  struct stat st {};
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    close(fd);
+    throw Error(ErrorKind::io, "the device lock " + path_.string() +
+                                   " is not a regular file (give --shared-device to tune without it)");
+  }
+  // Every user tunes through the same lock file: let them all open it
+  // (where this fails, they open it read-only, which flock allows).
+  if (writable && st.st_uid == getuid()) {
+    [[maybe_unused]] const int shared = fchmod(fd, 0666);
   }
   bool told = false;
   // Polled rather than a blocking flock, so that Ctrl-C (which only sets a
@@ -84,8 +129,12 @@ DeviceLock::DeviceLock(const std::string& key, const std::string& device_name, s
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   fd_ = fd;
-  const auto pid = std::to_string(getpid()) + "\n";
-  if (ftruncate(fd_, 0) == 0) {
+  if (writable) {
+    // Padded to a fixed width over whatever an earlier holder wrote: the
+    // file is never truncated.
+    std::string pid = std::to_string(getpid());
+    pid.resize(kPidWidth, ' ');
+    pid += "\n";
     [[maybe_unused]] const auto written = pwrite(fd_, pid.data(), pid.size(), 0);
   }
 }

@@ -1,4 +1,5 @@
 // vktune: autotune and benchmark Vulkan compute kernels.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -7,9 +8,12 @@
 #include <vector>
 
 #include "common/error.hpp"
+#include "common/suggest.hpp"
+#include "common/text_escape.hpp"
 #include "engine/isolated_worker.hpp"
 #include "harness/build_info.hpp"
 #include "harness/device.hpp"
+#include "kernels/registry.hpp"
 #include "kernels/spec/spec_arguments.hpp"
 #include "cli/commands/commands.hpp"
 
@@ -35,6 +39,33 @@ bool is_subcommand(CLI::App& app, const std::string& name) {
     if (sub->get_name() == name) return true;
   return false;
 }
+
+// The commands and the kernels: what a first word may be.
+std::vector<std::string> first_words(CLI::App& app) {
+  std::vector<std::string> words;
+  for (const auto* sub : app.get_subcommands([](CLI::App*) { return true; })) words.push_back(sub->get_name());
+  for (const auto* kernel : vktune::kernels::all_kernels()) words.push_back(kernel->name());
+  return words;
+}
+
+// For an argument CLI11 did not expect ("--budgte"): the option of the
+// command it was given to that it most likely meant.
+std::string option_suggestion(CLI::App& app, int argc, char** argv) {
+  CLI::App* command = &app;
+  if (argc > 1 && is_subcommand(app, argv[1])) command = app.get_subcommand(argv[1]);
+  std::vector<std::string> names;
+  for (const auto* option : command->get_options())
+    for (const auto& long_name : option->get_lnames()) names.push_back("--" + long_name);
+  for (int i = 1; i < argc; ++i) {
+    const std::string word = argv[i];
+    if (word == "--") break;
+    if (word.rfind("--", 0) != 0) continue;
+    const auto name = word.substr(0, word.find('='));
+    if (std::find(names.begin(), names.end(), name) != names.end()) continue;
+    if (auto hint = vktune::did_you_mean(name, names); !hint.empty()) return hint;
+  }
+  return {};
+}
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -47,7 +78,7 @@ int main(int argc, char** argv) {
   try {
     kernels::spec::register_spec_arguments(argc, argv);
   } catch (const Error& e) {
-    std::cerr << "vktune: error: " << e.what() << "\n";
+    std::cerr << "vktune: error: " << vktune::escape_text(e.what()) << "\n";
     return exit_code_for(e.kind());
   }
   CLI::App app{"vktune: autotuning and benchmarking for Vulkan compute kernels"};
@@ -104,15 +135,18 @@ docs/SPEC_FORMAT.md, docs/TABLE_FORMAT.md.
     // Everything else: one line that names the problem.
     std::string message = e.what();
     if (argc > 1 && argv[1][0] != '-' && !is_subcommand(app, argv[1])) {
-      message = std::string("unknown command or kernel '") + argv[1] + "' (see `vktune --help` and `vktune list`)";
+      message = std::string("unknown command or kernel '") + argv[1] + "'" + did_you_mean(argv[1], first_words(app)) +
+                " (see `vktune --help` and `vktune list`)";
+    } else if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr) {
+      message += option_suggestion(app, argc, argv);
     }
-    std::cerr << "vktune: error: " << message << "\n";
+    std::cerr << "vktune: error: " << vktune::escape_text(message) << "\n";
     return exit_code::usage;
   } catch (const Error& e) {
-    std::cerr << "vktune: error: " << e.what() << "\n";
+    std::cerr << "vktune: error: " << vktune::escape_text(e.what()) << "\n";
     return finish(exit_code_for(e.kind()));
   } catch (const std::exception& e) {
-    std::cerr << "vktune: error: " << e.what() << "\n";
+    std::cerr << "vktune: error: " << vktune::escape_text(e.what()) << "\n";
     return finish(exit_code::runtime_error);
   }
   return finish(exit_code);

@@ -308,10 +308,14 @@ std::string Progress::live_text_locked(std::size_t columns) const {
     fields.push_back({(title_.empty() ? "" : "| ") + phase, 0});
   }
   if (!title_.empty()) {
-    // Four or five significant digits: the live line has few columns to spare.
-    char best[48] = "best -";
-    if (best_us_) std::snprintf(best, sizeof best, "best %.*f us", *best_us_ >= 1000 ? 0 : *best_us_ >= 100 ? 1 : 2, *best_us_);
-    fields.push_back({std::string("| ") + best, 3});
+    // Four or five significant digits: the live line has few columns to
+    // spare. Nothing before a first time (and never in `check`, which times
+    // nothing).
+    if (best_us_) {
+      char best[48];
+      std::snprintf(best, sizeof best, "best %.*f us", *best_us_ >= 1000 ? 0 : *best_us_ >= 100 ? 1 : 2, *best_us_);
+      fields.push_back({std::string("| ") + best, 3});
+    }
     if (failures_) fields.push_back({"| " + std::to_string(failures_) + " failed", 2});
   }
   if (shapes_started_ > 0 || deadline_) {

@@ -35,11 +35,20 @@ std::vector<const Outcome*> ranked(const ShapeResult& r) {
   return ok;
 }
 
+// Each parameter's share of the variance, and its value in the winner (the
+// variant the run stored, which the confirmation pass may have picked over
+// the search's fastest).
 std::vector<ParameterImportance> importance_of(const ShapeResult& r) {
   std::vector<std::pair<kernels::Config, double>> timed;
   for (const auto& o : r.outcomes)
     if (o.status == results::Status::ok && o.timing.median > 0) timed.emplace_back(o.config, o.timing.median);
-  return parameter_importance(timed);
+  auto importance = parameter_importance(timed);
+  if (r.winner) {
+    const auto& winner = r.outcomes[*r.winner].config;
+    for (auto& p : importance)
+      if (const auto it = winner.find(p.name); it != winner.end()) p.best_value = it->second;
+  }
+  return importance;
 }
 
 // Where a shape's time went, summed over the variants this run measured
@@ -232,7 +241,11 @@ void print_shape_report(std::ostream& out, const kernels::Kernel& kernel, const 
     std::snprintf(line, sizeof line, "  %4s %12s %10s %10s %10s %7s  %s\n", "rank", "median_us", "p10-p90%", "GB/s",
                   "GFLOP/s", "%peak", "config");
     out << line;
-    for (std::size_t i = 0; i < std::min(top, ok.size()); ++i) {
+    // The first `top` rows, and the winner's row wherever it ranks: the
+    // table always shows the variant the run stored.
+    const Outcome* winner = r.winner ? &r.outcomes[*r.winner] : nullptr;
+    for (std::size_t i = 0; i < ok.size(); ++i) {
+      if (i >= top && ok[i] != winner) continue;
       const auto& o = *ok[i];
       const double spread = o.timing.median > 0 ? 100.0 * (o.timing.p90 - o.timing.p10) / o.timing.median : 0;
       const auto pct = percent_of_peak(kernel, r.shape, o, ceilings);
@@ -241,8 +254,11 @@ void print_shape_report(std::ostream& out, const kernels::Kernel& kernel, const 
       std::snprintf(line, sizeof line, "  %4zu %12.3f %10.1f %10.1f %10.1f %7s  %s%s\n", i + 1, o.timing.median / 1e3,
                     spread, o.gbps, o.gflops, pct_text, kernels::config_to_string(o.config).c_str(),
                     o.is_baseline ? "  (baseline)" : "");
-      if (o.confirmed) line[std::strlen(line) - 1] = '\0', std::strcat(line, "  [re-timed]\n");
-      out << line;
+      std::string row = line;
+      row.pop_back();  // the newline
+      if (o.confirmed) row += "  [re-timed]";
+      if (&o == winner) row += "  <- winner";
+      out << row << "\n";
     }
   }
   if (r.baseline) {

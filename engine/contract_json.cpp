@@ -2,6 +2,7 @@
 
 #include "common/error.hpp"
 #include "kernels/registry.hpp"
+#include "results/capped_json.hpp"
 #include "engine/stale_config.hpp"
 
 namespace vktune {
@@ -101,8 +102,13 @@ std::optional<std::string> winner_contract_json(const results::Winner& winner, s
     auto& stage = json["stages"][0];
     stage["local_size"] = {winner.local_size[0], winner.local_size[1], winner.local_size[2]};
     stage["required_subgroup_size"] = winner.required_subgroup_size;
-    if (!winner.dispatch_json.empty()) stage["dispatch"] = nlohmann::json::parse(winner.dispatch_json);
-    if (!winner.specialization_json.empty()) stage["specialization"] = nlohmann::json::parse(winner.specialization_json);
+    const auto stored = [](const std::string& text, const char* what) {
+      auto parsed = results::parse_capped_json(text);
+      if (!parsed.error.empty()) throw Error(ErrorKind::format, std::string("its stored ") + what + " is " + parsed.error);
+      return std::move(parsed.value);
+    };
+    if (!winner.dispatch_json.empty()) stage["dispatch"] = stored(winner.dispatch_json, "dispatch");
+    if (!winner.specialization_json.empty()) stage["specialization"] = stored(winner.specialization_json, "specialization");
     return json.dump();
   } catch (const Error& e) {
     why = e.what();

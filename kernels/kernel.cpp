@@ -9,6 +9,7 @@
 #include "common/error.hpp"
 #include "harness/pipeline.hpp"
 #include "kernels/legality.hpp"
+#include "results/capped_json.hpp"
 
 namespace vktune::kernels {
 
@@ -176,7 +177,9 @@ std::string config_to_json(const Config& config) {
 Config config_from_json(const std::string& json) {
   Config config;
   try {
-    const auto parsed = nlohmann::json::parse(json);
+    auto capped = results::parse_capped_json(json);
+    if (!capped.error.empty()) throw Error(ErrorKind::format, "malformed config JSON: " + capped.error);
+    const auto& parsed = capped.value;
     if (!parsed.is_object()) throw Error(ErrorKind::format, "config JSON '" + json + "' is not an object");
     for (const auto& [name, value] : parsed.items()) config[name] = value.get<int>();
   } catch (const nlohmann::json::exception& e) {

@@ -5,6 +5,7 @@
 #include <mutex>
 
 #include "common/error.hpp"
+#include "common/suggest.hpp"
 
 namespace vktune::kernels {
 
@@ -52,8 +53,13 @@ const Kernel& find_kernel(const std::string& name) {
   auto it = r.kernels.find(name);
   if (it != r.kernels.end()) return *it->second;
   std::string known;
-  for (const auto& [n, k] : r.kernels) known += (known.empty() ? "" : ", ") + n;
-  throw Error(ErrorKind::usage, "unknown kernel '" + name + "'; known kernels: " + (known.empty() ? "(none)" : known));
+  std::vector<std::string> names;
+  for (const auto& [n, k] : r.kernels) {
+    known += (known.empty() ? "" : ", ") + n;
+    names.push_back(n);
+  }
+  throw Error(ErrorKind::usage, "unknown kernel '" + name + "'" + did_you_mean(name, names) +
+                                    "; known kernels: " + (known.empty() ? "(none)" : known));
 }
 
 bool on_tensor_cores(const std::string& kernel_name, const std::string& shape_text, const std::string& config_json) {

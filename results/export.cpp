@@ -10,6 +10,7 @@
 
 #include "common/error.hpp"
 #include "common/version.hpp"
+#include "results/capped_json.hpp"
 #include "results/table_format.hpp"
 #include "results/spirv_bytes.hpp"
 
@@ -22,8 +23,8 @@ constexpr std::string_view base64_alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefgh
 // does not parse stays a string rather than being lost.
 nlohmann::json embedded_json(const std::string& text) {
   if (text.empty()) return nullptr;
-  auto parsed = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  return parsed.is_discarded() ? nlohmann::json(text) : parsed;
+  auto parsed = parse_capped_json(text);
+  return parsed.error.empty() ? std::move(parsed.value) : nlohmann::json(text);
 }
 
 std::string lowercase(std::string_view text) {
@@ -215,12 +216,13 @@ nlohmann::json export_table(const Store& store, const ExportFilter& filter, cons
     } else if (contracts) {
       text = contracts(w, why);
     }
-    auto parsed = text ? nlohmann::json::parse(*text, nullptr, false) : nlohmann::json();
-    if (!text || parsed.is_discarded() || !parsed.is_object()) {
+    auto parsed = text ? parse_capped_json(*text) : CappedJson{};
+    if (text && !parsed.error.empty()) why = "its launch contract is " + parsed.error;
+    if (!text || !parsed.error.empty() || !parsed.value.is_object()) {
       if (skipped) skipped->push_back(w.kernel + " " + w.shape + " (" + w.cache_mode + "): " + why);
       continue;
     }
-    contract_of.push_back(std::move(parsed));
+    contract_of.push_back(std::move(parsed.value));
     kept.push_back(std::move(w));
   }
   std::set<std::int64_t> used;

@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "common/error.hpp"
+#include "results/capped_json.hpp"
 #include "results/export.hpp"
 #include "results/import_fields.hpp"
 #include "results/spirv_bytes.hpp"
@@ -229,33 +230,9 @@ ImportReport import_table_text(Store& store, std::string_view text, const std::s
 }
 
 TableContents read_table_text(std::string_view text, const std::string& source) {
-  // json's parser is iterative, but dump(), copies and comparisons recurse
-  // once per level: a table nested 100,000 deep would overflow the stack
-  // after parsing. Values deeper than the cap are discarded while parsing (no
-  // exception crosses the parser); the runtime's JSON reader applies the same
-  // cap (runtime/src/json_table.cpp: the runtime may not include results/).
-  constexpr int max_depth = 64;
-  bool too_deep = false;
-  const auto cap_depth = [&too_deep](int depth, json::parse_event_t event, json&) {
-    if ((event == json::parse_event_t::object_start || event == json::parse_event_t::array_start) &&
-        depth >= max_depth) {
-      too_deep = true;
-    }
-    return !too_deep;
-  };
-  const auto nested_too_deep = [&] {
-    return Error(ErrorKind::format,
-                 "table '" + source + "': JSON nested deeper than " + std::to_string(max_depth) + " levels");
-  };
-  json table;
-  try {
-    table = json::parse(text, cap_depth);
-  } catch (const json::parse_error& e) {
-    if (too_deep) throw nested_too_deep();
-    throw Error(ErrorKind::format, "table '" + source + "' is not valid JSON: " + e.what());
-  }
-  if (too_deep) throw nested_too_deep();
-  return read_table(table, source);
+  auto parsed = parse_capped_json(text);
+  if (!parsed.error.empty()) throw Error(ErrorKind::format, "table '" + source + "': " + parsed.error);
+  return read_table(parsed.value, source);
 }
 
 TableContents read_table(const json& table, const std::string& source) {

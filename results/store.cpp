@@ -168,7 +168,22 @@ Phase phase_from_string(std::string_view text) {
 Store::Store(sqlite::Connection connection, bool read_only)
     : connection_(std::move(connection)), read_only_(read_only) {}
 
+std::string Store::path_problem(const std::filesystem::path& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(path, ec)) return {};
+  return "the results database " + path.string() + " is a directory; give the path of a database file (--db or $VKTUNE_DB)";
+}
+
+namespace {
+
+void refuse_bad_path(const std::filesystem::path& path) {
+  if (auto problem = Store::path_problem(path); !problem.empty()) throw Error(ErrorKind::usage, problem);
+}
+
+}  // namespace
+
 Store Store::open(const std::filesystem::path& path) {
+  refuse_bad_path(path);
   auto connection = sqlite::Connection::open(path, sqlite::Connection::Mode::read_write_create);
   // Read first: this is where a file that is not SQLite shows itself, and a
   // newer schema must be refused before anything is written.
@@ -191,6 +206,7 @@ Store Store::open(const std::filesystem::path& path) {
 }
 
 Store Store::open_read_only(const std::filesystem::path& path) {
+  refuse_bad_path(path);
   auto connection = sqlite::Connection::open(path, sqlite::Connection::Mode::read_only);
   const int version = schema::read_version(connection);
   schema::check_known(connection, version);
@@ -204,6 +220,7 @@ Store Store::open_read_only(const std::filesystem::path& path) {
 }
 
 Store Store::open_for_reading(const std::filesystem::path& path) {
+  refuse_bad_path(path);
   {
     auto connection = sqlite::Connection::open(path, sqlite::Connection::Mode::read_only);
     const int version = schema::read_version(connection);

@@ -52,6 +52,9 @@ class Store {
   // the current schema; an older one is migrated once through open().
   static Store open_for_reading(const std::filesystem::path& path);
   static std::filesystem::path default_path();
+  // "" for a path a database may be at; else the one line every command
+  // gives (exit 2) for it: a directory. Every open above refuses it too.
+  static std::string path_problem(const std::filesystem::path& path);
 
   // PRAGMA quick_check; throws Error(database) naming the file and the first
   // problem. open() runs it; exporters run it on read-only stores.

@@ -127,10 +127,13 @@ void TuneSession::confirm(const kernels::Kernel& kernel, const kernels::Problem&
       if (baseline && timed[j] == *baseline && searched_ns > 0) {
         result.drift = o.timing.median / searched_ns;
         if (*result.drift > 1.25 || *result.drift < 0.8) {
-          progress_.message("warning: the baseline took " + std::to_string(searched_ns / 1e3) + " us at the start and " +
-                            std::to_string(o.timing.median / 1e3) +
-                            " us at the end: the device's speed changed during the run (clocks, other work on the "
-                            "GPU?); compare results with care");
+          // As precise as the report's times: three decimals of a microsecond.
+          char line[256];
+          std::snprintf(line, sizeof line,
+                        "warning: the baseline took %.3f us at the start and %.3f us at the end: the device's speed "
+                        "changed during the run (clocks, other work on the GPU?); compare results with care",
+                        searched_ns / 1e3, o.timing.median / 1e3);
+          progress_.message(line);
         }
       }
     }

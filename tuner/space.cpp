@@ -179,7 +179,17 @@ SpaceEnumeration enumerate_space(const kernels::Kernel& kernel, const kernels::S
   result.space_name = space.name;
   for (std::size_t p = 0; p < paths.size(); ++p) {
     PathEnumeration counts{paths[p].name, 1, 0};
-    for (const auto& param : paths[p].parameters) counts.cartesian *= param.values.size();
+    for (const auto& param : paths[p].parameters) {
+      if (!param.values.empty() && counts.cartesian > kMaxPathConfigs / param.values.size()) {
+        const std::string where = paths.size() > 1 ? "path '" + paths[p].name + "' of the " + space.name + " space"
+                                                   : "the " + space.name + " space";
+        throw Error(ErrorKind::usage, kernel.name() + ": " + where + " has more than " +
+                                          std::to_string(kMaxPathConfigs) +
+                                          " configs (the product of its parameters' value counts); split it into "
+                                          "paths or narrow its values");
+      }
+      counts.cartesian *= param.values.size();
+    }
     result.total += counts.cartesian;
     result.paths.push_back(counts);
     auto base = paths[p].pinned;

@@ -39,8 +39,16 @@ struct SpaceEnumeration {
   std::map<std::string, std::size_t> pruned_by;       // pruning rule name -> configs it dropped
 };
 
+// The most configs a path's cartesian product may hold. A legal config is
+// kept in memory while the search runs (about 430 bytes each), and every
+// config is checked: a path above this is refused before anything is
+// allocated. The largest built-in path holds 28,800.
+inline constexpr std::size_t kMaxPathConfigs = 1'000'000;
+
 // Pruning rules run first (they are cheap predicates), so a config both
-// pruned and illegal counts as pruned.
+// pruned and illegal counts as pruned. Throws Error(usage) naming the path
+// when its cartesian product (formed without overflow) is above
+// kMaxPathConfigs.
 SpaceEnumeration enumerate_space(const kernels::Kernel& kernel, const kernels::Shape& shape,
                                  const vk::DeviceInfo& device, SpaceScope scope = SpaceScope::pruned);
 

@@ -59,6 +59,7 @@ See docs/RESULTS_DATABASE.md.
   cmd->add_option("kernels", args->kernels, "Kernels to benchmark (default: every kernel with winners)");
   add_device_option(*cmd, args->device, "Vulkan device index");
   cmd->add_option("--db", args->db, "Results database (default: $VKTUNE_DB, else ~/.local/share/vktune/vktune.db)")
+      ->check(database_validator())
       ->check(CLI::ExistingFile);
   add_cache_option(*cmd, args->cache, "Which winners: those tuned with cold or with hot caches");
   cmd->callback([args, &result_code, &benchmark_flags] {

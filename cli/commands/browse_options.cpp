@@ -28,9 +28,6 @@ results::Store open_existing_store(const std::string& db_option) {
   if (!std::filesystem::exists(db, ec)) {
     throw Error(ErrorKind::usage, "no results database at " + db.string() + " (tune first, or pass --db PATH)");
   }
-  if (std::filesystem::is_directory(db, ec)) {
-    throw Error(ErrorKind::usage, "--db " + db.string() + " is a directory, not a results database");
-  }
   return results::Store::open_for_reading(db);
 }
 

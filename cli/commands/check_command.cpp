@@ -198,6 +198,10 @@ void run_check(CheckArgs args, int& result_code) {
                               {"shape", kernels::shape_to_string(shape)},
                               {"variants", result.outcomes.size()},
                               {"failed", result.failures()}});
+    // Variants that failed the same way (a missing extension fails every
+    // one of them) are one line: the first config and how many more; --json
+    // lists each.
+    std::vector<std::pair<const Outcome*, std::size_t>> distinct;
     for (const auto& o : result.outcomes) {
       if (o.status == results::Status::ok) {
         ++passed;
@@ -208,15 +212,30 @@ void run_check(CheckArgs args, int& result_code) {
       j["kernel"] = kernel.name();
       j["shape"] = kernels::shape_to_string(shape);
       failures.push_back(j);
-      if (!args.json) {
+      const auto same = std::find_if(distinct.begin(), distinct.end(), [&](const auto& d) {
+        return d.first->status == o.status && d.first->reason == o.reason;
+      });
+      if (same == distinct.end()) {
+        distinct.emplace_back(&o, 0);
+      } else {
+        ++same->second;
+      }
+    }
+    if (!args.json) {
+      for (const auto& [o, more] : distinct) {
         std::cout << "FAIL " << kernel.name() << " " << kernels::shape_to_string(shape) << " ["
-                  << kernels::config_to_string(o.config) << "]: " << results::to_string(o.status) << ": " << o.reason
-                  << "\n";
+                  << kernels::config_to_string(o->config) << "]: " << results::to_string(o->status) << ": "
+                  << o->reason;
+        if (more > 0) {
+          std::cout << " (and " << more << (more == 1 ? " more variant" : " more variants") << " the same way)";
+        }
+        std::cout << "\n";
       }
     }
     if (!args.json) {
       std::cout << kernel.name() << " " << kernels::shape_to_string(shape) << ": " << result.outcomes.size()
-                << " variants checked, " << result.failures() << " failed\n";
+                << (result.outcomes.size() == 1 ? " variant" : " variants") << " checked, " << result.failures()
+                << " failed\n";
     }
     return result;
   };
@@ -310,6 +329,12 @@ void run_check(CheckArgs args, int& result_code) {
     std::cout << "check: seed " << args.seed << " on " << info.name << "\n" << passed << " passed, " << failed << " failed\n";
   }
   result_code = failed == 0 ? exit_code::ok : exit_code::failure;
+  // A gate that checked nothing proves nothing: it fails, and says so.
+  if (passed + failed == 0) {
+    std::cerr << "check: nothing was checked (no variant of the kernels asked for is legal at a shape checked here, "
+                 "or there was no winner to check); exit code 1\n";
+    result_code = exit_code::failure;
+  }
 }
 
 }  // namespace
@@ -337,8 +362,10 @@ void add_check_command(CLI::App& root, int& result_code) {
   auto* cmd = root.add_subcommand("check", "Validate kernel variants against the CPU reference (the correctness gate)");
   // The reference text (the man page carries it too).
   cmd->footer(R"vkt(
-Validates variants against the double-precision CPU reference; prints every
-failure with its config; exits 1 on any. --variants picks them:
+Validates variants against the double-precision CPU reference; prints each
+distinct failure with its config and how many variants failed the same way
+(--json lists every one); exits 1 on any failure, and when nothing was
+checked. --variants picks them:
   covering  (the default) in each path of the space (as a tune on this device
             searches it; --space full: every legal config), every value of
             every parameter and every pair of values of two parameters that
@@ -387,7 +414,8 @@ See docs/TIMING_AND_NUMERICS.md, "Validation".
                   "Check at this shape instead of --shapes (one KERNEL; repeatable); with --variants winners, "
                   "each winner also at this shape where it is legal");
   cmd->add_option("--db", args->db,
-                  "Database for --variants winners (every winner stored for this GPU, at its own shape)");
+                  "Database for --variants winners (every winner stored for this GPU, at its own shape)")
+      ->check(database_validator());
   cmd->add_option("--seed", args->seed, "Seed for inputs and sampling (default: fresh each run)")
       ->transform(count_validator(std::numeric_limits<std::uint64_t>::max()))
       ->each([args](const std::string&) { args->seed_given = true; });

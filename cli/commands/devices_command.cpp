@@ -112,7 +112,8 @@ See docs/TIMING_AND_NUMERICS.md, "Ceilings".
   cmd->add_option("--device,-d", *device, "With --remeasure: the Vulkan device index")
       ->capture_default_str()
       ->transform(count_validator(std::numeric_limits<std::uint32_t>::max()));
-  cmd->add_option("--db", *db, "With --remeasure: the SQLite database (default as for tuning)");
+  cmd->add_option("--db", *db, "With --remeasure: the SQLite database (default as for tuning)")
+      ->check(database_validator());
   cmd->callback([json, validation, again, device, db, &result_code] {
     vk::Instance instance({.validation = *validation});
     if (*again) {

@@ -133,7 +133,8 @@ See docs/RESULTS_DATABASE.md and docs/TABLE_FORMAT.md.
       ->capture_default_str()
       ->check(CLI::Range(0u, 1u << 20));
   cmd->add_option("-o,--output", options->output, "Write to FILE instead of stdout")->check(output_file_validator());
-  cmd->add_option("--db", options->db, "Results database (default: $VKTUNE_DB, else ~/.local/share/vktune/vktune.db)");
+  cmd->add_option("--db", options->db, "Results database (default: $VKTUNE_DB, else ~/.local/share/vktune/vktune.db)")
+      ->check(database_validator());
   cmd->callback([options, &result_code] {
     if (!options->model.empty()) {
       if (options->format != "json" && options->format != "header") {

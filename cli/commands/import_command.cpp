@@ -61,7 +61,8 @@ See docs/RESULTS_DATABASE.md and docs/TABLE_FORMAT.md, "Import rules".
   auto args = std::make_shared<ImportArgs>();
   cmd->add_option("FILE", args->files, "The tables to import (any order: per key the newer winner stays)")
       ->required()->check(CLI::ExistingFile);
-  cmd->add_option("--db", args->db, "Results database (default: $VKTUNE_DB, else ~/.local/share/vktune/vktune.db)");
+  cmd->add_option("--db", args->db, "Results database (default: $VKTUNE_DB, else ~/.local/share/vktune/vktune.db)")
+      ->check(database_validator());
   cmd->add_flag("--newest-per-model", args->newest_per_model,
                 "Keep only the newest winner per GPU model (vendor and device id), kernel, shape and cache mode, "
                 "dropping older ones of other physical GPUs of that model (to export one table for the model)");

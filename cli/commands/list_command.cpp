@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.hpp"
+#include "common/text_escape.hpp"
 #include "harness/device.hpp"
 #include "harness/instance.hpp"
 #include "kernels/registry.hpp"
@@ -52,10 +53,13 @@ std::string reasons_text(const SpaceEnumeration& e) {
   std::string text;
   for (const auto& [n, rule] : sorted) {
     const auto example = e.filter_examples.find(rule);
-    text += std::string(text.empty() ? "      illegal: " : "               ") + std::to_string(n) + " " + rule;
+    // A spec's rules and reasons are its author's text: escaped, as
+    // everything a file supplies is before it reaches the terminal.
+    text += std::string(text.empty() ? "      illegal: " : "               ") + std::to_string(n) + " " +
+            escape_text(rule);
     if (example != e.filter_examples.end()) {
       const auto& detail = example->second;
-      text += detail.rfind(rule, 0) == 0 ? detail.substr(rule.size()) : ": " + detail;
+      text += escape_text(detail.rfind(rule, 0) == 0 ? detail.substr(rule.size()) : ": " + detail);
     }
     text += "\n";
   }
@@ -117,12 +121,15 @@ nlohmann::json kernel_json(const kernels::Kernel& k, const vk::DeviceInfo* devic
 void print_kernel(const kernels::Kernel& k, const vk::DeviceInfo* device, SpaceScope scope) {
   std::string dims;
   for (const auto& d : k.shape_dims()) dims += (dims.empty() ? "" : ",") + d;
-  std::cout << k.name() << " — " << k.description() << "\n  shape " << dims << "\n";
+  std::cout << escape_text(k.name()) << " — " << escape_text(k.description()) << "\n  shape " << escape_text(dims)
+            << "\n";
   const auto& all = k.spaces();
   for (std::size_t s = 0; s < all.size(); ++s) {
     const auto& space = all[s];
-    std::cout << "  space " << space.name << " (" << space.template_file << ")\n";
-    for (const auto& p : space.parameters) std::cout << "    " << p.name << " " << values_text(p.values) << "  " << p.help << "\n";
+    std::cout << "  space " << escape_text(space.name) << " (" << escape_text(space.template_file) << ")\n";
+    for (const auto& p : space.parameters) {
+      std::cout << "    " << escape_text(p.name) << " " << values_text(p.values) << "  " << escape_text(p.help) << "\n";
+    }
     const auto paths = space.effective_paths();
     if (paths.size() > 1) {
       for (const auto& path : paths) {
@@ -133,7 +140,8 @@ void print_kernel(const kernels::Kernel& k, const vk::DeviceInfo* device, SpaceS
       }
     }
     for (const auto& r : space.pruning) {
-      std::cout << "    pruning " << r.name << " [" << r.measured_on.describe() << "]: " << r.reason << "\n";
+      std::cout << "    pruning " << escape_text(r.name) << " [" << r.measured_on.describe()
+                << "]: " << escape_text(r.reason) << "\n";
     }
     if (!device) continue;
     for (const auto& shape : k.default_shapes()) {

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "common/error.hpp"
+#include "common/text_escape.hpp"
 #include "harness/instance.hpp"
 #include "kernels/registry.hpp"
 #include "reference/gguf_reader.hpp"
@@ -115,7 +116,7 @@ void run_model(ModelArgs args, int& result_code) {
       session.device(), store, *session.device_row(),
       [&](const std::string& step) { progress.phase("measuring device ceilings (once per device): " + step); });
   if (!args.json) {
-    std::cout << (model.name.empty() ? model.architecture : model.name) << " (" << args.file << "): " << ops.ops.size()
+    std::cout << escape_text(model.name.empty() ? model.architecture : model.name) << " (" << escape_text(args.file) << "): " << ops.ops.size()
               << " distinct ops for a decode step at context " << args.context
               << (args.prompt ? " and a prefill of " + std::to_string(args.prompt) + " tokens" : std::string())
               << ", tuned on " << session.device().info().name << " within " << args.time << "; results in "
@@ -208,7 +209,8 @@ See docs/TUNING_A_MODEL.md.
   cmd->add_option("--context", args->context, "KV-cache length the decode step attends over")
       ->capture_default_str()
       ->check(CLI::Range(1u, 1u << 24));
-  cmd->add_option("--db", args->db, "SQLite database (default: $VKTUNE_DB, else ~/.local/share/vktune/vktune.db)");
+  cmd->add_option("--db", args->db, "SQLite database (default: $VKTUNE_DB, else ~/.local/share/vktune/vktune.db)")
+      ->check(database_validator());
   add_cache_option(*cmd, args->cache, "cold: rotate weight copies larger than the GPU caches; hot: reuse one");
   cmd->add_flag("--json", args->json, "Print the vktune-model document on stdout (no progress)");
   cmd->add_option("--seed", args->seed, "Seed for inputs and the search (default: fresh each run)")

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "common/error.hpp"
+#include "results/store.hpp"
 #include "tuner/search/strategy.hpp"
 
 namespace vktune::cli {
@@ -96,6 +97,10 @@ CLI::Validator output_file_validator() {
                                                    : std::string();
       },
       "FILE");
+}
+
+CLI::Validator database_validator() {
+  return CLI::Validator([](std::string& path) { return results::Store::path_problem(path); }, "FILE");
 }
 
 CLI::IsMember strategy_choices() {

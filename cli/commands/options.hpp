@@ -34,6 +34,9 @@ CLI::Validator duration_validator();
 // For an output file: a directory there is bad input (exit 2), caught while
 // parsing, instead of a failed rename into it that names no cause.
 CLI::Validator output_file_validator();
+// --db: refuses what no database can be at (results::Store::path_problem),
+// with the same line in every command.
+CLI::Validator database_validator();
 
 // The registered search strategies as a CLI11 choice, so help lists them and
 // an unknown name is rejected while parsing.

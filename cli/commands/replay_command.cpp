@@ -233,7 +233,7 @@ See docs/SPACES_AND_SEARCH.md, "Replay".
   cmd->add_option("kernel", args->kernel, "Kernel whose measurements to replay")->required();
   cmd->add_option("--from", args->from, "Measurements CSV (as `vktune export --format csv` writes)")
       ->check(CLI::ExistingFile);
-  cmd->add_option("--db", args->db, "Or a results database")->check(CLI::ExistingFile);
+  cmd->add_option("--db", args->db, "Or a results database")->check(database_validator())->check(CLI::ExistingFile);
   cmd->add_option("--shape,-s", args->shape, "Only this shape");
   cmd->add_option("--strategy", args->strategy, "Strategy to score: " + strategy_names())
       ->capture_default_str()

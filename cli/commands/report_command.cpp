@@ -9,6 +9,7 @@
 #include "results/browse.hpp"
 #include "cli/commands/browse_options.hpp"
 #include "cli/commands/commands.hpp"
+#include "cli/commands/options.hpp"
 #include "cli/html/html_report.hpp"
 
 namespace vktune::cli {
@@ -51,7 +52,8 @@ See docs/RESULTS_DATABASE.md, "Browsing results".
   auto options = std::make_shared<ReportOptions>();
   add_browse_filter_options(*cmd, options->filter);
   cmd->add_option("-o,--output", options->output, "The HTML file to write")->required();
-  cmd->add_option("--db", options->db, "Results database (default: $VKTUNE_DB, else ~/.local/share/vktune/vktune.db)");
+  cmd->add_option("--db", options->db, "Results database (default: $VKTUNE_DB, else ~/.local/share/vktune/vktune.db)")
+      ->check(database_validator());
   cmd->callback([options, &result_code] {
     const auto store = open_existing_store(options->db);
     check_kernel_filter(store, options->filter.kernel);

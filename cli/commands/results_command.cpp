@@ -16,9 +16,11 @@
 #include "common/text_escape.hpp"
 #include "kernels/registry.hpp"
 #include "results/browse.hpp"
+#include "results/capped_json.hpp"
 #include "results/export.hpp"
 #include "cli/commands/browse_options.hpp"
 #include "cli/commands/commands.hpp"
+#include "cli/commands/options.hpp"
 
 namespace vktune::cli {
 namespace {
@@ -41,8 +43,8 @@ std::string fixed(double value, int decimals) {
 
 // A stored config as JSON; text that is not JSON stays a string.
 nlohmann::json config_json(const std::string& text) {
-  auto parsed = nlohmann::json::parse(text, nullptr, false);
-  return parsed.is_discarded() ? nlohmann::json(text) : parsed;
+  auto parsed = results::parse_capped_json(text);
+  return parsed.error.empty() ? std::move(parsed.value) : nlohmann::json(text);
 }
 
 const results::StoredDevice* device_of(const results::BrowseResult& result, std::int64_t id) {
@@ -229,7 +231,8 @@ See docs/RESULTS_DATABASE.md, "Browsing results".
   add_browse_filter_options(*cmd, options->filter);
   cmd->add_flag("--failures", options->failures, "List every failed variant with its config and reason");
   cmd->add_flag("--json", options->json, "Print JSON ({\"format\": \"vktune-results\", \"version\": 1, ...})");
-  cmd->add_option("--db", options->db, "Results database (default: $VKTUNE_DB, else ~/.local/share/vktune/vktune.db)");
+  cmd->add_option("--db", options->db, "Results database (default: $VKTUNE_DB, else ~/.local/share/vktune/vktune.db)")
+      ->check(database_validator());
   cmd->callback([options, &result_code] {
     const auto store = open_existing_store(options->db);
     check_kernel_filter(store, options->filter.kernel);

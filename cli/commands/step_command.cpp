@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "common/error.hpp"
+#include "common/text_escape.hpp"
 #include "harness/instance.hpp"
 #include "reference/gguf_reader.hpp"
 #include "cli/commands/commands.hpp"
@@ -244,7 +245,7 @@ void run_step(const StepArgs& args, int& result_code) {
                 {"runs", runs}});
     std::cout << doc.dump(2) << "\n";
   } else {
-    std::cout << (model.name.empty() ? model.architecture : model.name) << ": one decode token at context "
+    std::cout << escape_text(model.name.empty() ? model.architecture : model.name) << ": one decode token at context "
               << args.context << " on " << device.info().name << ", as one command buffer"
               << (args.unfused ? " (unfused: every op its own kernel)" : "") << "\n";
     for (const auto& m : measured) {
@@ -351,7 +352,8 @@ See docs/TUNING_A_MODEL.md.
       ->capture_default_str()
       ->check(CLI::Range(10, 1000));
   cmd->add_option("--db", args->db,
-                  "SQLite database with the winners (default: $VKTUNE_DB, else ~/.local/share/vktune/vktune.db)");
+                  "SQLite database with the winners (default: $VKTUNE_DB, else ~/.local/share/vktune/vktune.db)")
+                      ->check(database_validator());
   cmd->add_option("--seed", args->seed, "Seed of the token, the cache's earlier entries and random weights")
       ->capture_default_str();
   cmd->add_flag("--json", args->json, "Print the vktune-step document on stdout");

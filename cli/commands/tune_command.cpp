@@ -54,6 +54,7 @@ struct TuneArgs {
   std::vector<std::string> only;
   std::string space = "pruned";
   bool shared_device = false;
+  bool exhaustive = false;
 };
 
 // "NAME=V1,V2" (repeatable) into a map; throws Error(usage) on bad text.
@@ -101,6 +102,46 @@ std::string cpu_defaults(const kernels::Kernel& kernel, std::vector<kernels::Sha
     note += ", with a budget of 16 variants per shape";
   }
   return note + " (give --shape/--budget to override)";
+}
+
+// A tune with nothing to end its shapes (no --time, --budget, --converge or
+// --target, no --exhaustive, no --strategy exhaustive; on a CPU device the
+// default shapes come with a budget already) would search every config of
+// every shape, for an hour on a GPU's default shapes: each shape instead
+// stops when its search has converged, or at a cap.
+constexpr std::size_t kDefaultConverge = 40;
+constexpr std::size_t kDefaultShapeCap = 300;
+
+bool unbounded(const TuneArgs& args) {
+  return args.budget == 0 && args.time.empty() && args.converge == 0 && args.target.empty() && !args.exhaustive &&
+         args.strategy != "exhaustive";
+}
+
+// The rule the bounded default applies, and the longest the run can take
+// at the pace variants had on this device in earlier runs (the median of
+// the stored rows' compile, pipeline, validation, warm-up and timing), for
+// the header.
+std::string bounded_default_note(const results::Store& store, std::int64_t device_row, std::size_t shapes) {
+  char text[512];
+  std::snprintf(text, sizeof text,
+                "bounded by default: each shape stops after %zu variants in a row without one over 1%% faster "
+                "than its best, or at %zu variants (--exhaustive searches every config; --time, --budget or "
+                "--converge set your own bound); at most %zu shape%s x %zu variants",
+                kDefaultConverge, kDefaultShapeCap, shapes, shapes == 1 ? "" : "s", kDefaultShapeCap + 1);
+  std::string note = text;
+  std::vector<double> seconds;
+  for (const auto& m : store.all_measurements()) {
+    if (m.measurement.device_id == device_row && m.measurement.durations.total_ms() > 0) {
+      seconds.push_back(m.measurement.durations.total_ms() / 1e3);
+    }
+  }
+  if (seconds.empty()) return note + "; no earlier run on this device to estimate the time from (the live line's ETA "
+                                     "follows the run)";
+  std::nth_element(seconds.begin(), seconds.begin() + seconds.size() / 2, seconds.end());
+  const double per_variant = seconds[seconds.size() / 2];
+  std::snprintf(text, sizeof text, ", at most about %.0f min at the %.2f s a variant took on this device before",
+                per_variant * static_cast<double>(shapes * (kDefaultShapeCap + 1)) / 60, per_variant);
+  return note + text;
 }
 
 // "1,64,64: 12 variants (2 failed, 3 from an earlier run), best 12.30 us":
@@ -187,6 +228,12 @@ void run_tune(const kernels::Kernel& kernel, TuneArgs args, int& result_code) {
   TuneSession session(instance, args.device, &store, templates, progress);
   WorkerPool workers(isolation_settings(args.device, session.device().info().is_cpu(), args.compile_timeout));
   session.isolate(&workers);
+  std::optional<std::string> bound_note;
+  if (unbounded(args)) {
+    bound_note = bounded_default_note(store, *session.device_row(), shapes.size());
+    args.converge = kDefaultConverge;
+    args.budget = kDefaultShapeCap;
+  }
 
   // Ceilings are measured once per device and kept.
   const auto measuring = std::chrono::steady_clock::now();
@@ -250,6 +297,7 @@ void run_tune(const kernels::Kernel& kernel, TuneArgs args, int& result_code) {
               << std::fixed << std::setprecision(1) << ceilings->dispatch_floor_ns / 1e3 << std::defaultfloat
               << " us per dependent dispatch; results in " << store.path().string() << "\n"
               << workers.describe() << "\n";
+    if (bound_note) std::cout << *bound_note << "\n";
     if (deadline) {
       std::cout << "time budget " << args.time << " (" << std::fixed << std::setprecision(0) << time_budget_seconds
                 << " s) for the whole run"
@@ -305,7 +353,11 @@ void run_tune(const kernels::Kernel& kernel, TuneArgs args, int& result_code) {
     if (args.json) std::cout << report.dump(2) << "\n";
     std::cout.flush();
     store.checkpoint();  // the .db file alone now holds every measurement
-    std::cerr << "vktune: " << *why << " after " << shapes_done << " of " << shapes.size() << " shapes";
+    // The shape the signal stopped partway is listed, and not counted as done.
+    const bool partway = measured_so_far.size() > shapes_done;
+    if (partway) measured_so_far.back() += " (stopped partway)";
+    std::cerr << "vktune: " << *why << " after " << shapes_done << " of " << shapes.size()
+              << (shapes.size() == 1 ? " shape" : " shapes") << (partway ? " and part of one more" : "");
     if (!measured_so_far.empty()) {
       std::cerr << "; measured so far:";
       for (std::size_t i = 0; i < measured_so_far.size(); ++i) std::cerr << (i ? "; " : " ") << measured_so_far[i];
@@ -402,8 +454,12 @@ confirmation) and docs/TIMING_AND_NUMERICS.md.
         ->check(duration_validator());
     cmd->add_option("--within", args->within, "With --target: stop within this many percent of it")
         ->check(CLI::Range(0.0, 1000.0));
-    cmd->add_option("--converge", args->converge, "Stop a shape after N variants in a row without a faster one")
+    cmd->add_option("--converge", args->converge,
+                    "Stop a shape after N variants in a row without one over 1% faster than the best")
         ->transform(count_validator(kMaxCount));
+    cmd->add_flag("--exhaustive", args->exhaustive,
+                  "With no other bound: search every config of every shape (by default each shape stops when its "
+                  "search has converged)");
     cmd->add_flag("--no-transfer", args->no_transfer,
                   "Do not evaluate the best configs of the nearest tuned shapes first");
     add_compile_timeout_option(*cmd, args->compile_timeout);
@@ -411,7 +467,8 @@ confirmation) and docs/TIMING_AND_NUMERICS.md.
                                             "while this one is timed)")
         ->capture_default_str()
         ->check(CLI::Range(1, 256));
-    cmd->add_option("--db", args->db, "SQLite database (default: $VKTUNE_DB, else ~/.local/share/vktune/vktune.db)");
+    cmd->add_option("--db", args->db, "SQLite database (default: $VKTUNE_DB, else ~/.local/share/vktune/vktune.db)")
+        ->check(database_validator());
     add_cache_option(*cmd, args->cache, "cold: rotate weight copies larger than the GPU caches; hot: reuse one");
     cmd->add_flag("--json", args->json, "Print machine-readable results on stdout (no progress)");
     cmd->add_option("--seed", args->seed, "Seed for inputs and the random strategy (default: fresh each run)")

@@ -12,6 +12,7 @@
 #include "kernels/spec/spec_node.hpp"
 #include "kernels/spec/spec_reference.hpp"
 #include "kernels/spec/spec_templates.hpp"
+#include "results/capped_json.hpp"
 
 namespace vktune::kernels::spec {
 
@@ -378,12 +379,9 @@ Definition parse_spec(const std::string& text, const std::string& file, const Fi
   d.file = file;
   const Node none(json(), "", d.file);
   if (text.size() > kMaxSpecBytes) none.fail("larger than " + std::to_string(kMaxSpecBytes) + " bytes");
-  json root;
-  try {
-    root = json::parse(text, nullptr, true, true);
-  } catch (const json::exception& e) {
-    none.fail(std::string("not valid JSON: ") + e.what());
-  }
+  auto parsed = results::parse_capped_json(text, /*comments=*/true);
+  if (!parsed.error.empty()) none.fail(parsed.error);
+  const json root = std::move(parsed.value);
   if (auto deep = too_deep(root, "", 0); !deep.empty()) {
     Node(root, deep, d.file).fail("nested deeper than " + std::to_string(kMaxSpecDepth) + " levels");
   }

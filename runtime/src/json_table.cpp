@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "capped_json.hpp"
 #include "table_data.hpp"
 
 namespace vktune::runtime::detail {
@@ -14,12 +15,6 @@ namespace {
 constexpr int kOldestVersion = 1;
 constexpr int kNewestVersion = 2;
 
-// nlohmann's parser is iterative, but dump(), copies and comparisons recurse
-// once per level, so a hostile table nested 100,000 deep would overflow the
-// stack after parsing. A real table nests a few levels: refuse deeper ones
-// while parsing (a value at depth 64 is discarded, not built, and the parse
-// goes on without recursion; nothing is thrown through the parser).
-constexpr int kMaxJsonDepth = 64;
 
 class Reader {
  public:
@@ -115,27 +110,9 @@ class Reader {
 }  // namespace
 
 TableData load_json_text(std::string_view text, const std::string& source) {
-  nlohmann::json root;
-  bool too_deep = false;
-  const auto cap_depth = [&too_deep](int depth, nlohmann::json::parse_event_t event, nlohmann::json&) {
-    using Event = nlohmann::json::parse_event_t;
-    if ((event == Event::object_start || event == Event::array_start) && depth >= kMaxJsonDepth) too_deep = true;
-    return !too_deep;
-  };
-  const auto nested_too_deep = [&source] {
-    fail(source, "JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
-  };
-  try {
-    root = nlohmann::json::parse(text.begin(), text.end(), cap_depth);
-  } catch (const nlohmann::json::exception& e) {
-    if (too_deep) nested_too_deep();
-    // The parser quotes everything it read of the last token, which may be
-    // a whole SPIR-V blob: keep the message to where and what.
-    std::string what = e.what();
-    if (const auto cut = what.find("; last read:"); cut != std::string::npos) what.resize(cut);
-    fail(source, "not valid JSON (truncated or corrupt?): " + what);
-  }
-  if (too_deep) nested_too_deep();
+  auto parsed = parse_capped_json(text);
+  if (!parsed.error.empty()) fail(source, parsed.error);
+  const nlohmann::json root = std::move(parsed.value);
   Reader r(source);
   if (!root.is_object()) fail(source, "the top level is not a JSON object");
   if (!root.contains("format") || root["format"] != "vktune-table") {

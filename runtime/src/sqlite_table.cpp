@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "capped_json.hpp"
 #include "table_data.hpp"
 
 namespace vktune::runtime::detail {
@@ -188,9 +189,9 @@ std::uint32_t column_uint32(const Statement& row, int column, const std::string&
 
 nlohmann::json parse_column_json(const std::string& text, const std::string& path, const std::string& where) {
   if (text.empty()) return nullptr;
-  auto parsed = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (parsed.is_discarded()) fail(path, where + " is not valid JSON");
-  return parsed;
+  auto parsed = parse_capped_json(text);
+  if (!parsed.error.empty()) fail(path, where + " is " + parsed.error);
+  return std::move(parsed.value);
 }
 
 }  // namespace

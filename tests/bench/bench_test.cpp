@@ -122,6 +122,16 @@ TEST_F(BenchTest, StandardFlagsPassThrough) {
   EXPECT_EQ(report["benchmarks"][0]["iterations"], 3);
 }
 
+// --benchmark_min_time was accepted and silently ignored (the iteration
+// count is fixed): refused with a usage error, before any device work.
+TEST_F(BenchTest, FlagsThatWouldDoNothingAreRefused) {
+  ASSERT_EQ(vktune("add --device 0 --shape 4,256 --budget 1 --seed 1 --db " + db).first, 0);
+  for (const std::string flag : {"--benchmark_min_time=2s", "--benchmark_min_warmup_time=1"}) {
+    EXPECT_EQ(vktune("bench --device 0 --db " + db + " -- " + flag).first, 2) << flag;
+  }
+  EXPECT_EQ(vktune("bench --device 0 --db " + db + " -- --benchmark_repetitions=2 --iterations 2").first, 0);
+}
+
 TEST_F(BenchTest, NoResultsForTheDeviceIsAClearError) {
   auto [code, out] = vktune("bench --device 0 --db " + (dir / "missing.db").string());
   EXPECT_NE(code, 0);

@@ -67,7 +67,7 @@ TEST_F(CheckWinnersTest, ChecksTheStoredWinnerAtItsOwnShape) {
   const auto line = line_starting(text.out, "winner add 3,200 (cold, driver ");
   EXPECT_NE(line.find("[" + config_text(config) + "]: passed at 3,200"), std::string::npos) << text.out;
   // Only the winner, at its shape: not the check shapes, not the baseline.
-  EXPECT_NE(text.out.find("add 3,200: 1 variants checked, 0 failed"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("add 3,200: 1 variant checked, 0 failed"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("1 passed, 0 failed"), std::string::npos) << text.out;
 
   const auto json = run("check add --device 0 --variants winners --seed 2 --json --db " + db.string());
@@ -131,7 +131,8 @@ TEST_F(CheckWinnersTest, AlsoChecksAtGivenShapesAndListsWhatCannotRun) {
 TEST_F(CheckWinnersTest, AKernelWithoutWinnersIsSaidAndItsBaselineNotChecked) {
   tune_add();
   const auto r = run("check softmax --device 0 --variants winners --db " + db.string());
-  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.exit_code, 1) << r.err;  // a gate that checks nothing fails
+  EXPECT_NE(r.err.find("check: nothing was checked"), std::string::npos) << r.err;
   EXPECT_NE(r.out.find("no stored winner of softmax for "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find(db.string() + ": nothing checked"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("variants checked"), std::string::npos) << r.out;

@@ -154,6 +154,59 @@ TEST_F(CliEdges, OutputIntoADirectoryIsBadInput) {
   expect_usage("gguf " + (dir / "m.gguf").string() + " --dequant t -o " + dir.string(), {"is a directory", dir.string()});
 }
 
+// A --db (or $VKTUNE_DB) that is a directory gave five different messages
+// and exit 5 or 2 depending on the command: now one line, exit 2, in each.
+TEST_F(CliEdges, ADatabaseThatIsADirectoryIsOneMessageInEveryCommand) {
+  const auto d = dir.string();
+  const std::string table = std::string(VKTUNE_SOURCE_DIR) + "/tests/runtime/data/h200_matmul_q4k.json";
+  const std::string line = "the results database " + d + " is a directory; give the path of a database file";
+  for (const std::string& args : std::vector<std::string>{"add --device 0 --shape 4,256 --budget 1", "check add --device 0 --variants winners", "export", "import " + table,
+        "results", "report -o " + (dir / "r.html").string(), "devices --remeasure --device 0", "bench add --device 0",
+        "replay add", "model " + table + " --device 0", "step " + table + " --device 0", "mobilenet --device 0"}) {
+    expect_usage(args + " --db " + d, {line});
+  }
+  // The same path from the environment, where no option checked it.
+  const auto r = run("results", "VKTUNE_DB=" + d);
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find(line), std::string::npos) << r.err;
+  const auto tune = run("add --device 0 --shape 4,256 --budget 1", "VKTUNE_DB=" + d);
+  EXPECT_EQ(tune.exit_code, 2) << tune.err;
+  EXPECT_NE(tune.err.find(line), std::string::npos) << tune.err;
+}
+
+// A mistyped kernel, command or option names what was most likely meant.
+TEST_F(CliEdges, NearMissesOfKernelsCommandsAndOptionsAreSuggested) {
+  expect_usage("matmul_q4 --device 0", {"unknown command or kernel 'matmul_q4'", "(did you mean 'matmul_q4k'?)"});
+  expect_usage("exprot", {"(did you mean 'export'?)"});
+  expect_usage("add --device 0 --budgte 3", {"--budgte", "(did you mean '--budget'?)"});
+  expect_usage("export --fromat json", {"(did you mean '--format'?)"});
+  const auto far = run("add --device 0 --zzzzzz 3");
+  EXPECT_EQ(far.exit_code, 2);
+  EXPECT_EQ(far.err.find("did you mean"), std::string::npos) << far.err;
+}
+
+// Text a file supplies (a spec's description, its rules' reasons) and
+// every error line reached the terminal raw: an escape sequence in them
+// recoloured it. Each now arrives escaped.
+TEST_F(CliEdges, TerminalEscapesFromFilesAndErrorsArePrintedEscaped) {
+  const fs::path examples = fs::path(VKTUNE_SOURCE_DIR) / "examples" / "pytorch_softmax";
+  fs::copy_file(examples / "softmax.comp", dir / "softmax.comp");
+  std::ifstream in(examples / "softmax.json");
+  auto spec = nlohmann::json::parse(in, nullptr, true, true);
+  spec["description"] = "red \u001b[31m text";
+  spec["subspaces"][0]["parameters"][0]["help"] = "title \u001b]0;owned\u0007";
+  std::ofstream(dir / "softmax.json") << spec.dump();
+  const auto listed = run("list " + (dir / "softmax.json").string());
+  ASSERT_EQ(listed.exit_code, 0) << listed.err;
+  EXPECT_EQ(listed.out.find('\x1b'), std::string::npos) << "a raw escape reached the terminal";
+  EXPECT_NE(listed.out.find("red \\x1b[31m text"), std::string::npos) << listed.out;
+  EXPECT_NE(listed.out.find("title \\x1b]0;owned\\x07"), std::string::npos) << listed.out;
+  const auto error = run("'bad\x1b[31mkernel'");
+  EXPECT_EQ(error.exit_code, 2);
+  EXPECT_EQ(error.err.find('\x1b'), std::string::npos) << "a raw escape in an error line";
+  EXPECT_NE(error.err.find("bad\\x1b[31mkernel"), std::string::npos) << error.err;
+}
+
 TEST_F(CliEdges, NoVulkanDriverSaysWhatToInstall) {
   // The loader is there but finds no driver manifest.
   const std::string env = "VK_DRIVER_FILES=" + (dir / "none.json").string() +

@@ -109,6 +109,30 @@ TEST_F(CliTest, ReplayTimeIsASimulatedClockReportedInEvaluationsAndSeconds) {
   }
 }
 
+// With nothing to end its shapes, a tune searched every config of every
+// shape (on an H200 the main command ran past 300 s on 4 of 6 shapes): each
+// shape now stops when its search has converged or at a cap, and the header
+// says the rule and the most it can take; --exhaustive keeps the old way.
+TEST_F(CliTest, ATuneWithNoBoundStopsEachShapeWhenItConverges) {
+  const auto r = run("add --device 0 --shape 64,4096 --seed 3 --db " + db.string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("bounded by default: each shape stops after 40 variants in a row without one over 1% faster "
+                       "than its best, or at 300 variants"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("at most 1 shape x 301 variants"), std::string::npos) << r.out;
+  // The second run has this run's rows to estimate the time from.
+  const auto again = run("add --device 0 --shape 64,2048 --seed 3 --json --db " + db.string());
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  const auto j = nlohmann::json::parse(again.out);
+  EXPECT_LE(j["shapes"][0]["evaluated"].get<std::size_t>(), 301u);
+  const auto bounded = run("add --device 0 --shape 64,1024 --seed 3 --budget 2 --db " + db.string());
+  EXPECT_EQ(bounded.out.find("bounded by default"), std::string::npos) << bounded.out;
+  const auto text = run("add --device 0 --shape 64,512 --seed 3 --db " + db.string());
+  EXPECT_NE(text.out.find(", at most about "), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find(" s a variant took on this device before"), std::string::npos) << text.out;
+}
+
 TEST_F(CliTest, HelpWorksEverywhere) {
   EXPECT_EQ(run("--help").exit_code, 0);
   EXPECT_EQ(run("matmul_q4k --help").exit_code, 0);

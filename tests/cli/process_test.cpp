@@ -41,7 +41,7 @@ class ProcessTest : public ::testing::Test {
 
   // Starts `env ENV vktune ARGS` with its own lock directory.
   pid_t start(const std::string& args, const std::string& env = "") {
-    const std::string command = "exec env XDG_RUNTIME_DIR=" + (dir / "runtime").string() + " " + env + " " +
+    const std::string command = "exec env VKTUNE_LOCK_DIR=" + (dir / "runtime").string() + " " + env + " " +
                                 VKTUNE_BINARY + " " + args + " >" + out.string() + " 2>" + err.string();
     const pid_t child = fork();
     if (child == 0) {
@@ -113,6 +113,10 @@ TEST_F(ProcessTest, SigintAndSigtermStopBetweenVariantsWithTheResultsInTheDbFile
     const auto stderr_text = read(err);
     EXPECT_NE(stderr_text.find("run the same command again to resume"), std::string::npos) << stderr_text;
     EXPECT_NE(read(out).find("add 64,4096"), std::string::npos) << read(out);  // the summary so far
+    // The shape in progress is listed as stopped partway, not counted as done.
+    EXPECT_NE(stderr_text.find("after 0 of 1 shape and part of one more; measured so far: "), std::string::npos)
+        << stderr_text;
+    EXPECT_NE(stderr_text.find("(stopped partway)"), std::string::npos) << stderr_text;
     // The .db file alone, copied without its WAL, holds every result row.
     const auto copy = dir / "copy.db";
     fs::copy_file(db, copy);
@@ -209,7 +213,7 @@ TEST_F(ProcessTest, ASecondTunerWaitsForTheDeviceUnlessShared) {
   const std::string args = "add --device 0 --shape 4,256 --budget 1 --db " + db.string();
   ASSERT_EQ(WEXITSTATUS(*wait_for(start(args), std::chrono::seconds(60))), 0) << read(err);
   fs::path lock_file;
-  for (const auto& e : fs::directory_iterator(dir / "runtime" / "vktune")) lock_file = e.path();
+  for (const auto& e : fs::directory_iterator(dir / "runtime")) lock_file = e.path();
   ASSERT_FALSE(lock_file.empty());
   const int fd = open(lock_file.c_str(), O_RDWR);
   ASSERT_EQ(flock(fd, LOCK_EX | LOCK_NB), 0);
@@ -232,6 +236,48 @@ TEST_F(ProcessTest, ASecondTunerWaitsForTheDeviceUnlessShared) {
   close(fd);
   ASSERT_TRUE(shared && WIFEXITED(*shared));
   EXPECT_EQ(WEXITSTATUS(*shared), 0) << read(err);
+}
+
+// Another user who planted a symbolic link under the lock's name made the
+// next tune truncate and write the link's target (a root-owned file was
+// replaced by a pid). The lock is now opened without following links and
+// never truncated, in a directory that must be ours or root's and, where
+// others may write, sticky.
+TEST_F(ProcessTest, TheDeviceLockFollowsNoLinkTruncatesNothingAndTrustsNoOpenDirectory) {
+  const std::string args = "add --device 0 --shape 4,256 --budget 1 --db " + db.string();
+  ASSERT_EQ(WEXITSTATUS(*wait_for(start(args), std::chrono::seconds(60))), 0) << read(err);
+  fs::path lock_file;
+  for (const auto& e : fs::directory_iterator(dir / "runtime")) lock_file = e.path();
+  ASSERT_FALSE(lock_file.empty());
+  EXPECT_EQ(lock_file.filename().string().rfind("vktune-device-", 0), 0u) << lock_file;
+
+  // Longer than a pid line: what lies past the holder's line stays.
+  const std::string before(200, 'x');
+  std::ofstream(lock_file, std::ios::trunc) << before;
+  ASSERT_EQ(WEXITSTATUS(*wait_for(start(args), std::chrono::seconds(60))), 0) << read(err);
+  const auto after = read(lock_file);
+  EXPECT_EQ(after.size(), before.size()) << "truncated";
+  EXPECT_EQ(after.substr(21), before.substr(21));
+
+  const auto victim = dir / "victim.txt";
+  std::ofstream(victim) << "precious\n";
+  fs::remove(lock_file);
+  fs::create_symlink(victim, lock_file);
+  const auto planted = wait_for(start(args), std::chrono::seconds(60));
+  ASSERT_TRUE(planted && WIFEXITED(*planted));
+  EXPECT_EQ(WEXITSTATUS(*planted), 5) << read(err);
+  EXPECT_NE(read(err).find("cannot open the device lock " + lock_file.string()), std::string::npos) << read(err);
+  EXPECT_EQ(read(victim), "precious\n");
+  fs::remove(lock_file);
+
+  // A directory others may write to without the sticky bit: refused; with it: used.
+  fs::permissions(dir / "runtime", fs::perms::all);
+  const auto open_dir = wait_for(start(args), std::chrono::seconds(60));
+  ASSERT_TRUE(open_dir && WIFEXITED(*open_dir));
+  EXPECT_EQ(WEXITSTATUS(*open_dir), 5) << read(err);
+  EXPECT_NE(read(err).find("is writable by other users and not sticky"), std::string::npos) << read(err);
+  fs::permissions(dir / "runtime", fs::perms::all | fs::perms::sticky_bit);
+  ASSERT_EQ(WEXITSTATUS(*wait_for(start(args), std::chrono::seconds(60))), 0) << read(err);
 }
 
 TEST_F(ProcessTest, RemeasureReplacesStoredCeilings) {

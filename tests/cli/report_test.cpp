@@ -101,6 +101,54 @@ TEST(Report, ShapeJsonAndTextCarryTheTimeSpent) {
       << text.str();
 }
 
+// The confirmation may store a variant the search ranked below the table's
+// top rows: the table still shows it (marked), and "value in the winner"
+// names its values, not the first row's.
+TEST(Report, TheTableAlwaysHoldsTheWinnerAndImportanceNamesItsValues) {
+  testing::TestScaleKernel kernel;
+  const auto seed = std::random_device{}();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937 rng(seed);
+  ShapeResult r;
+  r.shape = {1000};
+  r.space_name = "all";
+  r.strategy = "random";
+  std::vector<double> medians;
+  for (int i = 0; i < 12; ++i) {
+    const int wg = 16 << (i % 6);  // six values, each twice
+    const double median = 1000 + 100 * i + std::uniform_real_distribution<double>(0, 50)(rng);
+    r.outcomes.push_back(outcome(wg, median, {}));
+    r.outcomes.back().config["BUG"] = i / 6;
+    medians.push_back(median);
+  }
+  const auto pick = std::uniform_int_distribution<std::size_t>(6, 11)(rng);  // below the top 5
+  r.winner = pick;
+  r.outcomes[pick].confirmed = true;
+  std::ostringstream text;
+  print_shape_report(text, kernel, r, std::nullopt, 5);
+  const auto report = text.str();
+  std::size_t rows = 0, marked = 0;
+  std::istringstream lines(report);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.find(" BUG=") == std::string::npos || line.find("importance") != std::string::npos) continue;
+    ++rows;
+    if (line.find("<- winner") != std::string::npos) {
+      ++marked;
+      EXPECT_NE(line.find(kernels::config_to_string(r.outcomes[pick].config)), std::string::npos) << line;
+      char median[32];
+      std::snprintf(median, sizeof median, "%.3f", medians[pick] / 1e3);
+      EXPECT_NE(line.find(median), std::string::npos) << line;
+    }
+  }
+  EXPECT_EQ(rows, 6u) << report;  // the top 5 and the winner
+  EXPECT_EQ(marked, 1u) << report;
+  const auto j = shape_report_json(kernel, r, std::nullopt);
+  ASSERT_FALSE(j["parameter_importance"].empty()) << j.dump();
+  for (const auto& p : j["parameter_importance"]) {
+    EXPECT_EQ(p["best_value"].get<int>(), r.outcomes[pick].config.at(p["parameter"].get<std::string>())) << p.dump();
+  }
+}
+
 // The progress line showed the search's best; the confirmation's line and
 // the report say how re-timing changed it.
 TEST(Report, TheConfirmationSaysHowItMovedTheSearchsBest) {

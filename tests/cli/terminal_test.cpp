@@ -153,7 +153,7 @@ class TerminalTest : public ::testing::Test {
     if (child < 0) throw std::runtime_error("forkpty failed");
     if (child == 0) {
       unsetenv("COLUMNS");  // the width must come from the terminal itself
-      setenv("XDG_RUNTIME_DIR", (dir / "runtime").c_str(), 1);
+      setenv("VKTUNE_LOCK_DIR", (dir / "runtime").c_str(), 1);
       if (!stderr_file.empty()) {
         const int fd = open(stderr_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
         if (fd < 0 || dup2(fd, STDERR_FILENO) < 0) _exit(126);
@@ -259,7 +259,7 @@ TEST_F(TerminalTest, CtrlCEndsTheLiveLineThenSummarisesAndSaysHowToResume) {
   // The live line said that the run is stopping before it ended.
   EXPECT_TRUE(any_contains(redraws(run_.stream), "stopping (interrupted by SIGINT)")) << screen.text();
   // The summary starts on a row of its own, with the counts of the shape.
-  EXPECT_TRUE(screen.has_line_starting("vktune: interrupted by SIGINT after 0 of 1 shapes; measured so far: 64,4096: "))
+  EXPECT_TRUE(screen.has_line_starting("vktune: interrupted by SIGINT after 0 of 1 shape and part of one more; measured so far: 64,4096: "))
       << screen.text();
   EXPECT_TRUE(screen.has_line_starting("vktune: every measurement so far is stored in ")) << screen.text();
   EXPECT_TRUE(screen.has_line_containing("run the same command again to resume")) << screen.text();

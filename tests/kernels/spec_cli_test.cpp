@@ -201,6 +201,15 @@ TEST_F(SpecCli, TemplateFailuresAreRecordedPerVariant) {
   r = run("check " + quoted(dir_ / "softmax.json") + " --device 0");
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_NE(r.out.find("undeclared_name"), std::string::npos) << r.out;
+  // Every variant fails to compile the same way: one line per shape with
+  // the count of the others (it was one line per variant); --json lists each.
+  std::size_t fail_lines = 0;
+  for (auto at = r.out.find("FAIL "); at != std::string::npos; at = r.out.find("FAIL ", at + 1)) ++fail_lines;
+  EXPECT_NE(r.out.find("more variants the same way)"), std::string::npos) << r.out;
+  const auto listed = run("check " + quoted(dir_ / "softmax.json") + " --device 0 --json");
+  const auto failed = nlohmann::json::parse(listed.out).at("failures").size();
+  EXPECT_LT(fail_lines, failed) << r.out;
+  EXPECT_GT(fail_lines, 0u);
 }
 
 TEST_F(SpecCli, AMissingSpecFileIsBadInput) {

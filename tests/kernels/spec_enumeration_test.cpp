@@ -12,6 +12,7 @@
 #include <random>
 #include <string>
 
+#include "common/error.hpp"
 #include "kernels/spec/spec_file.hpp"
 #include "kernels/spec/spec_kernel.hpp"
 #include "tuner/space.hpp"
@@ -210,6 +211,34 @@ TEST(SpecEnumeration, SkippedPrefixesAreCountedAsFiltered) {
   // A prefix decides at its depth: configs with A > 4 are illegal before B
   // is looked at, so "big" prunes only those with A <= 4 and B > 10.
   EXPECT_EQ(fast.pruned_by.at("only.big"), 4u * 2 * 12 * 12);
+}
+
+// 64 binary parameters made a cartesian size of 2^64, which wrapped to 0:
+// `list` said "0 valid of 0" and a tune ended after its baseline. A path
+// above kMaxPathConfigs (2^20 = 1,048,576 is the first power of two above
+// it) is refused before anything is allocated, naming the path.
+TEST(SpecEnumeration, APathAboveTheCapIsAUsageErrorNotAWrappedCount) {
+  for (const int binary : {64, 20}) {
+    json spec = random_spec(*std::make_unique<std::mt19937>(1));
+    json parameters = json::array();
+    for (int i = 0; i < binary; ++i) parameters.push_back({{"name", "P" + std::to_string(i)}, {"values", {0, 1}}});
+    spec["subspaces"] = json::array({{{"name", "wide"},
+                                      {"template", "k.comp"},
+                                      {"parameters", parameters},
+                                      {"local_size", json::array({32, 1, 1})},
+                                      {"stages", json::array({{{"workgroups", json::array({"rows", 1, 1})}}})}}});
+    const SpecKernel kernel(parse_spec(spec.dump(), "wide.json", kReader));
+    try {
+      enumerate_space(kernel, {4, 256}, device());
+      ADD_FAILURE() << binary << " binary parameters enumerated";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::usage);
+      EXPECT_EQ(std::string(e.what()).rfind(kernel.name() + ": the " + kernel.spaces()[0].name + " space has more", 0),
+                0u)
+          << e.what();
+      EXPECT_NE(std::string(e.what()).find("more than 1000000 configs"), std::string::npos) << e.what();
+    }
+  }
 }
 
 }  // namespace

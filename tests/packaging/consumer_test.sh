@@ -6,6 +6,8 @@
 # `runtime` component into a scratch prefix, then build and run
 #   consumer/ with CMake (find_package: C++ against the static and the shared
 #            library, C against the static one),
+#   consumer_c/, a C-only CMake project (no C++ enabled): the static and the
+#            shared library,
 #   consumer/consumer.c with pkg-config: the shared library (plain --libs,
 #            run with LD_LIBRARY_PATH), a fully static program (--static),
 #            and the archive in a dynamic program (the README's line),
@@ -41,6 +43,15 @@ for program in consumer_cpp_static consumer_cpp_shared consumer_c_static; do
   "$work/cmake/$program" "$table"
 done
 
+step "CMake consumer in C only (project(x C))"
+"$cmake" -S "$consumer/../consumer_c" -B "$work/cmake_c" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_C_COMPILER="$cc" -DCMAKE_C_FLAGS="$sanitize" -DCMAKE_EXE_LINKER_FLAGS="$sanitize"
+"$cmake" --build "$work/cmake_c" -j2
+for program in c_only_static c_only_shared; do
+  step "run $program"
+  "$work/cmake_c/$program" "$table"
+done
+
 export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
 unset PKG_CONFIG_LIBDIR PKG_CONFIG_SYSROOT_DIR 2>/dev/null || true
 c99="-std=c99 -pedantic -Wall -Wextra -Werror"
@@ -65,7 +76,7 @@ c99="-std=c99 -pedantic -Wall -Wextra -Werror"
 }
 
 # Neither program needs the shared library but the first.
-for program in c_archive c_static cmake/consumer_cpp_static cmake/consumer_c_static; do
+for program in c_archive c_static cmake/consumer_cpp_static cmake/consumer_c_static cmake_c/c_only_static; do
   [ -e "$work/$program" ] || continue
   if readelf -d "$work/$program" | grep -q "libvktune_runtime"; then
     echo "$program depends on libvktune_runtime.so"

@@ -8,7 +8,9 @@
 
 #include "cli_run.hpp"
 #include "export_test_data.hpp"
+#include "results/capped_json.hpp"
 #include "results/export.hpp"
+#include "results/sqlite.hpp"
 #include "store_fixture.hpp"
 
 namespace vktune::results::testing {
@@ -110,6 +112,40 @@ TEST_F(ExportCliTest, SeveralTablesImportTogetherOrNotAtAll) {
   EXPECT_NE(both.out.find("imported " + first.string()), std::string::npos) << both.out;
   EXPECT_NE(both.out.find("imported " + second.string()), std::string::npos) << both.out;
   EXPECT_EQ(Store::open(target).winners().size(), expected);
+}
+
+// A database whose JSON columns nest 100,000 deep (each crashed the export
+// with a stack overflow in a recursive copy): every format still exports,
+// the header leaving out what it cannot read and saying why.
+TEST_F(ExportCliTest, JsonColumnsNestedTooDeepAreExportedOrSkippedNotACrash) {
+  RandomData random;
+  SCOPED_TRACE(random.trace());
+  {
+    auto store = Store::open(db_path());
+    fill_store(store, random);
+  }
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  auto set = [&](const std::string& column) {
+    auto connection = sqlite::Connection::open(db_path(), sqlite::Connection::Mode::read_write_create);
+    connection.exec(("UPDATE winners SET " + column + " = '" + deep + "'").c_str());
+  };
+  // A deep config is exported as the text it is.
+  set("config_json");
+  const auto json = vktune("export --format json --db " + quoted(db_path()));
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const auto table = parse_capped_json(json.out);
+  ASSERT_TRUE(table.error.empty()) << table.error;
+  ASSERT_FALSE(table.value.at("winners").empty());
+  for (const auto& w : table.value.at("winners")) EXPECT_TRUE(w.at("config").is_string()) << "kept as text";
+  // A deep launch contract leaves its winner out of every format, saying why.
+  set("contract_json");
+  for (const std::string format : {"json", "header"}) {
+    const auto run = vktune("export --format " + format + " --db " + quoted(db_path()));
+    EXPECT_GE(run.exit_code, 0) << format << ": ended by a signal";
+    EXPECT_LE(run.exit_code, 2) << format << ": " << run.err;
+    EXPECT_NE(run.err.find("its launch contract is JSON nested deeper than 64 levels"), std::string::npos)
+        << format << ": " << run.err;
+  }
 }
 
 TEST_F(ExportCliTest, BadInputIsOneLineOnStderrAndANonZeroExit) {

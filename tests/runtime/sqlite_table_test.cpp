@@ -208,6 +208,29 @@ TEST(RuntimeSqlite, CorruptSpirvIsAnError) {
   fs::remove_all(dir);
 }
 
+// A JSON column nested 100,000 deep overflowed the stack of every
+// application that opened the database (a recursive copy after the
+// iterative parse): each of the three JSON columns the runtime reads is now
+// a format error naming the field.
+TEST(RuntimeSqlite, JsonColumnsNestedTooDeepAreFormatErrorsNotCrashes) {
+  const auto dir = rt_test::fresh_dir("deep_columns");
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  for (const char* column : {"contract_json", "dispatch_json", "specialization_json"}) {
+    const auto db = copy_db(dir);
+    exec(db, std::string("UPDATE winners SET ") + column + " = '" + deep + "'");
+    try {
+      rt::Table::open(db);
+      ADD_FAILURE() << column << ": loaded";
+    } catch (const rt::Error& e) {
+      EXPECT_EQ(e.kind(), rt::Error::Kind::format) << column;
+      EXPECT_NE(std::string(e.what()).find(column), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("nested deeper than 64 levels"), std::string::npos) << e.what();
+    }
+    fs::remove(db);
+  }
+  fs::remove_all(dir);
+}
+
 TEST(RuntimeSqlite, WrongVersionsAndForeignDatabases) {
   const auto dir = rt_test::fresh_dir("versions");
   auto db = copy_db(dir);

@@ -314,6 +314,28 @@ TEST(SearchLoop, SeedsComeFirstTheBudgetHoldsAndNothingRepeats) {
   EXPECT_LE(loop.handed_out(), 9u);  // nothing compiled past the budget
 }
 
+// Convergence counts the evaluations since the best last improved by over
+// 1%: gains within the timing noise do not restart it.
+TEST(SearchLoop, ConvergenceIgnoresGainsWithinOnePercent) {
+  const auto space = grid_space();
+  auto strategy = make_strategy("exhaustive", {space, 1, false});
+  AnyStopCondition never;
+  SearchLoop loop(space, *strategy, never, 3);
+  loop.record({0, 1000.0});
+  EXPECT_EQ(loop.progress().since_improvement, 0u);
+  loop.record({1, 995.0});  // 0.5% faster: the best moves, the count goes on
+  EXPECT_EQ(*loop.progress().best_ns, 995.0);
+  EXPECT_EQ(loop.progress().since_improvement, 1u);
+  loop.record({2, std::nullopt});  // a failure
+  loop.record({3, 991.0});         // 0.9% under the last gain's 1000: still noise
+  EXPECT_EQ(loop.progress().since_improvement, 3u);
+  loop.record({4, 985.0});  // 1.5% under 1000: a gain
+  EXPECT_EQ(loop.progress().since_improvement, 0u);
+  loop.record({5, 980.0});  // 0.5% under 985
+  EXPECT_EQ(loop.progress().since_improvement, 1u);
+  EXPECT_EQ(*loop.progress().best_ns, 980.0);
+}
+
 TEST(SearchLoop, EndsWhenTheSpaceIsSpent) {
   const auto space = grid_space();
   auto strategy = make_strategy("exhaustive", {space, 1, false});

@@ -151,6 +151,68 @@ TEST(ModelOps, AMissingTensorOrAShapeOffTheMetadataIsNamed) {
   EXPECT_EQ(refusal(missing), "tiny.gguf: tensor blk.1.ffn_up.weight is missing");
 }
 
+// The tiny llama's parsed contents with `edit` applied, described; the
+// refusal's text, or "" when it was described.
+template <typename Edit>
+std::string refusal_of_edited(Edit edit) {
+  const auto bytes = random_model(tiny(), "F16", 1).bytes();
+  auto contents = ref::parse_gguf(bytes, "tiny.gguf");
+  edit(contents);
+  try {
+    describe_model(contents, "tiny.gguf");
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::usage);
+    return e.what();
+  }
+  return {};
+}
+
+// Sets `key` (adding it when absent).
+void set_u32(ref::GgufContents& contents, const std::string& key, std::uint32_t value) {
+  for (auto& kv : contents.metadata)
+    if (kv.key == key) {
+      kv.value = ref::GgufValue(value);
+      return;
+    }
+  contents.metadata.push_back({key, ref::GgufValue(value)});
+}
+
+// Dimensions from the metadata went into 32-bit products: a vocabulary of
+// 2^32 became 0 rows (SIGFPE in `step`), 2^32 + 256 became 256, and 2 x a
+// feed-forward of 2^31 became 0. Each is now refused, naming the product.
+TEST(ModelOps, DimensionsAndProductsAbove32BitsAreRefusedNotTruncated) {
+  for (const std::uint64_t rows : {std::uint64_t{1} << 32, (std::uint64_t{1} << 32) + 256}) {
+    const auto why = refusal_of_edited([rows](ref::GgufContents& c) {
+      for (auto& t : c.tensors)
+        if (t.name == "token_embd.weight") t.shape[1] = rows;
+      std::erase_if(c.tensors, [](const auto& t) { return t.name == "output.weight"; });  // tied
+    });
+    EXPECT_EQ(why, "tiny.gguf: the vocabulary (token_embd.weight's rows) is " + std::to_string(rows) +
+                       ", above 2^32-1");
+  }
+  EXPECT_EQ(refusal_of_edited([](ref::GgufContents& c) { set_u32(c, "llama.feed_forward_length", 1u << 31); }),
+            "tiny.gguf: 2 x feed_forward_length (gate and up stacked) is 4294967296, above 2^32-1");
+  EXPECT_EQ(refusal_of_edited([](ref::GgufContents& c) {
+              set_u32(c, "llama.attention.head_count_kv", 2);
+              set_u32(c, "llama.attention.head_count", 4);
+              set_u32(c, "llama.attention.key_length", 1u << 31);
+            }),
+            "tiny.gguf: head_count x key_length is 8589934592, above 2^32-1");
+}
+
+// A norm weight of another type than F32 bound 144 or 512 bytes where the
+// kernel reads 1024 (an out-of-bounds read per layer on a GPU).
+TEST(ModelOps, NormWeightsOfAnotherTypeThanF32AreRefused) {
+  for (const auto type : {ref::GgmlType::Q4_K, ref::GgmlType::F16}) {
+    const auto why = refusal_of_edited([type](ref::GgufContents& c) {
+      for (auto& t : c.tensors)
+        if (t.name == "blk.1.ffn_norm.weight") t.type = type;
+    });
+    EXPECT_EQ(why, "tiny.gguf: tensor blk.1.ffn_norm.weight is " + std::string(ref::type_name(type)) +
+                       "; norm weights and biases are read as F32");
+  }
+}
+
 TEST(ModelOps, TensorsNoKernelReadsAreListedOnce) {
   // A Q6_K embedding: there is no Q6_K row lookup.
   const auto writer = random_model(

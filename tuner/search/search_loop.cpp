@@ -83,6 +83,11 @@ void SearchLoop::record(const Observation& result) {
   ++progress_.evaluated;
   if (result.time_ns && (!progress_.best_ns || *result.time_ns < *progress_.best_ns)) {
     progress_.best_ns = result.time_ns;
+  }
+  // Only a gain of more than kConvergenceGain over the best at the last such
+  // gain restarts the count: timing noise would restart it forever.
+  if (result.time_ns && (!gain_reference_ns_ || *result.time_ns < *gain_reference_ns_ * (1 - kConvergenceGain))) {
+    gain_reference_ns_ = result.time_ns;
     progress_.since_improvement = 0;
   } else {
     ++progress_.since_improvement;

@@ -49,6 +49,8 @@ class SearchLoop {
  private:
   bool hand_out(std::size_t index);
 
+  std::optional<double> gain_reference_ns_;  // the best time at the last gain over kConvergenceGain
+
   const SearchSpace& space_;
   Strategy& strategy_;
   const StopCondition& stop_;

@@ -54,7 +54,8 @@ class Convergence final : public StopCondition {
   explicit Convergence(std::size_t evaluations) : evaluations_(evaluations) {}
   std::optional<std::string> reason(const SearchProgress& p) const override {
     if (!p.best_ns || p.since_improvement < evaluations_) return std::nullopt;
-    return "no faster variant in the last " + std::to_string(evaluations_);
+    return "no variant over " + std::to_string(static_cast<int>(kConvergenceGain * 100 + 0.5)) +
+           "% faster in the last " + std::to_string(evaluations_);
   }
 
  private:

@@ -14,9 +14,13 @@ namespace vktune {
 struct SearchProgress {
   std::size_t evaluated = 0;          // configs evaluated by the search (the baseline not counted)
   std::optional<double> best_ns;      // fastest valid time so far
-  std::size_t since_improvement = 0;  // evaluations since best_ns last improved
+  std::size_t since_improvement = 0;  // evaluations since best_ns last improved by over kConvergenceGain
   std::chrono::steady_clock::time_point now;
 };
+
+// The gain that counts as an improvement for convergence: 1%, above the
+// run-to-run spread of a timed median (docs/TIMING_AND_NUMERICS.md).
+inline constexpr double kConvergenceGain = 0.01;
 
 class StopCondition {
  public:

@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "common/error.hpp"
+#include "reference/gguf_types.hpp"
 
 namespace vktune::model {
 
@@ -31,6 +32,12 @@ std::uint32_t key_u32(const ref::GgufContents& c, const std::string& source, con
 }
 
 }  // namespace
+
+std::uint32_t checked_dimension(const std::string& source, const std::string& what, std::uint64_t value) {
+  if (value == 0) fail(source, what + " is 0");
+  if (value > 0xffffffffull) fail(source, what + " is " + std::to_string(value) + ", above 2^32-1");
+  return static_cast<std::uint32_t>(value);
+}
 
 ModelDescription describe_model(const ref::GgufContents& contents, const std::string& source) {
   ModelDescription m;
@@ -72,9 +79,13 @@ ModelDescription describe_model(const ref::GgufContents& contents, const std::st
   if (embd->second.shape.size() != 2 || embd->second.shape[0] != m.embedding) {
     fail(source, "tensor token_embd.weight is not " + std::to_string(m.embedding) + " wide (embedding_length)");
   }
-  m.vocab = static_cast<std::uint32_t>(embd->second.shape[1]);
+  m.vocab = checked_dimension(source, "the vocabulary (token_embd.weight's rows)", embd->second.shape[1]);
+  // The products the kernels' shapes hold, checked once here.
+  const std::uint64_t q = checked_dimension(source, "head_count x key_length", std::uint64_t{m.heads} * m.head_dim);
+  const std::uint64_t kv =
+      checked_dimension(source, "head_count_kv x key_length", std::uint64_t{m.kv_heads} * m.head_dim);
+  checked_dimension(source, "2 x feed_forward_length (gate and up stacked)", 2 * std::uint64_t{m.feed_forward});
   // Every tensor one layer reads, with the shape (ne0 = K, ne1 = rows) the metadata implies.
-  const std::uint64_t q = std::uint64_t{m.heads} * m.head_dim, kv = std::uint64_t{m.kv_heads} * m.head_dim;
   auto expect = [&](const std::string& name, std::vector<std::uint64_t> shape) {
     const auto it = m.tensors.find(name);
     if (it == m.tensors.end()) fail(source, "tensor " + name + " is missing");
@@ -100,6 +111,16 @@ ModelDescription describe_model(const ref::GgufContents& contents, const std::st
     expect(blk + "ffn_down.weight", {m.feed_forward, m.embedding});
   }
   expect("output_norm.weight", {m.embedding});
+  // Norm weights (and biases) are read as F32 rows by rmsnorm_mul,
+  // add_rmsnorm_mul and add: another type would bind fewer bytes than the
+  // kernel reads.
+  for (const auto& [name, tensor] : m.tensors) {
+    const bool norm_or_bias = name.ends_with("_norm.weight") || name.ends_with(".bias");
+    if (norm_or_bias && tensor.type != ref::GgmlType::F32) {
+      fail(source, "tensor " + name + " is " + std::string(ref::type_name(tensor.type)) +
+                       "; norm weights and biases are read as F32");
+    }
+  }
   if (m.tensors.count("output.weight")) expect("output.weight", {m.embedding, m.vocab});  // else tied to token_embd
   return m;
 }

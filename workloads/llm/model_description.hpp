@@ -25,13 +25,22 @@ struct ModelDescription {
   std::map<std::string, ref::GgufTensorInfo> tensors;
 };
 
+// `value`, a dimension or a product of dimensions derived from the file's
+// metadata (`what` names it: "head_count x key_length"), as the 32-bit
+// dimension a kernel's shape holds; throws Error(usage) naming the file and
+// `what` when it is 0 or above 2^32-1 (a product is always formed in 64
+// bits first, never truncated).
+std::uint32_t checked_dimension(const std::string& source, const std::string& what, std::uint64_t value);
+
 // The architectures describe_model serves.
 const std::vector<std::string>& supported_architectures();
 
 // Throws Error(usage) with one line naming the file and the problem: an
 // architecture outside the llama family (naming it and the supported ones),
 // a missing key, a tensor the architecture needs that is missing or whose
-// shape disagrees with the metadata (naming the tensor).
+// shape disagrees with the metadata (naming the tensor), a dimension or a
+// product the kernels take (heads x head_dim, kv_heads x head_dim, 2 x
+// feed_forward, the vocabulary) of 0 or above 2^32-1.
 ModelDescription describe_model(const ref::GgufContents& contents, const std::string& source);
 
 }  // namespace vktune::model

@@ -72,6 +72,9 @@ class Builder {
 // SwiGLU ffn_down reads (fuses_swiglu).
 void phase_ops(const ModelDescription& m, std::uint32_t tokens, std::uint32_t context, bool prefill, ModelOps& out) {
   Builder b(m, prefill);
+  // 64-bit products, refused above 2^32-1 (describe_model checked them too).
+  const auto kv_width = checked_dimension(m.source, "head_count_kv x key_length", std::uint64_t{m.kv_heads} * m.head_dim);
+  const auto gate_up_rows = checked_dimension(m.source, "2 x feed_forward_length", 2 * std::uint64_t{m.feed_forward});
   const auto& embd = m.tensors.at("token_embd.weight");
   if (const auto k = get_rows_kernel(embd.type); !k.empty()) {
     b.add(k, {tokens, m.vocab, m.embedding}, "token_embd", out);
@@ -91,8 +94,11 @@ void phase_ops(const ModelDescription& m, std::uint32_t tokens, std::uint32_t co
       }
     }
     if (m.qk_norm) {
-      b.add("rmsnorm_mul", {tokens * m.heads, m.head_dim}, "attn_q_norm", out);
-      b.add("rmsnorm_mul", {tokens * m.kv_heads, m.head_dim}, "attn_k_norm", out);
+      b.add("rmsnorm_mul", {checked_dimension(m.source, "tokens x head_count", std::uint64_t{tokens} * m.heads), m.head_dim},
+            "attn_q_norm", out);
+      b.add("rmsnorm_mul",
+            {checked_dimension(m.source, "tokens x head_count_kv", std::uint64_t{tokens} * m.kv_heads), m.head_dim},
+            "attn_k_norm", out);
     }
     b.add(rope, {tokens, m.heads, m.head_dim}, "rope_q", out);
     // k and v, each into its fp16 cache of `context` rows.
@@ -100,9 +106,9 @@ void phase_ops(const ModelDescription& m, std::uint32_t tokens, std::uint32_t co
       b.add(rope_cache, {tokens, m.kv_heads, m.head_dim, context}, "rope_k+kv_store_k", out);
     } else {
       b.add(rope, {tokens, m.kv_heads, m.head_dim}, "rope_k", out);
-      b.add("kv_store", {tokens, m.kv_heads * m.head_dim, context}, "kv_store_k", out);
+      b.add("kv_store", {tokens, kv_width, context}, "kv_store_k", out);
     }
-    b.add("kv_store", {tokens, m.kv_heads * m.head_dim, context}, "kv_store_v", out);
+    b.add("kv_store", {tokens, kv_width, context}, "kv_store_v", out);
     if (prefill) {
       // The prompt's queries against the cache its k and v went to (a
       // prompt from an empty cache: kv_len = tokens).
@@ -115,7 +121,7 @@ void phase_ops(const ModelDescription& m, std::uint32_t tokens, std::uint32_t co
     if (fuses_swiglu(m, blk, tokens)) {  // gate and up stacked in one product; SwiGLU read by ffn_down
       const auto& gate = m.tensors.at(blk + "ffn_gate.weight");
       const auto& down = m.tensors.at(blk + "ffn_down.weight");
-      b.add(matmul_kernel(gate.type), {tokens, 2 * m.feed_forward, m.embedding}, "ffn_gate+ffn_up", out);
+      b.add(matmul_kernel(gate.type), {tokens, gate_up_rows, m.embedding}, "ffn_gate+ffn_up", out);
       b.add(swiglu_matmul_kernel(down.type), {tokens, m.embedding, m.feed_forward}, "swiglu+ffn_down", out);
     } else {
       b.product(blk + "ffn_gate.weight", "ffn_gate", tokens, out);
