@@ -1,11 +1,21 @@
 #include "engine/device_problem.hpp"
 
-#include "reference/fp16.hpp"
-
 #include <algorithm>
 #include <cstring>
 
+#include "common/error.hpp"
+#include "reference/fp16.hpp"
+
 namespace vktune {
+
+void require_device_fits(const kernels::Kernel& kernel, const kernels::Shape& shape, const vk::DeviceInfo& info) {
+  const auto need = kernel.device_bytes(shape);
+  if (need > info.device_local_bytes() / 2 || need > info.max_storage_buffer_range * 4ull) {
+    throw Error(ErrorKind::usage, kernel.name() + " shape " + kernels::shape_to_string(shape) + " needs " +
+                                      std::to_string(need >> 20) + " MiB, too large for " + info.name + "'s " +
+                                      std::to_string(info.device_local_bytes() >> 20) + " MiB of device memory");
+  }
+}
 
 std::uint32_t cold_cache_copies(std::uint64_t weight_bytes, std::uint64_t device_bytes, std::uint64_t target_bytes,
                                 std::uint32_t max_copies) {

@@ -14,6 +14,13 @@
 
 namespace vktune {
 
+// Throws Error(usage) naming the shape and the device when the shape's
+// buffers (kernel.device_bytes) need more than half the device's memory, or
+// more than four times its largest storage buffer: checked before any host
+// allocation or CPU reference, which for such a shape cost gigabytes and
+// minutes before the device refused it.
+void require_device_fits(const kernels::Kernel& kernel, const kernels::Shape& shape, const vk::DeviceInfo& info);
+
 // How many weight copies make a cold-cache rotation: enough that the copies
 // together exceed `target_bytes`, at most `max_copies`, and never more than
 // fit in a quarter of the device's memory.

@@ -120,6 +120,7 @@ ShapeResult TuneSession::check(const kernels::Kernel& kernel, const kernels::Sha
 ShapeResult TuneSession::run(const kernels::Kernel& kernel, const kernels::Shape& shape, const TuneOptions& options,
                              std::vector<kernels::Config> explicit_configs, bool use_explicit) {
   kernel.validate_shape(shape);
+  require_device_fits(kernel, shape, device_->info());  // before inputs, references or uploads
   const auto run_start = Clock::now();
   const std::string shape_text = kernels::shape_to_string(shape);
   const std::string title = kernel.name() + " " + shape_text;

@@ -15,6 +15,7 @@
 #include "common/error.hpp"
 #include "harness/instance.hpp"
 #include "kernels/registry.hpp"
+#include "engine/device_problem.hpp"
 #include "engine/ceilings.hpp"
 #include "cli/device_lock.hpp"
 #include "cli/interrupt.hpp"
@@ -194,14 +195,7 @@ void run_tune(const kernels::Kernel& kernel, TuneArgs args, int& result_code) {
     lock_key = device_lock_key(info);
     device_name = info.name;
     if (info.is_cpu() && !user_shapes) note = cpu_defaults(kernel, shapes, args);
-    for (const auto& s : shapes) {
-      const auto need = kernel.device_bytes(s);
-      if (need > info.device_local_bytes() / 2 || need > info.max_storage_buffer_range * 4ull) {
-        throw Error(ErrorKind::usage, "shape " + kernels::shape_to_string(s) + " needs " + std::to_string(need >> 20) +
-                                          " MiB, too large for " + info.name + "'s " +
-                                          std::to_string(info.device_local_bytes() >> 20) + " MiB of device memory");
-      }
-    }
+    for (const auto& s : shapes) require_device_fits(kernel, s, info);
   }
   const auto only_notes = check_only(kernel, shapes, only);  // names and values, before the database
   if (!args.seed_given) args.seed = std::random_device{}();

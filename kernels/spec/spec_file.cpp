@@ -78,6 +78,9 @@ std::string template_of(const Node& node, const std::string& kernel, const FileR
   if (path.empty() || path.front() == '/' || path.find("..") != std::string::npos) {
     node.fail("template '" + path + "' must be a relative path inside the spec's folder");
   }
+  for (const unsigned char c : path) {
+    if (c < 0x20 || c == 0x7f) node.fail("a template's name holds no control characters");
+  }
   const auto text = read(path);
   if (!text) node.fail("template '" + path + "' does not exist");
   const std::string name = "spec/" + kernel + "/" + path;
@@ -188,7 +191,11 @@ std::vector<std::pair<std::string, std::string>> defines_of(const Node& defines,
     Node(json(key), v.pointer(), defines.file()).identifier();  // the key is the macro's name
     std::string text = value.is_string() ? value.get<std::string>() : value.is_number() ? value.dump() : "";
     if (!value.is_string() && !value.is_number()) v.fail("a define's value is a string or a number");
-    if (text.find('\n') != std::string::npos) v.fail("a define's value is one line");
+    // A carriage return or any other control character would end the
+    // #define line in the compiler's eyes and start one of the spec's own.
+    for (const unsigned char c : text) {
+      if (c < 0x20 || c == 0x7f) v.fail("a define's value is one line of printable text (no control characters)");
+    }
     if (taken.count(key)) v.fail("'" + key + "' is already a name here");
     out.emplace_back(key, text);
   }
@@ -511,10 +518,30 @@ Definition load_spec(const std::filesystem::path& path) {
   text << in.rdbuf();
   if (!in && !in.eof()) throw Error(ErrorKind::usage, path.string() + ": cannot read the kernel spec");
   const auto folder = path.parent_path();
-  FileReader read = [folder](const std::string& relative) -> std::optional<std::string> {
+  // What a spec reads stays in its folder or the shared include folder
+  // beside it, wherever a symbolic link on the way points: a template that
+  // is a link to /etc/passwd is refused, not compiled.
+  std::vector<std::filesystem::path> roots;
+  for (const auto& root : {folder.empty() ? std::filesystem::path(".") : folder,
+                           folder / kSharedIncludeFolder}) {
+    auto real = std::filesystem::canonical(root, ec);
+    if (!ec) roots.push_back(std::move(real));
+  }
+  const auto spec_file = path.string();
+  FileReader read = [folder, roots, spec_file](const std::string& relative) -> std::optional<std::string> {
     std::error_code error;
     const auto file = folder / relative;
     if (!std::filesystem::is_regular_file(file, error)) return std::nullopt;
+    const auto real = std::filesystem::canonical(file, error);
+    const bool inside = !error && std::any_of(roots.begin(), roots.end(), [&](const std::filesystem::path& root) {
+      const auto [end, at] = std::mismatch(root.begin(), root.end(), real.begin(), real.end());
+      return end == root.end();
+    });
+    if (!inside) {
+      throw Error(ErrorKind::usage, spec_file + ": '" + relative + "' leads outside the spec's folder (to " +
+                                        real.string() + "); templates, includes and input files are read from "
+                                        "inside it");
+    }
     std::ifstream f(file, std::ios::binary);
     std::ostringstream contents;
     contents << f.rdbuf();

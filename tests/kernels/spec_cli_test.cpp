@@ -212,6 +212,37 @@ TEST_F(SpecCli, TemplateFailuresAreRecordedPerVariant) {
   EXPECT_GT(fail_lines, 0u);
 }
 
+// A template that is a symbolic link out of the spec's folder was read and
+// compiled (/etc/passwd): now refused in one line naming where it leads.
+TEST_F(SpecCli, ATemplateLinkedOutOfTheSpecsFolderIsRefused) {
+  fs::copy_file(kSoftmax, dir_ / "softmax.json");
+  const auto outside = dir_.parent_path() / (dir_.filename().string() + "-outside.comp");
+  fs::copy_file(kSoftmax.parent_path() / "softmax.comp", outside, fs::copy_options::overwrite_existing);
+  fs::create_symlink(outside, dir_ / "softmax.comp");
+  const auto r = run("list " + quoted(dir_ / "softmax.json"));
+  fs::remove(outside);
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("'softmax.comp' leads outside the spec's folder (to " + outside.string() + ")"),
+            std::string::npos)
+      << r.err;
+  // A link that stays inside is followed as before.
+  fs::remove(dir_ / "softmax.comp");
+  fs::copy_file(kSoftmax.parent_path() / "softmax.comp", dir_ / "real.comp");
+  fs::create_symlink(dir_ / "real.comp", dir_ / "softmax.comp");
+  EXPECT_EQ(run("list " + quoted(dir_ / "softmax.json")).exit_code, 0);
+}
+
+// A shape whose buffers the device cannot hold made `check` fill gigabytes
+// of host inputs and run the CPU reference before the device refused it:
+// now refused at once, naming the shape and the device's memory.
+TEST_F(SpecCli, AShapeTooLargeForTheDeviceIsRefusedBeforeAnyWork) {
+  // 2 buffers of 2^31 - 1 floats (the most a buffer may index): 16 GiB; lavapipe offers 2 GiB.
+  const auto r = run("check " + quoted(kSoftmax) + " --device 0 --shape 1,2147483647");
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("pytorch_softmax shape 1,2147483647 needs "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(" MiB of device memory"), std::string::npos) << r.err;
+}
+
 TEST_F(SpecCli, AMissingSpecFileIsBadInput) {
   const auto r = run(quoted(dir_ / "nothing.json") + " --device 0");
   EXPECT_EQ(r.exit_code, 2) << r.err;

@@ -313,6 +313,20 @@ TEST(SpecLoader, DuplicateNamesAndDefinesThatShadowParameters) {
   expect_error(spec, "/buffers/1/name", "a second buffer named 'out'");
 }
 
+// A carriage return in a define's value ended the #define line and ran the
+// rest as a line of its own (an #error ran); a template named with control
+// characters was exported and then refused by import.
+TEST(SpecLoader, ControlCharactersInDefinesAndTemplateNamesAreRefused) {
+  for (const char* value : {"1\r#error injected", "1\n#error injected", "1\x0b", "1\x7f"}) {
+    auto spec = valid_json();
+    spec["subspaces"][0]["defines"] = {{"FIXED", value}};
+    expect_error(spec, "/subspaces/0/defines/FIXED", "no control characters");
+  }
+  auto spec = valid_json();
+  spec["subspaces"][0]["template"] = "k\x1b[31m.comp";
+  expect_error(spec, "/subspaces/0/template", "no control characters");
+}
+
 TEST(SpecLoader, SeveralSubSpacesAreSelectedByPath) {
   auto spec = valid_json();
   auto second = spec["subspaces"][0];
