@@ -364,10 +364,13 @@ void Progress::plain_line_locked(const char* state) {
     line = (title_.empty() ? "" : title_ + ": ") + (phase_.empty() ? std::string("working") : phase_) + " (" +
            format_seconds(seconds_between(phase_started_, now)) + ")";
   } else {
-    char best[48] = "-";
-    if (best_us_) std::snprintf(best, sizeof best, "%.2f us", *best_us_);
     line = title_ + ": " + std::to_string(done_) + "/" + std::to_string(total_) + " done, " +
-           std::to_string(failures_) + " failed, best " + best;
+           std::to_string(failures_) + " failed";
+    if (best_us_) {  // nothing before a first time, and never in `check`, which times nothing
+      char best[48];
+      std::snprintf(best, sizeof best, ", best %.2f us", *best_us_);
+      line += best;
+    }
     if (*state && !phase_.empty()) line += ", " + phase_;
     line += ", " + format_seconds(seconds_between(started_, now)) + " elapsed";
   }

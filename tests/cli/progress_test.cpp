@@ -178,6 +178,24 @@ TEST(ProgressLine, WithoutATerminalPlainLines) {
   EXPECT_NE(c.out.find("add 4,256: 1/4 done, 0 failed, best 5.00 us"), std::string::npos) << c.out;
 }
 
+// `check` times nothing: its lines said "best -" (and a tune's did before
+// its first time). The field is left out until there is a time to show.
+TEST(ProgressLine, NoBestFieldBeforeATime) {
+  Captured plain(80, false);
+  plain.progress.start("add 4,256", 2);
+  plain.now += 1s;
+  plain.progress.update(1, 1, std::nullopt);
+  plain.progress.finish();
+  EXPECT_NE(plain.out.find("add 4,256: 1/2 done, 1 failed, "), std::string::npos) << plain.out;
+  EXPECT_EQ(plain.out.find("best"), std::string::npos) << plain.out;
+  Captured live(120);
+  live.progress.start("add 4,256", 2);
+  live.progress.update(1, 1, std::nullopt);
+  EXPECT_EQ(live.progress.live_text().find("best"), std::string::npos) << live.progress.live_text();
+  live.progress.update(2, 1, 5.0);
+  EXPECT_NE(live.progress.live_text().find("| best 5.00 us"), std::string::npos) << live.progress.live_text();
+}
+
 TEST(ProgressLine, SaysWhenTheRunIsStopping) {
   Captured c(120);
   c.progress.set_stopping([] { return std::optional<std::string>("interrupted by SIGINT"); });

@@ -213,7 +213,9 @@ std::string draw(double variant_gflops, std::optional<double> tensor_gflops) {
 }
 
 TEST(RooflinePlot, TheTensorCoresRoofIsDrawnWhereTheDeviceHasThem) {
-  std::mt19937 random{std::random_device{}()};
+  const auto random_seed = std::random_device{}();  // printed: a failure is reproducible
+  SCOPED_TRACE("seed " + std::to_string(random_seed));
+  std::mt19937 random(random_seed);
   const double tensor = std::uniform_real_distribution<double>(200000.0, 500000.0)(random);
   const double rate = std::uniform_real_distribution<double>(61000.0, 190000.0)(random);  // above FMA, below tensor
   const auto with = draw(rate, tensor);

@@ -38,7 +38,9 @@ TEST(StaleConfig, ACurrentConfigIsUnchanged) {
 TEST(StaleConfig, ParametersAddedLaterAreCompletedFromThePath) {
   const Shape shape{32, 8, 128, 4096};
   const auto space = enumerate_space(attention(), shape, device(), SpaceScope::full);
-  std::mt19937_64 rng(std::random_device{}());
+  const auto rng_seed = std::random_device{}();  // printed: a failure is reproducible
+  SCOPED_TRACE("seed " + std::to_string(rng_seed));
+  std::mt19937_64 rng(rng_seed);
   std::size_t tried = 0;
   for (int i = 0; i < 200; ++i) {
     const auto& current = space.valid[rng() % space.valid.size()];

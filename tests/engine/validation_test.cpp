@@ -20,7 +20,9 @@ std::vector<double> random_reference(std::size_t n, std::uint64_t seed) {
 std::vector<float> as_float(const std::vector<double>& v) { return {v.begin(), v.end()}; }
 
 TEST(Validation, ExactFloatRoundingPasses) {
-  auto ref = random_reference(1000, std::random_device{}());
+  const auto seed = std::random_device{}();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  auto ref = random_reference(1000, seed);
   auto v = compare_output(as_float(ref), ref, {1e-6, 1e-5});
   EXPECT_TRUE(v.passed) << v.reason;
   EXPECT_LT(v.rel_l2, 1e-7);
@@ -28,7 +30,9 @@ TEST(Validation, ExactFloatRoundingPasses) {
 }
 
 TEST(Validation, PoisonLeftInOneElementFails) {
-  auto ref = random_reference(257, std::random_device{}());
+  const auto seed = std::random_device{}();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  auto ref = random_reference(257, seed);
   auto got = as_float(ref);
   got[256] = std::numeric_limits<float>::quiet_NaN();
   auto v = compare_output(got, ref, {1e-3, 1e-2});

@@ -90,7 +90,9 @@ TEST(Strategies, AreRegisteredAndUnknownNamesListThem) {
 // seed; reproducible from its seed; and, run to the end, it visits what it
 // can without repeating.
 TEST(Strategies, ProposeOnlyFreshLegalIndicesReproducibly) {
-  std::mt19937_64 rng(std::random_device{}());
+  const auto rng_seed = std::random_device{}();  // printed: a failure is reproducible
+  SCOPED_TRACE("seed " + std::to_string(rng_seed));
+  std::mt19937_64 rng(rng_seed);
   std::vector<kernels::Config> legal;
   for (int a = 0; a < 9; ++a)
     for (int b = 0; b < 7; ++b)
@@ -215,7 +217,9 @@ class CostEvaluator final : public BatchEvaluator {
 };
 
 TEST(SearchDeadline, EqualSharesOfWhatIsLeftAndTheLastShapeTakesTheRest) {
-  std::mt19937 random{std::random_device{}()};
+  const auto random_seed = std::random_device{}();  // printed: a failure is reproducible
+  SCOPED_TRACE("seed " + std::to_string(random_seed));
+  std::mt19937 random(random_seed);
   const auto start = std::chrono::steady_clock::now();
   const std::chrono::milliseconds budget{std::uniform_int_distribution<int>(10'000, 600'000)(random)};
   const std::size_t shapes = std::uniform_int_distribution<std::size_t>(2, 12)(random);
@@ -252,7 +256,9 @@ TEST(SearchDeadline, TimeAShapeLeavesGoesToTheLaterOnes) {
 // The old rule (equal shares of what is left as each shape starts) gave each
 // shape what the tails before it left and ran a tail past the deadline.
 TEST(BudgetShares, SetupsAndTailsStillToComeAreKeptOutOfTheShares) {
-  std::mt19937 random{std::random_device{}()};
+  const auto random_seed = std::random_device{}();  // printed: a failure is reproducible
+  SCOPED_TRACE("seed " + std::to_string(random_seed));
+  std::mt19937 random(random_seed);
   using ms = std::chrono::milliseconds;
   const auto as_ms = [](std::chrono::steady_clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); };
   const auto start = std::chrono::steady_clock::now();
@@ -347,7 +353,9 @@ TEST(SearchLoop, EndsWhenTheSpaceIsSpent) {
 }
 
 TEST(GaussianProcess, InterpolatesASmoothFunctionAndIsSureOnlyNearData) {
-  std::mt19937_64 rng(std::random_device{}());
+  const auto rng_seed = std::random_device{}();  // printed: a failure is reproducible
+  SCOPED_TRACE("seed " + std::to_string(rng_seed));
+  std::mt19937_64 rng(rng_seed);
   std::uniform_real_distribution<double> u(0, 1);
   const int n = 40;
   Eigen::MatrixXd x(n, 2);
@@ -372,7 +380,9 @@ TEST(GaussianProcess, InterpolatesASmoothFunctionAndIsSureOnlyNearData) {
 
 TEST(Importance, NamesTheParameterThatExplainsTheTimes) {
   std::vector<std::pair<kernels::Config, double>> timed;
-  std::mt19937_64 rng(std::random_device{}());
+  const auto rng_seed = std::random_device{}();  // printed: a failure is reproducible
+  SCOPED_TRACE("seed " + std::to_string(rng_seed));
+  std::mt19937_64 rng(rng_seed);
   for (int a : {1, 2, 4})
     for (int b : {0, 1})
       for (int noise = 0; noise < 3; ++noise)
