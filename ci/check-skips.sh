@@ -2,9 +2,9 @@
 # Skipped tests are said, and only the expected ones pass: prints every
 # GoogleTest case that skipped in the last ctest run of BUILD_DIR (its name
 # and the reason it gave), and exits 1 when one of them is not listed in
-# ci/expected-skips.txt (one name a line, then why it is expected here), or
-# when a listed one ran instead of skipping (the list would hide a new skip
-# of it elsewhere). Usage: ci/check-skips.sh [BUILD_DIR]
+# ci/expected-skips.txt (one name a line, then on what machines it skips and
+# why). A listed test may also run (where the machine has what it needs);
+# that is said too. Usage: ci/check-skips.sh [BUILD_DIR]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build/ci}
@@ -31,10 +31,7 @@ for name in $skipped; do
 done
 ran=$(grep -aE '^\[       OK \] ' "$log" | awk '{print $4}' | sort -u || true)
 for name in $expected; do
-  if printf '%s\n' "$ran" | grep -qx "$name"; then
-    echo "  $name is listed in ci/expected-skips.txt but ran: take it off the list"
-    status=1
-  fi
+  if printf '%s\n' "$ran" | grep -qx "$name"; then echo "  $name (may skip elsewhere) ran here"; fi
 done
-[ "$status" -eq 0 ] || echo "check-skips: unexpected skips (or a stale list); see above"
+[ "$status" -eq 0 ] || echo "check-skips: unexpected skips; see above"
 exit "$status"

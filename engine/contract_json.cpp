@@ -104,11 +104,15 @@ std::optional<std::string> winner_contract_json(const results::Winner& winner, s
     stage["required_subgroup_size"] = winner.required_subgroup_size;
     const auto stored = [](const std::string& text, const char* what) {
       auto parsed = results::parse_capped_json(text);
-      if (!parsed.error.empty()) throw Error(ErrorKind::format, std::string("its stored ") + what + " is " + parsed.error);
+      if (!parsed.error.empty()) {
+        throw Error(ErrorKind::format, std::string("its stored ") + what + " is " + parsed.error);
+      }
       return std::move(parsed.value);
     };
     if (!winner.dispatch_json.empty()) stage["dispatch"] = stored(winner.dispatch_json, "dispatch");
-    if (!winner.specialization_json.empty()) stage["specialization"] = stored(winner.specialization_json, "specialization");
+    if (!winner.specialization_json.empty()) {
+      stage["specialization"] = stored(winner.specialization_json, "specialization");
+    }
     return json.dump();
   } catch (const Error& e) {
     why = e.what();

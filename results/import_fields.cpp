@@ -1,6 +1,8 @@
 #include "results/import_fields.hpp"
 
+#include <chrono>
 #include <cstdint>
+#include <ctime>
 
 #include "results/export.hpp"
 
@@ -83,7 +85,18 @@ std::string timestamp_problem(std::string_view text) {
     ok = rest.size() >= 2 && rest.size() <= 10 && rest[0] == '.';
     for (std::size_t i = 1; ok && i < rest.size(); ++i) ok = digit(rest[i]);
   }
-  return ok ? std::string() : "must be an ISO-8601 UTC time such as 2024-05-01T12:00:00.000Z";
+  if (!ok) return "must be an ISO-8601 UTC time such as 2024-05-01T12:00:00.000Z";
+  // An entry stamped far ahead would win every later import of its key
+  // (the newer entry wins): a day's slack covers clocks that disagree.
+  const auto limit = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now() + std::chrono::hours(24));
+  std::tm utc{};
+  gmtime_r(&limit, &utc);
+  char latest[32];
+  std::strftime(latest, sizeof latest, "%Y-%m-%dT%H:%M:%S", &utc);
+  if (text.substr(0, pattern.size()) > std::string_view(latest)) {
+    return "is later than a day from now (" + std::string(latest) + "Z): the clock that wrote it is wrong";
+  }
+  return {};
 }
 
 std::string text_problem(std::string_view text) {

@@ -21,7 +21,9 @@ std::string kernel_name_problem(std::string_view text);
 std::string cache_mode_problem(std::string_view text);
 // A shape: comma-separated unsigned 32-bit numbers ("1,4096,4096").
 std::string shape_problem(std::string_view text);
-// A time: "" or ISO-8601 UTC as the store writes it ("2024-05-01T12:00:00.000Z").
+// A time: "" or ISO-8601 UTC as the store writes it ("2024-05-01T12:00:00.000Z"),
+// no later than a day from now (a winner stamped ahead would win every later
+// import of its key).
 std::string timestamp_problem(std::string_view text);
 // Descriptive text (device and driver names, template names, versions):
 // valid UTF-8 without control characters, at most 256 bytes.

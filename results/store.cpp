@@ -171,7 +171,8 @@ Store::Store(sqlite::Connection connection, bool read_only)
 std::string Store::path_problem(const std::filesystem::path& path) {
   std::error_code ec;
   if (!std::filesystem::is_directory(path, ec)) return {};
-  return "the results database " + path.string() + " is a directory; give the path of a database file (--db or $VKTUNE_DB)";
+  return "the results database " + path.string() +
+         " is a directory; give the path of a database file (--db or $VKTUNE_DB)";
 }
 
 namespace {

@@ -1,7 +1,7 @@
 #!/bin/sh
 # ci/check-skips.sh on planted ctest logs: a skip the list does not name
-# fails, a listed skip passes, and a listed test that ran fails (a stale
-# list would hide a later skip of it).
+# fails, a listed skip passes, and a listed test that ran is said and
+# passes (it may skip only on machines that lack what it needs).
 # usage: check_skips_test.sh SOURCE_DIR WORK_DIR
 set -eu
 source_dir=$1 work=$2
@@ -31,5 +31,5 @@ expect() {  # expect CODE WORD LIST...: the list, the exit code, a word of the o
 }
 expect 1 "Suite.Skips (NOT EXPECTED): no user namespaces in this container"
 expect 0 "Suite.Skips (expected)" "Suite.Skips  why"
-expect 1 "Suite.Runs is listed in ci/expected-skips.txt but ran" "Suite.Skips  why" "Suite.Runs  why"
+expect 0 "Suite.Runs (may skip elsewhere) ran here" "Suite.Skips  why" "Suite.Runs  why"
 echo "check-skips: all three cases behave"

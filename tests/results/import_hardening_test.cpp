@@ -124,6 +124,8 @@ TEST_F(ImportHardeningTest, FieldsOfTheWrongFormAreRefused) {
       {"shape", mutate([](auto& t) { t["winners"][0]["shape"] = "1,x"; })},
       {"cache mode", mutate([](auto& t) { t["winners"][0]["cache_mode"] = "cold\""; })},
       {"time", mutate([](auto& t) { t["winners"][0]["updated_at"] = "yesterday"; })},
+      // It would win every later import of its key.
+      {"time far ahead", mutate([](auto& t) { t["winners"][0]["updated_at"] = "9999-12-31T00:00:00.000Z"; })},
       {"template name", mutate([](auto& t) { t["winners"][0]["template_name"] = "a\x1b[2Jb.comp"; })},
       {"device name", mutate([](auto& t) { t["devices"][0]["name"] = "GPU\x1b]0;owned\x07"; })},
       {"device uuid", mutate([](auto& t) { t["devices"][0]["device_uuid"] = "not a uuid"; })},

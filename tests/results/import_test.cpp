@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
+#include <ctime>
 #include <map>
 
 #include "common/error.hpp"
@@ -107,8 +109,14 @@ TEST_F(ImportTest, TheNewerWinnerStaysEitherWayAndConflictsAreReported) {
   EXPECT_EQ(store.find_winner(device, "matmul_q4k", "1,4096,4096", "cold")->variant_hash, ours.variant_hash);
   EXPECT_NE(describe(report.conflicts[0]).find("kept the stored one"), std::string::npos);
 
-  // Newer than ours: theirs replaces it, SPIR-V and all.
-  table["winners"][0]["updated_at"] = "2999-01-01T00:00:00.000Z";
+  // Newer than ours (an hour ahead: later than a day from now is refused):
+  // theirs replaces it, SPIR-V and all.
+  const auto ahead = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now() + std::chrono::hours(1));
+  std::tm utc{};
+  gmtime_r(&ahead, &utc);
+  char newer[32];
+  std::strftime(newer, sizeof newer, "%Y-%m-%dT%H:%M:%S.000Z", &utc);
+  table["winners"][0]["updated_at"] = newer;
   rehash(table);
   report = import_table(store, table, "new.json");
   EXPECT_EQ(report.winners_replaced, 1u);
@@ -120,7 +128,7 @@ TEST_F(ImportTest, TheNewerWinnerStaysEitherWayAndConflictsAreReported) {
   EXPECT_EQ(describe(report.conflicts[0]),
             "conflict: GPU matmul_q4k 1,4096,4096 (cold): stored " + ours.variant_hash + " (" +
                 report.conflicts[0].stored_updated_at + ") vs imported " + theirs.variant_hash +
-                " (2999-01-01T00:00:00.000Z): kept the imported one");
+                " (" + newer + "): kept the imported one");
 
   // A table without times never replaces a stored winner, but fills empty keys.
   table["winners"][0].erase("updated_at");
