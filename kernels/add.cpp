@@ -36,7 +36,7 @@ class Add final : public rowops::ElementwiseKernel {
   double flops_per_element() const override { return 1; }
 };
 
-const KernelRegistration registration([] { return std::make_unique<Add>(); });
+const KernelRegistration add_registration([] { return std::make_unique<Add>(); });
 
 }  // namespace
 }  // namespace vktune::kernels

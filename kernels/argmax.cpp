@@ -78,7 +78,7 @@ class Argmax final : public rowops::RowKernel {
   bool uses_index_reduction() const override { return true; }
 };
 
-const KernelRegistration registration([] { return std::make_unique<Argmax>(); });
+const KernelRegistration argmax_registration([] { return std::make_unique<Argmax>(); });
 
 }  // namespace
 }  // namespace vktune::kernels

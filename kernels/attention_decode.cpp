@@ -593,7 +593,7 @@ class AttentionDecode final : public Kernel {
   }
 };
 
-const KernelRegistration registration([] { return std::make_unique<AttentionDecode>(); });
+const KernelRegistration attention_decode_registration([] { return std::make_unique<AttentionDecode>(); });
 
 }  // namespace
 }  // namespace vktune::kernels

@@ -41,7 +41,7 @@
 namespace vktune::kernels {
 namespace {
 
-constexpr std::uint32_t kMaxHeadDim = 256;
+constexpr std::uint32_t kMaxPrefillHeadDim = 256;
 // Above this many multiply-adds of the reference (visible pairs × heads ×
 // head_dim × 2) the CPU computes a sample of the queries (Problem::expected).
 constexpr double kFullReferenceMacs = 3.0e8;
@@ -54,7 +54,7 @@ double visible_pairs(const Shape& shape) {
   return tokens * before + tokens * (tokens + 1) / 2;
 }
 
-std::uint64_t kv_values(const Shape& shape) { return std::uint64_t{shape.at(4)} * shape.at(2) * shape.at(3); }
+std::uint64_t prefill_kv_values(const Shape& shape) { return std::uint64_t{shape.at(4)} * shape.at(2) * shape.at(3); }
 std::uint64_t q_values(const Shape& shape) { return std::uint64_t{shape.at(0)} * shape.at(1) * shape.at(3); }
 
 // Query rows (of all its heads) per workgroup.
@@ -71,7 +71,7 @@ std::uint32_t tile_rows(const Config& c) { return workgroup_rows(c) / static_cas
 const Config kWalkPins{{"MMA", 0}, {"MT", 1}, {"PREFETCH", 0}, {"HPW", 1}};
 const Config kMmaPins{{"MMA", 1}, {"TEAM", 4}};
 
-Space make_space() {
+Space make_prefill_space() {
   Space space;
   space.name = "prefill";
   space.template_file = "attention_prefill.comp";
@@ -127,7 +127,7 @@ Space make_space() {
 }
 
 class AttentionPrefill final : public Kernel {
-  const Space space_ = make_space();
+  const Space space_ = make_prefill_space();
 
  public:
   std::string name() const override { return "attention_prefill"; }
@@ -149,15 +149,15 @@ class AttentionPrefill final : public Kernel {
       throw Error(ErrorKind::usage, name() + ": heads " + std::to_string(heads) + " must be a multiple of kv_heads " +
                                         std::to_string(kv_heads));
     }
-    if (head_dim % 16 != 0 || head_dim > kMaxHeadDim) {
+    if (head_dim % 16 != 0 || head_dim > kMaxPrefillHeadDim) {
       throw Error(ErrorKind::usage, name() + ": head_dim " + std::to_string(head_dim) +
-                                        " must be a multiple of 16 and at most " + std::to_string(kMaxHeadDim));
+                                        " must be a multiple of 16 and at most " + std::to_string(kMaxPrefillHeadDim));
     }
     if (tokens > kv_len) {
       throw Error(ErrorKind::usage, name() + ": tokens " + std::to_string(tokens) + " exceed kv_len " +
                                         std::to_string(kv_len) + " (the prompt is the cache's last entries)");
     }
-    if (q_values(shape) >= (1ull << 31) || kv_values(shape) >= (1ull << 31)) {
+    if (q_values(shape) >= (1ull << 31) || prefill_kv_values(shape) >= (1ull << 31)) {
       throw Error(ErrorKind::usage, name() + ": shape " + shape_to_string(shape) + " is too large for 32-bit indexing");
     }
   }
@@ -260,7 +260,7 @@ class AttentionPrefill final : public Kernel {
     validate_shape(shape);
     const std::uint64_t seed = inputs.seed;
     const auto q = rowops::random_values(q_values(shape), seed, -2.0f, 2.0f, inputs.kind);
-    auto cache = attention_cache::random_cache(kv_values(shape), inputs);
+    auto cache = attention_cache::random_cache(prefill_kv_values(shape), inputs);
     Problem problem;
     problem.shape = shape;
     problem.buffers.push_back(rowops::input_buffer("q", q));
@@ -297,14 +297,14 @@ class AttentionPrefill final : public Kernel {
   // Reads q and the cache once, writes out; per visible query-entry pair
   // and head a dot product and a scaled accumulation (4 flops per dim).
   Metrics metrics(const Shape& shape) const override {
-    return Metrics{8.0 * static_cast<double>(q_values(shape)) + 4.0 * static_cast<double>(kv_values(shape)),
+    return Metrics{8.0 * static_cast<double>(q_values(shape)) + 4.0 * static_cast<double>(prefill_kv_values(shape)),
                    4.0 * visible_pairs(shape) * shape.at(1) * shape.at(3)};
   }
 
-  std::uint64_t device_bytes(const Shape& shape) const override { return 8 * q_values(shape) + 4 * kv_values(shape); }
+  std::uint64_t device_bytes(const Shape& shape) const override { return 8 * q_values(shape) + 4 * prefill_kv_values(shape); }
 };
 
-const KernelRegistration registration([] { return std::make_unique<AttentionPrefill>(); });
+const KernelRegistration attention_prefill_registration([] { return std::make_unique<AttentionPrefill>(); });
 
 }  // namespace
 }  // namespace vktune::kernels

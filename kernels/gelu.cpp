@@ -44,8 +44,8 @@ class Gelu final : public rowops::ElementwiseKernel {
   bool erf_;
 };
 
-const KernelRegistration tanh_form([] { return std::make_unique<Gelu>(false); });
-const KernelRegistration erf_form([] { return std::make_unique<Gelu>(true); });
+const KernelRegistration gelu_tanh_form([] { return std::make_unique<Gelu>(false); });
+const KernelRegistration gelu_erf_form([] { return std::make_unique<Gelu>(true); });
 
 }  // namespace
 }  // namespace vktune::kernels

@@ -201,9 +201,9 @@ class GetRows final : public Kernel {
   TableType t_;
 };
 
-const KernelRegistration f16([] { return std::make_unique<GetRows>(kF16); });
-const KernelRegistration q8_0([] { return std::make_unique<GetRows>(kQ8_0); });
-const KernelRegistration q4k([] { return std::make_unique<GetRows>(kQ4K); });
+const KernelRegistration get_rows_f16([] { return std::make_unique<GetRows>(kF16); });
+const KernelRegistration get_rows_q8_0([] { return std::make_unique<GetRows>(kQ8_0); });
+const KernelRegistration get_rows_q4k([] { return std::make_unique<GetRows>(kQ4K); });
 
 }  // namespace
 }  // namespace vktune::kernels

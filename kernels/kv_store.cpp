@@ -164,7 +164,7 @@ class KvStore final : public Kernel {
   }
 };
 
-const KernelRegistration registration([] { return std::make_unique<KvStore>(); });
+const KernelRegistration kv_store_registration([] { return std::make_unique<KvStore>(); });
 
 }  // namespace
 }  // namespace vktune::kernels

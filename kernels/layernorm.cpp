@@ -63,7 +63,7 @@ class LayerNorm final : public rowops::RowKernel {
   }
 };
 
-const KernelRegistration registration([] { return std::make_unique<LayerNorm>(); });
+const KernelRegistration layernorm_registration([] { return std::make_unique<LayerNorm>(); });
 
 }  // namespace
 }  // namespace vktune::kernels

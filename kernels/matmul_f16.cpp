@@ -207,7 +207,7 @@ class MatmulF16 final : public Kernel {
   }
 };
 
-const KernelRegistration registration([] { return std::make_unique<MatmulF16>(); });
+const KernelRegistration matmul_f16_registration([] { return std::make_unique<MatmulF16>(); });
 
 }  // namespace
 }  // namespace vktune::kernels

@@ -161,7 +161,7 @@ class MatmulF32 final : public Kernel {
   }
 };
 
-const KernelRegistration registration([] { return std::make_unique<MatmulF32>(); });
+const KernelRegistration matmul_f32_registration([] { return std::make_unique<MatmulF32>(); });
 
 }  // namespace
 }  // namespace vktune::kernels

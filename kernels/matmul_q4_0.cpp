@@ -15,8 +15,8 @@ namespace {
 // BLOCK_PAIRS=1 offered (templates/matvec_q4_0_q8.comp: pairs of blocks per invocation).
 QuantFormat q4_0() { return {"matmul_q4_0", "Q4_0", ref::GgmlType::Q4_0, 1, 32, 18, 4, true}; }
 
-const KernelRegistration registration([] { return std::make_unique<QuantMatmul>(q4_0()); });
-const KernelRegistration half([] { return std::make_unique<QuantMatmul>(q4_0(), Activations::fp16); });
+const KernelRegistration matmul_q4_0_registration([] { return std::make_unique<QuantMatmul>(q4_0()); });
+const KernelRegistration matmul_q4_0_half([] { return std::make_unique<QuantMatmul>(q4_0(), Activations::fp16); });
 
 }  // namespace
 }  // namespace vktune::kernels

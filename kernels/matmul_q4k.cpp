@@ -21,14 +21,14 @@ QuantFormat q4k() {
   return format;
 }
 
-const KernelRegistration registration([] { return std::make_unique<QuantMatmul>(q4k()); });
-const KernelRegistration half([] { return std::make_unique<QuantMatmul>(q4k(), Activations::fp16); });
+const KernelRegistration matmul_q4k_registration([] { return std::make_unique<QuantMatmul>(q4k()); });
+const KernelRegistration matmul_q4k_half([] { return std::make_unique<QuantMatmul>(q4k(), Activations::fp16); });
 // ffn_down with the SwiGLU before it, for the Q4_K_M mix's Q4_K and Q6_K
 // down weights (matmul_q6k.cpp). Another format's is one line like this,
 // left out to keep the CI gate within its time (each costs it about 40 s of
 // lavapipe compiles): a model whose ffn_down is another format runs SwiGLU
 // and the product apart.
-const KernelRegistration swiglu([] { return std::make_unique<QuantMatmul>(q4k(), Activations::swiglu); });
+const KernelRegistration matmul_q4k_swiglu([] { return std::make_unique<QuantMatmul>(q4k(), Activations::swiglu); });
 
 }  // namespace
 }  // namespace vktune::kernels

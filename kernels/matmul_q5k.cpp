@@ -14,7 +14,7 @@ namespace {
 // QTYPE 3 in templates/include/quant_block.glsl; 32 units (one qs word, 8 weights) per super-block.
 // SUPER_BLOCK=1: templates/matvec_q5k_q8.comp, matmul_q4k's integer layout
 // plus the fifth bits (176-byte super-blocks are always 16-byte aligned).
-const KernelRegistration registration([] {
+const KernelRegistration matmul_q5k_registration([] {
   QuantFormat format{"matmul_q5k", "Q5_K", ref::GgmlType::Q5_K, 3, 256, 176, 32};
   format.super_block = true;
   return std::make_unique<QuantMatmul>(std::move(format));

@@ -21,8 +21,8 @@ QuantFormat q6k() {
   return format;
 }
 
-const KernelRegistration registration([] { return std::make_unique<QuantMatmul>(q6k()); });
-const KernelRegistration swiglu([] { return std::make_unique<QuantMatmul>(q6k(), Activations::swiglu); });
+const KernelRegistration matmul_q6k_registration([] { return std::make_unique<QuantMatmul>(q6k()); });
+const KernelRegistration matmul_q6k_swiglu([] { return std::make_unique<QuantMatmul>(q6k(), Activations::swiglu); });
 
 }  // namespace
 }  // namespace vktune::kernels

@@ -14,8 +14,8 @@ namespace {
 // BLOCK_PAIRS=1 offered (templates/matvec_q4_0_q8.comp: pairs of blocks per invocation).
 QuantFormat q8_0() { return {"matmul_q8_0", "Q8_0", ref::GgmlType::Q8_0, 2, 32, 34, 4, true}; }
 
-const KernelRegistration registration([] { return std::make_unique<QuantMatmul>(q8_0()); });
-const KernelRegistration half([] { return std::make_unique<QuantMatmul>(q8_0(), Activations::fp16); });
+const KernelRegistration matmul_q8_0_registration([] { return std::make_unique<QuantMatmul>(q8_0()); });
+const KernelRegistration matmul_q8_0_half([] { return std::make_unique<QuantMatmul>(q8_0(), Activations::fp16); });
 
 }  // namespace
 }  // namespace vktune::kernels

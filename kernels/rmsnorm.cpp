@@ -106,9 +106,9 @@ class RmsNorm final : public rowops::RowKernel {
   bool weight_, add_;
 };
 
-const KernelRegistration plain([] { return std::make_unique<RmsNorm>(false, false); });
-const KernelRegistration fused([] { return std::make_unique<RmsNorm>(true, false); });
-const KernelRegistration residual([] { return std::make_unique<RmsNorm>(true, true); });
+const KernelRegistration rmsnorm_plain([] { return std::make_unique<RmsNorm>(false, false); });
+const KernelRegistration rmsnorm_fused([] { return std::make_unique<RmsNorm>(true, false); });
+const KernelRegistration rmsnorm_residual([] { return std::make_unique<RmsNorm>(true, true); });
 
 }  // namespace
 }  // namespace vktune::kernels

@@ -316,12 +316,12 @@ class Rope final : public Kernel {
   bool neox_, f16_, cache_;
 };
 
-const KernelRegistration normal_f32([] { return std::make_unique<Rope>(false, false); });
-const KernelRegistration neox_f32([] { return std::make_unique<Rope>(true, false); });
-const KernelRegistration normal_f16([] { return std::make_unique<Rope>(false, true); });
-const KernelRegistration neox_f16([] { return std::make_unique<Rope>(true, true); });
-const KernelRegistration normal_cache([] { return std::make_unique<Rope>(false, false, true); });
-const KernelRegistration neox_cache([] { return std::make_unique<Rope>(true, false, true); });
+const KernelRegistration rope_normal_f32([] { return std::make_unique<Rope>(false, false); });
+const KernelRegistration rope_neox_f32([] { return std::make_unique<Rope>(true, false); });
+const KernelRegistration rope_normal_f16([] { return std::make_unique<Rope>(false, true); });
+const KernelRegistration rope_neox_f16([] { return std::make_unique<Rope>(true, true); });
+const KernelRegistration rope_normal_cache([] { return std::make_unique<Rope>(false, false, true); });
+const KernelRegistration rope_neox_cache([] { return std::make_unique<Rope>(true, false, true); });
 
 }  // namespace
 }  // namespace vktune::kernels

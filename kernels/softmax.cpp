@@ -138,8 +138,8 @@ class SoftmaxCausal final : public rowops::RowKernel {
   std::uint32_t row_length(const Shape& shape) const override { return shape.at(2); }
 };
 
-const KernelRegistration plain([] { return std::make_unique<Softmax>(); });
-const KernelRegistration causal([] { return std::make_unique<SoftmaxCausal>(); });
+const KernelRegistration softmax_plain([] { return std::make_unique<Softmax>(); });
+const KernelRegistration softmax_causal([] { return std::make_unique<SoftmaxCausal>(); });
 
 }  // namespace
 }  // namespace vktune::kernels

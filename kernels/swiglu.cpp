@@ -35,7 +35,7 @@ class Swiglu final : public rowops::ElementwiseKernel {
   double flops_per_element() const override { return 5; }
 };
 
-const KernelRegistration registration([] { return std::make_unique<Swiglu>(); });
+const KernelRegistration swiglu_registration([] { return std::make_unique<Swiglu>(); });
 
 }  // namespace
 }  // namespace vktune::kernels

@@ -7,7 +7,7 @@
 
 namespace vktune::ref {
 
-constexpr const char* kOp = "conv2d";  // what its errors start with
+constexpr const char* kConv2d = "conv2d";  // what its errors start with
 
 std::size_t conv2d_output_extent(std::size_t in, std::size_t kernel, std::size_t stride, std::size_t padding) {
   if (stride == 0 || kernel > in + 2 * padding) return 0;
@@ -24,10 +24,10 @@ std::vector<double> conv2d(std::span<const float> x, std::span<const float> w, s
   const std::size_t out_w = conv2d_output_extent(s.width, s.kernel, s.stride, s.padding);
   if (out_h == 0 || out_w == 0) throw Error(ErrorKind::usage, "conv2d: the window is larger than the padded input");
   const std::size_t ci_count = s.in_channels, co_count = s.out_channels;
-  expect_size(kOp, x, checked_product(kOp, {s.batch, s.height, s.width, ci_count}), "x");
-  expect_size(kOp, w, checked_product(kOp, {co_count, s.kernel, s.kernel, ci_count}), "w");
-  expect_size(kOp, b, co_count, "b");
-  std::vector<double> y(checked_product(kOp, {s.batch, out_h, out_w, co_count}));
+  expect_size(kConv2d, x, checked_product(kConv2d, {s.batch, s.height, s.width, ci_count}), "x");
+  expect_size(kConv2d, w, checked_product(kConv2d, {co_count, s.kernel, s.kernel, ci_count}), "w");
+  expect_size(kConv2d, b, co_count, "b");
+  std::vector<double> y(checked_product(kConv2d, {s.batch, out_h, out_w, co_count}));
   for (std::size_t n = 0; n < s.batch; ++n) {
     for (std::size_t oy = 0; oy < out_h; ++oy) {
       for (std::size_t ox = 0; ox < out_w; ++ox) {

@@ -7,7 +7,7 @@
 
 namespace vktune::ref {
 
-constexpr const char* kOp = "depthwise_conv2d";  // what its errors start with
+constexpr const char* kDepthwise = "depthwise_conv2d";  // what its errors start with
 
 std::size_t depthwise_output_extent(std::size_t in, std::size_t stride) { return (in - 1) / stride + 1; }
 
@@ -16,9 +16,9 @@ std::vector<double> depthwise_conv2d_3x3(std::span<const float> x, std::span<con
   if (s.batch == 0 || s.height == 0 || s.width == 0 || s.channels == 0 || s.stride == 0) {
     throw Error(ErrorKind::usage, "depthwise_conv2d: batch, height, width, channels and stride must be at least 1");
   }
-  expect_size(kOp, x, checked_product(kOp, {s.batch, s.height, s.width, s.channels}), "x");
-  expect_size(kOp, w, checked_product(kOp, {9, s.channels}), "w");
-  expect_size(kOp, b, s.channels, "b");
+  expect_size(kDepthwise, x, checked_product(kDepthwise, {s.batch, s.height, s.width, s.channels}), "x");
+  expect_size(kDepthwise, w, checked_product(kDepthwise, {9, s.channels}), "w");
+  expect_size(kDepthwise, b, s.channels, "b");
   const std::size_t out_h = depthwise_output_extent(s.height, s.stride);
   const std::size_t out_w = depthwise_output_extent(s.width, s.stride);
   const std::size_t c_count = s.channels;

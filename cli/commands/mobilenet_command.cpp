@@ -42,7 +42,7 @@ struct MobileNetArgs {
 };
 
 // What the run measured, per layer and in all.
-struct Measured {
+struct MeasuredChain {
   std::vector<std::optional<double>> layer_ns;  // each layer's phase in the profiled chain
   vk::TimingResult timing;
   double profiled_ns = 0;
@@ -59,8 +59,8 @@ std::string feature_map(const vision::Network& net) {
          std::to_string(l.out_channels);
 }
 
-Measured measure(chain::KernelChain& chain, vk::Device& device, int samples) {
-  Measured m;
+MeasuredChain measure(chain::KernelChain& chain, vk::Device& device, int samples) {
+  MeasuredChain m;
   m.timing = chain.time(device, samples);
   const auto profile = chain.profile(device, samples);
   m.profiled_ns = profile.total_ns.median;
@@ -84,7 +84,7 @@ Measured measure(chain::KernelChain& chain, vk::Device& device, int samples) {
 nlohmann::json optional_number(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); }
 
 void print_json(const MobileNetArgs& args, const vision::Network& net, const chain::KernelChain& chain,
-                const vk::Device& device, const std::string& database, const Measured& m,
+                const vk::Device& device, const std::string& database, const MeasuredChain& m,
                 const std::optional<vision::ChainCheck>& check) {
   nlohmann::json layers = nlohmann::json::array();
   for (std::size_t i = 0; i < chain.ops().size(); ++i) {
@@ -140,7 +140,7 @@ void print_json(const MobileNetArgs& args, const vision::Network& net, const cha
 }
 
 void print_text(const vision::Network& net, const chain::KernelChain& chain, const vk::Device& device,
-                const Measured& m, const std::optional<vision::ChainCheck>& check) {
+                const MeasuredChain& m, const std::optional<vision::ChainCheck>& check) {
   std::printf(
       "MobileNet V2's convolutions, batch %u at %ux%u -> %s, on %s: %zu dispatches (%zu stored %s), "
       "%zu barriers, one command buffer\n",

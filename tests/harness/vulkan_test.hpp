@@ -22,15 +22,9 @@
 #include "harness/device.hpp"
 #include "harness/instance.hpp"
 #include "harness/pipeline.hpp"
+#include "tests/test_device.hpp"
 
 namespace vktune::test {
-
-// The device the tests run on: VKTUNE_TEST_DEVICE, else 0.
-inline std::uint32_t test_device_index() {
-  const char* text = std::getenv("VKTUNE_TEST_DEVICE");
-  if (!text || !*text) return 0;
-  return static_cast<std::uint32_t>(std::strtoul(text, nullptr, 10));
-}
 
 inline std::string join_lines(const std::vector<std::string>& lines) {
   std::string text;

@@ -26,10 +26,10 @@
 #include "tuner/space.hpp"
 #include "engine/template_library.hpp"
 #include "engine/variant.hpp"
+#include "tests/test_device.hpp"
 
 namespace vktune::testing_support {
 
-// VKTUNE_TEST_DEVICE, else 0.
 // Every registered kernel's name: contract suites run over all of them.
 inline std::vector<std::string> kernel_names() {
   std::vector<std::string> names;
@@ -37,10 +37,7 @@ inline std::vector<std::string> kernel_names() {
   return names;
 }
 
-inline std::uint32_t test_device_index() {
-  const char* text = std::getenv("VKTUNE_TEST_DEVICE");
-  return text && *text ? static_cast<std::uint32_t>(std::strtoul(text, nullptr, 10)) : 0;
-}
+using test::test_device_index;
 
 // The name of the first pruning rule of `kernel` that drops `config` at
 // `shape` on `device`, or "" when none does.

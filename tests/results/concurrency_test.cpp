@@ -12,8 +12,6 @@ namespace {
 
 using ConcurrencyTest = StoreTest;
 
-constexpr const char* shape = default_shape;
-
 TEST_F(ConcurrencyTest, ReadersReadWhileAWriterHoldsAWriteTransaction) {
   auto writer = Store::open(db_path());
   const auto device = writer.upsert_device(sample_device());
@@ -26,15 +24,15 @@ TEST_F(ConcurrencyTest, ReadersReadWhileAWriterHoldsAWriteTransaction) {
     writer.record_measurement(sample_measurement(device, "variant2", 200));
     // The write lock is held: readers neither wait nor see the uncommitted row.
     const auto start = std::chrono::steady_clock::now();
-    EXPECT_TRUE(reader.has_measurement(device, "variant1", shape, "cold"));
-    EXPECT_FALSE(reader.has_measurement(device, "variant2", shape, "cold"));
+    EXPECT_TRUE(reader.has_measurement(device, "variant1", default_shape, "cold"));
+    EXPECT_FALSE(reader.has_measurement(device, "variant2", default_shape, "cold"));
     auto late_reader = Store::open_read_only(db_path());
-    EXPECT_EQ(late_reader.measurements(device, "matmul_q4k", shape, "cold").size(), 1u);
+    EXPECT_EQ(late_reader.measurements(device, "matmul_q4k", default_shape, "cold").size(), 1u);
     auto other_process_store = Store::open(db_path());  // a writer-capable open that only reads
-    EXPECT_TRUE(other_process_store.has_measurement(device, "variant1", shape, "cold"));
+    EXPECT_TRUE(other_process_store.has_measurement(device, "variant1", default_shape, "cold"));
     EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2)) << "a reader waited for the lock";
   });
-  EXPECT_TRUE(reader.has_measurement(device, "variant2", shape, "cold"));  // committed: now visible
+  EXPECT_TRUE(reader.has_measurement(device, "variant2", default_shape, "cold"));  // committed: now visible
 }
 
 TEST_F(ConcurrencyTest, SecondWriterWaitsForTheFirstInsteadOfFailing) {
@@ -68,7 +66,7 @@ TEST_F(ConcurrencyTest, SecondWriterWaitsForTheFirstInsteadOfFailing) {
   EXPECT_TRUE(second_done);
   EXPECT_GE(second_waited, std::chrono::milliseconds(100)) << "the second writer did not wait for the first";
   auto check = Store::open_read_only(db_path());
-  EXPECT_EQ(check.measurements(device, "matmul_q4k", shape, "cold").size(), 2u);
+  EXPECT_EQ(check.measurements(device, "matmul_q4k", default_shape, "cold").size(), 2u);
 }
 
 }  // namespace

@@ -25,7 +25,7 @@ TEST(LockWait, AWriterWaitsPastTheNoticeTimeForALockHeldElsewhere) {
   auto writer = sqlite::Connection::open(db, Mode::read_write_create, 200);
   holder.exec("BEGIN IMMEDIATE; INSERT INTO t VALUES (1)");
 
-  testing::internal::CaptureStderr();
+  ::testing::internal::CaptureStderr();
   std::string failure;
   std::thread write([&] {
     try {
@@ -37,7 +37,7 @@ TEST(LockWait, AWriterWaitsPastTheNoticeTimeForALockHeldElsewhere) {
   std::this_thread::sleep_for(std::chrono::milliseconds(1200));  // six notice times
   holder.exec("COMMIT");
   write.join();
-  const auto messages = testing::internal::GetCapturedStderr();
+  const auto messages = ::testing::internal::GetCapturedStderr();
   EXPECT_EQ(failure, "");
   EXPECT_NE(messages.find("is locked by another process"), std::string::npos) << messages;
   EXPECT_NE(messages.find("still waiting"), std::string::npos) << messages;

@@ -8,15 +8,11 @@
 #include <map>
 #include <random>
 
+#include "tests/test_device.hpp"
 #include "tests/tuner/test_kernel.hpp"
 
 namespace vktune {
 namespace {
-
-std::uint32_t test_device() {
-  const char* env = std::getenv("VKTUNE_TEST_DEVICE");
-  return env ? static_cast<std::uint32_t>(std::stoul(env)) : 0;
-}
 
 class SessionTest : public ::testing::Test {
  protected:
@@ -35,7 +31,7 @@ class SessionTest : public ::testing::Test {
 };
 
 TEST_F(SessionTest, CheckCatchesWrongPartialAndBrokenVariants) {
-  TuneSession session(instance, test_device(), nullptr, templates, progress);
+  TuneSession session(instance, test::test_device_index(), nullptr, templates, progress);
   const kernels::Shape shape{77};  // not a multiple of any workgroup size
   auto space = enumerate_space(kernel, shape, session.device().info());
   auto result = session.check(kernel, shape, space.valid, seed);
@@ -61,7 +57,7 @@ TEST_F(SessionTest, TuneRecordsEveryOutcomeAndResumes) {
   const auto db = std::filesystem::temp_directory_path() / ("vktune-session-" + std::to_string(seed) + ".db");
   {
     auto store = results::Store::open(db);
-    TuneSession session(instance, test_device(), &store, templates, progress);
+    TuneSession session(instance, test::test_device_index(), &store, templates, progress);
     TuneOptions options;
     options.seed = seed;
     options.timer.samples = 3;
@@ -110,7 +106,7 @@ TEST_F(SessionTest, FasterStoredWinnerStays) {
   const auto db = std::filesystem::temp_directory_path() / ("vktune-kept-" + std::to_string(seed) + ".db");
   {
     auto store = results::Store::open(db);
-    TuneSession session(instance, test_device(), &store, templates, progress);
+    TuneSession session(instance, test::test_device_index(), &store, templates, progress);
     TuneOptions options;
     options.seed = seed;
     options.timer.samples = 3;
@@ -153,7 +149,7 @@ TEST_F(SessionTest, ConfirmationAddsItsOwnRowsAndLeavesSearchRowsIntact) {
   const auto db = std::filesystem::temp_directory_path() / ("vktune-confirm-" + std::to_string(seed) + ".db");
   {
     auto store = results::Store::open(db);
-    TuneSession session(instance, test_device(), &store, templates, progress);
+    TuneSession session(instance, test::test_device_index(), &store, templates, progress);
     const auto row = *session.device_row();
     TuneOptions options;
     options.seed = seed;
@@ -230,7 +226,7 @@ TEST_F(SessionTest, ConfirmationAddsItsOwnRowsAndLeavesSearchRowsIntact) {
 }
 
 TEST_F(SessionTest, BudgetLimitsProposalsButAlwaysRunsBaseline) {
-  TuneSession session(instance, test_device(), nullptr, templates, progress);
+  TuneSession session(instance, test::test_device_index(), nullptr, templates, progress);
   TuneOptions options;
   options.seed = seed;
   options.budget = 2;

@@ -10,17 +10,13 @@
 #include <filesystem>
 #include <random>
 
+#include "tests/test_device.hpp"
 #include "tests/tuner/test_kernel.hpp"
 #include "tuner/session.hpp"
 #include "engine/validation_inputs.hpp"
 
 namespace vktune {
 namespace {
-
-std::uint32_t test_device() {
-  const char* env = std::getenv("VKTUNE_TEST_DEVICE");
-  return env ? static_cast<std::uint32_t>(std::stoul(env)) : 0;
-}
 
 float first_x(const kernels::Kernel& kernel, const kernels::Shape& shape, const kernels::Inputs& inputs) {
   const auto problem = kernel.make_problem(shape, inputs);
@@ -49,7 +45,7 @@ class ValidationSafetyTest : public ::testing::Test {
 
 TEST_F(ValidationSafetyTest, GuardBandsCatchStoresAndReadsPastTheEnd) {
   testing::TestScaleKernel kernel({0, 4, 5});
-  TuneSession session(instance, test_device(), nullptr, templates, progress);
+  TuneSession session(instance, test::test_device_index(), nullptr, templates, progress);
   const kernels::Shape shape{77};
   // A correct variant after each bad one: the bands and inputs are restored.
   const std::vector<kernels::Config> configs{{{"BUG", 4}, {"WG", 32}}, {{"BUG", 0}, {"WG", 32}},
@@ -75,7 +71,7 @@ TEST_F(ValidationSafetyTest, AVariantRightOnlyOnTheTimedInputFails) {
     const auto shape_s = shape_seed(chosen, shape);
     if (first_x(kernel, shape, shape_s) <= 0 && first_x(kernel, shape, further_validation_inputs(shape_s)[0]) > 0) break;
   }
-  TuneSession session(instance, test_device(), nullptr, templates, progress);
+  TuneSession session(instance, test::test_device_index(), nullptr, templates, progress);
   const auto result = session.check(kernel, shape, {{{"BUG", 6}, {"WG", 32}}, {{"BUG", 0}, {"WG", 32}}}, chosen);
   EXPECT_EQ(result.outcomes[0].status, results::Status::wrong_result);
   EXPECT_NE(result.outcomes[0].reason.find("on random input 2"), std::string::npos) << result.outcomes[0].reason;
@@ -106,7 +102,7 @@ TEST_F(ValidationSafetyTest, ARunToRunDriftIsNondeterministicAndNeverWins) {
   const auto db = std::filesystem::temp_directory_path() / ("vktune-drift-" + std::to_string(seed) + ".db");
   {
     auto store = results::Store::open(db);
-    TuneSession session(instance, test_device(), &store, templates, progress);
+    TuneSession session(instance, test::test_device_index(), &store, templates, progress);
     auto options = quick(seed);
     options.final_check_beside_search = true;  // its inputs made beside the search, as on a GPU
     const auto result = session.tune(kernel, {1000}, options);
@@ -134,7 +130,7 @@ TEST_F(ValidationSafetyTest, ARunToRunDriftIsNondeterministicAndNeverWins) {
 // Its inputs made after the search or on a thread beside it (as on a GPU).
 TEST_F(ValidationSafetyTest, TheFinalCheckPassesACorrectWinner) {
   testing::TestScaleKernel kernel({0});
-  TuneSession session(instance, test_device(), nullptr, templates, progress);
+  TuneSession session(instance, test::test_device_index(), nullptr, templates, progress);
   for (const bool beside : {false, true}) {
     auto options = quick(seed);
     options.final_check_beside_search = beside;

@@ -60,7 +60,7 @@ class AnnealStrategy final : public TrackingStrategy {
   double current_cost_ = 0;
 };
 
-const bool registered = register_strategy(
+const bool anneal_registered = register_strategy(
     {"anneal", "simulated annealing over neighbours (one parameter one step along its values)",
      [](const StrategyContext& c) { return std::make_unique<AnnealStrategy>(c); }});
 

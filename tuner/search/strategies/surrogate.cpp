@@ -312,7 +312,7 @@ class SurrogateStrategy final : public TrackingStrategy {
   std::size_t fits_ = 0;
 };
 
-const bool registered = register_strategy(
+const bool surrogate_registered = register_strategy(
     {kSurrogateStrategy, "a Gaussian-process model of log time with expected improvement (learns from every result)",
      [](const StrategyContext& c) { return std::make_unique<SurrogateStrategy>(c); }});
 
