@@ -2,13 +2,16 @@
 // measurements as CSV; or the whole store as one self-contained SQLite file
 // to ship. Export only reads: the database is opened read-only (so it works
 // in a read-only directory) and its pages are checked first.
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 #include "common/error.hpp"
+#include "common/text_escape.hpp"
 #include "results/export.hpp"
 #include "results/export_csv.hpp"
 #include "results/export_header.hpp"
@@ -29,18 +32,36 @@ struct ExportOptions {
   std::string output;
   std::string db;
   std::string model;  // a GGUF file: only its ops' winners
-  std::uint32_t context = 4096, prompt = 512;
+  std::optional<std::uint32_t> context, prompt;  // with --model: as `vktune model` defaults them
 };
 
 // The (kernel, shape) pairs of a model's decode step and prefill, as
 // `vktune model` tunes them.
 std::vector<std::pair<std::string, std::string>> model_kernel_shapes(const ExportOptions& options) {
   const auto file = ref::GgufFile::open(options.model);
-  const auto ops = model::model_ops(model::describe_model(file.contents(), options.model), options.context,
-                                    options.prompt);
+  const auto model = model::describe_model(file.contents(), options.model);
+  const auto context = options.context.value_or(model::default_context(model));
+  const auto ops = model::model_ops(model, context, options.prompt.value_or(model::default_prompt(context)));
   std::vector<std::pair<std::string, std::string>> pairs;
-  for (const auto& op : ops.ops) pairs.emplace_back(op.kernel, kernels::shape_to_string(op.shape));
+  for (const auto& op : ops.ops) {
+    std::pair pair(op.kernel, kernels::shape_to_string(op.shape));
+    if (std::find(pairs.begin(), pairs.end(), pair) == pairs.end()) pairs.push_back(std::move(pair));
+  }
   return pairs;
+}
+
+// The model's (kernel, shape) pairs that no stored winner the filter selects
+// serves: what an export --model leaves out.
+std::vector<std::string> ops_left_out(const results::Store& store, const ExportOptions& options) {
+  const auto table = results::export_table(store, options.filter, winner_contract_json, nullptr);
+  std::vector<std::string> missing;
+  for (const auto& [kernel, shape] : options.filter.kernel_shapes) {
+    const bool served = std::any_of(table["winners"].begin(), table["winners"].end(), [&](const auto& w) {
+      return w.value("kernel", std::string()) == kernel && w.value("shape", std::string()) == shape;
+    });
+    if (!served) missing.push_back(kernel + " " + shape);
+  }
+  return missing;
 }
 
 std::string render(const results::Store& store, const ExportOptions& options) {
@@ -99,7 +120,9 @@ as CSV, or (--format sqlite -o OUT.db, no filters) a copy of the whole
 database as one file in rollback-journal mode, to ship beside an application.
 
 --model exports only the winners of that model's ops, as vktune model derives
-them at the same --context and --prompt.
+them at the same --context and --prompt (the same defaults); when some op has
+no stored winner, it writes what it has, names the ops it left out on stderr
+and exits 1.
 
 --device: all digits = the device's row id in the database; anything else = a
 case-insensitive substring of the device name. --kernel: the exact kernel name
@@ -126,11 +149,11 @@ See docs/RESULTS_DATABASE.md and docs/TABLE_FORMAT.md.
   cmd->add_option("--model", options->model,
                   "Only the winners of this GGUF model's ops (as `vktune model` tunes them; json and header)")
       ->check(CLI::ExistingFile);
-  cmd->add_option("--context", options->context, "With --model: the decode step's KV-cache length")
-      ->capture_default_str()
+  cmd->add_option("--context", options->context,
+                  "With --model: the decode step's KV-cache length (default: as vktune model's)")
       ->check(CLI::Range(1u, 1u << 24));
-  cmd->add_option("--prompt", options->prompt, "With --model: the prefill length (0: decode only)")
-      ->capture_default_str()
+  cmd->add_option("--prompt", options->prompt,
+                  "With --model: the prefill length (0: decode only; default: as vktune model's)")
       ->check(CLI::Range(0u, 1u << 20));
   cmd->add_option("-o,--output", options->output, "Write to FILE instead of stdout")->check(output_file_validator());
   cmd->add_option("--db", options->db, "Results database (default: $VKTUNE_DB, else ~/.local/share/vktune/vktune.db)")
@@ -168,6 +191,18 @@ See docs/RESULTS_DATABASE.md and docs/TABLE_FORMAT.md.
       write_file(options->output, text);
     }
     result_code = exit_code::ok;
+    if (!options->model.empty()) {
+      // What was found is written; a table that does not serve the whole
+      // model is not a success a script should take for one.
+      const auto missing = ops_left_out(store, *options);
+      if (!missing.empty()) {
+        std::string list;
+        for (const auto& op : missing) list += (list.empty() ? "" : ", ") + op;
+        std::cerr << "vktune export: " << missing.size() << " of " << options->filter.kernel_shapes.size() << " ops of "
+                  << escape_text(options->model) << " have no stored winner and are left out: " << list << "\n";
+        result_code = exit_code::failure;
+      }
+    }
   });
 }
 

@@ -31,8 +31,7 @@ struct ModelArgs {
   std::optional<double> compile_timeout;
   std::uint32_t device = 0;
   std::string time = "20m";
-  std::uint32_t prompt = 512;
-  std::uint32_t context = 4096;
+  std::optional<std::uint32_t> prompt, context;  // defaults from the model (model_description.hpp)
   std::string db;
   std::string cache = to_string(CacheMode::cold);  // --cache, parsed where it is used
   bool json = false;
@@ -53,20 +52,21 @@ struct ModelArgs {
 }
 
 void run_model(ModelArgs args, int& result_code) {
-  const auto started = std::chrono::steady_clock::now();
   const auto budget = parse_duration(args.time);
-  const auto deadline = started + std::chrono::duration_cast<std::chrono::steady_clock::duration>(budget);
   const auto file = ref::GgufFile::open(args.file);
   const auto model = model::describe_model(file.contents(), args.file);
-  if (model.context_length > 0 && args.context > model.context_length) {
-    throw Error(ErrorKind::usage, "--context " + std::to_string(args.context) + " is above " + args.file +
+  if (!args.context) args.context = model::default_context(model);
+  if (model.context_length > 0 && *args.context > model.context_length) {
+    throw Error(ErrorKind::usage, "--context " + std::to_string(*args.context) + " is above " + args.file +
                                       "'s context length of " + std::to_string(model.context_length));
   }
-  if (args.prompt > args.context) {
-    throw Error(ErrorKind::usage, "--prompt " + std::to_string(args.prompt) + " does not fit a KV cache of --context " +
-                                      std::to_string(args.context));
+  if (!args.prompt) args.prompt = model::default_prompt(*args.context);
+  if (*args.prompt > *args.context) {
+    throw Error(ErrorKind::usage, "--prompt " + std::to_string(*args.prompt) +
+                                      " does not fit a KV cache of --context " + std::to_string(*args.context));
   }
-  auto ops = model::model_ops(model, args.context, args.prompt);
+  const std::uint32_t context = *args.context, prompt = *args.prompt;
+  auto ops = model::model_ops(model, context, prompt);
   if (!ops.unsupported.empty() && !args.skip_unsupported) refuse_unsupported(args.file, ops.unsupported);
   // Shapes a kernel refuses join what the prediction leaves out.
   std::vector<model::ModelOp> served;
@@ -108,6 +108,10 @@ void run_model(ModelArgs args, int& result_code) {
       return;
     }
   }
+  // The budget runs from here, the device ours: time spent waiting for
+  // another vktune to release it is not time this run could tune in.
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(budget);
   auto store = open_store(args.db);
   TuneSession session(instance, args.device, &store, templates, progress);
   WorkerPool workers(isolation_settings(args.device, session.device().info().is_cpu(), args.compile_timeout));
@@ -117,15 +121,15 @@ void run_model(ModelArgs args, int& result_code) {
       [&](const std::string& step) { progress.phase("measuring device ceilings (once per device): " + step); });
   if (!args.json) {
     std::cout << escape_text(model.name.empty() ? model.architecture : model.name) << " (" << escape_text(args.file) << "): " << ops.ops.size()
-              << " distinct ops for a decode step at context " << args.context
-              << (args.prompt ? " and a prefill of " + std::to_string(args.prompt) + " tokens" : std::string())
+              << " distinct ops for a decode step at context " << context
+              << (prompt ? " and a prefill of " + std::to_string(prompt) + " tokens" : std::string())
               << ", tuned on " << session.device().info().name << " within " << args.time << "; results in "
               << store.path().string() << "\n";
     std::cout.flush();
   }
   model::ModelTuneOptions options;
   options.deadline = deadline;
-  options.prompt = args.prompt;
+  options.prompt = prompt;
   options.tune.seed = args.seed;
   options.tune.cache_mode = parse_cache_mode(args.cache);
   options.tune.interrupted = [] { return InterruptGuard::reason(); };
@@ -140,14 +144,14 @@ void run_model(ModelArgs args, int& result_code) {
     return;
   }
   if (args.json) {
-    auto report = model::model_report_json(model, ops, results, args.context, args.prompt);
+    auto report = model::model_report_json(model, ops, results, context, prompt);
     report["device"] = session.device().info().name;
     report["database"] = store.path().string();
     report["seed"] = args.seed;
     report["time_budget_seconds"] = budget.count();
     std::cout << report.dump(2) << "\n";
   } else {
-    model::print_model_report(std::cout, model, ops, results, args.context, args.prompt);
+    model::print_model_report(std::cout, model, ops, results, context, prompt);
   }
   bool all = true;
   for (const auto& r : results) all = all && r.winner;
@@ -203,11 +207,12 @@ See docs/TUNING_A_MODEL.md.
   cmd->add_option("--time", args->time, "One budget for the whole run, e.g. 20m, 90s")
       ->capture_default_str()
       ->check(duration_validator());
-  cmd->add_option("--prompt", args->prompt, "Prefill length in tokens (0: decode only)")
-      ->capture_default_str()
+  cmd->add_option("--prompt", args->prompt,
+                  "Prefill length in tokens (0: decode only; default: 512, or --context where that is less)")
       ->check(CLI::Range(0u, 1u << 20));
-  cmd->add_option("--context", args->context, "KV-cache length the decode step attends over")
-      ->capture_default_str()
+  cmd->add_option("--context", args->context,
+                  "KV-cache length the decode step attends over (default: 4096, or the model's context length where "
+                  "that is less)")
       ->check(CLI::Range(1u, 1u << 24));
   cmd->add_option("--db", args->db, "SQLite database (default: $VKTUNE_DB, else ~/.local/share/vktune/vktune.db)")
       ->check(database_validator());

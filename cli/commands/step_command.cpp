@@ -49,7 +49,7 @@ constexpr std::size_t kBreakdownRows = 14;  // of the text report; --json lists 
 struct StepArgs {
   std::string file;
   std::uint32_t device = 0;
-  std::uint32_t context = 4096;
+  std::optional<std::uint32_t> context;  // default: model::default_context
   bool random_weights = false;
   bool tuned_only = false, baseline_only = false;
   bool check = false;
@@ -65,7 +65,10 @@ struct StepArgs {
 struct Measured {
   std::string name;  // "tuned", "baseline"
   std::size_t tuned_ops = 0, ops = 0, barriers = 0;
-  std::vector<std::string> baselines;  // in a tuned chain: "kernel shape (role): why"
+  std::vector<std::string> baselines;  // in a tuned chain: "kernel shape (role): why", one per dispatch
+  // The same, one per op kind, kernel, shape and reason: "attn_q (matmul_q4k 1,4096,4096): why" -> dispatches.
+  std::map<std::string, std::size_t> baseline_kinds;
+  std::size_t winners_as_baseline = 0;  // tuned ops whose stored winner is the baseline's own config
   vk::TimingResult timing;
   std::optional<double> rel_l2;                // logits vs the exact CPU chain
   std::optional<double> approximation_rel_l2;  // the CPU chain with the variants' approximation vs the exact one
@@ -147,11 +150,56 @@ void check_chain(step::DecodeStep& chain, vk::Device& device, const model::Model
              (m.approximate || *m.rel_l2 <= kStepTolerance);
 }
 
+nlohmann::json baseline_kinds_json(const Measured& m) {
+  nlohmann::json kinds = nlohmann::json::array();
+  for (const auto& [kind, count] : m.baseline_kinds) kinds.push_back({{"ops", kind}, {"dispatches", count}});
+  return kinds;
+}
+
+// What the tuned chain gains over the baseline chain, said only where it is
+// measured: two chains whose medians differ by less than the wider of their
+// p10-p90 spreads are within each other's noise, and a chain whose every
+// stored winner is its op's baseline config runs the baseline's code.
+struct Comparison {
+  std::string verdict;  // "speedup", "within_spread", "same_code", "no_winners"
+  double ratio = 0;     // the baseline's median over the tuned one's
+  std::string text;
+};
+
+Comparison compare_chains(const Measured& tuned, const Measured& baseline) {
+  const auto& t = tuned.timing.per_dispatch_ns;
+  const auto& b = baseline.timing.per_dispatch_ns;
+  const double spread = std::max(t.p90 - t.p10, b.p90 - b.p10);
+  Comparison c;
+  c.ratio = t.median > 0 ? b.median / t.median : 0;
+  char line[320];
+  if (tuned.tuned_ops == 0 || tuned.winners_as_baseline == tuned.tuned_ops) {
+    c.verdict = tuned.tuned_ops == 0 ? "no_winners" : "same_code";
+    std::snprintf(line, sizeof line, "tuned vs baseline: no speedup to report: %s (%.1f vs %.1f us per token is noise)",
+                  tuned.tuned_ops == 0 ? "no op has a stored winner"
+                                       : "every stored winner is its op's baseline config, the same code",
+                  t.median / 1e3, b.median / 1e3);
+  } else if (std::abs(t.median - b.median) < spread) {
+    c.verdict = "within_spread";
+    std::snprintf(line, sizeof line,
+                  "tuned vs baseline: within the chains' spread (medians %.1f and %.1f us per token differ by less "
+                  "than the wider p10-p90 of %.1f us): not a measured speedup",
+                  t.median / 1e3, b.median / 1e3, spread / 1e3);
+  } else {
+    c.verdict = "speedup";
+    std::snprintf(line, sizeof line, "tuned vs baseline: %.2fx the baseline's tokens/s (%zu of %zu dispatches tuned)",
+                  c.ratio, tuned.tuned_ops, tuned.ops);
+  }
+  c.text = line;
+  return c;
+}
+
 void run_step(const StepArgs& args, int& result_code) {
   const auto file = ref::GgufFile::open(args.file);
   const auto model = model::describe_model(file.contents(), args.file);
-  if (model.context_length > 0 && args.context > model.context_length) {
-    throw Error(ErrorKind::usage, "--context " + std::to_string(args.context) + " is above " + args.file +
+  const std::uint32_t context = args.context.value_or(model::default_context(model));
+  if (model.context_length > 0 && context > model.context_length) {
+    throw Error(ErrorKind::usage, "--context " + std::to_string(context) + " is above " + args.file +
                                       "'s context length of " + std::to_string(model.context_length));
   }
   std::optional<results::Store> store;
@@ -167,7 +215,7 @@ void run_step(const StepArgs& args, int& result_code) {
   for (const bool tuned : {true, false}) {
     if ((tuned && args.baseline_only) || (!tuned && args.tuned_only)) continue;
     step::StepOptions options;
-    options.context = args.context;
+    options.context = context;
     options.tuned = tuned;
     options.random_weights = args.random_weights;
     options.seed = args.seed;
@@ -183,14 +231,16 @@ void run_step(const StepArgs& args, int& result_code) {
     m.barriers = chain.barriers();
     for (const auto& op : chain.ops()) {
       m.tuned_ops += op.tuned;
+      if (op.tuned && op.config == kernels::find_kernel(op.kernel).baseline(op.shape)) ++m.winners_as_baseline;
       if (tuned && !op.tuned) {
-        m.baselines.push_back(op.kernel + " " + kernels::shape_to_string(op.shape) + " (" + op.role +
-                              "): " + op.why_baseline);
+        const auto what = op.kernel + " " + kernels::shape_to_string(op.shape);
+        m.baselines.push_back(what + " (" + op.role + "): " + op.why_baseline);
+        ++m.baseline_kinds[step::op_kind(op.role) + " (" + what + "): " + op.why_baseline];
       }
     }
     if (args.check) {
       if (!args.json) std::cerr << "vktune step: " << m.name << ": checking op by op and against the CPU chain\n";
-      check_chain(chain, device, model, args.context, m);
+      check_chain(chain, device, model, context, m);
       if (!m.passed) result_code = exit_code::failure;
     }
     if (!args.json) std::cerr << "vktune step: " << m.name << ": timing " << args.samples << " steps\n";
@@ -214,6 +264,8 @@ void run_step(const StepArgs& args, int& result_code) {
                       {"barriers", m.barriers},
                       {"tuned_dispatches", m.tuned_ops},
                       {"baseline_dispatches", m.baselines},
+                      {"baseline_kinds", baseline_kinds_json(m)},
+                      {"winners_that_are_baselines", m.winners_as_baseline},
                       {"median_ns", ns},
                       {"p10_ns", m.timing.per_dispatch_ns.p10},
                       {"p90_ns", m.timing.per_dispatch_ns.p90},
@@ -237,16 +289,21 @@ void run_step(const StepArgs& args, int& result_code) {
     auto doc = json_document(kStepJson);
     doc.update({{"file", args.file},
                 {"device", device.info().name},
-                {"context", args.context},
+                {"context", context},
                 {"fused", !args.unfused},
                 {"database", store ? store->path().string() : std::string()},
                 {"check_tolerance", kStepTolerance},
                 {"chained_vs_op_by_op_tolerance", kChainedVsOpByOp},
                 {"runs", runs}});
+    if (measured.size() == 2) {
+      const auto c = compare_chains(measured[0], measured[1]);
+      doc["comparison"] = {{"verdict", c.verdict}, {"speedup", c.verdict == "speedup" ? nlohmann::json(c.ratio)
+                                                                                        : nlohmann::json(nullptr)}};
+    }
     std::cout << doc.dump(2) << "\n";
   } else {
     std::cout << escape_text(model.name.empty() ? model.architecture : model.name) << ": one decode token at context "
-              << args.context << " on " << device.info().name << ", as one command buffer"
+              << context << " on " << device.info().name << ", as one command buffer"
               << (args.unfused ? " (unfused: every op its own kernel)" : "") << "\n";
     for (const auto& m : measured) {
       const double ns = m.timing.per_dispatch_ns.median;
@@ -279,8 +336,11 @@ void run_step(const StepArgs& args, int& result_code) {
                     b.ops.c_str());
       }
       std::fflush(stdout);
-      for (const auto& b : m.baselines) std::cout << "    baseline: " << b << "\n";
+      for (const auto& [kind, count] : m.baseline_kinds) {
+        std::cout << "    baseline: " << count << " x " << kind << "\n";
+      }
     }
+    if (measured.size() == 2) std::cout << "  " << compare_chains(measured[0], measured[1]).text << "\n";
   }
 }
 
@@ -328,8 +388,9 @@ See docs/TUNING_A_MODEL.md.
 )vkt");
   cmd->add_option("file", args->file, "The model (.gguf)")->required()->check(CLI::ExistingFile);
   add_device_option(*cmd, args->device, "Vulkan device index (see `vktune devices`)");
-  cmd->add_option("--context", args->context, "KV-cache length: the token is at position context - 1")
-      ->capture_default_str()
+  cmd->add_option("--context", args->context,
+                  "KV-cache length: the token is at position context - 1 (default: 4096, or the model's context "
+                  "length where that is less)")
       ->check(CLI::Range(1u, 1u << 24));
   cmd->add_flag("--random-weights", args->random_weights, "Random weights of the file's shapes and types");
   cmd->add_flag("--tuned", args->tuned_only, "Only the stored winners' chain");

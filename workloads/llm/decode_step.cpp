@@ -86,20 +86,38 @@ DecodeStep::DecodeStep(const model::ModelDescription& m, const ref::GgufFile& fi
   add("rmsnorm_mul", {1, m.embedding}, "blk.0.attn_norm", {{"x", "xa"}, {"w", "blk.0.attn_norm.weight"}, {"y", "xn"}});
   for (std::uint32_t layer = 0; layer < m.layers; ++layer) {
     const std::string blk = "blk." + std::to_string(layer) + ".";
-    product(blk + "attn_q.weight", "xn", "q", blk + "attn_q");
-    product(blk + "attn_k.weight", "xn", "k", blk + "attn_k");
-    product(blk + "attn_v.weight", "xn", "v", blk + "attn_v");
+    // q, k and v: each product, plus its bias where the model has one
+    // (qwen2), then an rmsnorm over each head of q and k where it has those
+    // (qwen3). Returns the buffer that holds the result.
+    auto projection = [&](const std::string& which, std::uint32_t norm_heads) {
+      const std::string tensor = blk + "attn_" + which, role = blk + "attn_" + which;
+      std::string at = which;
+      product(tensor + ".weight", "xn", at, role);
+      if (m.tensors.count(tensor + ".bias")) {
+        weight(tensor + ".bias");
+        const auto width = static_cast<std::uint32_t>(m.tensors.at(tensor + ".weight").rows());
+        add("add", {1, width}, role + "_bias", {{"a", at}, {"b", tensor + ".bias"}, {"y", which + "_biased"}});
+        at = which + "_biased";
+      }
+      if (m.qk_norm && norm_heads > 0) {
+        weight(tensor + "_norm.weight");
+        add("rmsnorm_mul", {norm_heads, m.head_dim}, role + "_norm",
+            {{"x", at}, {"w", tensor + "_norm.weight"}, {"y", which + "_normed"}});
+        at = which + "_normed";
+      }
+      return at;
+    };
+    const auto q = projection("q", m.heads), k = projection("k", m.kv_heads), v = projection("v", 0);
     const std::string kc = "k_cache." + std::to_string(layer), vc = "v_cache." + std::to_string(layer);
-    add(rope, {1, m.heads, m.head_dim}, blk + "rope_q", {{"x", "q"}, {"pos", "pos"}, {"base", "base"}, {"y", "qr"}});
+    add(rope, {1, m.heads, m.head_dim}, blk + "rope_q", {{"x", q}, {"pos", "pos"}, {"base", "base"}, {"y", "qr"}});
     if (!rope_cache.empty()) {
       add(rope_cache, {1, m.kv_heads, m.head_dim, context}, blk + "rope_k+store_k",
-          {{"x", "k"}, {"pos", "pos"}, {"base", "base"}, {"cache", kc}});
+          {{"x", k}, {"pos", "pos"}, {"base", "base"}, {"cache", kc}});
     } else {
-      add(rope, {1, m.kv_heads, m.head_dim}, blk + "rope_k",
-          {{"x", "k"}, {"pos", "pos"}, {"base", "base"}, {"y", "kr"}});
+      add(rope, {1, m.kv_heads, m.head_dim}, blk + "rope_k", {{"x", k}, {"pos", "pos"}, {"base", "base"}, {"y", "kr"}});
       add("kv_store", {1, kv, context}, blk + "store_k", {{"src", "kr"}, {"positions", "pos"}, {"cache", kc}});
     }
-    add("kv_store", {1, kv, context}, blk + "store_v", {{"src", "v"}, {"positions", "pos"}, {"cache", vc}});
+    add("kv_store", {1, kv, context}, blk + "store_v", {{"src", v}, {"positions", "pos"}, {"cache", vc}});
     add("attention_decode", {m.heads, m.kv_heads, m.head_dim, context}, blk + "attention",
         {{"q", "qr"}, {"k", kc}, {"v", vc}, {"out", "attn"}});
     product(blk + "attn_output.weight", "attn", "o", blk + "attn_output");

@@ -8,6 +8,12 @@
 
 namespace vktune::model {
 
+std::uint32_t default_context(const ModelDescription& model) {
+  return model.context_length > 0 ? std::min(kDefaultContext, model.context_length) : kDefaultContext;
+}
+
+std::uint32_t default_prompt(std::uint32_t context) { return std::min(kDefaultPrompt, context); }
+
 const std::vector<std::string>& supported_architectures() {
   static const std::vector<std::string> names{"llama", "mistral", "qwen2", "qwen3"};
   return names;
@@ -109,6 +115,13 @@ ModelDescription describe_model(const ref::GgufContents& contents, const std::st
     expect(blk + "ffn_gate.weight", {m.embedding, m.feed_forward});
     expect(blk + "ffn_up.weight", {m.embedding, m.feed_forward});
     expect(blk + "ffn_down.weight", {m.feed_forward, m.embedding});
+    if (m.qk_norm) {  // qwen3: one weight per head element, shared by the heads
+      expect(blk + "attn_q_norm.weight", {m.head_dim});
+      expect(blk + "attn_k_norm.weight", {m.head_dim});
+    }
+    for (const auto& [bias, width] : {std::pair{"attn_q.bias", q}, {"attn_k.bias", kv}, {"attn_v.bias", kv}}) {
+      if (m.tensors.count(blk + bias)) expect(blk + bias, {width});  // qwen2
+    }
   }
   expect("output_norm.weight", {m.embedding});
   // Norm weights (and biases) are read as F32 rows by rmsnorm_mul,

@@ -32,6 +32,15 @@ struct ModelDescription {
 // bits first, never truncated).
 std::uint32_t checked_dimension(const std::string& source, const std::string& what, std::uint64_t value);
 
+// What `vktune model` and `vktune step` take when --context and --prompt are
+// not given: a KV cache of kDefaultContext entries, or the model's context
+// length where that is less; a prefill of kDefaultPrompt tokens, or the
+// context where that is less (a prompt fills the cache it attends over).
+inline constexpr std::uint32_t kDefaultContext = 4096;
+inline constexpr std::uint32_t kDefaultPrompt = 512;
+std::uint32_t default_context(const ModelDescription& model);
+std::uint32_t default_prompt(std::uint32_t context);
+
 // The architectures describe_model serves.
 const std::vector<std::string>& supported_architectures();
 

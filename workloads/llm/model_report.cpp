@@ -30,7 +30,25 @@ std::string unserved_text(const ModelOps& ops, const std::string& phase) {
   return text;
 }
 
+// A phase is complete when no kernel is missing and every op it runs was
+// reached (an op the budget never came to has no time to sum).
+bool phase_complete(const ModelOps& ops, const std::vector<OpResult>& results, const std::string& phase) {
+  for (std::size_t i = 0; i < ops.ops.size() && i < results.size(); ++i) {
+    const auto n = phase == "prefill" ? ops.ops[i].per_prefill : ops.ops[i].per_token;
+    if (n > 0 && !results[i].reached) return false;
+  }
+  return ops.complete(phase);
+}
+
 }  // namespace
+
+std::string untuned_reason(const OpResult& r) {
+  if (!r.reached) return "not reached: --time ran out before its baseline was timed";
+  if (!r.winner) return "no validated variant";
+  if (r.tuned_ns < r.baseline_ns) return "";
+  if (r.variants <= 1) return "only its baseline was timed: the rest of --time went to ops with more to gain";
+  return "none of the " + std::to_string(r.variants) + " variants measured beat its baseline";
+}
 
 Prediction decode_prediction(const std::vector<ModelOp>& ops, const std::vector<OpResult>& results) {
   return predict(ops, results, false);
@@ -56,9 +74,19 @@ void print_model_report(std::ostream& out, const ModelDescription& model, const 
                   r.tuned_ns / 1e3, 100 * share, roles_text(op).c_str(), r.winner ? "" : " (no validated winner)");
     out << line;
   }
+  std::size_t untuned = 0;
+  for (const auto& r : results) untuned += !untuned_reason(r).empty();
+  if (untuned > 0) {
+    out << untuned << " of " << results.size() << " ops run their baseline's time:\n";
+    for (std::size_t i = 0; i < ops.ops.size() && i < results.size(); ++i) {
+      if (const auto why = untuned_reason(results[i]); !why.empty()) {
+        out << "  " << ops.ops[i].kernel << " " << kernels::shape_to_string(ops.ops[i].shape) << ": " << why << "\n";
+      }
+    }
+  }
   // A phase with ops left out is a partial sum, never a tokens/s figure.
   auto rate = [&](const std::string& phase, double tokens, double us) -> std::string {
-    if (!ops.complete(phase)) return "incomplete: no tokens/s";
+    if (!phase_complete(ops, results, phase)) return "incomplete: no tokens/s";
     char text[64];
     std::snprintf(text, sizeof text, "%.1f tokens/s", us > 0 ? tokens * 1e6 / us : 0.0);
     return text;
@@ -99,6 +127,9 @@ nlohmann::json model_report_json(const ModelDescription& model, const ModelOps& 
                     {"share_of_decode", decode.tuned_us > 0 ? op.per_token * r.tuned_ns / 1e3 / decode.tuned_us : 0.0},
                     {"variants_measured", r.variants},
                     {"winner", r.winner},
+                    {"reached", r.reached},
+                    {"untuned_reason", untuned_reason(r).empty() ? nlohmann::json(nullptr)
+                                                                 : nlohmann::json(untuned_reason(r))},
                     {"seconds", r.seconds}});
   }
   nlohmann::json unserved = nlohmann::json::array();
@@ -123,7 +154,7 @@ nlohmann::json model_report_json(const ModelDescription& model, const ModelOps& 
                       {"prefill", nullptr}};
   // A phase with ops left out has no tokens/s (null) and says it is incomplete.
   auto phase_json = [&](const std::string& phase, const Prediction& p, double tokens) {
-    const bool complete = ops.complete(phase);
+    const bool complete = phase_complete(ops, results, phase);
     return nlohmann::json{{"baseline_us", p.baseline_us},
                           {"tuned_us", p.tuned_us},
                           {"complete", complete},

@@ -5,6 +5,7 @@
 // as the "vktune-model" JSON document (docs/JSON_OUTPUT.md).
 #include <nlohmann/json.hpp>
 #include <ostream>
+#include <string>
 #include <vector>
 
 #include "workloads/llm/model_description.hpp"
@@ -18,6 +19,11 @@ inline constexpr int kModelJsonVersion = 1;
 struct Prediction {
   double baseline_us = 0, tuned_us = 0;  // sum over served ops of dispatches × time
 };
+
+// Why an op runs at its baseline's time after tune_model ("" when a tuned
+// variant beat it): not reached within --time, no validated variant, only
+// its baseline timed, or no variant measured beat it.
+std::string untuned_reason(const OpResult& result);
 
 // Decode step (per token) and prefill (per prompt) from the ops' times.
 Prediction decode_prediction(const std::vector<ModelOp>& ops, const std::vector<OpResult>& results);

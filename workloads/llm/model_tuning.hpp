@@ -26,6 +26,7 @@ struct OpResult {
   std::size_t variants = 0;  // measured for this op in this run, both phases
   bool winner = false;       // a validated winner was found
   double seconds = 0;        // spent on it
+  bool reached = false;      // tune_model came to it before its budget ran out
 };
 
 struct ModelTuneOptions {

@@ -15,9 +15,18 @@
 namespace vktune::model {
 
 const std::vector<ModelPreset>& model_presets() {
+  // name, architecture, layers, embedding, feed-forward, heads, KV heads,
+  // vocabulary, context, q/k/v biases, q/k norms. Mistral's GGUF files say
+  // "llama" (the converters write its architecture so).
   static const std::vector<ModelPreset> presets{
       {"tiny", "llama", 2, 256, 512, 4, 2, 128, 2048},
+      {"tiny-mistral", "llama", 2, 256, 768, 4, 1, 160, 4096},
+      {"tiny-qwen2", "qwen2", 2, 256, 512, 4, 2, 192, 4096, true, false},
+      {"tiny-qwen3", "qwen3", 2, 256, 768, 4, 2, 192, 4096, false, true},
       {"llama3-8b", "llama", 32, 4096, 14336, 32, 8, 128256, 8192},
+      {"mistral-7b", "llama", 32, 4096, 14336, 32, 8, 32768, 32768},
+      {"qwen2.5-7b", "qwen2", 28, 3584, 18944, 28, 4, 152064, 32768, true, false},
+      {"qwen3-8b", "qwen3", 36, 4096, 12288, 32, 8, 151936, 40960, false, true},
   };
   return presets;
 }
@@ -145,6 +154,15 @@ ref::GgufWriter random_model(const ModelPreset& p, const TypeOf& type_of, const 
     tensor(blk + "attn_q.weight", t("attn_q"), p.embedding, p.embedding);
     tensor(blk + "attn_k.weight", t("attn_k"), p.embedding, kv);
     tensor(blk + "attn_v.weight", t("attn_v"), p.embedding, kv);
+    if (p.qkv_bias) {
+      tensor(blk + "attn_q.bias", ref::GgmlType::F32, p.embedding, 1, -0.5f, 0.5f);
+      tensor(blk + "attn_k.bias", ref::GgmlType::F32, kv, 1, -0.5f, 0.5f);
+      tensor(blk + "attn_v.bias", ref::GgmlType::F32, kv, 1, -0.5f, 0.5f);
+    }
+    if (p.qk_norm) {
+      tensor(blk + "attn_q_norm.weight", ref::GgmlType::F32, head_dim, 1, 0.5f, 1.5f);
+      tensor(blk + "attn_k_norm.weight", ref::GgmlType::F32, head_dim, 1, 0.5f, 1.5f);
+    }
     tensor(blk + "attn_output.weight", t("attn_output"), p.embedding, p.embedding);
     tensor(blk + "ffn_norm.weight", ref::GgmlType::F32, p.embedding, 1, 0.5f, 1.5f);
     tensor(blk + "ffn_gate.weight", t("ffn_gate"), p.embedding, p.feed_forward);

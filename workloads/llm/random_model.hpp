@@ -18,11 +18,15 @@ struct ModelPreset {
   std::string name;          // "llama3-8b"
   std::string architecture;  // "llama"
   std::uint32_t layers = 0, embedding = 0, feed_forward = 0, heads = 0, kv_heads = 0, vocab = 0, context_length = 0;
+  bool qkv_bias = false;  // qwen2: a bias added to each of q, k and v
+  bool qk_norm = false;   // qwen3: an rmsnorm over each head of q and k
 };
 
-// "tiny" (2 layers, 256 wide, 4 heads and 2 KV heads of 64, feed-forward
-// 512, vocabulary 128, context 2048) and "llama3-8b" (32 layers, 4096,
-// 14336, 32 and 8 heads of 128, 128256, 8192).
+// The shapes of real models of each family vktune serves (llama3-8b,
+// mistral-7b, qwen2.5-7b, qwen3-8b: their published layer counts, widths,
+// head counts, vocabularies and context lengths), and a tiny model of each
+// (2 layers, 256 wide, heads of 64) for tests on a CPU device.
+// model_presets' list is where each is written down.
 const std::vector<ModelPreset>& model_presets();
 // "Q4_K_M" (llama.cpp's: Q4_K, with attn_v and ffn_down in Q6_K in the
 // layers that get more bits, and a Q6_K output head), "Q8_0", "F16".

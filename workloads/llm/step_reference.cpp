@@ -61,11 +61,20 @@ std::vector<double> reference_logits(const model::ModelDescription& m, const Dec
   for (std::uint32_t layer = 0; layer < m.layers; ++layer) {
     const std::string blk = "blk." + std::to_string(layer) + ".";
     auto xn = norm(x, blk + "attn_norm.weight");
-    const auto q = as_floats(
-        ref::rope(as_floats(product(blk + "attn_q.weight", xn)), m.head_dim, position, layout, step.rope_base()));
-    const auto k = as_floats(
-        ref::rope(as_floats(product(blk + "attn_k.weight", xn)), m.head_dim, position, layout, step.rope_base()));
-    const auto v = as_floats(product(blk + "attn_v.weight", xn));
+    // Each product, plus its bias (qwen2), then each head of q and k
+    // normed (qwen3), as the chain has them.
+    auto projection = [&](const std::string& which, bool head_norm) {
+      const std::string tensor = blk + "attn_" + which;
+      auto y = as_floats(product(tensor + ".weight", xn));
+      if (m.tensors.count(tensor + ".bias")) y = as_floats(ref::add(y, f32_weights(step.weight_bytes(tensor + ".bias"))));
+      if (m.qk_norm && head_norm) {
+        y = as_floats(ref::rmsnorm(y, m.head_dim, kRmsEps, f32_weights(step.weight_bytes(tensor + "_norm.weight"))));
+      }
+      return y;
+    };
+    const auto q = as_floats(ref::rope(projection("q", true), m.head_dim, position, layout, step.rope_base()));
+    const auto k = as_floats(ref::rope(projection("k", true), m.head_dim, position, layout, step.rope_base()));
+    const auto v = projection("v", false);
     // The caches as fp32, the new token's row as the store rounds it.
     std::vector<float> k_cache(std::size_t{context} * kv), v_cache(k_cache.size());
     for (std::size_t i = 0; i < k_cache.size(); ++i) {
