@@ -29,11 +29,6 @@ cmake --build --preset ci -j "$((jobs + 1))"
 # CPU references between lavapipe's threads), so they run side by side; every
 # test's timeout is at least 3x its idle duration, which covers the sharing.
 # The gate's report is printed when both are done.
-# lavapipe compiles every variant's pipeline with LLVM; the checks run each
-# once on small shapes, so its IR optimisation passes cost more than they
-# save (GALLIVM_PERF=nopt: measured 132 s -> 89 s for attention_decode's
-# covering array). The code is the same SPIR-V, compiled without them.
-export GALLIVM_PERF="${GALLIVM_PERF-nopt}"
 stage "unit and integration tests (ctest), and beside them the correctness gate: a covering array of every kernel's paths and the committed winners (vktune check)"
 gate_log=$(mktemp)
 bash ci/gate.sh build/ci/vktune >"$gate_log" 2>&1 &

@@ -40,7 +40,9 @@ class ModelCli : public testing::VktuneProcessTest {
 TEST_F(ModelCli, TunesEveryOpOfTheDecodeStepAndExportsTheirTable) {
   const auto model = tiny_model();
   const auto db = (dir / "m.db").string();
-  const auto r = run("model " + model + " --device 0 --time 45s --prompt 0 --context 64 --seed 3 --json --db " + db);
+  // --time bounds the baselines' phase too: 80 s reaches every op with room
+  // (the baselines took some 20 s idle, over 45 s beside the other tests).
+  const auto r = run("model " + model + " --device 0 --time 80s --prompt 0 --context 64 --seed 3 --json --db " + db);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto report = json::parse(r.out);
   EXPECT_EQ(report.at("format"), "vktune-model");
