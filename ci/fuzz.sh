@@ -5,15 +5,26 @@
 # it the job is skipped. Exits non-zero when a fuzzer finds a crash (the input
 # is kept under build/fuzz/artifacts/, the log under build/fuzz/logs/).
 #   FUZZ_TARGETS="fuzz_gguf_reader ..."  runs only those.
+#   ci/fuzz.sh --long  the nightly job: 600 s a target (FUZZ_SECONDS still
+#                      overrides), on the corpus earlier runs grew and kept
+#                      in build/fuzz/corpus/ (the per-push run is 10 s).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+long=0
+for arg in "$@"; do
+  case "$arg" in
+    --long) long=1 ;;
+    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d'; exit 0 ;;
+    *) echo "fuzz: unknown argument '$arg' (--long, --help)" >&2; exit 2 ;;
+  esac
+done
 
 if ! command -v clang++ >/dev/null 2>&1; then
   echo "fuzz: clang++ not found; skipped"
   exit 0
 fi
 
-seconds="${FUZZ_SECONDS:-30}"
+if [ "$long" -eq 1 ]; then seconds="${FUZZ_SECONDS:-600}"; else seconds="${FUZZ_SECONDS:-30}"; fi
 jobs="${JOBS:-2}"
 targets=(${FUZZ_TARGETS:-fuzz_gguf_reader fuzz_runtime_json fuzz_runtime_sqlite fuzz_import_table fuzz_measurements_csv fuzz_spec_loader})
 start=$SECONDS

@@ -25,6 +25,10 @@ runtime::DeviceCapabilities runtime_capabilities(const vk::DeviceInfo& info) {
   for (const auto& [on, name] : enabled) {
     if (on) caps.features.emplace_back(name);
   }
+  // The subgroup operations, as required_features names them.
+  if (info.subgroup_in_compute) {
+    for (const auto& op : info.subgroup_operations) caps.features.push_back("subgroup_" + op);
+  }
   caps.max_shared_memory_bytes = info.max_shared_memory_bytes;
   caps.max_invocations = info.max_workgroup_invocations;
   caps.min_subgroup_size = info.min_subgroup_size;

@@ -60,7 +60,8 @@ typedef struct vktune_device {
 
 /* What the device offers (optional): an entry needing more is skipped. */
 typedef struct vktune_capabilities {
-  const char* const* features; /* enabled Vulkan feature members' names, e.g. "shaderFloat16" */
+  const char* const* features; /* enabled Vulkan feature members' names, e.g. "shaderFloat16", and the subgroup
+                                  operations supported in compute, e.g. "subgroup_shuffle" */
   size_t feature_count;
   uint32_t max_shared_memory_bytes;
   uint32_t max_invocations;
@@ -136,7 +137,10 @@ typedef struct vktune_lookup {
   const char* variant_hash;      /* "" for the baseline */
   const char* config_json;       /* "" for the baseline */
   /* Every device feature the stages need enabled (Vulkan member names, e.g.
-   * "shaderFloat16", "subgroupSizeControl"); vktune_runtime_vulkan.h enables them. */
+   * "shaderFloat16", "subgroupSizeControl"; vktune_runtime_vulkan.h enables
+   * them) and every subgroup operation they use in compute ("subgroup_basic",
+   * "_vote", "_arithmetic", "_ballot", "_shuffle", "_shuffle_relative",
+   * "_clustered", "_quad": supportedOperations bits, checked, not enabled). */
   const char* const* features;
   size_t feature_count;
   /* The 32-bit words every stage gets as push constants, for the queried

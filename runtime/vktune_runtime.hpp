@@ -79,8 +79,9 @@ struct DeviceIdentity {
 bool operator==(const DeviceIdentity& a, const DeviceIdentity& b);
 
 // What a device offers that variants may need: the optional features it has
-// enabled (Vulkan feature members' names, as required_features() spells
-// them) and its limits. `known` false (the default): nothing is checked.
+// enabled and the subgroup operations it supports in compute (the names
+// required_features() spells: Vulkan feature members, "subgroup_*") and its
+// limits. `known` false (the default): nothing is checked.
 struct DeviceCapabilities {
   bool known = false;
   std::vector<std::string> features{};
@@ -119,10 +120,15 @@ std::array<std::uint32_t, 3> workgroup_counts(const DispatchRule& rule, const Sh
 // kernels' X_QUANT=1 variants), "shaderInt8", "shaderInt16", "shaderFloat16",
 // "shaderFloat64", "storageBuffer8BitAccess", "storageBuffer16BitAccess",
 // "uniformAndStorageBuffer16BitAccess", "vulkanMemoryModel" and
-// "cooperativeMatrixNV" (VK_NV_cooperative_matrix's cooperativeMatrix).
-// Capabilities every Vulkan compute device has (Shader, the subgroup
-// operations) add nothing. Sorted, without duplicates. Throws Error(format)
-// when the words are not a SPIR-V module.
+// "cooperativeMatrixNV" (VK_NV_cooperative_matrix's cooperativeMatrix);
+// and the subgroup operations it uses, which a device has or lacks rather
+// than enables (VkPhysicalDeviceSubgroupProperties::supportedOperations, in
+// the compute stage): "subgroup_basic", "subgroup_vote",
+// "subgroup_arithmetic", "subgroup_ballot", "subgroup_shuffle",
+// "subgroup_shuffle_relative", "subgroup_clustered", "subgroup_quad".
+// Capabilities every Vulkan compute device has (Shader) add nothing. Sorted,
+// without duplicates. Throws Error(format) when the words are not a SPIR-V
+// module.
 std::vector<std::string> required_features(const std::vector<std::uint32_t>& spirv);
 
 // A specialization constant: its constant_id and its 32-bit value (integers

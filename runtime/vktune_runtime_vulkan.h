@@ -143,10 +143,50 @@ static inline VkBool32* vktune_vulkan_feature_member(vktune_vulkan_features* f, 
   return NULL;
 }
 
+/* The subgroup operations by the names a lookup's features give them, with
+ * their VkSubgroupFeatureFlagBits. */
+#define VKTUNE_VULKAN_SUBGROUP_OPERATION_COUNT 8
+static const struct vktune_vulkan_subgroup_operation_name {
+  const char* name;
+  VkSubgroupFeatureFlags bit;
+} vktune_vulkan_subgroup_operations[VKTUNE_VULKAN_SUBGROUP_OPERATION_COUNT] = {
+    {"subgroup_basic", VK_SUBGROUP_FEATURE_BASIC_BIT},
+    {"subgroup_vote", VK_SUBGROUP_FEATURE_VOTE_BIT},
+    {"subgroup_arithmetic", VK_SUBGROUP_FEATURE_ARITHMETIC_BIT},
+    {"subgroup_ballot", VK_SUBGROUP_FEATURE_BALLOT_BIT},
+    {"subgroup_shuffle", VK_SUBGROUP_FEATURE_SHUFFLE_BIT},
+    {"subgroup_shuffle_relative", VK_SUBGROUP_FEATURE_SHUFFLE_RELATIVE_BIT},
+    {"subgroup_clustered", VK_SUBGROUP_FEATURE_CLUSTERED_BIT},
+    {"subgroup_quad", VK_SUBGROUP_FEATURE_QUAD_BIT}};
+
+/* The bit of a "subgroup_*" name; 0 for any other name. */
+static inline VkSubgroupFeatureFlags vktune_vulkan_subgroup_operation(const char* name) {
+  size_t i;
+  for (i = 0; i < VKTUNE_VULKAN_SUBGROUP_OPERATION_COUNT; ++i) {
+    if (strcmp(name, vktune_vulkan_subgroup_operations[i].name) == 0) return vktune_vulkan_subgroup_operations[i].bit;
+  }
+  return 0;
+}
+
+/* The subgroup operations the device supports in compute shaders (0 when
+ * its subgroups are not offered to the compute stage). */
+static inline VkSubgroupFeatureFlags vktune_vulkan_compute_subgroup_operations(VkPhysicalDevice physical) {
+  VkPhysicalDeviceSubgroupProperties subgroup;
+  VkPhysicalDeviceProperties2 properties;
+  memset(&subgroup, 0, sizeof subgroup);
+  subgroup.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES;
+  memset(&properties, 0, sizeof properties);
+  properties.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
+  properties.pNext = &subgroup;
+  vkGetPhysicalDeviceProperties2(physical, &properties);
+  return (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) ? subgroup.supportedOperations : 0;
+}
+
 /* Fills `enable` with the named features (a lookup's `features`) after
- * checking that the physical device has each; VK_ERROR_FEATURE_NOT_PRESENT
- * with *missing naming the first it lacks (or that this helper cannot
- * enable). Needs a Vulkan 1.1 instance. */
+ * checking that the physical device has each ("subgroup_*" names: that its
+ * compute stage supports the operation, which needs no enabling);
+ * VK_ERROR_FEATURE_NOT_PRESENT with *missing naming the first it lacks (or
+ * that this helper cannot enable). Needs a Vulkan 1.1 instance. */
 static inline VkResult vktune_vulkan_features_for(VkPhysicalDevice physical, const char* const* names, size_t count,
                                                   vktune_vulkan_features* enable, const char** missing) {
   vktune_vulkan_features have;
@@ -173,7 +213,16 @@ static inline VkResult vktune_vulkan_features_for(VkPhysicalDevice physical, con
   vktune_vulkan_features_chain(enable, properties.apiVersion, has_cooperative_matrix_nv);
   vkGetPhysicalDeviceFeatures2(physical, &have.features2);
   for (n = 0; n < count; ++n) {
-    VkBool32* offered = vktune_vulkan_feature_member(&have, names[n]);
+    const VkSubgroupFeatureFlags operation = vktune_vulkan_subgroup_operation(names[n]);
+    VkBool32* offered;
+    if (operation != 0) {  /* a property to have, nothing to enable */
+      if ((vktune_vulkan_compute_subgroup_operations(physical) & operation) == 0) {
+        *missing = names[n];
+        return VK_ERROR_FEATURE_NOT_PRESENT;
+      }
+      continue;
+    }
+    offered = vktune_vulkan_feature_member(&have, names[n]);
     if (offered == NULL || *offered != VK_TRUE) {
       *missing = names[n];
       return VK_ERROR_FEATURE_NOT_PRESENT;
@@ -199,7 +248,7 @@ static const char* const vktune_vulkan_feature_names[VKTUNE_VULKAN_FEATURE_COUNT
  * compute shared memory and invocation limits, its subgroup size range. */
 typedef struct vktune_vulkan_capabilities {
   vktune_capabilities capabilities;
-  const char* names[VKTUNE_VULKAN_FEATURE_COUNT]; /* capabilities.features points here */
+  const char* names[VKTUNE_VULKAN_FEATURE_COUNT + VKTUNE_VULKAN_SUBGROUP_OPERATION_COUNT]; /* capabilities.features */
 } vktune_vulkan_capabilities;
 
 static inline void vktune_vulkan_capabilities_of(VkPhysicalDevice physical, vktune_vulkan_capabilities* out) {
@@ -207,6 +256,7 @@ static inline void vktune_vulkan_capabilities_of(VkPhysicalDevice physical, vktu
   const char* none = NULL;
   VkPhysicalDeviceVulkan13Properties v13;
   VkPhysicalDeviceProperties2 properties;
+  VkSubgroupFeatureFlags supported;
   size_t i;
   memset(out, 0, sizeof *out);
   /* vktune_vulkan_features_for with no names: the chain of what the device has. */
@@ -221,6 +271,12 @@ static inline void vktune_vulkan_capabilities_of(VkPhysicalDevice physical, vktu
   for (i = 0; i < VKTUNE_VULKAN_FEATURE_COUNT; ++i) {
     const VkBool32* member = vktune_vulkan_feature_member(&offered, vktune_vulkan_feature_names[i]);
     if (member != NULL && *member == VK_TRUE) out->names[out->capabilities.feature_count++] = vktune_vulkan_feature_names[i];
+  }
+  supported = vktune_vulkan_compute_subgroup_operations(physical);
+  for (i = 0; i < VKTUNE_VULKAN_SUBGROUP_OPERATION_COUNT; ++i) {
+    if (supported & vktune_vulkan_subgroup_operations[i].bit) {
+      out->names[out->capabilities.feature_count++] = vktune_vulkan_subgroup_operations[i].name;
+    }
   }
   out->capabilities.features = out->names;
   out->capabilities.max_shared_memory_bytes = properties.properties.limits.maxComputeSharedMemorySize;

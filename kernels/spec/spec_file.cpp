@@ -55,7 +55,11 @@ Tolerance tolerance_of(const Node& node) {
   Tolerance t;
   t.rel_l2 = node.at("rel_l2").number();
   t.max_rel = node.at("max_rel").number();
-  if (!(t.rel_l2 > 0) || !(t.max_rel > 0)) node.fail("tolerances must be positive");
+  // 0 is an exact op's tolerance (a transpose, a copy, a gather): every
+  // output equal to its reference. Negative, infinite or NaN bounds nothing.
+  if (!(t.rel_l2 >= 0) || !(t.max_rel >= 0) || !std::isfinite(t.rel_l2) || !std::isfinite(t.max_rel)) {
+    node.fail("tolerances must be 0 (an exact op) or positive and finite");
+  }
   return t;
 }
 

@@ -229,7 +229,10 @@ LookupResult Table::lookup(const Query& query, const std::optional<Contract>& ba
     const auto level = static_cast<rules::Level>(l);
     const Match m = match_of(level);
     if (best && best_candidate.level == level) {
+      // What the level also held and could not use: an entry nearer the
+      // shape that this device cannot run is said, not silently passed over.
       result.explain.push_back(std::string(level_text(m)) + ": matched");
+      for (const auto& s : skipped[level]) result.explain.push_back("  skipped " + s);
       break;
     }
     std::string line = std::string(level_text(m)) + ": ";

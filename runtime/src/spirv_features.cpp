@@ -1,8 +1,14 @@
-// required_features: the device features a SPIR-V module's capabilities need.
-// SPIR-V puts every OpCapability right after the 5-word header, so the scan
-// stops at the first other instruction.
+// required_features: what a SPIR-V module's capabilities need of a device:
+// Vulkan feature members to enable, and the subgroup operations
+// (VkPhysicalDeviceSubgroupProperties::supportedOperations, in compute) it
+// uses. SPIR-V puts every OpCapability right after the 5-word header, so the
+// scan stops at the first other instruction. Capability numbers and the
+// OpCapability opcode are spirv-headers' (Debian's spirv-headers), not
+// typed here.
 #include <algorithm>
 #include <map>
+
+#include <spirv/unified1/spirv.h>
 
 #include "vktune_runtime.hpp"
 
@@ -10,26 +16,33 @@ namespace vktune::runtime {
 
 namespace {
 
-constexpr std::uint32_t kMagic = 0x07230203u;
-constexpr std::uint32_t kOpCapability = 17;
-
-// Capability numbers from the SPIR-V specification (and its extensions).
-const std::map<std::uint32_t, const char*>& feature_of_capability() {
+const std::map<std::uint32_t, const char*>& need_of_capability() {
   static const std::map<std::uint32_t, const char*> map = {
-      {9, "shaderFloat16"},                          // Float16
-      {10, "shaderFloat64"},                         // Float64
-      {11, "shaderInt64"},                           // Int64
-      {22, "shaderInt16"},                           // Int16
-      {39, "shaderInt8"},                            // Int8
-      {4433, "storageBuffer16BitAccess"},            // StorageBuffer16BitAccess
-      {4434, "uniformAndStorageBuffer16BitAccess"},  // UniformAndStorageBuffer16BitAccess
-      {4448, "storageBuffer8BitAccess"},             // StorageBuffer8BitAccess
-      {5345, "vulkanMemoryModel"},                   // VulkanMemoryModel
-      {5357, "cooperativeMatrixNV"},                 // CooperativeMatrixNV
-      {6016, "shaderIntegerDotProduct"},             // DotProductInputAll
-      {6017, "shaderIntegerDotProduct"},             // DotProductInput4x8Bit
-      {6018, "shaderIntegerDotProduct"},             // DotProductInput4x8BitPacked
-      {6019, "shaderIntegerDotProduct"},             // DotProduct
+      {SpvCapabilityFloat16, "shaderFloat16"},
+      {SpvCapabilityFloat64, "shaderFloat64"},
+      {SpvCapabilityInt64, "shaderInt64"},
+      {SpvCapabilityInt16, "shaderInt16"},
+      {SpvCapabilityInt8, "shaderInt8"},
+      {SpvCapabilityStorageBuffer16BitAccess, "storageBuffer16BitAccess"},
+      {SpvCapabilityUniformAndStorageBuffer16BitAccess, "uniformAndStorageBuffer16BitAccess"},
+      {SpvCapabilityStorageBuffer8BitAccess, "storageBuffer8BitAccess"},
+      {SpvCapabilityVulkanMemoryModel, "vulkanMemoryModel"},
+      {SpvCapabilityCooperativeMatrixNV, "cooperativeMatrixNV"},
+      {SpvCapabilityDotProductInputAll, "shaderIntegerDotProduct"},
+      {SpvCapabilityDotProductInput4x8Bit, "shaderIntegerDotProduct"},
+      {SpvCapabilityDotProductInput4x8BitPacked, "shaderIntegerDotProduct"},
+      {SpvCapabilityDotProduct, "shaderIntegerDotProduct"},
+      // Subgroup operations: properties the device has, not features to
+      // enable (the names start "subgroup_"; vktune_runtime_vulkan.h checks
+      // them against supportedOperations instead of enabling them).
+      {SpvCapabilityGroupNonUniform, "subgroup_basic"},
+      {SpvCapabilityGroupNonUniformVote, "subgroup_vote"},
+      {SpvCapabilityGroupNonUniformArithmetic, "subgroup_arithmetic"},
+      {SpvCapabilityGroupNonUniformBallot, "subgroup_ballot"},
+      {SpvCapabilityGroupNonUniformShuffle, "subgroup_shuffle"},
+      {SpvCapabilityGroupNonUniformShuffleRelative, "subgroup_shuffle_relative"},
+      {SpvCapabilityGroupNonUniformClustered, "subgroup_clustered"},
+      {SpvCapabilityGroupNonUniformQuad, "subgroup_quad"},
   };
   return map;
 }
@@ -37,21 +50,21 @@ const std::map<std::uint32_t, const char*>& feature_of_capability() {
 }  // namespace
 
 std::vector<std::string> required_features(const std::vector<std::uint32_t>& spirv) {
-  if (spirv.size() < 5 || spirv[0] != kMagic) {
+  if (spirv.size() < 5 || spirv[0] != SpvMagicNumber) {
     throw Error(Error::Kind::format, "vktune: not a SPIR-V module (" + std::to_string(spirv.size()) +
                                          " words, no SPIR-V magic number at word 0)");
   }
   std::vector<std::string> features;
   for (std::size_t at = 5; at < spirv.size();) {
-    const std::uint32_t words = spirv[at] >> 16, opcode = spirv[at] & 0xFFFFu;
+    const std::uint32_t words = spirv[at] >> SpvWordCountShift, opcode = spirv[at] & SpvOpCodeMask;
     if (words == 0 || at + words > spirv.size()) {
       throw Error(Error::Kind::format, "vktune: SPIR-V instruction at word " + std::to_string(at) +
                                            " has a bad word count " + std::to_string(words));
     }
-    if (opcode != kOpCapability) break;
+    if (opcode != SpvOpCapability) break;
     if (words >= 2) {
-      const auto it = feature_of_capability().find(spirv[at + 1]);
-      if (it != feature_of_capability().end()) features.emplace_back(it->second);
+      const auto it = need_of_capability().find(spirv[at + 1]);
+      if (it != need_of_capability().end()) features.emplace_back(it->second);
     }
     at += words;
   }

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.hpp"
+#include "engine/validation.hpp"
 #include "kernels/spec/spec_file.hpp"
 #include "kernels/spec/spec_kernel.hpp"
 #include "kernels/spec/spec_templates.hpp"
@@ -214,6 +215,25 @@ TEST(SpecLoader, UnknownTypesRolesFieldsAndOps) {
   spec = valid_json();
   spec["buffers"][1]["init"]["kind"] = "ones";
   expect_error(spec, "/buffers/1/init/kind", "unknown init kind");
+}
+
+// 0 is an exact op's tolerance; below 0 bounds nothing.
+TEST(SpecLoader, ToleranceZeroIsExactAndNegativeIsRefused) {
+  auto spec = valid_json();
+  spec["tolerance"] = {{"rel_l2", 0}, {"max_rel", 0}};
+  const SpecKernel exact(parse_spec(spec.dump(), "my/spec.json", reader()));
+  EXPECT_EQ(exact.tolerance(Shape{3, 100}).rel_l2, 0);
+  EXPECT_EQ(exact.tolerance(Shape{3, 100}).max_rel, 0);
+  spec["tolerance"] = {{"rel_l2", -1e-6}, {"max_rel", 0}};
+  expect_error(spec, "/tolerance", "tolerances must be 0 (an exact op) or positive and finite");
+}
+
+// With tolerance 0, one output off by the smallest step fails; equal passes.
+TEST(SpecLoader, AZeroToleranceFailsAnyDifference) {
+  const std::vector<double> expected{1.0, -2.5, 3.25};
+  const kernels::Tolerance exact{0, 0};
+  EXPECT_TRUE(compare_output({1.0f, -2.5f, 3.25f}, expected, exact).passed);
+  EXPECT_FALSE(compare_output({1.0f, -2.5f, std::nextafter(3.25f, 4.0f)}, expected, exact).passed);
 }
 
 TEST(SpecLoader, ExpressionsThatDoNotParseOrNameUnknownVariables) {

@@ -44,7 +44,7 @@ DeviceIdentity gpu(std::uint32_t vendor, std::uint32_t device, std::uint32_t dri
 // A winner of matmul_q4k with a contract: shape class by M, optionally a
 // dimension specialised, optionally needing cooperative matrices.
 Winner entry(std::int64_t device, const std::string& shape, std::uint32_t tag, bool decode, bool coopmat = false,
-             bool specialize_k = false) {
+             bool specialize_k = false, std::uint32_t another_capability = 0) {
   Winner w;
   w.device_id = device;
   w.kernel = "matmul_q4k";
@@ -54,6 +54,7 @@ Winner entry(std::int64_t device, const std::string& shape, std::uint32_t tag, b
   w.config_json = R"({"TAG":)" + std::to_string(tag) + "}";
   w.spirv = {0x07230203u, 0x00010300u, 0u, tag + 1, 0u, kOpCapability, 1u};
   if (coopmat) w.spirv.insert(w.spirv.end(), {kOpCapability, kCooperativeMatrixNV});
+  if (another_capability != 0) w.spirv.insert(w.spirv.end(), {kOpCapability, another_capability});
   w.local_size[0] = 64;
   w.dispatch_json = R"([{"divisor":4,"shape_dim":1},{"divisor":1,"shape_dim":0},{"divisor":1,"shape_dim":-1}])";
   w.median_ns = 1000 + tag;
@@ -188,6 +189,43 @@ TEST_F(LookupAgreement, RuntimeAndHeaderChooseTheSameEntryAtEveryLevel) {
     EXPECT_EQ(got[i], expected[i]) << queries[i].label << " shape " << shape << " mode '" << queries[i].cache_mode
                                    << "' coopmat " << queries[i].has_coopmat;
   }
+}
+
+// A variant whose SPIR-V uses subgroup shuffles (GroupNonUniformShuffle, 65,
+// declared by 47 of the 80 modules in the committed H200 table) is served
+// only to a device whose compute stage supports them: the runtime reads the
+// need from the module, skips the entry for a device without, and says why.
+TEST_F(LookupAgreement, AVariantNeedingSubgroupShufflesIsSkippedOnADeviceWithout) {
+  constexpr std::uint32_t kGroupNonUniformShuffle = 65u;
+  auto store = Store::open(db_path());
+  const auto h200 = gpu(kNvidia, 0x2335, 100, "NVIDIA H200", "aaaa");
+  const auto device = store.upsert_device(h200);
+  const auto shuffles = entry(device, "1,4096,4096", 1, true, false, false, kGroupNonUniformShuffle);  // the exact shape
+  const auto plain = entry(device, "2,4096,4096", 2, true);  // a shape further away
+  for (const auto& w : {shuffles, plain}) {
+    store.upsert_variant(VariantRecord{w.variant_hash, w.kernel, "matmul_q4k.comp", w.config_json, "", ""});
+    store.set_winner(w);
+  }
+  const auto table = rt::Table::from_json_text(export_table(store).dump(), "shuffles.json");
+  rt::Query query;
+  query.device = {h200.vendor_id, h200.device_id, h200.driver_version, h200.name, h200.device_uuid};
+  query.kernel = "matmul_q4k";
+  query.shape = {1, 4096, 4096};
+  query.capabilities.known = true;
+  query.capabilities.max_invocations = 1024;
+  query.capabilities.max_shared_memory_bytes = 48 * 1024;
+  query.capabilities.features = {"subgroup_basic", "subgroup_shuffle"};
+  const auto with = table.lookup(query);
+  EXPECT_EQ(with.entry->variant_hash, "v1");
+  EXPECT_NE(std::find(with.contract.features.begin(), with.contract.features.end(), "subgroup_shuffle"),
+            with.contract.features.end());
+
+  query.capabilities.features = {"subgroup_basic"};
+  const auto without = table.lookup(query);
+  EXPECT_EQ(without.entry->variant_hash, "v2");
+  std::string explain;
+  for (const auto& line : without.explain) explain += line + "\n";
+  EXPECT_NE(explain.find("it needs the subgroup operation shuffle in compute shaders"), std::string::npos) << explain;
 }
 
 }  // namespace

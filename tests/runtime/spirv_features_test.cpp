@@ -20,13 +20,25 @@ std::vector<std::uint32_t> module_with(std::initializer_list<std::uint32_t> capa
 }  // namespace
 
 TEST(RequiredFeatures, MapsCapabilitiesToFeatureNames) {
-  // Shader (1) and GroupNonUniformShuffle (65) need nothing; DotProduct (6019)
-  // and DotProductInput4x8BitPacked (6018) both mean shaderIntegerDotProduct.
+  // Shader (1) needs nothing; DotProduct (6019) and
+  // DotProductInput4x8BitPacked (6018) both mean shaderIntegerDotProduct;
+  // GroupNonUniformShuffle (65) is a subgroup operation the device must have.
   EXPECT_EQ(rt::required_features(module_with({1, 65, 6019, 6018, 39})),
-            (std::vector<std::string>{"shaderInt8", "shaderIntegerDotProduct"}));
+            (std::vector<std::string>{"shaderInt8", "shaderIntegerDotProduct", "subgroup_shuffle"}));
   EXPECT_EQ(rt::required_features(module_with({1, 4433, 5357})),
             (std::vector<std::string>{"cooperativeMatrixNV", "storageBuffer16BitAccess"}));
   EXPECT_TRUE(rt::required_features(module_with({1})).empty());
+}
+
+// Every subgroup-operation capability of the SPIR-V specification (61 to 68:
+// GroupNonUniform, Vote, Arithmetic, Ballot, Shuffle, ShuffleRelative,
+// Clustered, Quad), numbers written here from the specification so that the
+// mapping through spirv-headers is checked against them.
+TEST(RequiredFeatures, NamesEverySubgroupOperation) {
+  EXPECT_EQ(rt::required_features(module_with({61, 62, 63, 64, 65, 66, 67, 68})),
+            (std::vector<std::string>{"subgroup_arithmetic", "subgroup_ballot", "subgroup_basic", "subgroup_clustered",
+                                      "subgroup_quad", "subgroup_shuffle", "subgroup_shuffle_relative",
+                                      "subgroup_vote"}));
 }
 
 TEST(RequiredFeatures, RejectsWhatIsNotSpirv) {

@@ -48,7 +48,7 @@ ChainCheck check_mobilenet(const Network& net, const Weights& weights, const cha
     const auto v = compare_output(got, want, verdict.tolerance);
     verdict.rel_l2 = v.rel_l2, verdict.max_rel = v.max_rel, verdict.passed = v.passed, verdict.why = v.reason;
     check.failed += !verdict.passed;
-    check.worst_share = std::max(check.worst_share, v.rel_l2 / verdict.tolerance.rel_l2);
+    if (verdict.tolerance.rel_l2 > 0) check.worst_share = std::max(check.worst_share, v.rel_l2 / verdict.tolerance.rel_l2);
     check.layers.push_back(std::move(verdict));
   }
   const auto& last = net.last();
