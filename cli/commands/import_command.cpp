@@ -10,6 +10,7 @@
 #include "results/import.hpp"
 #include "cli/commands/commands.hpp"
 #include "cli/commands/options.hpp"
+#include "vktune_runtime.hpp"
 
 namespace vktune::cli {
 
@@ -31,7 +32,18 @@ results::TableContents read_table_file(const std::string& file) {
   std::ostringstream text;
   text << in.rdbuf();
   if (!in || in.bad()) throw Error(ErrorKind::io, "cannot read table " + file);
-  return results::read_table_text(text.str(), file);
+  auto table = results::read_table_text(text.str(), file);
+  // The runtime library's own parser on the whole table: an entry it would
+  // refuse when it loads the database or an export of it (a divisor of 0, an
+  // axis naming a dimension the shape lacks, 33 push-constant words, ...)
+  // is refused here, before the database is touched, not imported to make
+  // every later table of that database unloadable.
+  try {
+    (void)runtime::Table::from_json_text(text.str(), file);
+  } catch (const runtime::Error& e) {
+    throw Error(ErrorKind::format, "cannot import " + file + ": the runtime library refuses it: " + e.what());
+  }
+  return table;
 }
 
 }  // namespace
@@ -54,7 +66,9 @@ tables tuned on several GPUs of one model are combined with
     vktune export --db merged.db -o OUT.json
 
 Every SPIR-V hash of an imported table is recomputed from its words and a
-mismatch rejects the table, as does a field not of the form vktune writes.
+mismatch rejects the table, as does a field not of the form vktune writes,
+and any entry the runtime library's own parser refuses (a contract it could
+not serve: a divisor of 0, an axis naming a dimension the shape lacks, ...).
 
 See docs/RESULTS_DATABASE.md and docs/TABLE_FORMAT.md, "Import rules".
 )vkt");

@@ -148,6 +148,34 @@ TEST_F(ExportCliTest, JsonColumnsNestedTooDeepAreExportedOrSkippedNotACrash) {
   }
 }
 
+// A contract vktune's own checks let through but the runtime library cannot
+// serve (a dispatch divisor of 0, which would divide by zero in every
+// application using the table) is refused by the runtime's parser at
+// import: one line naming it, exit 2, the database as it was.
+TEST_F(ExportCliTest, AnEntryTheRuntimeWouldRefuseIsNotImported) {
+  RandomData random;
+  SCOPED_TRACE(random.trace());
+  {
+    auto store = Store::open(db_path());
+    fill_store(store, random);
+  }
+  auto table = export_table(Store::open(db_path()));
+  auto& winner = table["winners"][0];
+  winner["contract"]["stages"][0]["dispatch"][0]["divisor"] = 0;
+  for (const auto& d : table["devices"]) {
+    if (d["id"] == winner["device"]) winner["entry_hash"] = table_entry_hash(d, winner);  // signed: only the rule is bad
+  }
+  const auto bad = dir_.path() / "divisor0.json";
+  std::ofstream(bad) << table.dump(2);
+  const auto target = dir_.path() / "target.db";
+  const auto imported = vktune("import " + quoted(bad) + " --db " + quoted(target));
+  EXPECT_EQ(imported.exit_code, 2) << imported.err;
+  EXPECT_EQ(std::count(imported.err.begin(), imported.err.end(), '\n'), 1) << imported.err;
+  EXPECT_NE(imported.err.find("the runtime library refuses it"), std::string::npos) << imported.err;
+  EXPECT_NE(imported.err.find("divisor"), std::string::npos) << imported.err;
+  EXPECT_FALSE(std::filesystem::exists(target));
+}
+
 TEST_F(ExportCliTest, BadInputIsOneLineOnStderrAndANonZeroExit) {
   {
     auto store = Store::open(db_path());
