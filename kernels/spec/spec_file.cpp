@@ -279,6 +279,43 @@ void add_parameter(Definition& d, const Parameter& p, const Delivery& delivery, 
   d.delivery.push_back(delivery);
 }
 
+// A name the spec defines for every variant that its template also
+// #defines, outside an #ifndef of that name: glslang says "Macro redefined"
+// once per variant and the run fails them all. Said once, at load, with the
+// fix. vktune's own templates ("vktune:...") are not read here.
+void refuse_hard_coded_defines(const Node& template_node, const std::string& template_file,
+                               const std::set<std::string>& defined) {
+  const auto files = registered_template_files();
+  const auto file = files.find(template_file);
+  if (file == files.end() || defined.empty()) return;
+  std::istringstream lines(file->second);
+  std::vector<std::string> guards;  // per open conditional: the name an #ifndef guards, else ""
+  int number = 0;
+  for (std::string line; std::getline(lines, line);) {
+    ++number;
+    std::istringstream words(line);
+    std::string directive, name;
+    words >> directive >> name;
+    if (directive == "#ifndef") {
+      guards.push_back(name);
+    } else if (directive == "#if") {
+      const std::string negated = "!defined(";
+      guards.push_back(name.rfind(negated, 0) == 0 ? name.substr(negated.size(), name.find(')') - negated.size()) : "");
+    } else if (directive == "#ifdef") {
+      guards.push_back("");
+    } else if (directive == "#endif") {
+      if (!guards.empty()) guards.pop_back();
+    } else if (directive == "#define") {
+      const auto macro = name.substr(0, name.find('('));
+      if (defined.count(macro) && std::find(guards.begin(), guards.end(), macro) == guards.end()) {
+        template_node.fail("line " + std::to_string(number) + " of the template #defines " + macro +
+                           ", which the spec defines for every variant (glslang: \"Macro redefined\"): guard it "
+                           "with #ifndef " + macro + " ... #endif, or make " + macro + " a constant");
+      }
+    }
+  }
+}
+
 Delivery delivery_of(const Node& p) {
   Delivery delivery;
   if (p.has("constant_id")) delivery.constant_id = static_cast<std::uint32_t>(p.at("constant_id").integer(0, 0x7fffffffll));
@@ -340,6 +377,12 @@ PathSpec path_spec_of(const Node& node, Definition& d, const FileReader& read, s
     }
   }
   if (node.has("defines")) s.defines = defines_of(node.at("defines"), seen);
+  std::set<std::string> defined;
+  for (std::size_t i = 0; i < s.parameters.size(); ++i) {
+    if (deliveries[i].define) defined.insert(s.parameters[i].name);
+  }
+  for (const auto& [name, value] : s.defines) defined.insert(name);
+  refuse_hard_coded_defines(node.at("template"), tmpl, defined);
   for (std::size_t i = 0; i < s.parameters.size(); ++i) add_parameter(d, s.parameters[i], deliveries[i], parameter_nodes[i]);
   s.template_file = tmpl;
   return s;

@@ -217,6 +217,33 @@ TEST(SpecLoader, UnknownTypesRolesFieldsAndOps) {
   expect_error(spec, "/buffers/1/init/kind", "unknown init kind");
 }
 
+// A template that #defines a name the spec delivers as a define (ITEMS, a
+// parameter) fails every variant with "Macro redefined": refused at load,
+// naming the line and the fix; guarded by #ifndef (or #if !defined) it loads.
+TEST(SpecLoader, ATemplateThatHardCodesADefineIsRefusedWithTheFix) {
+  auto spec = valid_json();
+  spec["name"] = "t_hard_coded";
+  const std::string hard = "#version 450\n#define ITEMS 4\nlayout(local_size_x = WG) in;\nvoid main() {}\n";
+  try {
+    SpecKernel kernel(parse_spec(spec.dump(), "my/spec.json", reader({{"k.comp", hard}})));
+    FAIL() << "a template redefining ITEMS loaded";
+  } catch (const Error& e) {
+    const std::string message = e.what();
+    EXPECT_EQ(e.kind(), ErrorKind::usage);
+    EXPECT_NE(message.find("/subspaces/0/template"), std::string::npos) << message;
+    EXPECT_NE(message.find("line 2 of the template #defines ITEMS"), std::string::npos) << message;
+    EXPECT_NE(message.find("guard it with #ifndef ITEMS"), std::string::npos) << message;
+  }
+  // Each under its own spec name: a name's template text is registered once.
+  for (const auto& [guard, name] : {std::pair<std::string, std::string>{"#ifndef ITEMS", "t_guarded_ifndef"},
+                                    {"#if !defined(ITEMS)", "t_guarded_if"}}) {
+    spec["name"] = name;
+    const std::string guarded =
+        "#version 450\n" + guard + "\n#define ITEMS 4\n#endif\nlayout(local_size_x = WG) in;\nvoid main() {}\n";
+    EXPECT_NO_THROW(SpecKernel(parse_spec(spec.dump(), "my/spec.json", reader({{"k.comp", guarded}})))) << guard;
+  }
+}
+
 // 0 is an exact op's tolerance; below 0 bounds nothing.
 TEST(SpecLoader, ToleranceZeroIsExactAndNegativeIsRefused) {
   auto spec = valid_json();
