@@ -337,7 +337,7 @@ void run_step(const StepArgs& args, int& result_code) {
       }
       std::fflush(stdout);
       for (const auto& [kind, count] : m.baseline_kinds) {
-        std::cout << "    baseline: " << count << " x " << kind << "\n";
+        std::cout << "    baseline: " << count << " x " << escape_text(kind) << "\n";  // tensor names are the file's
       }
     }
     if (measured.size() == 2) std::cout << "  " << compare_chains(measured[0], measured[1]).text << "\n";
