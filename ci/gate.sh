@@ -6,7 +6,7 @@
 # measured on the H200 do not apply here), a pairwise covering array (every
 # value of every parameter, every pair of values of two; every value only
 # for the fp16- and SwiGLU-activation products, whose fp32 siblings take the
-# pairs: Kernel::covering_strength), the baseline, and
+# pairs: kernels::Path::covering_strength), the baseline, and
 # every winner committed in measurements/nvidia-h200/table.json (at the smallest shape of
 # its space it runs on where no check shape admits it). Fails when any
 # variant is wrong.

@@ -57,6 +57,11 @@ struct Path {
   // Its products run on the tensor cores: its share of the device's peak is
   // of the tensor-core ceiling, even where it runs slower than the FMA one.
   bool tensor_cores = false;
+  // What the correctness gate's covering array (tuner/covering.hpp) takes of
+  // the path: 2 = every pair of values of two parameters; 1 = every value of
+  // each, for a path that runs another kernel's path but for one part (how
+  // its activations are read or stored), whose own gate takes the pairs.
+  unsigned covering_strength = 2;
 };
 
 // The devices a pruning rule was measured on: every device (vendor_id 0) or
@@ -234,11 +239,6 @@ class Kernel {
   virtual void validate_shape(const Shape& shape) const = 0;
   virtual std::vector<Shape> default_shapes() const = 0;
   virtual std::vector<Shape> check_shapes() const = 0;  // small, for the CI gate
-  // What the CI gate's covering array takes of each path: 2 = every pair of
-  // values of two parameters; 1 = every value of each parameter, for a
-  // kernel that runs another kernel's code but for one part (how its
-  // activations are read or stored), whose own gate takes the pairs.
-  virtual unsigned covering_strength() const { return 2; }
   // Built once, on first use, by build_spaces; enumerations call this for
   // every config, so it must not rebuild anything.
   const std::vector<Space>& spaces() const;

@@ -239,6 +239,14 @@ std::vector<Space> QuantMatmul::build_spaces() const {
   decode.pruning = decode_pruning();
   prefill.paths = quant_coopmat::paths(prefill);
   prefill.pruning = prefill_pruning();
+  // The fp16 and SwiGLU activation kernels run their fp32 sibling's
+  // templates but for how x is read (and y stored): every value of each
+  // parameter with that read; the sibling's gate takes the pairs.
+  if (activations_ != Activations::fp32) {
+    for (auto* space : {&decode, &prefill}) {
+      for (auto& path : space->paths) path.covering_strength = 1;
+    }
+  }
   decode.shape_class = matmul::decode_shapes();
   prefill.shape_class = matmul::prefill_shapes();
   decode.bindings = prefill.bindings =

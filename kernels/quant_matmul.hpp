@@ -99,10 +99,6 @@ class QuantMatmul final : public Kernel {
   void validate_shape(const Shape& shape) const override;
   std::vector<Shape> default_shapes() const override;
   std::vector<Shape> check_shapes() const override;
-  // The fp16 and SwiGLU activation kernels run their fp32 sibling's
-  // templates but for how x is read (and y stored): every value of each
-  // parameter with that read; the sibling's gate takes the pairs.
-  unsigned covering_strength() const override { return activations_ == Activations::fp32 ? 2u : 1u; }
   std::vector<Space> build_spaces() const override;
   Config baseline(const Shape& shape) const override;
   // matmul_q4k before it joined the family (session 13): its integer path

@@ -105,14 +105,14 @@ std::vector<kernels::Config> cover_path(const std::vector<const kernels::Config*
 
 }  // namespace
 
-std::vector<kernels::Config> covering_configs(const SpaceEnumeration& space, unsigned strength) {
+std::vector<kernels::Config> covering_configs(const SpaceEnumeration& space, std::optional<unsigned> strength) {
   std::vector<kernels::Config> all;
   for (std::size_t path = 0; path < space.paths.size(); ++path) {
     std::vector<const kernels::Config*> configs;
     for (std::size_t i = 0; i < space.valid.size(); ++i) {
       if (space.path_of[i] == path) configs.push_back(&space.valid[i]);
     }
-    for (auto& c : cover_path(configs, strength >= 2)) all.push_back(std::move(c));
+    for (auto& c : cover_path(configs, strength.value_or(space.paths[path].covering_strength) >= 2)) all.push_back(std::move(c));
   }
   return all;
 }

@@ -178,7 +178,7 @@ SpaceEnumeration enumerate_space(const kernels::Kernel& kernel, const kernels::S
   SpaceEnumeration result;
   result.space_name = space.name;
   for (std::size_t p = 0; p < paths.size(); ++p) {
-    PathEnumeration counts{paths[p].name, 1, 0};
+    PathEnumeration counts{paths[p].name, 1, 0, paths[p].covering_strength};
     for (const auto& param : paths[p].parameters) {
       if (!param.values.empty() && counts.cartesian > kMaxPathConfigs / param.values.size()) {
         const std::string where = paths.size() > 1 ? "path '" + paths[p].name + "' of the " + space.name + " space"

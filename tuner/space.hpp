@@ -23,6 +23,7 @@ struct PathEnumeration {
   std::string name;
   std::size_t cartesian = 0;  // the product of the path's value counts
   std::size_t valid = 0;      // legal, and not pruned
+  unsigned covering_strength = 2;  // kernels::Path's, for the gate's covering
 };
 
 struct SpaceEnumeration {

@@ -133,7 +133,7 @@ std::vector<kernels::Config> select_configs(const kernels::Kernel& kernel, const
   auto space = enumerate_space(kernel, shape, info, parse_space_scope(args.space));
   if (args.variants == "all") return space.valid;
   if (args.variants == "covering") {
-    auto configs = covering_configs(space, kernel.covering_strength());
+    auto configs = covering_configs(space);
     const auto baseline = kernel.baseline(shape);
     if (std::find(configs.begin(), configs.end(), baseline) == configs.end()) configs.insert(configs.begin(), baseline);
     return configs;

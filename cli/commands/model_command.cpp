@@ -31,6 +31,7 @@ struct ModelArgs {
   std::optional<double> compile_timeout;
   std::uint32_t device = 0;
   std::string time = "20m";
+  std::size_t budget = 0;  // --budget; 0: none
   std::optional<std::uint32_t> prompt, context;  // defaults from the model (model_description.hpp)
   std::string db;
   std::string cache = to_string(CacheMode::cold);  // --cache, parsed where it is used
@@ -130,6 +131,7 @@ void run_model(ModelArgs args, int& result_code) {
   model::ModelTuneOptions options;
   options.deadline = deadline;
   options.prompt = prompt;
+  if (args.budget) options.budget = args.budget;
   options.tune.seed = args.seed;
   options.tune.cache_mode = parse_cache_mode(args.cache);
   options.tune.interrupted = [] { return InterruptGuard::reason(); };
@@ -149,6 +151,7 @@ void run_model(ModelArgs args, int& result_code) {
     report["database"] = store.path().string();
     report["seed"] = args.seed;
     report["time_budget_seconds"] = budget.count();
+    report["variant_budget"] = args.budget ? nlohmann::json(args.budget) : nlohmann::json(nullptr);
     std::cout << report.dump(2) << "\n";
   } else {
     model::print_model_report(std::cout, model, ops, results, context, prompt);
@@ -207,6 +210,10 @@ See docs/TUNING_A_MODEL.md.
   cmd->add_option("--time", args->time, "One budget for the whole run, e.g. 20m, 90s")
       ->capture_default_str()
       ->check(duration_validator());
+  cmd->add_option("--budget", args->budget,
+                  "At most N variants per op beside its baseline; the run ends once every op has had them, or at "
+                  "--time (default: --time alone)")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 20));
   cmd->add_option("--prompt", args->prompt,
                   "Prefill length in tokens (0: decode only; default: 512, or --context where that is less)")
       ->check(CLI::Range(0u, 1u << 20));

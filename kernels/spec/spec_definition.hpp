@@ -65,6 +65,7 @@ struct PathSpec {
   std::vector<Rule> pruning;
   std::vector<Stage> stages;
   std::optional<Tolerance> tolerance;
+  unsigned covering_strength = 2;  // "check_covering": "pairs" 2, "values" 1 (kernels::Path's)
 };
 
 enum class ElementType { f32, f16, i32, u32, i8, gguf };

@@ -333,7 +333,7 @@ Delivery delivery_of(const Node& p) {
 
 PathSpec path_spec_of(const Node& node, Definition& d, const FileReader& read, std::set<std::string>& names) {
   node.only({"name", "template", "parameters", "baseline", "defines", "local_size", "legality", "pruning", "stages",
-             "tolerance"});
+             "tolerance", "check_covering"});
   PathSpec s;
   s.name = node.at("name").identifier();
   if (!names.insert(s.name).second) node.at("name").fail("a second sub-space named '" + s.name + "'");
@@ -412,6 +412,12 @@ void path_rules(const Node& node, const Definition& d, PathSpec& s, const FileRe
     s.stages.push_back(stage_of(st, d, params, tmpl, local ? &*local : nullptr, read));
   }
   if (node.has("tolerance")) s.tolerance = tolerance_of(node.at("tolerance"));
+  if (node.has("check_covering")) {
+    const auto covering = node.at("check_covering");
+    const auto word = covering.string();
+    if (word != "pairs" && word != "values") covering.fail("must be \"pairs\" or \"values\", not \"" + word + "\"");
+    s.covering_strength = word == "pairs" ? 2 : 1;
+  }
 }
 
 }  // namespace

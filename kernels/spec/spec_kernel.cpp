@@ -107,6 +107,7 @@ std::vector<Space> SpecKernel::build_spaces() const {
   for (std::size_t i = 0; i < d_.paths.size(); ++i) {
     const auto& sub = d_.paths[i];
     Path path{sub.name, sub.parameters, {}};
+    path.covering_strength = sub.covering_strength;
     for (const auto& p : d_.parameters) {
       const bool varied = std::any_of(sub.parameters.begin(), sub.parameters.end(), [&](auto& q) { return q.name == p.name; });
       if (!varied) path.pinned[p.name] = p.name == kPathParameter ? static_cast<int>(i) : p.values.front();
@@ -122,7 +123,8 @@ std::vector<Space> SpecKernel::build_spaces() const {
                                }});
     }
   }
-  if (d_.paths.size() == 1) space.paths.clear();  // one path: the space itself
+  // One path: the space itself (unless it says how the gate covers it).
+  if (d_.paths.size() == 1 && d_.paths.front().covering_strength == 2) space.paths.clear();
   return {space};
 }
 

@@ -40,13 +40,16 @@ class ModelCli : public testing::VktuneProcessTest {
 TEST_F(ModelCli, TunesEveryOpOfTheDecodeStepAndExportsTheirTable) {
   const auto model = tiny_model();
   const auto db = (dir / "m.db").string();
-  // --time bounds the baselines' phase too: 80 s reaches every op with room
-  // (the baselines took some 20 s idle, over 45 s beside the other tests).
-  const auto r = run("model " + model + " --device 0 --time 80s --prompt 0 --context 64 --seed 3 --json --db " + db);
+  // --budget 1: every op's baseline and one variant, then the run ends, long
+  // before --time (the baselines took some 20 s idle, over 45 s beside the
+  // other tests).
+  const auto r =
+      run("model " + model + " --device 0 --time 300s --budget 1 --prompt 0 --context 64 --seed 3 --json --db " + db);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto report = json::parse(r.out);
   EXPECT_EQ(report.at("format"), "vktune-model");
   EXPECT_EQ(report.at("version"), 1);
+  EXPECT_EQ(report.at("variant_budget"), 1);
   const auto& ops = report.at("ops");
   ASSERT_EQ(ops.size(), 14u) << r.out;  // the distinct decode ops of the tiny model (tests/tuner/model_ops_test.cpp)
   double decode_us = 0, shares = 0;
@@ -56,6 +59,7 @@ TEST_F(ModelCli, TunesEveryOpOfTheDecodeStepAndExportsTheirTable) {
     EXPECT_TRUE(op.at("winner").get<bool>()) << op.dump();
     EXPECT_GT(op.at("baseline_ns").get<double>(), 0) << op.dump();
     EXPECT_GT(op.at("tuned_ns").get<double>(), 0) << op.dump();
+    EXPECT_LE(op.at("variants_measured").get<std::size_t>(), 2u) << op.dump();  // the baseline and one
     decode_us += op.at("per_token").get<double>() * op.at("tuned_ns").get<double>() / 1e3;
     shares += op.at("share_of_decode").get<double>();
     dispatches += op.at("per_token").get<std::uint32_t>();

@@ -167,22 +167,22 @@ TEST_P(KernelContract, EnumerationsHoldDistinctLegalConfigsAndPruningOnlyNarrows
   }
 }
 
-// Every pair of values of two parameters (every value, for a kernel of
+// Every pair of values of two parameters (every value, for a path of
 // covering strength 1) that a valid config of a path takes is in the
 // covering array, counted here by brute force, in the space the CI gate
 // covers (a device no H200 rule applies to); and the array stays small
 // enough for the gate's CPU driver.
 TEST_P(KernelContract, TheCoveringArrayTakesEveryPairOfEachPath) {
   const auto device = other_vendor();
-  const unsigned strength = kernel().covering_strength();
-  ASSERT_TRUE(strength == 1 || strength == 2) << kernel().name();
   for (const auto& shape : kernel().check_shapes()) {
     const auto space = enumerate_space(kernel(), shape, device, SpaceScope::pruned);
-    const auto cover = covering_configs(space, strength);
+    const auto cover = covering_configs(space);
     // 112: the quantized products' slot-scope x path (X_SCOPE=1, session 19)
     // took matmul_q4_0's and matmul_q8_0's to 103, past the 96 of before.
     EXPECT_LE(cover.size(), 112u) << label(shape) << ": the gate would validate " << cover.size() << " variants";
     for (std::size_t path = 0; path < space.paths.size(); ++path) {
+      const unsigned strength = space.paths[path].covering_strength;
+      ASSERT_TRUE(strength == 1 || strength == 2) << label(shape) << " path " << space.paths[path].name;
       // A value is the pair of a parameter with itself.
       using Pair = std::tuple<std::string, int, std::string, int>;
       auto pairs_of = [&](const Config& c) {
@@ -214,23 +214,32 @@ TEST_P(KernelContract, TheCoveringArrayTakesEveryPairOfEachPath) {
   }
 }
 
-// Strength 1 is for a kernel whose pairs another kernel's gate takes: the
-// quantized products with fp16 or SwiGLU activations, whose fp32 siblings
-// (same templates, same spaces) keep strength 2; and it takes fewer
-// variants than the pairs would.
+// Strength 1 is for a path whose pairs another kernel's gate takes: the
+// paths of the quantized products with fp16 or SwiGLU activations, whose
+// fp32 siblings (same templates, same spaces) keep strength 2 on every
+// path; and it takes fewer variants than the pairs would.
 TEST(CoveringStrength, OnlyKernelsWithAPairwiseSiblingTakeValuesOnly) {
   const auto device = other_vendor();
+  auto strengths = [](const kernels::Kernel& kernel) {
+    std::set<unsigned> found;
+    for (const auto& space : kernel.spaces()) {
+      for (const auto& path : space.effective_paths()) found.insert(path.covering_strength);
+    }
+    return found;
+  };
   std::size_t weaker = 0;
   for (const auto* kernel : kernels::all_kernels()) {
-    if (kernel->covering_strength() == 2) continue;
+    const auto found = strengths(*kernel);
+    if (found == std::set<unsigned>{2}) continue;
     ++weaker;
     const auto& name = kernel->name();
+    EXPECT_EQ(found, std::set<unsigned>{1}) << name << ": every path of an activation variant takes values only";
     const auto cut = name.rfind('_');
     ASSERT_NE(cut, std::string::npos) << name;
     const auto suffix = name.substr(cut);
     ASSERT_TRUE(suffix == "_f16" || suffix == "_swiglu") << name << " takes values only but is no activation variant";
     const auto& sibling = kernels::find_kernel(name.substr(0, cut));
-    EXPECT_EQ(sibling.covering_strength(), 2u) << sibling.name();
+    EXPECT_EQ(strengths(sibling), std::set<unsigned>{2}) << sibling.name();
     const auto shape = kernel->check_shapes().front();
     const auto space = enumerate_space(*kernel, shape, device, SpaceScope::pruned);
     EXPECT_LT(covering_configs(space, 1).size(), covering_configs(space, 2).size()) << name;

@@ -10,7 +10,10 @@
 #include <cstring>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -22,6 +25,8 @@
 #include "reference/fp16.hpp"
 #include "reference/ops.hpp"
 #include "spec_test_support.hpp"
+#include "tuner/covering.hpp"
+#include "tuner/space.hpp"
 
 namespace vktune::kernels::spec {
 namespace {
@@ -242,6 +247,45 @@ TEST(SpecLoader, ATemplateThatHardCodesADefineIsRefusedWithTheFix) {
         "#version 450\n" + guard + "\n#define ITEMS 4\n#endif\nlayout(local_size_x = WG) in;\nvoid main() {}\n";
     EXPECT_NO_THROW(SpecKernel(parse_spec(spec.dump(), "my/spec.json", reader({{"k.comp", guarded}})))) << guard;
   }
+}
+
+// A sub-space's "check_covering": "values" makes vktune check's covering
+// array take every value of each of its parameters (not every pair), while
+// the spec's other sub-spaces keep every pair; any other word is refused.
+TEST(SpecLoader, CheckCoveringValuesTakesEveryValueOfItsSubSpaceOnly) {
+  auto spec = valid_json();
+  auto twin = spec["subspaces"][0];
+  twin["parameters"].push_back({{"name", "X"}, {"values", {1, 2, 3, 4}}});
+  twin["parameters"].push_back({{"name", "Y"}, {"values", {5, 6, 7, 8}}});
+  auto own = twin;
+  twin["name"] = "twin";
+  twin["check_covering"] = "values";
+  own["name"] = "own";
+  spec["subspaces"] = json::array({twin, own});
+  const SpecKernel kernel(parse_spec(spec.dump(), "my/spec.json", reader()));
+  const auto paths = kernel.spaces()[0].effective_paths();
+  ASSERT_EQ(paths.size(), 2u);
+  EXPECT_EQ(paths[0].covering_strength, 1u);
+  EXPECT_EQ(paths[1].covering_strength, 2u);
+
+  const auto space = enumerate_space(kernel, Shape{3, 100}, plain_device(1024), SpaceScope::full);
+  const auto cover = covering_configs(space);
+  std::map<int, std::vector<Config>> by_path;
+  for (const auto& c : cover) by_path[c.at(kPathParameter)].push_back(c);
+  // The twin: as many configs as its widest parameter has values, each value in one.
+  EXPECT_EQ(by_path[0].size(), 4u);
+  for (const char* name : {"WG", "ITEMS", "X", "Y"}) {
+    std::set<int> values;
+    for (const auto& c : by_path[0]) values.insert(c.at(name));
+    EXPECT_EQ(values.size(), std::string(name) == "X" || std::string(name) == "Y" ? 4u : 2u) << name;
+  }
+  // The other: every pair, X's with Y's among them (16 at least).
+  std::set<std::pair<int, int>> xy;
+  for (const auto& c : by_path[1]) xy.insert({c.at("X"), c.at("Y")});
+  EXPECT_EQ(xy.size(), 16u);
+
+  spec["subspaces"][0]["check_covering"] = "triples";
+  expect_error(spec, "/subspaces/0/check_covering", "must be \"pairs\" or \"values\", not \"triples\"");
 }
 
 // 0 is an exact op's tolerance; below 0 bounds nothing.

@@ -1,5 +1,7 @@
 #include "fixtures.hpp"
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -54,6 +56,16 @@ fs::path tuned_db() {
                      std::to_string(fs::file_size(binary)) + "-dev" + device_index();
   const fs::path cached = fs::path(VKTUNE_RT_FIXTURE_DIR) / ("tuned-" + stamp + ".db");
   if (fs::exists(cached)) return cached;
+  // ctest runs several tests that want it at once: one makes it, the others
+  // wait for it rather than tune the same shapes beside it.
+  fs::create_directories(cached.parent_path());
+  const int lock = ::open((fs::path(VKTUNE_RT_FIXTURE_DIR) / "tuned.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (lock < 0 || ::flock(lock, LOCK_EX) != 0) throw std::runtime_error("cannot lock the fixture database's folder");
+  struct Unlock {
+    int fd;
+    ~Unlock() { ::close(fd); }
+  } unlock{lock};
+  if (fs::exists(cached)) return cached;
 
   const auto dir = fresh_dir("tune");
   const auto db = dir / "tuned.db";
@@ -62,8 +74,7 @@ fs::path tuned_db() {
                        shape_text(shape) + " --budget 3 --seed 1 --db " + db.string());
     if (r.exit_code != 0) throw std::runtime_error("vktune failed to make the fixture database:\n" + r.output);
   }
-  fs::create_directories(cached.parent_path());
-  // Whole or not at all: ctest may run several tests that want it at once.
+  // Whole or not at all: a test that finds it reads it without the lock.
   const auto staged = cached.string() + "." + std::to_string(::getpid());
   fs::copy_file(db, staged, fs::copy_options::overwrite_existing);
   fs::rename(staged, cached);

@@ -82,6 +82,7 @@ std::vector<OpResult> tune_model(TuneSession& session, const std::vector<ModelOp
   // Phase 2: the time left, by potential gain, recomputed after each op so
   // that time an op did not use goes to the others.
   std::vector<bool> done(ops.size(), false);
+  if (options.budget && *options.budget <= first.budget) return results;
   while (!stopped()) {
     const double left = std::chrono::duration<double>(options.deadline - std::chrono::steady_clock::now()).count();
     if (left <= 0) break;
@@ -95,6 +96,7 @@ std::vector<OpResult> tune_model(TuneSession& session, const std::vector<ModelOp
     if (share[next] <= 0) break;
     done[next] = true;
     TuneOptions more = options.tune;
+    if (options.budget) more.budget = *options.budget - *first.budget;
     more.deadline = std::min(options.deadline, std::chrono::steady_clock::now() +
                                                    std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                                        std::chrono::duration<double>(share[next])));

@@ -33,6 +33,9 @@ struct ModelTuneOptions {
   TuneOptions tune;  // seed, cache mode, interruption; budget and deadline are set per phase
   std::chrono::steady_clock::time_point deadline;
   std::uint32_t prompt = 0;  // prefill length (0: decode only)
+  // At most this many variants per op beside its baseline, both phases
+  // together (the first phase takes one); none: the deadline alone ends it.
+  std::optional<std::size_t> budget;
 };
 
 // The floor of one op at `shape` on a device with these ceilings, ns: its
