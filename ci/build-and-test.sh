@@ -31,10 +31,17 @@ cmake --build --preset ci -j "$((jobs + 1))"
 # The gate's report is printed when both are done.
 stage "unit and integration tests (ctest), and beside them the correctness gate: a covering array of every kernel's paths and the committed winners (vktune check)"
 gate_log=$(mktemp)
-bash ci/gate.sh build/ci/vktune >"$gate_log" 2>&1 &
+# When each of the two ended, for telling which one bounds the stage.
+(
+  code=0
+  bash ci/gate.sh build/ci/vktune || code=$?
+  echo "gate: ended at $((SECONDS - start))s"
+  exit "$code"
+) >"$gate_log" 2>&1 &
 gate_pid=$!
 ctest_status=0
 ctest --preset ci -j "$jobs" -E 'EveryValidVariant' || ctest_status=$?
+echo "ctest: ended at $((SECONDS - start))s"
 gate_status=0
 wait "$gate_pid" || gate_status=$?
 stage "the correctness gate's report"

@@ -3,10 +3,11 @@
 # GPU), against the CPU reference, at the kernels' check shapes: for each
 # path of each kernel's space as a tune on this device searches it (the
 # legal configs less the pruning rules keyed to every device; the rules
-# measured on the H200 do not apply here), a pairwise covering array (every
-# value of every parameter, every pair of values of two; every value only
-# for the fp16- and SwiGLU-activation products, whose fp32 siblings take the
-# pairs: kernels::Path::covering_strength), the baseline, and
+# measured on the H200 do not apply here), a pairwise covering array with
+# the shape as one more factor (every value of every parameter at each check
+# shape, every pair of values of two at one of them at least; every value
+# only for the fp16- and SwiGLU-activation products, whose fp32 siblings
+# take the pairs: kernels::Path::covering_strength), the baseline, and
 # every winner committed in measurements/nvidia-h200/table.json (at the smallest shape of
 # its space it runs on where no check shape admits it). Fails when any
 # variant is wrong.

@@ -126,34 +126,57 @@ std::optional<kernels::Shape> smallest_legal_shape(const kernels::Kernel& kernel
   return shape;
 }
 
-// The configs to check for one shape, by --variants (but winners, which
-// check_winners.hpp plans at the winners' own shapes).
-std::vector<kernels::Config> select_configs(const kernels::Kernel& kernel, const kernels::Shape& shape,
-                                            const CheckArgs& args, const vk::DeviceInfo& info) {
-  auto space = enumerate_space(kernel, shape, info, parse_space_scope(args.space));
-  if (args.variants == "all") return space.valid;
+// The configs to check at each of `shapes`, by --variants (but winners,
+// which check_winners.hpp plans at the winners' own shapes). A covering
+// takes the shapes of one space together (tuner/covering.hpp): every value
+// at each shape, every pair at one of them; and each shape's baseline.
+std::vector<std::vector<kernels::Config>> select_configs(const kernels::Kernel& kernel,
+                                                         const std::vector<kernels::Shape>& shapes,
+                                                         const CheckArgs& args, const vk::DeviceInfo& info) {
+  const auto scope = parse_space_scope(args.space);
+  std::vector<std::vector<kernels::Config>> configs(shapes.size());
   if (args.variants == "covering") {
-    auto configs = covering_configs(space);
-    const auto baseline = kernel.baseline(shape);
-    if (std::find(configs.begin(), configs.end(), baseline) == configs.end()) configs.insert(configs.begin(), baseline);
+    std::map<std::size_t, std::vector<std::size_t>> by_space;  // space index -> shapes
+    for (std::size_t s = 0; s < shapes.size(); ++s) by_space[kernel.space_index(shapes[s])].push_back(s);
+    for (const auto& [space, members] : by_space) {
+      std::vector<SpaceEnumeration> spaces;
+      for (const auto s : members) spaces.push_back(enumerate_space(kernel, shapes[s], info, scope));
+      std::vector<const SpaceEnumeration*> group;
+      for (const auto& e : spaces) group.push_back(&e);
+      auto covering = covering_configs(group);
+      for (std::size_t m = 0; m < members.size(); ++m) configs[members[m]] = std::move(covering[m]);
+    }
+    for (std::size_t s = 0; s < shapes.size(); ++s) {
+      const auto baseline = kernel.baseline(shapes[s]);
+      auto& list = configs[s];
+      if (std::find(list.begin(), list.end(), baseline) == list.end()) list.insert(list.begin(), baseline);
+    }
     return configs;
   }
   const std::string prefix = "sample:";
-  if (args.variants.rfind(prefix, 0) == 0) {
-    std::size_t n = 0;
+  const bool sample = args.variants.rfind(prefix, 0) == 0;
+  std::size_t n = 0;
+  if (sample) {
     try {
       n = std::stoul(args.variants.substr(prefix.size()));
     } catch (const std::exception&) {
     }
     if (n == 0) throw Error(ErrorKind::usage, "--variants sample:N needs a positive N, got '" + args.variants + "'");
+  } else if (args.variants != "all") {
+    throw Error(ErrorKind::usage,
+                "--variants must be covering, all, winners or sample:N, not '" + args.variants + "'");
+  }
+  for (std::size_t s = 0; s < shapes.size(); ++s) {
+    auto space = enumerate_space(kernel, shapes[s], info, scope);
+    if (!sample) {
+      configs[s] = std::move(space.valid);
+      continue;
+    }
     const SearchSpace search(space.valid);
     auto strategy = make_strategy("random", {search, args.seed, true});
-    std::vector<kernels::Config> configs;
-    for (auto index : strategy->propose(n)) configs.push_back(search.config(index));
-    return configs;
+    for (auto index : strategy->propose(n)) configs[s].push_back(search.config(index));
   }
-  throw Error(ErrorKind::usage,
-              "--variants must be covering, all, winners or sample:N, not '" + args.variants + "'");
+  return configs;
 }
 
 void run_check(CheckArgs args, int& result_code) {
@@ -245,12 +268,16 @@ void run_check(CheckArgs args, int& result_code) {
                                               : kernel->default_shapes();
     const auto winners = table_winners.find(kernel->name());
     std::vector<char> winner_checked(winners == table_winners.end() ? 0 : winners->second.size(), 0);
-    for (const auto& shape : shapes) {
-      // With --variants winners, the database's winners are checked below at
-      // their own shapes; here only a table's.
-      auto configs = winners_mode ? std::vector<kernels::Config>{} : select_configs(*kernel, shape, args, info);
-      if (winners != table_winners.end()) add_table_winners(*kernel, shape, info, winners->second, winner_checked, configs);
-      if (!configs.empty()) check_shape(*kernel, shape, configs);
+    // With --variants winners, the database's winners are checked below at
+    // their own shapes; here only a table's.
+    auto planned = winners_mode ? std::vector<std::vector<kernels::Config>>(shapes.size())
+                                : select_configs(*kernel, shapes, args, info);
+    for (std::size_t s = 0; s < shapes.size(); ++s) {
+      auto& configs = planned[s];
+      if (winners != table_winners.end()) {
+        add_table_winners(*kernel, shapes[s], info, winners->second, winner_checked, configs);
+      }
+      if (!configs.empty()) check_shape(*kernel, shapes[s], configs);
     }
     // A winner that no check shape admits (its tiles or steps are too large
     // for them) is checked at the smallest shape of its space that it runs
@@ -368,11 +395,13 @@ distinct failure with its config and how many variants failed the same way
 checked. --variants picks them:
   covering  (the default) in each path of the space (as a tune on this device
             searches it; --space full: every legal config), every value of
-            every parameter and every pair of values of two parameters that
-            some valid config takes, plus the baseline. The quantized products
-            with fp16 or SwiGLU activations take every value only: they run
-            their fp32 sibling's templates but for how x is read and y stored,
-            and the sibling takes the pairs.
+            every parameter at each shape and every pair of values of two
+            parameters that some valid config takes at one shape at least
+            (the shapes of one space share the pairs), plus each shape's
+            baseline. The quantized products with fp16 or SwiGLU activations
+            (and spec sub-spaces with "check_covering": "values") take every
+            value only: they run their fp32 sibling's templates but for how x
+            is read and y stored, and the sibling takes the pairs.
   winners   every winner the database (--db, which must exist) holds for this
             GPU, whatever driver it was tuned with, at the shape it was tuned
             at and at each --shape where it is legal, one line per winner

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -388,18 +389,25 @@ inline std::vector<kernels::Config> covering_of(const kernels::Kernel& kernel, c
 // The variants `select` draws from each check shape's space (`scope`) on the
 // test device, validated. "" when all pass; otherwise what failed,
 // including an empty space or an invalid baseline.
-inline std::string check_variants(vk::Instance& instance, const kernels::Kernel& kernel, SpaceScope scope,
-                                  const std::function<std::vector<kernels::Config>(const SpaceEnumeration&)>& select) {
+// `select` sees every check shape's enumeration and returns the configs per
+// shape, in check_shapes() order.
+inline std::string check_variants(
+    vk::Instance& instance, const kernels::Kernel& kernel, SpaceScope scope,
+    const std::function<std::vector<std::vector<kernels::Config>>(const std::vector<SpaceEnumeration>&)>& select) {
   std::string report;
   vk::Device device(instance, test_device_index());
-  for (const auto& shape : kernel.check_shapes()) {
+  const auto shapes = kernel.check_shapes();
+  std::vector<SpaceEnumeration> spaces;
+  for (const auto& shape : shapes) spaces.push_back(enumerate_space(kernel, shape, device.info(), scope));
+  const auto selected = select(spaces);
+  for (std::size_t s = 0; s < shapes.size(); ++s) {
+    const auto& shape = shapes[s];
     const auto label = kernel.name() + " " + kernels::shape_to_string(shape);
-    const auto space = enumerate_space(kernel, shape, device.info(), scope);
-    if (space.valid.empty()) report += label + ": no valid variant\n";
+    if (spaces[s].valid.empty()) report += label + ": no valid variant\n";
     if (auto why = kernel.constraint_violation(kernel.baseline(shape), shape, device.info()).detail; !why.empty()) {
       report += label + ": the baseline is invalid: " + why + "\n";
     }
-    for (const auto& f : failing_variants(instance, kernel, shape, select(space), 2024)) {
+    for (const auto& f : failing_variants(instance, kernel, shape, selected.at(s), 2024)) {
       report += label + ": " + f + "\n";
     }
   }
@@ -409,17 +417,33 @@ inline std::string check_variants(vk::Instance& instance, const kernels::Kernel&
 // Every valid variant of `kernel` at each of its check shapes on the test
 // device (what `vktune check` does in CI).
 inline std::string check_every_variant(vk::Instance& instance, const kernels::Kernel& kernel) {
-  return check_variants(instance, kernel, SpaceScope::pruned, [](const SpaceEnumeration& s) { return s.valid; });
+  return check_variants(instance, kernel, SpaceScope::pruned, [](const std::vector<SpaceEnumeration>& spaces) {
+    std::vector<std::vector<kernels::Config>> all;
+    for (const auto& s : spaces) all.push_back(s.valid);
+    return all;
+  });
 }
 
 // A pairwise covering array of the space a tune on the test device searches
-// at each check shape: what the CI gate (`vktune check --variants covering`)
-// validates. (With --space full a CPU driver meets variants it takes minutes
+// over the check shapes (the shapes of one space together): what the CI gate
+// (`vktune check --variants covering`) validates. (With --space full a CPU driver meets variants it takes minutes
 // to run, e.g. Q6_K super-blocks with 64 shares in flight per invocation,
 // which every device's pruning drops.)
 inline std::string check_covering_variants(vk::Instance& instance, const kernels::Kernel& kernel) {
-  return check_variants(instance, kernel, SpaceScope::pruned,
-                        [](const SpaceEnumeration& s) { return covering_configs(s); });
+  return check_variants(instance, kernel, SpaceScope::pruned, [&kernel](const std::vector<SpaceEnumeration>& spaces) {
+    // The check shapes of one space together, as the gate covers them.
+    const auto shapes = kernel.check_shapes();
+    std::map<std::size_t, std::vector<std::size_t>> by_space;
+    for (std::size_t s = 0; s < shapes.size(); ++s) by_space[kernel.space_index(shapes[s])].push_back(s);
+    std::vector<std::vector<kernels::Config>> configs(shapes.size());
+    for (const auto& [index, members] : by_space) {
+      std::vector<const SpaceEnumeration*> group;
+      for (const auto s : members) group.push_back(&spaces[s]);
+      auto covering = covering_configs(group);
+      for (std::size_t m = 0; m < members.size(); ++m) configs[members[m]] = std::move(covering[m]);
+    }
+    return configs;
+  });
 }
 
 }  // namespace vktune::testing_support
