@@ -12,14 +12,14 @@ namespace vktune {
 namespace {
 
 // A valid config of one path at one of the shapes covered together.
-struct Candidate {
+struct CoveringCandidate {
   std::size_t shape;
   const kernels::Config* config;
 };
 
 // The covering of one path over its candidates at every shape: the indices
 // of the candidates chosen, in the order chosen.
-std::vector<std::size_t> cover_path(const std::vector<Candidate>& candidates, std::size_t shapes, bool pairs) {
+std::vector<std::size_t> cover_path(const std::vector<CoveringCandidate>& candidates, std::size_t shapes, bool pairs) {
   if (candidates.empty()) return {};
   // The parameters the path varies, and each candidate's value positions.
   std::map<std::string, std::set<int>> seen;
@@ -139,7 +139,7 @@ std::vector<std::vector<kernels::Config>> covering_configs(const std::vector<con
     }
   }
   for (std::size_t path = 0; path < paths.size(); ++path) {
-    std::vector<Candidate> candidates;
+    std::vector<CoveringCandidate> candidates;
     for (std::size_t s = 0; s < shapes.size(); ++s) {
       for (std::size_t i = 0; i < shapes[s]->valid.size(); ++i) {
         if (shapes[s]->path_of[i] == path) candidates.push_back({s, &shapes[s]->valid[i]});
