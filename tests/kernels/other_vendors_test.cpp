@@ -1,7 +1,8 @@
 // Every registered kernel on GPUs no pruning rule was measured on (an AMD
 // RDNA 3, an Intel Arc, an Arm Mali: test_devices.hpp), without a device: at
 // each default shape, with --space pruned and --space full, the space
-// enumerates within 50 ms, is not empty, the baseline is legal, and no
+// enumerates within 50 ms (wall time, or CPU time where a busy machine
+// stretches the wall time), is not empty, the baseline is legal, and no
 // pruning rule keyed to NVIDIA drops a config. The enumeration times are
 // printed per kernel, device and scope, and the slowest per device and
 // scope at the end (run the executable itself to see them all).
@@ -56,13 +57,17 @@ double process_cpu_ms() {
   return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) / 1e6;
 }
 
-// One enumeration and what it took. An enumeration over the bound is run
-// twice more and the fastest of the three counts: on a shared machine one
-// preemption can cost more than the whole enumeration (0.4 ms of CPU took
-// 12 ms of wall time beside two builds).
+// One enumeration and what it took. What a run costs is its wall time, or
+// its CPU time (every thread's) where that is less: on a shared machine the
+// wall time is the enumeration plus the waits for a core (0.4 ms of CPU took
+// 12 ms of wall time beside two builds; in a fresh-clone .ci/run a prefill
+// space of 23 ms of CPU took 51 ms three times over beside ctest and the
+// gate), while a slow enumeration is slow in both. A run over the bound is
+// repeated, twice at most, and the cheapest of them counts.
 struct Timed {
   SpaceEnumeration space;
-  double first_ms = 0, ms = 0, cpu_ms = 0;  // wall: the first run, the fastest; CPU of the fastest
+  double first_ms = 0, ms = 0, cpu_ms = 0;  // wall: the first run's, the cheapest run's; CPU of the cheapest
+  double cost_ms() const { return std::min(ms, cpu_ms); }
 };
 Timed timed_enumeration(const Kernel& kernel, const Shape& shape, const vk::DeviceInfo& device, SpaceScope scope,
                         double bound) {
@@ -74,12 +79,12 @@ Timed timed_enumeration(const Kernel& kernel, const Shape& shape, const vk::Devi
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     const double cpu_ms = process_cpu_ms() - cpu_start;
     if (run == 0) t.first_ms = ms;
-    if (run == 0 || ms < t.ms) {
+    if (run == 0 || std::min(ms, cpu_ms) < t.cost_ms()) {
       t.ms = ms;
       t.cpu_ms = cpu_ms;
     }
     if (run == 0) t.space = std::move(space);
-    if (t.ms < bound) break;
+    if (t.cost_ms() < bound) break;
   }
   return t;
 }
@@ -138,8 +143,9 @@ TEST_P(OtherVendors, EnumeratesFastNotEmptyWithALegalBaselineAndNoNvidiaRule) {
         const double bound = bound_ms(GetParam(), declared);
         const auto t = timed_enumeration(k, shape, device, scope, bound);
         const auto& space = t.space;
-        EXPECT_LT(t.ms, bound) << label << ": " << space.total << " configs; fastest of 3 runs, " << t.cpu_ms
-                               << " ms of CPU; first run " << t.first_ms << " ms";
+        EXPECT_LT(t.cost_ms(), bound) << label << ": " << space.total << " configs; cheapest of up to 3 runs, "
+                                      << t.ms << " ms, " << t.cpu_ms << " ms of CPU; first run " << t.first_ms
+                                      << " ms";
         if (t.ms > kBoundMs) {
           std::printf("  over %.0f ms: %s (%s space, %zu configs): %.2f ms, %.2f ms of CPU (first run %.2f ms)\n",
                       kBoundMs, label.c_str(), declared.name.c_str(), space.total, t.ms, t.cpu_ms, t.first_ms);
