@@ -29,6 +29,12 @@ cmake --build --preset ci -j "$((jobs + 1))"
 # CPU references between lavapipe's threads), so they run side by side; every
 # test's timeout is at least 3x its idle duration, which covers the sharing.
 # The gate's report is printed when both are done.
+# lavapipe compiles each distinct variant with LLVM, the largest part of
+# this stage's work (ci/logs/2026-11-29-perf-lavapipe-check.txt); its
+# optimization passes change how fast the CPU runs a shader, not what the
+# SPIR-V under test computes, and without them a check of matmul_q5k's
+# covering took 29.9 s against 35.9 s (ci/logs/2026-11-29-gallivm-nopt.txt).
+export GALLIVM_PERF="${GALLIVM_PERF:-nopt}"
 stage "unit and integration tests (ctest), and beside them the correctness gate: a covering array of every kernel's paths and the committed winners (vktune check)"
 gate_log=$(mktemp)
 # When each of the two ended, for telling which one bounds the stage.
