@@ -32,11 +32,14 @@ class VktuneProcessTest : public ::testing::Test {
 
   static std::string read(const std::filesystem::path& path) { return read_file(path); }
 
-  // `ENV vktune ARGS` (ENV e.g. "VK_DRIVER_FILES=x"), through the shell.
+  // `ENV vktune ARGS` (ENV e.g. "VK_DRIVER_FILES=x"), through the shell,
+  // with the test's own device-lock directory (ENV may name another): ctest
+  // runs tests side by side, and a tune in one test would otherwise wait for
+  // another test's tune of the same lavapipe device.
   RunResult run(const std::string& args, const std::string& env = "") const {
     const auto out = dir / "out.txt", err = dir / "err.txt";
-    const std::string command =
-        env + " \"" + VKTUNE_BINARY + "\" " + args + " >\"" + out.string() + "\" 2>\"" + err.string() + "\"";
+    const std::string command = "VKTUNE_LOCK_DIR=\"" + (dir / "lock").string() + "\" " + env + " \"" +
+                                VKTUNE_BINARY + "\" " + args + " >\"" + out.string() + "\" 2>\"" + err.string() + "\"";
     const int status = std::system(command.c_str());
     return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read(out), read(err)};
   }
