@@ -38,10 +38,17 @@ export GALLIVM_PERF="${GALLIVM_PERF:-nopt}"
 stage "unit and integration tests (ctest), and beside them the correctness gate: a covering array of every kernel's paths and the committed winners (vktune check)"
 gate_log=$(mktemp)
 # When each of the two ended, for telling which one bounds the stage.
+# Once the gate is done, the fuzzers are built beside ctest's last tests,
+# which leave cores idle while they wait on processes and signals (10-50% idle
+# for the last 2 minutes: ci/logs/2026-11-29-fresh-clone-55ea6f7-vmstat.txt);
+# the fuzz stage below then finds them built (or builds them, and says why
+# not, if this failed).
+fuzz_build_log=$(mktemp)
 (
   code=0
   bash ci/gate.sh build/ci/vktune || code=$?
   echo "gate: ended at $((SECONDS - start))s"
+  if [ -f ci/fuzz.sh ]; then bash ci/fuzz.sh --build-only >"$fuzz_build_log" 2>&1 || true; fi
   exit "$code"
 ) >"$gate_log" 2>&1 &
 gate_pid=$!
@@ -63,6 +70,8 @@ fi
 
 if [ -f ci/fuzz.sh ]; then
   stage "fuzzing the parsers of untrusted input (GGUF, tables, CSV, kernel specs), 10 s each"
+  tail -n 1 "$fuzz_build_log"
+  rm -f "$fuzz_build_log"
   FUZZ_SECONDS="${FUZZ_SECONDS:-10}" bash ci/fuzz.sh
 fi
 stage "done"

@@ -8,14 +8,18 @@
 #   ci/fuzz.sh --long  the nightly job: 600 s a target (FUZZ_SECONDS still
 #                      overrides), on the corpus earlier runs grew and kept
 #                      in build/fuzz/corpus/ (the per-push run is 10 s).
+#   ci/fuzz.sh --build-only  builds the targets and stops (ci/build-and-test.sh
+#                      builds them while the last tests run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 long=0
+build_only=0
 for arg in "$@"; do
   case "$arg" in
     --long) long=1 ;;
+    --build-only) build_only=1 ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d'; exit 0 ;;
-    *) echo "fuzz: unknown argument '$arg' (--long, --help)" >&2; exit 2 ;;
+    *) echo "fuzz: unknown argument '$arg' (--long, --build-only, --help)" >&2; exit 2 ;;
   esac
 done
 
@@ -30,6 +34,10 @@ targets=(${FUZZ_TARGETS:-fuzz_gguf_reader fuzz_runtime_json fuzz_runtime_sqlite 
 start=$SECONDS
 cmake --preset fuzz >/dev/null
 cmake --build --preset fuzz --target "${targets[@]}" gguf_seed_corpus table_seed_db -j "$jobs"
+if [ "$build_only" -eq 1 ]; then
+  echo "fuzz: built in $((SECONDS - start))s"
+  exit 0
+fi
 
 bin=build/fuzz/tests/fuzz
 work=build/fuzz
