@@ -63,6 +63,7 @@
 #include "kernels/attention_mma.hpp"
 #include "kernels/attention_rules.hpp"
 #include "kernels/attention_stream.hpp"
+#include "kernels/early_rules.hpp"
 #include "kernels/registry.hpp"
 #include "kernels/row_ops.hpp"
 #include "reference/ops.hpp"
@@ -132,6 +133,65 @@ Walk walk_of(const Config& config, const Shape& shape) {
   w.step = w.wg / w.team * w.tokens;
   return w;
 }
+
+// The walk's legality (MMA=0, STREAM=0), in the order constraint_violation
+// checks it; the prefix checker decides each at the parameters it reads.
+Violation walk_team_violation(const Walk& w, const Shape& shape, const vk::DeviceInfo&) {
+  if (w.team < kMinTeam) {
+    return attention::kTeam("LOADS*VEC = " + std::to_string(w.dims) + " leaves a team of " + std::to_string(w.team) +
+                            " lanes for head_dim " + std::to_string(shape.at(2)) + " (at least " +
+                            std::to_string(kMinTeam) + ")");
+  }
+  if (w.team > w.wg) {
+    return attention::kTeam("a team of " + std::to_string(w.team) + " lanes exceeds WG_SIZE=" + std::to_string(w.wg));
+  }
+  return {};
+}
+
+// Unsplit, the template has no merge: MERGE=1 would build MERGE=0's code.
+Violation walk_merge_violation(const Walk& w, const Shape&, const vk::DeviceInfo&) {
+  if (w.chunk == 0 && w.merge != 0) {
+    return legality::kDuplicate("MERGE=" + std::to_string(w.merge) + " needs splits to merge (KV_CHUNK > 0)");
+  }
+  return {};
+}
+
+Violation walk_splits_violation(const Walk& w, const Shape& shape, const vk::DeviceInfo&) {
+  const std::uint32_t kv_len = shape.at(3);
+  if (w.chunk > 0 && (kv_len + w.chunk - 1) / w.chunk > kMaxSplits) {
+    return attention::kMaxSplits("KV_CHUNK=" + std::to_string(w.chunk) + " splits the cache of " +
+                                 std::to_string(kv_len) + " into more than " + std::to_string(kMaxSplits) +
+                                 " workgroups per head group");
+  }
+  return {};
+}
+
+// The shuffle butterfly and the reduce-scatter need shuffles and the team
+// inside the smallest subgroup.
+Violation walk_reduction_violation(const Walk& w, const Shape&, const vk::DeviceInfo& device) {
+  const std::uint32_t smallest = device.min_subgroup_size != 0 ? device.min_subgroup_size : device.subgroup_size;
+  const bool butterfly = device.subgroup_in_compute && device.has_subgroup_operation("shuffle") && w.team <= smallest;
+  if (w.reduction != 1 && !butterfly) {
+    return legality::kSubgroupSmallest("REDUCTION=" + std::to_string(w.reduction) +
+                                       " needs subgroup shuffles in compute shaders and a team of " +
+                                       std::to_string(w.team) + " within the device's smallest subgroup of " +
+                                       std::to_string(smallest));
+  }
+  if (w.reduction == 2 && w.qh * w.tokens > w.team) {
+    return attention::kScatter("REDUCTION=2 scatters QH*TOKENS = " + std::to_string(w.qh * w.tokens) +
+                               " scores over a team of " + std::to_string(w.team) + " lanes (at most one per lane)");
+  }
+  return {};
+}
+
+using WalkCheck = Violation (*)(const Walk&, const Shape&, const vk::DeviceInfo&);
+constexpr WalkCheck kWalkChecks[] = {walk_team_violation, walk_merge_violation, walk_splits_violation,
+                                     walk_reduction_violation};
+// What each reads, in kWalkChecks' order: the walk path's parameters.
+const std::vector<std::string> kWalkCheckReads[] = {{"WG_SIZE", "LOADS", "VEC"},
+                                                    {"KV_CHUNK", "MERGE"},
+                                                    {"KV_CHUNK"},
+                                                    {"REDUCTION", "LOADS", "VEC", "QH", "TOKENS"}};
 
 // The walk's pruning rules, each true only for MMA=0, STREAM=0. Those for
 // every device are costs that hold on any GPU; the NVIDIA ones are what the
@@ -446,39 +506,29 @@ class AttentionDecode final : public Kernel {
     }
     if (config.at("STEP") != 32) return legality::kUnreadParameter("STEP is only varied with MMA=1");
     const auto w = walk_of(config, shape);
-    const std::uint32_t head_dim = shape[2], kv_len = shape[3];
-    if (w.team < kMinTeam) {
-      return attention::kTeam("LOADS*VEC = " + std::to_string(w.dims) + " leaves a team of " +
-                              std::to_string(w.team) + " lanes for head_dim " + std::to_string(head_dim) +
-                              " (at least " + std::to_string(kMinTeam) + ")");
+    for (const auto check : kWalkChecks) {
+      if (auto problem = check(w, shape, device); !problem.empty()) return problem;
     }
-    if (w.team > w.wg) {
-      return attention::kTeam("a team of " + std::to_string(w.team) + " lanes exceeds WG_SIZE=" + std::to_string(w.wg));
+    return plan_limits_violation(walk_launch(config, walk_sizes(config)), shape, 5, device);
+  }
+
+  // The walk's checks decided prefix by prefix (kernels/early_rules.hpp):
+  // its 27,648 configs per shape, checked one by one, took 50 to 67 ms on
+  // two idle cores. Each holds where constraint_violation reaches the walk's
+  // checks (MMA=0, STREAM=0), as early_rules.hpp asks.
+  std::unique_ptr<PrefixChecker> prefix_checker(const Path& path, const Shape& shape, const vk::DeviceInfo& device,
+                                                const std::vector<const PruningRule*>& pruning) const override {
+    validate_shape(shape);
+    std::vector<EarlyRule> rules;
+    for (std::size_t i = 0; i < std::size(kWalkChecks); ++i) {
+      auto reads = kWalkCheckReads[i];
+      reads.insert(reads.end(), {"STREAM", "MMA"});
+      rules.push_back({std::move(reads), [check = kWalkChecks[i], shape, &device](const Config& c) {
+                         if (c.at("STREAM") == 1 || c.at("MMA") == 1) return Violation{};
+                         return check(walk_of(c, shape), shape, device);
+                       }});
     }
-    // Unsplit, the template has no merge: MERGE=1 would build MERGE=0's code.
-    if (w.chunk == 0 && w.merge != 0) {
-      return legality::kDuplicate("MERGE=" + std::to_string(w.merge) + " needs splits to merge (KV_CHUNK > 0)");
-    }
-    if (w.chunk > 0 && (kv_len + w.chunk - 1) / w.chunk > kMaxSplits) {
-      return attention::kMaxSplits("KV_CHUNK=" + std::to_string(w.chunk) + " splits the cache of " +
-                                   std::to_string(kv_len) + " into more than " + std::to_string(kMaxSplits) +
-                                   " workgroups per head group");
-    }
-    // The shuffle butterfly and the reduce-scatter need shuffles and the
-    // team inside the smallest subgroup.
-    const std::uint32_t smallest = device.min_subgroup_size != 0 ? device.min_subgroup_size : device.subgroup_size;
-    const bool butterfly = device.subgroup_in_compute && device.has_subgroup_operation("shuffle") && w.team <= smallest;
-    if (w.reduction != 1 && !butterfly) {
-      return legality::kSubgroupSmallest("REDUCTION=" + std::to_string(w.reduction) +
-                                         " needs subgroup shuffles in compute shaders and a team of " +
-                                         std::to_string(w.team) + " within the device's smallest subgroup of " +
-                                         std::to_string(smallest));
-    }
-    if (w.reduction == 2 && w.qh * w.tokens > w.team) {
-      return attention::kScatter("REDUCTION=2 scatters QH*TOKENS = " + std::to_string(w.qh * w.tokens) +
-                                 " scores over a team of " + std::to_string(w.team) + " lanes (at most one per lane)");
-    }
-    return plan_limits_violation(plan(config, shape), shape, 5, device);
+    return make_early_rules_checker(*this, path, shape, device, pruning, std::move(rules));
   }
 
   // Stage 0 of every path; the defines carry neither MERGE_STAGE nor
@@ -502,14 +552,13 @@ class AttentionDecode final : public Kernel {
   }
 
  private:
-  ShaderPlan first_stage(const Config& config, const Shape& shape) const {
-    if (config.at("STREAM") == 1) return attention_stream::plan(config, shape, space_, kMaxHeads);
-    if (config.at("MMA") == 1) return attention_mma::plan(config, shape, space_, kMaxHeads, kMaxSplits);
-    ShaderPlan plan;
-    plan.template_file = "attention_decode.comp";
-    plan.defines = rowops::config_defines(config, space_);
-    plan.defines.emplace_back("MAX_HEADS", std::to_string(kMaxHeads));
-    plan.defines.emplace_back("MAX_SPLITS", std::to_string(kMaxSplits));
+  // What the walk's template is sized by.
+  struct WalkSizes {
+    std::uint32_t heads;    // TEAM_HEADS
+    std::uint32_t floats;   // SH_FLOATS
+    std::uint32_t q_vec4s;  // Q_SH (0: PREFETCH < 3)
+  };
+  static WalkSizes walk_sizes(const Config& config) {
     const auto wg = static_cast<std::uint32_t>(config.at("WG_SIZE"));
     const auto dims = static_cast<std::uint32_t>(config.at("LOADS") * config.at("VEC"));
     const auto qh = static_cast<std::uint32_t>(config.at("QH"));
@@ -523,7 +572,6 @@ class AttentionDecode final : public Kernel {
     const std::uint32_t budget = std::max(4096u, 2 * wg * dims);
     std::uint32_t heads = qh;
     while (heads > 1 && (heads < qh ? 2 : 1) * heads * wg * dims > budget) heads /= 2;
-    plan.defines.emplace_back("TEAM_HEADS", std::to_string(heads));
     // The shared float array: the team sums (REDUCTION=1), the team merge
     // (two halves where it takes several passes), the split merge (m and l of
     // every split, then a vec4 per invocation).
@@ -533,15 +581,38 @@ class AttentionDecode final : public Kernel {
     // MERGE=1 with split groups: an accumulator and an (m, l) vec4 per invocation.
     if (chunk > 0 && config.at("MERGE") == 1) floats = std::max(floats, 8 * wg);
     floats = (floats + 3) / 4 * 4;
-    plan.defines.emplace_back("SH_FLOATS", std::to_string(floats));
     // PREFETCH=3: the queries of QH heads in shared memory, sized for the
     // largest head_dim so that the SPIR-V serves any shape.
     const std::uint32_t q_vec4s = config.at("PREFETCH") == 3 ? qh * kMaxHeadDim / 4 : 0;
-    plan.defines.emplace_back("Q_SH", std::to_string(std::max(q_vec4s, 1u)));
+    return {heads, floats, q_vec4s};
+  }
+
+  // The walk's launch without its template and defines: all that legality
+  // reads (plan_limits_violation), built for every config enumeration keeps.
+  static ShaderPlan walk_launch(const Config& config, const WalkSizes& sizes) {
+    const auto wg = static_cast<std::uint32_t>(config.at("WG_SIZE"));
+    const auto qh = static_cast<std::uint32_t>(config.at("QH"));
+    const auto chunk = static_cast<std::uint32_t>(config.at("KV_CHUNK"));
+    ShaderPlan plan;
     plan.local_size = {wg, 1, 1};
     // x: the splits of the cache (kv_len / KV_CHUNK, or one), y: the head groups.
     plan.dispatch = {chunk > 0 ? DispatchAxis{3, chunk} : DispatchAxis{}, DispatchAxis{0, qh}, DispatchAxis{}};
-    plan.shared_memory_bytes = 4 * (floats + 2 * (wg / kMinTeam) * qh + 2 * qh) + 4 + 16 * q_vec4s;
+    plan.shared_memory_bytes = 4 * (sizes.floats + 2 * (wg / kMinTeam) * qh + 2 * qh) + 4 + 16 * sizes.q_vec4s;
+    return plan;
+  }
+
+  ShaderPlan first_stage(const Config& config, const Shape& shape) const {
+    if (config.at("STREAM") == 1) return attention_stream::plan(config, shape, space_, kMaxHeads);
+    if (config.at("MMA") == 1) return attention_mma::plan(config, shape, space_, kMaxHeads, kMaxSplits);
+    const auto sizes = walk_sizes(config);
+    ShaderPlan plan = walk_launch(config, sizes);
+    plan.template_file = "attention_decode.comp";
+    plan.defines = rowops::config_defines(config, space_);
+    plan.defines.emplace_back("MAX_HEADS", std::to_string(kMaxHeads));
+    plan.defines.emplace_back("MAX_SPLITS", std::to_string(kMaxSplits));
+    plan.defines.emplace_back("TEAM_HEADS", std::to_string(sizes.heads));
+    plan.defines.emplace_back("SH_FLOATS", std::to_string(sizes.floats));
+    plan.defines.emplace_back("Q_SH", std::to_string(std::max(sizes.q_vec4s, 1u)));
     return plan;
   }
 

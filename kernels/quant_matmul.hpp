@@ -35,6 +35,7 @@
 // "dedicated layouts"; their rules are shared (layout_violation).
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -110,6 +111,11 @@ class QuantMatmul final : public Kernel {
   std::optional<Config> from_earlier_vocabulary(const Config& config, const Shape& shape) const override;
   Violation constraint_violation(const Config& config, const Shape& shape,
                                  const vk::DeviceInfo& device) const override;
+  // The decode space's cheapest legality rules decided prefix by prefix
+  // (kernels/early_rules.hpp): its 30,000 to 90,000 configs per shape,
+  // checked one by one, took 50 to 80 ms on two idle cores.
+  std::unique_ptr<PrefixChecker> prefix_checker(const Path& path, const Shape& shape, const vk::DeviceInfo& device,
+                                                const std::vector<const PruningRule*>& pruning) const override;
   // The first stage of the config's path (dequant_f16.comp with DEQUANT_STAGE=1).
   ShaderPlan plan(const Config& config, const Shape& shape) const override;
   // DEQUANT_STAGE=1: the dequantization, then the GEMM on fp16 weights

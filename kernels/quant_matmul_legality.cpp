@@ -3,6 +3,7 @@
 // one GPU is pruning (quant_matmul_pruning.cpp), never legality.
 #include <string>
 
+#include "kernels/early_rules.hpp"
 #include "kernels/half_activations.hpp"
 #include "kernels/matvec_rules.hpp"
 #include "kernels/quant_coopmat.hpp"
@@ -25,6 +26,13 @@ std::uint32_t smallest_subgroup(int required, const vk::DeviceInfo& device) {
   return device.min_subgroup_size != 0 ? device.min_subgroup_size : device.subgroup_size;
 }
 
+// The shared-memory tree reads no subgroup size.
+Violation tree_reduction_violation(int reduction, int subgroup_size) {
+  if (reduction != 1 || subgroup_size == 0) return {};
+  return legality::kUnreadParameter(
+      "REDUCTION=1 uses no subgroup operations; SUBGROUP_SIZE is only read with REDUCTION=0");
+}
+
 }  // namespace
 
 Violation QuantMatmul::constraint_violation(const Config& config, const Shape& shape,
@@ -39,6 +47,35 @@ Violation QuantMatmul::constraint_violation(const Config& config, const Shape& s
   if (!problem.empty()) return problem;
   return stages_limits_violation(stages(config, shape), shape,
                                  static_cast<std::uint32_t>(spaces()[space].bindings.size()), device);
+}
+
+// Checks decode_violation (or constraint_violation before it) makes
+// whatever the parameters it has not yet read: each is implied by
+// constraint_violation, as early_rules.hpp asks.
+std::unique_ptr<PrefixChecker> QuantMatmul::prefix_checker(const Path& path, const Shape& shape,
+                                                           const vk::DeviceInfo& device,
+                                                           const std::vector<const PruningRule*>& pruning) const {
+  validate_shape(shape);
+  if (space_index(shape) != kDecode) return nullptr;
+  std::vector<EarlyRule> rules;
+  if (fp16_activations()) {
+    rules.push_back({{}, [&device](const Config&) { return half_activations::device_violation(device); }});
+  }
+  const std::uint32_t m = shape[0];
+  rules.push_back({{"COLS_PER_PASS"},
+                   [m](const Config& c) { return matvec::pass_width_violation(c.at("COLS_PER_PASS"), m); }});
+  rules.push_back({{"WG_SIZE", "ROWS_PER_WG", "THREADS_PER_ROW"}, [](const Config& c) {
+                     int rows_per_thread = 0;
+                     return matvec::row_group_violation(c.at("WG_SIZE"), c.at("ROWS_PER_WG"), c.at("THREADS_PER_ROW"),
+                                                        rows_per_thread);
+                   }});
+  rules.push_back({{"REDUCTION", "SUBGROUP_SIZE"},
+                   [](const Config& c) { return tree_reduction_violation(c.at("REDUCTION"), c.at("SUBGROUP_SIZE")); }});
+  rules.push_back({{"SUBGROUP_SIZE", "WG_SIZE"}, [&device](const Config& c) {
+                     return rowops::subgroup_size_violation(c.at("SUBGROUP_SIZE"),
+                                                            static_cast<std::uint32_t>(c.at("WG_SIZE")), device);
+                   }});
+  return make_early_rules_checker(*this, path, shape, device, pruning, std::move(rules));
 }
 
 // Legality of a decode config. The pass width comes first: M leaves two
@@ -62,10 +99,7 @@ Violation QuantMatmul::decode_violation(const Config& config, const Shape& shape
   const bool layout = uses_layout(config);
   if (auto problem = layout_violation(config, shape); !problem.empty()) return problem;
   if (reduction == 1) {
-    if (sg != 0) {
-      return legality::kUnreadParameter(
-          "REDUCTION=1 uses no subgroup operations; SUBGROUP_SIZE is only read with REDUCTION=0");
-    }
+    if (auto problem = tree_reduction_violation(reduction, sg); !problem.empty()) return problem;
   } else {
     if (!device.subgroup_in_compute || !device.has_subgroup_operation("shuffle")) {
       return legality::kSubgroupOperations("REDUCTION=0 needs subgroup shuffles in compute shaders");
