@@ -98,7 +98,8 @@ TimingResult time_dispatches(Device& device, const RecordDispatch& record, const
     // it ran 4x slow. After such a gap the warm-up takes warmup_after_idle;
     // then it goes on until the workload stops getting faster.
     const auto start = std::chrono::steady_clock::now();
-    const bool was_idle = !info.is_cpu() && start - device.last_timed_end() > options.idle_gap;
+    const bool was_idle =
+        options.rewarm_after_idle.value_or(!info.is_cpu()) && start - device.last_timed_end() > options.idle_gap;
     const auto warm_until = start + (was_idle ? std::max(options.warmup, options.warmup_after_idle) : options.warmup);
     const auto give_up = std::max(warm_until, start + options.warmup_limit);
     const auto batch = static_cast<std::uint32_t>(

@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <functional>
+#include <optional>
 
 #include "harness/commands.hpp"
 #include "harness/device.hpp"
@@ -34,6 +35,10 @@ struct TimerOptions {
   // stop improving ends too early).
   std::chrono::milliseconds idle_gap{200};
   std::chrono::milliseconds warmup_after_idle{1000};
+  // Whether that rule applies; unset: on a GPU, not on a CPU driver (its
+  // clock does not drop between variants). Tests set it to reach the rule
+  // on lavapipe.
+  std::optional<bool> rewarm_after_idle;
   int samples = 15;  // measured in one submission, back to back
   // 0 = choose K from a probe so that one sample lasts min_window_ns.
   std::uint32_t dispatches_per_sample = 0;

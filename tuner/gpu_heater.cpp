@@ -17,6 +17,7 @@ bool GpuHeater::keep_busy(const vk::Device& current, DeviceProblem& on_device, c
   if (!runner_ || device_ != &current) return false;
   try {
     runner_->keep_busy(on_device, shape, dispatches_);
+    ++runs_;
   } catch (const Error&) {
     runner_.reset();
     return false;

@@ -2,8 +2,10 @@
 // Keeps a GPU busy between measurements with the last timed variant's work.
 // Idle for a few hundred milliseconds (while the strategy fits its model or
 // the driver compiles the next pipeline), an H200 clocks down and the next
-// variant would need a full re-warm-up. Never armed on a CPU device.
+// variant would need a full re-warm-up. Not armed on a CPU device unless
+// TuneOptions::keep_device_busy asks.
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <future>
 #include <memory>
@@ -32,12 +34,15 @@ class GpuHeater {
   // Calls keep_busy() on a thread of its own until stop().
   void start(const vk::Device& current, DeviceProblem& on_device, const kernels::Shape& shape);
   void stop();
+  // How many times keep_busy() has run the armed work.
+  std::size_t runs() const { return runs_; }
 
  private:
   std::unique_ptr<VariantRunner> runner_;
   const vk::Device* device_ = nullptr;
   std::uint32_t dispatches_ = 1;
   std::atomic<bool> heating_{false};
+  std::atomic<std::size_t> runs_{0};
   std::future<void> done_;
 };
 

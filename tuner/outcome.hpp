@@ -54,6 +54,9 @@ struct ShapeResult {
   double setup_seconds = 0;
   double final_check_seconds = 0;
   int confirm_rounds = 0;      // rounds the confirmation pass ran (0 when it did not run)
+  // Times the last timed variant's work kept the device busy between
+  // measurements (tuner/gpu_heater.hpp), up to the last variant evaluated.
+  std::size_t heater_runs = 0;
   std::vector<std::string> transfer_from;  // shapes whose best configs were evaluated first
   // Each measured variant's pipeline creation here from its worker's pipeline
   // cache, ms (what the driver's cache hit costs; empty without workers).

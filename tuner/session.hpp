@@ -61,6 +61,12 @@ struct TuneOptions {
   // search rather than after it; unset: on a GPU, not on a CPU driver (whose
   // timings that work would skew).
   std::optional<bool> final_check_beside_search;
+  // Keep the device busy with the last timed variant's work while the next
+  // compiles and the strategy proposes (tuner/gpu_heater.hpp); unset: on a
+  // GPU, not on a CPU driver (no clock to hold up, and the work would take
+  // the cores the compiles need). Tests set it to reach the heater on
+  // lavapipe.
+  std::optional<bool> keep_device_busy;
   // After the search, every variant within `confirm_within` of the fastest
   // search time (at least the `confirm_top` fastest, at most `confirm_max`)
   // is timed again `confirm_rounds` times, each time right after the

@@ -96,6 +96,7 @@ Observation TuneSession::Evaluation::evaluate(std::size_t index) {
 
 const Outcome& TuneSession::Evaluation::evaluate_config(const kernels::Config& config) {
   heater_.stop();
+  result_.heater_runs = heater_.runs();
   Candidate& c = find(config);
   const bool resumed = c.previous.has_value();
   if (c.previous) {
@@ -207,7 +208,9 @@ void TuneSession::Evaluation::run_on_device(Candidate& c, Outcome& o) {
   o.durations.timing_ms = timed.timing_ms;
   o.gbps = metrics_.bytes / o.timing.median;
   o.gflops = metrics_.flops / o.timing.median;
-  if (!device.info().is_cpu()) heater_.arm(std::move(runner), device, o.timing.median);
+  if (options_.keep_device_busy.value_or(!device.info().is_cpu())) {
+    heater_.arm(std::move(runner), device, o.timing.median);
+  }
 }
 
 void TuneSession::Evaluation::recover_device() {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/error.hpp"
+#include "harness/spirv_validation.hpp"
 #include "results/import.hpp"
 #include "cli/commands/commands.hpp"
 #include "cli/commands/options.hpp"
@@ -43,6 +44,20 @@ results::TableContents read_table_file(const std::string& file) {
   } catch (const runtime::Error& e) {
     throw Error(ErrorKind::format, "cannot import " + file + ": the runtime library refuses it: " + e.what());
   }
+  // Every stage's SPIR-V through the validator: a module with the right
+  // magic number and hash but no valid code would be handed to a driver by
+  // every later run and by the runtime library (issue 40, item 15).
+  for (const auto& w : table.winners) {
+    const auto& v = w.winner;
+    for (std::size_t stage = 0; stage <= v.later_stage_spirv.size(); ++stage) {
+      const auto& words = stage == 0 ? v.spirv : v.later_stage_spirv[stage - 1];
+      if (const auto problem = vk::spirv_validation_problem(words); !problem.empty()) {
+        throw Error(ErrorKind::format, "cannot import " + file + ": the SPIR-V of stage " + std::to_string(stage) +
+                                           " of the winner of " + w.winner.kernel + " " + w.winner.shape +
+                                           " is not valid for Vulkan: " + problem);
+      }
+    }
+  }
   return table;
 }
 
@@ -66,7 +81,8 @@ tables tuned on several GPUs of one model are combined with
     vktune export --db merged.db -o OUT.json
 
 Every SPIR-V hash of an imported table is recomputed from its words and a
-mismatch rejects the table, as does a field not of the form vktune writes,
+mismatch rejects the table, as does SPIR-V that SPIRV-Tools' validator
+rejects for Vulkan, a field not of the form vktune writes,
 and any entry the runtime library's own parser refuses (a contract it could
 not serve: a divisor of 0, an axis naming a dimension the shape lacks, ...).
 

@@ -10,6 +10,7 @@
 #include "export_test_data.hpp"
 #include "results/capped_json.hpp"
 #include "results/export.hpp"
+#include "results/spirv_bytes.hpp"
 #include "results/sqlite.hpp"
 #include "store_fixture.hpp"
 
@@ -174,6 +175,56 @@ TEST_F(ExportCliTest, AnEntryTheRuntimeWouldRefuseIsNotImported) {
   EXPECT_NE(imported.err.find("the runtime library refuses it"), std::string::npos) << imported.err;
   EXPECT_NE(imported.err.find("divisor"), std::string::npos) << imported.err;
   EXPECT_FALSE(std::filesystem::exists(target));
+}
+
+// A module with the magic number and a matching hash but no valid code (the
+// header and OpNops: no capability, memory model or entry point) was
+// imported and handed to drivers (issue 40, item 15): SPIRV-Tools' validator
+// refuses it now, in one line, before a database is made; the same table
+// with a valid module in its place imports.
+TEST_F(ExportCliTest, SpirvTheValidatorRejectsIsNotImported) {
+  RandomData random;
+  SCOPED_TRACE(random.trace());
+  {
+    auto store = Store::open(db_path());
+    fill_store(store, random);
+  }
+  const auto good = export_table(Store::open(db_path()));
+  const auto with_module = [&](const std::vector<std::uint32_t>& words) {
+    auto table = good;
+    auto& winner = table["winners"][0];
+    const auto old = winner["contract"]["stages"][0]["spirv_hash"].get<std::string>();
+    const auto key = spirv_content_hash(words);
+    table["spirv"][key] = spirv_to_base64(words);
+    for (auto& w : table["winners"]) {
+      for (auto& stage : w["contract"]["stages"]) {
+        if (stage["spirv_hash"] == old) stage["spirv_hash"] = key;
+      }
+      for (const auto& d : table["devices"]) {
+        if (d["id"] == w["device"]) w["entry_hash"] = table_entry_hash(d, w);  // signed: only the code is bad
+      }
+    }
+    table["spirv"].erase(old);
+    return table;
+  };
+  std::vector<std::uint32_t> nops = {0x07230203u, 0x00010300u, random.u32(0, 0xffffffffu), 8u, 0u};
+  for (std::uint32_t i = 0, n = random.u32(1, 40); i < n; ++i) nops.push_back(0x00010000u);
+  const auto bad = dir_.path() / "nops.json";
+  std::ofstream(bad) << with_module(nops).dump(2);
+  const auto target = dir_.path() / "target.db";
+  const auto imported = vktune("import " + quoted(bad) + " --db " + quoted(target));
+  EXPECT_EQ(imported.exit_code, 2) << imported.err;
+  EXPECT_EQ(std::count(imported.err.begin(), imported.err.end(), '\n'), 1) << imported.err;
+  EXPECT_NE(imported.err.find("of stage 0 of the winner of " + good["winners"][0]["kernel"].get<std::string>()),
+            std::string::npos)
+      << imported.err;
+  EXPECT_NE(imported.err.find("is not valid for Vulkan: "), std::string::npos) << imported.err;
+  EXPECT_FALSE(std::filesystem::exists(target));
+
+  const auto fine = dir_.path() / "valid.json";
+  std::ofstream(fine) << with_module(random.spirv()).dump(2);
+  const auto accepted = vktune("import " + quoted(fine) + " --db " + quoted(target));
+  EXPECT_EQ(accepted.exit_code, 0) << accepted.err;
 }
 
 TEST_F(ExportCliTest, BadInputIsOneLineOnStderrAndANonZeroExit) {

@@ -23,12 +23,26 @@ class RandomData {
   std::uint32_t u32(std::uint32_t lo, std::uint32_t hi) { return std::uniform_int_distribution<std::uint32_t>(lo, hi)(rng_); }
   double real(double lo, double hi) { return std::uniform_real_distribution<double>(lo, hi)(rng_); }
 
-  // A well-formed module (so readers of its instructions accept it): the
-  // header with a random generator and bound, then a random number of OpNop.
+  // A valid module (so that `vktune import`'s validator and readers of its
+  // instructions accept it): the header with a random generator and bound
+  // (at most SPIRV-Tools' default limit), an empty compute shader of local
+  // size 1,1,1 (spirv-as) whose one block holds a random number of OpNop.
   std::vector<std::uint32_t> spirv() {
-    std::vector<std::uint32_t> words = {0x07230203u, 0x00010300u, u32(0, 0xffffffffu), u32(1, 0xffffffu), 0u};
+    std::vector<std::uint32_t> words = {0x07230203u, 0x00010300u, u32(0, 0xffffffffu), u32(5, 0x3fffffu), 0u,
+                                        // OpCapability Shader; OpMemoryModel Logical GLSL450
+                                        0x00020011u, 0x00000001u, 0x0003000eu, 0x00000000u, 0x00000001u,
+                                        // OpEntryPoint GLCompute %1 "main"; OpExecutionMode %1 LocalSize 1 1 1
+                                        0x0005000fu, 0x00000005u, 0x00000001u, 0x6e69616du, 0x00000000u, 0x00060010u,
+                                        0x00000001u, 0x00000011u, 0x00000001u, 0x00000001u, 0x00000001u,
+                                        // %2 = OpTypeVoid; %3 = OpTypeFunction %2
+                                        0x00020013u, 0x00000002u, 0x00030021u, 0x00000003u, 0x00000002u,
+                                        // %1 = OpFunction %2 None %3; %4 = OpLabel
+                                        0x00050036u, 0x00000002u, 0x00000001u, 0x00000000u, 0x00000003u, 0x000200f8u,
+                                        0x00000004u};
     const auto n = u32(0, 60);
     for (std::uint32_t i = 0; i < n; ++i) words.push_back(0x00010000u);
+    words.push_back(0x000100fdu);  // OpReturn
+    words.push_back(0x00010038u);  // OpFunctionEnd
     return words;
   }
 

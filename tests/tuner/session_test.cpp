@@ -100,6 +100,46 @@ TEST_F(SessionTest, TuneRecordsEveryOutcomeAndResumes) {
   std::filesystem::remove(db.string() + "-shm");
 }
 
+// The heater between measurements and the warm-up after an idle gap are
+// GPU-only by default, so on lavapipe no test reached them (issue 40, item
+// 13: a heater writing into the buffers under validation once gave 35 wrong
+// results on the H200). Asked for on lavapipe: the heater runs, every
+// variant without a planted bug still passes and every planted bug still
+// fails, and each timed variant warms up for the after-idle time (an idle
+// gap of 0 makes every timing one after idle). By default, neither.
+TEST_F(SessionTest, TheHeaterAndTheAfterIdleWarmUpKeepResultsRightWhenAskedForOnACpuDriver) {
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  TuneSession session(instance, test::test_device_index(), nullptr, templates, progress);
+  TuneOptions options;
+  options.seed = seed;
+  options.timer.samples = 3;
+  options.timer.warmup_samples = 1;
+  options.keep_device_busy = true;
+  options.timer.rewarm_after_idle = true;
+  options.timer.idle_gap = std::chrono::milliseconds(0);
+  options.timer.warmup_after_idle = std::chrono::milliseconds(60);
+  const auto heated = session.tune(kernel, {1000}, options);
+  ASSERT_EQ(heated.outcomes.size(), 8u);
+  EXPECT_GT(heated.heater_runs, 0u);
+  std::size_t timed = 0;
+  for (const auto& o : heated.outcomes) {
+    const bool planted = o.config.at("BUG") != 0;
+    EXPECT_EQ(o.status == results::Status::ok, !planted)
+        << "WG=" << o.config.at("WG") << " BUG=" << o.config.at("BUG") << ": " << o.reason;
+    if (o.status != results::Status::ok) continue;
+    ++timed;
+    EXPECT_GE(o.durations.warmup_ms, 60.0) << "WG=" << o.config.at("WG");
+  }
+  EXPECT_GT(timed, 0u);
+
+  TuneOptions plain;
+  plain.seed = seed;
+  plain.timer.samples = 3;
+  plain.timer.warmup_samples = 1;
+  plain.confirm_top = 0;
+  EXPECT_EQ(session.tune(kernel, {1000}, plain).heater_runs, 0u);
+}
+
 // A run never replaces a faster stored winner of another variant (say, from
 // a longer run): the stored one stays and is reported as kept.
 TEST_F(SessionTest, FasterStoredWinnerStays) {
