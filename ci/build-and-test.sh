@@ -19,18 +19,6 @@ bash ci/install-deps.sh
 # times). Developers' presets keep one unit per file; a name two files of one
 # target both define shows here first.
 stage "configure + build (preset ci: Release, -Werror, unity)"
-# The fuzzers (clang, ASan) build beside it at the lowest priority: the build
-# leaves cores idle while links wait (8% of its time,
-# ci/logs/2026-11-29-fresh-clone-de4d356-vmstat.txt); the fuzz stage below
-# then finds them built (or builds them, and says why not, if this failed).
-fuzz_build_log=$(mktemp)
-fuzz_build_pid=
-if [ -f ci/fuzz.sh ]; then
-  nice -n 19 bash ci/fuzz.sh --build-only >"$fuzz_build_log" 2>&1 &
-  fuzz_build_pid=$!
-  # Whatever ends this script, it leaves no build behind.
-  trap 'wait "$fuzz_build_pid" 2>/dev/null || true' EXIT
-fi
 cmake --preset ci
 # One job more than cores: links and the template embedding wait on the disk.
 cmake --build --preset ci -j "$((jobs + 1))"
@@ -56,10 +44,19 @@ export GALLIVM_PERF="${GALLIVM_PERF:-nopt}"
 stage "unit and integration tests (ctest), and beside them the correctness gate: a covering array of every kernel's paths and the committed winners (vktune check)"
 gate_log=$(mktemp)
 # When each of the two ended, for telling which one bounds the stage.
+# Once the gate is done, the fuzzers are built beside ctest's last tests
+# (ctest ran on alone for 104 s with the cores 10-50% idle:
+# ci/logs/2026-11-29-fresh-clone-55ea6f7-vmstat.txt); the fuzz stage below
+# then finds them built (or builds them, and says why not, if this failed).
+# Built at nice 19 beside the main build instead, they were still building
+# when the tests ended, and the build took 445 s against 301 s
+# (ci/logs/2026-11-29-fresh-clone-37e2fd1-cold-cache.log).
+fuzz_build_log=$(mktemp)
 (
   code=0
   bash ci/gate.sh build/ci/vktune || code=$?
   echo "gate: ended at $((SECONDS - start))s"
+  if [ -f ci/fuzz.sh ]; then bash ci/fuzz.sh --build-only >"$fuzz_build_log" 2>&1 || true; fi
   exit "$code"
 ) >"$gate_log" 2>&1 &
 gate_pid=$!
@@ -81,7 +78,6 @@ fi
 
 if [ -f ci/fuzz.sh ]; then
   stage "fuzzing the parsers of untrusted input (GGUF, tables, CSV, kernel specs), 10 s each"
-  [ -z "$fuzz_build_pid" ] || wait "$fuzz_build_pid" || true
   tail -n 1 "$fuzz_build_log"
   rm -f "$fuzz_build_log"
   FUZZ_SECONDS="${FUZZ_SECONDS:-10}" bash ci/fuzz.sh
