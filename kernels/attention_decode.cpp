@@ -513,9 +513,11 @@ class AttentionDecode final : public Kernel {
   }
 
   // The walk's checks decided prefix by prefix (kernels/early_rules.hpp):
-  // its 27,648 configs per shape, checked one by one, took 50 to 67 ms on
-  // two idle cores. Each holds where constraint_violation reaches the walk's
-  // checks (MMA=0, STREAM=0), as early_rules.hpp asks.
+  // the walk's 27,648 configs per shape, checked one by one, took up to 71
+  // ms on two idle cores, 56 ms so (most are legal: what is left is their
+  // whole check; ci/logs/2026-11-29-enumeration-early-rules.txt). Each
+  // holds where constraint_violation reaches the walk's checks (MMA=0,
+  // STREAM=0), as early_rules.hpp asks.
   std::unique_ptr<PrefixChecker> prefix_checker(const Path& path, const Shape& shape, const vk::DeviceInfo& device,
                                                 const std::vector<const PruningRule*>& pruning) const override {
     validate_shape(shape);

@@ -113,7 +113,8 @@ class QuantMatmul final : public Kernel {
                                  const vk::DeviceInfo& device) const override;
   // The decode space's cheapest legality rules decided prefix by prefix
   // (kernels/early_rules.hpp): its 30,000 to 90,000 configs per shape,
-  // checked one by one, took 50 to 80 ms on two idle cores.
+  // checked one by one, took up to 92 ms on two idle cores, 17.5 ms so
+  // (ci/logs/2026-11-29-enumeration-early-rules.txt).
   std::unique_ptr<PrefixChecker> prefix_checker(const Path& path, const Shape& shape, const vk::DeviceInfo& device,
                                                 const std::vector<const PruningRule*>& pruning) const override;
   // The first stage of the config's path (dequant_f16.comp with DEQUANT_STAGE=1).
