@@ -102,8 +102,8 @@ TEST_F(SessionTest, TuneRecordsEveryOutcomeAndResumes) {
 
 // The heater between measurements and the warm-up after an idle gap are
 // GPU-only by default, so on lavapipe no test reached them (issue 40, item
-// 13: a heater writing into the buffers under validation once gave 35 wrong
-// results on the H200). Asked for on lavapipe: the heater runs, every
+// 13: the heater between batches was the cause of 35 wrong results in an
+// H200 acceptance run, since fixed). Asked for on lavapipe: the heater runs, every
 // variant without a planted bug still passes and every planted bug still
 // fails, and each timed variant warms up for the after-idle time (an idle
 // gap of 0 makes every timing one after idle). By default, neither.
