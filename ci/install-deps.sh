@@ -7,7 +7,7 @@ packages=(
   build-essential cmake pkg-config git
   libvulkan-dev libvulkan-volk-dev libshaderc-dev glslang-dev spirv-tools
   libsqlite3-dev nlohmann-json3-dev libmuparser-dev libgtest-dev libbenchmark-dev libcli11-dev libeigen3-dev
-  mesa-vulkan-drivers vulkan-tools vulkan-validationlayers
+  mesa-vulkan-drivers vulkan-tools vulkan-validationlayers libjemalloc2
   clang libclang-rt-dev
   chromium
   help2man man-db
