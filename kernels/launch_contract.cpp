@@ -1,11 +1,21 @@
 #include "kernels/launch_contract.hpp"
 
+#include <cstddef>
+#include <cstdint>
+#include <limits>
 #include <utility>
 
 #include "common/error.hpp"
+#include "kernels/kernel.hpp"
 #include "results/table_format.hpp"
 
 namespace vktune::kernels {
+
+namespace size_arithmetic {
+// The runtime's own text (runtime/src/size_rule.inc), copied at configure
+// time (kernels/CMakeLists.txt): vktune and the runtime size buffers alike.
+#include "vktune_size_rule.inc"
+}  // namespace size_arithmetic
 
 // A role's value is its index among the table format's role names.
 static_assert(static_cast<std::size_t>(BindingRole::scratch) + 1 == results::table_format::binding_role_count);
@@ -25,20 +35,16 @@ BindingRole binding_role_from_string(std::string_view text) {
 }
 
 std::uint64_t SizeRule::bytes(const Shape& shape) const {
-  std::uint64_t sum = 0;
-  for (const auto& term : terms) {
-    std::uint64_t product = term.coefficient;
-    for (int d : term.dims) {
-      if (d < 0 || static_cast<std::size_t>(d) >= shape.size()) {
-        throw Error(ErrorKind::internal, "a size rule names shape dimension " + std::to_string(d) + " of a " +
-                                             std::to_string(shape.size()) + "-dimensional shape");
-      }
-      product *= shape[static_cast<std::size_t>(d)];
-    }
-    sum += product;
+  const auto size = size_arithmetic::size_rule_bytes(*this, shape);
+  if (size.failure == size_arithmetic::SizeFailure::missing_dimension) {
+    throw Error(ErrorKind::internal, "a size rule names shape dimension " + std::to_string(size.dimension) + " of a " +
+                                         std::to_string(shape.size()) + "-dimensional shape");
   }
-  const std::uint64_t whole = divisor <= 1 ? sum : (sum + divisor - 1) / divisor;
-  return align <= 1 ? whole : (whole + align - 1) / align * align;
+  if (size.failure == size_arithmetic::SizeFailure::overflow) {
+    throw Error(ErrorKind::usage, "a buffer of " + describe({}) + " bytes passes 2^64 at shape " +
+                                      shape_to_string(shape));
+  }
+  return size.bytes;
 }
 
 std::string SizeRule::describe(const std::vector<std::string>& dim_names) const {

@@ -1,11 +1,18 @@
 // Table::lookup: runtime/lookup_rules.inc applied to a loaded table, with an
 // explanation of every level tried.
+#include <cstddef>
+#include <cstdint>
 #include <cstdio>
+#include <limits>
 #include <map>
 
 #include "table_data.hpp"
 
 namespace vktune::runtime {
+namespace detail {
+// The checked size arithmetic vktune shares (size_rule.inc).
+#include "size_rule.inc"
+}  // namespace detail
 namespace {
 
 rules::DeviceKey key_of(const DeviceIdentity& d) {
@@ -127,21 +134,16 @@ std::array<std::uint32_t, 3> workgroup_counts(const DispatchRule& rule, const Sh
 }
 
 std::uint64_t SizeRule::bytes(const Shape& shape) const {
-  std::uint64_t sum = 0;
-  for (const auto& term : terms) {
-    std::uint64_t product = term.coefficient;
-    for (const int d : term.dims) {
-      if (d < 0 || static_cast<std::size_t>(d) >= shape.size()) {
-        throw Error(Error::Kind::usage, "vktune: a binding size names dimension " + std::to_string(d) + " of the " +
-                                            std::to_string(shape.size()) + "-dimensional shape " +
-                                            detail::shape_text(shape));
-      }
-      product *= shape[static_cast<std::size_t>(d)];
-    }
-    sum += product;
+  const auto size = detail::size_rule_bytes(*this, shape);
+  if (size.failure == detail::SizeFailure::missing_dimension) {
+    throw Error(Error::Kind::usage, "vktune: a binding size names dimension " + std::to_string(size.dimension) +
+                                        " of the " + std::to_string(shape.size()) + "-dimensional shape " +
+                                        detail::shape_text(shape));
   }
-  const std::uint64_t whole = divisor <= 1 ? sum : (sum + divisor - 1) / divisor;
-  return align <= 1 ? whole : (whole + align - 1) / align * align;
+  if (size.failure == detail::SizeFailure::overflow) {
+    throw Error(Error::Kind::usage, "vktune: a binding size passes 2^64 bytes at shape " + detail::shape_text(shape));
+  }
+  return size.bytes;
 }
 
 std::vector<std::uint32_t> push_constant_words(const Contract& contract, const Shape& shape) {
