@@ -19,15 +19,9 @@ namespace {
 TEST(SizeRuleBytes, AreTheExactBytesOrAnErrorWhereTheyPass64Bits) {
   const auto seed = std::random_device{}();
   std::cout << "seed " << seed << "\n";
-  const auto tally = size_rule_oracle::compare<SizeRule, Shape>(
-      seed, 20000, [](const SizeRule& rule, const Shape& shape) -> std::optional<std::uint64_t> {
-        try {
-          return rule.bytes(shape);
-        } catch (const Error& e) {
-          if (e.kind() != ErrorKind::usage) throw;
-          return std::nullopt;
-        }
-      });
+  const auto tally = size_rule_oracle::compare<SizeRule, Shape>(seed, 20000, [](const auto& rule, const auto& shape) {
+    return size_rule_oracle::bytes_or_refusal<Error>(rule, shape, [](const Error& e) { return e.kind() == ErrorKind::usage; });
+  });
   EXPECT_EQ(tally.disagreement, "");
   // Both outcomes drawn often enough to mean something.
   EXPECT_GT(tally.sized, 1000);

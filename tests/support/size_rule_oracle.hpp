@@ -56,6 +56,18 @@ std::optional<std::uint64_t> expected_bytes(const Rule& rule, const Shape& shape
   return static_cast<std::uint64_t>(rounded);
 }
 
+// `rule.bytes(shape)`, or nothing where it throws an `ErrorType` that
+// `is_usage` accepts (any other exception goes on).
+template <class ErrorType, class Rule, class Shape, class IsUsage>
+std::optional<std::uint64_t> bytes_or_refusal(const Rule& rule, const Shape& shape, IsUsage is_usage) {
+  try {
+    return rule.bytes(shape);
+  } catch (const ErrorType& e) {
+    if (!is_usage(e)) throw;
+    return std::nullopt;
+  }
+}
+
 // `count` rules drawn from `seed`, each evaluated by `evaluate` (the bytes,
 // or nothing where it refused the rule with its usage error) against
 // expected_bytes: how many were sized and refused as expected, and the
