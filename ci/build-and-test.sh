@@ -41,13 +41,14 @@ mkdir -p build/ci/Testing/Temporary
 # SPIR-V under test computes, and without them a check of matmul_q5k's
 # covering took 29.9 s against 35.9 s (ci/logs/2026-11-29-gallivm-nopt.txt).
 export GALLIVM_PERF="${GALLIVM_PERF:-nopt}"
-# LLVM's and glslang's compiles spend a fifth of their time in glibc's
+# LLVM's and glslang's compiles spend about a sixth of their time in glibc's
 # malloc and free; with jemalloc in its place a covering check of matmul_q6k
 # took 32-35 s of CPU against 40-43 (ci/logs/2026-11-29-allocator.txt). An allocator
 # changes no result a test asserts on (a heap bug shows differently, not
 # less). Preloaded for the tests and the gate only: the fuzzers' sanitizers
-# bring their own.
-jemalloc=$(ldconfig -p | awk '/libjemalloc\.so\.2 / {print $NF; exit}')
+# bring their own. awk reads ldconfig's whole list: leaving at the first
+# match ended ldconfig by SIGPIPE, which pipefail made the script's exit 141.
+jemalloc=$(ldconfig -p | awk '/libjemalloc\.so\.2 / && !found {print $NF; found = 1}')
 stage "unit and integration tests (ctest), and beside them the correctness gate: a covering array of every kernel's paths and the committed winners (vktune check)"
 gate_log=$(mktemp)
 if [ -n "$jemalloc" ]; then export LD_PRELOAD="$jemalloc"; echo "tests and gate with $jemalloc"; fi
