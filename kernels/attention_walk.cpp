@@ -37,15 +37,19 @@ constexpr std::uint32_t kNvidiaSubgroup = 32;
 // A walk config (MMA=0, STREAM=0) and what the template derives from it.
 struct Walk {
   std::uint32_t wg, loads, vec, qh, tokens, prefetch, chunk, reduction, merge, widen, lean;
+  bool walks;          // MMA=0 and STREAM=0: the config is the walk's
   std::uint32_t dims;  // LOADS*VEC: a lane's dims per head
   std::uint32_t team;  // lanes per cache entry
   std::uint32_t step;  // entries per workgroup step (WG_SIZE/team*TOKENS)
 };
 
 Walk walk_of(const Config& config, const Shape& shape) {
-  auto u = [&](const char* name) { return static_cast<std::uint32_t>(config.at(name)); };
-  Walk w{u("WG_SIZE"), u("LOADS"), u("VEC"),       u("QH"),    u("TOKENS"), u("PREFETCH"), u("KV_CHUNK"),
-         u("REDUCTION"), u("MERGE"), u("WIDEN"), u("LEAN"), 0, 0, 0};
+  const auto [chunk, lean, loads, merge, mma, prefetch, qh, reduction, stream, tokens, vec, wg, widen] =
+      support::ordered_values<13>(config, {"KV_CHUNK", "LEAN", "LOADS", "MERGE", "MMA", "PREFETCH", "QH", "REDUCTION",
+                                           "STREAM", "TOKENS", "VEC", "WG_SIZE", "WIDEN"});
+  auto u = [](int value) { return static_cast<std::uint32_t>(value); };
+  Walk w{u(wg),        u(loads), u(vec),   u(qh),   u(tokens),           u(prefetch), u(chunk), u(reduction),
+         u(merge),     u(widen), u(lean),  mma == 0 && stream == 0, 0,   0,           0};
   w.dims = w.loads * w.vec;
   w.team = team_of(shape.at(2), w.dims);
   w.step = w.wg / w.team * w.tokens;
