@@ -7,11 +7,13 @@
 #include <cstring>
 #include <ctime>
 
+#include "common/atomic_file.hpp"
+#include "common/stop_request.hpp"
+
 namespace vktune {
 
 namespace {
 
-volatile std::sig_atomic_t received = 0;  // the first signal's number
 timespec first_at{};                       // when it came (CLOCK_MONOTONIC)
 struct sigaction previous_int, previous_term;
 
@@ -22,23 +24,24 @@ constexpr long kSecondSignalAfterNs = 100'000'000;
 void on_signal(int number) {
   timespec now{};
   clock_gettime(CLOCK_MONOTONIC, &now);  // async-signal-safe
-  if (received == 0) {
+  if (stop_signal() == 0) {
     first_at = now;
-    received = number;
+    request_stop(number);
     return;
   }
   const long long since = (now.tv_sec - first_at.tv_sec) * 1'000'000'000LL + (now.tv_nsec - first_at.tv_nsec);
   if (since < kSecondSignalAfterNs) return;
-  // Only async-signal-safe calls here: write and _exit.
+  // Only async-signal-safe calls here: unlink, write and _exit.
+  remove_temporaries_now();
   const char message[] = "\nvktune: second signal, stopping at once\n";
   [[maybe_unused]] const auto written = write(STDERR_FILENO, message, sizeof message - 1);
-  _exit(128 + received);
+  _exit(128 + stop_signal());
 }
 
 }  // namespace
 
 InterruptGuard::InterruptGuard() {
-  received = 0;
+  clear_stop_request();
   struct sigaction action {};
   action.sa_handler = on_signal;
   sigemptyset(&action.sa_mask);
@@ -53,11 +56,11 @@ InterruptGuard::~InterruptGuard() {
 }
 
 std::optional<std::string> InterruptGuard::reason() {
-  const int number = received;
+  const int number = stop_signal();
   if (number == 0) return std::nullopt;
   return std::string("interrupted by ") + (number == SIGINT ? "SIGINT" : number == SIGTERM ? "SIGTERM" : "a signal");
 }
 
-int InterruptGuard::exit_code() { return received == 0 ? 0 : 128 + received; }
+int InterruptGuard::exit_code() { return stop_signal() == 0 ? 0 : 128 + stop_signal(); }
 
 }  // namespace vktune

@@ -1,6 +1,6 @@
 #pragma once
 // SIGINT and SIGTERM during a tune: the first asks the run to stop after the
-// variant in flight (everything measured is already committed; the command
+// variant in flight (or ends a wait for the database's lock at once) (everything measured is already committed; the command
 // then checkpoints the store, prints what it has and exits 130 or 143); a
 // second one ends the process at once with the same code, its commits safe
 // in the store's WAL.
@@ -11,7 +11,8 @@ namespace vktune {
 
 // Installs the handlers for its lifetime and restores the previous ones
 // after. One at a time; the flag it watches is process-wide because a signal
-// is (a handler can reach nothing else).
+// is (a handler can reach nothing else): common/stop_request.hpp, where the
+// store's wait for another process's lock sees it too and gives up.
 class InterruptGuard {
  public:
   InterruptGuard();

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "common/error.hpp"
+#include "common/stop_request.hpp"
 #include "common/suggest.hpp"
 #include "common/text_escape.hpp"
 #include "engine/isolated_worker.hpp"
@@ -144,6 +145,9 @@ docs/SPEC_FORMAT.md, docs/TABLE_FORMAT.md.
     return exit_code::usage;
   } catch (const Error& e) {
     std::cerr << "vktune: error: " << vktune::escape_text(e.what()) << "\n";
+    // A wait the user's Ctrl-C ended (the database's lock) fails as the
+    // wait does; the run ends as an interrupted one, 130 or 143.
+    if (const int signal_number = stop_signal(); signal_number != 0) return finish(128 + signal_number);
     return finish(exit_code_for(e.kind()));
   } catch (const std::exception& e) {
     std::cerr << "vktune: error: " << vktune::escape_text(e.what()) << "\n";

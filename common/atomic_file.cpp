@@ -3,12 +3,15 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <random>
 
 #include "common/error.hpp"
+#include "common/stop_request.hpp"
 
 namespace vktune {
 
@@ -24,7 +27,46 @@ std::filesystem::path temporary_name(const std::filesystem::path& target, std::u
                       std::to_string(salt % 1000000007u) + ".partial");
 }
 
+// The temporary files open in this process, for a signal handler that ends
+// the process at once (cli/interrupt.cpp: a second Ctrl-C) to remove: a slot
+// is claimed with an atomic flag, never a lock, and unlink() is
+// async-signal-safe. Files past kSlots (none today: a command writes one at
+// a time) are removed by their destructors only.
+constexpr std::size_t kSlots = 16;
+struct TemporarySlot {
+  std::atomic<bool> claimed{false};  // by a file
+  std::atomic<bool> ready{false};    // its path written: the handler may read it
+  char path[4096]{};
+};
+TemporarySlot temporary_slots[kSlots];
+
+int register_temporary(const std::filesystem::path& path) noexcept {
+  const std::string& text = path.native();
+  if (text.size() >= sizeof(TemporarySlot::path)) return -1;
+  for (std::size_t i = 0; i < kSlots; ++i) {
+    bool expected = false;
+    if (temporary_slots[i].claimed.compare_exchange_strong(expected, true)) {
+      std::memcpy(temporary_slots[i].path, text.c_str(), text.size() + 1);
+      temporary_slots[i].ready.store(true);
+      return static_cast<int>(i);
+    }
+  }
+  return -1;
+}
+
+void unregister_temporary(int slot) noexcept {
+  if (slot < 0) return;
+  temporary_slots[slot].ready.store(false);
+  temporary_slots[slot].claimed.store(false);
+}
+
 }  // namespace
+
+void remove_temporaries_now() noexcept {
+  for (auto& slot : temporary_slots) {
+    if (slot.ready.load()) ::unlink(slot.path);
+  }
+}
 
 AtomicFile::AtomicFile(std::filesystem::path target) : target_(std::move(target)) {
   std::random_device device;
@@ -35,7 +77,10 @@ AtomicFile::AtomicFile(std::filesystem::path target) : target_(std::move(target)
     // O_EXCL: never reuse or follow another file's name; 0666 so that the
     // user's umask decides the final permissions, as for a plain create.
     fd_ = ::open(temporary_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (fd_ >= 0) return;
+    if (fd_ >= 0) {
+      slot_ = register_temporary(temporary_);
+      return;
+    }
     if (errno != EEXIST) break;
   }
   const int error_number = errno;
@@ -48,19 +93,35 @@ AtomicFile::~AtomicFile() {
 }
 
 void AtomicFile::write(const void* data, std::size_t size) {
-  buffer_.append(static_cast<const char*>(data), size);
+  const auto* bytes = static_cast<const char*>(data);
+  if (buffer_.empty() && size >= kChunk) {  // large: straight to the file, not through a copy
+    write_out(bytes, size);
+    return;
+  }
+  buffer_.append(bytes, size);
   if (buffer_.size() >= kChunk) flush();
 }
 
 void AtomicFile::flush() {
+  write_out(buffer_.data(), buffer_.size());
+  buffer_.clear();
+}
+
+void AtomicFile::write_out(const char* bytes, std::size_t size) {
   std::size_t done = 0;
-  while (done < buffer_.size()) {
-    const ssize_t n = ::write(fd_, buffer_.data() + done, buffer_.size() - done);
+  while (done < size) {
+    // A Ctrl-C while a large file is written (a dequantized tensor, a random
+    // model) ends the write, and the temporary file with it.
+    if (const int signal_number = stop_signal(); signal_number != 0) {
+      discard();
+      throw Error(ErrorKind::io, "interrupted by signal " + std::to_string(signal_number) + " while writing '" +
+                                     target_.string() + "' (nothing was written to it)");
+    }
+    const ssize_t n = ::write(fd_, bytes + done, std::min(size - done, kChunk));
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) fail("write", n == 0 ? EIO : errno);
     done += static_cast<std::size_t>(n);
   }
-  buffer_.clear();
 }
 
 void AtomicFile::commit() {
@@ -74,6 +135,8 @@ void AtomicFile::commit() {
   std::error_code ec;
   std::filesystem::rename(temporary_, target_, ec);
   if (ec) fail("rename the temporary file onto", ec.value());
+  unregister_temporary(slot_);
+  slot_ = -1;
   committed_ = true;
 }
 
@@ -88,6 +151,8 @@ void AtomicFile::discard() noexcept {
   fd_ = -1;
   std::error_code ec;
   std::filesystem::remove(temporary_, ec);
+  unregister_temporary(slot_);
+  slot_ = -1;
   buffer_.clear();
 }
 

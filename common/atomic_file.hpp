@@ -4,7 +4,9 @@
 // atomic); commit() flushes it to disk and renames it over the target. If
 // anything fails first (a full disk, an exception while producing the bytes)
 // the temporary file is removed and the target is left as it was: a reader
-// never sees a partial output that looks complete.
+// never sees a partial output that looks complete. A stop the user asked for
+// (common/stop_request.hpp) fails the next write the same way, and a handler
+// that ends the process at once calls remove_temporaries_now() first.
 #include <cstddef>
 #include <filesystem>
 #include <string>
@@ -31,6 +33,7 @@ class AtomicFile {
 
  private:
   void flush();
+  void write_out(const char* bytes, std::size_t size);  // in chunks, a stop checked before each
   [[noreturn]] void fail(const std::string& what, int error_number);
   void discard() noexcept;
 
@@ -39,6 +42,12 @@ class AtomicFile {
   int fd_ = -1;
   std::string buffer_;  // writes are gathered into large chunks
   bool committed_ = false;
+  int slot_ = -1;  // its entry among the temporaries remove_temporaries_now() removes
 };
+
+// Removes every temporary file of an AtomicFile not yet committed or
+// discarded, for a signal handler about to end the process with _exit.
+// Async-signal-safe.
+void remove_temporaries_now() noexcept;
 
 }  // namespace vktune

@@ -39,6 +39,15 @@ void AttemptLog::end(const CompiledVariant& variant) {
   store_.forget_attempt(device_row_, variant.variant_hash, shape_, cache_mode_);
 }
 
+bool AttemptLog::forget(const CompiledVariant& variant) noexcept {
+  try {
+    end(variant);
+    return true;
+  } catch (...) {
+    return false;
+  }
+}
+
 results::Measurement settle_attempt(results::Measurement m, results::Store& store) {
   if (m.status != results::Status::attempt) return m;
   std::string step = m.reason;

@@ -35,6 +35,11 @@ class AttemptLog {
   void begin(const CompiledVariant& variant, const std::string& step);
   // Removes the variant's attempt row, if it still is one. Thread-safe.
   void end(const CompiledVariant& variant);
+  // end() for a run that is ending on an error it handled (a full disk, a
+  // database error, a bad_alloc while the variant ran): the process did not
+  // crash, so the row must not outlive it as a crash. Never throws; false
+  // when the row could not be removed (the store refused that too).
+  bool forget(const CompiledVariant& variant) noexcept;
 
  private:
   std::mutex mutex_;

@@ -4,6 +4,8 @@
 #include <cstdlib>
 #include <string>
 
+#include "common/error.hpp"
+
 namespace vktune::test_hooks {
 
 namespace {
@@ -28,6 +30,14 @@ void before_dispatch() {
   static const auto crash_at = number_from_env("VKTUNE_TEST_CRASH_AT_VARIANT");
   static long dispatched = 0;  // only the evaluating thread calls this
   if (crash_at && ++dispatched == *crash_at) std::raise(SIGSEGV);
+}
+
+void before_record() {
+  static const auto fail_at = number_from_env("VKTUNE_TEST_RECORD_FAILS_AT");
+  static long recorded = 0;  // only the evaluating thread stores results
+  if (fail_at && ++recorded == *fail_at) {
+    throw Error(ErrorKind::database, "database or disk is full (VKTUNE_TEST_RECORD_FAILS_AT)");
+  }
 }
 
 std::optional<std::size_t> wrong_chain_layer() {

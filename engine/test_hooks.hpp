@@ -1,6 +1,6 @@
 #pragma once
 // Hooks that let the test suite rebuild failures a healthy machine does not
-// produce on demand: a GPU timeout, a driver crash and a wrong layer in a chain. Each is an environment
+// produce on demand: a GPU timeout, a driver crash, a full disk and a wrong layer in a chain. Each is an environment
 // variable named VKTUNE_TEST_*, read where the failure would happen; unset
 // (always, outside the tests) they change nothing.
 #include <chrono>
@@ -18,6 +18,11 @@ std::optional<std::chrono::milliseconds> validation_timeout();
 // puts on the device raises SIGSEGV right before its dispatch, as a driver
 // crash would. Call once per variant, just before dispatching it.
 void before_dispatch();
+
+// VKTUNE_TEST_RECORD_FAILS_AT=N: the N-th result (1-based) this process
+// stores fails as SQLite fails on a full disk (Error(database), "database or
+// disk is full"). Call once per result, just before storing it.
+void before_record();
 
 // VKTUNE_TEST_WRONG_CHAIN_LAYER=N: `vktune mobilenet` uploads layer N's
 // (1-based) bias off by one, so a test sees that its check names that layer.

@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "common/error.hpp"
+#include "common/stop_request.hpp"
 
 namespace vktune::results::sqlite {
 namespace {
@@ -94,10 +95,13 @@ bool blocked_by_read_only_place(int rc) {
 }
 
 // SQLite's busy handler: called while another connection holds the lock, with
-// `count` the number of calls so far for this lock. Never gives up (returns
-// 1): sleeping a little longer each time, up to 50 ms, costs at most that much
-// latency once the lock is free.
+// `count` the number of calls so far for this lock. Gives up (returns 0, and
+// the statement fails as locked) only once the user asked the process to
+// stop: a Ctrl-C must not wait for another process to let go. Otherwise it
+// sleeps a little longer each time, up to 50 ms, which costs at most that
+// much latency once the lock is free.
 int wait_for_lock(void* user, int count) {
+  if (stop_signal() != 0) return 0;
   auto* wait = static_cast<Connection::LockWait*>(user);
   const auto now = std::chrono::steady_clock::now();
   if (count == 0) {
@@ -108,7 +112,7 @@ int wait_for_lock(void* user, int count) {
     const auto waited = std::chrono::duration_cast<std::chrono::seconds>(now - wait->since).count();
     std::fprintf(stderr,
                  "vktune: results database '%s' is locked by another process; waited %llds, still waiting "
-                 "(a second Ctrl-C stops)\n",
+                 "(Ctrl-C stops)\n",
                  wait->path.c_str(), static_cast<long long>(waited));
     std::fflush(stderr);
     wait->next_notice = now + std::chrono::minutes(1);

@@ -76,6 +76,7 @@ void TuneSession::reopen_device() {
 
 void TuneSession::record(const kernels::Kernel& kernel, const CompiledVariant& variant, const Outcome& o,
                          const std::string& shape_text, CacheMode cache_mode, results::Phase phase) {
+  test_hooks::before_record();
   store_->transaction([&] {
     // A multi-stage variant is recorded under its first stage's template.
     store_->upsert_variant({variant.variant_hash, kernel.name(), variant.stages[0].plan.template_file,

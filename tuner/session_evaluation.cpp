@@ -140,6 +140,19 @@ Candidate& TuneSession::Evaluation::find(const kernels::Config& config) {
 }
 
 Outcome TuneSession::Evaluation::measure(Candidate& c) {
+  try {
+    return measure_and_record(c);
+  } catch (...) {
+    // The run ends on an error it handled (the result could not be stored:
+    // a full disk; or something not a variant's failure, as bad_alloc): the
+    // variant did not crash the process, so its attempt row goes, or the
+    // next run would record it as crashed and never try it again.
+    if (attempts_) attempts_->forget(c.variant);
+    throw;
+  }
+}
+
+Outcome TuneSession::Evaluation::measure_and_record(Candidate& c) {
   Outcome o;
   o.config = c.variant.config;
   o.variant_hash = c.variant.variant_hash;

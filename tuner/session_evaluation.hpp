@@ -55,7 +55,10 @@ class TuneSession::Evaluation final : public BatchEvaluator {
 
   // The prepared candidate of `config`, once its compile has finished.
   Candidate& find(const kernels::Config& config);
+  // Runs `c` and records its outcome; on an error that ends the run, its
+  // attempt row is forgotten first.
   Outcome measure(Candidate& c);
+  Outcome measure_and_record(Candidate& c);
   // Validates and times `c` on the device into `o`; throws the variant's failure.
   void run_on_device(Candidate& c, Outcome& o);
   // After a failure that left the device unusable: opens it again and

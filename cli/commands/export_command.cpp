@@ -4,12 +4,12 @@
 // in a read-only directory) and its pages are checked first.
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <optional>
 #include <sstream>
 
+#include "common/atomic_file.hpp"
 #include "common/error.hpp"
 #include "common/text_escape.hpp"
 #include "results/export.hpp"
@@ -88,21 +88,12 @@ std::string render(const results::Store& store, const ExportOptions& options) {
   return table.dump(2) + "\n";
 }
 
-// Writes beside the target and renames, so a failed export leaves no half file.
+// Whole or not at all (common/atomic_file.hpp): a full disk leaves neither a
+// half file nor its temporary.
 void write_file(const std::filesystem::path& path, const std::string& text) {
-  const auto temporary = std::filesystem::path(path.string() + ".partial");
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.close();
-    if (!out) throw Error(ErrorKind::io, "cannot write " + temporary.string());
-  }
-  std::error_code ec;
-  std::filesystem::rename(temporary, path, ec);
-  if (ec) {
-    std::filesystem::remove(temporary, ec);
-    throw Error(ErrorKind::io, "cannot write " + path.string() + ": " + ec.message());
-  }
+  AtomicFile out(path);
+  out.write(text.data(), text.size());
+  out.commit();
 }
 
 }  // namespace
@@ -131,8 +122,8 @@ contains the text. A filter that matches nothing is an error that lists what
 is stored.
 
 Without -o the export goes to stdout; with -o it is written whole or not at
-all (FILE.partial, then renamed). The database is opened read-only and checked
-(PRAGMA quick_check) first.
+all (a hidden temporary file beside it, then renamed; removed on a failure).
+The database is opened read-only and checked (PRAGMA quick_check) first.
 
 See docs/RESULTS_DATABASE.md and docs/TABLE_FORMAT.md.
 )vkt");

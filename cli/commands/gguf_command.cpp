@@ -23,6 +23,7 @@
 #include "cli/commands/commands.hpp"
 #include "cli/commands/options.hpp"
 #include "cli/gguf_dequant.hpp"
+#include "cli/interrupt.hpp"
 #include "common/json_formats.hpp"
 
 namespace vktune::cli {
@@ -50,6 +51,7 @@ void write_random_model(const GgufOptions& options) {
   const auto& preset = model::find_preset(options.make_random.at(0));
   model::check_type_mix(options.make_random.at(1));
   const auto bytes = model::random_model(preset, options.make_random.at(1), options.seed).bytes();
+  InterruptGuard interrupt;  // Ctrl-C ends the write and removes its temporary file
   AtomicFile out(options.output);
   out.write(bytes.data(), bytes.size());
   out.commit();
@@ -253,6 +255,7 @@ See docs/TUNING_A_MODEL.md and docs/RELIABILITY.md.
     }
     const ref::GgufFile file = ref::GgufFile::open(options->file);
     if (!options->dequant.empty()) {
+      InterruptGuard interrupt;  // Ctrl-C ends the write and removes its temporary file
       std::cout << write_dequantized(file, options->dequant, options->output) << "\n";
     } else if (options->json) {
       print_json(options->file, file);

@@ -156,6 +156,29 @@ TEST_F(CliEdges, OutputIntoADirectoryIsBadInput) {
 
 // A --db (or $VKTUNE_DB) that is a directory gave five different messages
 // and exit 5 or 2 depending on the command: now one line, exit 2, in each.
+TEST_F(CliEdges, AnExportTheFileSystemRefusesLeavesNoFileBehind) {
+  const auto db = dir / "e.db";
+  const auto imported = run("import " + std::string(VKTUNE_SOURCE_DIR) +
+                            "/tests/runtime/data/h200_matmul_q4k.json --db " + db.string());
+  ASSERT_EQ(imported.exit_code, 0) << imported.err;
+  const auto into = dir / "exports";
+  fs::create_directories(into);
+  // A file size limit of 8 blocks (4 KiB in dash) fails the write part-way (EFBIG), as a full
+  // disk does (ENOSPC); the table is larger. Before: an empty or half
+  // "t.json.partial" was left beside the target, exit 5.
+  for (const std::string format : {"json", "header"}) {  // each larger than the limit
+    const auto err = dir / "err.txt";
+    const std::string command = "trap '' XFSZ; ulimit -f 8; exec \"" + std::string(VKTUNE_BINARY) +
+                                "\" export --format " + format + " --db " + db.string() + " -o " +
+                                (into / "t.out").string() + " >/dev/null 2>" + err.string();
+    const int status = std::system(command.c_str());
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 5) << format << ": " << read(err);
+    EXPECT_NE(read(err).find("File too large"), std::string::npos) << format << ": " << read(err);
+    EXPECT_TRUE(fs::is_empty(into)) << format << ": something was left in " << into.string();
+  }
+}
+
 TEST_F(CliEdges, ADatabaseThatIsADirectoryIsOneMessageInEveryCommand) {
   const auto d = dir.string();
   const std::string table = std::string(VKTUNE_SOURCE_DIR) + "/tests/runtime/data/h200_matmul_q4k.json";

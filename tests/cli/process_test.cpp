@@ -17,6 +17,8 @@
 #include <sstream>
 #include <thread>
 
+#include "reference/gguf_writer.hpp"
+#include "results/sqlite.hpp"
 #include "results/store.hpp"
 
 namespace {
@@ -128,6 +130,55 @@ TEST_F(ProcessTest, SigintAndSigtermStopBetweenVariantsWithTheResultsInTheDbFile
   }
 }
 
+TEST_F(ProcessTest, TheFirstSignalEndsAWaitForTheDatabaseLockOfAnotherProcess) {
+  const pid_t child = start(tune_add + db.string());
+  ASSERT_TRUE(wait_for_rows("add", 2, child)) << read(err);
+  // Another process takes the write lock and keeps it: the tune's next
+  // result waits for it.
+  auto holder = vktune::results::sqlite::Connection::open(db, vktune::results::sqlite::Connection::Mode::read_write_create);
+  holder.exec("BEGIN IMMEDIATE");
+  std::this_thread::sleep_for(std::chrono::seconds(3));  // a few variants' time on lavapipe: it waits by now
+  const auto rows_before = rows(db, "add").size();
+  kill(child, SIGINT);
+  // Ended by the one signal while the lock is still held (it used to wait
+  // for the lock, and only a second signal ended it).
+  const auto status = wait_for(child, std::chrono::seconds(15));
+  ASSERT_TRUE(status.has_value()) << "still waiting for the lock after the signal\n" << read(err);
+  ASSERT_TRUE(WIFEXITED(*status)) << "ended by signal " << WTERMSIG(*status);
+  EXPECT_EQ(WEXITSTATUS(*status), 130) << read(err);
+  holder.exec("ROLLBACK");
+  EXPECT_EQ(rows(db, "add").size(), rows_before) << "nothing written after the lock was taken";
+}
+
+TEST_F(ProcessTest, ASignalDuringADequantizationLeavesNeitherOutputNorTemporaryFile) {
+  // An F16 tensor of 32M values: 128 MiB to write, in 1-MiB chunks, which
+  // takes far longer than the poll below needs to see its temporary file.
+  const fs::path model = dir / "model.gguf", output_dir = dir / "dequant";
+  fs::create_directories(output_dir);
+  {
+    std::vector<std::uint8_t> halves(std::size_t{2} << 25);
+    std::mt19937 random(5);
+    for (auto& byte : halves) byte = static_cast<std::uint8_t>(random() & 0x3f);  // finite halves
+    vktune::ref::GgufWriter writer;
+    writer.add_tensor("w", vktune::ref::GgmlType::F16, {4096, 8192}, std::move(halves));
+    writer.write(model);
+  }
+  const pid_t child = start("gguf " + model.string() + " --dequant w -o " + (output_dir / "w.f32").string());
+  // Its temporary file exists once the signal handlers are in place.
+  const auto give_up = Clock::now() + std::chrono::seconds(60);
+  while (fs::is_empty(output_dir) && Clock::now() < give_up) std::this_thread::sleep_for(std::chrono::microseconds(200));
+  ASSERT_FALSE(fs::is_empty(output_dir)) << read(err);
+  kill(child, SIGINT);
+  const auto status = wait_for(child, std::chrono::seconds(30));
+  ASSERT_TRUE(status.has_value());
+  // Before: the default action ended it by the signal and left a hidden
+  // ".w.f32.<pid>.<n>.partial" of up to the whole tensor.
+  ASSERT_TRUE(WIFEXITED(*status)) << "ended by signal " << WTERMSIG(*status);
+  EXPECT_EQ(WEXITSTATUS(*status), 130) << read(err);
+  EXPECT_NE(read(err).find("interrupted"), std::string::npos) << read(err);
+  EXPECT_TRUE(fs::is_empty(output_dir)) << fs::directory_iterator(output_dir)->path();
+}
+
 TEST_F(ProcessTest, ASecondSignalStopsAtOnce) {
   const pid_t child = start(tune_add + db.string());
   ASSERT_TRUE(wait_for_rows("add", 1, child)) << read(err);
@@ -179,6 +230,29 @@ TEST_F(ProcessTest, AVariantThatCrashesTheProcessIsRecordedAndNeverRetried) {
   for (const auto& m : rows(db, "add")) crashed_rows += m.status == vktune::results::Status::crashed;
   EXPECT_GE(crashed_rows, 1u);
   EXPECT_LE(crashed_rows, 5u);
+}
+
+TEST_F(ProcessTest, AResultTheDiskCannotHoldEndsTheRunWithoutRecordingTheVariantAsCrashed) {
+  const std::string args = "add --device 0 --shape 4,256 --seed 9 --strategy random --budget 3 --json --db " + db.string();
+  // The second result stored (the first variant after the baseline) fails
+  // as SQLite fails on a full disk, after its attempt row was committed.
+  const pid_t child = start(args, "VKTUNE_TEST_RECORD_FAILS_AT=2");
+  const auto status = wait_for(child, std::chrono::seconds(60));
+  ASSERT_TRUE(status.has_value());
+  ASSERT_TRUE(WIFEXITED(*status)) << read(err);
+  EXPECT_EQ(WEXITSTATUS(*status), 5) << read(err);
+  EXPECT_NE(read(err).find("disk is full"), std::string::npos) << read(err);
+  const auto left = rows(db, "add");
+  EXPECT_EQ(left.size(), 1u) << "the baseline's row, and nothing of the variant the disk refused";
+  for (const auto& m : left) EXPECT_NE(m.status, vktune::results::Status::attempt) << m.variant_hash;
+
+  const pid_t again = start(args);
+  const auto done = wait_for(again, std::chrono::seconds(60));
+  ASSERT_TRUE(done && WIFEXITED(*done)) << read(err);
+  EXPECT_EQ(WEXITSTATUS(*done), 0) << read(err);
+  const auto report = nlohmann::json::parse(read(out));
+  for (const auto& o : report["shapes"][0]["outcomes"]) EXPECT_NE(o["status"], "crashed") << o.dump();
+  for (const auto& m : rows(db, "add")) EXPECT_EQ(m.status, vktune::results::Status::ok) << m.variant_hash;
 }
 
 TEST_F(ProcessTest, AnAbandonedDeviceDoesNotHangTheExitAndTheReportIsPrinted) {

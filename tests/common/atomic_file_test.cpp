@@ -13,6 +13,7 @@
 #include <random>
 
 #include "common/error.hpp"
+#include "common/stop_request.hpp"
 #include "tests/support/files.hpp"
 
 namespace vktune {
@@ -104,6 +105,47 @@ TEST_F(AtomicFileTest, AWriteThatFailsMidwayLikeAFullDiskLeavesNothing) {
   EXPECT_EQ(WEXITSTATUS(status), 0) << "1: the write did not fail, 2: the error did not name the file";
   EXPECT_EQ(read(target), "old");
   EXPECT_EQ(entries(), 1u);
+}
+
+TEST_F(AtomicFileTest, AStopTheUserAskedForEndsTheWriteAndLeavesNothing) {
+  // The first Ctrl-C during a long write (a dequantized tensor, a random
+  // model): the next chunk is not written, the temporary file goes.
+  const auto target = dir / "out.bin";
+  std::ofstream(target) << "old";
+  {
+    AtomicFile out(target);
+    const std::string chunk(3 << 20, 'x');
+    out.write(chunk.data(), chunk.size());
+    ASSERT_EQ(entries(), 2u);  // the target and the temporary file
+    request_stop(SIGINT);
+    try {
+      out.write(chunk.data(), chunk.size());
+      clear_stop_request();
+      FAIL() << "the write went on after the stop";
+    } catch (const Error& e) {
+      clear_stop_request();
+      EXPECT_NE(std::string(e.what()).find("interrupted"), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(entries(), 1u);
+  }
+  EXPECT_EQ(read(target), "old");
+}
+
+TEST_F(AtomicFileTest, TheSignalHandlersRemovalTakesEveryOpenTemporaryFileAndNothingElse) {
+  // What a second Ctrl-C runs before _exit (cli/interrupt.cpp).
+  const auto kept = dir / "kept.bin";
+  {
+    AtomicFile done(kept);
+    done.write("done", 4);
+    done.commit();
+  }
+  AtomicFile first(dir / "a.bin"), second(dir / "b.bin");
+  first.write("a", 1);
+  second.write("b", 1);
+  ASSERT_EQ(entries(), 3u);
+  remove_temporaries_now();
+  EXPECT_EQ(entries(), 1u);
+  EXPECT_EQ(read(kept), "done");
 }
 
 TEST_F(AtomicFileTest, AnUnwritableDirectoryIsAnErrorNamingTheTarget) {
