@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fuzz every parser of untrusted input for a bounded time with libFuzzer +
 # ASan + UBSan: each target FUZZ_SECONDS (default 30), JOBS (default 2) at a
-# time, so six targets take about 3 x 30 s on two cores. Needs clang; without
+# time, so seven targets take about 4 x 30 s on two cores. Needs clang; without
 # it the job is skipped. Exits non-zero when a fuzzer finds a crash (the input
 # is kept under build/fuzz/artifacts/, the log under build/fuzz/logs/).
 #   FUZZ_TARGETS="fuzz_gguf_reader ..."  runs only those.
@@ -30,7 +30,7 @@ fi
 
 if [ "$long" -eq 1 ]; then seconds="${FUZZ_SECONDS:-600}"; else seconds="${FUZZ_SECONDS:-30}"; fi
 jobs="${JOBS:-2}"
-targets=(${FUZZ_TARGETS:-fuzz_gguf_reader fuzz_runtime_json fuzz_runtime_sqlite fuzz_import_table fuzz_measurements_csv fuzz_spec_loader})
+targets=(${FUZZ_TARGETS:-fuzz_gguf_reader fuzz_runtime_json fuzz_runtime_sqlite fuzz_import_table fuzz_measurements_csv fuzz_spec_loader fuzz_sqlite_json_columns})
 start=$SECONDS
 cmake --preset fuzz >/dev/null
 cmake --build --preset fuzz --target "${targets[@]}" gguf_seed_corpus table_seed_db -j "$jobs"
@@ -50,7 +50,7 @@ mkdir -p "$work/artifacts" "$work/logs"
 seeds=tests/fuzz/corpus
 # Every target's folder, so that FUZZ_TARGETS may name any subset.
 for target in fuzz_gguf_reader fuzz_runtime_json fuzz_runtime_sqlite fuzz_import_table fuzz_measurements_csv \
-  fuzz_spec_loader "${targets[@]}"; do mkdir -p "$work/corpus/$target"; done
+  fuzz_spec_loader fuzz_sqlite_json_columns "${targets[@]}"; do mkdir -p "$work/corpus/$target"; done
 cp "$seeds"/json_tables/*.json "$work/corpus/fuzz_runtime_json/"
 cp "$seeds"/json_tables/*.json "$work/corpus/fuzz_import_table/"
 cp "$seeds"/measurements_csv/*.csv "$work/corpus/fuzz_measurements_csv/"
