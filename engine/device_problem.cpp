@@ -27,6 +27,12 @@ std::uint32_t cold_cache_copies(std::uint64_t weight_bytes, std::uint64_t device
   return static_cast<std::uint32_t>(std::max<std::uint64_t>(copies, 2));
 }
 
+VkDeviceSize validation_band(std::uint64_t data_bytes, std::uint64_t max_range) {
+  VkDeviceSize band = std::clamp<VkDeviceSize>(data_bytes, kValidationBandMin, kValidationBandMax);
+  if (data_bytes + band > max_range) band = max_range > data_bytes ? max_range - data_bytes : 0;
+  return std::max(band, kGuardAfter);  // never narrower than the timing copies'
+}
+
 namespace {
 
 std::size_t data_bytes(const kernels::HostBuffer& host) { return std::max<std::size_t>(host.bytes.size(), 4); }
@@ -46,19 +52,23 @@ DeviceProblem::DeviceProblem(vk::Device& device, const kernels::Problem& problem
     const auto& host = problem.buffers[b];
     const std::uint32_t n = host.is_weights ? copies_ : 1;
     if (host.is_weights) weight_bytes_ += host.bytes.size();
-    for (std::uint32_t c = 0; c < n; ++c) buffers_[b].emplace_back(device, kGuardBefore + data_bytes(host) + kGuardAfter);
+    validation_bands_.push_back(validation_band(data_bytes(host), device.info().max_storage_buffer_range));
+    for (std::uint32_t c = 0; c < n; ++c) {
+      buffers_[b].emplace_back(device, kGuardBefore + data_bytes(host) + band_after(b, c));
+    }
   }
   upload_all();
 }
 
 void DeviceProblem::upload_all() {
-  const auto before = canary_bytes(kGuardBefore), after = canary_bytes(kGuardAfter);
+  const auto before = canary_bytes(kGuardBefore);
   for (std::size_t b = 0; b < buffers_.size(); ++b) {
     const auto& host = problem_.buffers[b];
-    for (auto& buffer : buffers_[b]) {
+    for (std::size_t c = 0; c < buffers_[b].size(); ++c) {
+      auto& buffer = buffers_[b][c];
       buffer.upload(before, 0);
       if (!host.is_output) buffer.upload(host.bytes, kGuardBefore);
-      buffer.upload(after, kGuardBefore + data_bytes(host));
+      buffer.upload(canary_bytes(band_after(b, c)), kGuardBefore + data_bytes(host));
     }
   }
 }
@@ -139,7 +149,7 @@ std::optional<std::string> DeviceProblem::check_guards() {
         return;
       }
     };
-    check(kGuardBefore + data_bytes(host), kGuardAfter, "after");
+    check(kGuardBefore + data_bytes(host), band_after(b, 0), "after");
     if (!found) check(0, kGuardBefore, "before");
   }
   if (found) upload_all();

@@ -34,9 +34,24 @@ std::uint32_t cold_cache_copies(std::uint64_t weight_bytes, std::uint64_t device
 // drops out-of-bounds stores silently) and is found after each validation. The
 // canary is a NaN as fp32 and as both fp16 halves, so that a read past the end
 // reaches the output as NaN and fails the comparison.
+//
+// The copy validation runs on (copy 0) gets a wider band after its data,
+// validation_band(): the data's own size, at least kValidationBandMin and at
+// most kValidationBandMax, so that an index off by a row, a tile or a whole
+// extent is caught up to that far past the end (4.4 KB past a 4-KiB band was
+// dropped by lavapipe and passed). The timing copies of the weights keep
+// kGuardAfter: timing never checks them, and a wide band on each of up to 64
+// cold-cache copies would cost memory for nothing. A store further than the
+// band still lands outside the bound range: lavapipe drops it, a GPU may not.
 inline constexpr VkDeviceSize kGuardBefore = 256;  // the largest minStorageBufferOffsetAlignment allowed
 inline constexpr VkDeviceSize kGuardAfter = 4096;
+inline constexpr VkDeviceSize kValidationBandMin = VkDeviceSize{1} << 20;
+inline constexpr VkDeviceSize kValidationBandMax = VkDeviceSize{4} << 20;
 inline constexpr std::uint32_t kCanary = 0x7fbf7fbfu;
+
+// The band after copy 0 of a buffer of `data_bytes`, kept within what one
+// descriptor may bind (`max_range`, the device's maxStorageBufferRange).
+VkDeviceSize validation_band(std::uint64_t data_bytes, std::uint64_t max_range);
 
 class DeviceProblem {
  public:
@@ -62,8 +77,13 @@ class DeviceProblem {
   void upload_all();
   std::vector<std::size_t> output_indices() const;  // output_index, then more_outputs
 
+  VkDeviceSize band_after(std::size_t binding, std::size_t copy) const {
+    return copy == 0 ? validation_bands_[binding] : kGuardAfter;
+  }
+
   const kernels::Problem& problem_;
   std::vector<std::vector<vk::Buffer>> buffers_;  // [binding][copy]
+  std::vector<VkDeviceSize> validation_bands_;    // [binding]: copy 0's band after the data
   std::size_t output_index_ = 0;
   std::uint32_t copies_ = 1;
   std::uint64_t weight_bytes_ = 0;

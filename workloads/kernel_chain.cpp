@@ -114,6 +114,16 @@ ChainOp& KernelChain::add(const std::string& kernel_name, const kernels::Shape& 
   return ops_.back();
 }
 
+void KernelChain::require_fits() const {
+  std::uint64_t total = 0;
+  for (const auto& [name, bytes] : impl_->buffer_bytes) total += bytes;
+  if (total > device_.device_local_bytes()) {
+    throw Error(ErrorKind::usage, "the chain's " + std::to_string(impl_->buffer_bytes.size()) + " buffers need " +
+                                      std::to_string(total >> 20) + " MiB, more than " + device_.name + "'s " +
+                                      std::to_string(device_.device_local_bytes() >> 20) + " MiB of device memory");
+  }
+}
+
 void KernelChain::place_barriers(bool every_op) {
   std::set<std::string> read, written;  // since the last barrier
   // The first op waits too, for the run before it when runs are recorded back to back.

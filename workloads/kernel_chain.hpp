@@ -69,6 +69,9 @@ class KernelChain {
   // its own). Throws Error(usage) for a shape the kernel refuses.
   ChainOp& add(const std::string& kernel, const kernels::Shape& shape, const std::string& role,
                const std::map<std::string, std::string>& by_name);
+  // Throws Error(usage) when the chain's buffers, summed, exceed the
+  // device's largest device-local heap: before any contents are read or made.
+  void require_fits() const;
   // Marks the ops that wait (see above); `every_op`: all of them. Call once
   // every op is added.
   void place_barriers(bool every_op);

@@ -13,6 +13,7 @@
 #include "kernels/registry.hpp"
 #include "reference/gguf_reader.hpp"
 #include "engine/ceilings.hpp"
+#include "engine/device_problem.hpp"
 #include "cli/commands/commands.hpp"
 #include "cli/commands/options.hpp"
 #include "cli/device_lock.hpp"
@@ -69,19 +70,20 @@ void run_model(ModelArgs args, int& result_code) {
   const std::uint32_t context = *args.context, prompt = *args.prompt;
   auto ops = model::model_ops(model, context, prompt);
   if (!ops.unsupported.empty() && !args.skip_unsupported) refuse_unsupported(args.file, ops.unsupported);
-  // Shapes a kernel refuses join what the prediction leaves out.
+  // Shapes a kernel refuses, and (below) products the device cannot hold,
+  // join what the prediction leaves out.
+  auto leave_out = [&ops](const model::ModelOp& op, const std::string& why) {
+    const auto what = op.kernel + " " + kernels::shape_to_string(op.shape) + " (" + why + ")";
+    if (op.per_token) ops.unserved.push_back({what, "decode", op.per_token});
+    if (op.per_prefill) ops.unserved.push_back({what, "prefill", op.per_prefill});
+  };
   std::vector<model::ModelOp> served;
   for (auto& op : ops.ops) {
     try {
       kernels::find_kernel(op.kernel).validate_shape(op.shape);
       served.push_back(op);
     } catch (const Error& e) {
-      if (op.per_token)
-        ops.unserved.push_back(
-            {op.kernel + " " + kernels::shape_to_string(op.shape) + " (" + e.what() + ")", "decode", op.per_token});
-      if (op.per_prefill)
-        ops.unserved.push_back(
-            {op.kernel + " " + kernels::shape_to_string(op.shape) + " (" + e.what() + ")", "prefill", op.per_prefill});
+      leave_out(op, e.what());
     }
   }
   ops.ops = served;
@@ -97,6 +99,20 @@ void run_model(ModelArgs args, int& result_code) {
     vk::Device probe(instance, args.device);
     lock_key = device_lock_key(probe.info());
     device_name = probe.info().name;
+    // Before any op is tuned: an op the device cannot hold would otherwise
+    // have its inputs made and its CPU reference computed (minutes for a
+    // large product) only to be refused when its turn comes.
+    std::vector<model::ModelOp> fitting;
+    for (auto& op : ops.ops) {
+      try {
+        require_device_fits(kernels::find_kernel(op.kernel), op.shape, probe.info());
+        fitting.push_back(op);
+      } catch (const Error& e) {
+        if (e.kind() != ErrorKind::usage) throw;
+        leave_out(op, e.what());
+      }
+    }
+    ops.ops = fitting;
   }
   if (!args.seed_given) args.seed = std::random_device{}();
   std::unique_ptr<DeviceLock> device_lock;

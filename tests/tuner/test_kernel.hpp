@@ -6,7 +6,8 @@
 //   x[N], one past the end of x (zero where out-of-bounds reads return zero);
 //   BUG=6 is wrong only when x[0] > 0; BUG=7 adds b[1] to y[0] and bumps b[1]
 //   by 2^-20 each run (an output that drifts from run to run, well within the
-//   tolerance).
+//   tolerance); BUG=8 stores one float 4.4 KB past the end of y, BUG=9 adds
+//   x[N + 100000], 400 KB past the end of x (both beyond a 4-KiB band).
 // WG is a real parameter; WG=2048 is rejected by the constraint. The space
 // holds BUG 0..3 unless the kernel is made with other bugs and baseline.
 #include <filesystem>
@@ -50,6 +51,12 @@ void main() {
 #endif
 #if BUG == 6
   if (i == N / 2 && x[0] > 0.0) v += 0.25;
+#endif
+#if BUG == 8
+  if (i == N - 1) y[N + 1100] = v;
+#endif
+#if BUG == 9
+  if (i == 0) v += x[N + 100000];
 #endif
 #if BUG == 7
   if (i == 0) {

@@ -13,6 +13,7 @@
 #include "tests/test_device.hpp"
 #include "tests/tuner/test_kernel.hpp"
 #include "tuner/session.hpp"
+#include "engine/device_problem.hpp"
 #include "engine/validation_inputs.hpp"
 
 namespace vktune {
@@ -60,6 +61,35 @@ TEST_F(ValidationSafetyTest, GuardBandsCatchStoresAndReadsPastTheEnd) {
   EXPECT_EQ(result.outcomes[2].validation.non_finite, 1u);
   EXPECT_NE(result.outcomes[2].reason.find("index 0"), std::string::npos) << result.outcomes[2].reason;
   EXPECT_EQ(result.outcomes[3].status, results::Status::ok) << result.outcomes[3].reason;
+}
+
+// Past a 4-KiB band (issue 40, item 12): a store 4.4 KB past y landed
+// outside the bound range, where lavapipe drops it, and a read 400 KB past x
+// returned zero; both variants passed (the 1-GB one won its tune). The band
+// validation runs on now reaches 1 MiB at least.
+TEST_F(ValidationSafetyTest, WideValidationBandsCatchStoresAndReadsFarPastTheEnd) {
+  testing::TestScaleKernel kernel({0, 8, 9});
+  TuneSession session(instance, test::test_device_index(), nullptr, templates, progress);
+  const kernels::Shape shape{77};
+  const std::vector<kernels::Config> configs{{{"BUG", 8}, {"WG", 32}}, {{"BUG", 0}, {"WG", 32}},
+                                             {{"BUG", 9}, {"WG", 64}}, {{"BUG", 0}, {"WG", 64}}};
+  const auto result = session.check(kernel, shape, configs, seed);
+  ASSERT_EQ(result.outcomes.size(), 4u);
+  EXPECT_EQ(result.outcomes[0].status, results::Status::out_of_bounds) << result.outcomes[0].reason;
+  EXPECT_NE(result.outcomes[0].reason.find("after buffer 'y'"), std::string::npos) << result.outcomes[0].reason;
+  EXPECT_EQ(result.outcomes[1].status, results::Status::ok) << result.outcomes[1].reason;
+  EXPECT_EQ(result.outcomes[2].status, results::Status::wrong_result) << result.outcomes[2].reason;
+  EXPECT_EQ(result.outcomes[2].validation.non_finite, 1u);
+  EXPECT_EQ(result.outcomes[3].status, results::Status::ok) << result.outcomes[3].reason;
+}
+
+TEST(ValidationBand, ReachesTheDataSizeWithinItsBoundsAndTheDescriptorRange) {
+  EXPECT_EQ(validation_band(4, 1u << 31), kValidationBandMin);
+  EXPECT_EQ(validation_band(3u << 20, 1u << 31), VkDeviceSize{3} << 20);
+  EXPECT_EQ(validation_band(VkDeviceSize{1} << 30, 1u << 31), kValidationBandMax);
+  // Within maxStorageBufferRange, but never narrower than the timing copies' band.
+  EXPECT_EQ(validation_band((VkDeviceSize{1} << 31) - (VkDeviceSize{2} << 20), 1u << 31), VkDeviceSize{2} << 20);
+  EXPECT_EQ(validation_band((VkDeviceSize{1} << 31) - 16, 1u << 31), kGuardAfter);
 }
 
 TEST_F(ValidationSafetyTest, AVariantRightOnlyOnTheTimedInputFails) {

@@ -7,9 +7,12 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <random>
 #include <set>
 
+#include "common/error.hpp"
 #include "harness/device.hpp"
 #include "harness/instance.hpp"
 #include "tests/kernels/kernel_test_support.hpp"
@@ -264,6 +267,50 @@ TEST(DecodeStep, BarriersSeparateEveryHazardAndOnlyThose) {
   every.barrier_every_op = true;
   DecodeStep serial(m, file, every, nullptr, {}, device.info());
   for (const auto& op : serial.ops()) EXPECT_TRUE(op.barrier_before) << op.role;
+}
+
+// A model whose step the kernels refuse, or that the device cannot hold, is
+// refused before any weight is read: the model's file is cut after its
+// header, so a read fails (an io error) where a check should have come
+// first. Before, `vktune step` read every weight up to the op that refused
+// its shape (gigabytes of a real model).
+TEST(DecodeStep, ARefusedShapeOrAModelTooLargeIsSaidBeforeAnyWeightIsRead) {
+  const auto dir = std::filesystem::temp_directory_path() / ("vktune-step-" + std::to_string(std::random_device{}()));
+  std::filesystem::create_directories(dir);
+  vk::Instance instance;
+  vk::Device device(instance, test_device_index());
+  auto cut_model = [&](const model::ModelPreset& preset, const std::string& name) {
+    const auto path = dir / name;
+    const auto bytes = model::random_model(preset, "Q4_K_M", 3).bytes();
+    std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()),
+                                                static_cast<std::streamsize>(bytes.size()));
+    auto file = ref::GgufFile::open(path);
+    std::filesystem::resize_file(path, file.contents().data_offset);
+    return file;
+  };
+  auto refusal = [&](const ref::GgufFile& file, const vk::DeviceInfo& info) -> std::pair<ErrorKind, std::string> {
+    const auto m = model::describe_model(file.contents(), "cut.gguf");
+    try {
+      DecodeStep chain(m, file, baselines(16, 1), nullptr, {}, info);
+    } catch (const Error& e) {
+      return {e.kind(), e.what()};
+    }
+    return {ErrorKind::internal, "no error"};
+  };
+  // Heads of 8 values, which attention_decode refuses (a multiple of 16),
+  // in its first layer's attention: after the embedding's and q, k, v's weights.
+  auto narrow_heads = model::find_preset("tiny");
+  narrow_heads.heads = 32;
+  const auto [kind, what] = refusal(cut_model(narrow_heads, "narrow.gguf"), device.info());
+  EXPECT_EQ(kind, ErrorKind::usage) << what;
+  EXPECT_NE(what.find("head_dim 8"), std::string::npos) << what;
+  // The tiny model on a device description with 1 MiB of device memory.
+  auto small = device.info();
+  for (auto& heap : small.memory_heaps) heap.size_bytes = std::min<std::uint64_t>(heap.size_bytes, 1 << 20);
+  const auto [small_kind, small_what] = refusal(cut_model(model::find_preset("tiny"), "tiny.gguf"), small);
+  EXPECT_EQ(small_kind, ErrorKind::usage) << small_what;
+  EXPECT_NE(small_what.find("MiB of device memory"), std::string::npos) << small_what;
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -4,6 +4,9 @@
 #include <cstring>
 #include <map>
 #include <random>
+#include <set>
+#include <utility>
+#include <vector>
 
 #include "common/error.hpp"
 #include "reference/fp16.hpp"
@@ -31,18 +34,15 @@ DecodeStep::DecodeStep(const model::ModelDescription& m, const ref::GgufFile& fi
   const std::uint32_t context = options.context;
   const std::uint32_t kv = m.kv_heads * m.head_dim;
 
-  // The weights, from the file or random of the file's shapes and types.
+  // The weights the ops read, named here and read (or made) only once every
+  // op's shape is accepted and the chain fits the device: a shape error or
+  // a model too large is refused before gigabytes are read.
+  std::vector<std::string> weights;
+  std::set<std::string> named;
+  std::vector<std::pair<std::string, std::pair<std::string, std::string>>> stacks;  // stacked <- (first, second)
   auto weight = [&](const std::string& name) -> const ref::GgufTensorInfo& {
     const auto& t = m.tensors.at(name);
-    if (!chain_.has_contents(name)) {
-      // Norms (1-D) around 1; matrices with a root mean square of 1/sqrt(K), as random_model makes them.
-      const bool norm = t.shape.size() == 1;
-      const float bound = norm ? 0.5f : static_cast<float>(std::sqrt(3.0 / static_cast<double>(t.row_length())));
-      chain_.set_contents(name, options.random_weights
-                                    ? model::random_tensor_bytes(t.type, t.row_length(), t.rows(), rng(),
-                                                                 norm ? 1 - bound : -bound, norm ? 1 + bound : bound)
-                                    : file.tensor_data(t));
-    }
+    if (named.insert(name).second) weights.push_back(name);
     return t;
   };
   // An op: its variant, and its bindings by name -> chain buffer.
@@ -127,10 +127,7 @@ DecodeStep::DecodeStep(const model::ModelDescription& m, const ref::GgufFile& fi
       // two side by side; ffn_down reads their SwiGLU.
       const auto& gate = weight(blk + "ffn_gate.weight");
       const std::string stacked = model::stacked_gate_up(blk);
-      auto bytes = chain_.contents(gate.name);
-      const auto& up = chain_.contents(weight(blk + "ffn_up.weight").name);
-      bytes.insert(bytes.end(), up.begin(), up.end());
-      chain_.set_contents(stacked, std::move(bytes));
+      stacks.push_back({stacked, {gate.name, weight(blk + "ffn_up.weight").name}});
       add(model::matmul_kernel(gate.type), {1, 2 * m.feed_forward, m.embedding},
           blk + "ffn_gate+ffn_up (" + std::string(ref::type_name(gate.type)) + ")",
           {{"x", "xn"}, {"W", stacked}, {"y", "gu"}})
@@ -164,6 +161,23 @@ DecodeStep::DecodeStep(const model::ModelDescription& m, const ref::GgufFile& fi
   }
   product(m.tensors.count("output.weight") ? "output.weight" : "token_embd.weight", "xn", "logits", "output");
   add("argmax", {1, m.vocab}, "argmax", {{"x", "logits"}, {"y", "argmax"}});
+  chain_.require_fits();
+  for (const auto& name : weights) {
+    const auto& t = m.tensors.at(name);
+    // Norms (1-D) around 1; matrices with a root mean square of 1/sqrt(K), as random_model makes them.
+    const bool norm = t.shape.size() == 1;
+    const float bound = norm ? 0.5f : static_cast<float>(std::sqrt(3.0 / static_cast<double>(t.row_length())));
+    chain_.set_contents(name, options.random_weights
+                                  ? model::random_tensor_bytes(t.type, t.row_length(), t.rows(), rng(),
+                                                               norm ? 1 - bound : -bound, norm ? 1 + bound : bound)
+                                  : file.tensor_data(t));
+  }
+  for (const auto& [stacked, halves] : stacks) {
+    auto bytes = chain_.contents(halves.first);
+    const auto& second = chain_.contents(halves.second);
+    bytes.insert(bytes.end(), second.begin(), second.end());
+    chain_.set_contents(stacked, std::move(bytes));
+  }
   chain_.place_barriers(options.barrier_every_op);
 }
 
