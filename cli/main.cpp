@@ -13,6 +13,7 @@
 #include "common/text_escape.hpp"
 #include "engine/isolated_worker.hpp"
 #include "harness/build_info.hpp"
+#include "harness/compiler.hpp"
 #include "harness/device.hpp"
 #include "kernels/registry.hpp"
 #include "kernels/spec/spec_arguments.hpp"
@@ -77,6 +78,7 @@ int main(int argc, char** argv) {
   // A kernel spec file given where a kernel name goes becomes a kernel before
   // the commands (one per kernel) are made.
   try {
+    (void)vk::spirv_optimization();  // a bad VKTUNE_SPIRV_OPT is one line before anything runs
     kernels::spec::register_spec_arguments(argc, argv);
   } catch (const Error& e) {
     std::cerr << "vktune: error: " << vktune::escape_text(e.what()) << "\n";

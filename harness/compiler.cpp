@@ -129,8 +129,9 @@ std::vector<std::uint32_t> compile_compute_shader(const ShaderSource& source, co
                                                                       : shaderc_env_version_vulkan_1_2);
   shaderc_options.SetTargetSpirv(options.target == TargetEnv::vulkan_1_3 ? shaderc_spirv_version_1_6
                                                                          : shaderc_spirv_version_1_5);
-  shaderc_options.SetOptimizationLevel(options.optimize ? shaderc_optimization_level_performance
-                                                        : shaderc_optimization_level_zero);
+  const bool optimize = options.optimize && spirv_optimization() == SpirvOptimization::performance;
+  shaderc_options.SetOptimizationLevel(optimize ? shaderc_optimization_level_performance
+                                                : shaderc_optimization_level_zero);
   if (source.text.size() > kMaxExpandedSourceBytes) {
     throw Error(ErrorKind::compile, source.name + " is " + std::to_string(source.text.size() >> 10) +
                                         " KiB, over the " + std::to_string(kMaxExpandedSourceBytes >> 10) +
@@ -148,11 +149,26 @@ std::vector<std::uint32_t> compile_compute_shader(const ShaderSource& source, co
   return {result.cbegin(), result.cend()};
 }
 
-std::string compiler_version() {
+SpirvOptimization parse_spirv_optimization(const char* text) {
+  const std::string value = text ? text : "";
+  if (value.empty() || value == "performance") return SpirvOptimization::performance;
+  if (value == "none") return SpirvOptimization::none;
+  throw Error(ErrorKind::usage, "VKTUNE_SPIRV_OPT is '" + value + "': performance (the default) or none");
+}
+
+SpirvOptimization spirv_optimization() {
+  static const SpirvOptimization setting = parse_spirv_optimization(std::getenv("VKTUNE_SPIRV_OPT"));
+  return setting;
+}
+
+std::string compiler_version(SpirvOptimization optimization) {
   unsigned int version = 0, revision = 0;
   shaderc_get_spv_version(&version, &revision);
+  // The default's text is what every stored variant was hashed with.
   return std::string("shaderc ") + VKTUNE_SHADERC_VERSION + " (spv " + std::to_string(version) + "." +
-         std::to_string(revision) + ")";
+         std::to_string(revision) + ")" + (optimization == SpirvOptimization::none ? " -O0" : "");
 }
+
+std::string compiler_version() { return compiler_version(spirv_optimization()); }
 
 }  // namespace vktune::vk

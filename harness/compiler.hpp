@@ -42,10 +42,23 @@ class MapIncludes : public IncludeResolver {
 
 enum class TargetEnv { vulkan_1_2, vulkan_1_3 };
 
+// shaderc's SPIR-V optimisation: its performance passes (spirv-opt -O) or
+// none. The passes are most of a compile (a 4x-unrolled quantized
+// matrix-vector product: 10.8-11.3 s with them, 0.08-0.09 s without,
+// ci/logs/2026-11-29-spirv-opt-compile-time.txt), and every driver
+// optimises the SPIR-V again. One setting per process, from the environment
+// (VKTUNE_SPIRV_OPT=performance, the default, or none) so that the isolated
+// workers a tune starts inherit it; compiler_version() names it, so the
+// SPIR-V of each setting is a variant of its own in a database.
+enum class SpirvOptimization { performance, none };
+// Error(usage) naming the variable for another value.
+SpirvOptimization parse_spirv_optimization(const char* text);
+SpirvOptimization spirv_optimization();  // this process's, read once
+
 struct CompileOptions {
   std::vector<std::pair<std::string, std::string>> defines;  // NAME -> value
   TargetEnv target = TargetEnv::vulkan_1_2;
-  bool optimize = true;
+  bool optimize = true;  // and spirv_optimization() is `performance`
 };
 
 struct ShaderSource {
@@ -72,8 +85,9 @@ std::vector<std::uint32_t> compile_compute_shader(const ShaderSource& source, co
                                                   const CompileOptions& options);
 
 // Identifies the compiler for variant hashes: shaderc package version and
-// the SPIR-V version it emits.
+// the SPIR-V version it emits, and " -O0" without SPIR-V optimisation.
 std::string compiler_version();
+std::string compiler_version(SpirvOptimization optimization);
 
 // "-DNAME=value -D..." for messages and logs.
 std::string describe_defines(const std::vector<std::pair<std::string, std::string>>& defines);

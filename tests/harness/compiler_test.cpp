@@ -174,5 +174,38 @@ TEST(Compiler, VersionNamesShaderc) {
   EXPECT_NE(version.find("spv"), std::string::npos) << version;
 }
 
+// Without SPIR-V optimisation a variant's SPIR-V differs, so its hash must:
+// the setting is part of the compiler's identity, and the default's text is
+// the one every stored variant was hashed with.
+TEST(Compiler, TheSpirvOptimisationSettingIsPartOfTheVersionAndParsedStrictly) {
+  using vk::SpirvOptimization;
+  const auto with = vk::compiler_version(SpirvOptimization::performance);
+  const auto without = vk::compiler_version(SpirvOptimization::none);
+  EXPECT_EQ(without, with + " -O0");
+  EXPECT_EQ(with.find("-O"), std::string::npos) << with;
+  EXPECT_EQ(vk::parse_spirv_optimization(nullptr), SpirvOptimization::performance);
+  EXPECT_EQ(vk::parse_spirv_optimization(""), SpirvOptimization::performance);
+  EXPECT_EQ(vk::parse_spirv_optimization("performance"), SpirvOptimization::performance);
+  EXPECT_EQ(vk::parse_spirv_optimization("none"), SpirvOptimization::none);
+  try {
+    vk::parse_spirv_optimization("O0");
+    FAIL() << "accepted O0";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::usage);
+    EXPECT_NE(std::string(e.what()).find("VKTUNE_SPIRV_OPT"), std::string::npos) << e.what();
+  }
+}
+
+// The passes inline twice() and fold 2 * 21 to 42; glslang alone keeps the
+// function and its call, so the module is larger.
+TEST(Compiler, WithoutOptimisationTheModuleKeepsWhatThePassesRemove) {
+  vk::MapIncludes includes(std::map<std::string, std::string>{{"helpers.glsl", "float twice(float x) { return 2.0 * x; }\n"}});
+  vk::CompileOptions with, without;
+  without.optimize = false;
+  const auto optimised = vk::compile_compute_shader({"include.comp", kUsesInclude}, includes, with);
+  const auto plain = vk::compile_compute_shader({"include.comp", kUsesInclude}, includes, without);
+  EXPECT_GT(plain.size(), optimised.size());
+}
+
 }  // namespace
 }  // namespace vktune::test
