@@ -3,8 +3,10 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <climits>
+#include <cstdint>
 #include <cstdio>
 #include <thread>
 #include <cstring>
@@ -94,19 +96,36 @@ bool blocked_by_read_only_place(int rc) {
   return primary == SQLITE_CANTOPEN || primary == SQLITE_READONLY || primary == SQLITE_IOERR;
 }
 
+// How long a stopping run still waits for locks, counted from the first wait
+// after the user asked to stop (once for the process, not per statement):
+// long enough for another writer's commit (milliseconds), so that the result
+// a stopping run still stores is not lost to a lock held that briefly.
+constexpr auto kWaitAfterStop = std::chrono::seconds(2);
+
+// When a wait first saw the stop request; 0 until then.
+std::atomic<std::int64_t> stop_seen_ns{0};
+
 // SQLite's busy handler: called while another connection holds the lock, with
 // `count` the number of calls so far for this lock. Gives up (returns 0, and
-// the statement fails as locked) only once the user asked the process to
-// stop: a Ctrl-C must not wait for another process to let go. Otherwise it
-// sleeps a little longer each time, up to 50 ms, which costs at most that
-// much latency once the lock is free.
+// the statement fails as locked) once the user asked the process to stop and
+// kWaitAfterStop has passed since a wait first saw it: a Ctrl-C must not wait
+// for another process to let go of a lock it keeps. Otherwise it sleeps a
+// little longer each time, up to 50 ms, which costs at most that much
+// latency once the lock is free.
 int wait_for_lock(void* user, int count) {
-  if (stop_signal() != 0) return 0;
   auto* wait = static_cast<Connection::LockWait*>(user);
   const auto now = std::chrono::steady_clock::now();
   if (count == 0) {
     wait->since = now;
     wait->next_notice = now + wait->notice_after;
+  }
+  if (stop_signal() != 0) {
+    const std::int64_t now_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(now.time_since_epoch()).count();
+    std::int64_t seen = 0;
+    stop_seen_ns.compare_exchange_strong(seen, now_ns);
+    if (seen != 0 && now_ns - seen >= std::chrono::nanoseconds(kWaitAfterStop).count()) return 0;
+  } else {
+    stop_seen_ns.store(0);  // a request cleared (a new command's handlers): its clock with it
   }
   if (now >= wait->next_notice) {
     const auto waited = std::chrono::duration_cast<std::chrono::seconds>(now - wait->since).count();
