@@ -104,6 +104,15 @@ inline Violation tiled_violation(const Config& c, const Shape& shape) {
     return legality::kTiledInvocations("(TILE_M/THREAD_M)*(TILE_N/THREAD_N) = " + std::to_string(wg) +
                              " invocations is outside 32..512");
   }
+  // matmul_tiled.glsl lays invocations out LANES_N wide: more along N than
+  // that is its #error unless LANES_N=8 (whose layout matmul_f32's
+  // lanes_violation checks). Seen on an H200 with --space full: 9-11 such
+  // matmul_f16 configs a 90-s tune at 512,4096,14336 failed to compile.
+  const auto lanes = c.count("LANES_N") ? c.at("LANES_N") : 32;
+  if (const auto tnt = c.at("TILE_N") / c.at("THREAD_N"); lanes != 8 && tnt > lanes) {
+    return legality::kTiledLanes("TILE_N/THREAD_N = " + std::to_string(tnt) + " invocations along N, more than a row of " +
+                                 std::to_string(lanes) + " lanes (LANES_N) of the template's layout");
+  }
   if (auto p = tile_violation("TILE_M", c.at("TILE_M"), shape[0], 32); !p.empty()) return p;
   if (auto p = tile_violation("TILE_N", c.at("TILE_N"), shape[1], 32); !p.empty()) return p;
   return {};

@@ -41,6 +41,9 @@ inline constexpr RuleId kRegisters{"registers.per_invocation"};
 // The scalar tiled GEMMs' workgroup, (TILE_M/THREAD_M)*(TILE_N/THREAD_N)
 // invocations, within the range their template serves.
 inline constexpr RuleId kTiledInvocations{"tiled.invocations"};
+// The scalar tiled GEMMs' invocations along N, TILE_N/THREAD_N, within one
+// row of the template's subgroup layout (LANES_N, 32 unless a kernel varies it).
+inline constexpr RuleId kTiledLanes{"tiled.lanes_width"};
 
 // Subgroups (the pipeline's own limits are vk::limits).
 inline constexpr RuleId kSubgroupDivides{"subgroup.divides_workgroup"};  // WG_SIZE a multiple of SUBGROUP_SIZE

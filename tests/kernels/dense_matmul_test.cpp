@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "common/error.hpp"
+#include "harness/compiler.hpp"
 #include "harness/device.hpp"
 #include "harness/instance.hpp"
 #include "kernels/registry.hpp"
@@ -98,6 +99,33 @@ TEST(DenseMatmul, TensorCoreVariantsCompile) {
   const auto compiled = testing_support::expect_variants_compile(
       f16(), {100, 77, 96}, [](const Config& c) { return c.at("USE_COOPMAT") == 1; }, 6);
   EXPECT_EQ(compiled, 6u);
+}
+
+// Every layout of the scalar tiled path that legality accepts at a wide
+// prefill shape compiles: the template's #error conditions and the kernels'
+// rules must agree. An H200 tune of matmul_f16 512,4096,14336 with --space
+// full met 9-11 legal configs (TILE_N/THREAD_N = 64) that did not compile
+// (measurements/nvidia-h200/session27/prefill_rate/). Without SPIR-V
+// optimisation: the checks are the preprocessor's and the front end's.
+TEST(DenseMatmul, EveryLegalTiledLayoutCompiles) {
+  const auto templates = TemplateLibrary::embedded();
+  const Shape shape{512, 4096, 14336};
+  for (const Kernel* k : {&f32(), &f16()}) {
+    std::set<std::vector<std::pair<std::string, std::string>>> seen;
+    for (const auto& c : enumerate_space(*k, shape, h200_like(), SpaceScope::full).valid) {
+      if (c.count("USE_COOPMAT") != 0 && c.at("USE_COOPMAT") != 0) continue;
+      const auto plan = k->plan(c, shape);
+      if (!seen.insert(plan.defines).second) continue;
+      vk::CompileOptions options;
+      options.defines = plan.defines;
+      options.optimize = false;
+      EXPECT_NO_THROW(
+          vk::compile_compute_shader({plan.template_file, templates.text(plan.template_file)}, templates, options))
+          << k->name() << " " << kernels::config_to_string(c);
+    }
+    EXPECT_GT(seen.size(), 10u) << k->name();
+    std::cout << k->name() << ": " << seen.size() << " tiled layouts compiled\n";
+  }
 }
 
 TEST(DenseMatmul, Metrics) {
