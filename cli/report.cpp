@@ -98,6 +98,8 @@ nlohmann::json time_spent_json(const ShapeResult& r) {
            {{"seconds", seconds_json(t.search)},
             {"variants_measured", t.measured},
             {"wall_seconds", r.search_seconds},
+            {"proposal_seconds", r.proposal_seconds},
+            {"compile_wait_seconds", r.compile_wait_seconds},
             {"variants_per_second", variants_per_second(r)}}},
           {"confirm",
            {{"seconds", seconds_json(t.confirm)},

@@ -157,28 +157,44 @@ void WorkerPool::end(Process& process) {
   process = {};
 }
 
-WorkerPool::Process WorkerPool::acquire() {
+WorkerPool::Process WorkerPool::acquire(const std::atomic<bool>* wanted) {
   std::unique_lock lock(mutex_);
+  const auto is_wanted = [](const std::atomic<bool>* flag) { return !flag || flag->load(); };
+  waiting_.push_back(wanted);
+  struct Leave {  // however this returns: no longer waiting
+    std::vector<const std::atomic<bool>*>& waiting;
+    const std::atomic<bool>* flag;
+    ~Leave() { waiting.erase(std::find(waiting.begin(), waiting.end(), flag)); }
+  } leave{waiting_, wanted};
   for (;;) {
-    if (!idle_.empty()) {
-      auto p = idle_.back();
-      idle_.pop_back();
-      return p;
-    }
-    if (alive_ < settings_.workers) {
-      ++alive_;
-      lock.unlock();
-      try {
-        return spawn();
-      } catch (...) {
-        lock.lock();
-        --alive_;
-        freed_.notify_all();
-        throw;
+    if (is_wanted(wanted) || std::none_of(waiting_.begin(), waiting_.end(), is_wanted)) {
+      if (!idle_.empty()) {
+        auto p = idle_.back();
+        idle_.pop_back();
+        return p;
+      }
+      if (alive_ < settings_.workers) {
+        ++alive_;
+        lock.unlock();
+        try {
+          auto p = spawn();
+          lock.lock();  // for Leave
+          return p;
+        } catch (...) {
+          lock.lock();
+          --alive_;
+          freed_.notify_all();
+          throw;
+        }
       }
     }
     freed_.wait(lock);
   }
+}
+
+void WorkerPool::wake() {
+  std::lock_guard lock(mutex_);
+  freed_.notify_all();
 }
 
 void WorkerPool::release(Process process, bool healthy) {
@@ -224,8 +240,9 @@ std::string WorkerPool::describe() const {
 
 void WorkerPool::run(CompiledVariant& variant, const TemplateLibrary& templates,
                      const std::optional<worker::PipelineLayout>& layout, Durations& durations,
-                     std::optional<std::chrono::steady_clock::time_point> limit) {
-  Process p = acquire();
+                     std::optional<std::chrono::steady_clock::time_point> limit,
+                     const std::atomic<bool>* wanted) {
+  Process p = acquire(wanted);
   bool in_pipeline = false;
   const auto fail = [&](ErrorKind compile_kind, ErrorKind pipeline_kind, const std::string& what) {
     release(p, false);

@@ -14,6 +14,7 @@
 // left of --time).
 #include <sys/types.h>
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -64,9 +65,18 @@ class WorkerPool {
   // pipeline) or Error(device_limit) as the worker reported it, or
   // compile_/pipeline_ timeout, crash or memory. `durations` is filled even
   // then. Safe to call from several threads.
+  //
+  // `wanted`: whether the variant is to be measured (null: it is) or only
+  // compiled ahead in case it is. A job not wanted gets a worker only while
+  // no wanted job waits for one, so that guesses compiled ahead never hold
+  // up the batch the device waits for; a guess that becomes wanted while
+  // it waits is promoted by setting its flag and calling wake().
   void run(CompiledVariant& variant, const TemplateLibrary& templates,
            const std::optional<worker::PipelineLayout>& layout, Durations& durations,
-           std::optional<std::chrono::steady_clock::time_point> limit = std::nullopt);
+           std::optional<std::chrono::steady_clock::time_point> limit = std::nullopt,
+           const std::atomic<bool>* wanted = nullptr);
+  // Re-reads the waiting jobs' flags (after one was set).
+  void wake();
 
   // The deadline a phase gets now, seconds ("compile" or "pipeline").
   double compile_deadline_seconds() const;
@@ -82,7 +92,7 @@ class WorkerPool {
   };
   Process spawn();
   void end(Process& process);  // SIGKILL, reap, close
-  Process acquire();
+  Process acquire(const std::atomic<bool>* wanted);
   void release(Process process, bool healthy);
   std::uint64_t resident_bytes(pid_t pid) const;
   double deadline_seconds(const std::vector<double>& done_ms) const;
@@ -91,6 +101,7 @@ class WorkerPool {
   mutable std::mutex mutex_;
   std::condition_variable freed_;
   std::vector<Process> idle_;
+  std::vector<const std::atomic<bool>*> waiting_;  // the flags of jobs waiting for a worker
   unsigned alive_ = 0;
   std::vector<double> compile_ms_, pipeline_ms_;  // successful phases, for the deadlines
 };

@@ -34,12 +34,13 @@ void create_pipelines(std::vector<Candidate>& batch, vk::Device& device, std::ui
 
 void prepare_in_workers(std::vector<Candidate>& batch, WorkerPool& pool, const TemplateLibrary& templates,
                         const worker::PipelineLayout& layout,
-                        std::optional<std::chrono::steady_clock::time_point> limit) {
+                        std::optional<std::chrono::steady_clock::time_point> limit,
+                        const std::atomic<bool>* wanted) {
   for (auto& c : batch) {
     if (c.previous) continue;
     WorkerPool::Durations durations;
     try {
-      pool.run(c.variant, templates, layout, durations, limit);
+      pool.run(c.variant, templates, layout, durations, limit, wanted);
     } catch (const Error& e) {
       // Which phase failed decides where the failure belongs: a variant
       // that compiled but whose pipeline failed keeps its SPIR-V.

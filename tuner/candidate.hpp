@@ -2,6 +2,7 @@
 // A config on its way to the device: its variant, the SPIR-V compiled for it
 // and the pipeline created from it (or why either failed), or the
 // measurement an earlier run stored for it.
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -45,10 +46,12 @@ void compile_all(std::vector<Candidate>& batch, const TemplateLibrary& templates
 // in `pool`'s worker processes (engine/worker_pool.hpp), one after another,
 // each within its deadline and never past `limit`; a failure of either is
 // recorded against its candidate. create_pipelines() then creates the
-// pipelines here from the caches the workers returned.
+// pipelines here from the caches the workers returned. `wanted`: as
+// WorkerPool::run takes it (null: to be measured).
 void prepare_in_workers(std::vector<Candidate>& batch, WorkerPool& pool, const TemplateLibrary& templates,
                         const worker::PipelineLayout& layout,
-                        std::optional<std::chrono::steady_clock::time_point> limit);
+                        std::optional<std::chrono::steady_clock::time_point> limit,
+                        const std::atomic<bool>* wanted = nullptr);
 
 // Creates the pipeline of each compiled candidate that is to be measured.
 void create_pipelines(std::vector<Candidate>& batch, vk::Device& device, std::uint32_t buffers, std::uint32_t dims,

@@ -47,6 +47,11 @@ struct ShapeResult {
   std::uint64_t seed = 0;      // this shape's seed
   std::string stop_reason;     // why the search ended ("" = the space was exhausted)
   double search_seconds = 0;   // wall time of the search (baseline included, confirmation not)
+  // Of it: the strategy's proposals (fitting its models), and the waits for
+  // the compile and pipeline of a config about to be measured. What is left
+  // is the device's: validation, warm-up, timing.
+  double proposal_seconds = 0;
+  double compile_wait_seconds = 0;
   double confirm_seconds = 0;  // wall time of the confirmation pass (0 when it did not run)
   // Wall time before the search (the space, the inputs and CPU references,
   // their upload) and of the final check (with any wait for its references):

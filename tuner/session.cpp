@@ -249,12 +249,14 @@ void TuneSession::search(Evaluation& evaluation, const kernels::Kernel& kernel, 
                           base.status == results::Status::ok ? std::optional<double>(base.timing.median) : std::nullopt,
                           base.status, base.durations.total_ms() / 1000.0});
   }
-  // Compile ahead what the strategy expects to propose next, so that a
-  // batch rarely waits for its compile and the GPU rarely idles into a
-  // re-warm-up; on a CPU driver compiles compete with the device itself.
-  const std::size_t lookahead = device_->info().is_cpu() ? options.batch_size : 6 * options.batch_size;
+  // Beside the next batch, one batch of the strategy's guesses at the one
+  // after is compiled ahead, behind every config to be measured (they take
+  // a free worker only). More guesses held workers with compiles of
+  // configs never measured.
+  const std::size_t lookahead = options.batch_size;
   result.stop_reason = run_search(loop, evaluation, [] { return Clock::now(); }, lookahead);
   result.search_seconds = std::chrono::duration<double>(Clock::now() - search_start).count();
+  result.proposal_seconds = loop.proposal_seconds();
   result.stopped_early = !result.stop_reason.empty();
   for (auto& o : result.outcomes)
     o.transfer_seed = !o.is_baseline && std::find(seed_configs.begin(), seed_configs.end(), o.config) != seed_configs.end();

@@ -43,10 +43,24 @@ void TuneSession::Evaluation::prepare(const std::vector<std::size_t>& batch) {
   prepare_configs(configs, false);
 }
 
-void TuneSession::Evaluation::prepare_configs(const std::vector<kernels::Config>& configs, bool is_baseline) {
+void TuneSession::Evaluation::speculate(const std::vector<std::size_t>& likely) {
+  std::vector<kernels::Config> configs;
+  for (auto index : likely) configs.push_back(space_->config(index));
+  prepare_configs(configs, false, false);
+}
+
+void TuneSession::Evaluation::prepare_configs(const std::vector<kernels::Config>& configs, bool is_baseline,
+                                              bool wanted) {
   for (const auto& config : configs) {
-    if (!prepared_.insert(config).second) continue;
+    if (auto known = prepared_.find(config); known != prepared_.end()) {
+      // A guess compiled ahead is now to be measured: it goes ahead of
+      // the guesses still waiting for a worker.
+      if (wanted && !known->second->wanted.exchange(true) && session_.workers_) session_.workers_->wake();
+      continue;
+    }
     auto& b = compiles_.emplace_back();
+    b.wanted = wanted;
+    prepared_.emplace(config, &b);
     Candidate c;
     c.variant = describe_variant(kernel_, config, shape_, session_.templates_);
     c.is_baseline = is_baseline;
@@ -75,9 +89,10 @@ void TuneSession::Evaluation::prepare_configs(const std::vector<kernels::Config>
     const auto limit = options_.deadline && !is_baseline
                            ? std::optional(*options_.deadline + std::chrono::seconds(5))
                            : std::nullopt;
+    const auto* flag = &b.wanted;
     b.compiling = std::async(std::launch::async, [=, &templates] {
       if (workers) {
-        prepare_in_workers(*candidates, *workers, templates, {buffers, dims, sets}, limit);
+        prepare_in_workers(*candidates, *workers, templates, {buffers, dims, sets}, limit, flag);
       } else {
         compile_all(*candidates, templates, 1);
       }
@@ -120,6 +135,7 @@ Candidate& TuneSession::Evaluation::find(const kernels::Config& config) {
     for (auto& c : b.candidates) {
       if (c.variant.config != config) continue;
       if (b.compiling.valid()) {
+        const auto start = Clock::now();
         if (b.compiling.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
           session_.progress_.step(c.previous ? "preparing" : "compiling");
         }
@@ -132,6 +148,7 @@ Candidate& TuneSession::Evaluation::find(const kernels::Config& config) {
           }
         }
         b.compiling.get();
+        result_.compile_wait_seconds += ms_since(start) / 1000;
       }
       return c;
     }

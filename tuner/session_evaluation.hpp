@@ -5,10 +5,11 @@
 // (strictly one at a time), records the outcome and reports it to the search.
 #include <cstdint>
 #include <future>
+#include <atomic>
 #include <list>
+#include <map>
 #include <memory>
 #include <optional>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -37,13 +38,15 @@ class TuneSession::Evaluation final : public BatchEvaluator {
   // busy on another thread (the only one using the queue until prepare()).
   void before_proposal() override;
   void prepare(const std::vector<std::size_t>& batch) override;
-  // Compiles ahead in the background; a later prepare() finds them.
-  void speculate(const std::vector<std::size_t>& likely) override { prepare(likely); }
+  // Compiles ahead in the background, behind every prepared config's
+  // compile (WorkerPool::run's `wanted`); a later prepare() finds them.
+  void speculate(const std::vector<std::size_t>& likely) override;
   Observation evaluate(std::size_t index) override;
 
   // Starts compiling the configs not prepared before, each on its own
-  // thread, so that a config waits for its own compile only.
-  void prepare_configs(const std::vector<kernels::Config>& configs, bool is_baseline);
+  // thread, so that a config waits for its own compile only. `wanted`:
+  // false for configs only compiled ahead (speculate()).
+  void prepare_configs(const std::vector<kernels::Config>& configs, bool is_baseline, bool wanted = true);
   // Validates (and times) a prepared config; the outcome joins the result.
   const Outcome& evaluate_config(const kernels::Config& config);
 
@@ -51,6 +54,7 @@ class TuneSession::Evaluation final : public BatchEvaluator {
   struct PendingCompile {  // one config, compiling on its own thread
     std::vector<Candidate> candidates;
     std::future<void> compiling;
+    std::atomic<bool> wanted{true};  // false while it is only a guess (speculate())
   };
 
   // The prepared candidate of `config`, once its compile has finished.
@@ -79,7 +83,7 @@ class TuneSession::Evaluation final : public BatchEvaluator {
   ShapeResult& result_;
   const SearchSpace* space_ = nullptr;
   std::list<PendingCompile> compiles_;  // a list: an entry stays put while it compiles
-  std::set<kernels::Config> prepared_;
+  std::map<kernels::Config, PendingCompile*> prepared_;
   std::optional<double> best_ns_;
   GpuHeater heater_;  // the last timed variant, between measurements
 };

@@ -1,6 +1,7 @@
 #include "tuner/search/search_loop.hpp"
 
 #include <algorithm>
+#include <chrono>
 
 #include "common/error.hpp"
 
@@ -53,7 +54,9 @@ std::vector<std::size_t> SearchLoop::next_batch() {
   // A proposal may name a config handed out but not yet observed (a seed in
   // flight): it is dropped and the strategy asked again.
   for (int attempt = 0; attempt < 4 && room() > 0; ++attempt) {
+    const auto start = std::chrono::steady_clock::now();
     const auto proposed = strategy_.propose(room());
+    proposal_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (proposed.empty()) {
       strategy_done_ = batch.empty();
       break;
@@ -100,14 +103,20 @@ std::string run_search(SearchLoop& loop, BatchEvaluator& evaluator,
   auto current = loop.next_batch();
   evaluator.prepare(current);
   while (!current.empty()) {
+    // Proposed one batch early, the next batch compiles while this one is
+    // on the device; proposed only after it, the workers sat idle while the
+    // device measured and the device while they compiled. The strategy's
+    // model is one batch behind; it never proposes a config in flight
+    // (spent when proposed).
+    evaluator.before_proposal();
+    auto next = loop.next_batch();
+    evaluator.prepare(next);
     evaluator.speculate(loop.upcoming(lookahead));
     for (auto index : current) {
       if (auto why = loop.stop_reason(now())) return *why;
       loop.record(evaluator.evaluate(index));
     }
-    evaluator.before_proposal();
-    current = loop.next_batch();
-    evaluator.prepare(current);
+    current = std::move(next);
   }
   // The loop hands out nothing past a budget: say so rather than "spent".
   if (auto why = loop.stop_reason(now())) return *why;

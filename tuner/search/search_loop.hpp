@@ -43,6 +43,8 @@ class SearchLoop {
   void record(const Observation& result);
 
   const SearchProgress& progress() const { return progress_; }
+  // Wall seconds next_batch() spent in the strategy's propose().
+  double proposal_seconds() const { return proposal_seconds_; }
   std::size_t handed_out() const { return handed_out_count_; }
   std::size_t seeds_given() const { return seeds_given_; }
 
@@ -61,6 +63,7 @@ class SearchLoop {
   std::vector<bool> handed_out_;
   std::size_t handed_out_count_ = 0;
   bool strategy_done_ = false;
+  double proposal_seconds_ = 0;
   SearchProgress progress_;
 };
 
@@ -80,11 +83,12 @@ class BatchEvaluator {
   virtual void before_proposal() {}
 };
 
-// Runs the search as a tune does: each batch is proposed with every earlier
-// result known; while it is evaluated, the configs the strategy expects to
-// propose next are prepared ahead (compiled in the background), so that the
-// device does not idle while the next batch compiles. Returns why it
-// stopped, or "" when the strategy ran out of configs.
+// Runs the search as a tune does, two batches deep: the next batch is
+// proposed (from every result before the current one) and prepared before
+// the current one is evaluated, so that it compiles while the current one is
+// validated and timed; beside it, the configs the strategy expects to propose
+// after that are prepared ahead as guesses. Returns why it stopped, or ""
+// when the strategy ran out of configs.
 // `lookahead`: how many likely configs to prepare ahead per batch.
 std::string run_search(SearchLoop& loop, BatchEvaluator& evaluator,
                        const std::function<std::chrono::steady_clock::time_point()>& now, std::size_t lookahead);
