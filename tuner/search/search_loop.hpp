@@ -39,14 +39,23 @@ class SearchLoop {
   std::vector<std::size_t> upcoming(std::size_t count) const;
   // Why the search must stop before its next evaluation, or nothing.
   std::optional<std::string> stop_reason(std::chrono::steady_clock::time_point now) const;
-  // One evaluation of the search, which the strategy observes at once.
+  // One evaluation of the search, which the strategy observes at once:
+  // count() then observe().
   void record(const Observation& result);
+  // Counts an evaluation toward the stop conditions (the best, the budget,
+  // convergence) without handing it to the strategy.
+  void count(const Observation& result);
+  // Hands a counted evaluation to the strategy. Never while next_batch()
+  // runs on another thread.
+  void observe(const Observation& result) { strategy_.observe({result}); }
 
   const SearchProgress& progress() const { return progress_; }
   // Wall seconds next_batch() spent in the strategy's propose().
   double proposal_seconds() const { return proposal_seconds_; }
   std::size_t handed_out() const { return handed_out_count_; }
   std::size_t seeds_given() const { return seeds_given_; }
+  // The last batch handed out was transfer seeds.
+  bool last_batch_was_seeds() const { return last_was_seeds_; }
 
  private:
   bool hand_out(std::size_t index);
@@ -63,6 +72,7 @@ class SearchLoop {
   std::vector<bool> handed_out_;
   std::size_t handed_out_count_ = 0;
   bool strategy_done_ = false;
+  bool last_was_seeds_ = false;
   double proposal_seconds_ = 0;
   SearchProgress progress_;
 };
@@ -78,17 +88,19 @@ class BatchEvaluator {
   virtual void speculate(const std::vector<std::size_t>& likely) { (void)likely; }
   // Evaluates one config of a prepared batch.
   virtual Observation evaluate(std::size_t index) = 0;
-  // The strategy is about to propose the next batch (a surrogate may take a
-  // while to fit); the next prepare() follows it.
+  // The batch is evaluated and the next one's proposal is still running (a
+  // surrogate may take a while to fit); the next prepare() follows it.
   virtual void before_proposal() {}
 };
 
-// Runs the search as a tune does, two batches deep: the next batch is
-// proposed (from every result before the current one) and prepared before
-// the current one is evaluated, so that it compiles while the current one is
-// validated and timed; beside it, the configs the strategy expects to propose
-// after that are prepared ahead as guesses. Returns why it stopped, or ""
-// when the strategy ran out of configs.
+// Runs the search as a tune does, two batches deep: while the current batch
+// is evaluated, the next one is proposed on another thread from every result
+// before the current batch, then prepared (compiled while the current one is
+// validated and timed), and beside it the configs the strategy expects to
+// propose after that, as guesses. The strategy observes the current batch's
+// results once its proposal is done, so what it proposes does not depend on
+// how long the proposal took. Returns why it stopped, or "" when the
+// strategy ran out of configs.
 // `lookahead`: how many likely configs to prepare ahead per batch.
 std::string run_search(SearchLoop& loop, BatchEvaluator& evaluator,
                        const std::function<std::chrono::steady_clock::time_point()>& now, std::size_t lookahead);
