@@ -1,6 +1,7 @@
 #include "tuner/session_evaluation.hpp"
 
 #include <algorithm>
+#include <thread>
 
 #include "engine/elapsed.hpp"
 #include "engine/test_hooks.hpp"
@@ -99,6 +100,18 @@ void TuneSession::Evaluation::prepare_configs(const std::vector<kernels::Config>
       create_pipelines(*candidates, *device, buffers, dims, sets, attempts);
     });
   }
+}
+
+bool TuneSession::Evaluation::ready(std::size_t index) const {
+  const auto known = prepared_.find(space_->config(index));
+  if (known == prepared_.end()) return false;
+  const auto& compiling = known->second->compiling;
+  return !compiling.valid() || compiling.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+}
+
+void TuneSession::Evaluation::wait_a_moment() {
+  heater_.stop();
+  if (!heater_.keep_busy(*session_.device_, *on_device_, shape_)) std::this_thread::sleep_for(std::chrono::milliseconds(2));
 }
 
 Observation TuneSession::Evaluation::evaluate(std::size_t index) {

@@ -42,6 +42,8 @@ class TuneSession::Evaluation final : public BatchEvaluator {
   // compile (WorkerPool::run's `wanted`); a later prepare() finds them.
   void speculate(const std::vector<std::size_t>& likely) override;
   Observation evaluate(std::size_t index) override;
+  bool ready(std::size_t index) const override;
+  void wait_a_moment() override;
 
   // Starts compiling the configs not prepared before, each on its own
   // thread, so that a config waits for its own compile only. `wanted`:

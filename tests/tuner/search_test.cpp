@@ -352,6 +352,38 @@ TEST(SearchLoop, EndsWhenTheSpaceIsSpent) {
   EXPECT_EQ(evaluator.evaluated.size(), space.size());
 }
 
+// A config whose compile is slow does not hold the search: the configs
+// ready beside it go first, and once the next batch is proposed it waits
+// there while the search goes on. Here index 1 (of the first batch of
+// three) is ready only after six other evaluations.
+class SlowCompileEvaluator final : public BatchEvaluator {
+ public:
+  void prepare(const std::vector<std::size_t>& batch) override { prepared.insert(batch.begin(), batch.end()); }
+  bool ready(std::size_t index) const override { return index != kSlow || evaluated.size() >= 6; }
+  Observation evaluate(std::size_t index) override {
+    EXPECT_TRUE(prepared.count(index)) << "evaluated before it was prepared";
+    EXPECT_TRUE(ready(index)) << index << " was waited for while others were ready";
+    evaluated.push_back(index);
+    return {index, 100.0 + static_cast<double>(index)};
+  }
+  static constexpr std::size_t kSlow = 1;
+  std::set<std::size_t> prepared;
+  std::vector<std::size_t> evaluated;
+};
+
+TEST(SearchLoop, ASlowCompileWaitsInTheNextBatchWhileTheSearchGoesOn) {
+  const auto space = grid_space();
+  auto strategy = make_strategy("exhaustive", {space, 1, false});
+  AnyStopCondition never;
+  SearchLoop loop(space, *strategy, never, 3);
+  SlowCompileEvaluator evaluator;
+  EXPECT_EQ(run_search(loop, evaluator, [] { return std::chrono::steady_clock::now(); }, 0), "");
+  ASSERT_EQ(evaluator.evaluated.size(), space.size());
+  EXPECT_EQ(std::set<std::size_t>(evaluator.evaluated.begin(), evaluator.evaluated.end()).size(), space.size());
+  const std::vector<std::size_t> first(evaluator.evaluated.begin(), evaluator.evaluated.begin() + 8);
+  EXPECT_EQ(first, (std::vector<std::size_t>{0, 2, 3, 4, 5, 6, 1, 7}));
+}
+
 TEST(GaussianProcess, InterpolatesASmoothFunctionAndIsSureOnlyNearData) {
   const auto rng_seed = std::random_device{}();  // printed: a failure is reproducible
   SCOPED_TRACE("seed " + std::to_string(rng_seed));

@@ -121,36 +121,52 @@ std::string run_search(SearchLoop& loop, BatchEvaluator& evaluator,
     if (!loop.last_batch_was_seeds()) proposing = std::async(std::launch::async, [&loop] { return loop.next_batch(); });
     std::optional<std::vector<std::size_t>> next;
     std::vector<Observation> held;  // this batch's results, while the proposal runs
+    const auto proposal_done = [&] {
+      return !proposing.valid() || proposing.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+    };
     const auto take_next = [&] {
-      if (!proposing.valid()) evaluator.before_proposal();
+      if (!proposal_done()) evaluator.before_proposal();
       next = proposing.valid() ? proposing.get() : loop.next_batch();
       evaluator.prepare(*next);
       evaluator.speculate(loop.upcoming(lookahead));
       for (const auto& o : held) loop.observe(o);
       held.clear();
     };
-    for (auto index : current) {
+    // Ready configs first: one whose compile is long (a 10-s compile among
+    // 0.1-s ones, or one that runs to its deadline) does not hold the
+    // device. Once the next batch is proposed and nothing here is ready,
+    // what is still compiling (up to a batch of it) moves into the next
+    // batch and the search goes on. Where everything is ready at once (a
+    // replay) this is the order handed out.
+    while (!current.empty()) {
       if (auto why = loop.stop_reason(now())) {
         if (proposing.valid()) proposing.wait();
         for (const auto& o : held) loop.observe(o);  // every result, as in a search that goes on
         return *why;
       }
+      auto pick = std::find_if(current.begin(), current.end(), [&](std::size_t i) { return evaluator.ready(i); });
+      if (pick == current.end()) {
+        if (!next && proposing.valid() && proposal_done()) take_next();
+        if (next && current.size() <= loop.batch_size() && !next->empty()) break;  // carried into the next batch
+        if (!next && proposing.valid()) {
+          evaluator.wait_a_moment();
+          continue;
+        }
+        pick = current.begin();  // waits for its compile
+      }
+      const auto index = *pick;
+      current.erase(pick);
       const auto result = evaluator.evaluate(index);
       loop.count(result);
       if (next || !proposing.valid()) {
         loop.observe(result);
       } else {
         held.push_back(result);
-        if (proposing.wait_for(std::chrono::seconds(0)) == std::future_status::ready) take_next();
+        if (proposal_done()) take_next();
       }
     }
-    if (!next) {
-      if (proposing.valid() && proposing.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
-        evaluator.before_proposal();
-      }
-      take_next();
-    }
-    current = std::move(*next);
+    if (!next) take_next();
+    current.insert(current.end(), next->begin(), next->end());
   }
   // The loop hands out nothing past a budget: say so rather than "spent".
   if (auto why = loop.stop_reason(now())) return *why;

@@ -54,6 +54,7 @@ class SearchLoop {
   double proposal_seconds() const { return proposal_seconds_; }
   std::size_t handed_out() const { return handed_out_count_; }
   std::size_t seeds_given() const { return seeds_given_; }
+  std::size_t batch_size() const { return batch_size_; }
   // The last batch handed out was transfer seeds.
   bool last_batch_was_seeds() const { return last_was_seeds_; }
 
@@ -88,6 +89,13 @@ class BatchEvaluator {
   virtual void speculate(const std::vector<std::size_t>& likely) { (void)likely; }
   // Evaluates one config of a prepared batch.
   virtual Observation evaluate(std::size_t index) = 0;
+  // A prepared config can be evaluated without waiting for its compile.
+  virtual bool ready(std::size_t index) const {
+    (void)index;
+    return true;
+  }
+  // Nothing is ready: lets a moment pass (a few ms), the device kept busy.
+  virtual void wait_a_moment() {}
   // The batch is evaluated and the next one's proposal is still running (a
   // surrogate may take a while to fit); the next prepare() follows it.
   virtual void before_proposal() {}

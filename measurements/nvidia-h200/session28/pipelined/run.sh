@@ -5,21 +5,24 @@
 # one was measured), and the acceptance rows beside their pruned spaces, in
 # one call on one GPU. Empty databases; --time 90s; seed 21 (session 21's).
 # Usage (repository root; .dist and .gl carried, .dist/bin/vktune-a05cad2
-# the old binary; OUT set):
+# the old binary; OUT set; DEVICE the Vulkan device, 0 unless set):
 #   bash measurements/nvidia-h200/session28/pipelined/run.sh "TAG BINARY KERNEL SHAPE ARGS..." ...
+# Each row runs --time 90s unless its ARGS give another --time (the last wins).
 set -u
 source measurements/device_env.sh
 export VKTUNE_LOCK_DIR=/tmp/lk
-res=/tmp/pipelined
+device=${DEVICE:-0}
+res=/tmp/pipelined$device
 mkdir -p "$res"
 cp "$OUT/gpu.txt" "$res/"
-pack() { tar czf "$OUT/pipelined.tgz" -C "$res" .; }  # after every run: a cut-off call keeps what it did
+vktune devices --json >"$res/devices.json" 2>&1  # the device's UUID names the GPU of gpu.txt
+pack() { tar czf "$OUT/pipelined$device.tgz" -C "$res" .; }  # after every run: a cut-off call keeps what it did
 for row in "$@"; do
   read -r tag binary kernel shape args <<<"$row"
   rm -f "$res/$tag.db"*
   start=$(date +%s.%N)
   # shellcheck disable=SC2086
-  "$binary" "$kernel" --device 0 --shape "$shape" --db "$res/$tag.db" --json --time 90s --seed 21 $args \
+  "$binary" "$kernel" --device "$device" --shape "$shape" --db "$res/$tag.db" --json --time 90s --seed 21 $args \
     >"$res/$tag.json" 2>"$res/$tag.stderr.txt"
   status=$?
   end=$(date +%s.%N)
