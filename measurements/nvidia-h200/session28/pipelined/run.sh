@@ -7,7 +7,7 @@
 # Usage (repository root; .dist and .gl carried, .dist/bin/vktune-a05cad2
 # the old binary; OUT set; DEVICE the Vulkan device, 0 unless set):
 #   bash measurements/nvidia-h200/session28/pipelined/run.sh "TAG BINARY KERNEL SHAPE ARGS..." ...
-# Each row runs --time 90s unless its ARGS give another --time (the last wins).
+# Each row runs --time 90s unless its ARGS give their own --time.
 set -u
 source measurements/device_env.sh
 export VKTUNE_LOCK_DIR=/tmp/lk
@@ -21,8 +21,10 @@ for row in "$@"; do
   read -r tag binary kernel shape args <<<"$row"
   rm -f "$res/$tag.db"*
   start=$(date +%s.%N)
+  time=(--time 90s)
+  case " $args " in *" --time "*) time=() ;; esac
   # shellcheck disable=SC2086
-  "$binary" "$kernel" --device "$device" --shape "$shape" --db "$res/$tag.db" --json --time 90s --seed 21 $args \
+  "$binary" "$kernel" --device "$device" --shape "$shape" --db "$res/$tag.db" --json "${time[@]}" --seed 21 $args \
     >"$res/$tag.json" 2>"$res/$tag.stderr.txt"
   status=$?
   end=$(date +%s.%N)
