@@ -47,9 +47,9 @@ struct ShapeResult {
   std::uint64_t seed = 0;      // this shape's seed
   std::string stop_reason;     // why the search ended ("" = the space was exhausted)
   double search_seconds = 0;   // wall time of the search (baseline included, confirmation not)
-  // Of it: the strategy's proposals (fitting its models), and the waits for
-  // the compile and pipeline of a config about to be measured. What is left
-  // is the device's: validation, warm-up, timing.
+  // The strategy's proposals (fitting its models; on a thread of their own,
+  // beside the measurements), and the part of the search's wall time spent
+  // waiting with no config ready to measure (its compile and pipeline).
   double proposal_seconds = 0;
   double compile_wait_seconds = 0;
   double confirm_seconds = 0;  // wall time of the confirmation pass (0 when it did not run)

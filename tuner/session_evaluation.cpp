@@ -110,8 +110,10 @@ bool TuneSession::Evaluation::ready(std::size_t index) const {
 }
 
 void TuneSession::Evaluation::wait_a_moment() {
+  const auto start = Clock::now();
   heater_.stop();
   if (!heater_.keep_busy(*session_.device_, *on_device_, shape_)) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  result_.compile_wait_seconds += ms_since(start) / 1000;
 }
 
 Observation TuneSession::Evaluation::evaluate(std::size_t index) {

@@ -113,7 +113,8 @@ std::string run_search(SearchLoop& loop, BatchEvaluator& evaluator,
     // chosen and compiled while this one is on the device; proposed after
     // it, the device idled while the strategy fitted its models and the
     // workers compiled (attention_decode, --space full, on an H200: 1.6
-    // variants/s, 3.1 two batches deep). The strategy's model is then one
+    // variants/s, 3.1 two batches deep: measurements/nvidia-h200/session28/
+    // pipelined). The strategy's model is then one
     // batch behind; it never proposes a config in flight (spent when
     // proposed). Transfer seeds are the exception: what the strategy
     // proposes first should know how they did.
