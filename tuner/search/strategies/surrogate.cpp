@@ -235,9 +235,9 @@ class SurrogateStrategy final : public TrackingStrategy {
     std::vector<std::size_t> near;
     std::size_t local_quota = count / 2;
     if (best_) near = space_.neighbours(best_->index);
-    // Past `count`, the picks are only guesses at the next batches (upcoming,
-    // compiled ahead): the loop asks for up to six batches' worth.
-    while (out.size() + upcoming_.size() < 7 * count && out.size() + upcoming_.size() < candidates.size()) {
+    // Past `count`, the picks are only guesses at the next batch (upcoming,
+    // compiled ahead): the loop asks for one batch's worth (tuner/session.cpp).
+    while (out.size() + upcoming_.size() < 2 * count && out.size() + upcoming_.size() < candidates.size()) {
       const bool guess = out.size() >= count;
       Eigen::Index pick = -1;
       double best_value = -1;
