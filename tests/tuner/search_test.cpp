@@ -55,6 +55,48 @@ TEST(SearchSpace, IndexesEveryConfigAndKeepsDeclaredValueOrder) {
   EXPECT_THROW(SearchSpace({{{"A", 1}}, {{"A", 1}}}), Error);
 }
 
+// The index keeps no second copy of the configs (it hashes their value
+// positions); on a random subset of a 6-parameter product it finds every
+// config, and nothing that differs in a name, a fixed value, a value the
+// space lacks, or an extra parameter.
+TEST(SearchSpace, TheIndexFindsEveryConfigAndOnlyThose) {
+  const auto seed = std::random_device{}();  // printed: a failure is reproducible
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937 rng(seed);
+  std::vector<kernels::Config> legal;
+  std::vector<kernels::Config> left_out;
+  for (int a = 0; a < 8; ++a)
+    for (int b = 0; b < 6; ++b)
+      for (int c = 0; c < 5; ++c)
+        for (int d = 0; d < 4; ++d)
+          for (int e = 0; e < 3; ++e) {
+            kernels::Config config{{"A", a}, {"B", 1 << b}, {"C", c * 3}, {"D", d}, {"E", e}, {"FIXED", 7}};
+            (rng() % 3 ? legal : left_out).push_back(config);
+          }
+  const SearchSpace space(legal);
+  ASSERT_EQ(space.size(), legal.size());
+  for (std::size_t i = 0; i < space.size(); ++i) ASSERT_EQ(space.index_of(space.config(i)), i);
+  std::size_t absent_found = 0;
+  for (const auto& config : left_out) absent_found += space.index_of(config).has_value();
+  EXPECT_EQ(absent_found, 0u);
+  auto other_fixed = legal.front();
+  other_fixed["FIXED"] = 8;
+  EXPECT_FALSE(space.index_of(other_fixed));
+  auto extra = legal.front();
+  extra["G"] = 1;
+  EXPECT_FALSE(space.index_of(extra));
+  auto renamed = legal.front();
+  renamed.erase("E");
+  renamed["E2"] = legal.front().at("E");
+  EXPECT_FALSE(space.index_of(renamed));
+  auto unknown_value = legal.front();
+  unknown_value["C"] = 1000;
+  EXPECT_FALSE(space.index_of(unknown_value));
+  auto twice = legal;
+  twice.push_back(legal.at(legal.size() / 2));
+  EXPECT_THROW(SearchSpace{twice}, Error);
+}
+
 TEST(SearchSpace, NeighboursStepOneParameterToTheNearestLegalValue) {
   const auto space = grid_space();
   const auto at = *space.index_of({{"A", 4}, {"B", 8}, {"C", 0}});

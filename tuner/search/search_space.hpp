@@ -10,6 +10,7 @@
 #include <optional>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kernels/kernel.hpp"
@@ -54,9 +55,11 @@ class SearchSpace {
 
  private:
   void build(const std::vector<kernels::Parameter>& parameters);
+  std::uint64_t hash_positions(const std::size_t* row) const;  // a config's positions, names_.size() of them
+  bool same_positions(std::size_t a, std::size_t b) const;
 
   std::vector<kernels::Config> configs_;
-  std::map<kernels::Config, std::size_t> index_;
+  std::vector<std::pair<std::uint64_t, std::size_t>> by_hash_;  // (hash of its positions, index), sorted
   std::vector<std::string> names_;
   std::vector<std::vector<int>> values_;
   std::vector<std::size_t> positions_;  // configs_ × names_
