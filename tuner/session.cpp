@@ -129,18 +129,17 @@ ShapeResult TuneSession::run(const kernels::Kernel& kernel, const kernels::Shape
   result.shape = shape;
   result.seed = shape_seed(options.seed, shape);
   progress_.phase(title + ": enumerating the space");
-  const auto space = enumerate_space(kernel, shape, device_->info(), options.space);
+  auto space = enumerate_space(kernel, shape, device_->info(), options.space);
   result.space_name = space.space_name;
   result.space_scope = options.space;
   for (const auto& [rule, count] : space.pruned_by) result.space_pruned += count;
   result.space_total = space.total;
   result.space_filtered = space.filtered;
   result.space_valid = space.valid.size();
-  auto candidates = space.valid;
-  if (!options.only.empty()) {
-    candidates = select_only(kernel, shape, space.valid, options.only);
-    result.space_selected = candidates.size();
-  }
+  // Moved, not copied, on to the search: the legal configs are the run's
+  // largest data (issue 40, item 6).
+  auto candidates = options.only.empty() ? std::move(space.valid) : select_only(kernel, shape, space.valid, options.only);
+  if (!options.only.empty()) result.space_selected = candidates.size();
 
   progress_.phase(title + ": making the inputs and the CPU reference");
   auto problem = kernel.make_problem(shape, result.seed);
@@ -174,7 +173,7 @@ ShapeResult TuneSession::run(const kernels::Kernel& kernel, const kernels::Shape
       for (const auto& config : batch) evaluation.evaluate_config(config);
     }
   } else {
-    search(evaluation, kernel, shape, options, candidates, run_start, result, final_inputs);
+    search(evaluation, kernel, shape, options, std::move(candidates), run_start, result, final_inputs);
   }
   progress_.finish();
   // An interrupted shape ends now: a resumed run searches it to the end.
@@ -198,12 +197,12 @@ ShapeResult TuneSession::run(const kernels::Kernel& kernel, const kernels::Shape
 }
 
 void TuneSession::search(Evaluation& evaluation, const kernels::Kernel& kernel, const kernels::Shape& shape,
-                         const TuneOptions& options, const std::vector<kernels::Config>& candidates,
+                         const TuneOptions& options, std::vector<kernels::Config> candidates,
                          Clock::time_point run_start, ShapeResult& result,
                          std::future<std::unique_ptr<ValidationInputs>>& final_inputs) {
   const std::string title = kernel.name() + " " + kernels::shape_to_string(shape);
   const auto bounded = options.budget || options.deadline || options.target_ns || options.converge;
-  const SearchSpace search(kernel.spaces().at(kernel.space_index(shape)).parameters, candidates);
+  const SearchSpace search(kernel.spaces().at(kernel.space_index(shape)).parameters, std::move(candidates));
   result.strategy = !options.strategy.empty()                            ? options.strategy
                     : bounded || search.size() > kExhaustiveUpTo ? kSurrogateStrategy
                                                                          : "exhaustive";
