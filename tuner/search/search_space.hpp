@@ -4,6 +4,12 @@
 // parameter (so "one step up" means something), neighbours along those
 // values, and a numeric encoding for surrogate models. Legality is decided
 // once, when the space is built; strategies only ever pick indices.
+//
+// Stored compactly (issue 40, item 6): each config as the positions of its
+// varying values (two bytes each), the values that do not vary and the names
+// once for all; config() builds a config when asked. 200,000 configs of
+// attention_decode's 17 names took 5 MiB so, 262 MiB as maps
+// (ci/logs/2026-11-29-search-space-index-memory.txt).
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -28,10 +34,9 @@ class SearchSpace {
   // From the configs alone: each parameter's values sorted numerically.
   explicit SearchSpace(std::vector<kernels::Config> legal);
 
-  std::size_t size() const { return configs_.size(); }
-  bool empty() const { return configs_.empty(); }
-  const kernels::Config& config(std::size_t index) const { return configs_.at(index); }
-  const std::vector<kernels::Config>& configs() const { return configs_; }
+  std::size_t size() const { return count_; }
+  bool empty() const { return count_ == 0; }
+  kernels::Config config(std::size_t index) const;
   std::optional<std::size_t> index_of(const kernels::Config& config) const;
 
   // Parameters that take more than one value among the legal configs; the
@@ -54,15 +59,19 @@ class SearchSpace {
   double feature(std::size_t index, std::size_t parameter) const;
 
  private:
-  void build(const std::vector<kernels::Parameter>& parameters);
-  std::uint64_t hash_positions(const std::size_t* row) const;  // a config's positions, names_.size() of them
-  bool same_positions(std::size_t a, std::size_t b) const;
+  void build(const std::vector<kernels::Parameter>& parameters, std::vector<kernels::Config> legal);
+  std::uint64_t hash_positions(const std::uint16_t* row) const;  // names_.size() positions
+  // The config whose varying positions are `row`, if any.
+  std::optional<std::size_t> find_row(const std::uint16_t* row) const;
 
-  std::vector<kernels::Config> configs_;
-  std::vector<std::pair<std::uint64_t, std::size_t>> by_hash_;  // (hash of its positions, index), sorted
+  std::size_t count_ = 0;
+  std::vector<std::string> all_names_;  // every parameter, in a config's order
+  std::vector<int> fixed_;              // per all_names_: the value where it does not vary
+  std::vector<int> varying_;            // per all_names_: its index in names_, or -1
   std::vector<std::string> names_;
   std::vector<std::vector<int>> values_;
-  std::vector<std::size_t> positions_;  // configs_ × names_
+  std::vector<std::uint16_t> positions_;  // count_ × names_
+  std::vector<std::pair<std::uint64_t, std::size_t>> by_hash_;  // (hash of its positions, index), sorted
 };
 
 }  // namespace vktune
