@@ -114,10 +114,10 @@ std::string run_search(SearchLoop& loop, BatchEvaluator& evaluator,
     // it, the device idled while the strategy fitted its models and the
     // workers compiled (attention_decode, --space full, on an H200: 1.6
     // variants/s, 3.1 two batches deep: measurements/nvidia-h200/session28/
-    // pipelined). The strategy's model is then one
-    // batch behind; it never proposes a config in flight (spent when
-    // proposed). Transfer seeds are the exception: what the strategy
-    // proposes first should know how they did.
+    // pipelined). The strategy's model is then one batch behind; it never
+    // proposes a config in flight (spent when proposed). Transfer seeds are
+    // the exception: what the strategy proposes first should know how they
+    // did.
     std::future<std::vector<std::size_t>> proposing;
     if (!loop.last_batch_was_seeds()) proposing = std::async(std::launch::async, [&loop] { return loop.next_batch(); });
     std::optional<std::vector<std::size_t>> next;
