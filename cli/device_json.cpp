@@ -58,7 +58,8 @@ nlohmann::json to_json(const vk::DeviceInfo& info) {
         {"subgroup_size_control", f.subgroup_size_control},
         {"compute_full_subgroups", f.compute_full_subgroups},
         {"cooperative_matrix_nv", f.cooperative_matrix_nv},
-        {"vulkan_memory_model", f.vulkan_memory_model}}},
+        {"vulkan_memory_model", f.vulkan_memory_model},
+        {"pipeline_executable_info", f.pipeline_executable_info}}},
       {"cooperative_matrix_shapes", shapes},
       {"memory_heaps", heaps},
   };

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <map>
 
+#include "engine/statistics_json.hpp"
 #include "results/browse.hpp"
 #include "tuner/search/importance.hpp"
 
@@ -133,6 +134,7 @@ nlohmann::json outcome_json(const Outcome& o) {
     j["gflops"] = o.gflops;
   }
   if (!o.reason.empty()) j["reason"] = o.reason;
+  if (!o.statistics.empty()) j["pipeline_statistics"] = statistics_json(o.statistics);
   return j;
 }
 
@@ -164,6 +166,8 @@ nlohmann::json shape_report_json(const kernels::Kernel& kernel, const ShapeResul
                       {"search_seconds", r.search_seconds},
                       {"variants_per_second", variants_per_second(r)},
                       {"time_spent", time_spent_json(r)},
+                      {"deferred_spilling", r.deferred_spilling},
+                      {"deferred_not_measured", r.deferred_not_measured},
                       {"transfer_from", r.transfer_from},
                       {"transfer_seeds", std::count_if(r.outcomes.begin(), r.outcomes.end(),
                                                        [](const Outcome& o) { return o.transfer_seed; })},
@@ -220,6 +224,13 @@ void print_shape_report(std::ostream& out, const kernels::Kernel& kernel, const 
                     "  pipelines: %zu created here from their workers' caches, median %.2f ms, at most %.2f ms\n",
                     hits.at("count").get<std::size_t>(), hits.at("median_ms").get<double>(),
                     hits.at("max_ms").get<double>());
+      out << line;
+    }
+    if (r.deferred_spilling > 0) {
+      std::snprintf(line, sizeof line,
+                    "  spills: %zu variants whose code spills (the driver's pipeline statistics) waited until "
+                    "nothing else was left; %zu of them were not measured\n",
+                    r.deferred_spilling, r.deferred_not_measured);
       out << line;
     }
     if (r.confirm_rounds > 0) {

@@ -8,7 +8,8 @@
 namespace vktune {
 
 VariantRunner::VariantRunner(vk::Device& device, const CompiledVariant& variant, std::uint32_t buffer_count,
-                             std::uint32_t shape_dims, std::uint32_t max_descriptor_sets, bool export_caches)
+                             std::uint32_t shape_dims, std::uint32_t max_descriptor_sets, bool export_caches,
+                             bool capture_statistics)
     : device_(device), variant_(variant) {
   if (!variant.compiled()) throw Error(ErrorKind::internal, "VariantRunner needs a compiled variant");
   for (std::size_t i = 0; i < variant.stages.size(); ++i) {
@@ -26,6 +27,7 @@ VariantRunner::VariantRunner(vk::Device& device, const CompiledVariant& variant,
     desc.max_descriptor_sets = max_descriptor_sets;
     desc.cache_data = stage.pipeline_cache;
     desc.export_cache = export_caches;
+    desc.capture_statistics = capture_statistics;
     pipelines_.push_back(std::make_unique<vk::ComputePipeline>(device, stage.spirv, desc));
   }
 }
@@ -34,6 +36,17 @@ std::vector<std::vector<std::uint8_t>> VariantRunner::pipeline_caches() const {
   std::vector<std::vector<std::uint8_t>> caches;
   for (const auto& pipeline : pipelines_) caches.push_back(pipeline->cache_data());
   return caches;
+}
+
+std::vector<vk::PipelineStatistic> VariantRunner::statistics() const {
+  std::vector<vk::PipelineStatistic> all;
+  for (std::size_t i = 0; i < pipelines_.size(); ++i) {
+    for (auto s : pipelines_[i]->statistics()) {
+      if (pipelines_.size() > 1) s.name = "stage " + std::to_string(i) + ": " + s.name;
+      all.push_back(std::move(s));
+    }
+  }
+  return all;
 }
 
 std::vector<std::vector<VkDescriptorSet>>& VariantRunner::sets_for(const DeviceProblem& on_device) {

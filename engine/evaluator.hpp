@@ -28,12 +28,17 @@ class VariantRunner {
   // `shape_dims` push-constant words (the kernel conventions); throws
   // Error(device_limit) or Error(pipeline).
   // Each stage's pipeline starts from its `pipeline_cache` where it has one;
-  // with `export_caches`, pipeline_caches() returns each stage's cache data.
+  // with `export_caches`, pipeline_caches() returns each stage's cache data;
+  // with `capture_statistics`, statistics() the driver's pipeline statistics.
   VariantRunner(vk::Device& device, const CompiledVariant& variant, std::uint32_t buffer_count,
-                std::uint32_t shape_dims, std::uint32_t max_descriptor_sets = 80, bool export_caches = false);
+                std::uint32_t shape_dims, std::uint32_t max_descriptor_sets = 80, bool export_caches = false,
+                bool capture_statistics = false);
 
   // With export_caches: per stage, the data of the cache its pipeline was made with.
   std::vector<std::vector<std::uint8_t>> pipeline_caches() const;
+  // With capture_statistics, where the device offers them: every stage's
+  // statistics, named "stage N: ..." when the variant has several stages.
+  std::vector<vk::PipelineStatistic> statistics() const;
 
   // Poisons the output, runs one launch on weight copy 0, checks the guard
   // bands (a touched band fails with out_of_bounds set), and compares the

@@ -161,11 +161,18 @@ WorkerPool::Process WorkerPool::acquire(const std::atomic<bool>* wanted) {
   std::unique_lock lock(mutex_);
   const auto is_wanted = [](const std::atomic<bool>* flag) { return !flag || flag->load(); };
   waiting_.push_back(wanted);
-  struct Leave {  // however this returns: no longer waiting
+  // However this returns: no longer waiting. A guess that waited behind
+  // this job may now take a worker (one still free, or one the pool may yet
+  // start), so the waiters look again.
+  struct Leave {
     std::vector<const std::atomic<bool>*>& waiting;
+    std::condition_variable& changed;
     const std::atomic<bool>* flag;
-    ~Leave() { waiting.erase(std::find(waiting.begin(), waiting.end(), flag)); }
-  } leave{waiting_, wanted};
+    ~Leave() {
+      waiting.erase(std::find(waiting.begin(), waiting.end(), flag));
+      changed.notify_all();
+    }
+  } leave{waiting_, freed_, wanted};
   for (;;) {
     if (is_wanted(wanted) || std::none_of(waiting_.begin(), waiting_.end(), is_wanted)) {
       if (!idle_.empty()) {

@@ -89,6 +89,15 @@ Device::Device(Instance& instance, std::uint32_t index) : instance_(&instance) {
     extensions.push_back(VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
   }
 #endif
+  // What the driver made of each pipeline (registers, spills), where it says.
+  VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR executables{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
+  if (f.pipeline_executable_info) {
+    executables.pipelineExecutableInfo = VK_TRUE;
+    executables.pNext = chain;
+    chain = &executables;
+    extensions.push_back(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
+  }
   VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
   features.features.shaderInt16 = f.shader_int16;
   features.features.shaderInt64 = f.shader_int64;

@@ -221,6 +221,14 @@ DeviceInfo query_device_info(VkPhysicalDevice device, std::uint32_t index) {
     chain = &coopmat;
   }
 #endif
+  VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR executables{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
+  const bool has_executables_ext =
+      device_extension_supported(device, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
+  if (has_executables_ext) {
+    executables.pNext = chain;
+    chain = &executables;
+  }
   VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
   features.pNext = chain;
   vkGetPhysicalDeviceFeatures2(device, &features);
@@ -236,6 +244,7 @@ DeviceInfo query_device_info(VkPhysicalDevice device, std::uint32_t index) {
   info.features.subgroup_size_control = has_size_control_ext && size_control_features.subgroupSizeControl;
   info.features.compute_full_subgroups = has_size_control_ext && size_control_features.computeFullSubgroups;
   if (!info.features.subgroup_size_control) info.compute_required_subgroup_size = false;
+  info.features.pipeline_executable_info = has_executables_ext && executables.pipelineExecutableInfo;
 #if defined(VK_NV_cooperative_matrix)
   info.features.cooperative_matrix_nv = has_coopmat_ext && coopmat.cooperativeMatrix;
   if (info.features.cooperative_matrix_nv) info.cooperative_matrix_shapes = cooperative_matrix_shapes(device);

@@ -35,6 +35,9 @@ struct DeviceFeatures {
   bool cooperative_matrix_nv = false;
   // The Vulkan memory model (core in 1.2): the NV cooperative-matrix shaders declare it.
   bool vulkan_memory_model = false;
+  // VK_KHR_pipeline_executable_properties' pipelineExecutableInfo: what the
+  // driver made of a pipeline (registers, spills, ...) can be read back.
+  bool pipeline_executable_info = false;
 };
 
 struct DeviceInfo {

@@ -119,6 +119,8 @@ ComputePipeline::ComputePipeline(Device& device, std::span<const std::uint32_t> 
     if (desc.required_subgroup_size) pipeline_info.stage.pNext = &subgroup;
     if (desc.require_full_subgroups) pipeline_info.stage.flags |= VK_PIPELINE_SHADER_STAGE_CREATE_REQUIRE_FULL_SUBGROUPS_BIT;
     pipeline_info.layout = layout_;
+    const bool capture = desc.capture_statistics && device.info().features.pipeline_executable_info;
+    if (capture) pipeline_info.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
     // A cache only when there is data to start from or to hand on: a cache
     // of its own per pipeline, so that nothing else is in the data.
     VkPipelineCache cache = VK_NULL_HANDLE;
@@ -139,6 +141,7 @@ ComputePipeline::ComputePipeline(Device& device, std::span<const std::uint32_t> 
     }
     if (cache) vkDestroyPipelineCache(dev, cache, nullptr);
     fail(created, "vkCreateComputePipelines");
+    if (capture) statistics_ = read_pipeline_statistics(device, pipeline_);
 
     VkDescriptorPoolSize pool_size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
                                    std::max(1u, desc.storage_buffers) * desc.max_descriptor_sets};

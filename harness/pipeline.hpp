@@ -15,6 +15,7 @@
 #include "harness/buffer.hpp"
 #include "harness/limit_rules.hpp"
 #include "harness/device.hpp"
+#include "harness/pipeline_statistics.hpp"
 
 namespace vktune::vk {
 
@@ -37,6 +38,9 @@ struct PipelineDesc {
   std::vector<std::uint8_t> cache_data;
   // Keep the pipeline cache's data after creation (cache_data() returns it).
   bool export_cache = false;
+  // Ask the driver for what it made of the pipeline (statistics() returns
+  // it) where the device offers that; ignored elsewhere.
+  bool capture_statistics = false;
 };
 
 class ComputePipeline {
@@ -54,6 +58,9 @@ class ComputePipeline {
   // With desc.export_cache: the data of the pipeline cache it was created
   // with, to create the same pipeline in another process.
   const std::vector<std::uint8_t>& cache_data() const { return cache_data_; }
+  // With desc.capture_statistics on a device that offers them: the driver's
+  // statistics of the pipeline (harness/pipeline_statistics.hpp); else empty.
+  const std::vector<PipelineStatistic>& statistics() const { return statistics_; }
 
   // A descriptor set binding `buffers` in order; lives as long as the pipeline.
   // Binds each buffer from `offset` (a multiple of minStorageBufferOffsetAlignment) to its end.
@@ -73,6 +80,7 @@ class ComputePipeline {
   VkPipeline pipeline_ = VK_NULL_HANDLE;
   VkDescriptorPool pool_ = VK_NULL_HANDLE;
   std::vector<std::uint8_t> cache_data_;
+  std::vector<PipelineStatistic> statistics_;
 };
 
 // Checks local size and subgroup requests against the device; returns no

@@ -51,7 +51,7 @@ void write_measurements_csv(std::ostream& out, std::span<const MeasurementRow> r
   out << "device_row,vendor_id,device_id,driver_version,device_name,driver_version_text,kernel,shape,cache_mode,"
          "variant_hash,config,winner,status,reason,median_ns,min_ns,p10_ns,p90_ns,mad_ns,repetitions,"
          "rel_l2_error,max_abs_error,gbps,gflops,created_at,phase,compile_ms,pipeline_ms,validation_ms,warmup_ms,"
-         "timing_ms\n";
+         "timing_ms,pipeline_statistics\n";
   for (const auto& row : rows) {
     const auto& m = row.measurement;
     out << row.device_row << ',' << row.device.vendor_id << ',' << row.device.device_id << ','
@@ -67,7 +67,7 @@ void write_measurements_csv(std::ostream& out, std::span<const MeasurementRow> r
     for (const double v : {d.compile_ms, d.pipeline_ms, d.validation_ms, d.warmup_ms, d.timing_ms}) {
       out << ',' << shortest(v);
     }
-    out << '\n';
+    out << ',' << csv_field(m.statistics_json) << '\n';
   }
 }
 

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "common/error.hpp"
+#include "results/capped_json.hpp"
 
 namespace vktune::results {
 namespace {
@@ -146,6 +147,14 @@ std::vector<MeasurementRow> read_measurements_csv(const std::filesystem::path& p
       m.durations.validation_ms = number(field("validation_ms"), "validation_ms");
       m.durations.warmup_ms = number(field("warmup_ms"), "warmup_ms");
       m.durations.timing_ms = number(field("timing_ms"), "timing_ms");
+      m.statistics_json = field("pipeline_statistics");  // absent from exports before schema version 6
+      if (!m.statistics_json.empty()) {
+        const auto parsed = parse_capped_json(m.statistics_json);
+        bool numbers = parsed.error.empty() && parsed.value.is_object();
+        if (numbers)
+          for (const auto& [name, value] : parsed.value.items()) numbers = numbers && value.is_number();
+        if (!numbers) throw Error(ErrorKind::format, "pipeline_statistics is not a JSON object of numbers");
+      }
       rows.push_back(std::move(row));
     } catch (const Error& e) {
       throw Error(ErrorKind::format, path.string() + ":" + std::to_string(line) + ": " + e.what());

@@ -105,6 +105,10 @@ struct Measurement {
   std::string created_at;  // ISO-8601 UTC ("2024-05-01T12:00:00.000Z"), filled by the store
   Phase phase = Phase::search;
   PhaseDurations durations;
+  // What the driver made of the variant's pipeline: a JSON object of its
+  // statistics by the driver's names ({"Register Count": 40, ...}); "" where
+  // the driver gives none (VK_KHR_pipeline_executable_properties).
+  std::string statistics_json;
 
   bool operator==(const Measurement&) const = default;
 };

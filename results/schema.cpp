@@ -158,6 +158,12 @@ PRAGMA user_version = 4;
 ALTER TABLE spirv ADD COLUMN content_hash TEXT NOT NULL DEFAULT '';
 PRAGMA user_version = 5;
 )sql",
+    // 5 -> 6: each measurement's pipeline statistics, where the driver gives
+    // them (VK_KHR_pipeline_executable_properties); '' elsewhere.
+    R"sql(
+ALTER TABLE measurements ADD COLUMN statistics_json TEXT NOT NULL DEFAULT '';
+PRAGMA user_version = 6;
+)sql",
 };
 static_assert(std::size(migrations) == current_version, "one migration per schema version");
 

@@ -14,7 +14,7 @@
 
 namespace vktune::results::schema {
 
-inline constexpr int current_version = 5;
+inline constexpr int current_version = 6;
 
 // The database's schema version (PRAGMA user_version).
 int read_version(const sqlite::Connection& connection);

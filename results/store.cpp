@@ -16,8 +16,8 @@ namespace {
 constexpr std::string_view measurement_columns =
     "m.device, m.variant, m.shape, m.cache_mode, m.status, m.reason, m.median_ns, m.min_ns, m.p10_ns, "
     "m.p90_ns, m.mad_ns, m.repetitions, m.rel_l2_error, m.max_abs_error, m.gbps, m.gflops, m.created_at, "
-    "m.phase, m.compile_ms, m.pipeline_ms, m.validation_ms, m.warmup_ms, m.timing_ms";
-constexpr int measurement_column_count = 23;
+    "m.phase, m.compile_ms, m.pipeline_ms, m.validation_ms, m.warmup_ms, m.timing_ms, m.statistics_json";
+constexpr int measurement_column_count = 24;
 
 // True for the row of its variant that a winner is chosen from: the
 // confirmation row where one exists, else the search row.
@@ -77,6 +77,7 @@ std::optional<Measurement> read_measurement(const sqlite::Statement& row, std::s
   m.durations.validation_ms = row.column_double(20);
   m.durations.warmup_ms = row.column_double(21);
   m.durations.timing_ms = row.column_double(22);
+  m.statistics_json = row.column_text(23);
   return m;
 }
 
@@ -370,9 +371,9 @@ void Store::record_measurement(const Measurement& m) {
   auto insert = statement(
       "INSERT INTO measurements (device, variant, shape, cache_mode, phase, status, reason, median_ns, min_ns, "
       "p10_ns, p90_ns, mad_ns, repetitions, rel_l2_error, max_abs_error, gbps, gflops, compile_ms, pipeline_ms, "
-      "validation_ms, warmup_ms, timing_ms, created_at) "
+      "validation_ms, warmup_ms, timing_ms, statistics_json, created_at) "
       "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, "
-      VKTUNE_SQL_NOW ") "
+      "?23, " VKTUNE_SQL_NOW ") "
       "ON CONFLICT (device, variant, shape, cache_mode, phase) DO UPDATE SET status = excluded.status, "
       "reason = excluded.reason, median_ns = excluded.median_ns, min_ns = excluded.min_ns, "
       "p10_ns = excluded.p10_ns, p90_ns = excluded.p90_ns, mad_ns = excluded.mad_ns, "
@@ -380,12 +381,12 @@ void Store::record_measurement(const Measurement& m) {
       "max_abs_error = excluded.max_abs_error, gbps = excluded.gbps, gflops = excluded.gflops, "
       "compile_ms = excluded.compile_ms, pipeline_ms = excluded.pipeline_ms, "
       "validation_ms = excluded.validation_ms, warmup_ms = excluded.warmup_ms, timing_ms = excluded.timing_ms, "
-      "created_at = excluded.created_at");
+      "statistics_json = excluded.statistics_json, created_at = excluded.created_at");
   const auto& d = m.durations;
   insert->bind_all(m.device_id, m.variant_hash, m.shape, m.cache_mode, to_string(m.phase), to_string(m.status),
                    m.reason, m.median_ns, m.min_ns, m.p10_ns, m.p90_ns, m.mad_ns, m.repetitions, m.rel_l2_error,
                    m.max_abs_error, m.gbps, m.gflops, d.compile_ms, d.pipeline_ms, d.validation_ms, d.warmup_ms,
-                   d.timing_ms)
+                   d.timing_ms, m.statistics_json)
       .run();
 }
 

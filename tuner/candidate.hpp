@@ -36,6 +36,9 @@ struct Candidate {
   // its worker returned (a driver cache hit); 0 without a worker.
   double cached_pipeline_ms = 0;
   const vk::Device* runner_device = nullptr;
+  // What the driver made of the pipeline, where it says (create_pipelines'
+  // capture_statistics).
+  std::vector<vk::PipelineStatistic> statistics;
 };
 
 // Compiles every candidate that needs SPIR-V, `threads` at a time; a
@@ -53,9 +56,10 @@ void prepare_in_workers(std::vector<Candidate>& batch, WorkerPool& pool, const T
                         std::optional<std::chrono::steady_clock::time_point> limit,
                         const std::atomic<bool>* wanted = nullptr);
 
-// Creates the pipeline of each compiled candidate that is to be measured.
+// Creates the pipeline of each compiled candidate that is to be measured;
+// with `capture_statistics`, reads its statistics where the device offers them.
 void create_pipelines(std::vector<Candidate>& batch, vk::Device& device, std::uint32_t buffers, std::uint32_t dims,
-                      std::uint32_t descriptor_sets, AttemptLog* attempts);
+                      std::uint32_t descriptor_sets, AttemptLog* attempts, bool capture_statistics = false);
 
 // The outcome an earlier run stored, as this run reports it (resumed).
 Outcome from_measurement(const results::Measurement& m, const kernels::Config& config, bool is_baseline);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "engine/validation.hpp"
+#include "harness/pipeline_statistics.hpp"
 #include "harness/timer.hpp"
 #include "kernels/kernel.hpp"
 #include "results/records.hpp"
@@ -30,6 +31,8 @@ struct Outcome {
   // Where this run's time went for this variant (all zero when resumed):
   // in the search, and in the confirmation pass when it was re-timed.
   results::PhaseDurations durations, confirm_durations;
+  // What the driver made of its pipeline, where it says (empty elsewhere).
+  std::vector<vk::PipelineStatistic> statistics;
 };
 
 struct ShapeResult {
@@ -52,6 +55,10 @@ struct ShapeResult {
   // waiting with no config ready to measure (its compile and pipeline).
   double proposal_seconds = 0;
   double compile_wait_seconds = 0;
+  // Configs whose code spills (their pipeline statistics say so), deferred
+  // until the search had nothing else; of those, the ones the search ended
+  // before measuring.
+  std::size_t deferred_spilling = 0, deferred_not_measured = 0;
   double confirm_seconds = 0;  // wall time of the confirmation pass (0 when it did not run)
   // Wall time before the search (the space, the inputs and CPU references,
   // their upload) and of the final check (with any wait for its references):

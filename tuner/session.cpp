@@ -25,6 +25,7 @@
 #include "tuner/session_evaluation.hpp"
 #include "engine/device_reference.hpp"
 #include "engine/stale_config.hpp"
+#include "engine/statistics_json.hpp"
 #include "engine/test_hooks.hpp"
 #include "engine/variant.hpp"
 
@@ -101,6 +102,7 @@ void TuneSession::record(const kernels::Kernel& kernel, const CompiledVariant& v
     m.gflops = o.gflops;
     m.phase = phase;
     m.durations = phase == results::Phase::confirm ? o.confirm_durations : o.durations;
+    if (!o.statistics.empty()) m.statistics_json = statistics_json(o.statistics).dump();
     store_->record_measurement(m);
   });
 }
@@ -256,6 +258,8 @@ void TuneSession::search(Evaluation& evaluation, const kernels::Kernel& kernel, 
   result.stop_reason = run_search(loop, evaluation, [] { return Clock::now(); }, lookahead);
   result.search_seconds = std::chrono::duration<double>(Clock::now() - search_start).count();
   result.proposal_seconds = loop.proposal_seconds();
+  result.deferred_spilling = loop.deferred_count();
+  result.deferred_not_measured = loop.deferred_left();
   result.stopped_early = !result.stop_reason.empty();
   for (auto& o : result.outcomes)
     o.transfer_seed = !o.is_baseline && std::find(seed_configs.begin(), seed_configs.end(), o.config) != seed_configs.end();

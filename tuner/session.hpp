@@ -87,6 +87,10 @@ struct TuneOptions {
   // variant: the search ends after the variant in flight, and the shape
   // skips its confirmation pass and stores no winner. Unset: never.
   std::function<std::optional<std::string>()> interrupted;
+  // Read each variant's pipeline statistics where the driver offers them
+  // (VK_KHR_pipeline_executable_properties), store them, and evaluate a
+  // config whose code spills only once the search has nothing else left.
+  bool pipeline_statistics = true;
 };
 
 // Up to this many valid configs a search without bounds is exhaustive.

@@ -5,6 +5,7 @@
 
 #include "engine/elapsed.hpp"
 #include "engine/test_hooks.hpp"
+#include "harness/pipeline_statistics.hpp"
 
 namespace vktune {
 
@@ -91,13 +92,14 @@ void TuneSession::Evaluation::prepare_configs(const std::vector<kernels::Config>
                            ? std::optional(*options_.deadline + std::chrono::seconds(5))
                            : std::nullopt;
     const auto* flag = &b.wanted;
+    const bool statistics = options_.pipeline_statistics;
     b.compiling = std::async(std::launch::async, [=, &templates] {
       if (workers) {
         prepare_in_workers(*candidates, *workers, templates, {buffers, dims, sets}, limit, flag);
       } else {
         compile_all(*candidates, templates, 1);
       }
-      create_pipelines(*candidates, *device, buffers, dims, sets, attempts);
+      create_pipelines(*candidates, *device, buffers, dims, sets, attempts, statistics);
     });
   }
 }
@@ -107,6 +109,14 @@ bool TuneSession::Evaluation::ready(std::size_t index) const {
   if (known == prepared_.end()) return false;
   const auto& compiling = known->second->compiling;
   return !compiling.valid() || compiling.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+}
+
+bool TuneSession::Evaluation::defer(std::size_t index) const {
+  if (!options_.pipeline_statistics || !ready(index)) return false;
+  const auto known = prepared_.find(space_->config(index));
+  for (const auto& c : known->second->candidates)
+    if (vk::spill_measure(c.statistics) > 0) return true;
+  return false;
 }
 
 void TuneSession::Evaluation::wait_a_moment() {
@@ -217,11 +227,14 @@ void TuneSession::Evaluation::run_on_device(Candidate& c, Outcome& o) {
     if (c.pipeline_error) throw *c.pipeline_error;
     if (c.cached_pipeline_ms > 0) result_.cached_pipeline_ms.push_back(c.cached_pipeline_ms);
     runner = std::move(c.runner);
+    o.statistics = c.statistics;
   } else {  // the device was reopened since
     AddElapsed clock{o.durations.pipeline_ms};
     runner = std::make_unique<VariantRunner>(device, c.variant, static_cast<std::uint32_t>(problem_.buffers.size()),
                                              static_cast<std::uint32_t>(kernel_.shape_dims().size()),
-                                             copies_ + 2 + static_cast<std::uint32_t>(more_.size()));
+                                             copies_ + 2 + static_cast<std::uint32_t>(more_.size()), false,
+                                             options_.pipeline_statistics);
+    o.statistics = runner->statistics();
   }
   {
     session_.progress_.step("validating");

@@ -34,6 +34,7 @@ std::string feature_list(const vk::DeviceInfo& info) {
   add(f.integer_dot_product, "int-dot");
   add(f.subgroup_size_control, "subgroup-size-control");
   add(f.compute_full_subgroups, "full-subgroups");
+  add(f.pipeline_executable_info, "pipeline-statistics");
   if (f.cooperative_matrix_nv) {
     std::string shapes;
     for (const auto& s : info.cooperative_matrix_shapes) {

@@ -43,6 +43,7 @@ struct TuneArgs {
   double within = 0;
   std::size_t converge = 0;
   bool no_transfer = false;
+  bool no_pipeline_statistics = false;
   std::size_t batch = 4;
   std::string db;
   std::string cache = to_string(CacheMode::cold);  // --cache, parsed where it is used
@@ -247,6 +248,7 @@ void run_tune(const kernels::Kernel& kernel, TuneArgs args, int& result_code) {
   options.target_within = args.within / 100;
   if (args.converge) options.converge = args.converge;
   options.transfer = !args.no_transfer;
+  options.pipeline_statistics = !args.no_pipeline_statistics;
   options.batch_size = args.batch;
   options.deadline = deadline;
   options.seed = args.seed;
@@ -459,6 +461,10 @@ confirmation) and docs/TIMING_AND_NUMERICS.md.
                   "search has converged)");
     cmd->add_flag("--no-transfer", args->no_transfer,
                   "Do not evaluate the best configs of the nearest tuned shapes first");
+    cmd->add_flag("--no-pipeline-statistics", args->no_pipeline_statistics,
+                  "Do not read the driver's pipeline statistics (where it offers "
+                  "VK_KHR_pipeline_executable_properties): configs whose code spills are then measured in the "
+                  "strategy's order, not last");
     add_compile_timeout_option(*cmd, args->compile_timeout);
     cmd->add_option("--batch", args->batch, "Configs the strategy proposes at a time (the next batch compiles "
                                             "while this one is timed)")

@@ -1,5 +1,6 @@
 // A vktune results database, read-only: the tables devices, winners and spirv
-// (results/schema.cpp, schema versions 1 to 5). Nothing is ever written.
+// (results/schema.cpp, schema versions 1 to 6: version 6 added a column to
+// measurements, which the runtime does not read). Nothing is ever written.
 // A WAL database in a read-only directory (a package, a container layer)
 // cannot get the -shm file even a reader needs; it is then read in SQLite's
 // immutable mode. Its pages are checked (PRAGMA quick_check) before use.
@@ -20,7 +21,7 @@ namespace vktune::runtime::detail {
 namespace {
 
 // v3 changed only measurements; v4 added winners.contract_json; v5 spirv.content_hash
-constexpr int kMinSchema = 1, kMaxSchema = 5;
+constexpr int kMinSchema = 1, kMaxSchema = 6;
 
 // "file:PATH?immutable=1" with the characters a URI gives meaning to percent-encoded (as
 // results/sqlite.cpp's file_uri does: the runtime may not include results/).

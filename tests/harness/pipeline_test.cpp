@@ -154,6 +154,33 @@ TEST_F(PipelineTest, TooManyPushConstantBytesIsADeviceLimit) {
 }
 
 // check_pipeline_limits is also a constraint kernels call without a device.
+// Where the driver cannot report statistics (lavapipe in Debian 12 lacks
+// VK_KHR_pipeline_executable_properties), a pipeline that asks for them is
+// made as usual and reports none; where it can, it reports some.
+TEST_F(PipelineTest, StatisticsAreReadWhereTheDriverOffersThem) {
+  vk::PipelineDesc desc;
+  desc.storage_buffers = 1;
+  desc.capture_statistics = true;
+  const auto spirv = compile_glsl("trivial.comp", kTrivial);
+  vk::ComputePipeline pipeline(device(), spirv, desc);
+  EXPECT_EQ(pipeline.statistics().empty(), !device().info().features.pipeline_executable_info);
+  desc.capture_statistics = false;
+  vk::ComputePipeline without(device(), spirv, desc);
+  EXPECT_TRUE(without.statistics().empty());
+}
+
+// The drivers' names for spilled registers and scratch memory differ (RADV
+// "Spilled VGPRs", Intel "Spill count" and "Scratch Memory Size", ...): any
+// statistic naming a spill or scratch counts, in any case; nothing else does.
+TEST(PipelineStatistics, SpillsAreReadFromAnyDriversNames) {
+  EXPECT_EQ(vk::spill_measure({}), 0);
+  EXPECT_EQ(vk::spill_measure({{"Register Count", 255}, {"Shared Memory Size", 49152}, {"Code size", 9000}}), 0);
+  EXPECT_EQ(vk::spill_measure({{"Spilled VGPRs", 0}, {"Spilled SGPRs", 0}, {"Scratch Memory Size", 0}}), 0);
+  EXPECT_EQ(vk::spill_measure({{"Spilled VGPRs", 12}, {"VGPRs", 256}}), 12);
+  EXPECT_EQ(vk::spill_measure({{"SIMD32 Spill count", 3}, {"SIMD32 Fill count", 3}}), 3);
+  EXPECT_EQ(vk::spill_measure({{"stage 1: SCRATCH size", 1024}, {"stage 0: Registers", 64}}), 1024);
+}
+
 TEST(PipelineLimits, OnASyntheticDevice) {
   vk::DeviceInfo d;
   d.name = "synthetic";

@@ -223,12 +223,13 @@ TEST_F(ExportTest, CsvHasOneQuotedRowPerMeasurement) {
   const auto rows = parse_csv(out.str());
   ASSERT_EQ(rows.size(), 1u + 13u);
   const auto& header = rows[0];
-  ASSERT_EQ(header.size(), 31u);
+  ASSERT_EQ(header.size(), 32u);
   EXPECT_EQ(header[0], "device_row");
   EXPECT_EQ(header[11], "winner");
   EXPECT_EQ(header[24], "created_at");  // the older columns keep their places
   EXPECT_EQ(header[25], "phase");
   EXPECT_EQ(header[30], "timing_ms");
+  EXPECT_EQ(header[31], "pipeline_statistics");
   std::size_t winners_marked = 0;
   for (std::size_t i = 1; i < rows.size(); ++i) {
     ASSERT_EQ(rows[i].size(), header.size()) << "row " << i;
@@ -314,15 +315,15 @@ TEST_F(ExportTest, CsvWithoutPhaseAndDurationColumnsReadsAsSearchRowsWithZeroDur
   std::ostringstream out;
   write_measurements_csv(out, rows);
   // The same file as an export from before schema version 3 would have it:
-  // without the last six columns (every field quoted, which RFC 4180 allows).
+  // without the last seven columns (every field quoted, which RFC 4180 allows).
   std::string old_format;
   bool header = true;
   for (auto record : parse_csv(out.str())) {
-    ASSERT_EQ(record.size(), 31u);
+    ASSERT_EQ(record.size(), 32u);
     if (std::exchange(header, false)) {
       EXPECT_EQ(std::vector<std::string>(record.begin() + 25, record.end()),
                 (std::vector<std::string>{"phase", "compile_ms", "pipeline_ms", "validation_ms", "warmup_ms",
-                                          "timing_ms"}));
+                                          "timing_ms", "pipeline_statistics"}));
     }
     record.resize(25);
     for (std::size_t i = 0; i < record.size(); ++i) {
@@ -336,6 +337,7 @@ TEST_F(ExportTest, CsvWithoutPhaseAndDurationColumnsReadsAsSearchRowsWithZeroDur
   for (auto& row : expected) {
     ASSERT_NE(row.measurement.durations, PhaseDurations{});  // the test would prove nothing otherwise
     row.measurement.durations = {};
+    row.measurement.statistics_json.clear();
   }
   expect_same_rows(read_back(dir_.path() / "old.csv", old_format), expected);
 }
@@ -352,7 +354,9 @@ TEST_F(ExportTest, CsvNumbersOutsideTheirColumnsRangeAreFormatErrors) {
   write_measurements_csv(out, measurement_rows(store, select(store, {})));
   const auto records = parse_csv(out.str());
   for (const auto& [column, value] : std::vector<std::pair<std::string, std::string>>{
-           {"vendor_id", "92135300000"}, {"driver_version", "4294967296"}, {"repetitions", "3000000000"}}) {
+           {"vendor_id", "92135300000"}, {"driver_version", "4294967296"}, {"repetitions", "3000000000"},
+           {"pipeline_statistics", R"({"Register Count": "many"})"}, {"pipeline_statistics", "[1]"},
+           {"pipeline_statistics", "{"}, {"pipeline_statistics", std::string(100000, '[')}}) {
     std::string text;
     for (std::size_t r = 0; r < records.size(); ++r) {
       auto record = records[r];

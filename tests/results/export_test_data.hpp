@@ -121,6 +121,11 @@ class RandomData {
     m.gbps = real(1, 3000);
     m.gflops = real(1, 500);
     m.durations = {real(0, 500), real(0, 50), real(0, 100), real(0, 3000), real(0, 200)};
+    // Half with pipeline statistics, as a driver that reports them gives.
+    if (u32(0, 1)) {
+      m.statistics_json = R"({"Register Count":)" + std::to_string(u32(16, 255)) + R"(,"Spilled, \"VGPRs\"":)" +
+                          std::to_string(u32(0, 8)) + "}";
+    }
     return m;
   }
 

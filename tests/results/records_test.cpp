@@ -78,6 +78,7 @@ TEST_F(RecordsTest, MeasurementRoundTripsWithEveryField) {
   store.upsert_variant(sample_variant(1));
   auto m = sample_measurement(device, "variant1", 12345.5);
   m.cache_mode = "hot";
+  m.statistics_json = R"({"Register Count":96,"Spill count":0})";
   store.record_measurement(m);
 
   const auto got = store.find_measurement(device, "variant1", m.shape, "hot");

@@ -426,6 +426,60 @@ TEST(SearchLoop, ASlowCompileWaitsInTheNextBatchWhileTheSearchGoesOn) {
   EXPECT_EQ(first, (std::vector<std::size_t>{0, 2, 3, 4, 5, 6, 1, 7}));
 }
 
+// Configs whose code spills (the driver's pipeline statistics say so) wait
+// until the strategy has nothing else to hand out, then go in the order
+// they were deferred; a stop before then leaves them unmeasured, counted.
+class SpillingEvaluator final : public BatchEvaluator {
+ public:
+  explicit SpillingEvaluator(std::set<std::size_t> spilling) : spilling(std::move(spilling)) {}
+  void prepare(const std::vector<std::size_t>& batch) override { prepared.insert(batch.begin(), batch.end()); }
+  bool defer(std::size_t index) const override { return spilling.count(index) > 0; }
+  Observation evaluate(std::size_t index) override {
+    EXPECT_TRUE(prepared.count(index)) << "evaluated before it was prepared";
+    evaluated.push_back(index);
+    return {index, 100.0 + static_cast<double>(index)};
+  }
+  std::set<std::size_t> spilling, prepared;
+  std::vector<std::size_t> evaluated;
+};
+
+TEST(SearchLoop, ConfigsWhoseCodeSpillsAreMeasuredOnlyWhenNothingElseIsLeft) {
+  const auto space = grid_space();
+  const auto rng_seed = std::random_device{}();  // printed: a failure is reproducible
+  SCOPED_TRACE("seed " + std::to_string(rng_seed));
+  std::mt19937_64 rng(rng_seed);
+  std::set<std::size_t> spilling;
+  while (spilling.size() < 4) spilling.insert(rng() % space.size());
+  {
+    auto strategy = make_strategy("exhaustive", {space, 1, false});
+    AnyStopCondition never;
+    SearchLoop loop(space, *strategy, never, 3);
+    SpillingEvaluator evaluator(spilling);
+    EXPECT_EQ(run_search(loop, evaluator, [] { return std::chrono::steady_clock::now(); }, 0), "");
+    ASSERT_EQ(evaluator.evaluated.size(), space.size());
+    EXPECT_EQ(std::set<std::size_t>(evaluator.evaluated.begin(), evaluator.evaluated.end()).size(), space.size());
+    // Every spilling config after every other one.
+    const std::set<std::size_t> last(evaluator.evaluated.end() - 4, evaluator.evaluated.end());
+    EXPECT_EQ(last, spilling);
+    EXPECT_EQ(loop.deferred_count(), 4u);
+    EXPECT_EQ(loop.deferred_left(), 0u);
+  }
+  {
+    // A budget that ends the search before the spilling configs' turn.
+    auto strategy = make_strategy("exhaustive", {space, 1, false});
+    const std::size_t others = space.size() - spilling.size();
+    AnyStopCondition budget;
+    budget.add(stop_after_variants(others));
+    SearchLoop loop(space, *strategy, budget, 3);
+    SpillingEvaluator evaluator(spilling);
+    EXPECT_FALSE(run_search(loop, evaluator, [] { return std::chrono::steady_clock::now(); }, 0).empty());
+    ASSERT_EQ(evaluator.evaluated.size(), others);
+    for (auto index : evaluator.evaluated) EXPECT_EQ(spilling.count(index), 0u) << index;
+    EXPECT_EQ(loop.deferred_count(), loop.deferred_left());
+    EXPECT_GT(loop.deferred_left(), 0u);
+  }
+}
+
 TEST(GaussianProcess, InterpolatesASmoothFunctionAndIsSureOnlyNearData) {
   const auto rng_seed = std::random_device{}();  // printed: a failure is reproducible
   SCOPED_TRACE("seed " + std::to_string(rng_seed));

@@ -104,6 +104,13 @@ void SearchLoop::count(const Observation& result) {
   }
 }
 
+std::optional<std::size_t> SearchLoop::take_deferred() {
+  if (deferred_.empty()) return std::nullopt;
+  const auto index = deferred_.front();
+  deferred_.erase(deferred_.begin());
+  return index;
+}
+
 std::string run_search(SearchLoop& loop, BatchEvaluator& evaluator,
                        const std::function<std::chrono::steady_clock::time_point()>& now, std::size_t lookahead) {
   auto current = loop.next_batch();
@@ -145,6 +152,16 @@ std::string run_search(SearchLoop& loop, BatchEvaluator& evaluator,
         for (const auto& o : held) loop.observe(o);  // every result, as in a search that goes on
         return *why;
       }
+      // A ready config whose code spills waits until nothing else is left.
+      for (auto it = current.begin(); it != current.end();) {
+        if (evaluator.ready(*it) && evaluator.defer(*it)) {
+          loop.defer(*it);
+          it = current.erase(it);
+        } else {
+          ++it;
+        }
+      }
+      if (current.empty()) break;
       auto pick = std::find_if(current.begin(), current.end(), [&](std::size_t i) { return evaluator.ready(i); });
       if (pick == current.end()) {
         if (!next && proposing.valid() && proposal_done()) take_next();
@@ -168,6 +185,12 @@ std::string run_search(SearchLoop& loop, BatchEvaluator& evaluator,
     }
     if (!next) take_next();
     current.insert(current.end(), next->begin(), next->end());
+  }
+  // The strategy has run out: what was deferred, while time allows. The
+  // budget counted them when they were handed out.
+  while (loop.deferred_left() > 0) {
+    if (auto why = loop.stop_reason(now())) return *why;
+    loop.record(evaluator.evaluate(*loop.take_deferred()));
   }
   // The loop hands out nothing past a budget: say so rather than "spent".
   if (auto why = loop.stop_reason(now())) return *why;

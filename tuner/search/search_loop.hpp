@@ -58,6 +58,15 @@ class SearchLoop {
   // The last batch handed out was transfer seeds.
   bool last_batch_was_seeds() const { return last_was_seeds_; }
 
+  // A config handed out whose evaluation waits until nothing else is left
+  // (its code spills: BatchEvaluator::defer). Safe while next_batch() runs
+  // on another thread: it reads none of this.
+  void defer(std::size_t index) { deferred_.push_back(index); ++deferred_count_; }
+  // The first deferred config not yet taken, in the order deferred.
+  std::optional<std::size_t> take_deferred();
+  std::size_t deferred_count() const { return deferred_count_; }
+  std::size_t deferred_left() const { return deferred_.size(); }
+
  private:
   bool hand_out(std::size_t index);
 
@@ -76,6 +85,8 @@ class SearchLoop {
   bool last_was_seeds_ = false;
   double proposal_seconds_ = 0;
   SearchProgress progress_;
+  std::vector<std::size_t> deferred_;
+  std::size_t deferred_count_ = 0;
 };
 
 // How the configs of a search are evaluated.
@@ -96,6 +107,13 @@ class BatchEvaluator {
   }
   // Nothing is ready: lets a moment pass (a few ms), the device kept busy.
   virtual void wait_a_moment() {}
+  // A ready config to evaluate only when nothing else is left: the driver
+  // says its code spills registers (harness/pipeline_statistics.hpp). A
+  // portable signal: a statistic of the pipeline, not a rule about a GPU.
+  virtual bool defer(std::size_t index) const {
+    (void)index;
+    return false;
+  }
   // The batch is evaluated and the next one's proposal is still running (a
   // surrogate may take a while to fit); the next prepare() follows it.
   virtual void before_proposal() {}
@@ -107,8 +125,10 @@ class BatchEvaluator {
 // validated and timed), and beside it the configs the strategy expects to
 // propose after that, as guesses. The strategy observes the current batch's
 // results once its proposal is done, so what it proposes does not depend on
-// how long the proposal took. Returns why it stopped, or "" when the
-// strategy ran out of configs.
+// how long the proposal took. Configs the evaluator defers are evaluated
+// after the strategy has run out, while the stop conditions allow. Returns
+// why it stopped, or "" when the strategy ran out of configs and every
+// deferred config was evaluated.
 // `lookahead`: how many likely configs to prepare ahead per batch.
 std::string run_search(SearchLoop& loop, BatchEvaluator& evaluator,
                        const std::function<std::chrono::steady_clock::time_point()>& now, std::size_t lookahead);
