@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cctype>
 
+#include "harness/compiler.hpp"
 #include "harness/device.hpp"
+#include "harness/pipeline.hpp"
 
 namespace vktune::vk {
 namespace {
@@ -62,11 +64,33 @@ std::vector<PipelineStatistic> read_pipeline_statistics(const Device& device, Vk
   return out;
 }
 
-double spill_measure(const std::vector<PipelineStatistic>& statistics) {
+std::vector<PipelineStatistic> statistics_of_an_empty_shader(Device& device) {
+  if (!device.info().features.pipeline_executable_info) return {};
+  const auto spirv = compile_compute_shader({"empty.comp", "#version 450\nlayout(local_size_x = 1) in;\nvoid main() {}\n"},
+                                            MapIncludes({}), {});
+  PipelineDesc desc;
+  desc.label = "the empty shader the driver's statistics are read against";
+  desc.capture_statistics = true;
+  return ComputePipeline(device, spirv, desc).statistics();
+}
+
+double spill_measure(const std::vector<PipelineStatistic>& statistics, const std::vector<PipelineStatistic>& floor) {
+  // The statistic's own name, without the executable or stage it belongs to.
+  const auto bare = [](const std::string& name) {
+    const auto colon = name.rfind(": ");
+    return colon == std::string::npos ? name : name.substr(colon + 2);
+  };
   double sum = 0;
   for (const auto& s : statistics) {
-    const auto name = lower(s.name);
-    if (name.find("spill") != std::string::npos || name.find("scratch") != std::string::npos) sum += s.value;
+    const auto name = lower(bare(s.name));
+    if (name.find("spill") == std::string::npos && name.find("scratch") == std::string::npos &&
+        name.find("local memory") == std::string::npos) {
+      continue;
+    }
+    double zero = 0;
+    for (const auto& f : floor)
+      if (lower(bare(f.name)) == name) zero = f.value;
+    sum += std::max(0.0, s.value - zero);
   }
   return sum;
 }

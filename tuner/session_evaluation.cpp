@@ -24,6 +24,14 @@ TuneSession::Evaluation::Evaluation(TuneSession& session, const kernels::Kernel&
       copies_(copies),
       metrics_(kernel.metrics(shape)),
       result_(result) {
+  if (options.pipeline_statistics) {
+    try {
+      statistics_floor_ = vk::statistics_of_an_empty_shader(*session.device_);
+    } catch (const Error&) {
+      // A driver that cannot build an empty shader fails every variant
+      // anyway; without a floor, spills read against 0.
+    }
+  }
   if (session.store_ && options.time_variants) {
     attempts_ = std::make_unique<AttemptLog>(session.store_->path(), *session.device_row_, kernel.name(), shape_text_,
                                              options.cache_mode);
@@ -115,7 +123,7 @@ bool TuneSession::Evaluation::defer(std::size_t index) const {
   if (!options_.pipeline_statistics || !ready(index)) return false;
   const auto known = prepared_.find(space_->config(index));
   for (const auto& c : known->second->candidates)
-    if (vk::spill_measure(c.statistics) > 0) return true;
+    if (vk::spill_measure(c.statistics, statistics_floor_) > 0) return true;
   return false;
 }
 

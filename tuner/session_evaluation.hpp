@@ -88,6 +88,9 @@ class TuneSession::Evaluation final : public BatchEvaluator {
   std::list<PendingCompile> compiles_;  // a list: an entry stays put while it compiles
   std::map<kernels::Config, PendingCompile*> prepared_;
   std::optional<double> best_ns_;
+  // The driver's statistics of a pipeline that spills nothing: what a
+  // variant's spills are read against (defer()).
+  std::vector<vk::PipelineStatistic> statistics_floor_;
   GpuHeater heater_;  // the last timed variant, between measurements
 };
 

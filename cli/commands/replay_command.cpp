@@ -32,7 +32,7 @@ struct ReplayArgs {
   std::size_t budget = 0, runs = 20, batch = 4;
   std::uint64_t seed = 1;
   double stop_within = -1;
-  bool transfer = false, json = false, hide_costs = false;
+  bool transfer = false, json = false, hide_costs = false, no_pipeline_statistics = false;
   std::string shape, time;
 };
 
@@ -110,6 +110,7 @@ void run_replay(const ReplayArgs& args, int& result_code) {
   options.batch = args.batch;
   options.transfer = args.transfer;
   options.hide_costs = args.hide_costs;
+  options.pipeline_statistics = !args.no_pipeline_statistics;
   if (args.stop_within >= 0) options.stop_within = args.stop_within / 100;
   if (!args.time.empty()) {
     const double seconds = parse_duration(args.time).count();
@@ -132,6 +133,7 @@ void run_replay(const ReplayArgs& args, int& result_code) {
                 {"seed", args.seed},       {"batch", args.batch},       {"transfer", args.transfer},
                 {"time_seconds", options.time_seconds ? nlohmann::json(*options.time_seconds) : nullptr},
                 {"hide_costs", args.hide_costs},
+                {"pipeline_statistics", !args.no_pipeline_statistics},
                 {"shapes", nlohmann::json::array()}, {"skipped", report.skipped}});
     for (const auto& r : report.shapes) {
       auto never = [](double share) { return share > 1 ? nlohmann::json(nullptr) : nlohmann::json(share); };
@@ -167,6 +169,7 @@ void run_replay(const ReplayArgs& args, int& result_code) {
               << ", " << args.runs << " runs (seed " << args.seed << "), batches of " << args.batch;
     if (options.time_seconds) std::cout << ", " << *options.time_seconds << " s of simulated time each";
     if (args.hide_costs) std::cout << ", costs hidden from the strategy";
+    if (args.no_pipeline_statistics) std::cout << ", spilling configs not deferred";
     std::cout << "\n  quality = stored best / best found after the budget; share = part of the space evaluated "
                  "before coming within 1% / 3% of the stored best; seconds = simulated wall-clock time to within 1% "
                  "(stored durations, or " << kAssumedSecondsPerVariant << " s per variant where none were stored)\n";
@@ -256,6 +259,9 @@ See docs/SPACES_AND_SEARCH.md, "Replay".
       ->check(CLI::Range(0.0, 100.0));
   cmd->add_flag("--hide-costs", args->hide_costs,
                 "Do not tell the strategy what evaluations cost (the clock still counts it)");
+  cmd->add_flag("--no-pipeline-statistics", args->no_pipeline_statistics,
+                "Do not defer configs whose stored pipeline statistics say their code spills (as a tune with "
+                "--no-pipeline-statistics)");
   cmd->add_flag("--json", args->json, "Machine-readable results");
   cmd->callback([args, &result_code] { run_replay(*args, result_code); });
 }

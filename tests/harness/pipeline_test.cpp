@@ -167,6 +167,9 @@ TEST_F(PipelineTest, StatisticsAreReadWhereTheDriverOffersThem) {
   desc.capture_statistics = false;
   vk::ComputePipeline without(device(), spirv, desc);
   EXPECT_TRUE(without.statistics().empty());
+  const auto floor = vk::statistics_of_an_empty_shader(device());
+  EXPECT_EQ(floor.empty(), !device().info().features.pipeline_executable_info);
+  EXPECT_EQ(vk::spill_measure(floor, floor), 0);
 }
 
 // The drivers' names for spilled registers and scratch memory differ (RADV
@@ -179,6 +182,15 @@ TEST(PipelineStatistics, SpillsAreReadFromAnyDriversNames) {
   EXPECT_EQ(vk::spill_measure({{"Spilled VGPRs", 12}, {"VGPRs", 256}}), 12);
   EXPECT_EQ(vk::spill_measure({{"SIMD32 Spill count", 3}, {"SIMD32 Fill count", 3}}), 3);
   EXPECT_EQ(vk::spill_measure({{"stage 1: SCRATCH size", 1024}, {"stage 0: Registers", 64}}), 1024);
+  // Against the driver's zero: NVIDIA's 580 driver reports "Local Memory
+  // Size" as 2^36 plus the bytes a shader keeps in local memory.
+  const double base = 68719476736.0;
+  const std::vector<vk::PipelineStatistic> floor{{"Local Memory Size", base}, {"Register Count", 1}, {"Stack Size", 0}};
+  EXPECT_EQ(vk::spill_measure({{"Local Memory Size", base}, {"Register Count", 255}}, floor), 0);
+  EXPECT_EQ(vk::spill_measure({{"Local Memory Size", base + 128}, {"Register Count", 255}}, floor), 128);
+  EXPECT_EQ(vk::spill_measure({{"stage 0: Local Memory Size", base}, {"stage 1: Local Memory Size", base + 16}}, floor),
+            16);
+  EXPECT_EQ(vk::spill_measure({{"Spilled VGPRs", 4}}, floor), 4);  // no floor for it: against 0
 }
 
 TEST(PipelineLimits, OnASyntheticDevice) {

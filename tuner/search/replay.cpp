@@ -8,6 +8,7 @@
 #include "common/error.hpp"
 #include "common/hash.hpp"
 #include "engine/stale_config.hpp"
+#include "results/capped_json.hpp"
 #include "tuner/search/search_loop.hpp"
 #include "tuner/search/search_space.hpp"
 #include "tuner/search/transfer.hpp"
@@ -27,6 +28,7 @@ struct Group {
   std::vector<std::optional<double>> times;
   std::vector<results::Status> statuses;
   std::vector<double> seconds;  // stored durations, s; 0 where none were stored
+  std::vector<std::vector<vk::PipelineStatistic>> statistics;  // empty where none were stored
   std::optional<std::size_t> winner;  // the stored winner's row, where the file marks it
   std::size_t stale = 0;
   std::string stale_note;  // why the first stale config was left out
@@ -50,20 +52,33 @@ using GroupKey = std::tuple<std::string, std::string, std::string>;
 // by what it cost; nothing to prepare.
 class StoredEvaluator final : public BatchEvaluator {
  public:
-  StoredEvaluator(const Group& group, const SearchSpace& space, bool hide_costs)
+  StoredEvaluator(const Group& group, const SearchSpace& space, bool hide_costs, bool defer_spills)
       : space_(space),
         hide_costs_(hide_costs),
         times_(space.size()),
         statuses_(space.size(), results::Status::ok),
-        seconds_(space.size(), 0.0) {
+        seconds_(space.size(), 0.0),
+        spills_(space.size(), false) {
+    // The driver's zero of each statistic: its smallest value at this shape.
+    std::map<std::string, double> zero;
+    for (const auto& statistics : group.statistics) {
+      for (const auto& s : statistics) {
+        const auto [at, fresh] = zero.try_emplace(s.name, s.value);
+        if (!fresh) at->second = std::min(at->second, s.value);
+      }
+    }
+    std::vector<vk::PipelineStatistic> floor;
+    for (const auto& [name, value] : zero) floor.push_back({name, value});
     for (std::size_t i = 0; i < group.configs.size(); ++i) {
       const auto index = *space_.index_of(group.configs[i]);
       times_[index] = group.times[i];
       statuses_[index] = group.statuses[i];
       seconds_[index] = group.seconds[i];
+      spills_[index] = defer_spills && vk::spill_measure(group.statistics[i], floor) > 0;
     }
   }
   void prepare(const std::vector<std::size_t>&) override {}
+  bool defer(std::size_t index) const override { return spills_[index]; }
   Observation evaluate(std::size_t index) override {
     const auto& time = times_.at(index);
     if (time && (!best_ || *time < *best_)) best_ = time;
@@ -84,6 +99,7 @@ class StoredEvaluator final : public BatchEvaluator {
   std::vector<std::optional<double>> times_;
   std::vector<results::Status> statuses_;
   std::vector<double> seconds_;
+  std::vector<bool> spills_;
   std::optional<double> best_;
 };
 
@@ -246,12 +262,14 @@ std::map<GroupKey, Group> group_records(const kernels::Kernel& kernel, const std
       g.times.push_back(r.time_ns);
       g.statuses.push_back(r.status);
       g.seconds.push_back(r.durations.total_ms() / 1000.0);
+      g.statistics.push_back(r.statistics);
     } else {
       const auto i = static_cast<std::size_t>(at - g.configs.begin());
       if (r.time_ns && (!g.times[i] || *r.time_ns < *g.times[i])) {
         g.times[i] = r.time_ns;
         g.statuses[i] = r.status;
         g.seconds[i] = r.durations.total_ms() / 1000.0;
+        g.statistics[i] = r.statistics;
       }
     }
   }
@@ -289,6 +307,13 @@ std::vector<ReplayRecord> replay_records(const std::string& kernel, const std::v
     if (row.measurement.status == results::Status::ok) r.time_ns = row.measurement.median_ns;
     r.is_winner = winners.count({row.device_row, r.shape, r.cache_mode, row.config_json}) > 0;
     r.durations = row.measurement.durations;
+    // Checked when the file was read (results/import_csv.cpp) or written by
+    // this vktune (a database): an object of numbers, or nothing.
+    if (const auto parsed = results::parse_capped_json(row.measurement.statistics_json);
+        parsed.error.empty() && parsed.value.is_object()) {
+      for (const auto& [name, value] : parsed.value.items())
+        if (value.is_number()) r.statistics.push_back({name, value.get<double>()});
+    }
     records.push_back(std::move(r));
   }
   return records;
@@ -383,7 +408,7 @@ ReplayReport replay(const kernels::Kernel& kernel, const std::vector<ReplayRecor
     for (std::size_t run = 0; run < options.runs; ++run) {
       const auto seed = Hasher().add(options.seed).add(g->shape).add(g->cache_mode).add(run).value();
       auto strategy = make_strategy(options.strategy, {space, seed, result.bounded});
-      StoredEvaluator evaluator(*g, space, options.hide_costs);
+      StoredEvaluator evaluator(*g, space, options.hide_costs, options.pipeline_statistics);
       // The simulated clock: a tune's --time stops the search before the
       // first evaluation past its deadline.
       const std::chrono::steady_clock::time_point epoch{};

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/pipeline_statistics.hpp"
 #include "kernels/kernel.hpp"
 #include "results/export_csv.hpp"
 #include "tuner/search/strategy.hpp"
@@ -31,6 +32,7 @@ struct ReplayRecord {
   std::optional<double> time_ns;  // empty: the variant failed
   bool is_winner = false;         // the stored winner of its shape was chosen from this row
   results::PhaseDurations durations;  // zeros when the store had none
+  std::vector<vk::PipelineStatistic> statistics;  // the driver's, where it reported them
 };
 
 // The search-phase rows of `kernel` among stored measurement rows (a CSV or
@@ -57,6 +59,11 @@ struct ReplayOptions {
   // The strategy is not told what evaluations cost (the clock still counts
   // it): to compare a cost-aware search with a cost-blind one.
   bool hide_costs = false;
+  // Defer configs whose stored pipeline statistics say their code spills,
+  // as a tune does (BatchEvaluator::defer). The driver's zero for each
+  // statistic is taken as its smallest value among the shape's rows (a
+  // replay has no empty shader to ask the driver about).
+  bool pipeline_statistics = true;
   // End each run once its best is within this share of the stored best (a
   // tune's --target and --within, aimed at the stored best): the shares and
   // seconds to within 1% and 3% do not depend on what a run does after it
