@@ -59,7 +59,7 @@ if [ -n "$jemalloc" ]; then export LD_PRELOAD="$jemalloc"; echo "tests and gate 
 # then finds them built (or builds them, and says why not, if this failed).
 # Built at nice 19 beside the main build instead, they were still building
 # when the tests ended, and the build took 445 s against 301 s
-# (ci/logs/2026-11-29-fresh-clone-37e2fd1-cold-cache.log).
+# (ci/logs/2026-11-29-fresh-clone-37e2fd1-cold-cache.log.xz).
 fuzz_build_log=$(mktemp)
 (
   code=0
