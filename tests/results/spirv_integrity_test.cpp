@@ -99,12 +99,13 @@ TEST_F(SpirvIntegrityTest, AContentAddressedRowNeverTakesOtherWords) {
 TEST_F(SpirvIntegrityTest, MigrationGivesStoredRowsTheirContentHash) {
   {
     auto raw = sqlite::Connection::open(db_path(), sqlite::Connection::Mode::read_write_create);
-    raw.exec("CREATE TABLE spirv (hash TEXT PRIMARY KEY NOT NULL, words BLOB NOT NULL); PRAGMA user_version = 4;");
+    raw.exec("CREATE TABLE spirv (hash TEXT PRIMARY KEY NOT NULL, words BLOB NOT NULL); "
+             "CREATE TABLE measurements (device INTEGER); PRAGMA user_version = 4;");
     sqlite::Statement(raw, "INSERT INTO spirv (hash, words) VALUES ('cachedvariant', ?1)")
         .bind_blob(1, spirv_to_bytes(kWords))
         .run();
   }
-  // Only the tables version 5 touches exist; the migration needs no others.
+  // Only the tables versions 5 and 6 touch exist; the migration needs no others.
   auto store = Store::open(db_path());
   EXPECT_EQ(store.get_spirv("cachedvariant"), kWords);
   const auto raw = sqlite::Connection::open(db_path(), sqlite::Connection::Mode::read_only);

@@ -465,6 +465,32 @@ TEST(SearchLoop, ConfigsWhoseCodeSpillsAreMeasuredOnlyWhenNothingElseIsLeft) {
     EXPECT_EQ(loop.deferred_left(), 0u);
   }
   {
+    // The strategy hears of each deferred config at once, without a time,
+    // before any evaluation of it; and of its time once it is measured.
+    struct Recording final : Strategy {
+      explicit Recording(std::unique_ptr<Strategy> inner) : inner(std::move(inner)) {}
+      std::vector<std::size_t> propose(std::size_t count) override { return inner->propose(count); }
+      void observe(const std::vector<Observation>& results) override {
+        seen.insert(seen.end(), results.begin(), results.end());
+        inner->observe(results);
+      }
+      std::unique_ptr<Strategy> inner;
+      std::vector<Observation> seen;
+    } strategy(make_strategy("exhaustive", {space, 1, false}));
+    AnyStopCondition never;
+    SearchLoop loop(space, strategy, never, 3);
+    SpillingEvaluator evaluator(spilling);
+    EXPECT_EQ(run_search(loop, evaluator, [] { return std::chrono::steady_clock::now(); }, 0), "");
+    for (auto index : spilling) {
+      std::vector<std::optional<double>> times;
+      for (const auto& o : strategy.seen)
+        if (o.index == index) times.push_back(o.time_ns);
+      ASSERT_EQ(times.size(), 2u) << index;
+      EXPECT_FALSE(times[0]) << index << ": first heard of without a time";
+      EXPECT_TRUE(times[1]) << index << ": then with its time";
+    }
+  }
+  {
     // A budget that ends the search before the spilling configs' turn.
     auto strategy = make_strategy("exhaustive", {space, 1, false});
     const std::size_t others = space.size() - spilling.size();
