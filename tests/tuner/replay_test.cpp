@@ -102,8 +102,8 @@ TEST(Replay, TheH200AttentionMeasurementsHoldThreeExhaustiveShapes) {
 // Search quality per shape, on measurements the strategy's settings were
 // not chosen on (they were chosen on measurements_session5.csv): pruned
 // spaces that session 28's H200 runs measured exhaustively with today's
-// timer, eleven shapes of six kernels (session28/pipelined/SUMMARY.txt,
-// session28/exhaustive/SUMMARY.txt). On every shape the default strategy
+// timer, twelve shapes of six kernels (session28/pipelined/SUMMARY.txt,
+// session28/exhaustive/SUMMARY.txt, session29/SUMMARY.txt). On every shape the default strategy
 // comes within 1% of the stored best with at most half the share of the
 // space random needs (medians over 50 seeded runs), and the median of those
 // shares over the shapes is at most 12%. Pooled over shapes (as these tests
@@ -125,6 +125,9 @@ const std::vector<ExhaustiveSet> kUnfittedSets = {
     {"matmul_q8_0", kSession28 / "exhaustive/gpu0/q8_0_1x4096x14336_pruned.csv"},
     {"matmul_q5k", kSession28 / "exhaustive/gpu1/q5k_1x14336x4096_pruned.csv"},
     {"matmul_q5k", kSession28 / "exhaustive/gpu1/q5k_1x4096x14336_pruned.csv"},
+    // The twelfth, a third matmul_q4k shape without a sibling in the pairs
+    // above (session29/SUMMARY.txt): not in the transfer test.
+    {"matmul_q4k", kMeasurements / "session29/call1/gpu0/q4k_4096x14336_exh.csv"},
 };
 
 ReplayResult replay_set(const ExhaustiveSet& set, const std::string& strategy, bool transfer = false,
@@ -170,7 +173,7 @@ TEST(ReplayPerShape, TheDefaultStrategyNeedsAtMostHalfRandomsShareOnEveryShape) 
 // 8.8%). The session-28 note on issue 39 reports it as open.
 TEST(ReplayPerShape, TransferFromASiblingShapeIsWithinOnePercentSoonOnEachShape) {
   const std::string known_miss = "matmul_q4_0";
-  for (std::size_t i = 1; i + 1 < kUnfittedSets.size(); i += 2) {
+  for (std::size_t i = 1; i + 2 < kUnfittedSets.size(); i += 2) {  // the pairs: the last set has no sibling
     const auto& a = kUnfittedSets.at(i);
     const auto& b = kUnfittedSets.at(i + 1);
     ASSERT_EQ(a.kernel, b.kernel);
