@@ -120,7 +120,8 @@ bool TuneSession::Evaluation::ready(std::size_t index) const {
 }
 
 bool TuneSession::Evaluation::defer(std::size_t index) const {
-  if (!options_.pipeline_statistics || !ready(index)) return false;
+  // A check (nothing timed) validates every variant it hands out, spilling or not.
+  if (!options_.pipeline_statistics || !options_.time_variants || !ready(index)) return false;
   const auto known = prepared_.find(space_->config(index));
   for (const auto& c : known->second->candidates)
     if (vk::spill_measure(c.statistics, statistics_floor_) > 0) return true;

@@ -17,6 +17,7 @@
 
 #include "common/error.hpp"
 #include "engine/stale_config.hpp"
+#include "harness/pipeline_statistics.hpp"
 #include "kernels/registry.hpp"
 #include "results/import_csv.hpp"
 #include "tuner/search/replay.hpp"
@@ -198,6 +199,49 @@ TEST(Replay, TransferFromASiblingShapeFindsTheBestAlmostAtOnce) {
     EXPECT_GT(s.seeds, 0u) << s.shape;
   }
   EXPECT_LE(median(pooled(report)), 0.03);
+}
+
+// A replay walks a tune's deferral of configs whose code spills, from the
+// pipeline statistics stored with each row. Session 29's first H200 tune of
+// matmul_q4k 512,4096,14336 (pruned) measured every config it handed out
+// (its code did not yet defer on local memory), 43 of them with local
+// memory above the smallest value stored (NVIDIA's driver reports "Local
+// Memory Size" from 2^36). In enumeration order the best comes after some
+// of them: deferring them brings it sooner (154 evaluations against 197
+// when this was written).
+TEST(ReplayWalksTheTune, ConfigsWhoseStoredStatisticsSaySpillAreDeferred) {
+  const auto csv = kMeasurements / "session29/call1/gpu1/q4k512_pruned.csv";
+  const auto recs = records(csv, "matmul_q4k");
+  std::size_t with_statistics = 0, local_memory = 0;
+  std::vector<vk::PipelineStatistic> floor;
+  for (const auto& r : recs) with_statistics += !r.statistics.empty();
+  ASSERT_EQ(with_statistics, recs.size()) << "every row of this set was stored with its statistics";
+  // The driver's zero of each statistic: its smallest value here.
+  for (const auto& r : recs) {
+    for (const auto& s : r.statistics) {
+      auto at = std::find_if(floor.begin(), floor.end(), [&](const auto& f) { return f.name == s.name; });
+      if (at == floor.end()) {
+        floor.push_back(s);
+      } else {
+        at->value = std::min(at->value, s.value);
+      }
+    }
+  }
+  for (const auto& r : recs) local_memory += vk::spill_measure(r.statistics, floor) > 0;
+  EXPECT_EQ(local_memory, 43u);
+  ReplayOptions options;
+  options.strategy = "exhaustive";
+  options.runs = 1;
+  options.seed = 2811;
+  options.shape = recs.at(0).shape;
+  const auto deferring = replay(kernels::find_kernel("matmul_q4k"), recs, options).shapes.at(0);
+  options.pipeline_statistics = false;
+  const auto plain = replay(kernels::find_kernel("matmul_q4k"), recs, options).shapes.at(0);
+  ASSERT_EQ(deferring.evaluations_1pct.size(), 1u);
+  ASSERT_EQ(plain.evaluations_1pct.size(), 1u);
+  std::cout << "  evaluations to within 1% in enumeration order: " << deferring.evaluations_1pct[0]
+            << " deferring " << local_memory << " configs, " << plain.evaluations_1pct[0] << " without\n";
+  EXPECT_LT(deferring.evaluations_1pct[0], plain.evaluations_1pct[0]);
 }
 
 TEST(Replay, BadInputIsAUsageErrorNamingTheProblem) {

@@ -153,11 +153,13 @@ std::string run_search(SearchLoop& loop, BatchEvaluator& evaluator,
         return *why;
       }
       // A ready config whose code spills waits until nothing else is left.
-      // The strategy hears of it at once, as a config with no time (so that
-      // it proposes fewer like it: not heard of, 106 of 279 configs handed
-      // out in a --space full tune of matmul_q6k on an H200 were deferred,
-      // measurements/nvidia-h200/session29/call2), and of its time if it is
-      // measured at the end. It counts toward no stop condition.
+      // The strategy hears of it at once, as a config with no time, so that
+      // its failure model weighs its neighbours down, and of its time if it
+      // is measured at the end. (Where such configs are not neighbours under
+      // the model's length scales it helps little: a --space full tune of
+      // matmul_q6k on an H200 deferred 106 of 279 configs without it, 108 of
+      // 292 with it; measurements/nvidia-h200/session29.) It counts toward
+      // no stop condition.
       for (auto it = current.begin(); it != current.end();) {
         if (evaluator.ready(*it) && evaluator.defer(*it)) {
           loop.defer(*it);
