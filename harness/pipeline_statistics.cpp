@@ -1,19 +1,14 @@
 #include "harness/pipeline_statistics.hpp"
 
 #include <algorithm>
-#include <cctype>
 
+#include "common/lowercase.hpp"
 #include "harness/compiler.hpp"
 #include "harness/device.hpp"
 #include "harness/pipeline.hpp"
 
 namespace vktune::vk {
 namespace {
-
-std::string lower(std::string text) {
-  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });
-  return text;
-}
 
 double value_of(const VkPipelineExecutableStatisticKHR& s) {
   switch (s.format) {
@@ -82,14 +77,14 @@ double spill_measure(const std::vector<PipelineStatistic>& statistics, const std
   };
   double sum = 0;
   for (const auto& s : statistics) {
-    const auto name = lower(bare(s.name));
+    const auto name = lowercase(bare(s.name));
     if (name.find("spill") == std::string::npos && name.find("scratch") == std::string::npos &&
         name.find("local memory") == std::string::npos) {
       continue;
     }
     double zero = 0;
     for (const auto& f : floor)
-      if (lower(bare(f.name)) == name) zero = f.value;
+      if (lowercase(bare(f.name)) == name) zero = f.value;
     sum += std::max(0.0, s.value - zero);
   }
   return sum;

@@ -7,15 +7,11 @@
 #include <utility>
 
 #include "common/error.hpp"
+#include "common/lowercase.hpp"
 #include "results/export.hpp"
 
 namespace vktune::results {
 namespace {
-
-std::string lowercase(std::string text) {
-  for (auto& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return text;
-}
 
 bool device_matches(const BrowseFilter& filter, std::int64_t id, const DeviceIdentity& identity) {
   if (filter.device.empty()) return true;

@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "common/error.hpp"
+#include "common/lowercase.hpp"
 #include "common/version.hpp"
 #include "results/capped_json.hpp"
 #include "results/table_format.hpp"
@@ -25,12 +26,6 @@ nlohmann::json embedded_json(const std::string& text) {
   if (text.empty()) return nullptr;
   auto parsed = parse_capped_json(text);
   return parsed.error.empty() ? std::move(parsed.value) : nlohmann::json(text);
-}
-
-std::string lowercase(std::string_view text) {
-  std::string lower(text);
-  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return lower;
 }
 
 }  // namespace
