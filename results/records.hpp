@@ -79,6 +79,8 @@ struct PhaseDurations {
   double compile_ms = 0, pipeline_ms = 0, validation_ms = 0, warmup_ms = 0, timing_ms = 0;
 
   double total_ms() const { return compile_ms + pipeline_ms + validation_ms + warmup_ms + timing_ms; }
+  // What it cost before the variant could run: its compile and pipeline.
+  double preparation_ms() const { return compile_ms + pipeline_ms; }
   PhaseDurations& operator+=(const PhaseDurations& other) {
     compile_ms += other.compile_ms;
     pipeline_ms += other.pipeline_ms;

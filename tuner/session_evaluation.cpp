@@ -119,13 +119,18 @@ bool TuneSession::Evaluation::ready(std::size_t index) const {
   return !compiling.valid() || compiling.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
 }
 
-bool TuneSession::Evaluation::defer(std::size_t index) const {
+std::optional<double> TuneSession::Evaluation::defer(std::size_t index) {
   // A check (nothing timed) validates every variant it hands out, spilling or not.
-  if (!options_.pipeline_statistics || !options_.time_variants || !ready(index)) return false;
+  if (!options_.pipeline_statistics || !options_.time_variants || !ready(index)) return std::nullopt;
   const auto known = prepared_.find(space_->config(index));
-  for (const auto& c : known->second->candidates)
-    if (vk::spill_measure(c.statistics, statistics_floor_) > 0) return true;
-  return false;
+  bool spills = false;
+  double seconds = 0;
+  for (const auto& c : known->second->candidates) {
+    spills = spills || vk::spill_measure(c.statistics, statistics_floor_) > 0;
+    seconds += (c.compile_ms + c.pipeline_ms) / 1000;
+  }
+  if (!spills) return std::nullopt;
+  return seconds;
 }
 
 void TuneSession::Evaluation::wait_a_moment() {

@@ -44,7 +44,7 @@ class TuneSession::Evaluation final : public BatchEvaluator {
   Observation evaluate(std::size_t index) override;
   bool ready(std::size_t index) const override;
   void wait_a_moment() override;
-  bool defer(std::size_t index) const override;
+  std::optional<double> defer(std::size_t index) override;
 
   // Starts compiling the configs not prepared before, each on its own
   // thread, so that a config waits for its own compile only. `wanted`:

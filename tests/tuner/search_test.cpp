@@ -433,7 +433,10 @@ class SpillingEvaluator final : public BatchEvaluator {
  public:
   explicit SpillingEvaluator(std::set<std::size_t> spilling) : spilling(std::move(spilling)) {}
   void prepare(const std::vector<std::size_t>& batch) override { prepared.insert(batch.begin(), batch.end()); }
-  bool defer(std::size_t index) const override { return spilling.count(index) > 0; }
+  std::optional<double> defer(std::size_t index) override {
+    return spilling.count(index) ? std::optional(kPreparationSeconds) : std::nullopt;
+  }
+  static constexpr double kPreparationSeconds = 2.5;
   Observation evaluate(std::size_t index) override {
     EXPECT_TRUE(prepared.count(index)) << "evaluated before it was prepared";
     evaluated.push_back(index);
@@ -465,8 +468,9 @@ TEST(SearchLoop, ConfigsWhoseCodeSpillsAreMeasuredOnlyWhenNothingElseIsLeft) {
     EXPECT_EQ(loop.deferred_left(), 0u);
   }
   {
-    // The strategy hears of each deferred config at once, without a time,
-    // before any evaluation of it; and of its time once it is measured.
+    // The strategy hears of each deferred config at once, without a time
+    // and with what preparing it cost (its cost model prices it), before
+    // any evaluation of it; and of its time once it is measured.
     struct Recording final : Strategy {
       explicit Recording(std::unique_ptr<Strategy> inner) : inner(std::move(inner)) {}
       std::vector<std::size_t> propose(std::size_t count) override { return inner->propose(count); }
@@ -483,10 +487,15 @@ TEST(SearchLoop, ConfigsWhoseCodeSpillsAreMeasuredOnlyWhenNothingElseIsLeft) {
     EXPECT_EQ(run_search(loop, evaluator, [] { return std::chrono::steady_clock::now(); }, 0), "");
     for (auto index : spilling) {
       std::vector<std::optional<double>> times;
-      for (const auto& o : strategy.seen)
-        if (o.index == index) times.push_back(o.time_ns);
+      std::vector<double> seconds;
+      for (const auto& o : strategy.seen) {
+        if (o.index != index) continue;
+        times.push_back(o.time_ns);
+        seconds.push_back(o.seconds);
+      }
       ASSERT_EQ(times.size(), 2u) << index;
       EXPECT_FALSE(times[0]) << index << ": first heard of without a time";
+      EXPECT_EQ(seconds[0], SpillingEvaluator::kPreparationSeconds) << index << ": and with its price";
       EXPECT_TRUE(times[1]) << index << ": then with its time";
     }
   }
@@ -504,6 +513,44 @@ TEST(SearchLoop, ConfigsWhoseCodeSpillsAreMeasuredOnlyWhenNothingElseIsLeft) {
     EXPECT_EQ(loop.deferred_count(), loop.deferred_left());
     EXPECT_GT(loop.deferred_left(), 0u);
   }
+}
+
+// A config that is not ready when nothing else is left is waited for, not
+// evaluated half-built: once built, the driver's statistics may say it
+// spills, and then it is deferred like any other. Here the space's last
+// config (in the exhaustive strategy's last batch) is built only after a
+// few moments of waiting, and spills.
+class SlowSpillingEvaluator final : public BatchEvaluator {
+ public:
+  explicit SlowSpillingEvaluator(std::size_t slow) : slow(slow) {}
+  void prepare(const std::vector<std::size_t>& batch) override { prepared.insert(batch.begin(), batch.end()); }
+  bool ready(std::size_t index) const override { return index != slow || moments >= 3; }
+  void wait_a_moment() override { ++moments; }
+  std::optional<double> defer(std::size_t index) override {
+    return index == slow ? std::optional(1.0) : std::nullopt;
+  }
+  Observation evaluate(std::size_t index) override {
+    EXPECT_TRUE(ready(index)) << index << " was evaluated before it was built";
+    evaluated.push_back(index);
+    return {index, 100.0 + static_cast<double>(index)};
+  }
+  std::size_t slow;
+  std::size_t moments = 0;
+  std::set<std::size_t> prepared;
+  std::vector<std::size_t> evaluated;
+};
+
+TEST(SearchLoop, AConfigWaitedForIsDeferredIfItsCodeSpillsOnceBuilt) {
+  const auto space = grid_space();
+  auto strategy = make_strategy("exhaustive", {space, 1, false});
+  AnyStopCondition never;
+  SearchLoop loop(space, *strategy, never, 3);
+  SlowSpillingEvaluator evaluator(space.size() - 1);
+  EXPECT_EQ(run_search(loop, evaluator, [] { return std::chrono::steady_clock::now(); }, 0), "");
+  EXPECT_GE(evaluator.moments, 3u);
+  EXPECT_EQ(loop.deferred_count(), 1u);
+  ASSERT_EQ(evaluator.evaluated.size(), space.size());
+  EXPECT_EQ(evaluator.evaluated.back(), evaluator.slow);
 }
 
 TEST(GaussianProcess, InterpolatesASmoothFunctionAndIsSureOnlyNearData) {

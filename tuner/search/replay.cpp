@@ -28,6 +28,7 @@ struct Group {
   std::vector<std::optional<double>> times;
   std::vector<results::Status> statuses;
   std::vector<double> seconds;  // stored durations, s; 0 where none were stored
+  std::vector<double> preparation;  // of them, compile and pipeline
   std::vector<std::vector<vk::PipelineStatistic>> statistics;  // empty where none were stored
   std::optional<std::size_t> winner;  // the stored winner's row, where the file marks it
   std::size_t stale = 0;
@@ -58,6 +59,7 @@ class StoredEvaluator final : public BatchEvaluator {
         times_(space.size()),
         statuses_(space.size(), results::Status::ok),
         seconds_(space.size(), 0.0),
+        preparation_(space.size(), 0.0),
         spills_(space.size(), false) {
     // The driver's zero of each statistic: its smallest value at this shape.
     std::map<std::string, double> zero;
@@ -74,11 +76,21 @@ class StoredEvaluator final : public BatchEvaluator {
       times_[index] = group.times[i];
       statuses_[index] = group.statuses[i];
       seconds_[index] = group.seconds[i];
+      preparation_[index] = group.preparation[i];
       spills_[index] = defer_spills && vk::spill_measure(group.statistics[i], floor) > 0;
     }
   }
   void prepare(const std::vector<std::size_t>&) override {}
-  bool defer(std::size_t index) const override { return spills_[index]; }
+  // A deferred config's compile and pipeline are spent when it is
+  // deferred; measuring it at the end costs the rest.
+  std::optional<double> defer(std::size_t index) override {
+    if (!spills_[index]) return std::nullopt;
+    clock += preparation_[index];
+    seconds_[index] -= preparation_[index];
+    const double price = preparation_[index];
+    preparation_[index] = 0;
+    return hide_costs_ ? 0.0 : price;
+  }
   Observation evaluate(std::size_t index) override {
     const auto& time = times_.at(index);
     if (time && (!best_ || *time < *best_)) best_ = time;
@@ -99,6 +111,7 @@ class StoredEvaluator final : public BatchEvaluator {
   std::vector<std::optional<double>> times_;
   std::vector<results::Status> statuses_;
   std::vector<double> seconds_;
+  std::vector<double> preparation_;  // compile and pipeline, until deferred
   std::vector<bool> spills_;
   std::optional<double> best_;
 };
@@ -262,6 +275,7 @@ std::map<GroupKey, Group> group_records(const kernels::Kernel& kernel, const std
       g.times.push_back(r.time_ns);
       g.statuses.push_back(r.status);
       g.seconds.push_back(r.durations.total_ms() / 1000.0);
+      g.preparation.push_back(r.durations.preparation_ms() / 1000.0);
       g.statistics.push_back(r.statistics);
     } else {
       const auto i = static_cast<std::size_t>(at - g.configs.begin());
@@ -269,6 +283,7 @@ std::map<GroupKey, Group> group_records(const kernels::Kernel& kernel, const std
         g.times[i] = r.time_ns;
         g.statuses[i] = r.status;
         g.seconds[i] = r.durations.total_ms() / 1000.0;
+        g.preparation[i] = r.durations.preparation_ms() / 1000.0;
         g.statistics[i] = r.statistics;
       }
     }

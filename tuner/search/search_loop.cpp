@@ -153,17 +153,18 @@ std::string run_search(SearchLoop& loop, BatchEvaluator& evaluator,
         return *why;
       }
       // A ready config whose code spills waits until nothing else is left.
-      // The strategy hears of it at once, as a config with no time, so that
-      // its failure model weighs its neighbours down, and of its time if it
-      // is measured at the end. (Where such configs are not neighbours under
-      // the model's length scales it helps little: a --space full tune of
-      // matmul_q6k on an H200 deferred 106 of 279 configs without it, 108 of
-      // 292 with it; measurements/nvidia-h200/session29.) It counts toward
-      // no stop condition.
+      // The strategy hears of it at once, as a config with no time and with
+      // what its compile and pipeline cost, so that its failure model weighs
+      // its neighbours down and its cost model prices them (spilling code is
+      // the slow code to build: matmul_q6k's spilling variants took 3.8 s to
+      // compile on an H200, the others 0.18 s; measurements/nvidia-h200/
+      // session29), and of its time if it is measured at the end. It counts
+      // toward no stop condition.
       for (auto it = current.begin(); it != current.end();) {
-        if (evaluator.ready(*it) && evaluator.defer(*it)) {
+        const auto deferral = evaluator.ready(*it) ? evaluator.defer(*it) : std::nullopt;
+        if (deferral) {
           loop.defer(*it);
-          const Observation deferred{*it, std::nullopt, results::Status::ok, 0};
+          const Observation deferred{*it, std::nullopt, results::Status::ok, *deferral};
           if (next || !proposing.valid()) {
             loop.observe(deferred);
           } else {
@@ -179,11 +180,11 @@ std::string run_search(SearchLoop& loop, BatchEvaluator& evaluator,
       if (pick == current.end()) {
         if (!next && proposing.valid() && proposal_done()) take_next();
         if (next && current.size() <= loop.batch_size() && !next->empty()) break;  // carried into the next batch
-        if (!next && proposing.valid()) {
-          evaluator.wait_a_moment();
-          continue;
-        }
-        pick = current.begin();  // waits for its compile
+        // Nothing to do but wait for a compile: a moment at a time, so that
+        // the config is deferred if its code spills once it is built and the
+        // stop conditions are heard while it builds.
+        evaluator.wait_a_moment();
+        continue;
       }
       const auto index = *pick;
       current.erase(pick);

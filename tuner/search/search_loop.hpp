@@ -110,9 +110,12 @@ class BatchEvaluator {
   // A ready config to evaluate only when nothing else is left: the driver
   // says its code spills registers (harness/pipeline_statistics.hpp). A
   // portable signal: a statistic of the pipeline, not a rule about a GPU.
-  virtual bool defer(std::size_t index) const {
+  // Returns what preparing it cost, in seconds (compile and pipeline; 0
+  // when unknown), for the strategy's cost model; nothing when it is not
+  // deferred.
+  virtual std::optional<double> defer(std::size_t index) {
     (void)index;
-    return false;
+    return std::nullopt;
   }
   // The batch is evaluated and the next one's proposal is still running (a
   // surrogate may take a while to fit); the next prepare() follows it.
