@@ -62,13 +62,13 @@ std::uint64_t physical_memory() {
 }  // namespace
 
 IsolationSettings isolation_settings(std::optional<std::uint32_t> device, bool cpu_device,
-                                     std::optional<double> floor) {
+                                     std::optional<double> floor, std::optional<unsigned> jobs) {
   IsolationSettings s;
   s.program = "/proc/self/exe";
   std::error_code ec;
   if (auto self = std::filesystem::read_symlink("/proc/self/exe", ec); !ec) s.program = self.string();
   s.device = device;
-  s.workers = std::clamp(std::thread::hardware_concurrency(), 1u, 8u);
+  s.workers = jobs.value_or(std::max(std::thread::hardware_concurrency(), 1u));
   s.floor_seconds = floor.value_or(cpu_device ? 120.0 : 10.0);
   if (const auto memory = physical_memory(); memory > 0) s.memory_bytes = std::min(s.memory_bytes, memory / 2);
   // VKTUNE_TEST_WORKER_MEMORY_CAP_MB: a cap a test reaches in a moment.

@@ -34,7 +34,7 @@ namespace {
 
 struct CheckArgs {
   std::vector<std::string> kernels;
-  std::optional<double> compile_timeout;
+  IsolationArgs isolation;
   std::uint32_t device = 0;
   std::string variants = "covering";
   std::string space = "pruned";  // the configs a tune on this device searches
@@ -206,7 +206,7 @@ void run_check(CheckArgs args, int& result_code) {
   const auto table_winners = read_table_winners(args.tables);  // before any device work
   Progress progress(stderr_is_terminal(), false);  // on stderr, --json or not
   TuneSession session(instance, args.device, nullptr, templates, progress);  // checks store nothing
-  WorkerPool workers(isolation_settings(args.device, session.device().info().is_cpu(), args.compile_timeout));
+  WorkerPool workers(isolation_settings(args.device, session.device().info().is_cpu(), args.isolation.compile_timeout, args.isolation.jobs));
   session.isolate(&workers);
   const auto& info = session.device().info();
 
@@ -431,7 +431,7 @@ See docs/TIMING_AND_NUMERICS.md, "Validation".
       ->capture_default_str()
       ->check(variants_validator());
   add_space_option(*cmd, args->space);
-  add_compile_timeout_option(*cmd, args->compile_timeout);
+  add_isolation_options(*cmd, args->isolation);
   cmd->add_option("--table", args->tables,
                   "Also check every winner of this kernel in an exported table (vktune export), at each check "
                   "shape of its space where it is legal (repeatable)")

@@ -29,7 +29,7 @@ namespace {
 
 struct ModelArgs {
   std::string file;
-  std::optional<double> compile_timeout;
+  IsolationArgs isolation;
   std::uint32_t device = 0;
   std::string time = "20m";
   std::size_t budget = 0;  // --budget; 0: none
@@ -131,7 +131,7 @@ void run_model(ModelArgs args, int& result_code) {
       std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(budget);
   auto store = open_store(args.db);
   TuneSession session(instance, args.device, &store, templates, progress);
-  WorkerPool workers(isolation_settings(args.device, session.device().info().is_cpu(), args.compile_timeout));
+  WorkerPool workers(isolation_settings(args.device, session.device().info().is_cpu(), args.isolation.compile_timeout, args.isolation.jobs));
   session.isolate(&workers);
   const auto ceilings = stored_or_measured_ceilings(
       session.device(), store, *session.device_row(),
@@ -222,7 +222,7 @@ See docs/TUNING_A_MODEL.md.
 )vkt");
   cmd->add_option("file", args->file, "The model (.gguf)")->required()->check(CLI::ExistingFile);
   add_device_option(*cmd, args->device, "Vulkan device index (see `vktune devices`)");
-  add_compile_timeout_option(*cmd, args->compile_timeout);
+  add_isolation_options(*cmd, args->isolation);
   cmd->add_option("--time", args->time, "One budget for the whole run, e.g. 20m, 90s")
       ->capture_default_str()
       ->check(duration_validator());

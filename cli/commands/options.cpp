@@ -127,12 +127,16 @@ void add_space_option(CLI::App& cmd, std::string& scope) {
       ->check(CLI::IsMember({"pruned", "full"}));
 }
 
-void add_compile_timeout_option(CLI::App& cmd, std::optional<double>& seconds) {
-  cmd.add_option("--compile-timeout", seconds,
+void add_isolation_options(CLI::App& cmd, IsolationArgs& args) {
+  cmd.add_option("--compile-timeout", args.compile_timeout,
                  "Seconds a variant's compile, and its pipeline creation, may take at least in its worker process "
                  "before it is ended and recorded as compile_timeout or pipeline_timeout (default: 10 on a GPU, "
                  "120 on a CPU device; the deadline grows to 10x the median the run has seen)")
       ->check(CLI::Range(1.0, 3600.0));
+  cmd.add_option("--jobs,-j", args.jobs,
+                 "Worker processes that compile variants and create their pipelines at once (default: one per "
+                 "core)")
+      ->check(CLI::Range(1u, 256u));
 }
 
 }  // namespace vktune::cli

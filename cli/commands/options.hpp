@@ -51,9 +51,14 @@ void add_cache_option(CLI::App& cmd, std::string& cache, const std::string& help
 // --space pruned|full on `cmd`, into `scope`.
 void add_space_option(CLI::App& cmd, std::string& scope);
 
-// --compile-timeout SECONDS on `cmd`: the floor of each variant's compile
-// and pipeline deadline in its worker process (1 to 3600, else exit 2).
-void add_compile_timeout_option(CLI::App& cmd, std::optional<double>& seconds);
+// How variants are built in worker processes: --compile-timeout SECONDS,
+// the floor of each variant's compile and pipeline deadline (1 to 3600),
+// and --jobs N, the worker processes at most (1 to 256; else exit 2).
+struct IsolationArgs {
+  std::optional<double> compile_timeout;
+  std::optional<unsigned> jobs;
+};
+void add_isolation_options(CLI::App& cmd, IsolationArgs& args);
 
 // --db if given, else the store's default path; creates the parent directory.
 results::Store open_store(const std::string& db_option);

@@ -34,7 +34,7 @@ namespace {
 
 struct TuneArgs {
   std::uint32_t device = 0;
-  std::optional<double> compile_timeout;
+  IsolationArgs isolation;
   std::vector<std::string> shapes;
   std::string strategy;
   std::size_t budget = 0;
@@ -223,7 +223,7 @@ void run_tune(const kernels::Kernel& kernel, TuneArgs args, int& result_code) {
     else progress.message(line);
   }
   TuneSession session(instance, args.device, &store, templates, progress);
-  WorkerPool workers(isolation_settings(args.device, session.device().info().is_cpu(), args.compile_timeout));
+  WorkerPool workers(isolation_settings(args.device, session.device().info().is_cpu(), args.isolation.compile_timeout, args.isolation.jobs));
   session.isolate(&workers);
   std::optional<std::string> bound_note;
   if (unbounded(args)) {
@@ -465,7 +465,7 @@ confirmation) and docs/TIMING_AND_NUMERICS.md.
                   "Do not read the driver's pipeline statistics (where it offers "
                   "VK_KHR_pipeline_executable_properties): configs whose code spills are then measured in the "
                   "strategy's order, not last");
-    add_compile_timeout_option(*cmd, args->compile_timeout);
+    add_isolation_options(*cmd, args->isolation);
     cmd->add_option("--batch", args->batch, "Configs the strategy proposes at a time (the next batch compiles "
                                             "while this one is timed)")
         ->capture_default_str()
