@@ -517,17 +517,18 @@ TEST(SearchLoop, ConfigsWhoseCodeSpillsAreMeasuredOnlyWhenNothingElseIsLeft) {
 
 // A config that is not ready when nothing else is left is waited for, not
 // evaluated half-built: once built, the driver's statistics may say it
-// spills, and then it is deferred like any other. Here the space's last
-// config (in the exhaustive strategy's last batch) is built only after a
-// few moments of waiting, and spills.
+// spills, and then it is deferred like any other. While it builds, the
+// device measures a config deferred before, if there is one. Here the
+// space's last config (in the exhaustive strategy's last batch) is built
+// only after a few moments of waiting.
 class SlowSpillingEvaluator final : public BatchEvaluator {
  public:
-  explicit SlowSpillingEvaluator(std::size_t slow) : slow(slow) {}
+  SlowSpillingEvaluator(std::size_t slow, std::set<std::size_t> spilling) : slow(slow), spilling(std::move(spilling)) {}
   void prepare(const std::vector<std::size_t>& batch) override { prepared.insert(batch.begin(), batch.end()); }
   bool ready(std::size_t index) const override { return index != slow || moments >= 3; }
   void wait_a_moment() override { ++moments; }
   std::optional<double> defer(std::size_t index) override {
-    return index == slow ? std::optional(1.0) : std::nullopt;
+    return spilling.count(index) ? std::optional(1.0) : std::nullopt;
   }
   Observation evaluate(std::size_t index) override {
     EXPECT_TRUE(ready(index)) << index << " was evaluated before it was built";
@@ -535,6 +536,7 @@ class SlowSpillingEvaluator final : public BatchEvaluator {
     return {index, 100.0 + static_cast<double>(index)};
   }
   std::size_t slow;
+  std::set<std::size_t> spilling;
   std::size_t moments = 0;
   std::set<std::size_t> prepared;
   std::vector<std::size_t> evaluated;
@@ -545,12 +547,29 @@ TEST(SearchLoop, AConfigWaitedForIsDeferredIfItsCodeSpillsOnceBuilt) {
   auto strategy = make_strategy("exhaustive", {space, 1, false});
   AnyStopCondition never;
   SearchLoop loop(space, *strategy, never, 3);
-  SlowSpillingEvaluator evaluator(space.size() - 1);
+  SlowSpillingEvaluator evaluator(space.size() - 1, {space.size() - 1});
   EXPECT_EQ(run_search(loop, evaluator, [] { return std::chrono::steady_clock::now(); }, 0), "");
   EXPECT_GE(evaluator.moments, 3u);
   EXPECT_EQ(loop.deferred_count(), 1u);
   ASSERT_EQ(evaluator.evaluated.size(), space.size());
   EXPECT_EQ(evaluator.evaluated.back(), evaluator.slow);
+}
+
+TEST(SearchLoop, WhileACompileIsWaitedForADeferredConfigIsMeasured) {
+  const auto space = grid_space();
+  auto strategy = make_strategy("exhaustive", {space, 1, false});
+  AnyStopCondition never;
+  SearchLoop loop(space, *strategy, never, 3);
+  // The last batch holds both: the spilling config is deferred, and
+  // measured while the slow one builds, not after it.
+  const auto slow = space.size() - 1, spilling = space.size() - 2;
+  SlowSpillingEvaluator evaluator(slow, {spilling});
+  EXPECT_EQ(run_search(loop, evaluator, [] { return std::chrono::steady_clock::now(); }, 0), "");
+  EXPECT_EQ(loop.deferred_count(), 1u);
+  EXPECT_EQ(loop.deferred_left(), 0u);
+  ASSERT_EQ(evaluator.evaluated.size(), space.size());
+  EXPECT_EQ(evaluator.evaluated.back(), slow);
+  EXPECT_EQ(evaluator.evaluated.end()[-2], spilling);
 }
 
 TEST(GaussianProcess, InterpolatesASmoothFunctionAndIsSureOnlyNearData) {

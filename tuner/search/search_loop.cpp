@@ -140,6 +140,16 @@ std::string run_search(SearchLoop& loop, BatchEvaluator& evaluator,
       for (const auto& o : held) loop.observe(o);
       held.clear();
     };
+    const auto measure = [&](std::size_t index) {
+      const auto result = evaluator.evaluate(index);
+      loop.count(result);
+      if (next || !proposing.valid()) {
+        loop.observe(result);
+      } else {
+        held.push_back(result);
+        if (proposal_done()) take_next();
+      }
+    };
     // Ready configs first: one whose compile is long (a 10-s compile among
     // 0.1-s ones, or one that runs to its deadline) does not hold the
     // device. Once the next batch is proposed and nothing here is ready,
@@ -180,22 +190,21 @@ std::string run_search(SearchLoop& loop, BatchEvaluator& evaluator,
       if (pick == current.end()) {
         if (!next && proposing.valid() && proposal_done()) take_next();
         if (next && current.size() <= loop.batch_size() && !next->empty()) break;  // carried into the next batch
-        // Nothing to do but wait for a compile: a moment at a time, so that
-        // the config is deferred if its code spills once it is built and the
+        // Nothing to do but wait for a compile. The device would idle: a
+        // deferred config, built already, is measured meanwhile (its time
+        // costs no other config's). Else a moment at a time, so that the
+        // config is deferred if its code spills once it is built and the
         // stop conditions are heard while it builds.
-        evaluator.wait_a_moment();
+        if (loop.deferred_left() > 0) {
+          measure(*loop.take_deferred());
+        } else {
+          evaluator.wait_a_moment();
+        }
         continue;
       }
       const auto index = *pick;
       current.erase(pick);
-      const auto result = evaluator.evaluate(index);
-      loop.count(result);
-      if (next || !proposing.valid()) {
-        loop.observe(result);
-      } else {
-        held.push_back(result);
-        if (proposal_done()) take_next();
-      }
+      measure(index);
     }
     if (!next) take_next();
     current.insert(current.end(), next->begin(), next->end());

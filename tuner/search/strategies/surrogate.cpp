@@ -53,6 +53,13 @@ constexpr double kMinCostSpread = 0.05;
 // The failure model's pull toward the share of failures seen overall, in
 // units of one result at distance zero.
 constexpr double kFailurePrior = 1.0;
+// The exploiting half of a batch takes no neighbour of the best predicted
+// to cost more than this many typical configs: expected improvement per
+// second weighs such a config's promise against its price instead. (A
+// --space full tune of matmul_q6k on an H200 spent most of its compile
+// time on neighbours of the best whose code spills and takes 20 times as
+// long to build; measurements/nvidia-h200/session30.)
+constexpr double kLocalCostLimit = 4.0;
 
 class SurrogateStrategy final : public TrackingStrategy {
  public:
@@ -245,7 +252,7 @@ class SurrogateStrategy final : public TrackingStrategy {
       for (Eigen::Index j = 0; j < m; ++j) {
         if (taken[static_cast<std::size_t>(j)]) continue;
         if (local) {
-          if (fails(j) > 0.5) continue;
+          if (fails(j) > 0.5 || cost(j) > kLocalCostLimit) continue;
           if (std::find(near.begin(), near.end(), candidates[static_cast<std::size_t>(j)]) == near.end()) continue;
           if (-post.mean(j) > best_value || pick < 0) {
             best_value = -post.mean(j);
