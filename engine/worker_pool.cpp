@@ -68,7 +68,11 @@ IsolationSettings isolation_settings(std::optional<std::uint32_t> device, bool c
   std::error_code ec;
   if (auto self = std::filesystem::read_symlink("/proc/self/exe", ec); !ec) s.program = self.string();
   s.device = device;
-  s.workers = jobs.value_or(std::max(std::thread::hardware_concurrency(), 1u));
+  // At most 8 unless asked: on a 16-core H200 host 16 workers measured no
+  // more variants a second than 8 (matmul_q6k --space full, 1.11 and 1.13)
+  // and ran 40 compiles past their deadline against 15
+  // (measurements/nvidia-h200/session30).
+  s.workers = jobs.value_or(std::clamp(std::thread::hardware_concurrency(), 1u, 8u));
   s.floor_seconds = floor.value_or(cpu_device ? 120.0 : 10.0);
   if (const auto memory = physical_memory(); memory > 0) s.memory_bytes = std::min(s.memory_bytes, memory / 2);
   // VKTUNE_TEST_WORKER_MEMORY_CAP_MB: a cap a test reaches in a moment.

@@ -135,7 +135,7 @@ void add_isolation_options(CLI::App& cmd, IsolationArgs& args) {
       ->check(CLI::Range(1.0, 3600.0));
   cmd.add_option("--jobs,-j", args.jobs,
                  "Worker processes that compile variants and create their pipelines at once (default: one per "
-                 "core)")
+                 "core, at most 8)")
       ->check(CLI::Range(1u, 256u));
 }
 
