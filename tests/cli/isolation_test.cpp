@@ -115,6 +115,18 @@ TEST_F(Isolation, WithJsonTheLiveLineStillGoesToStderr) {
   EXPECT_NE(report.at("isolation").get<std::string>().find("worker processes"), std::string::npos) << r.out;
 }
 
+TEST_F(Isolation, JobsSetsHowManyWorkersBuildVariants) {
+  const auto r = tune("", "2", "--jobs 1");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("isolation: compiles and pipelines in up to 1 worker process;"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("2 evaluated, 0 failed"), std::string::npos) << r.out;  // MODE=2 and the baseline
+  for (const std::string value : {"0", "-1", "300", "many"}) {
+    const auto bad = tune("", "2", "--jobs " + value);
+    EXPECT_EQ(bad.exit_code, 2) << value << ": " << bad.err;
+    EXPECT_NE(bad.err.find("--jobs"), std::string::npos) << value << ": " << bad.err;
+  }
+}
+
 TEST_F(Isolation, ACompileTimeoutOutOfRangeIsAUsageError) {
   for (const std::string value : {"0", "-1", "5000", "soon"}) {
     const auto r = tune("", "2", "--compile-timeout " + value);
