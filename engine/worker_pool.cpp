@@ -243,8 +243,9 @@ double WorkerPool::pipeline_deadline_seconds() const {
 
 std::string WorkerPool::describe() const {
   return "isolation: compiles and pipelines in up to " + std::to_string(settings_.workers) +
-         (settings_.workers == 1 ? " worker process" : " worker processes") + "; each phase's deadline the larger of " + seconds_text(settings_.floor_seconds) + " and " +
-         std::to_string(static_cast<int>(settings_.median_multiple)) + "x its median so far (at most " +
+         (settings_.workers == 1 ? " worker process" : " worker processes") + "; each phase's deadline the larger of " +
+         seconds_text(settings_.floor_seconds) + " and " + std::to_string(static_cast<int>(settings_.median_multiple)) +
+         "x its median so far (at most " +
          seconds_text(settings_.ceiling_seconds) + ", never past --time), memory " +
          std::to_string(settings_.memory_bytes >> 20) + " MiB a worker";
 }

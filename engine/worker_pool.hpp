@@ -40,10 +40,10 @@ struct IsolationSettings {
 };
 
 // Settings for a run on `device`: the running vktune binary, one worker per
-// core up to 8 (`jobs` instead when given), a floor of 10 s on a GPU and 120 s on a
-// CPU device (whose compiles share its cores with the device itself),
-// `floor` instead when given, and half the machine's memory (at most 8 GiB)
-// per worker.
+// core up to 8 (`jobs` instead when given), a floor of 10 s on a GPU and
+// 120 s on a CPU device (whose compiles share its cores with the device
+// itself), `floor` instead when given, and half the machine's memory (at
+// most 8 GiB) per worker.
 IsolationSettings isolation_settings(std::optional<std::uint32_t> device, bool cpu_device,
                                      std::optional<double> floor = std::nullopt,
                                      std::optional<unsigned> jobs = std::nullopt);

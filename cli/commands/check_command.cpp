@@ -206,7 +206,8 @@ void run_check(CheckArgs args, int& result_code) {
   const auto table_winners = read_table_winners(args.tables);  // before any device work
   Progress progress(stderr_is_terminal(), false);  // on stderr, --json or not
   TuneSession session(instance, args.device, nullptr, templates, progress);  // checks store nothing
-  WorkerPool workers(isolation_settings(args.device, session.device().info().is_cpu(), args.isolation.compile_timeout, args.isolation.jobs));
+  WorkerPool workers(isolation_settings(args.device, session.device().info().is_cpu(),
+                                        args.isolation.compile_timeout, args.isolation.jobs));
   session.isolate(&workers);
   const auto& info = session.device().info();
 

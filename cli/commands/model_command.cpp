@@ -131,7 +131,8 @@ void run_model(ModelArgs args, int& result_code) {
       std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(budget);
   auto store = open_store(args.db);
   TuneSession session(instance, args.device, &store, templates, progress);
-  WorkerPool workers(isolation_settings(args.device, session.device().info().is_cpu(), args.isolation.compile_timeout, args.isolation.jobs));
+  WorkerPool workers(isolation_settings(args.device, session.device().info().is_cpu(),
+                                        args.isolation.compile_timeout, args.isolation.jobs));
   session.isolate(&workers);
   const auto ceilings = stored_or_measured_ceilings(
       session.device(), store, *session.device_row(),

@@ -223,7 +223,8 @@ void run_tune(const kernels::Kernel& kernel, TuneArgs args, int& result_code) {
     else progress.message(line);
   }
   TuneSession session(instance, args.device, &store, templates, progress);
-  WorkerPool workers(isolation_settings(args.device, session.device().info().is_cpu(), args.isolation.compile_timeout, args.isolation.jobs));
+  WorkerPool workers(isolation_settings(args.device, session.device().info().is_cpu(),
+                                        args.isolation.compile_timeout, args.isolation.jobs));
   session.isolate(&workers);
   std::optional<std::string> bound_note;
   if (unbounded(args)) {

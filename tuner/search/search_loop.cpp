@@ -162,8 +162,8 @@ std::string run_search(SearchLoop& loop, BatchEvaluator& evaluator,
         for (const auto& o : held) loop.observe(o);  // every result, as in a search that goes on
         return *why;
       }
-      // A ready config whose code spills waits until nothing else is left.
-      // The strategy hears of it at once, as a config with no time and with
+      // A ready config whose code spills waits until the GPU would otherwise
+      // idle (below) or nothing else is left. The strategy hears of it at once, as a config with no time and with
       // what its compile and pipeline cost, so that its failure model weighs
       // its neighbours down and its cost model prices them (spilling code is
       // the slow code to build: matmul_q6k's spilling variants took 3.8 s to

@@ -107,8 +107,8 @@ class BatchEvaluator {
   }
   // Nothing is ready: lets a moment pass (a few ms), the device kept busy.
   virtual void wait_a_moment() {}
-  // A ready config to evaluate only when nothing else is left: the driver
-  // says its code spills registers (harness/pipeline_statistics.hpp). A
+  // A ready config to evaluate only when the GPU would otherwise idle or
+  // nothing else is left: the driver says its code spills registers (harness/pipeline_statistics.hpp). A
   // portable signal: a statistic of the pipeline, not a rule about a GPU.
   // Returns what preparing it cost, in seconds (compile and pipeline; 0
   // when unknown), for the strategy's cost model; nothing when it is not
@@ -129,7 +129,8 @@ class BatchEvaluator {
 // propose after that, as guesses. The strategy observes the current batch's
 // results once its proposal is done, so what it proposes does not depend on
 // how long the proposal took. Configs the evaluator defers are evaluated
-// after the strategy has run out, while the stop conditions allow. Returns
+// while the search waits for a compile with nothing else ready, and after
+// the strategy has run out, while the stop conditions allow. Returns
 // why it stopped, or "" when the strategy ran out of configs and every
 // deferred config was evaluated.
 // `lookahead`: how many likely configs to prepare ahead per batch.
