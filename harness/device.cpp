@@ -39,28 +39,29 @@ Device::Device(Instance& instance, std::uint32_t index) : instance_(&instance) {
   const bool core13 = info_.api_version_raw >= VK_API_VERSION_1_3;
   std::vector<const char*> extensions;
   void* chain = nullptr;
+  // Puts a feature struct at the head of the chain that device creation reads.
+  const auto link = [&chain](auto& features) {
+    features.pNext = chain;
+    chain = &features;
+  };
 
   VkPhysicalDevice16BitStorageFeatures storage16{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES};
   storage16.storageBuffer16BitAccess = f.storage_buffer_16bit;
-  storage16.pNext = chain;
-  chain = &storage16;
+  link(storage16);
   VkPhysicalDevice8BitStorageFeatures storage8{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES};
   storage8.storageBuffer8BitAccess = f.storage_buffer_8bit;
-  storage8.pNext = chain;
-  chain = &storage8;
+  link(storage8);
   VkPhysicalDeviceShaderFloat16Int8Features f16i8{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES};
   f16i8.shaderFloat16 = f.shader_float16;
   f16i8.shaderInt8 = f.shader_int8;
-  f16i8.pNext = chain;
-  chain = &f16i8;
+  link(f16i8);
 
   VkPhysicalDeviceSubgroupSizeControlFeatures size_control{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_FEATURES};
   if (f.subgroup_size_control) {
     size_control.subgroupSizeControl = VK_TRUE;
     size_control.computeFullSubgroups = f.compute_full_subgroups;
-    size_control.pNext = chain;
-    chain = &size_control;
+    link(size_control);
     if (!core13) extensions.push_back(VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME);
   }
   // Shaders that declare the VulkanMemoryModel capability (the NV
@@ -68,24 +69,21 @@ Device::Device(Instance& instance, std::uint32_t index) : instance_(&instance) {
   VkPhysicalDeviceVulkanMemoryModelFeatures memory_model{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES};
   if (f.vulkan_memory_model) {
     memory_model.vulkanMemoryModel = VK_TRUE;
-    memory_model.pNext = chain;
-    chain = &memory_model;
+    link(memory_model);
     if (info_.api_version_raw < VK_API_VERSION_1_2) extensions.push_back(VK_KHR_VULKAN_MEMORY_MODEL_EXTENSION_NAME);
   }
   VkPhysicalDeviceShaderIntegerDotProductFeatures dot{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_INTEGER_DOT_PRODUCT_FEATURES};
   if (f.integer_dot_product) {
     dot.shaderIntegerDotProduct = VK_TRUE;
-    dot.pNext = chain;
-    chain = &dot;
+    link(dot);
     if (!core13) extensions.push_back(VK_KHR_SHADER_INTEGER_DOT_PRODUCT_EXTENSION_NAME);
   }
 #if defined(VK_NV_cooperative_matrix)
   VkPhysicalDeviceCooperativeMatrixFeaturesNV coopmat{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
   if (f.cooperative_matrix_nv) {
     coopmat.cooperativeMatrix = VK_TRUE;
-    coopmat.pNext = chain;
-    chain = &coopmat;
+    link(coopmat);
     extensions.push_back(VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
   }
 #endif
@@ -94,8 +92,7 @@ Device::Device(Instance& instance, std::uint32_t index) : instance_(&instance) {
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
   if (f.pipeline_executable_info) {
     executables.pipelineExecutableInfo = VK_TRUE;
-    executables.pNext = chain;
-    chain = &executables;
+    link(executables);
     extensions.push_back(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
   }
   VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
