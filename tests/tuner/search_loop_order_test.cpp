@@ -4,11 +4,13 @@
 // are measured and what the strategy hears of them.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <random>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "tuner/search/search_loop.hpp"
 #include "tuner/search/search_space.hpp"
