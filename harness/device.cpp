@@ -124,6 +124,7 @@ Device::Device(Instance& instance, std::uint32_t index) : instance_(&instance) {
 }
 
 Device::~Device() {
+  clock_gauge_.reset();  // its pipeline and buffers first (leaked by themselves when unusable)
   if (!usable()) return;  // see mark_unusable(): leaking beats hanging
   if (device_) {
     vkDeviceWaitIdle(device_);

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/clock_gauge.hpp"
 #include "harness/device_info.hpp"
 #include "harness/device_query.hpp"
 #include "harness/instance.hpp"
@@ -47,6 +48,11 @@ class Device {
   std::chrono::steady_clock::time_point last_timed_end() const { return last_timed_end_; }
   void note_timed_end() { last_timed_end_ = std::chrono::steady_clock::now(); }
 
+  // What the timer reads the GPU's clock from (harness/clock_gauge.hpp);
+  // null until one is set (a tune sets engine/ceilings.hpp's probe).
+  ClockGauge* clock_gauge() const { return clock_gauge_.get(); }
+  void set_clock_gauge(std::unique_ptr<ClockGauge> gauge) { clock_gauge_ = std::move(gauge); }
+
   // Memory type index with all of `required` (and `preferred` if possible)
   // among `type_bits`; throws when none fits.
   std::uint32_t memory_type(std::uint32_t type_bits, VkMemoryPropertyFlags required,
@@ -62,6 +68,7 @@ class Device {
   VkPhysicalDeviceMemoryProperties memory_{};
   std::string unusable_reason_;
   std::chrono::steady_clock::time_point last_timed_end_{};
+  std::unique_ptr<ClockGauge> clock_gauge_;  // before the handles go
 };
 
 // Whether any device of this process was marked unusable. Its abandoned

@@ -55,6 +55,9 @@ constexpr std::uint32_t kMaxWindowsPerSubmission = 64;
 // this fraction faster than the fastest batch before them.
 constexpr int kSettledBatches = 3;
 constexpr double kSettledFraction = 0.02;
+// The clock gauge reads the full clock when its work takes no more than
+// this fraction longer than at the fastest reading.
+constexpr double kClockSlack = 0.03;
 
 }  // namespace
 
@@ -73,6 +76,7 @@ TimingResult time_dispatches(Device& device, const RecordDispatch& record, const
   // and the warm-up batches.
   std::uint32_t k = options.dispatches_per_sample;
   double one = 0;
+  double clock_ratio = 0;  // the clock gauge's last reading over the full clock's
   if (k == 0 || options.warmup.count() > 0) {
     run_windows(device, queries, record, next_dispatch, 1, 1, options.timeout);
     one = std::max(1.0, run_windows(device, queries, record, next_dispatch, 1, 1, options.timeout)[0]);
@@ -95,17 +99,22 @@ TimingResult time_dispatches(Device& device, const RecordDispatch& record, const
   } else {
     // A fixed 50 ms was not enough: an H200 drops to its idle clock while the
     // CPU compiles a batch of variants, and the first variants measured after
-    // it ran 4x slow. After such a gap the warm-up takes warmup_after_idle;
-    // then it goes on until the workload stops getting faster.
+    // it ran 4x slow. The warm-up goes on until the clock is up (below) and
+    // the workload stops getting faster.
     const auto start = std::chrono::steady_clock::now();
-    const bool was_idle =
-        options.rewarm_after_idle.value_or(!info.is_cpu()) && start - device.last_timed_end() > options.idle_gap;
-    const auto warm_until = start + (was_idle ? std::max(options.warmup, options.warmup_after_idle) : options.warmup);
+    const bool watch = options.watch_clock.value_or(!info.is_cpu());
+    ClockGauge* gauge = watch ? device.clock_gauge() : nullptr;
+    // Without a full clock known (or a gauge), the long warm-up.
+    const bool long_warmup =
+        watch && (gauge ? !gauge->full_clock_ns.has_value() : start - device.last_timed_end() > options.idle_gap);
+    const auto clock_given_up = start + std::max(options.warmup, options.warmup_after_idle);
+    const auto warm_until = long_warmup ? clock_given_up : start + options.warmup;
     const auto give_up = std::max(warm_until, start + options.warmup_limit);
     const auto batch = static_cast<std::uint32_t>(
         std::clamp(std::ceil(kWarmupBatchNs / (one * k)), 1.0, static_cast<double>(kMaxWindowsPerSubmission)));
     int warmed = 0, settled = 0;
     double fastest = std::numeric_limits<double>::infinity();
+    double fastest_reading = std::numeric_limits<double>::infinity(), reading = 0;
     while (true) {
       auto windows = run_windows(device, queries, record, next_dispatch, k, batch, options.timeout);
       warmed += static_cast<int>(batch);
@@ -113,14 +122,29 @@ TimingResult time_dispatches(Device& device, const RecordDispatch& record, const
       const double median = windows[windows.size() / 2];
       settled = median >= fastest * (1.0 - kSettledFraction) ? settled + 1 : 0;
       fastest = std::min(fastest, median);
+      bool clock_up = true;
+      if (gauge) {
+        reading = gauge->sample_ns();
+        fastest_reading = std::min(fastest_reading, reading);
+        clock_up = gauge->full_clock_ns && reading <= *gauge->full_clock_ns * (1 + kClockSlack);
+      }
       const auto now = std::chrono::steady_clock::now();
       if (now >= give_up) break;
-      if (warmed >= options.warmup_samples && now >= warm_until && settled >= kSettledBatches) break;
+      if (warmed >= options.warmup_samples && now >= warm_until && settled >= kSettledBatches &&
+          (clock_up || now >= clock_given_up)) {
+        break;
+      }
+    }
+    if (gauge) {
+      // A long warm-up found the full clock; a faster reading since is nearer it.
+      gauge->full_clock_ns = std::min(gauge->full_clock_ns.value_or(fastest_reading), fastest_reading);
+      clock_ratio = reading / *gauge->full_clock_ns;
     }
   }
 
   TimingResult result;
   result.dispatches_per_sample = k;
+  result.clock_ratio = clock_ratio;
   const auto warmed_up = Clock::now();
   for (double window : run_windows(device, queries, record, next_dispatch, k, samples, options.timeout)) {
     result.samples_ns.push_back(window / k);

@@ -28,17 +28,22 @@ struct TimerOptions {
   // handle the rest.
   std::chrono::milliseconds warmup{20};
   std::chrono::milliseconds warmup_limit{3000};
-  // After the GPU (not a CPU driver) has had no timed work for idle_gap, the
-  // warm-up lasts at least warmup_after_idle: an H200 idles at 345 MHz and
-  // reached its 1980 MHz about 0.7 s into sustained work, with the first
-  // ~0.2 s at the idle clock (so a warm-up that only waits for the time to
-  // stop improving ends too early).
+  // The warm-up follows the GPU's clock. With the device's clock gauge
+  // (harness/clock_gauge.hpp), it goes on until the gauge reads within
+  // kClockSlack of the full clock, for at most warmup_after_idle (past it,
+  // the clock is what the GPU gives); the device's first warm-up lasts
+  // warmup_after_idle, and finds the full clock. Without a gauge, only after
+  // the GPU has had no timed work for idle_gap does the warm-up last
+  // warmup_after_idle. An H200 idles at 345 MHz and reached its 1980 MHz
+  // about 0.7 s into sustained work, with the first ~0.2 s at the idle clock
+  // (so a warm-up that only waits for the time to stop improving ends too
+  // early).
   std::chrono::milliseconds idle_gap{200};
   std::chrono::milliseconds warmup_after_idle{1000};
-  // Whether that rule applies; unset: on a GPU, not on a CPU driver (its
-  // clock does not drop between variants). Tests set it to reach the rule
-  // on lavapipe.
-  std::optional<bool> rewarm_after_idle;
+  // Whether the warm-up follows the clock at all; unset: on a GPU, not on a
+  // CPU driver (its clock does not drop between variants). Tests set it to
+  // reach the rules on lavapipe.
+  std::optional<bool> watch_clock;
   int samples = 15;  // measured in one submission, back to back
   // 0 = choose K from a probe so that one sample lasts min_window_ns.
   std::uint32_t dispatches_per_sample = 0;
@@ -54,6 +59,9 @@ struct TimingResult {
   // Wall time on the CPU, for accounting where a tune's time goes: the
   // warm-up (the probe included) and the measured samples.
   double warmup_ms = 0, timing_ms = 0;
+  // The clock gauge's last reading over the full clock's (1 = at full
+  // clock); 0 when the warm-up did not read a gauge.
+  double clock_ratio = 0;
 };
 
 // Records dispatch number `i` (0-based over the whole measurement, so the

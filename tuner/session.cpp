@@ -13,6 +13,7 @@
 #include "common/error.hpp"
 #include "harness/compiler.hpp"
 #include "engine/attempt_log.hpp"
+#include "engine/clock_probe.hpp"
 #include "engine/device_problem.hpp"
 #include "engine/elapsed.hpp"
 #include "engine/evaluator.hpp"
@@ -71,8 +72,24 @@ TuneSession::TuneSession(vk::Instance& instance, std::uint32_t device_index, res
 void TuneSession::reopen_device() {
   progress_.message("device " + device_->info().name + " became unusable (" + device_->unusable_reason() +
                     "); opening it again");
+  const bool watched = device_->clock_gauge() != nullptr;
   abandoned_.push_back(std::move(device_));
   device_ = std::make_unique<vk::Device>(instance_, device_index_);
+  if (watched) {
+    vk::TimerOptions timer;
+    timer.watch_clock = true;
+    watch_clock(timer);
+  }
+}
+
+void TuneSession::watch_clock(const vk::TimerOptions& timer) {
+  if (device_->clock_gauge() || !timer.watch_clock.value_or(!device_->info().is_cpu())) return;
+  try {
+    device_->set_clock_gauge(make_clock_probe(*device_));
+  } catch (const Error& e) {
+    progress_.message("the clock probe could not be built (" + std::string(e.what()) +
+                      "); warm-ups go by idle gaps");
+  }
 }
 
 void TuneSession::record(const kernels::Kernel& kernel, const CompiledVariant& variant, const Outcome& o,
@@ -124,6 +141,7 @@ ShapeResult TuneSession::run(const kernels::Kernel& kernel, const kernels::Shape
                              std::vector<kernels::Config> explicit_configs, bool use_explicit) {
   kernel.validate_shape(shape);
   require_device_fits(kernel, shape, device_->info());  // before inputs, references or uploads
+  watch_clock(options.timer);
   const auto run_start = Clock::now();
   const std::string shape_text = kernels::shape_to_string(shape);
   const std::string title = kernel.name() + " " + shape_text;

@@ -133,6 +133,10 @@ class TuneSession {
   std::vector<kernels::Config> transfer_seeds(const kernels::Kernel& kernel, const kernels::Shape& shape,
                                               CacheMode cache_mode, std::vector<std::string>& from) const;
   void reopen_device();
+  // Gives the device the clock gauge its timer reads where the timer follows
+  // the clock (vk::TimerOptions::watch_clock); without one (a driver that
+  // will not build it) the timer goes by idle gaps.
+  void watch_clock(const vk::TimerOptions& timer);
   void record(const kernels::Kernel& kernel, const CompiledVariant& variant, const Outcome& outcome,
               const std::string& shape_text, CacheMode cache_mode, results::Phase phase = results::Phase::search);
   void confirm(const kernels::Kernel& kernel, const kernels::Problem& problem, DeviceProblem& on_device,

@@ -106,14 +106,15 @@ TEST_F(SessionTest, TuneRecordsEveryOutcomeAndResumes) {
   std::filesystem::remove(db.string() + "-shm");
 }
 
-// The heater between measurements and the warm-up after an idle gap are
-// GPU-only by default, so on lavapipe no test reached them (issue 40, item
-// 13: the heater between batches was the cause of 35 wrong results in an
-// H200 acceptance run, since fixed). Asked for on lavapipe: the heater runs, every
-// variant without a planted bug still passes and every planted bug still
-// fails, and each timed variant warms up for the after-idle time (an idle
-// gap of 0 makes every timing one after idle). By default, neither.
-TEST_F(SessionTest, TheHeaterAndTheAfterIdleWarmUpKeepResultsRightWhenAskedForOnACpuDriver) {
+// The heater between measurements and the warm-up that follows the clock
+// are GPU-only by default, so on lavapipe no test reached them (issue 40,
+// item 13: the heater between batches was the cause of 35 wrong results in
+// an H200 acceptance run, since fixed). Asked for on lavapipe: the heater
+// runs, every variant without a planted bug still passes and every planted
+// bug still fails, and the first timed variant warms up for the long
+// warm-up, which finds the clock probe's full clock
+// (harness/clock_gauge.hpp). By default, neither.
+TEST_F(SessionTest, TheHeaterAndTheClockWatchKeepResultsRightWhenAskedForOnACpuDriver) {
   SCOPED_TRACE("seed " + std::to_string(seed));
   TuneSession session(instance, test::test_device_index(), nullptr, templates, progress);
   TuneOptions options;
@@ -121,8 +122,7 @@ TEST_F(SessionTest, TheHeaterAndTheAfterIdleWarmUpKeepResultsRightWhenAskedForOn
   options.timer.samples = 3;
   options.timer.warmup_samples = 1;
   options.keep_device_busy = true;
-  options.timer.rewarm_after_idle = true;
-  options.timer.idle_gap = std::chrono::milliseconds(0);
+  options.timer.watch_clock = true;
   options.timer.warmup_after_idle = std::chrono::milliseconds(60);
   const auto heated = session.tune(kernel, {1000}, options);
   ASSERT_EQ(heated.outcomes.size(), 8u);
@@ -133,8 +133,9 @@ TEST_F(SessionTest, TheHeaterAndTheAfterIdleWarmUpKeepResultsRightWhenAskedForOn
     EXPECT_EQ(o.status == results::Status::ok, !planted)
         << "WG=" << o.config.at("WG") << " BUG=" << o.config.at("BUG") << ": " << o.reason;
     if (o.status != results::Status::ok) continue;
-    ++timed;
-    EXPECT_GE(o.durations.warmup_ms, 60.0) << "WG=" << o.config.at("WG");
+    if (timed++ == 0) {
+      EXPECT_GE(o.durations.warmup_ms, 60.0) << "WG=" << o.config.at("WG");
+    }
   }
   EXPECT_GT(timed, 0u);
 
