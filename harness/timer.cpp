@@ -104,9 +104,11 @@ TimingResult time_dispatches(Device& device, const RecordDispatch& record, const
     const auto start = std::chrono::steady_clock::now();
     const bool watch = options.watch_clock.value_or(!info.is_cpu());
     ClockGauge* gauge = watch ? device.clock_gauge() : nullptr;
-    // Without a full clock known (or a gauge), the long warm-up.
-    const bool long_warmup =
-        watch && (gauge ? !gauge->full_clock_ns.has_value() : start - device.last_timed_end() > options.idle_gap);
+    // Without a gauge, an idle gap is all there is to go by. (With one and no
+    // full clock known yet, the clock never reads up below, so the warm-up
+    // lasts until clock_given_up and its fastest reading becomes the full
+    // clock.)
+    const bool long_warmup = watch && !gauge && start - device.last_timed_end() > options.idle_gap;
     const auto clock_given_up = start + std::max(options.warmup, options.warmup_after_idle);
     const auto warm_until = long_warmup ? clock_given_up : start + options.warmup;
     const auto give_up = std::max(warm_until, start + options.warmup_limit);
@@ -136,7 +138,7 @@ TimingResult time_dispatches(Device& device, const RecordDispatch& record, const
       }
     }
     if (gauge) {
-      // A long warm-up found the full clock; a faster reading since is nearer it.
+      // The first warm-up found the full clock; a faster reading since is nearer it.
       gauge->full_clock_ns = std::min(gauge->full_clock_ns.value_or(fastest_reading), fastest_reading);
       clock_ratio = reading / *gauge->full_clock_ns;
     }
