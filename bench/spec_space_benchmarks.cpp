@@ -134,12 +134,13 @@ void Enumerate(benchmark::State& state) { enumerate_spec(state, spec_text(static
 
 void EnumerateTiled(benchmark::State& state) { enumerate_spec(state, tiled_spec_text(), {256, 4096, 1024}); }
 
-// What handing out the dense space's legal configs costs by itself: a copy
-// of that many configs of six parameters (each a std::map, the type every
-// layer above reads), made and freed. Enumerate/10 cannot be faster than this.
+// What reading the dense space's legal configs as maps costs by itself: a
+// copy of that many configs of six parameters (each a std::map, the type
+// the layers above read; an enumeration keeps them as values, ConfigList),
+// made and freed.
 void CopyLegalConfigs(benchmark::State& state) {
   const kernels::spec::SpecKernel kernel(kernels::spec::parse_spec(spec_text(10), "bench.json", kReader));
-  const auto legal = enumerate_space(kernel, {64, 4096}, gpu_like(), SpaceScope::pruned).valid;
+  const std::vector<kernels::Config> legal = enumerate_space(kernel, {64, 4096}, gpu_like(), SpaceScope::pruned).valid;
   for (auto _ : state) {
     auto copy = legal;
     benchmark::DoNotOptimize(copy.data());

@@ -20,7 +20,10 @@ PipelineDesc probe_desc(std::uint32_t local_size) {
 }  // namespace
 
 ClockProbe::ClockProbe(Device& device, std::span<const std::uint32_t> spirv, std::uint32_t local_size)
-    : device_(device), sink_(device, 16), pipeline_(device, spirv, probe_desc(local_size)), queries_(std::make_unique<QueryPool>(device, 2)) {
+    : device_(device),
+      sink_(device, 16),
+      pipeline_(device, spirv, probe_desc(local_size)),
+      queries_(std::make_unique<QueryPool>(device, 2)) {
   const Buffer* bindings[] = {&sink_};
   set_ = pipeline_.make_descriptor_set(bindings);
 }

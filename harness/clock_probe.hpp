@@ -2,7 +2,7 @@
 // The GPU's clock gauge: one workgroup running a chain of dependent
 // multiply-adds, timed alone by two timestamps. Its time is the chain's
 // length in clocks over the clock rate, so it reads the clock the GPU runs
-// at now; what it runs is the caller's SPIR-V (engine/ceilings.cpp builds it
+// at now; what it runs is the caller's SPIR-V (engine/clock_probe.cpp builds it
 // from the fp32 FMA ceiling's template).
 #include <cstdint>
 #include <memory>

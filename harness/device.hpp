@@ -49,7 +49,7 @@ class Device {
   void note_timed_end() { last_timed_end_ = std::chrono::steady_clock::now(); }
 
   // What the timer reads the GPU's clock from (harness/clock_gauge.hpp);
-  // null until one is set (a tune sets engine/ceilings.hpp's probe).
+  // null until one is set (a tune sets engine/clock_probe.hpp's).
   ClockGauge* clock_gauge() const { return clock_gauge_.get(); }
   void set_clock_gauge(std::unique_ptr<ClockGauge> gauge) { clock_gauge_ = std::move(gauge); }
 

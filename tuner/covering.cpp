@@ -14,7 +14,7 @@ namespace {
 // A valid config of one path at one of the shapes covered together.
 struct CoveringCandidate {
   std::size_t shape;
-  const kernels::Config* config;
+  kernels::Config config;
 };
 
 // The covering of one path over its candidates at every shape: the indices
@@ -24,7 +24,7 @@ std::vector<std::size_t> cover_path(const std::vector<CoveringCandidate>& candid
   // The parameters the path varies, and each candidate's value positions.
   std::map<std::string, std::set<int>> seen;
   for (const auto& c : candidates) {
-    for (const auto& [name, value] : *c.config) seen[name].insert(value);
+    for (const auto& [name, value] : c.config) seen[name].insert(value);
   }
   std::vector<std::string> varied;
   std::vector<std::vector<int>> values;
@@ -51,7 +51,7 @@ std::vector<std::size_t> cover_path(const std::vector<CoveringCandidate>& candid
     for (std::size_t i = 0; i < p; ++i) {
       const auto& v = values[i];
       positions[c][i] = static_cast<std::uint32_t>(
-          std::lower_bound(v.begin(), v.end(), candidates[c].config->at(varied[i])) - v.begin());
+          std::lower_bound(v.begin(), v.end(), candidates[c].config.at(varied[i])) - v.begin());
     }
   }
   // What a candidate covers: each of its values at its shape, and (at
@@ -142,12 +142,12 @@ std::vector<std::vector<kernels::Config>> covering_configs(const std::vector<con
     std::vector<CoveringCandidate> candidates;
     for (std::size_t s = 0; s < shapes.size(); ++s) {
       for (std::size_t i = 0; i < shapes[s]->valid.size(); ++i) {
-        if (shapes[s]->path_of[i] == path) candidates.push_back({s, &shapes[s]->valid[i]});
+        if (shapes[s]->path_of[i] == path) candidates.push_back({s, shapes[s]->valid[i]});
       }
     }
     const bool pairs = strength.value_or(paths[path].covering_strength) >= 2;
     for (const auto c : cover_path(candidates, shapes.size(), pairs)) {
-      chosen[candidates[c].shape].push_back(*candidates[c].config);
+      chosen[candidates[c].shape].push_back(candidates[c].config);
     }
   }
   return chosen;

@@ -217,12 +217,13 @@ ShapeResult TuneSession::run(const kernels::Kernel& kernel, const kernels::Shape
 }
 
 void TuneSession::search(Evaluation& evaluation, const kernels::Kernel& kernel, const kernels::Shape& shape,
-                         const TuneOptions& options, std::vector<kernels::Config> candidates,
+                         const TuneOptions& options, ConfigList candidates,
                          Clock::time_point run_start, ShapeResult& result,
                          std::future<std::unique_ptr<ValidationInputs>>& final_inputs) {
   const std::string title = kernel.name() + " " + kernels::shape_to_string(shape);
   const auto bounded = options.budget || options.deadline || options.target_ns || options.converge;
-  const SearchSpace search(kernel.spaces().at(kernel.space_index(shape)).parameters, std::move(candidates));
+  const SearchSpace search(kernel.spaces().at(kernel.space_index(shape)).parameters, candidates);
+  candidates.clear();  // the search space holds them, more compactly
   result.strategy = !options.strategy.empty()                            ? options.strategy
                     : bounded || search.size() > kExhaustiveUpTo ? kSurrogateStrategy
                                                                          : "exhaustive";

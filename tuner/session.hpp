@@ -126,7 +126,7 @@ class TuneSession {
   // The strategy's search of `candidates`, the baseline first; starts the
   // final check's inputs beside it where that is wanted.
   void search(Evaluation& evaluation, const kernels::Kernel& kernel, const kernels::Shape& shape,
-              const TuneOptions& options, std::vector<kernels::Config> candidates,
+              const TuneOptions& options, ConfigList candidates,
               std::chrono::steady_clock::time_point run_start, ShapeResult& result,
               std::future<std::unique_ptr<ValidationInputs>>& final_inputs);
   // Configs to evaluate first: the best of the nearest tuned shapes.

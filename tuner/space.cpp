@@ -32,7 +32,7 @@ namespace {
 
 // What one stretch of a path's cartesian product gave.
 struct Stretch {
-  std::vector<kernels::Config> valid;
+  ConfigList valid;
   std::size_t filtered = 0;
   std::map<std::string, std::size_t> filter_reasons, pruned_by;
   std::map<std::string, std::string> filter_examples;
@@ -238,7 +238,7 @@ SpaceEnumeration enumerate_space(const kernels::Kernel& kernel, const kernels::S
     for (const auto& [rule, n] : stretch.pruned_by) result.pruned_by[rule] += n;
     result.paths[jobs[j].path].valid += stretch.valid.size();
     result.path_of.insert(result.path_of.end(), stretch.valid.size(), jobs[j].path);
-    for (auto& c : stretch.valid) result.valid.push_back(std::move(c));
+    result.valid.append(std::move(stretch.valid));
   }
   return result;
 }
@@ -301,14 +301,13 @@ std::vector<std::string> check_only(const kernels::Kernel& kernel, const std::ve
   return notes;
 }
 
-std::vector<kernels::Config> select_only(const kernels::Kernel& kernel, const kernels::Shape& shape,
-                                         const std::vector<kernels::Config>& valid,
-                                         const std::map<std::string, std::vector<int>>& only) {
+ConfigList select_only(const kernels::Kernel& kernel, const kernels::Shape& shape, const ConfigList& valid,
+                       const std::map<std::string, std::vector<int>>& only) {
   const auto& space = kernel.spaces().at(kernel.space_index(shape));
   std::vector<std::pair<std::string, std::vector<int>>> applicable;
   for (const auto& entry : only)
     if (find_parameter(space, entry.first)) applicable.push_back(entry);
-  std::vector<kernels::Config> kept;
+  ConfigList kept;
   for (const auto& config : valid) {
     const bool keep = std::all_of(applicable.begin(), applicable.end(), [&](const auto& entry) {
       return std::find(entry.second.begin(), entry.second.end(), config.at(entry.first)) != entry.second.end();

@@ -10,6 +10,7 @@
 
 #include "harness/device_info.hpp"
 #include "kernels/kernel.hpp"
+#include "tuner/search/config_list.hpp"
 
 namespace vktune {
 
@@ -28,7 +29,7 @@ struct PathEnumeration {
 
 struct SpaceEnumeration {
   std::string space_name;
-  std::vector<kernels::Config> valid;  // path after path, each in lexicographic parameter order
+  ConfigList valid;                    // path after path, each in lexicographic parameter order
   std::vector<std::size_t> path_of;    // valid[i] belongs to paths[path_of[i]]
   std::vector<PathEnumeration> paths;
   std::size_t total = 0;     // the paths' cartesian sizes, summed
@@ -41,7 +42,7 @@ struct SpaceEnumeration {
 };
 
 // The most configs a path's cartesian product may hold. A legal config is
-// kept in memory while the search runs (about 430 bytes each), and every
+// kept in memory while the search runs (its values: 4 bytes each), and every
 // config is checked: a path above this is refused before anything is
 // allocated. The largest built-in path holds 28,800.
 inline constexpr std::size_t kMaxPathConfigs = 1'000'000;
@@ -68,8 +69,7 @@ std::vector<std::string> check_only(const kernels::Kernel& kernel, const std::ve
 // The configs of `valid` whose parameters named in `only` take one of the
 // listed values; a parameter the shape's space lacks does not narrow it
 // (check_only has said so).
-std::vector<kernels::Config> select_only(const kernels::Kernel& kernel, const kernels::Shape& shape,
-                                         const std::vector<kernels::Config>& valid,
-                                         const std::map<std::string, std::vector<int>>& only);
+ConfigList select_only(const kernels::Kernel& kernel, const kernels::Shape& shape, const ConfigList& valid,
+                       const std::map<std::string, std::vector<int>>& only);
 
 }  // namespace vktune

@@ -9,23 +9,15 @@
 
 namespace vktune {
 
-SearchSpace::SearchSpace(const std::vector<kernels::Parameter>& parameters, std::vector<kernels::Config> legal) {
-  build(parameters, std::move(legal));
-}
-
-SearchSpace::SearchSpace(std::vector<kernels::Config> legal) { build({}, std::move(legal)); }
-
-void SearchSpace::build(const std::vector<kernels::Parameter>& parameters, std::vector<kernels::Config> legal) {
-  std::map<std::string, std::set<int>, kernels::NameLess> taken;
-  for (const auto& c : legal)
-    for (const auto& [name, value] : c) taken[name].insert(value);
-  for (const auto& c : legal) {
-    if (c.size() != taken.size()) {
-      throw Error(ErrorKind::internal, "search space: config " + kernels::config_to_string(c) +
-                                           " lacks parameters the others have");
-    }
-  }
-  for (const auto& [name, set] : taken) {
+SearchSpace::SearchSpace(const std::vector<kernels::Parameter>& parameters, const ConfigList& legal) {
+  const auto& names = legal.names();
+  std::vector<std::set<int>> sets(names.size());
+  for (std::size_t i = 0; i < legal.size(); ++i)
+    for (std::size_t k = 0; k < names.size(); ++k) sets[k].insert(legal.value(i, k));
+  std::vector<std::size_t> column;  // per varying parameter: its column in `legal`
+  for (std::size_t k = 0; k < names.size(); ++k) {
+    const auto& name = names[k];
+    const auto& set = sets[k];
     all_names_.push_back(name);
     fixed_.push_back(*set.begin());
     varying_.push_back(-1);
@@ -46,6 +38,7 @@ void SearchSpace::build(const std::vector<kernels::Parameter>& parameters, std::
     varying_.back() = static_cast<int>(names_.size());
     names_.push_back(name);
     values_.push_back(std::move(ordered));
+    column.push_back(k);
   }
   count_ = legal.size();
   const auto n = names_.size();
@@ -54,7 +47,7 @@ void SearchSpace::build(const std::vector<kernels::Parameter>& parameters, std::
     for (std::size_t p = 0; p < n; ++p) {
       const auto& vs = values_[p];
       positions_[i * n + p] =
-          static_cast<std::uint16_t>(std::find(vs.begin(), vs.end(), legal[i].at(names_[p])) - vs.begin());
+          static_cast<std::uint16_t>(std::find(vs.begin(), vs.end(), legal.value(i, column[p])) - vs.begin());
     }
   }
   // Every config has the same names and the same value of each name that

@@ -9,7 +9,8 @@
 // varying values (two bytes each), the values that do not vary and the names
 // once for all; config() builds a config when asked. 200,000 configs of
 // attention_decode's 17 names took 5 MiB so, 262 MiB as maps
-// (ci/logs/2026-11-29-search-space-index-memory.txt).
+// (ci/logs/2026-11-29-search-space-index-memory.txt). It is built from the
+// enumeration's ConfigList, never from maps.
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -20,6 +21,7 @@
 #include <vector>
 
 #include "kernels/kernel.hpp"
+#include "tuner/search/config_list.hpp"
 
 namespace vktune {
 
@@ -30,9 +32,12 @@ class SearchSpace {
   // declared order) that some legal config takes, followed by any value not
   // declared there, sorted numerically (a replay may hold configs of an older
   // parameter list).
-  SearchSpace(const std::vector<kernels::Parameter>& parameters, std::vector<kernels::Config> legal);
+  SearchSpace(const std::vector<kernels::Parameter>& parameters, const ConfigList& legal);
+  SearchSpace(const std::vector<kernels::Parameter>& parameters, const std::vector<kernels::Config>& legal)
+      : SearchSpace(parameters, ConfigList(legal)) {}
   // From the configs alone: each parameter's values sorted numerically.
-  explicit SearchSpace(std::vector<kernels::Config> legal);
+  explicit SearchSpace(const ConfigList& legal) : SearchSpace({}, legal) {}
+  explicit SearchSpace(const std::vector<kernels::Config>& legal) : SearchSpace({}, ConfigList(legal)) {}
 
   std::size_t size() const { return count_; }
   bool empty() const { return count_ == 0; }
@@ -59,7 +64,6 @@ class SearchSpace {
   double feature(std::size_t index, std::size_t parameter) const;
 
  private:
-  void build(const std::vector<kernels::Parameter>& parameters, std::vector<kernels::Config> legal);
   std::uint64_t hash_positions(const std::uint16_t* row) const;  // names_.size() positions
   // The config whose varying positions are `row`, if any.
   std::optional<std::size_t> find_row(const std::uint16_t* row) const;
