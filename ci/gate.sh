@@ -9,8 +9,15 @@
 # only for the fp16- and SwiGLU-activation products, whose fp32 siblings
 # take the pairs: kernels::Path::covering_strength), the baseline, and
 # every winner committed in measurements/nvidia-h200/table.json (at the smallest shape of
-# its space it runs on where no check shape admits it). Fails when any
-# variant is wrong.
+# its space it runs on where no check shape admits it), with the modules as
+# they ship (--bounds off). Then a bounds-instrumented check (--bounds on:
+# any load or store past a buffer's data fails, however far; the guard bands
+# reach 1-4 MiB) of one variant per kernel shape drawn with a fresh seed
+# (printed; $VKTUNE_GATE_BOUNDS_SEED repeats one) and of the table's winners:
+# instrumented modules compile about ten times slower on lavapipe (llvmpipe
+# splits a shader with barriers into coroutines, and each checked access adds
+# blocks), so the whole covering array instrumented would take the gate from
+# about 7 to about 30 minutes. Fails when any variant is wrong.
 #
 # One `vktune check` keeps about one core busy (the double-precision
 # references and the compiles are single-threaded), so the kernels are dealt
@@ -23,28 +30,39 @@ cd "$(dirname "$0")/.."
 vktune=${1:-build/release/vktune}
 shift || true
 jobs=${VKTUNE_GATE_JOBS:-$(nproc 2>/dev/null || echo 2)}
+bounds_seed=${VKTUNE_GATE_BOUNDS_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
 
 mapfile -t kernels < <("$vktune" list --names)
 [ ${#kernels[@]} -gt 0 ] || { echo "gate: '$vktune list --names' named no kernel" >&2; exit 2; }
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
-pids=()
-for ((g = 0; g < jobs && g < ${#kernels[@]}; g++)); do
-  group=()
-  for ((i = g; i < ${#kernels[@]}; i += jobs)); do group+=("${kernels[i]}"); done
-  "$vktune" check "${group[@]}" --device "${VKTUNE_GATE_DEVICE:-0}" --variants covering --space pruned \
-    --shapes ci --table measurements/nvidia-h200/table.json "$@" >"$out/$g.out" 2>"$out/$g.err" &
-  pids+=($!)
-done
-
 status=0
-for ((g = 0; g < ${#pids[@]}; g++)); do
-  code=0
-  wait "${pids[g]}" || code=$?
-  cat "$out/$g.err" >&2
-  cat "$out/$g.out"
-  [ "$code" -gt "$status" ] && status=$code
-done
-echo "gate: ${#kernels[@]} kernels in ${#pids[@]} checks side by side, exit code $status"
+# One pass over every kernel: `vktune check` with these options, in $jobs
+# checks side by side.
+pass() {
+  local name=$1
+  shift
+  local pids=() g i code
+  for ((g = 0; g < jobs && g < ${#kernels[@]}; g++)); do
+    local group=()
+    for ((i = g; i < ${#kernels[@]}; i += jobs)); do group+=("${kernels[i]}"); done
+    "$vktune" check "${group[@]}" --device "${VKTUNE_GATE_DEVICE:-0}" --space pruned --shapes ci \
+      --table measurements/nvidia-h200/table.json "$@" >"$out/$g.out" 2>"$out/$g.err" &
+    pids+=($!)
+  done
+  for ((g = 0; g < ${#pids[@]}; g++)); do
+    code=0
+    wait "${pids[g]}" || code=$?
+    cat "$out/$g.err" >&2
+    cat "$out/$g.out"
+    [ "$code" -gt "$status" ] && status=$code
+  done
+  echo "gate: $name: ${#kernels[@]} kernels in ${#pids[@]} checks side by side, exit code $status so far"
+}
+
+pass "covering array" --variants covering --bounds off "$@"
+pass "bounds-instrumented, one variant per shape (seed $bounds_seed) and the table's winners" \
+  --variants sample:1 --seed "$bounds_seed" --bounds on "$@"
+echo "gate: exit code $status"
 exit "$status"

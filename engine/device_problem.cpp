@@ -79,6 +79,12 @@ std::vector<const vk::Buffer*> DeviceProblem::bindings(std::uint32_t copy) const
   return list;
 }
 
+std::vector<std::uint64_t> DeviceProblem::data_lengths() const {
+  std::vector<std::uint64_t> lengths;
+  for (const auto& host : problem_.buffers) lengths.push_back(data_bytes(host));
+  return lengths;
+}
+
 void DeviceProblem::poison_output(std::uint32_t pattern) {
   // Two fp16 NaNs per word for an fp16 output: the float pattern's low half is +0.
   if (problem_.output_f16) pattern = kHalfPoison;

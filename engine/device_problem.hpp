@@ -61,6 +61,9 @@ class DeviceProblem {
   // The buffers in binding order, using weight copy `copy`; bind each from binding_offset().
   std::vector<const vk::Buffer*> bindings(std::uint32_t copy) const;
   static constexpr VkDeviceSize binding_offset() { return kGuardBefore; }
+  // Per binding, the bytes of its data from binding_offset() (the bound range
+  // goes on into the band after it).
+  std::vector<std::uint64_t> data_lengths() const;
   std::uint64_t weight_bytes() const { return weight_bytes_; }
 
   // Fills every output's data with `pattern` (their guard bands keep the canary).

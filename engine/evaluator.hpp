@@ -29,10 +29,14 @@ class VariantRunner {
   // Error(device_limit) or Error(pipeline).
   // Each stage's pipeline starts from its `pipeline_cache` where it has one;
   // with `export_caches`, pipeline_caches() returns each stage's cache data;
-  // with `capture_statistics`, statistics() the driver's pipeline statistics.
+  // with `capture_statistics`, statistics() the driver's pipeline statistics;
+  // with `check_bounds`, the pipelines run bounds-instrumented modules
+  // (harness/bounds_instrumentation.hpp) and validate() fails any access past
+  // a buffer's data, however far (Error(compile) when a stage cannot be
+  // instrumented).
   VariantRunner(vk::Device& device, const CompiledVariant& variant, std::uint32_t buffer_count,
                 std::uint32_t shape_dims, std::uint32_t max_descriptor_sets = 80, bool export_caches = false,
-                bool capture_statistics = false);
+                bool capture_statistics = false, bool check_bounds = false);
 
   // With export_caches: per stage, the data of the cache its pipeline was made with.
   std::vector<std::vector<std::uint8_t>> pipeline_caches() const;
@@ -41,7 +45,8 @@ class VariantRunner {
   std::vector<vk::PipelineStatistic> statistics() const;
 
   // Poisons the output, runs one launch on weight copy 0, checks the guard
-  // bands (a touched band fails with out_of_bounds set), and compares the
+  // bands and, with check_bounds, the instrumentation's records (either
+  // fails with out_of_bounds set), and compares the
   // result with problem.expected. A runner may validate on several problems.
   // `output`, when given, receives the output as downloaded.
   Validation validate(DeviceProblem& on_device, const kernels::Problem& problem, const kernels::Tolerance& tolerance,
@@ -55,16 +60,28 @@ class VariantRunner {
   void keep_busy(DeviceProblem& on_device, const kernels::Shape& shape, std::uint32_t dispatches);
 
  private:
-  std::vector<std::vector<VkDescriptorSet>>& sets_for(const DeviceProblem& on_device);
-  void record(VkCommandBuffer cmd, const std::vector<VkDescriptorSet>& sets, const kernels::Shape& shape) const;
+  // A problem's bindings: [copy][stage] kernel sets, and with check_bounds
+  // the input buffer of its data's lengths and a bounds set per stage.
+  struct ProblemSets {
+    std::vector<std::vector<VkDescriptorSet>> kernel;
+    std::unique_ptr<vk::Buffer> lengths;
+    std::vector<VkDescriptorSet> bounds;
+  };
+  ProblemSets& sets_for(const DeviceProblem& on_device);
+  void record(VkCommandBuffer cmd, const ProblemSets& sets, std::size_t copy, const kernels::Shape& shape) const;
+  // The instrumentation's records since the output was cleared, as a reason; "" when none.
+  std::string bounds_violations(const kernels::Problem& problem) const;
 
   vk::Device& device_;
   const CompiledVariant& variant_;
   // One pipeline per stage; every stage binds the same buffers, each through
   // a descriptor set made from its own pipeline's layout.
   std::vector<std::unique_ptr<vk::ComputePipeline>> pipelines_;
-  // Per problem on the device (the timed one, the other validation inputs): [copy][stage].
-  std::map<const DeviceProblem*, std::vector<std::vector<VkDescriptorSet>>> sets_;
+  // Per problem on the device (the timed one, the other validation inputs).
+  std::map<const DeviceProblem*, ProblemSets> sets_;
+  std::unique_ptr<vk::Buffer> bounds_output_;  // with check_bounds: the records of every stage
+  // With check_bounds, per stage: the binding each access instruction reads or writes.
+  std::vector<std::map<std::uint32_t, std::uint32_t>> access_bindings_;
 };
 
 }  // namespace vktune

@@ -100,7 +100,7 @@ bool handle(const nlohmann::json& message, DeviceOnce& device) {
   try {
     test_hook("pipeline", job.variant);
     VariantRunner runner(device.get(), job.variant, job.layout->buffers, job.layout->shape_dims,
-                         job.layout->descriptor_sets, true);
+                         job.layout->descriptor_sets, true, false, job.layout->check_bounds);
     return write_message(STDOUT_FILENO, pipelines_message(runner.pipeline_caches(), ms_since(pipeline_start)));
   } catch (const Error& e) {
     return write_message(STDOUT_FILENO, error_message(e.kind(), e.what()));

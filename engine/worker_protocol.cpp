@@ -54,7 +54,7 @@ json job_message(const CompiledVariant& variant, const TemplateLibrary& template
     stages.push_back(std::move(s));
   }
   json job{{"stages", std::move(stages)}, {"includes", templates.includes()}};
-  if (layout) job["layout"] = {layout->buffers, layout->shape_dims, layout->descriptor_sets};
+  if (layout) job["layout"] = {layout->buffers, layout->shape_dims, layout->descriptor_sets, layout->check_bounds};
   return job;
 }
 
@@ -76,7 +76,8 @@ Job parse_job(const json& message) {
   }
   if (message.contains("layout")) {
     const auto& l = message.at("layout");
-    job.layout = PipelineLayout{l.at(0).get<std::uint32_t>(), l.at(1).get<std::uint32_t>(), l.at(2).get<std::uint32_t>()};
+    job.layout = PipelineLayout{l.at(0).get<std::uint32_t>(), l.at(1).get<std::uint32_t>(), l.at(2).get<std::uint32_t>(),
+                                l.at(3).get<bool>()};
   }
   return job;
 }

@@ -25,11 +25,13 @@
 namespace vktune::worker {
 
 // What a pipeline needs beyond its stage: the kernel's bindings and
-// push-constant words, and how many descriptor sets the tuner will make.
+// push-constant words, how many descriptor sets the tuner will make, and
+// whether its modules are bounds-instrumented (VariantRunner's check_bounds).
 struct PipelineLayout {
   std::uint32_t buffers = 0;
   std::uint32_t shape_dims = 0;
   std::uint32_t descriptor_sets = 0;
+  bool check_bounds = false;
 };
 
 // The job of compiling `variant` (stages without SPIR-V; stages with it are

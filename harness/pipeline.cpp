@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "common/error.hpp"
+#include "harness/bounds_instrumentation.hpp"
 #include "harness/vk_check.hpp"
 
 namespace vktune::vk {
@@ -88,11 +89,25 @@ ComputePipeline::ComputePipeline(Device& device, std::span<const std::uint32_t> 
     set_info.bindingCount = desc.storage_buffers;
     set_info.pBindings = bindings.data();
     fail(vkCreateDescriptorSetLayout(dev, &set_info, nullptr, &set_layout_), "vkCreateDescriptorSetLayout");
+    std::vector<VkDescriptorSetLayout> set_layouts{set_layout_};
+    if (desc.bounds_set) {
+      static_assert(kBoundsSet == 1, "the bounds set follows set 0 directly");
+      const std::array<VkDescriptorSetLayoutBinding, 2> debug{
+          VkDescriptorSetLayoutBinding{kBoundsOutputBinding, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1,
+                                       VK_SHADER_STAGE_COMPUTE_BIT, nullptr},
+          VkDescriptorSetLayoutBinding{kBoundsInputBinding, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1,
+                                       VK_SHADER_STAGE_COMPUTE_BIT, nullptr}};
+      VkDescriptorSetLayoutCreateInfo debug_info{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+      debug_info.bindingCount = static_cast<std::uint32_t>(debug.size());
+      debug_info.pBindings = debug.data();
+      fail(vkCreateDescriptorSetLayout(dev, &debug_info, nullptr, &bounds_layout_), "vkCreateDescriptorSetLayout");
+      set_layouts.push_back(bounds_layout_);
+    }
 
     VkPushConstantRange push{VK_SHADER_STAGE_COMPUTE_BIT, 0, desc.push_constant_bytes};
     VkPipelineLayoutCreateInfo layout_info{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
-    layout_info.setLayoutCount = 1;
-    layout_info.pSetLayouts = &set_layout_;
+    layout_info.setLayoutCount = static_cast<std::uint32_t>(set_layouts.size());
+    layout_info.pSetLayouts = set_layouts.data();
     layout_info.pushConstantRangeCount = desc.push_constant_bytes ? 1 : 0;
     layout_info.pPushConstantRanges = &push;
     fail(vkCreatePipelineLayout(dev, &layout_info, nullptr, &layout_), "vkCreatePipelineLayout");
@@ -143,10 +158,13 @@ ComputePipeline::ComputePipeline(Device& device, std::span<const std::uint32_t> 
     fail(created, "vkCreateComputePipelines");
     if (capture) statistics_ = read_pipeline_statistics(device, pipeline_);
 
+    // A bounds set beside each kernel set at most (one per problem bound).
+    const std::uint32_t sets = desc.max_descriptor_sets * (desc.bounds_set ? 2 : 1);
     VkDescriptorPoolSize pool_size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                                   std::max(1u, desc.storage_buffers) * desc.max_descriptor_sets};
+                                   (std::max(1u, desc.storage_buffers) + (desc.bounds_set ? 2 : 0)) *
+                                       desc.max_descriptor_sets};
     VkDescriptorPoolCreateInfo pool_info{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
-    pool_info.maxSets = desc.max_descriptor_sets;
+    pool_info.maxSets = sets;
     pool_info.poolSizeCount = 1;
     pool_info.pPoolSizes = &pool_size;
     fail(vkCreateDescriptorPool(dev, &pool_info, nullptr, &pool_), "vkCreateDescriptorPool");
@@ -166,25 +184,20 @@ void ComputePipeline::release() {
   if (pipeline_) vkDestroyPipeline(dev, std::exchange(pipeline_, VK_NULL_HANDLE), nullptr);
   if (layout_) vkDestroyPipelineLayout(dev, std::exchange(layout_, VK_NULL_HANDLE), nullptr);
   if (set_layout_) vkDestroyDescriptorSetLayout(dev, std::exchange(set_layout_, VK_NULL_HANDLE), nullptr);
+  if (bounds_layout_) vkDestroyDescriptorSetLayout(dev, std::exchange(bounds_layout_, VK_NULL_HANDLE), nullptr);
   if (module_) vkDestroyShaderModule(dev, std::exchange(module_, VK_NULL_HANDLE), nullptr);
 }
 
-VkDescriptorSet ComputePipeline::make_descriptor_set(std::span<const Buffer* const> buffers, VkDeviceSize offset) {
-  if (buffers.size() != desc_.storage_buffers) {
-    throw Error(ErrorKind::internal, desc_.label + ": " + std::to_string(buffers.size()) + " buffers given for " +
-                                         std::to_string(desc_.storage_buffers) + " bindings");
-  }
+VkDescriptorSet ComputePipeline::write_set(VkDescriptorSetLayout layout,
+                                           std::span<const VkDescriptorBufferInfo> infos) {
   VkDescriptorSetAllocateInfo alloc{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
   alloc.descriptorPool = pool_;
   alloc.descriptorSetCount = 1;
-  alloc.pSetLayouts = &set_layout_;
+  alloc.pSetLayouts = &layout;
   VkDescriptorSet set = VK_NULL_HANDLE;
   check(vkAllocateDescriptorSets(device_->handle(), &alloc, &set), "vkAllocateDescriptorSets");
-
-  std::vector<VkDescriptorBufferInfo> infos(buffers.size());
-  std::vector<VkWriteDescriptorSet> writes(buffers.size());
-  for (std::size_t i = 0; i < buffers.size(); ++i) {
-    infos[i] = {buffers[i]->handle(), offset, VK_WHOLE_SIZE};
+  std::vector<VkWriteDescriptorSet> writes(infos.size());
+  for (std::size_t i = 0; i < infos.size(); ++i) {
     writes[i] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
     writes[i].dstSet = set;
     writes[i].dstBinding = static_cast<std::uint32_t>(i);
@@ -196,10 +209,32 @@ VkDescriptorSet ComputePipeline::make_descriptor_set(std::span<const Buffer* con
   return set;
 }
 
+VkDescriptorSet ComputePipeline::make_descriptor_set(std::span<const Buffer* const> buffers, VkDeviceSize offset) {
+  if (buffers.size() != desc_.storage_buffers) {
+    throw Error(ErrorKind::internal, desc_.label + ": " + std::to_string(buffers.size()) + " buffers given for " +
+                                         std::to_string(desc_.storage_buffers) + " bindings");
+  }
+  std::vector<VkDescriptorBufferInfo> infos;
+  for (const auto* buffer : buffers) infos.push_back({buffer->handle(), offset, VK_WHOLE_SIZE});
+  return write_set(set_layout_, infos);
+}
+
+VkDescriptorSet ComputePipeline::make_bounds_set(const Buffer& output, const Buffer& input) {
+  if (!bounds_layout_) throw Error(ErrorKind::internal, desc_.label + ": a bounds set for a pipeline without one");
+  static_assert(kBoundsOutputBinding == 0 && kBoundsInputBinding == 1, "write_set binds in order");
+  const std::array<VkDescriptorBufferInfo, 2> infos{VkDescriptorBufferInfo{output.handle(), 0, VK_WHOLE_SIZE},
+                                                    VkDescriptorBufferInfo{input.handle(), 0, VK_WHOLE_SIZE}};
+  return write_set(bounds_layout_, infos);
+}
+
 void ComputePipeline::record_dispatch(VkCommandBuffer cmd, VkDescriptorSet set, std::array<std::uint32_t, 3> groups,
-                                      std::span<const std::uint8_t> push_constants) const {
+                                      std::span<const std::uint8_t> push_constants, VkDescriptorSet bounds) const {
   vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline_);
   vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, layout_, 0, 1, &set, 0, nullptr);
+  if (bounds_layout_) {
+    if (!bounds) throw Error(ErrorKind::internal, desc_.label + ": an instrumented pipeline needs its bounds set");
+    vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, layout_, kBoundsSet, 1, &bounds, 0, nullptr);
+  }
   if (!push_constants.empty()) {
     vkCmdPushConstants(cmd, layout_, VK_SHADER_STAGE_COMPUTE_BIT, 0, static_cast<std::uint32_t>(push_constants.size()),
                        push_constants.data());

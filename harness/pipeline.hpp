@@ -1,7 +1,8 @@
 #pragma once
 // Compute pipelines from SPIR-V: storage buffers at set 0, bindings 0..n-1,
 // optional push constants, specialization constants, and a required subgroup
-// size where the device allows one.
+// size where the device allows one. A module instrumented for bounds checks
+// (harness/bounds_instrumentation.hpp) also binds set kBoundsSet.
 #include <volk.h>
 
 #include <array>
@@ -41,6 +42,9 @@ struct PipelineDesc {
   // Ask the driver for what it made of the pipeline (statistics() returns
   // it) where the device offers that; ignored elsewhere.
   bool capture_statistics = false;
+  // The module is bounds-instrumented: the layout adds set kBoundsSet (its
+  // output and input buffers), bound with make_bounds_set().
+  bool bounds_set = false;
 };
 
 class ComputePipeline {
@@ -66,16 +70,25 @@ class ComputePipeline {
   // Binds each buffer from `offset` (a multiple of minStorageBufferOffsetAlignment) to its end.
   VkDescriptorSet make_descriptor_set(std::span<const Buffer* const> buffers, VkDeviceSize offset = 0);
 
-  // Records bind + push constants + dispatch.
+  // With desc.bounds_set: the set of an instrumented module's output and
+  // input buffers (each bound whole); lives as long as the pipeline.
+  VkDescriptorSet make_bounds_set(const Buffer& output, const Buffer& input);
+
+  // Records bind + push constants + dispatch; `bounds` is bound at
+  // kBoundsSet when the pipeline has that set.
   void record_dispatch(VkCommandBuffer cmd, VkDescriptorSet set, std::array<std::uint32_t, 3> groups,
-                       std::span<const std::uint8_t> push_constants = {}) const;
+                       std::span<const std::uint8_t> push_constants = {},
+                       VkDescriptorSet bounds = VK_NULL_HANDLE) const;
 
  private:
   void release();  // destroys what exists; safe on a half-built pipeline
+  // A set of `layout` from the pool with infos[i] at binding i.
+  VkDescriptorSet write_set(VkDescriptorSetLayout layout, std::span<const VkDescriptorBufferInfo> infos);
   Device* device_;
   PipelineDesc desc_;
   VkShaderModule module_ = VK_NULL_HANDLE;
   VkDescriptorSetLayout set_layout_ = VK_NULL_HANDLE;
+  VkDescriptorSetLayout bounds_layout_ = VK_NULL_HANDLE;  // with desc.bounds_set
   VkPipelineLayout layout_ = VK_NULL_HANDLE;
   VkPipeline pipeline_ = VK_NULL_HANDLE;
   VkDescriptorPool pool_ = VK_NULL_HANDLE;

@@ -11,15 +11,16 @@
 namespace vktune {
 
 // Creates the pipeline of each compiled candidate that is to be measured.
-void create_pipelines(std::vector<Candidate>& batch, vk::Device& device, std::uint32_t buffers, std::uint32_t dims,
-                      std::uint32_t descriptor_sets, AttemptLog* attempts, bool capture_statistics) {
+void create_pipelines(std::vector<Candidate>& batch, vk::Device& device, const worker::PipelineLayout& layout,
+                      AttemptLog* attempts, bool capture_statistics) {
   for (auto& c : batch) {
     if (c.previous || c.compile_error || c.pipeline_error) continue;
     const auto start = Clock::now();
     if (attempts) attempts->begin(c.variant, "creating its pipeline");
     try {
-      c.runner = std::make_unique<VariantRunner>(device, c.variant, buffers, dims, descriptor_sets, false,
-                                                 capture_statistics);
+      c.runner = std::make_unique<VariantRunner>(device, c.variant, layout.buffers, layout.shape_dims,
+                                                 layout.descriptor_sets, false, capture_statistics,
+                                                 layout.check_bounds);
       c.statistics = c.runner->statistics();
     } catch (const Error& e) {
       c.pipeline_error = e;

@@ -56,10 +56,11 @@ void prepare_in_workers(std::vector<Candidate>& batch, WorkerPool& pool, const T
                         std::optional<std::chrono::steady_clock::time_point> limit,
                         const std::atomic<bool>* wanted = nullptr);
 
-// Creates the pipeline of each compiled candidate that is to be measured;
-// with `capture_statistics`, reads its statistics where the device offers them.
-void create_pipelines(std::vector<Candidate>& batch, vk::Device& device, std::uint32_t buffers, std::uint32_t dims,
-                      std::uint32_t descriptor_sets, AttemptLog* attempts, bool capture_statistics = false);
+// Creates the pipeline of each compiled candidate that is to be measured, as
+// `layout` says; with `capture_statistics`, reads its statistics where the
+// device offers them.
+void create_pipelines(std::vector<Candidate>& batch, vk::Device& device, const worker::PipelineLayout& layout,
+                      AttemptLog* attempts, bool capture_statistics = false);
 
 // The outcome an earlier run stored, as this run reports it (resumed).
 Outcome from_measurement(const results::Measurement& m, const kernels::Config& config, bool is_baseline);

@@ -129,9 +129,10 @@ ShapeResult TuneSession::tune(const kernels::Kernel& kernel, const kernels::Shap
 }
 
 ShapeResult TuneSession::check(const kernels::Kernel& kernel, const kernels::Shape& shape,
-                               const std::vector<kernels::Config>& configs, std::uint64_t seed) {
+                               const std::vector<kernels::Config>& configs, std::uint64_t seed, bool check_bounds) {
   TuneOptions options;
   options.time_variants = false;
+  options.check_bounds = check_bounds;
   options.cache_mode = CacheMode::hot;
   options.seed = seed;
   return run(kernel, shape, options, configs, true);

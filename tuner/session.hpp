@@ -91,6 +91,11 @@ struct TuneOptions {
   // (VK_KHR_pipeline_executable_properties), store them, and evaluate a
   // config whose code spills only once the search has nothing else left.
   bool pipeline_statistics = true;
+  // Validate with bounds-instrumented modules (engine/evaluator.hpp's
+  // check_bounds): any storage-buffer access past a binding's data fails the
+  // variant. For checks, not tunes: the instrumented code is slower and is
+  // not what would be timed.
+  bool check_bounds = false;
 };
 
 // Up to this many valid configs a search without bounds is exhaustive.
@@ -114,9 +119,10 @@ class TuneSession {
 
   // Tunes the shape: baseline first, then the strategy's proposals.
   ShapeResult tune(const kernels::Kernel& kernel, const kernels::Shape& shape, const TuneOptions& options);
-  // Validates exactly `configs` (no timing, nothing stored).
+  // Validates exactly `configs` (no timing, nothing stored); with
+  // `check_bounds`, on bounds-instrumented modules (TuneOptions::check_bounds).
   ShapeResult check(const kernels::Kernel& kernel, const kernels::Shape& shape,
-                    const std::vector<kernels::Config>& configs, std::uint64_t seed);
+                    const std::vector<kernels::Config>& configs, std::uint64_t seed, bool check_bounds = false);
 
  private:
   class Evaluation;

@@ -101,13 +101,14 @@ void TuneSession::Evaluation::prepare_configs(const std::vector<kernels::Config>
                            : std::nullopt;
     const auto* flag = &b.wanted;
     const bool statistics = options_.pipeline_statistics;
+    const worker::PipelineLayout layout{buffers, dims, sets, options_.check_bounds};
     b.compiling = std::async(std::launch::async, [=, &templates] {
       if (workers) {
-        prepare_in_workers(*candidates, *workers, templates, {buffers, dims, sets}, limit, flag);
+        prepare_in_workers(*candidates, *workers, templates, layout, limit, flag);
       } else {
         compile_all(*candidates, templates, 1);
       }
-      create_pipelines(*candidates, *device, buffers, dims, sets, attempts, statistics);
+      create_pipelines(*candidates, *device, layout, attempts, statistics);
     });
   }
 }
@@ -247,7 +248,7 @@ void TuneSession::Evaluation::run_on_device(Candidate& c, Outcome& o) {
     runner = std::make_unique<VariantRunner>(device, c.variant, static_cast<std::uint32_t>(problem_.buffers.size()),
                                              static_cast<std::uint32_t>(kernel_.shape_dims().size()),
                                              copies_ + 2 + static_cast<std::uint32_t>(more_.size()), false,
-                                             options_.pipeline_statistics);
+                                             options_.pipeline_statistics, options_.check_bounds);
     o.statistics = runner->statistics();
   }
   {

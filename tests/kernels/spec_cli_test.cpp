@@ -29,6 +29,28 @@ using results::testing::run_vktune;
 
 const fs::path kSoftmax = fs::path(VKTUNE_EXAMPLES_DIR) / "pytorch_softmax" / "softmax.json";
 
+// A spec of y = a + b over n values of `type` (one sub-space running
+// add.comp with WG 32 or 64) within the given tolerance.
+nlohmann::json add_spec(const std::string& name, const std::string& type, double rel_l2, double max_rel) {
+  const int element = type == "f16" ? 2 : 4;
+  return {{"name", name},
+          {"shape", {"n"}},
+          {"default_shapes", {{37}}},
+          {"subspaces",
+           {{{"name", "only"},
+             {"template", "add.comp"},
+             {"parameters", {{{"name", "WG"}, {"values", {32, 64}}}}},
+             {"local_size", {"WG", 1, 1}},
+             {"stages", {{{"workgroups", {{{"dim", "n"}, {"per_workgroup", "WG"}}, 1, 1}}}}}}}},
+          {"buffers",
+           {{{"name", "a"}, {"binding", 0}, {"type", type}, {"size", "n"}, {"role", "input"}},
+            {{"name", "b"}, {"binding", 1}, {"type", type}, {"size", "n"}, {"role", "input"}},
+            {{"name", "y"}, {"binding", 2}, {"type", type}, {"size", "n"}, {"role", "output"}}}},
+          {"metrics", {{"bytes", std::to_string(3 * element) + " * n"}, {"flops", "n"}}},
+          {"reference", {{"op", "add"}, {"a", "a"}, {"b", "b"}, {"y", "y"}}},
+          {"tolerance", {{"rel_l2", rel_l2}, {"max_rel", max_rel}}}};
+}
+
 class SpecCli : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -123,24 +145,9 @@ TEST_F(SpecCli, TheConvolutionExamplesRefuseBadShapes) {
 // leaves the last half unwritten, or writes a wrong value, fails with the
 // reason (exit 1). `vktune list` shows a failing 16-bit legality rule's reason.
 TEST_F(SpecCli, F16OutputsAreCheckedAndAnUnwrittenOrWrongHalfFails) {
-  const nlohmann::json spec = {
-      {"name", "t_add_f16"},
-      {"shape", {"n"}},
-      {"default_shapes", {{37}}},
-      {"subspaces",
-       {{{"name", "only"},
-         {"template", "add.comp"},
-         {"parameters", {{{"name", "WG"}, {"values", {32, 64}}}}},
-         {"local_size", {"WG", 1, 1}},
-         {"legality", {{{"rule", "has_storage_16bit"}, {"reason", "fp16 buffers need storageBuffer16BitAccess"}}}},
-         {"stages", {{{"workgroups", {{{"dim", "n"}, {"per_workgroup", "WG"}}, 1, 1}}}}}}}},
-      {"buffers",
-       {{{"name", "a"}, {"binding", 0}, {"type", "f16"}, {"size", "n"}, {"role", "input"}},
-        {{"name", "b"}, {"binding", 1}, {"type", "f16"}, {"size", "n"}, {"role", "input"}},
-        {{"name", "y"}, {"binding", 2}, {"type", "f16"}, {"size", "n"}, {"role", "output"}}}},
-      {"metrics", {{"bytes", "6 * n"}, {"flops", "n"}}},
-      {"reference", {{"op", "add"}, {"a", "a"}, {"b", "b"}, {"y", "y"}}},
-      {"tolerance", {{"rel_l2", 6e-4}, {"max_rel", 1e-3}}}};
+  nlohmann::json spec = add_spec("t_add_f16", "f16", 6e-4, 1e-3);
+  spec["subspaces"][0]["legality"] = {
+      {{"rule", "has_storage_16bit"}, {"reason", "fp16 buffers need storageBuffer16BitAccess"}}};
   std::ofstream(dir_ / "add.json") << spec.dump();
   auto shader = [](const std::string& store) {
     return "#version 450\n#extension GL_EXT_shader_16bit_storage : require\n"
@@ -177,6 +184,37 @@ TEST_F(SpecCli, F16OutputsAreCheckedAndAnUnwrittenOrWrongHalfFails) {
   EXPECT_EQ(list.exit_code, 0) << list.err;
   EXPECT_NE(list.out.find("0 valid of 2"), std::string::npos) << list.out;
   EXPECT_NE(list.out.find("illegal: 2 fp16 buffers need storageBuffer16BitAccess"), std::string::npos) << list.out;
+}
+
+// A store 8 MB past y (beyond every guard band: lavapipe drops it) passes
+// `vktune check --bounds off` and fails `--bounds on` (the default on a CPU
+// device) as out_of_bounds naming y, exit 1 (issue 40, item 12). A --bounds
+// value outside its choices is exit 2.
+TEST_F(SpecCli, AStoreFarPastItsBufferFailsTheBoundsInstrumentedCheck) {
+  const auto spec = add_spec("t_add_far", "f32", 1e-6, 1e-6);
+  std::ofstream(dir_ / "add.json") << spec.dump();
+  std::ofstream(dir_ / "add.comp") << "#version 450\nlayout(local_size_x = WG) in;\n"
+                                       "layout(push_constant) uniform P { uint n; };\n"
+                                       "layout(binding = 0) readonly buffer A { float a[]; };\n"
+                                       "layout(binding = 1) readonly buffer B { float b[]; };\n"
+                                       "layout(binding = 2) writeonly buffer Y { float y[]; };\n"
+                                       "void main() {\n  const uint i = gl_GlobalInvocationID.x;\n"
+                                       "  if (i < n) y[i] = a[i] + b[i];\n"
+                                       "  if (i == 0u) y[n + 2000000u] = 1.0;\n}\n";
+  const std::string check = "check " + quoted(dir_ / "add.json") + " --device 0 --seed 5";
+  const auto plain = run(check + " --bounds off");
+  EXPECT_EQ(plain.exit_code, 0) << "the bands reach 8 MB now? " << plain.out << plain.err;
+
+  const auto bounded = run(check + " --bounds on");
+  EXPECT_EQ(bounded.exit_code, 1) << bounded.out << bounded.err;
+  EXPECT_NE(bounded.out.find("out_of_bounds: out of bounds: an access reached byte 8000151 of buffer 'y' (148 bytes)"),
+            std::string::npos)
+      << bounded.out;
+  EXPECT_NE(bounded.out.find("(bounds-instrumented)"), std::string::npos) << bounded.out;
+
+  const auto bad = run(check + " --bounds maybe");
+  EXPECT_EQ(bad.exit_code, 2) << bad.err;
+  EXPECT_NE(bad.err.find("--bounds"), std::string::npos) << bad.err;
 }
 
 // A template that does not compile or computes the wrong values is a failed

@@ -7,7 +7,10 @@
 //   BUG=6 is wrong only when x[0] > 0; BUG=7 adds b[1] to y[0] and bumps b[1]
 //   by 2^-20 each run (an output that drifts from run to run, well within the
 //   tolerance); BUG=8 stores one float 4.4 KB past the end of y, BUG=9 adds
-//   x[N + 100000], 400 KB past the end of x (both beyond a 4-KiB band).
+//   x[N + 100000], 400 KB past the end of x (both beyond a 4-KiB band);
+//   BUG=10 stores one float 1 GiB past the end of y, BUG=11 adds x[N + 2^20],
+//   4 MiB past the end of x (both beyond every guard band: only
+//   bounds-instrumented validation sees them on lavapipe).
 // WG is a real parameter; WG=2048 is rejected by the constraint. The space
 // holds BUG 0..3 unless the kernel is made with other bugs and baseline.
 #include <filesystem>
@@ -57,6 +60,12 @@ void main() {
 #endif
 #if BUG == 9
   if (i == 0) v += x[N + 100000];
+#endif
+#if BUG == 10
+  if (i == N - 1) y[N + 268435456u] = v;
+#endif
+#if BUG == 11
+  if (i == 0) v += x[N + 1048576u];
 #endif
 #if BUG == 7
   if (i == 0) {

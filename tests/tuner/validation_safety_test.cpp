@@ -8,6 +8,7 @@
 
 #include <cstring>
 #include <filesystem>
+#include <iostream>
 #include <random>
 
 #include "tests/test_device.hpp"
@@ -81,6 +82,50 @@ TEST_F(ValidationSafetyTest, WideValidationBandsCatchStoresAndReadsFarPastTheEnd
   EXPECT_EQ(result.outcomes[2].status, results::Status::wrong_result) << result.outcomes[2].reason;
   EXPECT_EQ(result.outcomes[2].validation.non_finite, 1u);
   EXPECT_EQ(result.outcomes[3].status, results::Status::ok) << result.outcomes[3].reason;
+}
+
+// Beyond every band (issue 40, item 12): a store 1 GiB past y and a read
+// 4 MiB past x pass plain validation on lavapipe (it drops the store and
+// reads zero); bounds-instrumented validation fails both, and the accesses
+// the bands catch as well, naming the buffer, and still passes correct
+// variants after each.
+TEST_F(ValidationSafetyTest, InstrumentedValidationCatchesAccessesPastEveryBand) {
+  testing::TestScaleKernel kernel({0, 4, 5, 10, 11});
+  TuneSession session(instance, test::test_device_index(), nullptr, templates, progress);
+  const kernels::Shape shape{77};
+  const std::vector<kernels::Config> configs{{{"BUG", 10}, {"WG", 32}}, {{"BUG", 0}, {"WG", 32}},
+                                             {{"BUG", 11}, {"WG", 64}}, {{"BUG", 0}, {"WG", 64}},
+                                             {{"BUG", 4}, {"WG", 32}},  {{"BUG", 5}, {"WG", 64}}};
+  std::cout << "seed " << seed << "\n";
+  const auto plain = session.check(kernel, shape, {configs[0], configs[2]}, seed);
+  ASSERT_EQ(plain.outcomes.size(), 2u);
+  EXPECT_EQ(plain.outcomes[0].status, results::Status::ok) << "the bands reach this far now: "
+                                                            << plain.outcomes[0].reason;
+  EXPECT_EQ(plain.outcomes[1].status, results::Status::ok) << plain.outcomes[1].reason;
+
+  const auto result = session.check(kernel, shape, configs, seed, /*check_bounds=*/true);
+  ASSERT_EQ(result.outcomes.size(), configs.size());
+  // y has 77 floats (308 bytes): a float 2^28 past its end ends at byte
+  // 4 * (77 + 2^28) + 3; x's read at 4 * (77 + 2^20) + 3.
+  const std::vector<std::pair<std::string, std::uint64_t>> expected{
+      {"buffer 'y' (308 bytes)", 4 * (77 + (std::uint64_t{1} << 28)) + 3},
+      {"", 0},
+      {"buffer 'x' (308 bytes)", 4 * (77 + (std::uint64_t{1} << 20)) + 3},
+      {"", 0},
+      {"buffer 'y' (308 bytes)", 4 * 77 + 3},
+      {"buffer 'x' (308 bytes)", 4 * 77 + 3}};
+  for (std::size_t i = 0; i < configs.size(); ++i) {
+    const auto& o = result.outcomes[i];
+    SCOPED_TRACE(kernels::config_to_string(configs[i]) + ": " + o.reason);
+    if (expected[i].first.empty()) {
+      EXPECT_EQ(o.status, results::Status::ok);
+      continue;
+    }
+    EXPECT_EQ(o.status, results::Status::out_of_bounds);
+    EXPECT_NE(o.reason.find("reached byte " + std::to_string(expected[i].second) + " of " + expected[i].first),
+              std::string::npos);
+    EXPECT_NE(o.reason.find("1 such access"), std::string::npos);
+  }
 }
 
 TEST(ValidationBand, ReachesTheDataSizeWithinItsBoundsAndTheDescriptorRange) {
