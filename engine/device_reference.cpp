@@ -1,5 +1,7 @@
 #include "engine/device_reference.hpp"
 
+#include <algorithm>
+
 #include <cmath>
 #include <limits>
 
@@ -37,7 +39,9 @@ void complete_reference(vk::Device& device, const kernels::Kernel& kernel, kerne
   Validation ran;
   try {
     compile_variant(variant, templates);
-    VariantRunner runner(device, variant, buffers, static_cast<std::uint32_t>(kernel.shape_dims().size()), 2);
+    // A descriptor set per weight copy (a cold-cache tune rotates up to 64).
+    VariantRunner runner(device, variant, buffers, static_cast<std::uint32_t>(kernel.shape_dims().size()),
+                         std::max(2u, on_device.copies()));
     // Every element NaN: "only required to be finite", so the launch passes
     // when it writes every output, stays inside its buffers and finishes.
     const auto outputs =

@@ -112,6 +112,28 @@ TEST_F(SpecReferenceCli, ATrustedConfigDecidesWhichVariantsPass) {
   EXPECT_GT(failed.size(), 0u);
 }
 
+// A tune rotates copies of the weights (cold cache): with the input made
+// weights, small enough for many copies, the trusted config runs on every
+// copy's descriptor set. Its pool once held two sets, and such a tune
+// stopped with VK_ERROR_OUT_OF_POOL_MEMORY before any variant on an H200
+// (measurements/nvidia-h200/session32/row_read). lavapipe does not enforce a
+// pool's size, so there this test guards the path; a device that does
+// (VKTUNE_TEST_DEVICE on a GPU) fails it on that code.
+TEST_F(SpecReferenceCli, ATrustedConfigServesATuneOverManyWeightCopies) {
+  write_shader(0);  // no ITEMS is 0: every variant right
+  spec_["reference"] = {{"config", {{"WG_SIZE", 64}, {"ITEMS", 1}}}};
+  spec_["buffers"][1]["role"] = "weights";
+  std::ofstream(dir_ / "softmax.json") << spec_.dump(2);
+  const auto r = run_vktune(quoted(dir_ / "softmax.json") + " --device 0 --shape 3,1000 --budget 2 --seed 4 --db " +
+                                quoted(dir_ / "t.db") + " --json",
+                            dir_ / "stderr.txt");
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const auto report = json::parse(r.out);
+  const auto& shape = report.at("shapes").at(0);
+  EXPECT_EQ(shape.at("failures"), 0) << r.out;
+  EXPECT_GE(shape.at("outcomes").size(), 3u) << r.out;  // the baseline and two more
+}
+
 TEST_F(SpecReferenceCli, AReferenceKernelInGlslDecidesWhichVariantsPass) {
   write_shader(2);
   std::string naive = kNaiveSoftmax;
