@@ -44,6 +44,7 @@ struct Context {
   Ceilings ceilings;
   CacheMode cache_mode = CacheMode::cold;
   std::map<std::string, ProblemOnDevice> problems;  // by "kernel/shape"
+  std::shared_ptr<std::vector<WinnerTime>> winners = std::make_shared<std::vector<WinnerTime>>();
 };
 
 std::string benchmark_shape_name(const kernels::Kernel& kernel, const kernels::Shape& shape) {
@@ -59,6 +60,11 @@ std::string benchmark_shape_name(const kernels::Kernel& kernel, const kernels::S
 void run_variant(benchmark::State& state, Context& ctx, const kernels::Kernel& kernel, const kernels::Shape& shape,
                  const kernels::Config& config, double stored_ns) {
   const auto key = kernel.name() + "/" + kernels::shape_to_string(shape);
+  // A winner (stored_ns > 0) is recorded measured or not, for --max-drift.
+  const auto skip = [&](const std::string& why) {
+    if (stored_ns > 0) ctx.winners->push_back({kernel.name() + " " + kernels::shape_to_string(shape), stored_ns, 0, why});
+    state.SkipWithError(why.c_str());
+  };
   auto& entry = ctx.problems[key];
   if (!entry.on_device) {
     entry.problem = kernel.make_problem(shape, 1);
@@ -72,7 +78,7 @@ void run_variant(benchmark::State& state, Context& ctx, const kernels::Kernel& k
       complete_reference(*ctx.device, kernel, entry.problem, *entry.on_device, ctx.templates);
     } catch (const Error& e) {
       entry.on_device.reset();
-      state.SkipWithError(e.what());
+      skip(e.what());
       return;
     }
   }
@@ -86,11 +92,11 @@ void run_variant(benchmark::State& state, Context& ctx, const kernels::Kernel& k
                                              entry.on_device->copies() + 2);
     const auto check = runner->validate(*entry.on_device, entry.problem, kernel.variant_tolerance(config, shape));
     if (!check.passed) {
-      state.SkipWithError(("wrong result: " + check.reason).c_str());
+      skip("wrong result: " + check.reason);
       return;
     }
   } catch (const Error& e) {
-    state.SkipWithError(e.what());
+    skip(e.what());
     return;
   }
   // One iteration = one submission of 15 timed samples of K back-to-back
@@ -129,6 +135,7 @@ void run_variant(benchmark::State& state, Context& ctx, const kernels::Kernel& k
     if (stored_ns > 0) {
       state.counters["stored_us"] = stored_ns * 1e-3;
       state.counters["vs_stored"] = per_dispatch_s * 1e9 / stored_ns;
+      ctx.winners->push_back({kernel.name() + " " + kernels::shape_to_string(shape), stored_ns, per_dispatch_s * 1e9, ""});
     }
   }
   state.counters["dispatches_per_sample"] = k;
@@ -225,7 +232,7 @@ Registered register_kernel_benchmarks(const BenchOptions& options) {
     throw Error(ErrorKind::usage, "no results in " + path.string() + "; tune first, e.g. `vktune matmul_q4k --device " +
                                       std::to_string(options.device) + "`");
   }
-  return {registered, ctx.device->info(), std::filesystem::absolute(path)};
+  return {registered, ctx.device->info(), std::filesystem::absolute(path), ctx.winners};
 }
 
 }  // namespace vktune::bench

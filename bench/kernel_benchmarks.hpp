@@ -6,9 +6,11 @@
 // ceiling.
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "bench/stored_drift.hpp"
 #include "common/cache_mode.hpp"
 #include "harness/device_info.hpp"
 
@@ -31,6 +33,8 @@ struct Registered {
   std::size_t benchmarks = 0;
   vk::DeviceInfo device;             // the device they run on
   std::filesystem::path database;    // the database their winners came from
+  // Each winner as the benchmarks met it, filled in as they run.
+  std::shared_ptr<std::vector<WinnerTime>> winners;
 };
 
 // Registers the benchmarks and says how many, on what device, from which

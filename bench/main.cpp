@@ -1,5 +1,6 @@
 // vktune-bench: Google Benchmark over the stored winners and baselines.
 //   vktune-bench [--device N] [--db PATH] [--kernel NAME|SPEC.json]... [--cache cold|hot] [--iterations N]
+//                [--max-drift PCT]
 //                [Google Benchmark flags: --benchmark_filter=, --benchmark_format=json, ...]
 // Usually run through `vktune bench`.
 #include <CLI/CLI.hpp>
@@ -7,6 +8,7 @@
 
 #include <iostream>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -75,6 +77,11 @@ int main(int argc, char** argv) {
   app.add_option("--iterations", options.iterations, "Iterations per benchmark")
       ->capture_default_str()
       ->check(CLI::Range(1, 1'000'000));
+  std::optional<double> max_drift;  // percent
+  app.add_option("--max-drift", max_drift,
+                 "Exit 1 when a winner's time here is more than PCT percent off its stored time (either way), or "
+                 "it could not be measured")
+      ->check(CLI::Range(0.0, 1e6));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -120,6 +127,15 @@ int main(int argc, char** argv) {
     add_context(registered, options);
     benchmark::RunSpecifiedBenchmarks();
     benchmark::Shutdown();
+    if (max_drift) {
+      const auto& winners = *registered.winners;
+      const auto off = bench::drift_failures(winners, *max_drift / 100.0);
+      for (const auto& line : off) std::cerr << "vktune-bench: drift: " << line << "\n";
+      std::cerr << "vktune-bench: " << winners.size() - off.size() << " of " << winners.size()
+                << " winners within " << *max_drift << "% of their stored times\n";
+      // A check that measured no winner proves nothing.
+      if (!off.empty() || winners.empty()) return exit_code::failure;
+    }
   } catch (const Error& e) {
     std::cerr << "vktune-bench: error: " << e.what() << "\n";
     return exit_code_for(e.kind());

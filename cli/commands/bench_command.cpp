@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,7 @@ struct BenchArgs {
   std::uint32_t device = 0;
   std::string db;
   std::string cache = to_string(CacheMode::cold);  // --cache, parsed where it is used
+  std::optional<double> max_drift;                // percent
 };
 
 std::filesystem::path bench_program() {
@@ -48,6 +50,12 @@ architecture or vendor whose contract this device can run) and its baseline:
 GPU time per dispatch, bytes_per_second, items_per_second = FLOP/s, pct_peak;
 a winner's stored_us and vs_stored, the stored time and this run's over it.
 
+--max-drift PCT exits 1 when any winner runs more than PCT percent off its
+stored time (either way: 2x slower and 2x faster are both 100% off) or could
+not be measured, naming each on stderr: run it on a GPU of a table's model
+before committing the table (import it into an empty database, then
+`vktune bench --db DB --max-drift 10`).
+
 An iteration is one submission of 15 timed samples, 10 iterations unless
 --iterations says otherwise. Arguments after -- go to Google Benchmark, e.g.
     vktune bench matmul_q4k --device 0 -- \
@@ -62,10 +70,15 @@ See docs/RESULTS_DATABASE.md.
       ->check(database_validator())
       ->check(CLI::ExistingFile);
   add_cache_option(*cmd, args->cache, "Which winners: those tuned with cold or with hot caches");
+  cmd->add_option("--max-drift", args->max_drift,
+                  "Exit 1 when a winner's time here is more than PCT percent off its stored time, or it could not "
+                  "be measured")
+      ->check(CLI::Range(0.0, 1e6));
   cmd->callback([args, &result_code, &benchmark_flags] {
     const auto program = bench_program().string();
     std::vector<std::string> argv_text{program, "--device", std::to_string(args->device), "--cache", args->cache};
     if (!args->db.empty()) argv_text.insert(argv_text.end(), {"--db", args->db});
+    if (args->max_drift) argv_text.insert(argv_text.end(), {"--max-drift", std::to_string(*args->max_drift)});
     for (const auto& k : args->kernels) {
       const auto spec = kernels::spec::spec_path_of(k);  // vktune-bench loads a spec kernel itself
       argv_text.insert(argv_text.end(), {"--kernel", spec.empty() ? k : spec});

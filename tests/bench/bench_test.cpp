@@ -1,4 +1,5 @@
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 #include <sys/wait.h>
 
 #include <cstdlib>
@@ -79,6 +80,59 @@ TEST_F(BenchTest, AWinnerIsReportedBesideItsStoredTime) {
     EXPECT_NEAR(b["vs_stored"].get<double>(), ratio, 1e-6 * ratio);
   }
   EXPECT_EQ(winners, 1);
+}
+
+// --max-drift (issue 42, item 6): a table whose stored time is what this
+// device measures passes the check through export and import; the same
+// database with its winner's time cut to a fiftieth (a stale time: a table's
+// entries are hashed, so the cut is made in SQLite) fails it, naming the
+// winner and both times on stderr, exit 1; and a check that measured no
+// winner fails too. 1000% leaves room for a CPU driver's run-to-run spread;
+// a fiftieth is 4900% off.
+TEST_F(BenchTest, MaxDriftFailsAWinnerFarFromItsStoredTime) {
+  ASSERT_EQ(vktune("add --device 0 --shape 4,256 --budget 2 --seed 3 --db " + db).first, 0);
+  auto [export_code, table_text] = vktune("export --db " + db);
+  ASSERT_EQ(export_code, 0);
+  auto table = nlohmann::json::parse(table_text);
+  ASSERT_EQ(table.at("winners").size(), 1u);
+  const double stored_ns = table["winners"][0].at("median_ns").get<double>();
+  const auto import_into = [&](const nlohmann::json& t, const std::string& name) {
+    const auto file = dir / (name + ".json"), into = dir / (name + ".db");
+    std::ofstream(file) << t.dump();
+    EXPECT_EQ(vktune("import " + file.string() + " --db " + into.string()).first, 0);
+    return into.string();
+  };
+  const auto err = dir / "err.txt";
+  const auto bench = [&](const std::string& into) {
+    const int status = std::system((std::string(VKTUNE_BINARY) + " bench add --device 0 --max-drift 1000 --db " +
+                                    into + " -- --iterations 2 >/dev/null 2>" + err.string())
+                                       .c_str());
+    std::ifstream f(err);
+    std::stringstream text;
+    text << f.rdbuf();
+    return std::make_pair(WIFEXITED(status) ? WEXITSTATUS(status) : -1, text.str());
+  };
+  const auto same = bench(import_into(table, "same"));
+  EXPECT_EQ(same.first, 0) << same.second;
+  EXPECT_NE(same.second.find("1 of 1 winners within 1000% of their stored times"), std::string::npos) << same.second;
+
+  const auto stale_db = import_into(table, "stale");
+  sqlite3* handle = nullptr;
+  ASSERT_EQ(sqlite3_open(stale_db.c_str(), &handle), SQLITE_OK);
+  const auto cut = "UPDATE winners SET median_ns = " + std::to_string(stored_ns / 50);
+  EXPECT_EQ(sqlite3_exec(handle, cut.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
+  EXPECT_EQ(sqlite3_changes(handle), 1);
+  sqlite3_close(handle);
+  const auto stale = bench(stale_db);
+  EXPECT_EQ(stale.first, 1) << stale.second;
+  EXPECT_NE(stale.second.find("vktune-bench: drift: add 4,256: stored "), std::string::npos) << stale.second;
+  EXPECT_NE(stale.second.find("0 of 1 winners within 1000%"), std::string::npos) << stale.second;
+
+  // Only another kernel's winners: nothing measured, nothing proved.
+  const auto none = std::system((std::string(VKTUNE_BINARY) + " bench softmax --device 0 --max-drift 10 --db " +
+                                 import_into(table, "none") + " >/dev/null 2>&1")
+                                    .c_str());
+  EXPECT_NE(WIFEXITED(none) ? WEXITSTATUS(none) : -1, 0);
 }
 
 // The report names what it was measured on (docs/JSON_OUTPUT.md,
