@@ -109,7 +109,11 @@ std::string VariantRunner::bounds_violations(const kernels::Problem& problem) co
   const auto words = bounds_output_->download_values<std::uint32_t>();
   std::size_t attempted = 0;
   const auto records = vk::read_bounds_records(words, attempted);
-  if (records.empty()) return attempted > 0 ? std::to_string(attempted) + " accesses past a buffer's end" : "";
+  if (records.empty()) {
+    return attempted > 0 ? "out of bounds: " + std::to_string(attempted) +
+                               " accesses past a buffer's end (bounds-instrumented validation)"
+                         : "";
+  }
   const auto& first = records.front();
   // A record holds the length it was checked against, not the binding: the
   // binding its instruction accesses, else the buffers of that length.
@@ -124,9 +128,9 @@ std::string VariantRunner::bounds_violations(const kernels::Problem& problem) co
     }
   }
   if (names.empty()) names = "a buffer";
-  std::string where = variant_.stages.size() > 1 ? "stage " + std::to_string(first.shader_id) + ", " : "";
+  const std::string stage = variant_.stages.size() > 1 ? " in stage " + std::to_string(first.shader_id) : "";
   return "out of bounds: an access reached byte " + std::to_string(first.last_byte) + " of buffer " + names + " (" +
-         std::to_string(first.length) + " bytes) at invocation (" + where + std::to_string(first.invocation[0]) +
+         std::to_string(first.length) + " bytes)" + stage + " at invocation (" + std::to_string(first.invocation[0]) +
          ", " + std::to_string(first.invocation[1]) + ", " + std::to_string(first.invocation[2]) + "); " +
          std::to_string(attempted) + (attempted == 1 ? " such access" : " such accesses") +
          " (bounds-instrumented validation)";
