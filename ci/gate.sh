@@ -18,9 +18,10 @@
 # about ten times slower on lavapipe (llvmpipe splits a shader with barriers
 # into coroutines, and each checked access adds blocks): the whole covering
 # array instrumented would take the gate from about 7 to about 30 minutes,
-# and every kernel's sample with the table's winners took 7.3 minutes beside
-# ctest (ci/logs/2026-11-30-fresh-clone-9dfcfef-shader-cache-disabled.log),
-# past CI's 20. Each push checks a different draw. Fails when any variant is
+# and with every kernel's sample and table winners the fresh-clone run of
+# 9dfcfef took 1,392 s, its gate ending at 1,275 s against 780 s before
+# (ci/logs/2026-11-30-fresh-clone-9dfcfef-shader-cache-disabled.log): past
+# CI's 20 minutes. Each push checks a different draw. Fails when any variant is
 # wrong.
 #
 # One `vktune check` keeps about one core busy (the double-precision
