@@ -211,10 +211,11 @@ void run_check(CheckArgs args, int& result_code) {
                                         args.isolation.compile_timeout, args.isolation.jobs));
   session.isolate(&workers);
   const auto& info = session.device().info();
-  // On a CPU driver the instrumented modules cost little beside the rest of
-  // the check, and an access past a band is otherwise invisible there
-  // (lavapipe drops such a store and reads zero); a GPU checks the modules
-  // as they ship unless asked.
+  // On a CPU driver an access past a guard band is otherwise invisible
+  // (lavapipe drops such a store and reads zero), so auto instruments there,
+  // though validation then takes about ten times as long
+  // (docs/TIMING_AND_NUMERICS.md); a GPU checks the modules as they ship
+  // unless asked.
   const bool check_bounds = args.bounds == "on" || (args.bounds == "auto" && info.is_cpu());
 
   std::size_t passed = 0, failed = 0;
@@ -428,7 +429,8 @@ and store through a storage buffer past the end of its data, however far, is
 skipped and fails the variant as out_of_bounds, naming the buffer; off runs
 the modules as they ship, where guard bands catch what lands within 1-4 MiB
 past a buffer. auto (the default): on for a CPU device (lavapipe), off on a
-GPU.
+GPU. Instrumented, a variant's validation takes about ten times as long on
+lavapipe (llvmpipe compiling the larger shader).
 
 --table adds every winner of an exported table, at each check shape of its
 space where it is legal, else at the smallest shape of its space it runs on
