@@ -29,6 +29,10 @@ const KernelRegistration matmul_q4k_half([] { return std::make_unique<QuantMatmu
 // lavapipe compiles): a model whose ffn_down is another format runs SwiGLU
 // and the product apart.
 const KernelRegistration matmul_q4k_swiglu([] { return std::make_unique<QuantMatmul>(q4k(), Activations::swiglu); });
+// The q/k/v and gate/up products with the residual add and norm before them,
+// for the Q4_K_M mix's Q4_K and Q6_K weights alike (matmul_q6k.cpp; the same
+// CI-gate cost keeps the other formats' out).
+const KernelRegistration matmul_q4k_addnorm([] { return std::make_unique<QuantMatmul>(q4k(), Activations::addnorm); });
 
 }  // namespace
 }  // namespace vktune::kernels

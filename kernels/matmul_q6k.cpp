@@ -23,6 +23,8 @@ QuantFormat q6k() {
 
 const KernelRegistration matmul_q6k_registration([] { return std::make_unique<QuantMatmul>(q6k()); });
 const KernelRegistration matmul_q6k_swiglu([] { return std::make_unique<QuantMatmul>(q6k(), Activations::swiglu); });
+// attn_v and the output head of the Q4_K_M mix (matmul_q4k.cpp).
+const KernelRegistration matmul_q6k_addnorm([] { return std::make_unique<QuantMatmul>(q6k(), Activations::addnorm); });
 
 }  // namespace
 }  // namespace vktune::kernels

@@ -12,6 +12,7 @@
 #include "kernels/matvec_rules.hpp"
 #include "kernels/quant_coopmat.hpp"
 #include "kernels/quantized_activations.hpp"
+#include "kernels/rms_norm_eps.hpp"
 #include "kernels/row_ops.hpp"
 #include "reference/dequantize.hpp"
 #include "reference/matmul.hpp"
@@ -66,7 +67,17 @@ std::vector<double> quantized_matmul_reference(const std::vector<float>& x, std:
 }
 
 std::string QuantMatmul::name() const {
-  return format_.kernel_name + (fp16_activations() ? "_f16" : swiglu_activations() ? "_swiglu" : "");
+  switch (activations_) {
+    case Activations::fp16:
+      return format_.kernel_name + "_f16";
+    case Activations::swiglu:
+      return format_.kernel_name + "_swiglu";
+    case Activations::addnorm:
+      return format_.kernel_name + "_addnorm";
+    case Activations::fp32:
+      break;
+  }
+  return format_.kernel_name;
 }
 
 std::string QuantMatmul::description() const {
@@ -74,6 +85,13 @@ std::string QuantMatmul::description() const {
     return "y[M×N] = x[M×K]·Wᵀ, W in GGUF " + format_.type_name +
            " rows, x = silu(gate)·up read from the gate and up products' outputs side by side (M rows of 2K fp32: "
            "gate, then up), y fp32: ffn_down with the SwiGLU before it; decode shapes (M <= " +
+           std::to_string(matmul::kMaxDecodeM) + ")";
+  }
+  if (addnorm_activations()) {
+    return "y[M×N] = x[M×K]·Wᵀ, W in GGUF " + format_.type_name +
+           " rows, x = RMS norm of h + d times w (x = s / sqrt(mean(s^2) + 1e-5) * w, s = h + d; h, d fp32 M×K, w "
+           "fp32 K), s written too, y fp32: a layer's product with the residual add and the norm before it; decode "
+           "shapes (M <= " +
            std::to_string(matmul::kMaxDecodeM) + ")";
   }
   return "y[M×N] = x[M×K]·Wᵀ, W in GGUF " + format_.type_name + " rows, x and y " +
@@ -95,9 +113,10 @@ void QuantMatmul::validate_shape(const Shape& shape) const {
                                       std::to_string(format_.block_weights) + " (the weights of a " +
                                       format_.type_name + " block)");
   }
-  if (swiglu_activations() && shape[0] > matmul::kMaxDecodeM) {
-    throw Error(ErrorKind::usage, name + ": M=" + std::to_string(shape[0]) + " is a prefill shape; the SwiGLU input " +
-                                      "serves decode shapes (M <= " + std::to_string(matmul::kMaxDecodeM) + ")");
+  if ((swiglu_activations() || addnorm_activations()) && shape[0] > matmul::kMaxDecodeM) {
+    throw Error(ErrorKind::usage, name + ": M=" + std::to_string(shape[0]) + " is a prefill shape; the " +
+                                      (swiglu_activations() ? "SwiGLU" : "residual norm") + " input serves decode " +
+                                      "shapes (M <= " + std::to_string(matmul::kMaxDecodeM) + ")");
   }
   // Indices inside the shaders are 32-bit: bytes of W, vec4s of x (two
   // rows' worth with the SwiGLU input), floats of y.
@@ -110,6 +129,8 @@ void QuantMatmul::validate_shape(const Shape& shape) const {
 std::vector<Shape> QuantMatmul::default_shapes() const {
   // The SwiGLU input is ffn_down's: Llama-3-8B's one decode token.
   if (swiglu_activations()) return {{1, 4096, 14336}};
+  // The residual norm's input is the q/k/v and gate/up products': Llama-3-8B's.
+  if (addnorm_activations()) return {{1, 4096, 4096}, {1, 28672, 4096}};
   std::vector<Shape> shapes;
   for (std::uint32_t m : {1u, 512u}) {
     shapes.push_back({m, 4096, 4096});
@@ -146,6 +167,8 @@ std::vector<Shape> QuantMatmul::check_shapes() const {
   if (fp16_activations()) return {{1, 37, aligned_k}, {40, 30, small ? 96u : 512u}};
   // The SwiGLU input changes how x is read, nothing else: one decode shape.
   if (swiglu_activations()) return {{1, 37, aligned_k}};
+  // The residual norm also holds a scale per x row: M=3 over a single block.
+  if (addnorm_activations()) return {{1, 37, aligned_k}, {3, 19, format_.block_weights}};
   return {{1, 37, aligned_k}, {3, 19, format_.block_weights}, {40, 30, small ? 96u : 512u},
           {9, 60, format_.block_weights}};
 }
@@ -252,6 +275,13 @@ std::vector<Space> QuantMatmul::build_spaces() const {
   decode.bindings = prefill.bindings =
       matmul::bindings(activation_bytes() * (swiglu_activations() ? 2 : 1),
                        size_rule(format_.block_bytes, {1, 2}, format_.block_weights), activation_bytes());
+  if (addnorm_activations()) {  // templates/include/matmul_xy.glsl's ACT_ADDNORM bindings 3, 4 and 5
+    for (auto* space : {&decode, &prefill}) {
+      space->bindings.push_back({"b", BindingRole::input, size_rule(4, {0, 2})});
+      space->bindings.push_back({"w", BindingRole::weights, size_rule(4, {2})});
+      space->bindings.push_back({"s", BindingRole::output, size_rule(4, {0, 2})});
+    }
+  }
   // Whole 16-byte vectors: matvec_q6k_q8.comp reads the vectors that cover
   // each 2-byte-aligned block, the last one's reaching up to 14 bytes past it.
   decode.bindings[1].size.align = prefill.bindings[1].size.align = 16;
@@ -392,6 +422,7 @@ ShaderPlan QuantMatmul::single_stage(const Config& config, const Shape& shape) c
       plan.shared_memory_bytes = cols * (values + values / 32 * 8);
     }
     if (staged) plan.shared_memory_bytes += rows * (blocks * format_.block_bytes / 16 * 16);
+    if (addnorm_activations()) plan.shared_memory_bytes += 4 * (wg + matmul::kMaxDecodeM);  // x_partial, x_scale
     const std::uint32_t parts = uses_exact_layout(config) ? 8 : 4;
     if (layout && config.at("REDUCTION") == 0) {
       plan.shared_memory_bytes += 4 * (t / parts) * rows * cols;  // partial sums of the slots side by side
@@ -417,6 +448,12 @@ std::vector<ShaderPlan> QuantMatmul::stages(const Config& config, const Shape& s
   if (swiglu_activations()) {
     for (auto& stage : stages) stage.defines.emplace_back("ACT_SWIGLU", "1");
   }
+  if (addnorm_activations()) {
+    for (auto& stage : stages) {
+      stage.defines.emplace_back("ACT_ADDNORM", "1");
+      stage.defines.emplace_back("EPS", std::to_string(kRmsNormEps));
+    }
+  }
   return stages;
 }
 
@@ -427,6 +464,13 @@ Problem QuantMatmul::make_problem(const Shape& shape, const Inputs& inputs) cons
   auto weights = ref::random_quantized_rows(format_.type, n, k, seed, inputs.kind);
   auto x = ref::random_floats(m * k, seed ^ 0x9e3779b97f4a7c15ull, -1.0f, 1.0f, inputs.kind);
   HostBuffer xb{"x", std::vector<std::uint8_t>(x.size() * sizeof(float)), false, false};
+  std::vector<float> sums;         // addnorm: h + d, what s must hold
+  std::vector<HostBuffer> extra;   // addnorm: d, w and s (bindings 3 to 5)
+  auto float_buffer = [](std::string name, const std::vector<float>& v, bool weights) {
+    HostBuffer b{std::move(name), std::vector<std::uint8_t>(v.size() * sizeof(float)), false, weights};
+    std::memcpy(b.bytes.data(), v.data(), b.bytes.size());
+    return b;
+  };
   if (fp16_activations()) {
     xb = half_activations::rounded_x(x);  // the reference multiplies the halves the device reads
   } else if (swiglu_activations()) {
@@ -443,6 +487,19 @@ Problem QuantMatmul::make_problem(const Shape& shape, const Inputs& inputs) cons
     for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(s[i]);
     xb.bytes.resize(pairs.size() * sizeof(float));
     std::memcpy(xb.bytes.data(), pairs.data(), xb.bytes.size());
+  } else if (addnorm_activations()) {
+    // h and d of a residual stream's scale, the norm's weight around 1; the
+    // reference multiplies the norm of their fp32 sum, which s must hold.
+    const auto h = ref::random_floats(m * k, seed ^ 0x51ed27c3a4f1b2d9ull, -1.0f, 1.0f, inputs.kind);
+    const auto d = ref::random_floats(m * k, seed ^ 0x2c1b3c6d8e9fa0b1ull, -1.0f, 1.0f, inputs.kind);
+    const auto g = ref::random_floats(k, seed ^ 0x5bd1e995u, 0.5f, 1.5f, inputs.kind);
+    sums.resize(m * k);
+    for (std::size_t i = 0; i < sums.size(); ++i) sums[i] = h[i] + d[i];
+    const auto normed = ref::rmsnorm(sums, k, kRmsNormEps, g);
+    for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(normed[i]);
+    std::memcpy(xb.bytes.data(), h.data(), xb.bytes.size());
+    extra = {float_buffer("b", d, false), float_buffer("w", g, true),
+             HostBuffer{"s", std::vector<std::uint8_t>(sums.size() * sizeof(float)), true, false}};
   } else {
     std::memcpy(xb.bytes.data(), x.data(), xb.bytes.size());
   }
@@ -457,6 +514,11 @@ Problem QuantMatmul::make_problem(const Shape& shape, const Inputs& inputs) cons
   const auto y_bytes = spaces()[space_index(shape)].bindings[2].size.bytes(shape);
   HostBuffer yb{"y", std::vector<std::uint8_t>(y_bytes), true, false};
   problem.buffers = {std::move(xb), std::move(wb), std::move(yb)};
+  if (addnorm_activations()) {  // y's expected values, then s's (Problem::more_outputs)
+    for (auto& b : extra) problem.buffers.push_back(std::move(b));
+    problem.more_outputs = {problem.buffers.size() - 1};
+    problem.expected.insert(problem.expected.end(), sums.begin(), sums.end());
+  }
   if (space_index(shape) == kPrefill) {
     problem.buffers.push_back(HostBuffer{"W16", std::vector<std::uint8_t>(2 * n * k), false, false});
   }
@@ -497,6 +559,7 @@ Metrics QuantMatmul::metrics(const Shape& shape) const {
   const auto value = static_cast<double>(activation_bytes());
   Metrics metrics;
   metrics.bytes = static_cast<double>(weight_bytes(shape)) + (m * k + m * n) * value;
+  if (addnorm_activations()) metrics.bytes += (2 * m * k + k) * value;  // d and w read, s written
   metrics.flops = 2 * m * n * k;
   return metrics;
 }
@@ -504,7 +567,8 @@ Metrics QuantMatmul::metrics(const Shape& shape) const {
 std::uint64_t QuantMatmul::device_bytes(const Shape& shape) const {
   const std::uint64_t m = shape.at(0), n = shape.at(1), k = shape.at(2);
   const std::uint64_t w16 = space_index(shape) == kPrefill ? 2 * n * k : 0;
-  const std::uint64_t x_values = m * k * (swiglu_activations() ? 2 : 1);
+  const std::uint64_t x_values = m * k * (swiglu_activations() ? 2 : addnorm_activations() ? 3 : 1) +
+                                 (addnorm_activations() ? k : 0);  // x, or h, d and s, and w
   return spaces()[space_index(shape)].bindings[1].size.bytes(shape) + (x_values + m * n) * activation_bytes() + w16;
 }
 

@@ -85,15 +85,23 @@ std::vector<double> quantized_matmul_reference(const std::vector<float>& x, std:
 // the up's K) and multiplies silu(gate)·up as x is read, so that ffn_down
 // takes in the SwiGLU before it: one dispatch and one barrier fewer. Decode
 // shapes only (M <= kMaxDecodeM): the tensor-core prefill paths stage x as
-// it is stored.
-enum class Activations { fp32, fp16, swiglu };
+// it is stored. `addnorm` (the kernels named with "_addnorm") reads a
+// residual stream h (binding x) and what a block added to it, d (binding
+// b), writes their sum s = h + d (binding s, the stream the next block adds
+// to) and multiplies x = s / sqrt(mean(s^2) + eps) · w (the norm's weight,
+// binding w): the residual add and the norm before a layer's q/k/v and
+// gate/up products and the output head in the product itself, one dispatch
+// and one barrier fewer each (templates/include/matmul_xy.glsl,
+// ACT_ADDNORM). Decode shapes only, as the SwiGLU input.
+enum class Activations { fp32, fp16, swiglu, addnorm };
 
 class QuantMatmul final : public Kernel {
  public:
   explicit QuantMatmul(QuantFormat format, Activations activations = Activations::fp32)
       : format_(std::move(format)), activations_(activations) {}
 
-  // The format's kernel name, with "_f16" for fp16 activations, "_swiglu" for SwiGLU ones.
+  // The format's kernel name, with "_f16" for fp16 activations, "_swiglu" for SwiGLU ones, "_addnorm" for
+  // the residual norm.
   std::string name() const override;
   std::string description() const override;
   std::vector<std::string> shape_dims() const override { return {"M", "N", "K"}; }
@@ -139,6 +147,7 @@ class QuantMatmul final : public Kernel {
   std::uint64_t activation_bytes() const;
   bool fp16_activations() const { return activations_ == Activations::fp16; }
   bool swiglu_activations() const { return activations_ == Activations::swiglu; }
+  bool addnorm_activations() const { return activations_ == Activations::addnorm; }
   // The one stage of a path other than DEQUANT_STAGE=1, for fp32 activations.
   ShaderPlan single_stage(const Config& config, const Shape& shape) const;
   // Legality (what the templates and the device need:

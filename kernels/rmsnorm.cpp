@@ -5,20 +5,20 @@
 // (the residual add before a layer's norm: one dispatch, where an add and a
 // norm take two with a barrier between). One template,
 // templates/rmsnorm.comp; the weight and the add are part of the kernel's
-// meaning (FUSED_WEIGHT, ADD_RESIDUAL), not tuning parameters. eps is fixed
-// at 1e-5 (Llama 2 and 3, Mistral).
+// meaning (FUSED_WEIGHT, ADD_RESIDUAL), not tuning parameters. eps is
+// kernels/rms_norm_eps.hpp's (the EPS define keeps its text, "1e-5", which
+// every stored variant's hash covers).
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "kernels/registry.hpp"
+#include "kernels/rms_norm_eps.hpp"
 #include "kernels/row_ops.hpp"
 #include "reference/ops.hpp"
 
 namespace vktune::kernels {
 namespace {
-
-constexpr double kEps = 1e-5;
 
 class RmsNorm final : public rowops::RowKernel {
  public:
@@ -56,9 +56,9 @@ class RmsNorm final : public rowops::RowKernel {
     if (weight_) {
       const auto w = rowops::random_values(n, seed ^ 0x5bd1e995u, 0.5f, 1.5f, inputs.kind);
       problem.buffers.push_back(rowops::input_buffer("w", w));
-      problem.expected = ref::rmsnorm(x, n, kEps, w);
+      problem.expected = ref::rmsnorm(x, n, kRmsNormEps, w);
     } else {
-      problem.expected = ref::rmsnorm(x, n, kEps);
+      problem.expected = ref::rmsnorm(x, n, kRmsNormEps);
     }
     if (add_) {
       problem.buffers.push_back(rowops::output_buffer("s", rows * n));

@@ -153,6 +153,7 @@ void math_block(uint b, uvec4 hd[RT], uint q[RT][WPT]) {
 #endif
 
 void main() {
+  x_prologue();  // include/matmul_xy.glsl: before any x4()
   const uint tid = gl_LocalInvocationID.x;
   const uint part = tid % T;
   const uint group = (tid / T) % G;

@@ -91,6 +91,7 @@ void unit_step(uint unit, uint b0) {
 }
 
 void main() {
+  x_prologue();  // include/matmul_xy.glsl: before any x4()
   const uint tid = gl_LocalInvocationID.x;
   const uint part = tid % T;
   const uint group = tid / T;

@@ -150,6 +150,7 @@ void work_run(uint lb0, uint nblk) {
 }
 
 void main() {
+  x_prologue();  // include/matmul_xy.glsl: before any x4()
   // STAGE_BLOCKS blocks are whole uvec4s and fit an x segment.
   if (STAGE_VEC4S * 16u != STAGE_BLOCKS * QB_BYTES || STAGE_BLOCKS * QB_WEIGHTS > SEG) return;
   const uint tid = gl_LocalInvocationID.x;

@@ -2,8 +2,12 @@
 // M×N) of the GGUF-quantized matrix products: fp32, or fp16 where the
 // template is compiled with ACT_F16 defined (the _f16 kernels,
 // kernels/quant_matmul.hpp), or with ACT_SWIGLU (the _swiglu kernels) x
-// computed from a gate and an up vector as it is read. The arithmetic is
-// fp32 in each case, so one template serves all three:
+// computed from a gate and an up vector as it is read, or with ACT_ADDNORM
+// (the _addnorm kernels) x the norm of a residual sum. The arithmetic is
+// fp32 in each case, so one template serves all four:
+//   x_prologue()   called by every invocation at the start of main() (a
+//                  decode template's), before any x4(); empty but for
+//                  ACT_ADDNORM;
 //   x4(i)          values 4i .. 4i+3 of x as a vec4 (fp16 widened exactly);
 //   store_y(i, v)  y[i] = v (with ACT_F16 rounded to fp16 on the store).
 // The tensor-core path reads x's halves as they are stored (xv, f16vec4)
@@ -15,7 +19,53 @@
 #ifndef VKTUNE_MATMUL_XY_GLSL
 #define VKTUNE_MATMUL_XY_GLSL
 
-#ifdef ACT_SWIGLU
+#if defined(ACT_ADDNORM)
+// x is the RMS norm of a residual stream h plus what a block added to it,
+// times the norm's weight g: x = (h + d) / sqrt(mean((h + d)^2) + EPS) * g
+// (the _addnorm kernels, kernels/quant_matmul.hpp, Activations::addnorm),
+// so that the product takes in the add and the norm before it: one
+// dispatch and one barrier fewer. Binding 0 holds h (M×K), 3 d (M×K), 4 g
+// (K), and 5 receives s = h + d, the stream the next block adds to, written
+// by workgroup (0, 0) alone. x_prologue() sums each row's squares over the
+// whole of K before any x4() (a shared-memory tree over the workgroup, rows
+// one after the other; M <= 8, the decode shapes); x4() then scales as it
+// reads.
+layout(std430, set = 0, binding = 0) readonly buffer XBuf { vec4 xv[]; };
+layout(std430, set = 0, binding = 2) writeonly buffer YBuf { float y[]; };
+layout(std430, set = 0, binding = 3) readonly buffer DBuf { vec4 dv[]; };
+layout(std430, set = 0, binding = 4) readonly buffer GBuf { vec4 gv[]; };
+layout(std430, set = 0, binding = 5) writeonly buffer SBuf { vec4 sv[]; };
+#if (WG_SIZE & (WG_SIZE - 1)) != 0
+#error "ACT_ADDNORM's tree sums WG_SIZE partial sums: a power of two"
+#endif
+shared float x_partial[WG_SIZE];
+shared float x_scale[8];
+void x_prologue() {
+  const uint tid = gl_LocalInvocationID.x, row_vectors = K / 4u;
+  const bool writes = gl_WorkGroupID.x == 0u && gl_WorkGroupID.y == 0u;
+  for (uint m = 0u; m < M; ++m) {
+    float squares = 0.0;
+    for (uint v = m * row_vectors + tid; v < (m + 1u) * row_vectors; v += WG_SIZE) {
+      const vec4 s = xv[v] + dv[v];
+      if (writes) sv[v] = s;
+      squares += dot(s, s);
+    }
+    x_partial[tid] = squares;
+    barrier();
+    [[unroll]] for (uint half_size = WG_SIZE / 2u; half_size > 0u; half_size /= 2u) {
+      if (tid < half_size) x_partial[tid] += x_partial[tid + half_size];
+      barrier();
+    }
+    if (tid == 0u) x_scale[m] = inversesqrt(x_partial[0] / float(K) + EPS);
+    barrier();  // x_partial is written again for the next row
+  }
+}
+vec4 x4(uint i) {
+  const uint row_vectors = K / 4u, m = i / row_vectors;
+  return (xv[i] + dv[i]) * gv[i - m * row_vectors] * x_scale[m];
+}
+void store_y(uint i, float v) { y[i] = v; }
+#elif defined(ACT_SWIGLU)
 // x is the SwiGLU of a feed-forward block's gate and up products, read from
 // their outputs side by side (row m of binding 0: the gate's K values, then
 // the up's K; kernels/quant_matmul.hpp, Activations::swiglu):
@@ -39,6 +89,10 @@ layout(std430, set = 0, binding = 0) readonly buffer XBuf { vec4 xv[]; };
 layout(std430, set = 0, binding = 2) writeonly buffer YBuf { float y[]; };
 vec4 x4(uint i) { return xv[i]; }
 void store_y(uint i, float v) { y[i] = v; }
+#endif
+
+#ifndef ACT_ADDNORM
+void x_prologue() {}
 #endif
 
 #endif

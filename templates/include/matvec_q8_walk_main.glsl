@@ -27,6 +27,7 @@ void quantize_unit(uint u, uint r) {
 #endif
 
 void main() {
+  x_prologue();  // include/matmul_xy.glsl: before any x4()
   const uint tid = gl_LocalInvocationID.x;
   const uint part = tid % PARTS;
   const uint group = (tid / PARTS) % G;

@@ -1,13 +1,15 @@
 // The quantized matmuls with other activations than fp32
 // (kernels/quant_matmul.hpp): the fp16-activation kernels (matmul_q4_0_f16,
 // matmul_q8_0_f16, matmul_q4k_f16) against their fp32 siblings, and the
-// SwiGLU-input kernels (matmul_q4k_swiglu, matmul_q6k_swiglu). The fp32
-// kernels: quant_matmul_test.cpp.
+// SwiGLU-input kernels (matmul_q4k_swiglu, matmul_q6k_swiglu) and the
+// residual-norm-input ones (matmul_q4k_addnorm, matmul_q6k_addnorm). The
+// fp32 kernels: quant_matmul_test.cpp.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <random>
 #include <string>
 #include <utility>
 #include <vector>
@@ -187,6 +189,64 @@ TEST(QuantMatmulSwiglu, GateAndUpSideBySideAndDecodeShapesOnly) {
     } catch (const Error& e) {
       EXPECT_EQ(std::string(e.what()), std::string(name) +
                                            ": M=9 is a prefill shape; the SwiGLU input serves decode shapes (M <= 8)");
+    }
+  }
+}
+
+// The residual-norm-input kernels (a layer's products reading the norm of
+// h + d): the problem's buffers in binding order, its expected outputs the
+// product of the norm recomputed here (y), each x row with its own scale,
+// and the sum (s); the ACT_ADDNORM template; only decode shapes.
+TEST(QuantMatmulAddnorm, TheNormOfTheSumRecomputedHereAndTheSumWritten) {
+  for (const char* name : {"matmul_q4k_addnorm", "matmul_q6k_addnorm"}) {
+    SCOPED_TRACE(name);
+    const auto& kernel = kernels::find_kernel(name);
+    const std::size_t m = 3, n = 5, k = 512;
+    const std::uint64_t seed = std::random_device{}();
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    const auto problem = kernel.make_problem({m, n, k}, seed);
+    ASSERT_EQ(problem.buffers.size(), 6u);
+    const std::vector<std::string> names{"x", "W", "y", "b", "w", "s"};
+    for (std::size_t b = 0; b < names.size(); ++b) EXPECT_EQ(problem.buffers[b].name, names[b]);
+    EXPECT_EQ(problem.output_index, 2u);
+    EXPECT_EQ(problem.more_outputs, std::vector<std::size_t>{5});
+    auto floats = [&](std::size_t b) {
+      std::vector<float> v(problem.buffers[b].bytes.size() / sizeof(float));
+      std::memcpy(v.data(), problem.buffers[b].bytes.data(), problem.buffers[b].bytes.size());
+      return v;
+    };
+    const auto h = floats(0), d = floats(3), g = floats(4);
+    ASSERT_EQ(h.size(), m * k);
+    ASSERT_EQ(g.size(), k);
+    std::vector<float> x(m * k), sums(m * k);
+    for (std::size_t r = 0; r < m; ++r) {
+      double squares = 0;
+      for (std::size_t i = 0; i < k; ++i) {
+        sums[r * k + i] = h[r * k + i] + d[r * k + i];
+        squares += double{sums[r * k + i]} * sums[r * k + i];
+      }
+      const double scale = 1 / std::sqrt(squares / k + 1e-5);
+      for (std::size_t i = 0; i < k; ++i) x[r * k + i] = static_cast<float>(sums[r * k + i] * scale * g[i]);
+    }
+    const auto type = std::string(name) == "matmul_q4k_addnorm" ? ref::GgmlType::Q4_K : ref::GgmlType::Q6_K;
+    auto want = ref::matmul_quantized(x.data(), m, problem.buffers[1].bytes.data(), type, n, k);
+    want.insert(want.end(), sums.begin(), sums.end());
+    ASSERT_EQ(problem.expected.size(), want.size());
+    for (std::size_t i = 0; i < want.size(); ++i) {
+      EXPECT_NEAR(problem.expected[i], want[i], 1e-6 * (1 + std::fabs(want[i]))) << i;
+    }
+    const auto config = kernel.baseline({1, n, k});
+    for (const auto& stage : kernel.stages(config, {1, n, k})) {
+      EXPECT_NE(std::find(stage.defines.begin(), stage.defines.end(), std::pair<std::string, std::string>{
+                                                                           "ACT_ADDNORM", "1"}),
+                stage.defines.end());
+    }
+    try {
+      kernel.validate_shape({9, n, k});
+      ADD_FAILURE() << "M = 9 accepted";
+    } catch (const Error& e) {
+      EXPECT_EQ(std::string(e.what()),
+                std::string(name) + ": M=9 is a prefill shape; the residual norm input serves decode shapes (M <= 8)");
     }
   }
 }

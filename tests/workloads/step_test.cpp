@@ -67,17 +67,19 @@ TEST(DecodeStep, TheChainsLogitsAreTheCpuChains) {
     vk::Instance instance;
     vk::Device device(instance, test_device_index());
     DecodeStep chain(m, file, baselines(48, 9), nullptr, {}, device.info());
-    // 1 lookup, the first norm, 12 per layer (each residual add fused with
-    // the norm after it, k rotated into its cache, gate and up one product
-    // whose SwiGLU ffn_down reads), head and argmax.
-    ASSERT_EQ(chain.ops().size(), 1u + 1 + 2 * 12 + 2);
-    ASSERT_EQ(chain.ops()[1].kernel, "rmsnorm_mul");
-    ASSERT_EQ(chain.ops()[6].kernel, std::string(architecture) == "llama" ? "rope_cache" : "rope_neox_cache");
-    ASSERT_EQ(chain.ops()[11].kernel, "matmul_q4k");  // gate and up stacked: 2 x 512 rows
-    ASSERT_EQ(chain.ops()[11].shape, (kernels::Shape{1, 1024, 256}));
-    ASSERT_EQ(chain.ops()[12].kernel, "matmul_q4k_swiglu");  // layer 0's ffn_down is Q4_K, layer 1's Q6_K
-    ASSERT_EQ(chain.ops().end()[-4].kernel, "matmul_q6k_swiglu");
-    ASSERT_EQ(chain.ops().end()[-3].kernel, "add_rmsnorm_mul");
+    // 1 lookup, 10 per layer (each residual add and the norm after it taken
+    // into the products that read the norm, k rotated into its cache, gate
+    // and up one product whose SwiGLU ffn_down reads), head and argmax.
+    ASSERT_EQ(chain.ops().size(), 1u + 2 * 10 + 2);
+    ASSERT_EQ(chain.ops()[1].kernel, "matmul_q4k_addnorm");  // attn_q, with the first norm
+    ASSERT_EQ(chain.ops()[3].kernel, "matmul_q4k_addnorm");  // attn_v (Q6_K in layer 1)
+    ASSERT_EQ(chain.ops()[13].kernel, "matmul_q6k_addnorm");
+    ASSERT_EQ(chain.ops()[5].kernel, std::string(architecture) == "llama" ? "rope_cache" : "rope_neox_cache");
+    ASSERT_EQ(chain.ops()[9].kernel, "matmul_q4k_addnorm");  // gate and up stacked: 2 x 512 rows
+    ASSERT_EQ(chain.ops()[9].shape, (kernels::Shape{1, 1024, 256}));
+    ASSERT_EQ(chain.ops()[10].kernel, "matmul_q4k_swiglu");  // layer 0's ffn_down is Q4_K, layer 1's Q6_K
+    ASSERT_EQ(chain.ops().end()[-3].kernel, "matmul_q6k_swiglu");
+    ASSERT_EQ(chain.ops().end()[-2].kernel, "matmul_q6k_addnorm");  // the head, with the output norm
     chain.prepare(device, TemplateLibrary::embedded());
     const auto logits = chain.run_once(device);
     ASSERT_EQ(logits.size(), 128u);
@@ -94,14 +96,16 @@ TEST(DecodeStep, TheChainsLogitsAreTheCpuChains) {
     EXPECT_EQ(by_op.failed, 0u);
     EXPECT_EQ(by_op.logits, logits);
     // Every op its own kernel: 1 lookup, 17 per layer, the output norm, head
-    // and argmax, and the same arithmetic (the sums, norms and rotations as
-    // the fused kernels compute them).
+    // and argmax: the same sums, rotations and products, the norms' squares
+    // summed in another order than the _addnorm products sum them (fp32
+    // rounding: 6.0e-6 and 6.1e-6 measured on lavapipe, where the positions
+    // 48 and 47 differ by more than 1e-3, above).
     auto options = baselines(48, 9);
     options.fused = false;
     DecodeStep unfused(m, file, options, nullptr, {}, device.info());
     ASSERT_EQ(unfused.ops().size(), 1u + 2 * 17 + 3);
     unfused.prepare(device, TemplateLibrary::embedded());
-    EXPECT_LT(rel_l2(unfused.run_once(device), std::vector<double>(logits.begin(), logits.end())), 1e-6);
+    EXPECT_LT(rel_l2(unfused.run_once(device), std::vector<double>(logits.begin(), logits.end())), 3e-5);
   }
 }
 
@@ -187,7 +191,7 @@ TEST(DecodeStep, ApproximateVariantsAreCheckedOpByOp) {
   ASSERT_EQ(tampered.failed, 1u);
   for (const auto& v : tampered.ops) {
     if (!v.passed) {
-      EXPECT_EQ(tuned.ops()[v.op].role, "blk.1.attn_k (Q4_K)");
+      EXPECT_EQ(tuned.ops()[v.op].role, "blk.1.attn_k (Q4_K, residual+attn_norm)");
     }
   }
 }

@@ -54,7 +54,7 @@ DecodeStep::DecodeStep(const model::ModelDescription& m, const ref::GgufFile& fi
 
   const auto& embd = weight("token_embd.weight");
   add(model::get_rows_kernel(embd.type), {1, m.vocab, m.embedding}, "token_embd",
-      {{"ids", "ids"}, {"table", "token_embd.weight"}, {"out", "xa"}});
+      {{"ids", "ids"}, {"table", "token_embd.weight"}, {"out", "xe"}});
   const std::string rope = m.rope_neox ? "rope_neox" : "rope";
   auto product = [&](const std::string& tensor, const std::string& in, const std::string& out,
                      const std::string& role) {
@@ -64,35 +64,90 @@ DecodeStep::DecodeStep(const model::ModelDescription& m, const ref::GgufFile& fi
                    role + " (" + std::string(ref::type_name(t.type)) + ")", {{"x", in}, {"W", tensor}, {"y", out}});
     op.weight = tensor;
   };
-  // The residual stream `stream` plus `added`, written to `sum`, and the
-  // norm of that sum with `norm_weight` into xn: one add_rmsnorm_mul when
-  // fused, else an add and an rmsnorm_mul with a barrier between.
-  auto residual_and_norm = [&](const std::string& stream, const std::string& added, const std::string& sum,
-                               const std::string& norm_weight, const std::string& add_role,
-                               const std::string& norm_role) {
-    weight(norm_weight);
-    if (options.fused) {
-      add("add_rmsnorm_mul", {1, m.embedding}, add_role + "+" + op_kind(norm_role),
-          {{"a", stream}, {"b", added}, {"w", norm_weight}, {"s", sum}, {"y", "xn"}});
-    } else {
-      add("add", {1, m.embedding}, add_role, {{"a", stream}, {"b", added}, {"y", sum}});
-      add("rmsnorm_mul", {1, m.embedding}, norm_role, {{"x", sum}, {"w", norm_weight}, {"y", "xn"}});
+  // The residual stream into a block and the norm the block's products
+  // read: `stream` plus `added` ("" before layer 0: the embedding alone),
+  // written to `sum`, normed with `norm_weight`.
+  struct NormedInput {
+    std::string stream, added, sum, norm_weight, add_role, norm_role;
+  };
+  // The products that read one norm: weight tensor (or stacked weights),
+  // its plain product's kernel, output buffer, role, shape.
+  struct Reader {
+    std::string weight, kernel, y, role;
+    kernels::Shape shape;
+  };
+  // The norm into the products that read it, each an _addnorm product of
+  // the stream and the added (the first of them writing the sum), where
+  // every reader has one (model::fuses_norm); else one add_rmsnorm_mul
+  // (rmsnorm_mul where nothing is added) into xn, or an add and an
+  // rmsnorm_mul with a barrier between when unfused, and the plain
+  // products. Returns the buffer that holds the stream after the block's
+  // add: `sum`, or `stream` where nothing was added and nothing fused.
+  auto normed_products = [&](const NormedInput& in, bool fuse, const std::vector<Reader>& readers) {
+    weight(in.norm_weight);
+    if (fuse) {
+      for (std::size_t r = 0; r < readers.size(); ++r) {
+        const auto& reader = readers[r];
+        const auto type = m.tensors.at(reader.weight.substr(0, reader.weight.find('+'))).type;
+        // The sum once; the others write theirs where nothing reads it
+        // (a buffer each, so that no barrier separates them).
+        const std::string sum = r == 0 ? in.sum : "unread_sum." + std::to_string(r);
+        add(model::addnorm_matmul_kernel(type), reader.shape,
+            reader.role + " (" + std::string(ref::type_name(type)) + ", " + (in.added.empty() ? "" : "residual+") +
+                op_kind(in.norm_role) + ")",
+            {{"x", in.stream}, {"b", in.added.empty() ? "zeros" : in.added}, {"w", in.norm_weight}, {"s", sum},
+             {"W", reader.weight}, {"y", reader.y}})
+            .weight = reader.weight;
+      }
+      return in.sum;
     }
+    if (in.added.empty()) {
+      add("rmsnorm_mul", {1, m.embedding}, in.norm_role, {{"x", in.stream}, {"w", in.norm_weight}, {"y", "xn"}});
+    } else if (options.fused) {
+      add("add_rmsnorm_mul", {1, m.embedding}, in.add_role + "+" + op_kind(in.norm_role),
+          {{"a", in.stream}, {"b", in.added}, {"w", in.norm_weight}, {"s", in.sum}, {"y", "xn"}});
+    } else {
+      add("add", {1, m.embedding}, in.add_role, {{"a", in.stream}, {"b", in.added}, {"y", in.sum}});
+      add("rmsnorm_mul", {1, m.embedding}, in.norm_role, {{"x", in.sum}, {"w", in.norm_weight}, {"y", "xn"}});
+    }
+    for (const auto& reader : readers) {
+      const auto type = ref::type_name(m.tensors.at(reader.weight.substr(0, reader.weight.find('+'))).type);
+      add(reader.kernel, reader.shape, reader.role + " (" + std::string(type) + ")",
+          {{"x", "xn"}, {"W", reader.weight}, {"y", reader.y}})
+          .weight = reader.weight;
+    }
+    return in.added.empty() ? in.stream : in.sum;
+  };
+  auto reader = [&](const std::string& tensor, const std::string& y, const std::string& role) {
+    const auto& t = weight(tensor);
+    return Reader{tensor, model::matmul_kernel(t.type), y, role,
+                  {1, static_cast<std::uint32_t>(t.rows()), static_cast<std::uint32_t>(t.row_length())}};
   };
   // k rotated straight into its cache row where rope_cache serves the
   // context, else rotated, then stored.
   const std::string rope_cache = options.fused ? model::rope_cache_kernel(m, 1, context) : std::string();
-  weight("blk.0.attn_norm.weight");
-  add("rmsnorm_mul", {1, m.embedding}, "blk.0.attn_norm", {{"x", "xa"}, {"w", "blk.0.attn_norm.weight"}, {"y", "xn"}});
+  // The stream after each block's add alternates between xa (read by the
+  // feed-forward block) and xb (by the next layer's attention), starting
+  // from the embedding (xe): a product that writes the sum never writes
+  // what the products beside it read.
+  std::string stream = "xe", added;
+  const bool fuse_norm = options.fused && options.norm_into_products;
   for (std::uint32_t layer = 0; layer < m.layers; ++layer) {
     const std::string blk = "blk." + std::to_string(layer) + ".";
-    // q, k and v: each product, plus its bias where the model has one
-    // (qwen2), then an rmsnorm over each head of q and k where it has those
-    // (qwen3). Returns the buffer that holds the result.
+    const bool attn_fused = fuse_norm && model::fuses_norm(m, layer, model::NormReaders::attention, 1);
+    stream = normed_products(
+        {stream, added, "xa", blk + "attn_norm.weight", layer == 0 ? "" : "blk." + std::to_string(layer - 1) +
+                                                                              ".ffn_residual",
+         blk + "attn_norm"},
+        attn_fused,
+        {reader(blk + "attn_q.weight", "q", blk + "attn_q"), reader(blk + "attn_k.weight", "k", blk + "attn_k"),
+         reader(blk + "attn_v.weight", "v", blk + "attn_v")});
+    // q, k and v: each product's bias where the model has one (qwen2), then
+    // an rmsnorm over each head of q and k where it has those (qwen3).
+    // Returns the buffer that holds the result.
     auto projection = [&](const std::string& which, std::uint32_t norm_heads) {
       const std::string tensor = blk + "attn_" + which, role = blk + "attn_" + which;
       std::string at = which;
-      product(tensor + ".weight", "xn", at, role);
       if (m.tensors.count(tensor + ".bias")) {
         weight(tensor + ".bias");
         const auto width = static_cast<std::uint32_t>(m.tensors.at(tensor + ".weight").rows());
@@ -121,32 +176,30 @@ DecodeStep::DecodeStep(const model::ModelDescription& m, const ref::GgufFile& fi
     add("attention_decode", {m.heads, m.kv_heads, m.head_dim, context}, blk + "attention",
         {{"q", "qr"}, {"k", kc}, {"v", vc}, {"out", "attn"}});
     product(blk + "attn_output.weight", "attn", "o", blk + "attn_output");
-    residual_and_norm("xa", "o", "xb", blk + "ffn_norm.weight", blk + "attn_residual", blk + "ffn_norm");
+    const bool ffn_fused = fuse_norm && model::fuses_norm(m, layer, model::NormReaders::feed_forward, 1);
+    const NormedInput ffn_in{stream, "o", "xb", blk + "ffn_norm.weight", blk + "attn_residual", blk + "ffn_norm"};
     if (options.fused && model::fuses_swiglu(m, blk, 1)) {
       // Gate and up as one product of their weights stacked, its output the
       // two side by side; ffn_down reads their SwiGLU.
       const auto& gate = weight(blk + "ffn_gate.weight");
       const std::string stacked = model::stacked_gate_up(blk);
       stacks.push_back({stacked, {gate.name, weight(blk + "ffn_up.weight").name}});
-      add(model::matmul_kernel(gate.type), {1, 2 * m.feed_forward, m.embedding},
-          blk + "ffn_gate+ffn_up (" + std::string(ref::type_name(gate.type)) + ")",
-          {{"x", "xn"}, {"W", stacked}, {"y", "gu"}})
-          .weight = stacked;
+      stream = normed_products(ffn_in, ffn_fused,
+                               {{stacked, model::matmul_kernel(gate.type), "gu", blk + "ffn_gate+ffn_up",
+                                 {1, 2 * m.feed_forward, m.embedding}}});
       const auto& down = weight(blk + "ffn_down.weight");
       add(model::swiglu_matmul_kernel(down.type), {1, m.embedding, m.feed_forward},
           blk + "swiglu+ffn_down (" + std::string(ref::type_name(down.type)) + ")",
           {{"x", "gu"}, {"W", down.name}, {"y", "d"}})
           .weight = down.name;
     } else {
-      product(blk + "ffn_gate.weight", "xn", "g", blk + "ffn_gate");
-      product(blk + "ffn_up.weight", "xn", "u", blk + "ffn_up");
+      stream = normed_products(
+          ffn_in, ffn_fused,
+          {reader(blk + "ffn_gate.weight", "g", blk + "ffn_gate"), reader(blk + "ffn_up.weight", "u", blk + "ffn_up")});
       add("swiglu", {1, m.feed_forward}, blk + "swiglu", {{"a", "g"}, {"b", "u"}, {"y", "s"}});
       product(blk + "ffn_down.weight", "s", "d", blk + "ffn_down");
     }
-    const bool last = layer + 1 == m.layers;
-    const std::string next = "blk." + std::to_string(layer + 1) + ".";
-    residual_and_norm("xb", "d", "xa", last ? "output_norm.weight" : next + "attn_norm.weight",
-                      blk + "ffn_residual", last ? "output_norm" : next + "attn_norm");
+    added = "d";
     // The cache's earlier entries; row context - 1 is the new token's. Of
     // the new token's scale (root mean square about 1 with weights of
     // 1/sqrt(K)), so that attention spreads over the cache rather than
@@ -159,7 +212,11 @@ DecodeStep::DecodeStep(const model::ModelDescription& m, const ref::GgufFile& fi
       cache->push_back(std::move(bits));
     }
   }
-  product(m.tensors.count("output.weight") ? "output.weight" : "token_embd.weight", "xn", "logits", "output");
+  const auto head = model::norm_readers(m, 0, model::NormReaders::output_head).front();
+  normed_products({stream, added, "xa", "output_norm.weight", "blk." + std::to_string(m.layers - 1) + ".ffn_residual",
+                   "output_norm"},
+                  fuse_norm && model::fuses_norm(m, 0, model::NormReaders::output_head, 1),
+                  {reader(head, "logits", "output")});
   add("argmax", {1, m.vocab}, "argmax", {{"x", "logits"}, {"y", "argmax"}});
   chain_.require_fits();
   for (const auto& name : weights) {

@@ -66,10 +66,11 @@ class Builder {
 };
 
 // The ops as `vktune step` chains them (workloads/llm/decode_step.cpp): each
-// residual add fused with the norm after it (add_rmsnorm_mul), k rotated
-// straight into its cache row (rope_cache) where that kernel serves the
-// context, and in a decode step gate and up as one stacked product whose
-// SwiGLU ffn_down reads (fuses_swiglu).
+// residual add fused with the norm after it (add_rmsnorm_mul), or, in a
+// decode step, both taken into the products that read the norm
+// (fuses_norm); k rotated straight into its cache row (rope_cache) where
+// that kernel serves the context, and in a decode step gate and up as one
+// stacked product whose SwiGLU ffn_down reads (fuses_swiglu).
 void phase_ops(const ModelDescription& m, std::uint32_t tokens, std::uint32_t context, bool prefill, ModelOps& out) {
   Builder b(m, prefill);
   // 64-bit products, refused above 2^32-1 (describe_model checked them too).
@@ -83,11 +84,19 @@ void phase_ops(const ModelDescription& m, std::uint32_t tokens, std::uint32_t co
   }
   const std::string rope = m.rope_neox ? "rope_neox" : "rope";
   const std::string rope_cache = rope_cache_kernel(m, tokens, context);
-  b.add("rmsnorm_mul", {tokens, m.embedding}, "attn_norm", out);
+  // A product of `tokens` rows, with the norm taken in where `normed`.
+  auto product = [&](const std::string& name, const std::string& role, bool normed) {
+    const auto& t = m.tensors.at(name);
+    if (!normed) return b.product(name, role, tokens, out);
+    b.add(addnorm_matmul_kernel(t.type),
+          {tokens, static_cast<std::uint32_t>(t.rows()), static_cast<std::uint32_t>(t.row_length())}, role, out);
+  };
+  if (!fuses_norm(m, 0, NormReaders::attention, tokens)) b.add("rmsnorm_mul", {tokens, m.embedding}, "attn_norm", out);
   for (std::uint32_t layer = 0; layer < m.layers; ++layer) {
     const std::string blk = "blk." + std::to_string(layer) + ".";
+    const bool attn_normed = fuses_norm(m, layer, NormReaders::attention, tokens);
     for (const char* qkv : {"attn_q", "attn_k", "attn_v"}) {
-      b.product(blk + qkv + ".weight", qkv, tokens, out);
+      product(blk + qkv + ".weight", qkv, attn_normed);
       if (b.has(blk + qkv + ".bias")) {  // qwen2
         const auto n = static_cast<std::uint32_t>(m.tensors.at(blk + qkv + ".weight").rows());
         b.add("add", {tokens, n}, std::string(qkv) + "_bias", out);
@@ -117,28 +126,38 @@ void phase_ops(const ModelDescription& m, std::uint32_t tokens, std::uint32_t co
       b.add("attention_decode", {m.heads, m.kv_heads, m.head_dim, context}, "attention", out);
     }
     b.product(blk + "attn_output.weight", "attn_output", tokens, out);
-    b.add("add_rmsnorm_mul", {tokens, m.embedding}, "residual+ffn_norm", out);
+    const bool ffn_normed = fuses_norm(m, layer, NormReaders::feed_forward, tokens);
+    if (!ffn_normed) b.add("add_rmsnorm_mul", {tokens, m.embedding}, "residual+ffn_norm", out);
     if (fuses_swiglu(m, blk, tokens)) {  // gate and up stacked in one product; SwiGLU read by ffn_down
       const auto& gate = m.tensors.at(blk + "ffn_gate.weight");
       const auto& down = m.tensors.at(blk + "ffn_down.weight");
-      b.add(matmul_kernel(gate.type), {tokens, gate_up_rows, m.embedding}, "ffn_gate+ffn_up", out);
+      const kernels::Shape shape{tokens, gate_up_rows, m.embedding};
+      b.add(ffn_normed ? addnorm_matmul_kernel(gate.type) : matmul_kernel(gate.type), shape, "ffn_gate+ffn_up", out);
       b.add(swiglu_matmul_kernel(down.type), {tokens, m.embedding, m.feed_forward}, "swiglu+ffn_down", out);
     } else {
-      b.product(blk + "ffn_gate.weight", "ffn_gate", tokens, out);
-      b.product(blk + "ffn_up.weight", "ffn_up", tokens, out);
+      product(blk + "ffn_gate.weight", "ffn_gate", ffn_normed);
+      product(blk + "ffn_up.weight", "ffn_up", ffn_normed);
       b.add("swiglu", {tokens, m.feed_forward}, "swiglu", out);
       b.product(blk + "ffn_down.weight", "ffn_down", tokens, out);
     }
     if (layer + 1 < m.layers) {
-      b.add("add_rmsnorm_mul", {tokens, m.embedding}, "residual+attn_norm", out);
+      if (!fuses_norm(m, layer + 1, NormReaders::attention, tokens)) {
+        b.add("add_rmsnorm_mul", {tokens, m.embedding}, "residual+attn_norm", out);
+      }
     } else if (tokens == 1) {
-      b.add("add_rmsnorm_mul", {1, m.embedding}, "residual+output_norm", out);
+      if (!fuses_norm(m, layer, NormReaders::output_head, 1)) b.add("add_rmsnorm_mul", {1, m.embedding}, "residual+output_norm", out);
     } else {  // logits for the last token only, in a prefill as in a decode step
       b.add("add", {tokens, m.embedding}, "residual", out);
       b.add("rmsnorm_mul", {1, m.embedding}, "output_norm", out);
     }
   }
-  b.product(b.has("output.weight") ? "output.weight" : "token_embd.weight", "output", 1, out);
+  // The head reads one row: the last token's.
+  const auto& head = m.tensors.at(norm_readers(m, 0, NormReaders::output_head).front());
+  if (tokens == 1 && fuses_norm(m, 0, NormReaders::output_head, 1)) {
+    b.add(addnorm_matmul_kernel(head.type), {1, static_cast<std::uint32_t>(head.rows()), m.embedding}, "output", out);
+  } else {
+    b.product(head.name, "output", 1, out);
+  }
   b.add("argmax", {1, m.vocab}, "argmax", out);
 }
 
@@ -204,6 +223,33 @@ bool fuses_swiglu(const ModelDescription& model, const std::string& blk, std::ui
 }
 
 std::string stacked_gate_up(const std::string& blk) { return blk + "ffn_gate.weight+" + blk + "ffn_up.weight"; }
+
+std::string addnorm_matmul_kernel(ref::GgmlType type) {
+  const auto product = matmul_kernel(type);
+  if (product.empty() || !kernels::find_kernel_or_null(product + "_addnorm")) return {};
+  return product + "_addnorm";
+}
+
+std::vector<std::string> norm_readers(const ModelDescription& model, std::uint32_t layer, NormReaders which) {
+  const std::string blk = "blk." + std::to_string(layer) + ".";
+  switch (which) {
+    case NormReaders::attention:
+      return {blk + "attn_q.weight", blk + "attn_k.weight", blk + "attn_v.weight"};
+    case NormReaders::feed_forward:
+      return {blk + "ffn_gate.weight", blk + "ffn_up.weight"};
+    case NormReaders::output_head:
+      break;
+  }
+  return {model.tensors.count("output.weight") ? "output.weight" : "token_embd.weight"};
+}
+
+bool fuses_norm(const ModelDescription& model, std::uint32_t layer, NormReaders which, std::uint32_t tokens) {
+  if (tokens > kernels::matmul::kMaxDecodeM) return false;
+  const auto readers = norm_readers(model, layer, which);
+  return std::all_of(readers.begin(), readers.end(), [&](const std::string& tensor) {
+    return !addnorm_matmul_kernel(model.tensors.at(tensor).type).empty();
+  });
+}
 
 bool ModelOps::complete(const std::string& phase) const {
   return std::none_of(unserved.begin(), unserved.end(), [&](const Unserved& u) { return u.phase == phase; });

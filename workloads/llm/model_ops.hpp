@@ -63,6 +63,18 @@ std::string swiglu_matmul_kernel(ref::GgmlType type);
 bool fuses_swiglu(const ModelDescription& model, const std::string& blk, std::uint32_t tokens);
 // The stacked weights' buffer name: "blk.3.ffn_gate.weight+blk.3.ffn_up.weight".
 std::string stacked_gate_up(const std::string& blk);
+// The product that takes in the residual add and the norm before it
+// (matmul_q4k_addnorm for Q4_K weights), or "" where none serves `type`.
+std::string addnorm_matmul_kernel(ref::GgmlType type);
+// The products that read one residual norm in a decode step: a layer's q,
+// k and v; its gate and up (stacked where fuses_swiglu); the output head.
+enum class NormReaders { attention, feed_forward, output_head };
+std::vector<std::string> norm_readers(const ModelDescription& model, std::uint32_t layer, NormReaders which);
+// Whether a step of `tokens` rows takes that norm into each of its readers
+// (addnorm_matmul_kernel): decode rows, and a kernel for every one of their
+// weight types; else one add_rmsnorm_mul (rmsnorm_mul before layer 0) runs
+// before them.
+bool fuses_norm(const ModelDescription& model, std::uint32_t layer, NormReaders which, std::uint32_t tokens);
 
 // `prompt` = 0: decode only.
 ModelOps model_ops(const ModelDescription& model, std::uint32_t context, std::uint32_t prompt);

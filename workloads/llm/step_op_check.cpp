@@ -9,6 +9,7 @@
 #include "common/error.hpp"
 #include "kernels/quantized_activations.hpp"
 #include "kernels/registry.hpp"
+#include "kernels/rms_norm_eps.hpp"
 #include "reference/activation_q8.hpp"
 #include "reference/dequantize.hpp"
 #include "reference/fp16.hpp"
@@ -19,8 +20,6 @@
 namespace vktune::step {
 
 namespace {
-
-constexpr double kRmsEps = 1e-5;  // rmsnorm_mul's (kernels/rmsnorm.cpp)
 
 template <class T>
 std::vector<T> values(const std::vector<std::uint8_t>& bytes, std::size_t count) {
@@ -92,22 +91,36 @@ Expected reference_of(const StepOp& op, const DecodeStep& step, const model::Mod
         for (std::size_t i = 0; i < k; ++i) x[r * k + i] = static_cast<float>(row[i]);
       }
     }
+    std::vector<float> sums;  // _addnorm: x is the norm of the stream plus b, and s their sum
+    if (op.kernel.ends_with("_addnorm")) {
+      const auto b = floats(in, "b", x.size());
+      sums.resize(x.size());
+      for (std::size_t i = 0; i < x.size(); ++i) sums[i] = x[i] + b[i];
+      const auto normed = ref::rmsnorm(sums, s[2], kernels::kRmsNormEps, values<float>(weight("w"), s[2]));
+      for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(normed[i]);
+    }
     Expected e(ref::matmul_quantized(x.data(), s[0], weight("W").data(), type_of("W"), s[1], s[2]),
                floats(out, "y", std::size_t{s[0]} * s[1]));
     e.input_crest = crest(x);
     if (kernels::uses_quantized_activations(op.config))
       e.modeled = ref::matmul_quantized_q8_activations(x.data(), s[0], weight("W").data(), type_of("W"), s[1], s[2]);
+    if (!sums.empty()) {  // y, then s (the kernel's outputs in that order)
+      const auto got_sums = floats(out, "s", sums.size());
+      e.want.insert(e.want.end(), sums.begin(), sums.end());
+      e.got.insert(e.got.end(), got_sums.begin(), got_sums.end());
+      if (!e.modeled.empty()) e.modeled.insert(e.modeled.end(), sums.begin(), sums.end());
+    }
     return e;
   }
   if (op.kernel == "rmsnorm_mul") {
     const auto w = values<float>(weight("w"), s[1]);
-    return {ref::rmsnorm(floats(in, "x", s[1]), s[1], kRmsEps, w), floats(out, "y", s[1])};
+    return {ref::rmsnorm(floats(in, "x", s[1]), s[1], kernels::kRmsNormEps, w), floats(out, "y", s[1])};
   }
   if (op.kernel == "add_rmsnorm_mul") {  // y, then the sum s (the kernel's outputs in that order)
     const auto a = floats(in, "a", s[1]), b = floats(in, "b", s[1]);
     std::vector<float> sum(s[1]);
     for (std::size_t i = 0; i < sum.size(); ++i) sum[i] = a[i] + b[i];
-    auto want = ref::rmsnorm(sum, s[1], kRmsEps, values<float>(weight("w"), s[1]));
+    auto want = ref::rmsnorm(sum, s[1], kernels::kRmsNormEps, values<float>(weight("w"), s[1]));
     want.insert(want.end(), sum.begin(), sum.end());
     auto got = floats(out, "y", s[1]);
     const auto got_sum = floats(out, "s", s[1]);

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "kernels/quantized_activations.hpp"
+#include "kernels/rms_norm_eps.hpp"
 #include "reference/activation_q8.hpp"
 #include "reference/dequantize.hpp"
 #include "reference/fp16.hpp"
@@ -13,8 +14,6 @@
 namespace vktune::step {
 
 namespace {
-
-constexpr double kRmsEps = 1e-5;  // rmsnorm_mul's (kernels/rmsnorm.cpp)
 
 std::vector<float> as_floats(const std::vector<double>& v) { return {v.begin(), v.end()}; }
 
@@ -47,7 +46,7 @@ std::vector<double> reference_logits(const model::ModelDescription& m, const Dec
                                      : ref::matmul_quantized(x.data(), 1, w, t.type, t.rows(), t.row_length());
   };
   auto norm = [&](const std::vector<float>& x, const std::string& tensor) {
-    return as_floats(ref::rmsnorm(x, m.embedding, kRmsEps, f32_weights(step.weight_bytes(tensor))));
+    return as_floats(ref::rmsnorm(x, m.embedding, kernels::kRmsNormEps, f32_weights(step.weight_bytes(tensor))));
   };
   const auto& embd = m.tensors.at("token_embd.weight");
   std::vector<float> x(m.embedding);
@@ -68,7 +67,7 @@ std::vector<double> reference_logits(const model::ModelDescription& m, const Dec
       auto y = as_floats(product(tensor + ".weight", xn));
       if (m.tensors.count(tensor + ".bias")) y = as_floats(ref::add(y, f32_weights(step.weight_bytes(tensor + ".bias"))));
       if (m.qk_norm && head_norm) {
-        y = as_floats(ref::rmsnorm(y, m.head_dim, kRmsEps, f32_weights(step.weight_bytes(tensor + "_norm.weight"))));
+        y = as_floats(ref::rmsnorm(y, m.head_dim, kernels::kRmsNormEps, f32_weights(step.weight_bytes(tensor + "_norm.weight"))));
       }
       return y;
     };
