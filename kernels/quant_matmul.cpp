@@ -422,7 +422,7 @@ ShaderPlan QuantMatmul::single_stage(const Config& config, const Shape& shape) c
       plan.shared_memory_bytes = cols * (values + values / 32 * 8);
     }
     if (staged) plan.shared_memory_bytes += rows * (blocks * format_.block_bytes / 16 * 16);
-    if (addnorm_activations()) plan.shared_memory_bytes += 4 * (wg + matmul::kMaxDecodeM);  // x_partial, x_scale
+    if (addnorm_activations()) plan.shared_memory_bytes += 4 * (wg + cols);  // x_partial, x_scale
     const std::uint32_t parts = uses_exact_layout(config) ? 8 : 4;
     if (layout && config.at("REDUCTION") == 0) {
       plan.shared_memory_bytes += 4 * (t / parts) * rows * cols;  // partial sums of the slots side by side

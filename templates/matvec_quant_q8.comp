@@ -122,6 +122,7 @@ void main() {
 #endif
     for (; unit < units_end; unit += T) unit_step(unit, b0);
   }
+  x_epilogue();  // include/matmul_xy.glsl: after the last x4()
 
   [[unroll]] for (uint r = 0; r < RT; ++r) {
     [[unroll]] for (uint c = 0; c < C; ++c) {

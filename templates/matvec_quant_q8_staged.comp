@@ -197,6 +197,7 @@ void main() {
       nblk = nn;
     }
   }
+  x_epilogue();  // include/matmul_xy.glsl: after the last x4()
 
   [[unroll]] for (uint r = 0; r < RT; ++r) {
     [[unroll]] for (uint c = 0; c < C; ++c) {

@@ -64,37 +64,45 @@ KernelChain::KernelChain(VariantSource source, const vk::DeviceInfo& device)
 
 KernelChain::~KernelChain() { delete impl_; }
 
+KernelChain::Choice KernelChain::choose(const kernels::Kernel& kernel, const kernels::Shape& shape) const {
+  const auto& only = source_.tuned_kernels;
+  const bool wanted = only.empty() || std::find(only.begin(), only.end(), kernel.name()) != only.end();
+  const auto* store = source_.store;
+  if (!source_.tuned) return {};
+  if (!store) return {std::nullopt, std::nullopt, "no database of winners"};
+  if (!wanted) return {std::nullopt, std::nullopt, "not among --tuned-kernels"};
+  const auto text = kernels::shape_to_string(shape);
+  const auto mode = source_.cache_mode;
+  std::optional<results::Winner> winner;
+  for (const auto row : source_.device_rows) {
+    for (const auto m : {mode, other_cache_mode(mode)}) {
+      if (!winner) winner = store->find_winner(row, kernel.name(), text, m);
+    }
+  }
+  if (!winner) return {std::nullopt, std::nullopt, "no stored winner"};
+  // Stored under an earlier space of the kernel: brought up to date (engine/stale_config.hpp).
+  const auto update = update_config(kernel, shape, kernels::config_from_json(winner->config_json));
+  const auto why = update.config ? kernel.constraint_violation(*update.config, shape, device_).detail : update.note;
+  if (!why.empty()) return {std::nullopt, std::nullopt, "the stored winner is not legal here: " + why};
+  return {*update.config, winner->median_ns, {}};
+}
+
+std::optional<double> KernelChain::winner_ns(const std::string& kernel_name, const kernels::Shape& shape) const {
+  const auto& kernel = kernels::find_kernel(kernel_name);
+  kernel.validate_shape(shape);
+  return choose(kernel, shape).ns;
+}
+
 ChainOp& KernelChain::add(const std::string& kernel_name, const kernels::Shape& shape, const std::string& role,
                           const std::map<std::string, std::string>& by_name) {
   const auto& kernel = kernels::find_kernel(kernel_name);
   kernel.validate_shape(shape);
   ChainOp op{kernel_name, shape, kernel.baseline(shape), false, {}, std::nullopt, role, {}, {}};
-  const auto& only = source_.tuned_kernels;
-  const bool wanted = only.empty() || std::find(only.begin(), only.end(), kernel_name) != only.end();
-  const auto* store = source_.store;
-  if (source_.tuned && !store) op.why_baseline = "no database of winners";
-  if (source_.tuned && store && !wanted) op.why_baseline = "not among --tuned-kernels";
-  if (source_.tuned && store && wanted) {
-    const auto text = kernels::shape_to_string(shape);
-    const auto mode = source_.cache_mode;
-    std::optional<results::Winner> winner;
-    for (const auto row : source_.device_rows) {
-      for (const auto m : {mode, other_cache_mode(mode)}) {
-        if (!winner) winner = store->find_winner(row, kernel_name, text, m);
-      }
-    }
-    if (winner) {
-      // Stored under an earlier space of the kernel: brought up to date (engine/stale_config.hpp).
-      const auto update = update_config(kernel, shape, kernels::config_from_json(winner->config_json));
-      const auto why = update.config ? kernel.constraint_violation(*update.config, shape, device_).detail : update.note;
-      if (why.empty()) {
-        op.config = *update.config, op.tuned = true, op.winner_ns = winner->median_ns;
-      } else {
-        op.why_baseline = "the stored winner is not legal here: " + why;
-      }
-    } else {
-      op.why_baseline = "no stored winner";
-    }
+  auto choice = choose(kernel, shape);
+  if (choice.config) {
+    op.config = std::move(*choice.config), op.tuned = true, op.winner_ns = choice.ns;
+  } else {
+    op.why_baseline = std::move(choice.why_baseline);
   }
   const auto& space = kernel.spaces().at(kernel.space_index(shape));
   for (const auto& b : space.bindings) {

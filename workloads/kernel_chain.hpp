@@ -69,6 +69,10 @@ class KernelChain {
   // its own). Throws Error(usage) for a shape the kernel refuses.
   ChainOp& add(const std::string& kernel, const kernels::Shape& shape, const std::string& role,
                const std::map<std::string, std::string>& by_name);
+  // The stored median of the winner add() would run for the kernel at the
+  // shape, or none where it would run the baseline (to choose between two
+  // ways of chaining before adding either).
+  std::optional<double> winner_ns(const std::string& kernel, const kernels::Shape& shape) const;
   // Throws Error(usage) when the chain's buffers, summed, exceed the
   // device's largest device-local heap: before any contents are read or made.
   void require_fits() const;
@@ -122,6 +126,15 @@ class KernelChain {
   vk::TimingResult time(vk::Device& device, int samples);
 
  private:
+  // The variant add() runs: the stored winner's config and median, or why
+  // the baseline (nothing where baselines were asked for).
+  struct Choice {
+    std::optional<kernels::Config> config;
+    std::optional<double> ns;
+    std::string why_baseline;
+  };
+  Choice choose(const kernels::Kernel& kernel, const kernels::Shape& shape) const;
+
   struct Impl;
   Impl* impl_;
   VariantSource source_;

@@ -251,5 +251,32 @@ TEST(QuantMatmulAddnorm, TheNormOfTheSumRecomputedHereAndTheSumWritten) {
   }
 }
 
+
+// On the device: the residual norm's two ways of summing a row's squares
+// (as x is quantized, X_QUANT=1, or before the walk) with several x rows
+// per workgroup (a scale each) and rows past M in the last pass (clamped
+// for loading: summed twice, the last row's scale would be wrong), every
+// variant of each way's covering array validated against the reference,
+// the sums s included.
+TEST(QuantMatmulAddnorm, EveryXRowItsOwnScaleOnTheDevice) {
+  vk::Instance instance;
+  const vk::Device device(instance, testing_support::test_device_index());
+  const std::uint64_t seed = std::random_device{}();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  for (const char* name : {"matmul_q4k_addnorm", "matmul_q6k_addnorm"}) {
+    const auto& kernel = kernels::find_kernel(name);
+    const Shape shape{3, 19, 512};
+    for (const int quantized : {0, 1}) {
+      SCOPED_TRACE(std::string(name) + " X_QUANT=" + std::to_string(quantized));
+      const auto configs = testing_support::covering_of(kernel, shape, device.info(), [&](const Config& c) {
+        return c.at("X_QUANT") == quantized && c.at("COLS_PER_PASS") == 2;
+      });
+      ASSERT_FALSE(configs.empty());
+      const auto failures = testing_support::failing_variants(instance, kernel, shape, configs, seed);
+      EXPECT_TRUE(failures.empty()) << ::testing::PrintToString(failures);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace vktune

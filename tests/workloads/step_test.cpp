@@ -196,6 +196,63 @@ TEST(DecodeStep, ApproximateVariantsAreCheckedOpByOp) {
   }
 }
 
+// With stored winners of both ways, a norm is taken into its readers only
+// where their medians say it pays (the _addnorm products' against the plain
+// products' plus the norm's); where a way has no winner, taken in.
+TEST(DecodeStep, TheNormIsTakenInWhereTheStoredWinnersSayItPays) {
+  vk::Instance instance;
+  vk::Device device(instance, test_device_index());
+  const auto file = tiny_model(5);
+  const auto m = model::describe_model(file.contents(), "tiny.gguf");
+  auto options = baselines(16, 1);
+  DecodeStep fused(m, file, options, nullptr, {}, device.info());
+  options.norm_into_products = false;
+  DecodeStep apart(m, file, options, nullptr, {}, device.info());
+  const auto db = std::filesystem::path(::testing::TempDir()) / "step_norm_pays.db";
+  std::filesystem::remove(db);
+  auto store = results::Store::open(db);
+  const auto device_row = store.upsert_device(identity_of(device.info()));
+  const auto templates = TemplateLibrary::embedded();
+  // Every op of both chains stored at its baseline config; the head's
+  // _addnorm product (1,128,256 Q6_K, which layer 1's v shares) slow.
+  auto store_all = [&](double addnorm_head_ns) {
+    for (const auto* chain : {&fused, &apart}) {
+      for (const auto& op : chain->ops()) {
+        const auto& kernel = kernels::find_kernel(op.kernel);
+        const auto variant = describe_variant(kernel, op.config, op.shape, templates);
+        const auto config_json = kernels::config_to_json(op.config);
+        store.upsert_variant({variant.variant_hash, op.kernel, variant.stages.front().plan.template_file, config_json,
+                              variant.stages.front().template_hash, "test"});
+        results::Winner w;
+        w.device_id = device_row, w.kernel = op.kernel, w.shape = kernels::shape_to_string(op.shape);
+        w.cache_mode = "cold", w.variant_hash = variant.variant_hash, w.config_json = config_json, w.spirv = {1};
+        w.median_ns = op.kernel == "matmul_q6k_addnorm" && op.shape[1] == 128 ? addnorm_head_ns : 1000;
+        store.set_winner(w);
+      }
+    }
+  };
+  auto count = [](const DecodeStep& chain, const std::string& kernel) {
+    return std::count_if(chain.ops().begin(), chain.ops().end(), [&](const StepOp& op) { return op.kernel == kernel; });
+  };
+  options.tuned = true;
+  options.norm_into_products = true;
+  store_all(1000);  // every norm pays: q, k and v 3000 ns taken in against 4000 apart
+  {
+    DecodeStep chain(m, file, options, &store, {device_row}, device.info());
+    EXPECT_EQ(count(chain, "add_rmsnorm_mul") + count(chain, "rmsnorm_mul"), 0);
+    EXPECT_EQ(chain.ops().size(), fused.ops().size());
+  }
+  store_all(9000);  // layer 1's q, k, v: 11000 against 4000; the head: 9000 against 2000
+  {
+    DecodeStep chain(m, file, options, &store, {device_row}, device.info());
+    EXPECT_EQ(count(chain, "add_rmsnorm_mul"), 2);  // before layer 1's q, k and v, and before the head
+    EXPECT_EQ(count(chain, "matmul_q6k_addnorm"), 0);
+    EXPECT_EQ(count(chain, "matmul_q4k_addnorm"), 5);  // layer 0's q, k and v, each layer's gate+up
+    EXPECT_EQ(chain.ops().end()[-3].kernel, "add_rmsnorm_mul");
+    EXPECT_EQ(chain.ops().end()[-2].kernel, "matmul_q6k");
+  }
+}
+
 // Barriers are placed from the kernels' binding roles: between any two ops
 // where the later reads what the earlier wrote, or writes what the earlier
 // read or wrote, some op from the later back to just after the earlier waits

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/error.hpp"
+#include "engine/ceilings.hpp"
 #include "reference/fp16.hpp"
 #include "workloads/llm/model_ops.hpp"
 #include "workloads/llm/random_model.hpp"
@@ -118,6 +119,27 @@ DecodeStep::DecodeStep(const model::ModelDescription& m, const ref::GgufFile& fi
     }
     return in.added.empty() ? in.stream : in.sum;
   };
+  // Whether taking a norm into its readers pays: where the stored winners
+  // of both ways are known, the way they say is faster (the _addnorm
+  // products' medians against the plain ones', the norm's and the dependent
+  // dispatch the norm adds: the device's measured floor, where stored);
+  // else taken in.
+  std::optional<double> dispatch_floor_ns;
+  if (store && !device_rows.empty()) dispatch_floor_ns = store->ceiling(device_rows.front(), kCeilingDispatchFloor);
+  auto norm_in_pays = [&](const NormedInput& in, const std::vector<Reader>& readers) {
+    double fused = 0, apart = dispatch_floor_ns.value_or(0);
+    const auto norm = chain_.winner_ns(in.added.empty() ? "rmsnorm_mul" : "add_rmsnorm_mul", {1, m.embedding});
+    if (!norm) return true;
+    apart += *norm;
+    for (const auto& reader : readers) {
+      const auto type = m.tensors.at(reader.weight.substr(0, reader.weight.find('+'))).type;
+      const auto in_product = chain_.winner_ns(model::addnorm_matmul_kernel(type), reader.shape);
+      const auto plain = chain_.winner_ns(reader.kernel, reader.shape);
+      if (!in_product || !plain) return true;
+      fused += *in_product, apart += *plain;
+    }
+    return fused < apart;
+  };
   auto reader = [&](const std::string& tensor, const std::string& y, const std::string& role) {
     const auto& t = weight(tensor);
     return Reader{tensor, model::matmul_kernel(t.type), y, role,
@@ -134,14 +156,16 @@ DecodeStep::DecodeStep(const model::ModelDescription& m, const ref::GgufFile& fi
   const bool fuse_norm = options.fused && options.norm_into_products;
   for (std::uint32_t layer = 0; layer < m.layers; ++layer) {
     const std::string blk = "blk." + std::to_string(layer) + ".";
-    const bool attn_fused = fuse_norm && model::fuses_norm(m, layer, model::NormReaders::attention, 1);
+    const NormedInput attn_in{stream, added, "xa", blk + "attn_norm.weight",
+                              layer == 0 ? "" : "blk." + std::to_string(layer - 1) + ".ffn_residual",
+                              blk + "attn_norm"};
+    const std::vector<Reader> qkv{reader(blk + "attn_q.weight", "q", blk + "attn_q"),
+                                  reader(blk + "attn_k.weight", "k", blk + "attn_k"),
+                                  reader(blk + "attn_v.weight", "v", blk + "attn_v")};
     stream = normed_products(
-        {stream, added, "xa", blk + "attn_norm.weight", layer == 0 ? "" : "blk." + std::to_string(layer - 1) +
-                                                                              ".ffn_residual",
-         blk + "attn_norm"},
-        attn_fused,
-        {reader(blk + "attn_q.weight", "q", blk + "attn_q"), reader(blk + "attn_k.weight", "k", blk + "attn_k"),
-         reader(blk + "attn_v.weight", "v", blk + "attn_v")});
+        attn_in,
+        fuse_norm && model::fuses_norm(m, layer, model::NormReaders::attention, 1) && norm_in_pays(attn_in, qkv),
+        qkv);
     // q, k and v: each product's bias where the model has one (qwen2), then
     // an rmsnorm over each head of q and k where it has those (qwen3).
     // Returns the buffer that holds the result.
@@ -176,7 +200,7 @@ DecodeStep::DecodeStep(const model::ModelDescription& m, const ref::GgufFile& fi
     add("attention_decode", {m.heads, m.kv_heads, m.head_dim, context}, blk + "attention",
         {{"q", "qr"}, {"k", kc}, {"v", vc}, {"out", "attn"}});
     product(blk + "attn_output.weight", "attn", "o", blk + "attn_output");
-    const bool ffn_fused = fuse_norm && model::fuses_norm(m, layer, model::NormReaders::feed_forward, 1);
+    const bool ffn_fusable = fuse_norm && model::fuses_norm(m, layer, model::NormReaders::feed_forward, 1);
     const NormedInput ffn_in{stream, "o", "xb", blk + "ffn_norm.weight", blk + "attn_residual", blk + "ffn_norm"};
     if (options.fused && model::fuses_swiglu(m, blk, 1)) {
       // Gate and up as one product of their weights stacked, its output the
@@ -184,18 +208,18 @@ DecodeStep::DecodeStep(const model::ModelDescription& m, const ref::GgufFile& fi
       const auto& gate = weight(blk + "ffn_gate.weight");
       const std::string stacked = model::stacked_gate_up(blk);
       stacks.push_back({stacked, {gate.name, weight(blk + "ffn_up.weight").name}});
-      stream = normed_products(ffn_in, ffn_fused,
-                               {{stacked, model::matmul_kernel(gate.type), "gu", blk + "ffn_gate+ffn_up",
-                                 {1, 2 * m.feed_forward, m.embedding}}});
+      const std::vector<Reader> gate_up{
+          {stacked, model::matmul_kernel(gate.type), "gu", blk + "ffn_gate+ffn_up", {1, 2 * m.feed_forward, m.embedding}}};
+      stream = normed_products(ffn_in, ffn_fusable && norm_in_pays(ffn_in, gate_up), gate_up);
       const auto& down = weight(blk + "ffn_down.weight");
       add(model::swiglu_matmul_kernel(down.type), {1, m.embedding, m.feed_forward},
           blk + "swiglu+ffn_down (" + std::string(ref::type_name(down.type)) + ")",
           {{"x", "gu"}, {"W", down.name}, {"y", "d"}})
           .weight = down.name;
     } else {
-      stream = normed_products(
-          ffn_in, ffn_fused,
-          {reader(blk + "ffn_gate.weight", "g", blk + "ffn_gate"), reader(blk + "ffn_up.weight", "u", blk + "ffn_up")});
+      const std::vector<Reader> gate_and_up{reader(blk + "ffn_gate.weight", "g", blk + "ffn_gate"),
+                                            reader(blk + "ffn_up.weight", "u", blk + "ffn_up")};
+      stream = normed_products(ffn_in, ffn_fusable && norm_in_pays(ffn_in, gate_and_up), gate_and_up);
       add("swiglu", {1, m.feed_forward}, blk + "swiglu", {{"a", "g"}, {"b", "u"}, {"y", "s"}});
       product(blk + "ffn_down.weight", "s", "d", blk + "ffn_down");
     }
@@ -213,10 +237,13 @@ DecodeStep::DecodeStep(const model::ModelDescription& m, const ref::GgufFile& fi
     }
   }
   const auto head = model::norm_readers(m, 0, model::NormReaders::output_head).front();
-  normed_products({stream, added, "xa", "output_norm.weight", "blk." + std::to_string(m.layers - 1) + ".ffn_residual",
-                   "output_norm"},
-                  fuse_norm && model::fuses_norm(m, 0, model::NormReaders::output_head, 1),
-                  {reader(head, "logits", "output")});
+  const NormedInput head_in{stream, added, "xa", "output_norm.weight",
+                            "blk." + std::to_string(m.layers - 1) + ".ffn_residual", "output_norm"};
+  const std::vector<Reader> logits{reader(head, "logits", "output")};
+  normed_products(head_in,
+                  fuse_norm && model::fuses_norm(m, 0, model::NormReaders::output_head, 1) &&
+                      norm_in_pays(head_in, logits),
+                  logits);
   add("argmax", {1, m.vocab}, "argmax", {{"x", "logits"}, {"y", "argmax"}});
   chain_.require_fits();
   for (const auto& name : weights) {
