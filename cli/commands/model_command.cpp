@@ -195,9 +195,7 @@ product at its tensor's real N, K and weight type; rmsnorm; rope on q, k
 rotated straight into its fp16 cache row (rope_cache) and v stored into its
 own (kv_store); decode attention and a prefill's causal prompt attention
 (attention_prefill); SwiGLU; each residual add fused with the norm after it
-(add_rmsnorm_mul), or in a decode step both taken into the products that read
-the norm (matmul_q4k_addnorm, matmul_q6k_addnorm) where every reader's weight
-type has such a kernel; in a decode step gate and up as one product of their
+(add_rmsnorm_mul); in a decode step gate and up as one product of their
 stacked weights and ffn_down reading their SwiGLU (matmul_q4k_swiglu,
 matmul_q6k_swiglu); the embedding lookup, the output head, argmax: the ops
 vktune step chains.

@@ -60,7 +60,7 @@ struct StepArgs {
   std::vector<std::string> tuned_kernels;
   bool barrier_every_op = false;
   bool unfused = false;
-  bool norm_apart = false;
+  bool norm_into_products = false;
 };
 
 struct Measured {
@@ -223,7 +223,7 @@ void run_step(const StepArgs& args, int& result_code) {
     options.tuned_kernels = args.tuned_kernels;
     options.barrier_every_op = args.barrier_every_op;
     options.fused = !args.unfused;
-    options.norm_into_products = !args.norm_apart;
+    options.norm_into_products = args.norm_into_products;
     step::DecodeStep chain(model, file, options, store ? &*store : nullptr, rows, device.info());
     if (!args.json) std::cerr << "vktune step: " << (tuned ? "tuned" : "baseline") << ": compiling and uploading\n";
     chain.prepare(device, templates);
@@ -293,7 +293,7 @@ void run_step(const StepArgs& args, int& result_code) {
                 {"device", device.info().name},
                 {"context", context},
                 {"fused", !args.unfused},
-                {"norm_into_products", !args.unfused && !args.norm_apart},
+                {"norm_into_products", !args.unfused && args.norm_into_products},
                 {"database", store ? store->path().string() : std::string()},
                 {"check_tolerance", kStepTolerance},
                 {"chained_vs_op_by_op_tolerance", kChainedVsOpByOp},
@@ -307,9 +307,9 @@ void run_step(const StepArgs& args, int& result_code) {
   } else {
     std::cout << escape_text(model.name.empty() ? model.architecture : model.name) << ": one decode token at context "
               << context << " on " << device.info().name << ", as one command buffer"
-              << (args.unfused      ? " (unfused: every op its own kernel)"
-                  : args.norm_apart ? " (each residual add and norm one add_rmsnorm_mul before its products)"
-                                    : "")
+              << (args.unfused              ? " (unfused: every op its own kernel)"
+                  : args.norm_into_products ? " (each residual add and norm taken into the products that read it)"
+                                            : "")
               << "\n";
     for (const auto& m : measured) {
       const double ns = m.timing.per_dispatch_ns.median;
@@ -384,15 +384,16 @@ and types. --tuned-kernels takes stored winners only for the kernels named (to
 find which kernel's winners move the result). --barrier-every-op puts a
 barrier before every dispatch (to measure what placing them saves). --unfused
 runs every op as its own kernel (each residual add and the norm after it apart
-rather than taken into the products that read the norm, the _addnorm kernels,
-or one add_rmsnorm_mul where a reader's weight type has no _addnorm kernel; k
-rotated, then stored, rather than
+rather than one add_rmsnorm_mul; k rotated, then stored, rather than
 rope_cache writing it into its cache row; gate, up, SwiGLU and down apart
 rather than one product of the stacked gate and up weights and a _swiglu down
-product): to measure what the fused kernels save. --norm-apart keeps the
-other fusions but runs each residual add and norm as one add_rmsnorm_mul before
-the products that read it: to measure what the _addnorm kernels save. --json
-prints vktune-step version 1.
+product): to measure what the fused kernels save. --norm-into-products takes
+each residual add and norm into the products that read it (matmul_q4k_addnorm,
+matmul_q6k_addnorm, where every reader's weight type has one) wherever the
+stored winners of both ways say it pays, rather than one add_rmsnorm_mul before
+them: 2 dispatches and barriers fewer per layer, each product reading h, d and
+the norm's weight where it read one vector (on H200s: +1.2% tokens/s at
+context 128, -4.4% at 4096). --json prints vktune-step version 1.
 
 See docs/TUNING_A_MODEL.md.
 )vkt");
@@ -412,13 +413,12 @@ See docs/TUNING_A_MODEL.md.
   cmd->add_flag("--barrier-every-op", args->barrier_every_op,
                 "A barrier before every dispatch rather than only where ops meet (to measure what that saves)");
   cmd->add_flag("--unfused", args->unfused,
-                "Every op its own kernel: each residual add and the norm after it apart (else taken into the "
-                "products that read the norm, _addnorm kernels, or one add_rmsnorm_mul), "
+                "Every op its own kernel: each residual add and the norm after it apart (else one add_rmsnorm_mul), "
                 "k rotated and then stored (else rope_cache rotates it into its cache row), gate, up, SwiGLU and "
                 "down apart (else one product of the stacked gate and up weights, and a _swiglu down product)");
-  cmd->add_flag("--norm-apart", args->norm_apart,
-                "Each residual add and the norm after it as one add_rmsnorm_mul before the products that read the "
-                "norm, rather than taken into them (the _addnorm kernels); the other fusions kept");
+  cmd->add_flag("--norm-into-products", args->norm_into_products,
+                "Each residual add and the norm after it taken into the products that read the norm (the _addnorm "
+                "kernels) where the stored winners say it pays, rather than one add_rmsnorm_mul before them");
   cmd->add_flag("--check", args->check,
                 "Check the chain op by op (each op on the inputs the chain gave it, within its variant's tolerance), "
                 "the chained run against the op-by-op run, and the logits against the CPU chain in double (exit 1 "

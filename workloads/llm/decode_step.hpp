@@ -3,9 +3,9 @@
 // the GPU (`vktune step`): the embedding lookup, every layer's ops in model
 // order (the q/k/v products, rope on q, k rotated into its fp16 cache row
 // and v stored into its own, caches of the context's length, attention over
-// them, the output product, gate and up as one product, down reading their
-// SwiGLU, each residual add and the norm after it taken into the products
-// that read the norm; StepOptions::fused), the output head and argmax, recorded
+// them, the output product, the residual add and the norm after it as one
+// add_rmsnorm_mul, gate and up as one product, down reading their SwiGLU,
+// and the add with the next layer's norm; StepOptions::fused), the output head and argmax, recorded
 // into one command buffer
 // with a compute-to-compute barrier before each dispatch that reads what an
 // earlier one since the last barrier wrote, or writes what it read or wrote
@@ -46,16 +46,18 @@ struct StepOptions {
   // ops meet: to measure what the placement saves.
   bool barrier_every_op = false;
   // Fused kernels where they save a barrier: each residual add and the norm
-  // after it taken into the products that read the norm (the _addnorm
-  // kernels, where norm_into_products and model::fuses_norm) or else one
-  // add_rmsnorm_mul, k rotated straight into its cache row
+  // after it as one add_rmsnorm_mul (or taken into the products that read
+  // the norm: norm_into_products), k rotated straight into its cache row
   // (rope_cache), gate and up as one product of their stacked weights whose
   // SwiGLU ffn_down reads (matmul_q6k_swiglu; model::fuses_swiglu). false:
   // the ops one kernel each, to measure what that saves.
   bool fused = true;
-  // With `fused`: false keeps each residual add and norm one add_rmsnorm_mul
-  // before its products (to measure what the _addnorm kernels save).
-  bool norm_into_products = true;
+  // With `fused`: each residual add and norm taken into the products that
+  // read it (the _addnorm kernels) where the stored winners say it pays,
+  // rather than one add_rmsnorm_mul before them. Off by default: on H200s
+  // it gained 1.2% at context 128 and lost 4.4% at 4096
+  // (measurements/nvidia-h200/session33/addnorm).
+  bool norm_into_products = false;
 };
 
 // "blk.12.ffn_down (Q6_K)" -> "ffn_down (Q6_K)": the same op in every layer.

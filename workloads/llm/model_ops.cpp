@@ -66,11 +66,10 @@ class Builder {
 };
 
 // The ops as `vktune step` chains them (workloads/llm/decode_step.cpp): each
-// residual add fused with the norm after it (add_rmsnorm_mul), or, in a
-// decode step, both taken into the products that read the norm
-// (fuses_norm); k rotated straight into its cache row (rope_cache) where
-// that kernel serves the context, and in a decode step gate and up as one
-// stacked product whose SwiGLU ffn_down reads (fuses_swiglu).
+// residual add fused with the norm after it (add_rmsnorm_mul), k rotated
+// straight into its cache row (rope_cache) where that kernel serves the
+// context, and in a decode step gate and up as one stacked product whose
+// SwiGLU ffn_down reads (fuses_swiglu).
 void phase_ops(const ModelDescription& m, std::uint32_t tokens, std::uint32_t context, bool prefill, ModelOps& out) {
   Builder b(m, prefill);
   // 64-bit products, refused above 2^32-1 (describe_model checked them too).
@@ -84,19 +83,11 @@ void phase_ops(const ModelDescription& m, std::uint32_t tokens, std::uint32_t co
   }
   const std::string rope = m.rope_neox ? "rope_neox" : "rope";
   const std::string rope_cache = rope_cache_kernel(m, tokens, context);
-  // A product of `tokens` rows, with the norm taken in where `normed`.
-  auto product = [&](const std::string& name, const std::string& role, bool normed) {
-    const auto& t = m.tensors.at(name);
-    if (!normed) return b.product(name, role, tokens, out);
-    b.add(addnorm_matmul_kernel(t.type),
-          {tokens, static_cast<std::uint32_t>(t.rows()), static_cast<std::uint32_t>(t.row_length())}, role, out);
-  };
-  if (!fuses_norm(m, 0, NormReaders::attention, tokens)) b.add("rmsnorm_mul", {tokens, m.embedding}, "attn_norm", out);
+  b.add("rmsnorm_mul", {tokens, m.embedding}, "attn_norm", out);
   for (std::uint32_t layer = 0; layer < m.layers; ++layer) {
     const std::string blk = "blk." + std::to_string(layer) + ".";
-    const bool attn_normed = fuses_norm(m, layer, NormReaders::attention, tokens);
     for (const char* qkv : {"attn_q", "attn_k", "attn_v"}) {
-      product(blk + qkv + ".weight", qkv, attn_normed);
+      b.product(blk + qkv + ".weight", qkv, tokens, out);
       if (b.has(blk + qkv + ".bias")) {  // qwen2
         const auto n = static_cast<std::uint32_t>(m.tensors.at(blk + qkv + ".weight").rows());
         b.add("add", {tokens, n}, std::string(qkv) + "_bias", out);
@@ -126,38 +117,28 @@ void phase_ops(const ModelDescription& m, std::uint32_t tokens, std::uint32_t co
       b.add("attention_decode", {m.heads, m.kv_heads, m.head_dim, context}, "attention", out);
     }
     b.product(blk + "attn_output.weight", "attn_output", tokens, out);
-    const bool ffn_normed = fuses_norm(m, layer, NormReaders::feed_forward, tokens);
-    if (!ffn_normed) b.add("add_rmsnorm_mul", {tokens, m.embedding}, "residual+ffn_norm", out);
+    b.add("add_rmsnorm_mul", {tokens, m.embedding}, "residual+ffn_norm", out);
     if (fuses_swiglu(m, blk, tokens)) {  // gate and up stacked in one product; SwiGLU read by ffn_down
       const auto& gate = m.tensors.at(blk + "ffn_gate.weight");
       const auto& down = m.tensors.at(blk + "ffn_down.weight");
-      const kernels::Shape shape{tokens, gate_up_rows, m.embedding};
-      b.add(ffn_normed ? addnorm_matmul_kernel(gate.type) : matmul_kernel(gate.type), shape, "ffn_gate+ffn_up", out);
+      b.add(matmul_kernel(gate.type), {tokens, gate_up_rows, m.embedding}, "ffn_gate+ffn_up", out);
       b.add(swiglu_matmul_kernel(down.type), {tokens, m.embedding, m.feed_forward}, "swiglu+ffn_down", out);
     } else {
-      product(blk + "ffn_gate.weight", "ffn_gate", ffn_normed);
-      product(blk + "ffn_up.weight", "ffn_up", ffn_normed);
+      b.product(blk + "ffn_gate.weight", "ffn_gate", tokens, out);
+      b.product(blk + "ffn_up.weight", "ffn_up", tokens, out);
       b.add("swiglu", {tokens, m.feed_forward}, "swiglu", out);
       b.product(blk + "ffn_down.weight", "ffn_down", tokens, out);
     }
     if (layer + 1 < m.layers) {
-      if (!fuses_norm(m, layer + 1, NormReaders::attention, tokens)) {
-        b.add("add_rmsnorm_mul", {tokens, m.embedding}, "residual+attn_norm", out);
-      }
+      b.add("add_rmsnorm_mul", {tokens, m.embedding}, "residual+attn_norm", out);
     } else if (tokens == 1) {
-      if (!fuses_norm(m, layer, NormReaders::output_head, 1)) b.add("add_rmsnorm_mul", {1, m.embedding}, "residual+output_norm", out);
+      b.add("add_rmsnorm_mul", {1, m.embedding}, "residual+output_norm", out);
     } else {  // logits for the last token only, in a prefill as in a decode step
       b.add("add", {tokens, m.embedding}, "residual", out);
       b.add("rmsnorm_mul", {1, m.embedding}, "output_norm", out);
     }
   }
-  // The head reads one row: the last token's.
-  const auto& head = m.tensors.at(norm_readers(m, 0, NormReaders::output_head).front());
-  if (tokens == 1 && fuses_norm(m, 0, NormReaders::output_head, 1)) {
-    b.add(addnorm_matmul_kernel(head.type), {1, static_cast<std::uint32_t>(head.rows()), m.embedding}, "output", out);
-  } else {
-    b.product(head.name, "output", 1, out);
-  }
+  b.product(b.has("output.weight") ? "output.weight" : "token_embd.weight", "output", 1, out);
   b.add("argmax", {1, m.vocab}, "argmax", out);
 }
 
