@@ -80,6 +80,9 @@ vec4 x4(uint i) {
   return s * gv[i - m * row_vectors];
 }
 void x_epilogue() { x_sum_rows(); }
+// x rows past M, clamped to the last for loading, are quantized as zeros
+// (their outputs are not stored), so that x4() reads every value once.
+#define X_ROW_READ(c) (gl_WorkGroupID.y * C + (c) < M)
 void store_y(uint i, float v) { y[i] = v * x_scale[i / N - gl_WorkGroupID.y * C]; }
 #else
 void x_prologue() {
@@ -129,6 +132,12 @@ vec4 x4(uint i) { return xv[i]; }
 void store_y(uint i, float v) { y[i] = v; }
 #endif
 
+#ifndef X_ROW_READ
+// Whether a quantizing template reads x row c of its pass (ACT_ADDNORM
+// reads only rows below M); the other inputs read the clamped rows too, as
+// they did before, so that their code is unchanged.
+#define X_ROW_READ(c) true
+#endif
 #ifndef ACT_ADDNORM
 void x_prologue() {}
 void x_epilogue() {}

@@ -16,7 +16,7 @@ void quantize_unit(uint u, uint r) {
     const uint e = e0 + lane;  // piece: 8 values of x row c
     const uint c = min(e / 32u, C - 1u), kk = (e % 32u) * 8u;
     vec4 a = vec4(0.0), b = vec4(0.0);
-    if (e < C * 32u && gl_WorkGroupID.y * C + c < M) {  // rows past M as zeros (include/x_q8.glsl)
+    if (e < C * 32u && X_ROW_READ(c)) {
       const uint at = (col_row[c] * K + u * 256u + kk) / 4u;
       a = x4(at);
       b = x4(at + 1u);

@@ -78,9 +78,7 @@ void quantize_segment(uint k0, uint len) {
       const uint c = min(e / pieces, C - 1u);
       a[j] = vec4(0.0);
       b[j] = vec4(0.0);
-      // x rows past M (clamped to the last) are quantized as zeros: their
-      // outputs are not stored, and x4() reads every value once.
-      if (e < C * pieces && gl_WorkGroupID.y * C + c < M) {
+      if (e < C * pieces && X_ROW_READ(c)) {
         const uint v = (col_row[c] * K + k0 + (e - c * pieces) * 8u) / 4u;
         a[j] = x4(v);
         b[j] = x4(v + 1u);
