@@ -390,8 +390,8 @@ rather than one product of the stacked gate and up weights and a _swiglu down
 product): to measure what the fused kernels save. --norm-into-products takes
 each residual add and norm into the products that read it (matmul_q4k_addnorm,
 matmul_q6k_addnorm, where every reader's weight type has one) wherever the
-stored winners of both ways say it pays, rather than one add_rmsnorm_mul before
-them: 2 dispatches and barriers fewer per layer, each product reading h, d and
+stored winners of both ways say it pays (where only one way has winners, that
+way), rather than one add_rmsnorm_mul before them: 2 dispatches and barriers fewer per layer, each product reading h, d and
 the norm's weight where it read one vector (on H200s: +1.2% tokens/s at
 context 128, -4.4% at 4096). --json prints vktune-step version 1.
 

@@ -224,7 +224,7 @@ TEST(DecodeStep, ApproximateVariantsAreCheckedOpByOp) {
 
 // With stored winners of both ways, a norm is taken into its readers only
 // where their medians say it pays (the _addnorm products' against the plain
-// products' plus the norm's); where a way has no winner, taken in.
+// products' plus the norm's); with the winners of one way only, that way.
 TEST(DecodeStep, TheNormIsTakenInWhereTheStoredWinnersSayItPays) {
   vk::Instance instance;
   vk::Device device(instance, test_device_index());
@@ -260,6 +260,11 @@ TEST(DecodeStep, TheNormIsTakenInWhereTheStoredWinnersSayItPays) {
     EXPECT_EQ(count(chain, "add_rmsnorm_mul") + count(chain, "rmsnorm_mul"), 0);
     EXPECT_EQ(chain.ops().size(), fused.ops().size());
   }
+  {  // an empty store: every norm taken in, at the baselines
+    auto empty = results::Store::open(std::filesystem::path(::testing::TempDir()) / "step_norm_pays_empty.db");
+    DecodeStep chain(m, file, options, &empty, {empty.upsert_device(identity_of(device.info()))}, device.info());
+    EXPECT_EQ(chain.ops().size(), fused.ops().size());
+  }
   store_all(9000);  // layer 1's q, k, v: 11000 against 4000; the head: 9000 against 2000
   {
     DecodeStep chain(m, file, options, &store, {device_row}, device.info());
@@ -268,6 +273,17 @@ TEST(DecodeStep, TheNormIsTakenInWhereTheStoredWinnersSayItPays) {
     EXPECT_EQ(count(chain, "matmul_q4k_addnorm"), 5);  // layer 0's q, k and v, each layer's gate+up
     EXPECT_EQ(chain.ops().end()[-3].kernel, "add_rmsnorm_mul");
     EXPECT_EQ(chain.ops().end()[-2].kernel, "matmul_q6k");
+  }
+  // Only the plain products' winners (those of the _addnorm products
+  // deleted): every norm apart, the tuned chain of before.
+  for (const auto& op : fused.ops()) {
+    if (!op.kernel.ends_with("_addnorm")) continue;
+    store.remove_winner(device_row, op.kernel, kernels::shape_to_string(op.shape), "cold");
+  }
+  {
+    DecodeStep chain(m, file, options, &store, {device_row}, device.info());
+    EXPECT_EQ(chain.ops().size(), apart.ops().size());
+    EXPECT_EQ(count(chain, "matmul_q4k_addnorm") + count(chain, "matmul_q6k_addnorm"), 0);
   }
 }
 

@@ -122,23 +122,25 @@ DecodeStep::DecodeStep(const model::ModelDescription& m, const ref::GgufFile& fi
   // Whether taking a norm into its readers pays: where the stored winners
   // of both ways are known, the way they say is faster (the _addnorm
   // products' medians against the plain ones', the norm's and the dependent
-  // dispatch the norm adds: the device's measured floor, where stored);
-  // else taken in.
+  // dispatch the norm adds: the device's measured floor, where stored).
+  // Where only one way has its winners, that way (untuned _addnorm products
+  // never replace tuned plain ones); where neither has, taken in.
   std::optional<double> dispatch_floor_ns;
   if (store && !device_rows.empty()) dispatch_floor_ns = store->ceiling(device_rows.front(), kCeilingDispatchFloor);
   auto norm_in_pays = [&](const NormedInput& in, const std::vector<Reader>& readers) {
-    double fused = 0, apart = dispatch_floor_ns.value_or(0);
-    const auto norm = chain_.winner_ns(in.added.empty() ? "rmsnorm_mul" : "add_rmsnorm_mul", {1, m.embedding});
-    if (!norm) return true;
-    apart += *norm;
+    std::optional<double> fused = 0.0;
+    std::optional<double> apart = dispatch_floor_ns.value_or(0);
+    auto add_to = [](std::optional<double>& sum, std::optional<double> ns) {
+      sum = sum && ns ? std::optional<double>(*sum + *ns) : std::nullopt;
+    };
+    add_to(apart, chain_.winner_ns(in.added.empty() ? "rmsnorm_mul" : "add_rmsnorm_mul", {1, m.embedding}));
     for (const auto& reader : readers) {
       const auto type = m.tensors.at(reader.weight.substr(0, reader.weight.find('+'))).type;
-      const auto in_product = chain_.winner_ns(model::addnorm_matmul_kernel(type), reader.shape);
-      const auto plain = chain_.winner_ns(reader.kernel, reader.shape);
-      if (!in_product || !plain) return true;
-      fused += *in_product, apart += *plain;
+      add_to(fused, chain_.winner_ns(model::addnorm_matmul_kernel(type), reader.shape));
+      add_to(apart, chain_.winner_ns(reader.kernel, reader.shape));
     }
-    return fused < apart;
+    if (fused && apart) return *fused < *apart;
+    return fused.has_value() || !apart.has_value();
   };
   auto reader = [&](const std::string& tensor, const std::string& y, const std::string& role) {
     const auto& t = weight(tensor);
