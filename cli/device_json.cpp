@@ -41,6 +41,7 @@ nlohmann::json to_json(const vk::DeviceInfo& info) {
         {"max_workgroup_count", info.max_workgroup_count},
         {"max_shared_memory_bytes", info.max_shared_memory_bytes},
         {"max_storage_buffer_range", info.max_storage_buffer_range},
+        {"min_storage_buffer_offset_alignment", info.min_storage_buffer_offset_alignment},
         {"max_push_constants_bytes", info.max_push_constants_bytes},
         {"max_memory_allocation_bytes", info.max_memory_allocation_bytes}}},
       {"timestamps",

@@ -155,6 +155,7 @@ DeviceInfo query_device_info(VkPhysicalDevice device, std::uint32_t index) {
   info.max_workgroup_invocations = p.limits.maxComputeWorkGroupInvocations;
   info.max_shared_memory_bytes = p.limits.maxComputeSharedMemorySize;
   info.max_storage_buffer_range = p.limits.maxStorageBufferRange;
+  info.min_storage_buffer_offset_alignment = p.limits.minStorageBufferOffsetAlignment;
   info.max_push_constants_bytes = p.limits.maxPushConstantsSize;
   info.timestamp_period_ns = p.limits.timestampPeriod;
 

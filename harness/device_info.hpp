@@ -66,6 +66,7 @@ struct DeviceInfo {
   std::array<std::uint32_t, 3> max_workgroup_count{};
   std::uint32_t max_shared_memory_bytes = 0;
   std::uint32_t max_storage_buffer_range = 0;
+  std::uint64_t min_storage_buffer_offset_alignment = 1;  // a bound storage buffer's offset is a multiple of it
   std::uint32_t max_push_constants_bytes = 0;
   std::uint64_t max_memory_allocation_bytes = 0;
 

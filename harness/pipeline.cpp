@@ -210,12 +210,18 @@ VkDescriptorSet ComputePipeline::write_set(VkDescriptorSetLayout layout,
 }
 
 VkDescriptorSet ComputePipeline::make_descriptor_set(std::span<const Buffer* const> buffers, VkDeviceSize offset) {
-  if (buffers.size() != desc_.storage_buffers) {
-    throw Error(ErrorKind::internal, desc_.label + ": " + std::to_string(buffers.size()) + " buffers given for " +
+  return make_descriptor_set(buffers, std::vector<VkDeviceSize>(buffers.size(), offset));
+}
+
+VkDescriptorSet ComputePipeline::make_descriptor_set(std::span<const Buffer* const> buffers,
+                                                     std::span<const VkDeviceSize> offsets) {
+  if (buffers.size() != desc_.storage_buffers || offsets.size() != buffers.size()) {
+    throw Error(ErrorKind::internal, desc_.label + ": " + std::to_string(buffers.size()) + " buffers and " +
+                                         std::to_string(offsets.size()) + " offsets given for " +
                                          std::to_string(desc_.storage_buffers) + " bindings");
   }
   std::vector<VkDescriptorBufferInfo> infos;
-  for (const auto* buffer : buffers) infos.push_back({buffer->handle(), offset, VK_WHOLE_SIZE});
+  for (std::size_t b = 0; b < buffers.size(); ++b) infos.push_back({buffers[b]->handle(), offsets[b], VK_WHOLE_SIZE});
   return write_set(set_layout_, infos);
 }
 

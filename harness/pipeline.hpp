@@ -69,6 +69,8 @@ class ComputePipeline {
   // A descriptor set binding `buffers` in order; lives as long as the pipeline.
   // Binds each buffer from `offset` (a multiple of minStorageBufferOffsetAlignment) to its end.
   VkDescriptorSet make_descriptor_set(std::span<const Buffer* const> buffers, VkDeviceSize offset = 0);
+  // The same with an offset per buffer (each a multiple of that alignment).
+  VkDescriptorSet make_descriptor_set(std::span<const Buffer* const> buffers, std::span<const VkDeviceSize> offsets);
 
   // With desc.bounds_set: the set of an instrumented module's output and
   // input buffers (each bound whole); lives as long as the pipeline.

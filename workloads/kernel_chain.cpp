@@ -94,10 +94,11 @@ std::optional<double> KernelChain::winner_ns(const std::string& kernel_name, con
 }
 
 ChainOp& KernelChain::add(const std::string& kernel_name, const kernels::Shape& shape, const std::string& role,
-                          const std::map<std::string, std::string>& by_name) {
+                          const std::map<std::string, std::string>& by_name,
+                          const std::map<std::string, std::uint64_t>& offsets) {
   const auto& kernel = kernels::find_kernel(kernel_name);
   kernel.validate_shape(shape);
-  ChainOp op{kernel_name, shape, kernel.baseline(shape), false, {}, std::nullopt, role, {}, {}};
+  ChainOp op{kernel_name, shape, kernel.baseline(shape), false, {}, std::nullopt, role, {}, {}, {}};
   auto choice = choose(kernel, shape);
   if (choice.config) {
     op.config = std::move(*choice.config), op.tuned = true, op.winner_ns = choice.ns;
@@ -114,9 +115,17 @@ ChainOp& KernelChain::add(const std::string& kernel_name, const kernels::Shape& 
     } else {
       throw Error(ErrorKind::internal, kernel_name + "'s binding " + b.name + " has no buffer in the chain");
     }
+    const auto at = offsets.find(b.name);
+    const std::uint64_t offset = at == offsets.end() ? 0 : at->second;
     auto& size = impl_->buffer_bytes[buffer];
-    size = std::max(size, b.size.bytes(shape));
+    size = std::max(size, offset + b.size.bytes(shape));
     op.buffers.push_back(buffer);
+    op.offsets.push_back(offset);
+  }
+  for (const auto& [name, offset] : offsets) {
+    const bool bound = std::any_of(space.bindings.begin(), space.bindings.end(),
+                                   [&](const kernels::Binding& b) { return b.name == name; });
+    if (!bound) throw Error(ErrorKind::internal, kernel_name + " has no binding " + name + " to offset");
   }
   ops_.push_back(std::move(op));
   return ops_.back();
@@ -222,12 +231,21 @@ void KernelChain::prepare(vk::Device& device, const TemplateLibrary& templates) 
     r.barrier_before = op.barrier_before;
     std::vector<const vk::Buffer*> bound;
     for (const auto& name : op.buffers) bound.push_back(im.buffers.at(name).get());
+    const std::vector<VkDeviceSize> offsets(op.offsets.begin(), op.offsets.end());
+    const auto alignment = device.info().min_storage_buffer_offset_alignment;
+    for (std::size_t b = 0; b < offsets.size(); ++b) {
+      if (alignment > 0 && offsets[b] % alignment != 0) {
+        throw Error(ErrorKind::usage, op.role + ": " + op.kernel + " would bind " + op.buffers[b] + " from byte " +
+                                          std::to_string(offsets[b]) + ", not a multiple of " + device.info().name +
+                                          "'s minStorageBufferOffsetAlignment of " + std::to_string(alignment));
+      }
+    }
     // The op's own plan: ops of other shapes share a variant (its hash covers
     // what is compiled, not the push constants, which carry the shape).
     const auto plans = kernels::find_kernel(op.kernel).stages(op.config, op.shape);
     for (std::size_t s = 0; s < variant.stages.size(); ++s) {
       r.stages.push_back(pipelines[s].get());
-      r.sets.push_back(pipelines[s]->make_descriptor_set(bound));
+      r.sets.push_back(pipelines[s]->make_descriptor_set(bound, offsets));
       r.groups.push_back(kernels::workgroup_counts(plans.at(s).dispatch, op.shape));
       const auto& own = plans.at(s).push_constants;
       r.push.push_back(own.empty() ? std::vector<std::uint32_t>(op.shape.begin(), op.shape.end()) : own);
@@ -253,6 +271,11 @@ void KernelChain::run_op_by_op(
     vk::Device& device,
     const std::function<void(std::size_t op, const Contents& before, const Contents& after)>& visit) {
   auto& im = *impl_;
+  // A binding's contents: its buffer from the binding's offset on.
+  auto download_from = [&](const ChainOp& op, std::size_t b) {
+    const auto& buffer = *im.buffers.at(op.buffers[b]);
+    return buffer.download(op.offsets[b], buffer.size() - op.offsets[b]);
+  };
   for (std::size_t i = 0; i < ops_.size(); ++i) {
     const auto& op = ops_[i];
     const auto& kernel = kernels::find_kernel(op.kernel);
@@ -261,12 +284,12 @@ void KernelChain::run_op_by_op(
     for (std::size_t b = 0; b < bindings.size(); ++b) {
       const auto role = bindings[b].role;
       if (role == kernels::BindingRole::weights || role == kernels::BindingRole::scratch) continue;
-      before[bindings[b].name] = im.buffers.at(op.buffers[b])->download();
+      before[bindings[b].name] = download_from(op, b);
     }
     vk::run_commands(device, [&](VkCommandBuffer cmd) { Impl::record_op(cmd, im.recorded[i], false); });
     for (std::size_t b = 0; b < bindings.size(); ++b) {
       if (bindings[b].role == kernels::BindingRole::output)
-        after[bindings[b].name] = im.buffers.at(op.buffers[b])->download();
+        after[bindings[b].name] = download_from(op, b);
     }
     visit(i, before, after);
   }

@@ -52,6 +52,7 @@ struct ChainOp {
   std::string role;                  // what the op is in its network: "blk.3.ffn_down", "block 4 expand"
   std::string weight;                // the op's main weight buffer, where its network names one
   std::vector<std::string> buffers;  // the chain's buffers, in the kernel's binding order
+  std::vector<std::uint64_t> offsets;  // where each binding starts in its buffer, in bytes
   // A barrier precedes the op's first stage (later stages of a multi-stage
   // op always wait for the one before).
   bool barrier_before = true;
@@ -66,9 +67,13 @@ class KernelChain {
 
   // Appends an op and chooses its variant; `by_name` maps the kernel's
   // bindings to chain buffers (a scratch binding left out gets a buffer of
-  // its own). Throws Error(usage) for a shape the kernel refuses.
+  // its own), `offsets` binds some from a byte offset into their buffer (a
+  // row of a larger one; a multiple of the device's
+  // minStorageBufferOffsetAlignment, else prepare() refuses it). Throws
+  // Error(usage) for a shape the kernel refuses.
   ChainOp& add(const std::string& kernel, const kernels::Shape& shape, const std::string& role,
-               const std::map<std::string, std::string>& by_name);
+               const std::map<std::string, std::string>& by_name,
+               const std::map<std::string, std::uint64_t>& offsets = {});
   // The stored median of the winner add() would run for the kernel at the
   // shape, or none where it would run the baseline (to choose between two
   // ways of chaining before adding either).

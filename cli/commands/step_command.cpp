@@ -1,7 +1,8 @@
-// `vktune step FILE.gguf`: one decode token of a model run on the GPU as a
-// chain of vktune kernels in one command buffer (workloads/llm/), timed to
-// tokens per second, tuned against baseline, and with --check compared with
-// the CPU reference of the same chain.
+// `vktune step FILE.gguf`: one decode token of a model, or with --prompt a
+// prompt's processing, run on the GPU as a chain of vktune kernels in one
+// command buffer (workloads/llm/), timed to tokens per second, tuned against
+// baseline, and with --check compared with the CPU reference of the same
+// chain.
 #include <algorithm>
 #include <cmath>
 #include <iostream>
@@ -18,7 +19,7 @@
 #include "common/json_formats.hpp"
 #include "workloads/llm/model_description.hpp"
 #include "tuner/session.hpp"
-#include "workloads/llm/decode_step.hpp"
+#include "workloads/llm/model_step.hpp"
 #include "kernels/registry.hpp"
 #include "workloads/llm/step_op_check.hpp"
 #include "workloads/llm/step_reference.hpp"
@@ -50,6 +51,7 @@ struct StepArgs {
   std::string file;
   std::uint32_t device = 0;
   std::optional<std::uint32_t> context;  // default: model::default_context
+  std::uint32_t prompt = 0;              // > 0: a prefill of this many tokens
   bool random_weights = false;
   bool tuned_only = false, baseline_only = false;
   bool check = false;
@@ -90,7 +92,7 @@ struct Measured {
   double profiled_ns = 0;  // the step with a timestamp at every barrier
 };
 
-void profile_chain(step::DecodeStep& chain, vk::Device& device, int samples, Measured& m) {
+void profile_chain(step::ModelStep& chain, vk::Device& device, int samples, Measured& m) {
   const auto profile = chain.profile(device, samples);
   std::map<std::string, Measured::Share> by_ops;
   for (const auto& phase : profile.phases) {
@@ -114,8 +116,7 @@ double relative_l2(const std::vector<float>& got, const std::vector<double>& wan
   return v.non_finite > 0 ? std::nan("") : v.rel_l2;
 }
 
-void check_chain(step::DecodeStep& chain, vk::Device& device, const model::ModelDescription& model,
-                 std::uint32_t context, Measured& m) {
+void check_chain(step::ModelStep& chain, vk::Device& device, const model::ModelDescription& model, Measured& m) {
   const auto chained = chain.run_once(device);
   const auto by_op = step::check_op_by_op(chain, device, model);
   m.ops_checked = by_op.ops.size();
@@ -140,10 +141,10 @@ void check_chain(step::DecodeStep& chain, vk::Device& device, const model::Model
     const auto own = kernel.tolerance(op.shape), variant = kernel.variant_tolerance(op.config, op.shape);
     m.approximate = m.approximate || variant.rel_l2 > own.rel_l2 || variant.max_rel > own.max_rel;
   }
-  const auto exact = step::reference_logits(model, chain, context);
+  const auto exact = step::reference_logits(model, chain);
   m.rel_l2 = relative_l2(chained, exact);
   if (m.approximate) {
-    const auto approximated = step::reference_logits(model, chain, context, step::Activations::as_variants);
+    const auto approximated = step::reference_logits(model, chain, step::Activations::as_variants);
     m.approximation_rel_l2 = relative_l2(std::vector<float>(approximated.begin(), approximated.end()), exact);
   }
   // NaN fails every comparison.
@@ -167,7 +168,7 @@ struct Comparison {
   std::string text;
 };
 
-Comparison compare_chains(const Measured& tuned, const Measured& baseline) {
+Comparison compare_chains(const Measured& tuned, const Measured& baseline, const std::string& per_step) {
   const auto& t = tuned.timing.per_dispatch_ns;
   const auto& b = baseline.timing.per_dispatch_ns;
   const double spread = std::max(t.p90 - t.p10, b.p90 - b.p10);
@@ -176,16 +177,16 @@ Comparison compare_chains(const Measured& tuned, const Measured& baseline) {
   char line[320];
   if (tuned.tuned_ops == 0 || tuned.winners_as_baseline == tuned.tuned_ops) {
     c.verdict = tuned.tuned_ops == 0 ? "no_winners" : "same_code";
-    std::snprintf(line, sizeof line, "tuned vs baseline: no speedup to report: %s (%.1f vs %.1f us per token is noise)",
+    std::snprintf(line, sizeof line, "tuned vs baseline: no speedup to report: %s (%.1f vs %.1f us %s is noise)",
                   tuned.tuned_ops == 0 ? "no op has a stored winner"
                                        : "every stored winner is its op's baseline config, the same code",
-                  t.median / 1e3, b.median / 1e3);
+                  t.median / 1e3, b.median / 1e3, per_step.c_str());
   } else if (std::abs(t.median - b.median) < spread) {
     c.verdict = "within_spread";
     std::snprintf(line, sizeof line,
-                  "tuned vs baseline: within the chains' spread (medians %.1f and %.1f us per token differ by less "
+                  "tuned vs baseline: within the chains' spread (medians %.1f and %.1f us %s differ by less "
                   "than the wider p10-p90 of %.1f us): not a measured speedup",
-                  t.median / 1e3, b.median / 1e3, spread / 1e3);
+                  t.median / 1e3, b.median / 1e3, per_step.c_str(), spread / 1e3);
   } else {
     c.verdict = "speedup";
     std::snprintf(line, sizeof line, "tuned vs baseline: %.2fx the baseline's tokens/s (%zu of %zu dispatches tuned)",
@@ -217,6 +218,7 @@ void run_step(const StepArgs& args, int& result_code) {
     if ((tuned && args.baseline_only) || (!tuned && args.tuned_only)) continue;
     step::StepOptions options;
     options.context = context;
+    options.prompt = args.prompt;
     options.tuned = tuned;
     options.random_weights = args.random_weights;
     options.seed = args.seed;
@@ -224,7 +226,7 @@ void run_step(const StepArgs& args, int& result_code) {
     options.barrier_every_op = args.barrier_every_op;
     options.fused = !args.unfused;
     options.norm_into_products = args.norm_into_products;
-    step::DecodeStep chain(model, file, options, store ? &*store : nullptr, rows, device.info());
+    step::ModelStep chain(model, file, options, store ? &*store : nullptr, rows, device.info());
     if (!args.json) std::cerr << "vktune step: " << (tuned ? "tuned" : "baseline") << ": compiling and uploading\n";
     chain.prepare(device, templates);
     Measured m;
@@ -242,7 +244,7 @@ void run_step(const StepArgs& args, int& result_code) {
     }
     if (args.check) {
       if (!args.json) std::cerr << "vktune step: " << m.name << ": checking op by op and against the CPU chain\n";
-      check_chain(chain, device, model, context, m);
+      check_chain(chain, device, model, m);
       if (!m.passed) result_code = exit_code::failure;
     }
     if (!args.json) std::cerr << "vktune step: " << m.name << ": timing " << args.samples << " steps\n";
@@ -250,6 +252,9 @@ void run_step(const StepArgs& args, int& result_code) {
     profile_chain(chain, device, args.samples, m);
     measured.push_back(std::move(m));
   }
+  // A step's tokens, and what the text calls one step.
+  const double tokens = args.prompt > 0 ? args.prompt : 1;
+  const std::string per_step = args.prompt > 0 ? "per prompt" : "per token";
   if (args.json) {
     nlohmann::json runs = nlohmann::json::array();
     for (const auto& m : measured) {
@@ -271,7 +276,7 @@ void run_step(const StepArgs& args, int& result_code) {
                       {"median_ns", ns},
                       {"p10_ns", m.timing.per_dispatch_ns.p10},
                       {"p90_ns", m.timing.per_dispatch_ns.p90},
-                      {"tokens_per_second", ns > 0 ? 1e9 / ns : 0.0},
+                      {"tokens_per_second", ns > 0 ? tokens * 1e9 / ns : 0.0},
                       {"profiled_ns", m.profiled_ns},
                       {"breakdown", breakdown},
                       {"logits_rel_l2", m.rel_l2 ? nlohmann::json(*m.rel_l2) : nlohmann::json(nullptr)},
@@ -292,6 +297,7 @@ void run_step(const StepArgs& args, int& result_code) {
     doc.update({{"file", args.file},
                 {"device", device.info().name},
                 {"context", context},
+                {"prompt", args.prompt},
                 {"fused", !args.unfused},
                 {"norm_into_products", !args.unfused && args.norm_into_products},
                 {"database", store ? store->path().string() : std::string()},
@@ -299,13 +305,15 @@ void run_step(const StepArgs& args, int& result_code) {
                 {"chained_vs_op_by_op_tolerance", kChainedVsOpByOp},
                 {"runs", runs}});
     if (measured.size() == 2) {
-      const auto c = compare_chains(measured[0], measured[1]);
+      const auto c = compare_chains(measured[0], measured[1], per_step);
       doc["comparison"] = {{"verdict", c.verdict}, {"speedup", c.verdict == "speedup" ? nlohmann::json(c.ratio)
                                                                                         : nlohmann::json(nullptr)}};
     }
     std::cout << doc.dump(2) << "\n";
   } else {
-    std::cout << escape_text(model.name.empty() ? model.architecture : model.name) << ": one decode token at context "
+    std::cout << escape_text(model.name.empty() ? model.architecture : model.name) << ": "
+              << (args.prompt > 0 ? "a prompt of " + std::to_string(args.prompt) + " tokens from an empty cache of "
+                                  : std::string("one decode token at context "))
               << context << " on " << device.info().name << ", as one command buffer"
               << (args.unfused              ? " (unfused: every op its own kernel)"
                   : args.norm_into_products ? " (each residual add and norm taken into the products that read it)"
@@ -315,10 +323,11 @@ void run_step(const StepArgs& args, int& result_code) {
       const double ns = m.timing.per_dispatch_ns.median;
       char line[256];
       std::snprintf(line, sizeof line,
-                    "  %-8s %4zu dispatches (%zu tuned), %zu barriers: %.1f us per token (p10 %.1f, p90 %.1f), "
+                    "  %-8s %4zu dispatches (%zu tuned), %zu barriers: %.1f us %s (p10 %.1f, p90 %.1f), "
                     "%.1f tokens/s",
-                    m.name.c_str(), m.ops, m.tuned_ops, m.barriers, ns / 1e3, m.timing.per_dispatch_ns.p10 / 1e3,
-                    m.timing.per_dispatch_ns.p90 / 1e3, ns > 0 ? 1e9 / ns : 0.0);
+                    m.name.c_str(), m.ops, m.tuned_ops, m.barriers, ns / 1e3, per_step.c_str(),
+                    m.timing.per_dispatch_ns.p10 / 1e3, m.timing.per_dispatch_ns.p90 / 1e3,
+                    ns > 0 ? tokens * 1e9 / ns : 0.0);
       std::cout << line << "\n";
       if (m.rel_l2) {
         std::cout << "    check: " << (m.passed ? "passed" : "FAILED") << "; op by op " << m.ops_checked - m.ops_failed
@@ -334,7 +343,8 @@ void run_step(const StepArgs& args, int& result_code) {
         std::cout << "\n";
         for (const auto& f : m.failures) std::cout << "    failed: " << f << "\n";
       }
-      std::printf("    where the time goes (a timestamp at each barrier: %.1f us per token):\n", m.profiled_ns / 1e3);
+      std::printf("    where the time goes (a timestamp at each barrier: %.1f us %s):\n", m.profiled_ns / 1e3,
+                  per_step.c_str());
       for (std::size_t i = 0; i < m.breakdown.size() && i < kBreakdownRows; ++i) {
         const auto& b = m.breakdown[i];
         std::printf("      %6.1f%% %8.1f us  %3zu x %7.2f us  %s\n", 100 * b.ns_per_token / m.profiled_ns,
@@ -346,7 +356,7 @@ void run_step(const StepArgs& args, int& result_code) {
         std::cout << "    baseline: " << count << " x " << escape_text(kind) << "\n";  // tensor names are the file's
       }
     }
-    if (measured.size() == 2) std::cout << "  " << compare_chains(measured[0], measured[1]).text << "\n";
+    if (measured.size() == 2) std::cout << "  " << compare_chains(measured[0], measured[1], per_step).text << "\n";
   }
 }
 
@@ -355,8 +365,9 @@ void run_step(const StepArgs& args, int& result_code) {
 void add_step_command(CLI::App& root, int& result_code) {
   auto args = std::make_shared<StepArgs>();
   auto* cmd = root.add_subcommand("step",
-                                  "Run one decode token of a GGUF model on the GPU as a chain of vktune kernels "
-                                  "in one command buffer, and time it (tuned and baseline variants)");
+                                  "Run one decode token (or with --prompt a prompt's processing) of a GGUF model on "
+                                  "the GPU as a chain of vktune kernels in one command buffer, and time it (tuned "
+                                  "and baseline variants)");
   // The reference text (the man page carries it too).
   cmd->footer(R"vkt(
 Runs one decode token on the GPU: the embedding lookup, every layer's ops in
@@ -366,6 +377,14 @@ with a barrier only before a dispatch that reads what an earlier one since the
 last barrier wrote or writes what it touched (so the q, k and v products run
 side by side). Each op runs the stored winner for this GPU (else for another
 GPU of its model) or its baseline.
+
+--prompt N runs a prompt's processing instead (a prefill): N tokens at
+positions 0..N-1 from an empty cache, every op over the N rows (the products
+at M = N, the norms, rope, the k and v stores into the cache, the prompt's
+causal attention over its own entries), then the last token's residual add
+and norm, the output head and argmax; tokens/s is N over the step's time.
+The ops are those `vktune model --prompt N` tunes for the prefill (with the
+same --context, which sizes the cache the stores write).
 
 Timed back to back after a warm-up to steady clocks (median of --samples, 15),
 reported as us and tokens/s, tuned and baseline, with where the time goes
@@ -402,6 +421,10 @@ See docs/TUNING_A_MODEL.md.
   cmd->add_option("--context", args->context,
                   "KV-cache length: the token is at position context - 1 (default: 4096, or the model's context "
                   "length where that is less)")
+      ->check(CLI::Range(1u, 1u << 24));
+  cmd->add_option("--prompt", args->prompt,
+                  "Process a prompt of this many tokens (a prefill from an empty cache, at most --context) rather "
+                  "than one decode token")
       ->check(CLI::Range(1u, 1u << 24));
   cmd->add_flag("--random-weights", args->random_weights, "Random weights of the file's shapes and types");
   cmd->add_flag("--tuned", args->tuned_only, "Only the stored winners' chain");

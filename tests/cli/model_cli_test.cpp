@@ -37,6 +37,33 @@ class ModelCli : public testing::VktuneProcessTest {
   }
 };
 
+// `vktune step --prompt N`: the prompt's processing from an empty cache,
+// checked against the CPU chain, N tokens over the step's time; a prompt
+// the cache cannot hold is one line and exit 2.
+TEST_F(ModelCli, StepProcessesAPromptAndRefusesOneLongerThanItsCache) {
+  const auto model = tiny_model();
+  const auto db = (dir / "empty.db").string();
+  const auto r = run("step " + model + " --device 0 --prompt 12 --context 64 --check --json --samples 10 --db " + db);
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  const auto doc = json::parse(r.out);
+  EXPECT_EQ(doc.at("prompt"), 12);
+  EXPECT_EQ(doc.at("context"), 64);
+  ASSERT_EQ(doc.at("runs").size(), 2u);
+  for (const auto& run : doc.at("runs")) {
+    // 1 lookup, the first norm, 2 layers x 14, the last token's add and
+    // norm, head, argmax (tests/workloads/step_test.cpp counts them).
+    EXPECT_EQ(run.at("dispatches"), 1 + 1 + 2 * 14 + 2) << run.dump();
+    EXPECT_TRUE(run.at("check").at("passed").get<bool>()) << run.dump();
+    EXPECT_EQ(run.at("check").at("ops_failed"), 0);
+    const double median = run.at("median_ns").get<double>();
+    EXPECT_NEAR(run.at("tokens_per_second").get<double>(), 12e9 / median, 1e-9 * 12e9 / median);
+  }
+  // No database of winners: nothing to compare.
+  EXPECT_EQ(doc.at("comparison").at("verdict"), "no_winners");
+  expect_refused(run("step " + model + " --device 0 --prompt 65 --context 64 --db " + db),
+                 "--prompt 65 does not fit a KV cache of --context 64");
+}
+
 TEST_F(ModelCli, TunesEveryOpOfTheDecodeStepAndExportsTheirTable) {
   const auto model = tiny_model();
   const auto db = (dir / "m.db").string();

@@ -65,13 +65,14 @@ TEST(ModelOps, TheTinyLlamasDecodeStepAndPrefill) {
   const Counts want{
       {{"get_rows_q4k", "1,128,256"}, {1, 0}},
       {{"get_rows_q4k", "8,128,256"}, {0, 1}},
-      // Layer 0's attention norm (and a prefill's output norm, on its last
-      // token); every other norm follows a residual add, fused with it.
-      {{"rmsnorm_mul", "1,256"}, {1, 1}},
+      // Layer 0's attention norm; every other norm follows a residual add,
+      // fused with it.
+      {{"rmsnorm_mul", "1,256"}, {1, 0}},
       {{"rmsnorm_mul", "8,256"}, {0, 1}},
-      {{"add_rmsnorm_mul", "1,256"}, {4, 0}},  // 2 per layer: the last one's before the output norm
-      {{"add_rmsnorm_mul", "8,256"}, {0, 3}},  // the last layer's second add is a plain one (below)
-      {{"add", "8,256"}, {0, 1}},
+      // 2 per layer: the last one's before the output norm, on the last
+      // token's row alone in a prefill too.
+      {{"add_rmsnorm_mul", "1,256"}, {4, 1}},
+      {{"add_rmsnorm_mul", "8,256"}, {0, 3}},
       {{"matmul_q4k", "1,256,256"}, {4, 0}},  // q and output
       {{"matmul_q4k", "8,256,256"}, {0, 4}},
       {{"matmul_q4k", "1,128,256"}, {3, 0}},  // k twice, v of layer 0

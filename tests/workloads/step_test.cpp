@@ -23,7 +23,7 @@
 #include "engine/variant.hpp"
 #include "workloads/llm/model_description.hpp"
 #include "workloads/llm/random_model.hpp"
-#include "workloads/llm/decode_step.hpp"
+#include "workloads/llm/model_step.hpp"
 #include "workloads/llm/step_op_check.hpp"
 #include "workloads/llm/step_reference.hpp"
 
@@ -75,14 +75,14 @@ double rel_l2(const std::vector<float>& got, const std::vector<double>& want) {
   return std::sqrt(diff / norm);
 }
 
-TEST(DecodeStep, TheChainsLogitsAreTheCpuChains) {
+TEST(ModelStep, TheChainsLogitsAreTheCpuChains) {
   for (const char* architecture : {"llama", "qwen2"}) {  // normal and NeoX rope
     SCOPED_TRACE(architecture);
     const auto file = tiny_model(21, architecture);
     const auto m = model::describe_model(file.contents(), "tiny.gguf");
     vk::Instance instance;
     vk::Device device(instance, test_device_index());
-    DecodeStep chain(m, file, baselines(48, 9), nullptr, {}, device.info());
+    ModelStep chain(m, file, baselines(48, 9), nullptr, {}, device.info());
     // 1 lookup, the first norm, 12 per layer (each residual add fused with
     // the norm after it, k rotated into its cache, gate and up one product
     // whose SwiGLU ffn_down reads), head and argmax.
@@ -98,10 +98,10 @@ TEST(DecodeStep, TheChainsLogitsAreTheCpuChains) {
     const auto logits = chain.run_once(device);
     ASSERT_EQ(logits.size(), 128u);
     // Baselines compute in fp32 throughout (measured on lavapipe: ~1e-5).
-    EXPECT_LT(rel_l2(logits, reference_logits(m, chain, 48)), 1e-4);
+    EXPECT_LT(rel_l2(logits, reference_logits(m, chain)), 1e-4);
     // The same weights and cache with the token one position earlier (its
     // rope angle, the entries attention reads) is another answer.
-    EXPECT_GT(rel_l2(logits, reference_logits(m, chain, 47)), 1e-3);
+    EXPECT_GT(rel_l2(logits, reference_logits(m, chain, Activations::exact, -1)), 1e-3);
     // Steps repeat: the second writes the same cache row and reads the same.
     EXPECT_EQ(chain.run_once(device), logits);
     // Op by op: every op within its kernel's tolerance, and the same logits
@@ -114,7 +114,7 @@ TEST(DecodeStep, TheChainsLogitsAreTheCpuChains) {
     // the fused kernels compute them).
     auto options = baselines(48, 9);
     options.fused = false;
-    DecodeStep unfused(m, file, options, nullptr, {}, device.info());
+    ModelStep unfused(m, file, options, nullptr, {}, device.info());
     ASSERT_EQ(unfused.ops().size(), 1u + 2 * 17 + 3);
     unfused.prepare(device, TemplateLibrary::embedded());
     EXPECT_LT(rel_l2(unfused.run_once(device), std::vector<double>(logits.begin(), logits.end())), 1e-6);
@@ -125,7 +125,7 @@ TEST(DecodeStep, TheChainsLogitsAreTheCpuChains) {
     // by more than 1e-3, above), and every op within its tolerance.
     options.fused = true;
     options.norm_into_products = true;
-    DecodeStep norm_in(m, file, options, nullptr, {}, device.info());
+    ModelStep norm_in(m, file, options, nullptr, {}, device.info());
     ASSERT_EQ(norm_in.ops().size(), 1u + 2 * 10 + 2);
     ASSERT_EQ(norm_in.ops()[1].kernel, "matmul_q4k_addnorm");  // attn_q, with the first norm
     ASSERT_EQ(norm_in.ops()[3].kernel, "matmul_q4k_addnorm");  // attn_v (Q6_K in layer 1)
@@ -142,6 +142,77 @@ TEST(DecodeStep, TheChainsLogitsAreTheCpuChains) {
   }
 }
 
+// A prompt's processing (StepOptions::prompt) on fresh random weights, for
+// three families (normal and NeoX rope; qwen2's q/k/v biases added to
+// every token's row; qwen3's norm over every token's heads of q and k): its
+// last token's logits against the CPU chain, which computes every token's
+// rows and the prompt's causal attention in double; every op within its
+// tolerance op by op; and the reference's sensitivity to the positions.
+TEST(ModelStep, APromptsLogitsAreTheCpuChains) {
+  const std::uint64_t seed = std::random_device{}();
+  std::cout << "seed " << seed << "\n";  // printed: a failure is reproducible
+  for (const char* preset : {"tiny", "tiny-qwen2", "tiny-qwen3"}) {
+    SCOPED_TRACE(std::string(preset) + ", seed " + std::to_string(seed));
+    const auto file = ref::GgufFile::from_bytes(
+        model::random_model(model::find_preset(preset), "Q4_K_M", seed).bytes(), "tiny.gguf");
+    const auto m = model::describe_model(file.contents(), "tiny.gguf");
+    vk::Instance instance;
+    vk::Device device(instance, test_device_index());
+    // 12 tokens: past the decode products' 8 rows, so gate, up, SwiGLU and
+    // down run apart, as in a long prompt.
+    auto options = baselines(48, seed);
+    options.prompt = 12;
+    ModelStep chain(m, file, options, nullptr, {}, device.info());
+    const std::size_t extra = m.architecture == "qwen2" ? 3 : m.qk_norm ? 2 : 0;
+    // 1 lookup, the first norm, 14 per layer (and the bias adds or the head
+    // norms; the last layer's second add and norm the last token's), head
+    // and argmax.
+    ASSERT_EQ(chain.ops().size(), 1u + 1 + 2 * (14 + extra) + 2);
+    EXPECT_EQ(chain.ops()[0].shape, (kernels::Shape{12, m.vocab, 256}));
+    const auto attention = std::count_if(chain.ops().begin(), chain.ops().end(), [&](const StepOp& op) {
+      return op.kernel == "attention_prefill" && op.shape == kernels::Shape{12u, m.heads, m.kv_heads, m.head_dim, 12u};
+    });
+    EXPECT_EQ(attention, 2);
+    // The last token's add and norm alone, its row bound from its offset.
+    const auto& head_norm = chain.ops().end()[-3];
+    ASSERT_EQ(head_norm.kernel, "add_rmsnorm_mul");
+    EXPECT_EQ(head_norm.shape, (kernels::Shape{1, 256}));
+    EXPECT_EQ(head_norm.offsets.front(), 11u * 256 * 4);
+    EXPECT_EQ(chain.ops().end()[-2].shape, (kernels::Shape{1, m.vocab, 256}));
+    chain.prepare(device, TemplateLibrary::embedded());
+    const auto logits = chain.run_once(device);
+    ASSERT_EQ(logits.size(), m.vocab);
+    // Baselines compute in fp32 throughout.
+    EXPECT_LT(rel_l2(logits, reference_logits(m, chain)), 1e-4);
+    // Every token one position later (the rope angles; attention reaching
+    // one more cache row) is another answer.
+    EXPECT_GT(rel_l2(logits, reference_logits(m, chain, Activations::exact, 1)), 1e-3);
+    const auto by_op = check_op_by_op(chain, device, m);
+    EXPECT_EQ(by_op.failed, 0u);
+    EXPECT_EQ(by_op.logits, logits);
+    // Every op its own kernel: the same arithmetic.
+    options.fused = false;
+    ModelStep unfused(m, file, options, nullptr, {}, device.info());
+    ASSERT_EQ(unfused.ops().size(), 1u + 2 * (17 + extra) + 3);
+    unfused.prepare(device, TemplateLibrary::embedded());
+    EXPECT_LT(rel_l2(unfused.run_once(device), std::vector<double>(logits.begin(), logits.end())), 1e-6);
+  }
+  // A prompt longer than the cache is refused before anything is read.
+  vk::Instance instance;
+  vk::Device device(instance, test_device_index());
+  const auto file = tiny_model(seed);
+  auto options = baselines(16, seed);
+  options.prompt = 17;
+  try {
+    ModelStep refused(model::describe_model(file.contents(), "tiny.gguf"), file, options, nullptr, {}, device.info());
+    ADD_FAILURE() << "a prompt of 17 tokens was accepted into a cache of 16";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::usage);
+    EXPECT_NE(std::string(e.what()).find("--prompt 17 does not fit a KV cache of --context 16"), std::string::npos)
+        << e.what();
+  }
+}
+
 // Stored winners with 8-bit activations (X_QUANT=1) for every product
 // shape of the tiny model, the first config of a covering array of that
 // path: the chain of them passes op by op, each op within its variant's
@@ -151,14 +222,14 @@ TEST(DecodeStep, TheChainsLogitsAreTheCpuChains) {
 // (one code rounded the other way moves every later product), which is why
 // the check is made op by op. A weight changed on the host after upload
 // fails exactly the op that reads it, and no other.
-TEST(DecodeStep, ApproximateVariantsAreCheckedOpByOp) {
+TEST(ModelStep, ApproximateVariantsAreCheckedOpByOp) {
   vk::Instance instance;
   vk::Device device(instance, test_device_index());
   if (!device.info().features.integer_dot_product) GTEST_SKIP() << "no shaderIntegerDotProduct";
   const auto file = tiny_model(33);
   const auto m = model::describe_model(file.contents(), "tiny.gguf");
   auto options = baselines(40, 4);
-  DecodeStep baseline(m, file, options, nullptr, {}, device.info());
+  ModelStep baseline(m, file, options, nullptr, {}, device.info());
 
   const auto db = std::filesystem::path(::testing::TempDir()) / "step_x_q8.db";
   std::filesystem::remove(db);
@@ -176,7 +247,7 @@ TEST(DecodeStep, ApproximateVariantsAreCheckedOpByOp) {
     store_winner(store, device_row, op.kernel, op.shape, configs.front(), 0);
   }
   options.tuned = true;
-  DecodeStep tuned(m, file, options, &store, {device_row}, device.info());
+  ModelStep tuned(m, file, options, &store, {device_row}, device.info());
   std::size_t quantized = 0;
   for (const auto& op : tuned.ops()) quantized += !op.weight.empty() && kernels::uses_quantized_activations(op.config);
   // Every product: 6 per layer (q, k, v, output, gate and up stacked, down
@@ -204,8 +275,8 @@ TEST(DecodeStep, ApproximateVariantsAreCheckedOpByOp) {
   }
   EXPECT_EQ(modeled, quantized);
 
-  const auto exact = reference_logits(m, tuned, 40);
-  const auto approximated = reference_logits(m, tuned, 40, Activations::as_variants);
+  const auto exact = reference_logits(m, tuned);
+  const auto approximated = reference_logits(m, tuned, Activations::as_variants);
   const double approximation = rel_l2(std::vector<float>(approximated.begin(), approximated.end()), exact);
   EXPECT_GT(approximation, 1e-3);
   EXPECT_GT(rel_l2(chained, exact), 1e-3);
@@ -225,16 +296,16 @@ TEST(DecodeStep, ApproximateVariantsAreCheckedOpByOp) {
 // With stored winners of both ways, a norm is taken into its readers only
 // where their medians say it pays (the _addnorm products' against the plain
 // products' plus the norm's); with the winners of one way only, that way.
-TEST(DecodeStep, TheNormIsTakenInWhereTheStoredWinnersSayItPays) {
+TEST(ModelStep, TheNormIsTakenInWhereTheStoredWinnersSayItPays) {
   vk::Instance instance;
   vk::Device device(instance, test_device_index());
   const auto file = tiny_model(5);
   const auto m = model::describe_model(file.contents(), "tiny.gguf");
   auto options = baselines(16, 1);
   options.norm_into_products = true;
-  DecodeStep fused(m, file, options, nullptr, {}, device.info());
+  ModelStep fused(m, file, options, nullptr, {}, device.info());
   options.norm_into_products = false;
-  DecodeStep apart(m, file, options, nullptr, {}, device.info());
+  ModelStep apart(m, file, options, nullptr, {}, device.info());
   const auto db = std::filesystem::path(::testing::TempDir()) / "step_norm_pays.db";
   std::filesystem::remove(db);
   auto store = results::Store::open(db);
@@ -249,25 +320,25 @@ TEST(DecodeStep, TheNormIsTakenInWhereTheStoredWinnersSayItPays) {
       }
     }
   };
-  auto count = [](const DecodeStep& chain, const std::string& kernel) {
+  auto count = [](const ModelStep& chain, const std::string& kernel) {
     return std::count_if(chain.ops().begin(), chain.ops().end(), [&](const StepOp& op) { return op.kernel == kernel; });
   };
   options.tuned = true;
   options.norm_into_products = true;
   store_all(1000);  // every norm pays: q, k and v 3000 ns taken in against 4000 apart
   {
-    DecodeStep chain(m, file, options, &store, {device_row}, device.info());
+    ModelStep chain(m, file, options, &store, {device_row}, device.info());
     EXPECT_EQ(count(chain, "add_rmsnorm_mul") + count(chain, "rmsnorm_mul"), 0);
     EXPECT_EQ(chain.ops().size(), fused.ops().size());
   }
   {  // an empty store: every norm taken in, at the baselines
     auto empty = results::Store::open(std::filesystem::path(::testing::TempDir()) / "step_norm_pays_empty.db");
-    DecodeStep chain(m, file, options, &empty, {empty.upsert_device(identity_of(device.info()))}, device.info());
+    ModelStep chain(m, file, options, &empty, {empty.upsert_device(identity_of(device.info()))}, device.info());
     EXPECT_EQ(chain.ops().size(), fused.ops().size());
   }
   store_all(9000);  // layer 1's q, k, v: 11000 against 4000; the head: 9000 against 2000
   {
-    DecodeStep chain(m, file, options, &store, {device_row}, device.info());
+    ModelStep chain(m, file, options, &store, {device_row}, device.info());
     EXPECT_EQ(count(chain, "add_rmsnorm_mul"), 2);  // before layer 1's q, k and v, and before the head
     EXPECT_EQ(count(chain, "matmul_q6k_addnorm"), 0);
     EXPECT_EQ(count(chain, "matmul_q4k_addnorm"), 5);  // layer 0's q, k and v, each layer's gate+up
@@ -281,7 +352,7 @@ TEST(DecodeStep, TheNormIsTakenInWhereTheStoredWinnersSayItPays) {
     store.remove_winner(device_row, op.kernel, kernels::shape_to_string(op.shape), "cold");
   }
   {
-    DecodeStep chain(m, file, options, &store, {device_row}, device.info());
+    ModelStep chain(m, file, options, &store, {device_row}, device.info());
     EXPECT_EQ(chain.ops().size(), apart.ops().size());
     EXPECT_EQ(count(chain, "matmul_q4k_addnorm") + count(chain, "matmul_q6k_addnorm"), 0);
   }
@@ -292,12 +363,12 @@ TEST(DecodeStep, TheNormIsTakenInWhereTheStoredWinnersSayItPays) {
 // read or wrote, some op from the later back to just after the earlier waits
 // (checked over every pair); and independent ops share a barrier: the q, k
 // and v products run side by side, and the gate and up products.
-TEST(DecodeStep, BarriersSeparateEveryHazardAndOnlyThose) {
+TEST(ModelStep, BarriersSeparateEveryHazardAndOnlyThose) {
   const auto file = tiny_model(5);
   const auto m = model::describe_model(file.contents(), "tiny.gguf");
   vk::Instance instance;
   vk::Device device(instance, test_device_index());
-  DecodeStep chain(m, file, baselines(16, 1), nullptr, {}, device.info());
+  ModelStep chain(m, file, baselines(16, 1), nullptr, {}, device.info());
   const auto& ops = chain.ops();
   auto access = [&](const StepOp& op, bool writes) {
     std::set<std::string> names;
@@ -360,7 +431,7 @@ TEST(DecodeStep, BarriersSeparateEveryHazardAndOnlyThose) {
   // --barrier-every-op: as before barriers were placed.
   auto every = baselines(16, 1);
   every.barrier_every_op = true;
-  DecodeStep serial(m, file, every, nullptr, {}, device.info());
+  ModelStep serial(m, file, every, nullptr, {}, device.info());
   for (const auto& op : serial.ops()) EXPECT_TRUE(op.barrier_before) << op.role;
 }
 
@@ -369,7 +440,7 @@ TEST(DecodeStep, BarriersSeparateEveryHazardAndOnlyThose) {
 // header, so a read fails (an io error) where a check should have come
 // first. Before, `vktune step` read every weight up to the op that refused
 // its shape (gigabytes of a real model).
-TEST(DecodeStep, ARefusedShapeOrAModelTooLargeIsSaidBeforeAnyWeightIsRead) {
+TEST(ModelStep, ARefusedShapeOrAModelTooLargeIsSaidBeforeAnyWeightIsRead) {
   const auto dir = std::filesystem::temp_directory_path() / ("vktune-step-" + std::to_string(std::random_device{}()));
   std::filesystem::create_directories(dir);
   vk::Instance instance;
@@ -386,7 +457,7 @@ TEST(DecodeStep, ARefusedShapeOrAModelTooLargeIsSaidBeforeAnyWeightIsRead) {
   auto refusal = [&](const ref::GgufFile& file, const vk::DeviceInfo& info) -> std::pair<ErrorKind, std::string> {
     const auto m = model::describe_model(file.contents(), "cut.gguf");
     try {
-      DecodeStep chain(m, file, baselines(16, 1), nullptr, {}, info);
+      ModelStep chain(m, file, baselines(16, 1), nullptr, {}, info);
     } catch (const Error& e) {
       return {e.kind(), e.what()};
     }

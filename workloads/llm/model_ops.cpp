@@ -65,7 +65,7 @@ class Builder {
   bool prefill_;
 };
 
-// The ops as `vktune step` chains them (workloads/llm/decode_step.cpp): each
+// The ops as `vktune step` chains them (workloads/llm/model_step.cpp): each
 // residual add fused with the norm after it (add_rmsnorm_mul), k rotated
 // straight into its cache row (rope_cache) where that kernel serves the
 // context, and in a decode step gate and up as one stacked product whose
@@ -131,11 +131,8 @@ void phase_ops(const ModelDescription& m, std::uint32_t tokens, std::uint32_t co
     }
     if (layer + 1 < m.layers) {
       b.add("add_rmsnorm_mul", {tokens, m.embedding}, "residual+attn_norm", out);
-    } else if (tokens == 1) {
+    } else {  // logits for the last token only, in a prefill as in a decode step: its row alone
       b.add("add_rmsnorm_mul", {1, m.embedding}, "residual+output_norm", out);
-    } else {  // logits for the last token only, in a prefill as in a decode step
-      b.add("add", {tokens, m.embedding}, "residual", out);
-      b.add("rmsnorm_mul", {1, m.embedding}, "output_norm", out);
     }
   }
   b.product(b.has("output.weight") ? "output.weight" : "token_embd.weight", "output", 1, out);

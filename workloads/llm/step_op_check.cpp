@@ -52,8 +52,8 @@ double crest(const std::vector<float>& x) {
   return squares > 0 ? peak / std::sqrt(squares / static_cast<double>(x.size())) : 0;
 }
 
-Expected reference_of(const StepOp& op, const DecodeStep& step, const model::ModelDescription& m,
-                      const DecodeStep::Contents& in, const DecodeStep::Contents& out) {
+Expected reference_of(const StepOp& op, const ModelStep& step, const model::ModelDescription& m,
+                      const ModelStep::Contents& in, const ModelStep::Contents& out) {
   const auto& kernel = kernels::find_kernel(op.kernel);
   const auto& bindings = kernel.spaces().at(kernel.space_index(op.shape)).bindings;
   auto weight = [&](const std::string& binding) -> const std::vector<std::uint8_t>& {
@@ -67,18 +67,22 @@ Expected reference_of(const StepOp& op, const DecodeStep& step, const model::Mod
       if (bindings[b].name == binding) return m.tensors.at(op.buffers[b].substr(0, op.buffers[b].find('+'))).type;
     throw Error(ErrorKind::internal, op.kernel + " has no binding " + binding);
   };
-  auto floats = [&](const DecodeStep::Contents& c, const std::string& name, std::size_t n) {
+  auto floats = [&](const ModelStep::Contents& c, const std::string& name, std::size_t n) {
     return values<float>(c.at(name), n);
   };
   auto as_doubles = [](const std::vector<float>& v) { return std::vector<double>(v.begin(), v.end()); };
   const auto& s = op.shape;
+  // Shapes lead with the step's rows (tokens), but for attention_decode's.
+  const std::size_t rows = s[0];
   if (op.kernel.rfind("get_rows", 0) == 0) {
-    const auto id = values<std::int32_t>(in.at("ids"), 1)[0];
+    const auto ids = values<std::int32_t>(in.at("ids"), rows);
     const auto type = type_of("table");
-    std::vector<float> row(s[2]);
-    ref::dequantize_row(type, weight("table").data() + static_cast<std::size_t>(id) * ref::row_bytes(type, s[2]),
-                        row.data(), s[2]);
-    return {as_doubles(row), floats(out, "out", s[2])};
+    std::vector<float> table_rows(rows * s[2]);
+    for (std::size_t t = 0; t < rows; ++t) {
+      ref::dequantize_row(type, weight("table").data() + static_cast<std::size_t>(ids[t]) * ref::row_bytes(type, s[2]),
+                          table_rows.data() + t * s[2], s[2]);
+    }
+    return {as_doubles(table_rows), floats(out, "out", rows * s[2])};
   }
   if (op.kernel.rfind("matmul_", 0) == 0) {
     auto x = floats(in, "x", std::size_t{s[0]} * s[2]);
@@ -114,47 +118,54 @@ Expected reference_of(const StepOp& op, const DecodeStep& step, const model::Mod
   }
   if (op.kernel == "rmsnorm_mul") {
     const auto w = values<float>(weight("w"), s[1]);
-    return {ref::rmsnorm(floats(in, "x", s[1]), s[1], kernels::kRmsNormEps, w), floats(out, "y", s[1])};
+    return {ref::rmsnorm(floats(in, "x", rows * s[1]), s[1], kernels::kRmsNormEps, w), floats(out, "y", rows * s[1])};
   }
   if (op.kernel == "add_rmsnorm_mul") {  // y, then the sum s (the kernel's outputs in that order)
-    const auto a = floats(in, "a", s[1]), b = floats(in, "b", s[1]);
-    std::vector<float> sum(s[1]);
+    const std::size_t n = rows * s[1];
+    const auto a = floats(in, "a", n), b = floats(in, "b", n);
+    std::vector<float> sum(n);
     for (std::size_t i = 0; i < sum.size(); ++i) sum[i] = a[i] + b[i];
     auto want = ref::rmsnorm(sum, s[1], kernels::kRmsNormEps, values<float>(weight("w"), s[1]));
     want.insert(want.end(), sum.begin(), sum.end());
-    auto got = floats(out, "y", s[1]);
-    const auto got_sum = floats(out, "s", s[1]);
+    auto got = floats(out, "y", n);
+    const auto got_sum = floats(out, "s", n);
     got.insert(got.end(), got_sum.begin(), got_sum.end());
     return {want, got};
   }
-  if (op.kernel == "rope_cache" || op.kernel == "rope_neox_cache") {  // the cache, the position's row rotated
-    const std::size_t row = std::size_t{s[1]} * s[2], rows = s[3];
-    auto want = as_doubles(halves(in.at("cache"), row * rows));
-    const auto position = values<std::int32_t>(in.at("pos"), 1);
-    const auto rotated = ref::rope(floats(in, "x", row), s[2], position,
+  if (op.kernel == "rope_cache" || op.kernel == "rope_neox_cache") {  // the cache, the positions' rows rotated
+    const std::size_t row = std::size_t{s[1]} * s[2], cache_rows = s[3];
+    auto want = as_doubles(halves(in.at("cache"), row * cache_rows));
+    const auto positions = values<std::int32_t>(in.at("pos"), rows);
+    const auto rotated = ref::rope(floats(in, "x", rows * row), s[2], positions,
                                    op.kernel == "rope_neox_cache" ? ref::RopeLayout::neox : ref::RopeLayout::normal,
                                    values<float>(in.at("base"), 1)[0]);
-    for (std::size_t i = 0; i < row; ++i) {
-      want[static_cast<std::size_t>(position[0]) * row + i] =
-          ref::fp16_to_fp32(ref::fp32_to_fp16(static_cast<float>(rotated[i])));
+    for (std::size_t t = 0; t < rows; ++t) {
+      for (std::size_t i = 0; i < row; ++i) {
+        want[static_cast<std::size_t>(positions[t]) * row + i] =
+            ref::fp16_to_fp32(ref::fp32_to_fp16(static_cast<float>(rotated[t * row + i])));
+      }
     }
-    return {want, halves(out.at("cache"), row * rows)};
+    return {want, halves(out.at("cache"), row * cache_rows)};
   }
   if (op.kernel == "rope" || op.kernel == "rope_neox") {
-    const std::size_t n = std::size_t{s[1]} * s[2];
-    const auto position = values<std::int32_t>(in.at("pos"), 1);
+    const std::size_t n = rows * s[1] * s[2];
+    const auto positions = values<std::int32_t>(in.at("pos"), rows);
     const double base = values<float>(in.at("base"), 1)[0];
-    return {ref::rope(floats(in, "x", n), s[2], position,
+    return {ref::rope(floats(in, "x", n), s[2], positions,
                       op.kernel == "rope_neox" ? ref::RopeLayout::neox : ref::RopeLayout::normal, base),
             floats(out, "y", n)};
   }
-  if (op.kernel == "kv_store") {  // the whole cache: the row at the position replaced, every other one as it was
-    const std::size_t row = s[1], rows = s[2];
-    auto want = as_doubles(halves(in.at("cache"), row * rows));
-    const auto position = static_cast<std::size_t>(values<std::int32_t>(in.at("positions"), 1)[0]);
-    const auto src = floats(in, "src", row);
-    for (std::size_t i = 0; i < row; ++i) want[position * row + i] = ref::fp16_to_fp32(ref::fp32_to_fp16(src[i]));
-    return {want, halves(out.at("cache"), row * rows)};
+  if (op.kernel == "kv_store") {  // the whole cache: the positions' rows replaced, every other one as it was
+    const std::size_t row = s[1], cache_rows = s[2];
+    auto want = as_doubles(halves(in.at("cache"), row * cache_rows));
+    const auto positions = values<std::int32_t>(in.at("positions"), rows);
+    const auto src = floats(in, "src", rows * row);
+    for (std::size_t t = 0; t < rows; ++t) {
+      for (std::size_t i = 0; i < row; ++i) {
+        want[static_cast<std::size_t>(positions[t]) * row + i] = ref::fp16_to_fp32(ref::fp32_to_fp16(src[t * row + i]));
+      }
+    }
+    return {want, halves(out.at("cache"), row * cache_rows)};
   }
   if (op.kernel == "attention_decode") {
     const std::size_t heads = s[0], kv_heads = s[1], dim = s[2], context = s[3];
@@ -163,9 +174,17 @@ Expected reference_of(const StepOp& op, const DecodeStep& step, const model::Mod
                            halves(in.at("v"), context * kv_heads * dim), {heads, kv_heads, dim, context}),
             floats(out, "out", heads * dim)};
   }
+  if (op.kernel == "attention_prefill") {  // the prompt's queries, the last of the cache's kv_len entries
+    const std::size_t heads = s[1], kv_heads = s[2], dim = s[3], kv_len = s[4];
+    const auto q = floats(in, "q", rows * heads * dim);
+    return {ref::causal_attention(q, halves(in.at("k"), kv_len * kv_heads * dim),
+                                  halves(in.at("v"), kv_len * kv_heads * dim), {heads, kv_heads, dim, kv_len}, rows),
+            floats(out, "out", rows * heads * dim)};
+  }
   if (op.kernel == "add" || op.kernel == "swiglu") {
-    const auto a = floats(in, "a", s[1]), b = floats(in, "b", s[1]);
-    return {op.kernel == "add" ? ref::add(a, b) : ref::swiglu(a, b), floats(out, "y", s[1])};
+    const std::size_t n = rows * s[1];
+    const auto a = floats(in, "a", n), b = floats(in, "b", n);
+    return {op.kernel == "add" ? ref::add(a, b) : ref::swiglu(a, b), floats(out, "y", n)};
   }
   if (op.kernel == "argmax") {
     return {std::vector<double>{static_cast<double>(ref::argmax(floats(in, "x", s[1])))}, floats(out, "y", 1)};
@@ -184,7 +203,7 @@ OpVerdict judge(std::size_t index, const Expected& e, const kernels::Tolerance& 
 
 }  // namespace
 
-OpByOpCheck check_op_by_op(DecodeStep& step, vk::Device& device, const model::ModelDescription& model) {
+OpByOpCheck check_op_by_op(ModelStep& step, vk::Device& device, const model::ModelDescription& model) {
   OpByOpCheck check;
   check.logits = step.run_op_by_op(device, [&](std::size_t i, const auto& before, const auto& after) {
     const auto& op = step.ops()[i];

@@ -15,12 +15,12 @@
 
 #include "kernels/kernel.hpp"
 #include "workloads/llm/model_description.hpp"
-#include "workloads/llm/decode_step.hpp"
+#include "workloads/llm/model_step.hpp"
 
 namespace vktune::step {
 
 struct OpVerdict {
-  std::size_t op = 0;  // index into DecodeStep::ops()
+  std::size_t op = 0;  // index into ModelStep::ops()
   double rel_l2 = 0, max_rel = 0;
   kernels::Tolerance tolerance;
   bool passed = false;
@@ -40,6 +40,6 @@ struct OpByOpCheck {
   std::vector<float> logits;  // of the op-by-op run
 };
 
-OpByOpCheck check_op_by_op(DecodeStep& step, vk::Device& device, const model::ModelDescription& model);
+OpByOpCheck check_op_by_op(ModelStep& step, vk::Device& device, const model::ModelDescription& model);
 
 }  // namespace vktune::step

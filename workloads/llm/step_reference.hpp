@@ -1,7 +1,8 @@
 #pragma once
-// The CPU reference of a decode step (workloads/llm/decode_step.hpp): the same
-// chain in double precision from the same weights, token and cache, each
-// op's result stored as fp32 (and the new k and v as fp16) as the GPU chain
+// The CPU reference of a model step (workloads/llm/model_step.hpp; a decode
+// token or a prompt's prefill): the same chain in double precision from the
+// same weights, tokens and cache, each op's result stored as fp32 (and the
+// new k and v as fp16) as the GPU chain
 // stores it between ops, so the two differ only by the kernels' own
 // rounding.
 //
@@ -15,14 +16,16 @@
 #include <vector>
 
 #include "workloads/llm/model_description.hpp"
-#include "workloads/llm/decode_step.hpp"
+#include "workloads/llm/model_step.hpp"
 
 namespace vktune::step {
 
 enum class Activations { exact, as_variants };
 
 // The logits (vocab values).
-std::vector<double> reference_logits(const model::ModelDescription& model, const DecodeStep& step,
-                                     std::uint32_t context, Activations activations = Activations::exact);
+// `position_shift` moves every token's position (to show that the logits
+// depend on them: the rope angles, and the entries attention reads).
+std::vector<double> reference_logits(const model::ModelDescription& model, const ModelStep& step,
+                                     Activations activations = Activations::exact, int position_shift = 0);
 
 }  // namespace vktune::step

@@ -1,5 +1,6 @@
-#include "workloads/llm/decode_step.hpp"
+#include "workloads/llm/model_step.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <map>
@@ -22,7 +23,7 @@ std::string op_kind(const std::string& role) {
   return dot == std::string::npos ? role : role.substr(dot + 1);
 }
 
-DecodeStep::DecodeStep(const model::ModelDescription& m, const ref::GgufFile& file, const StepOptions& options,
+ModelStep::ModelStep(const model::ModelDescription& m, const ref::GgufFile& file, const StepOptions& options,
                        const results::Store* store, const std::vector<std::int64_t>& device_rows,
                        const vk::DeviceInfo& device)
     : chain_({options.tuned, store, device_rows, options.cache_mode, options.tuned_kernels}, device) {
@@ -31,8 +32,18 @@ DecodeStep::DecodeStep(const model::ModelDescription& m, const ref::GgufFile& fi
     if (const auto* f = std::get_if<float>(&base->data)) rope_base_ = *f;
   }
   std::mt19937_64 rng(options.seed);
-  token_ = static_cast<std::int32_t>(rng() % m.vocab);
   const std::uint32_t context = options.context;
+  if (options.prompt > context) {
+    throw Error(ErrorKind::usage, "--prompt " + std::to_string(options.prompt) + " does not fit a KV cache of --context " +
+                                      std::to_string(context));
+  }
+  // Every op's rows: the prompt's tokens, or the one decode token.
+  const std::uint32_t tokens = options.prompt > 0 ? options.prompt : 1;
+  context_ = context, prompt_ = options.prompt;
+  for (std::uint32_t t = 0; t < tokens; ++t) {
+    tokens_.push_back(static_cast<std::int32_t>(rng() % m.vocab));
+    positions_.push_back(static_cast<std::int32_t>(options.prompt > 0 ? t : context - 1));
+  }
   const std::uint32_t kv = m.kv_heads * m.head_dim;
 
   // The weights the ops read, named here and read (or made) only once every
@@ -41,35 +52,40 @@ DecodeStep::DecodeStep(const model::ModelDescription& m, const ref::GgufFile& fi
   std::vector<std::string> weights;
   std::set<std::string> named;
   std::vector<std::pair<std::string, std::pair<std::string, std::string>>> stacks;  // stacked <- (first, second)
+  std::vector<std::string> biases;  // added to every token's row: repeated `tokens` times
   auto weight = [&](const std::string& name) -> const ref::GgufTensorInfo& {
     const auto& t = m.tensors.at(name);
     if (named.insert(name).second) weights.push_back(name);
     return t;
   };
-  // An op: its variant, and its bindings by name -> chain buffer.
+  // An op: its variant, its bindings by name -> chain buffer, and those
+  // bound from an offset into their buffer.
   auto add = [&](const std::string& kernel_name, const kernels::Shape& shape, const std::string& role,
-                 const std::map<std::string, std::string>& by_name) -> StepOp& {
+                 const std::map<std::string, std::string>& by_name,
+                 const std::map<std::string, std::uint64_t>& offsets = {}) -> StepOp& {
     if (kernel_name.empty()) throw Error(ErrorKind::usage, m.source + ": no kernel serves " + role);
-    return chain_.add(kernel_name, shape, role, by_name);
+    return chain_.add(kernel_name, shape, role, by_name, offsets);
   };
 
   const auto& embd = weight("token_embd.weight");
-  add(model::get_rows_kernel(embd.type), {1, m.vocab, m.embedding}, "token_embd",
+  add(model::get_rows_kernel(embd.type), {tokens, m.vocab, m.embedding}, "token_embd",
       {{"ids", "ids"}, {"table", "token_embd.weight"}, {"out", "xe"}});
   const std::string rope = m.rope_neox ? "rope_neox" : "rope";
   auto product = [&](const std::string& tensor, const std::string& in, const std::string& out,
                      const std::string& role) {
     const auto& t = weight(tensor);
     auto& op = add(model::matmul_kernel(t.type),
-                   {1, static_cast<std::uint32_t>(t.rows()), static_cast<std::uint32_t>(t.row_length())},
+                   {tokens, static_cast<std::uint32_t>(t.rows()), static_cast<std::uint32_t>(t.row_length())},
                    role + " (" + std::string(ref::type_name(t.type)) + ")", {{"x", in}, {"W", tensor}, {"y", out}});
     op.weight = tensor;
   };
   // The residual stream into a block and the norm the block's products
   // read: `stream` plus `added` ("" before layer 0: the embedding alone),
-  // written to `sum`, normed with `norm_weight`.
+  // written to `sum`, normed with `norm_weight`; `last_row`: the last
+  // token's row alone (the output head's, in a prefill).
   struct NormedInput {
     std::string stream, added, sum, norm_weight, add_role, norm_role;
+    bool last_row = false;
   };
   // The products that read one norm: weight tensor (or stacked weights),
   // its plain product's kernel, output buffer, role, shape.
@@ -102,14 +118,21 @@ DecodeStep::DecodeStep(const model::ModelDescription& m, const ref::GgufFile& fi
       }
       return in.sum;
     }
+    // The rows normed, and where the last token's row starts in the stream.
+    const std::uint32_t rows = in.last_row ? 1 : tokens;
+    const std::uint64_t last = in.last_row ? std::uint64_t{tokens - 1} * m.embedding * 4 : 0;
     if (in.added.empty()) {
-      add("rmsnorm_mul", {1, m.embedding}, in.norm_role, {{"x", in.stream}, {"w", in.norm_weight}, {"y", "xn"}});
+      add("rmsnorm_mul", {rows, m.embedding}, in.norm_role, {{"x", in.stream}, {"w", in.norm_weight}, {"y", "xn"}},
+          {{"x", last}});
     } else if (options.fused) {
-      add("add_rmsnorm_mul", {1, m.embedding}, in.add_role + "+" + op_kind(in.norm_role),
-          {{"a", in.stream}, {"b", in.added}, {"w", in.norm_weight}, {"s", in.sum}, {"y", "xn"}});
+      add("add_rmsnorm_mul", {rows, m.embedding}, in.add_role + "+" + op_kind(in.norm_role),
+          {{"a", in.stream}, {"b", in.added}, {"w", in.norm_weight}, {"s", in.sum}, {"y", "xn"}},
+          {{"a", last}, {"b", last}, {"s", last}});
     } else {
-      add("add", {1, m.embedding}, in.add_role, {{"a", in.stream}, {"b", in.added}, {"y", in.sum}});
-      add("rmsnorm_mul", {1, m.embedding}, in.norm_role, {{"x", in.sum}, {"w", in.norm_weight}, {"y", "xn"}});
+      add("add", {rows, m.embedding}, in.add_role, {{"a", in.stream}, {"b", in.added}, {"y", in.sum}},
+          {{"a", last}, {"b", last}, {"y", last}});
+      add("rmsnorm_mul", {rows, m.embedding}, in.norm_role, {{"x", in.sum}, {"w", in.norm_weight}, {"y", "xn"}},
+          {{"x", last}});
     }
     for (const auto& reader : readers) {
       const auto type = ref::type_name(m.tensors.at(reader.weight.substr(0, reader.weight.find('+'))).type);
@@ -133,7 +156,7 @@ DecodeStep::DecodeStep(const model::ModelDescription& m, const ref::GgufFile& fi
     auto add_to = [](std::optional<double>& sum, std::optional<double> ns) {
       sum = sum && ns ? std::optional<double>(*sum + *ns) : std::nullopt;
     };
-    add_to(apart, chain_.winner_ns(in.added.empty() ? "rmsnorm_mul" : "add_rmsnorm_mul", {1, m.embedding}));
+    add_to(apart, chain_.winner_ns(in.added.empty() ? "rmsnorm_mul" : "add_rmsnorm_mul", {tokens, m.embedding}));
     for (const auto& reader : readers) {
       const auto type = m.tensors.at(reader.weight.substr(0, reader.weight.find('+'))).type;
       add_to(fused, chain_.winner_ns(model::addnorm_matmul_kernel(type), reader.shape));
@@ -142,14 +165,14 @@ DecodeStep::DecodeStep(const model::ModelDescription& m, const ref::GgufFile& fi
     if (fused && apart) return *fused < *apart;
     return fused.has_value() || !apart.has_value();
   };
-  auto reader = [&](const std::string& tensor, const std::string& y, const std::string& role) {
+  auto reader = [&](const std::string& tensor, const std::string& y, const std::string& role, std::uint32_t rows) {
     const auto& t = weight(tensor);
     return Reader{tensor, model::matmul_kernel(t.type), y, role,
-                  {1, static_cast<std::uint32_t>(t.rows()), static_cast<std::uint32_t>(t.row_length())}};
+                  {rows, static_cast<std::uint32_t>(t.rows()), static_cast<std::uint32_t>(t.row_length())}};
   };
   // k rotated straight into its cache row where rope_cache serves the
   // context, else rotated, then stored.
-  const std::string rope_cache = options.fused ? model::rope_cache_kernel(m, 1, context) : std::string();
+  const std::string rope_cache = options.fused ? model::rope_cache_kernel(m, tokens, context) : std::string();
   // The stream after each block's add alternates between xa (read by the
   // feed-forward block) and xb (by the next layer's attention), starting
   // from the embedding (xe): a product that writes the sum never writes
@@ -161,12 +184,12 @@ DecodeStep::DecodeStep(const model::ModelDescription& m, const ref::GgufFile& fi
     const NormedInput attn_in{stream, added, "xa", blk + "attn_norm.weight",
                               layer == 0 ? "" : "blk." + std::to_string(layer - 1) + ".ffn_residual",
                               blk + "attn_norm"};
-    const std::vector<Reader> qkv{reader(blk + "attn_q.weight", "q", blk + "attn_q"),
-                                  reader(blk + "attn_k.weight", "k", blk + "attn_k"),
-                                  reader(blk + "attn_v.weight", "v", blk + "attn_v")};
+    const std::vector<Reader> qkv{reader(blk + "attn_q.weight", "q", blk + "attn_q", tokens),
+                                  reader(blk + "attn_k.weight", "k", blk + "attn_k", tokens),
+                                  reader(blk + "attn_v.weight", "v", blk + "attn_v", tokens)};
     stream = normed_products(
         attn_in,
-        fuse_norm && model::fuses_norm(m, layer, model::NormReaders::attention, 1) && norm_in_pays(attn_in, qkv),
+        fuse_norm && model::fuses_norm(m, layer, model::NormReaders::attention, tokens) && norm_in_pays(attn_in, qkv),
         qkv);
     // q, k and v: each product's bias where the model has one (qwen2), then
     // an rmsnorm over each head of q and k where it has those (qwen3).
@@ -177,12 +200,14 @@ DecodeStep::DecodeStep(const model::ModelDescription& m, const ref::GgufFile& fi
       if (m.tensors.count(tensor + ".bias")) {
         weight(tensor + ".bias");
         const auto width = static_cast<std::uint32_t>(m.tensors.at(tensor + ".weight").rows());
-        add("add", {1, width}, role + "_bias", {{"a", at}, {"b", tensor + ".bias"}, {"y", which + "_biased"}});
+        // The bias buffer holds the bias once per token (below).
+        add("add", {tokens, width}, role + "_bias", {{"a", at}, {"b", tensor + ".bias"}, {"y", which + "_biased"}});
+        biases.push_back(tensor + ".bias");
         at = which + "_biased";
       }
       if (m.qk_norm && norm_heads > 0) {
         weight(tensor + "_norm.weight");
-        add("rmsnorm_mul", {norm_heads, m.head_dim}, role + "_norm",
+        add("rmsnorm_mul", {tokens * norm_heads, m.head_dim}, role + "_norm",
             {{"x", at}, {"w", tensor + "_norm.weight"}, {"y", which + "_normed"}});
         at = which + "_normed";
       }
@@ -190,43 +215,50 @@ DecodeStep::DecodeStep(const model::ModelDescription& m, const ref::GgufFile& fi
     };
     const auto q = projection("q", m.heads), k = projection("k", m.kv_heads), v = projection("v", 0);
     const std::string kc = "k_cache." + std::to_string(layer), vc = "v_cache." + std::to_string(layer);
-    add(rope, {1, m.heads, m.head_dim}, blk + "rope_q", {{"x", q}, {"pos", "pos"}, {"base", "base"}, {"y", "qr"}});
+    add(rope, {tokens, m.heads, m.head_dim}, blk + "rope_q", {{"x", q}, {"pos", "pos"}, {"base", "base"}, {"y", "qr"}});
     if (!rope_cache.empty()) {
-      add(rope_cache, {1, m.kv_heads, m.head_dim, context}, blk + "rope_k+store_k",
+      add(rope_cache, {tokens, m.kv_heads, m.head_dim, context}, blk + "rope_k+store_k",
           {{"x", k}, {"pos", "pos"}, {"base", "base"}, {"cache", kc}});
     } else {
-      add(rope, {1, m.kv_heads, m.head_dim}, blk + "rope_k", {{"x", k}, {"pos", "pos"}, {"base", "base"}, {"y", "kr"}});
-      add("kv_store", {1, kv, context}, blk + "store_k", {{"src", "kr"}, {"positions", "pos"}, {"cache", kc}});
+      add(rope, {tokens, m.kv_heads, m.head_dim}, blk + "rope_k",
+          {{"x", k}, {"pos", "pos"}, {"base", "base"}, {"y", "kr"}});
+      add("kv_store", {tokens, kv, context}, blk + "store_k", {{"src", "kr"}, {"positions", "pos"}, {"cache", kc}});
     }
-    add("kv_store", {1, kv, context}, blk + "store_v", {{"src", v}, {"positions", "pos"}, {"cache", vc}});
-    add("attention_decode", {m.heads, m.kv_heads, m.head_dim, context}, blk + "attention",
-        {{"q", "qr"}, {"k", kc}, {"v", vc}, {"out", "attn"}});
+    add("kv_store", {tokens, kv, context}, blk + "store_v", {{"src", v}, {"positions", "pos"}, {"cache", vc}});
+    if (options.prompt > 0) {  // the prompt's queries against its own entries, 0..P-1, causally
+      add("attention_prefill", {tokens, m.heads, m.kv_heads, m.head_dim, tokens}, blk + "attention",
+          {{"q", "qr"}, {"k", kc}, {"v", vc}, {"out", "attn"}});
+    } else {
+      add("attention_decode", {m.heads, m.kv_heads, m.head_dim, context}, blk + "attention",
+          {{"q", "qr"}, {"k", kc}, {"v", vc}, {"out", "attn"}});
+    }
     product(blk + "attn_output.weight", "attn", "o", blk + "attn_output");
-    const bool ffn_fusable = fuse_norm && model::fuses_norm(m, layer, model::NormReaders::feed_forward, 1);
+    const bool ffn_fusable = fuse_norm && model::fuses_norm(m, layer, model::NormReaders::feed_forward, tokens);
     const NormedInput ffn_in{stream, "o", "xb", blk + "ffn_norm.weight", blk + "attn_residual", blk + "ffn_norm"};
-    if (options.fused && model::fuses_swiglu(m, blk, 1)) {
+    if (options.fused && model::fuses_swiglu(m, blk, tokens)) {
       // Gate and up as one product of their weights stacked, its output the
       // two side by side; ffn_down reads their SwiGLU.
       const auto& gate = weight(blk + "ffn_gate.weight");
       const std::string stacked = model::stacked_gate_up(blk);
       stacks.push_back({stacked, {gate.name, weight(blk + "ffn_up.weight").name}});
       const std::vector<Reader> gate_up{
-          {stacked, model::matmul_kernel(gate.type), "gu", blk + "ffn_gate+ffn_up", {1, 2 * m.feed_forward, m.embedding}}};
+          {stacked, model::matmul_kernel(gate.type), "gu", blk + "ffn_gate+ffn_up", {tokens, 2 * m.feed_forward, m.embedding}}};
       stream = normed_products(ffn_in, ffn_fusable && norm_in_pays(ffn_in, gate_up), gate_up);
       const auto& down = weight(blk + "ffn_down.weight");
-      add(model::swiglu_matmul_kernel(down.type), {1, m.embedding, m.feed_forward},
+      add(model::swiglu_matmul_kernel(down.type), {tokens, m.embedding, m.feed_forward},
           blk + "swiglu+ffn_down (" + std::string(ref::type_name(down.type)) + ")",
           {{"x", "gu"}, {"W", down.name}, {"y", "d"}})
           .weight = down.name;
     } else {
-      const std::vector<Reader> gate_and_up{reader(blk + "ffn_gate.weight", "g", blk + "ffn_gate"),
-                                            reader(blk + "ffn_up.weight", "u", blk + "ffn_up")};
+      const std::vector<Reader> gate_and_up{reader(blk + "ffn_gate.weight", "g", blk + "ffn_gate", tokens),
+                                            reader(blk + "ffn_up.weight", "u", blk + "ffn_up", tokens)};
       stream = normed_products(ffn_in, ffn_fusable && norm_in_pays(ffn_in, gate_and_up), gate_and_up);
-      add("swiglu", {1, m.feed_forward}, blk + "swiglu", {{"a", "g"}, {"b", "u"}, {"y", "s"}});
+      add("swiglu", {tokens, m.feed_forward}, blk + "swiglu", {{"a", "g"}, {"b", "u"}, {"y", "s"}});
       product(blk + "ffn_down.weight", "s", "d", blk + "ffn_down");
     }
     added = "d";
-    // The cache's earlier entries; row context - 1 is the new token's. Of
+    // The cache's earlier entries (a decode step's token writes row context
+    // - 1; a prompt rows 0..P-1, and its attention reads no others). Of
     // the new token's scale (root mean square about 1 with weights of
     // 1/sqrt(K)), so that attention spreads over the cache rather than
     // settling on the token's own entry, whose score rope leaves unchanged
@@ -239,11 +271,12 @@ DecodeStep::DecodeStep(const model::ModelDescription& m, const ref::GgufFile& fi
     }
   }
   const auto head = model::norm_readers(m, 0, model::NormReaders::output_head).front();
+  // The logits of the last token only, in a prefill as in a decode step.
   const NormedInput head_in{stream, added, "xa", "output_norm.weight",
-                            "blk." + std::to_string(m.layers - 1) + ".ffn_residual", "output_norm"};
-  const std::vector<Reader> logits{reader(head, "logits", "output")};
+                            "blk." + std::to_string(m.layers - 1) + ".ffn_residual", "output_norm", tokens > 1};
+  const std::vector<Reader> logits{reader(head, "logits", "output", 1)};
   normed_products(head_in,
-                  fuse_norm && model::fuses_norm(m, 0, model::NormReaders::output_head, 1) &&
+                  fuse_norm && model::fuses_norm(m, 0, model::NormReaders::output_head, tokens) &&
                       norm_in_pays(head_in, logits),
                   logits);
   add("argmax", {1, m.vocab}, "argmax", {{"x", "logits"}, {"y", "argmax"}});
@@ -258,6 +291,13 @@ DecodeStep::DecodeStep(const model::ModelDescription& m, const ref::GgufFile& fi
                                                                norm ? 1 - bound : -bound, norm ? 1 + bound : bound)
                                   : file.tensor_data(t));
   }
+  for (const auto& bias : biases) {
+    auto bytes = chain_.contents(bias);
+    const auto row = bytes.size();
+    bytes.resize(row * tokens);
+    for (std::uint32_t t = 1; t < tokens; ++t) std::copy_n(bytes.begin(), row, bytes.begin() + t * row);
+    chain_.set_contents(bias, std::move(bytes));
+  }
   for (const auto& [stacked, halves] : stacks) {
     auto bytes = chain_.contents(halves.first);
     const auto& second = chain_.contents(halves.second);
@@ -267,26 +307,27 @@ DecodeStep::DecodeStep(const model::ModelDescription& m, const ref::GgufFile& fi
   chain_.place_barriers(options.barrier_every_op);
 }
 
-const std::vector<std::uint8_t>& DecodeStep::weight_bytes(const std::string& tensor) const {
+const std::vector<std::uint8_t>& ModelStep::weight_bytes(const std::string& tensor) const {
   return chain_.contents(tensor);
 }
 
-const std::vector<std::uint16_t>& DecodeStep::cache(std::uint32_t layer, bool values) const {
+const std::vector<std::uint16_t>& ModelStep::cache(std::uint32_t layer, bool values) const {
   return (values ? v_cache_ : k_cache_).at(layer);
 }
 
-void DecodeStep::prepare(vk::Device& device, const TemplateLibrary& templates) {
+void ModelStep::prepare(vk::Device& device, const TemplateLibrary& templates) {
   auto scalar = [&](const std::string& name, const void* data) {
     std::vector<std::uint8_t> bytes(4);
     std::memcpy(bytes.data(), data, 4);
     chain_.set_contents(name, std::move(bytes));
   };
-  std::uint32_t context = 0;
-  for (const auto& op : ops())
-    if (op.kernel == "attention_decode") context = op.shape[3];
-  const std::int32_t position = static_cast<std::int32_t>(context) - 1;
-  scalar("ids", &token_);
-  scalar("pos", &position);
+  auto int32s = [&](const std::string& name, const std::vector<std::int32_t>& v) {
+    std::vector<std::uint8_t> bytes(v.size() * 4);
+    std::memcpy(bytes.data(), v.data(), bytes.size());
+    chain_.set_contents(name, std::move(bytes));
+  };
+  int32s("ids", tokens_);
+  int32s("pos", positions_);
   scalar("base", &rope_base_);
   chain_.prepare(device, templates);
   // The caches go straight to the device: the step keeps its fp16 copies for the reference.
@@ -298,19 +339,19 @@ void DecodeStep::prepare(vk::Device& device, const TemplateLibrary& templates) {
   }
 }
 
-std::vector<float> DecodeStep::logits() const {
+std::vector<float> ModelStep::logits() const {
   const auto bytes = chain_.download("logits", std::uint64_t{vocab_} * 4);
   std::vector<float> logits(vocab_);
   std::memcpy(logits.data(), bytes.data(), bytes.size());
   return logits;
 }
 
-std::vector<float> DecodeStep::run_once(vk::Device& device) {
+std::vector<float> ModelStep::run_once(vk::Device& device) {
   chain_.run_once(device);
   return logits();
 }
 
-std::vector<float> DecodeStep::run_op_by_op(
+std::vector<float> ModelStep::run_op_by_op(
     vk::Device& device,
     const std::function<void(std::size_t op, const Contents& before, const Contents& after)>& visit) {
   chain_.run_op_by_op(device, visit);

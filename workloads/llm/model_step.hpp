@@ -1,19 +1,24 @@
 #pragma once
-// One decode token of a llama-family model as a chain of vktune kernels on
-// the GPU (`vktune step`): the embedding lookup, every layer's ops in model
-// order (the q/k/v products, rope on q, k rotated into its fp16 cache row
-// and v stored into its own, caches of the context's length, attention over
-// them, the output product, the residual add and the norm after it as one
-// add_rmsnorm_mul, gate and up as one product, down reading their SwiGLU,
-// and the add with the next layer's norm; StepOptions::fused), the output head and argmax, recorded
-// into one command buffer
-// with a compute-to-compute barrier before each dispatch that reads what an
-// earlier one since the last barrier wrote, or writes what it read or wrote
-// (independent ops, such as the q, k and v products, run side by side). Each op
-// runs the stored winner for this device at its shape (--tuned) or its
-// kernel's baseline. The cache holds random fp16 entries before the token's
-// position (context - 1), the new token's k and v are stored there, so the
-// attention reads `context` entries as in a real step.
+// A step of a llama-family model as a chain of vktune kernels on the GPU
+// (`vktune step`): one decode token at position context - 1, or the
+// processing of a prompt of P tokens at positions 0..P-1 from an empty
+// cache (StepOptions::prompt). The embedding lookup, every layer's ops in
+// model order (the q/k/v products, rope on q, k rotated into its fp16 cache
+// rows and v stored into its own, caches of the context's length, attention
+// over them: decode attention over `context` entries, or the prompt's causal
+// attention over its own P, the output product, the residual add and the
+// norm after it as one add_rmsnorm_mul, the feed-forward block (in a decode
+// step gate and up as one product, down reading their SwiGLU), and the add
+// with the next layer's norm; StepOptions::fused), then the last token's
+// residual add and norm, the output head and argmax, recorded into one
+// command buffer with a compute-to-compute barrier before each dispatch that
+// reads what an earlier one since the last barrier wrote, or writes what it
+// read or wrote (independent ops, such as the q, k and v products, run side
+// by side). Each op runs the stored winner for this device at its shape
+// (--tuned) or its kernel's baseline. The cache holds random fp16 entries
+// before the token's position (context - 1); a decode step stores the new
+// token's k and v there, so the attention reads `context` entries as in a
+// real step.
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -35,9 +40,12 @@ namespace vktune::step {
 
 struct StepOptions {
   std::uint32_t context = 4096;
+  // > 0: a prefill of this many tokens (at most `context`) rather than one
+  // decode token.
+  std::uint32_t prompt = 0;
   bool tuned = true;                // stored winners where there are; else baselines
   bool random_weights = false;      // random weights of the file's shapes and types
-  std::uint64_t seed = 1;           // random weights, the cache's earlier entries, the token id
+  std::uint64_t seed = 1;           // random weights, the cache's earlier entries, the token ids
   CacheMode cache_mode = CacheMode::cold;  // which stored winners (this mode, then the other)
   // Non-empty: stored winners only for these kernels, baselines for the rest
   // (to find which kernel's winners move a chain's result).
@@ -67,16 +75,17 @@ std::string op_kind(const std::string& role);
 // "blk.3.ffn_down.weight").
 using StepOp = chain::ChainOp;
 
-class DecodeStep {
+class ModelStep {
  public:
   // Plans the chain and chooses each op's variant; throws Error(usage) for
-  // an op no kernel serves or a shape its kernel refuses.
+  // an op no kernel serves, a shape its kernel refuses or a prompt longer
+  // than the context.
   // `device_rows`: the store's rows whose winners may serve this device, in
   // order of preference (this GPU first, then others of its model).
-  DecodeStep(const model::ModelDescription& model, const ref::GgufFile& file, const StepOptions& options,
+  ModelStep(const model::ModelDescription& model, const ref::GgufFile& file, const StepOptions& options,
              const results::Store* store, const std::vector<std::int64_t>& device_rows, const vk::DeviceInfo& device);
-  DecodeStep(const DecodeStep&) = delete;
-  DecodeStep& operator=(const DecodeStep&) = delete;
+  ModelStep(const ModelStep&) = delete;
+  ModelStep& operator=(const ModelStep&) = delete;
 
   const std::vector<StepOp>& ops() const { return chain_.ops(); }
   // Barriers recorded per step, known after prepare() (chain::KernelChain).
@@ -99,12 +108,16 @@ class DecodeStep {
   Profile profile(vk::Device& device, int samples) { return chain_.profile(device, samples); }
   vk::TimingResult time(vk::Device& device, int samples) { return chain_.time(device, samples); }
 
-  // The step's token id and the host copies the CPU reference needs.
-  std::int32_t token() const { return token_; }
+  // The step's token ids (one, or the prompt's) at their positions, and the
+  // host copies the CPU reference needs.
+  const std::vector<std::int32_t>& tokens() const { return tokens_; }
+  const std::vector<std::int32_t>& positions() const { return positions_; }
+  std::uint32_t context() const { return context_; }
+  std::uint32_t prompt() const { return prompt_; }  // 0: a decode step
   // Every weight as the chain uploaded it (the file's bytes or the random ones).
   const std::vector<std::uint8_t>& weight_bytes(const std::string& tensor) const;
-  // The cache's entries before the new token's, per layer: k then v, fp16
-  // bits [context][kv_heads * head_dim] (row context - 1 is the new token's).
+  // The cache's entries before the step, per layer: k then v, fp16 bits
+  // [context][kv_heads * head_dim] (the rows at positions() are the step's own).
   const std::vector<std::uint16_t>& cache(std::uint32_t layer, bool values) const;
   float rope_base() const { return rope_base_; }
 
@@ -113,8 +126,8 @@ class DecodeStep {
 
   chain::KernelChain chain_;
   std::vector<std::vector<std::uint16_t>> k_cache_, v_cache_;  // per layer, fp16 bits
-  std::uint32_t vocab_ = 0;
-  std::int32_t token_ = 0;
+  std::uint32_t vocab_ = 0, context_ = 0, prompt_ = 0;
+  std::vector<std::int32_t> tokens_, positions_;
   float rope_base_ = 10000.0f;
 };
 
