@@ -73,11 +73,17 @@ KernelChain::Choice KernelChain::choose(const kernels::Kernel& kernel, const ker
   if (!wanted) return {std::nullopt, std::nullopt, "not among --tuned-kernels"};
   const auto text = kernels::shape_to_string(shape);
   const auto mode = source_.cache_mode;
+  // Of the GPUs of this model (this one among them), the most recently
+  // measured winner: a re-tuned table imported beside an older one serves
+  // its fresher winners, whichever GPU of the model tuned them. The cache
+  // mode asked for first, then the other.
   std::optional<results::Winner> winner;
-  for (const auto row : source_.device_rows) {
-    for (const auto m : {mode, other_cache_mode(mode)}) {
-      if (!winner) winner = store->find_winner(row, kernel.name(), text, m);
+  for (const auto m : {mode, other_cache_mode(mode)}) {
+    for (const auto row : source_.device_rows) {
+      auto found = store->find_winner(row, kernel.name(), text, m);
+      if (found && (!winner || found->updated_at > winner->updated_at)) winner = std::move(found);
     }
+    if (winner) break;
   }
   if (!winner) return {std::nullopt, std::nullopt, "no stored winner"};
   // Stored under an earlier space of the kernel: brought up to date (engine/stale_config.hpp).

@@ -3,8 +3,9 @@
 // `vktune step` (a decode token, workloads/llm/) and `vktune mobilenet` (a
 // convolution network, workloads/vision/) build their chains from. Each op is a
 // kernel at a shape with its bindings mapped by name to the chain's buffers;
-// its variant is the stored winner for this device at that shape (else for
-// another GPU of its model) or the kernel's baseline, with the reason. A
+// its variant is the most recently measured stored winner at that shape of
+// this GPU or another of its model, or the kernel's baseline, with the
+// reason. A
 // compute-to-compute barrier precedes each op that reads what an earlier one
 // since the last barrier wrote, or writes what it read or wrote (independent
 // ops run side by side). Every buffer is sized for its largest use and zeroed,
@@ -31,7 +32,7 @@ namespace vktune::chain {
 struct VariantSource {
   bool tuned = true;                       // stored winners where there are; else baselines
   const results::Store* store = nullptr;   // none: every op runs its baseline
-  std::vector<std::int64_t> device_rows;   // the store's devices whose winners serve, preferred first
+  std::vector<std::int64_t> device_rows;   // the store's devices whose winners serve (the latest of theirs)
   CacheMode cache_mode = CacheMode::cold;  // which stored winners (this mode, then the other)
   std::vector<std::string> tuned_kernels;  // non-empty: stored winners only for these kernels
 };

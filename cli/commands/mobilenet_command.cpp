@@ -243,9 +243,9 @@ seed; --resolution 32 to 1024 in steps of 32, else one line and exit 2): the
 3x3 stem, the 17 inverted-residual blocks (expansion, depthwise, projection,
 residual add) and the final 1x1, 62 dispatches of the examples/ MobileNet
 specs (built into vktune; --specs DIR reads edited copies) and add, one
-command buffer with a barrier before each. Each layer runs the stored winner
-for this GPU (else another of its model) or its spec's baseline (--baseline:
-every layer).
+command buffer with a barrier before each. Each layer runs the most recently
+measured stored winner of this GPU or another of its model, or its spec's
+baseline (--baseline: every layer).
 
 Prints per layer its kernel, shape, variant, the stored winner's us and its us
 in the chain, then the chain's time beside the sum of the per-layer winners'

@@ -375,8 +375,8 @@ model order (with the k and v stores into fp16 caches of --context entries,
 the earlier ones random) and the output head and argmax, as one command buffer
 with a barrier only before a dispatch that reads what an earlier one since the
 last barrier wrote or writes what it touched (so the q, k and v products run
-side by side). Each op runs the stored winner for this GPU (else for another
-GPU of its model) or its baseline.
+side by side). Each op runs the most recently measured stored winner of this
+GPU or another GPU of its model, or its baseline.
 
 --prompt N runs a prompt's processing instead (a prefill): N tokens at
 positions 0..N-1 from an empty cache, every op over the N rows (the products

@@ -53,7 +53,8 @@ StepOptions baselines(std::uint32_t context, std::uint64_t seed) {
 // Stores `config` as the device's cold-cache winner of the kernel at the
 // shape, with the given median.
 void store_winner(results::Store& store, std::int64_t device_row, const std::string& kernel_name,
-                  const kernels::Shape& shape, const kernels::Config& config, double median_ns) {
+                  const kernels::Shape& shape, const kernels::Config& config, double median_ns,
+                  const std::string& updated_at = "") {
   const auto& kernel = kernels::find_kernel(kernel_name);
   const auto variant = describe_variant(kernel, config, shape, TemplateLibrary::embedded());
   const auto config_json = kernels::config_to_json(config);
@@ -62,7 +63,7 @@ void store_winner(results::Store& store, std::int64_t device_row, const std::str
   results::Winner w;
   w.device_id = device_row, w.kernel = kernel_name, w.shape = kernels::shape_to_string(shape);
   w.cache_mode = "cold", w.variant_hash = variant.variant_hash, w.config_json = config_json, w.spirv = {1};
-  w.median_ns = median_ns;
+  w.median_ns = median_ns, w.updated_at = updated_at;
   store.set_winner(w);
 }
 
@@ -291,6 +292,43 @@ TEST(ModelStep, ApproximateVariantsAreCheckedOpByOp) {
       EXPECT_EQ(tuned.ops()[v.op].role, "blk.1.attn_k (Q4_K)");
     }
   }
+}
+
+// Two GPUs of this model in the store, each with its winner for an op: the
+// most recently measured one serves, whichever GPU measured it (a re-tuned
+// table imported beside an older one; this GPU's own winner is not
+// preferred for being its own).
+TEST(ModelStep, TheMostRecentWinnerOfTheModelsGpusServes) {
+  vk::Instance instance;
+  vk::Device device(instance, test_device_index());
+  const auto file = tiny_model(35);
+  const auto m = model::describe_model(file.contents(), "tiny.gguf");
+  const auto db = std::filesystem::path(::testing::TempDir()) / "step_latest.db";
+  std::filesystem::remove(db);
+  auto store = results::Store::open(db);
+  const auto self = store.upsert_device(identity_of(device.info()));
+  auto twin = identity_of(device.info());
+  twin.device_uuid = "0123456789abcdef0123456789abcdef";
+  const auto other = store.upsert_device(twin);
+  const auto rows = chain::winner_device_rows(store, device.info());
+  ASSERT_EQ(rows, (std::vector<std::int64_t>{self, other}));
+  const kernels::Shape shape{1, m.embedding};
+  const auto configs =
+      testing_support::covering_of(kernels::find_kernel("rmsnorm_mul"), shape, device.info(), [](const auto&) { return true; });
+  ASSERT_GE(configs.size(), 2u);
+  auto served = [&] {
+    auto options = baselines(40, 4);
+    options.tuned = true;
+    ModelStep chain(m, file, options, &store, rows, device.info());
+    EXPECT_EQ(chain.ops()[1].kernel, "rmsnorm_mul");
+    EXPECT_TRUE(chain.ops()[1].tuned);
+    return chain.ops()[1].config;
+  };
+  store_winner(store, self, "rmsnorm_mul", shape, configs[0], 1000, "2026-11-01T00:00:00.000Z");
+  store_winner(store, other, "rmsnorm_mul", shape, configs[1], 2000, "2026-11-02T00:00:00.000Z");
+  EXPECT_EQ(served(), configs[1]);
+  store_winner(store, self, "rmsnorm_mul", shape, configs[0], 1000, "2026-11-03T00:00:00.000Z");
+  EXPECT_EQ(served(), configs[0]);
 }
 
 // With stored winners of both ways, a norm is taken into its readers only
