@@ -5,7 +5,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake pkg-config git
-  libvulkan-dev libvulkan-volk-dev libshaderc-dev glslang-dev spirv-tools
+  libvulkan-dev libvulkan-volk-dev libshaderc-dev glslang-dev spirv-tools libspirv-cross-c-shared-dev
   libsqlite3-dev nlohmann-json3-dev libmuparser-dev libgtest-dev libbenchmark-dev libcli11-dev libeigen3-dev
   mesa-vulkan-drivers vulkan-tools vulkan-validationlayers libjemalloc2
   clang libclang-rt-dev

@@ -12,20 +12,29 @@ find_package(Eigen3 3.3 REQUIRED NO_MODULE)  # the surrogate model's linear alge
 find_path(VOLK_SOURCE_DIR NAMES volk.c volk.h PATHS /usr/include REQUIRED
   DOC "Directory holding volk.c and volk.h (Debian: libvulkan-volk-dev)")
 
+# An interface target linking Debian's static libraries lib<part>.a as one
+# group (they refer to each other in no fixed order), with the directory that
+# holds `header` on its include path.
+function(vktune_static_group target header)
+  set(libs "")
+  foreach(part IN LISTS ARGN)
+    find_library(VKTUNE_LIB_${part} NAMES lib${part}.a REQUIRED)
+    list(APPEND libs ${VKTUNE_LIB_${part}})
+  endforeach()
+  find_path(${target}_INCLUDE_DIR ${header} REQUIRED)
+  add_library(${target} INTERFACE)
+  target_include_directories(${target} SYSTEM INTERFACE ${${target}_INCLUDE_DIR})
+  target_link_libraries(${target} INTERFACE "-Wl,--start-group" ${libs} "-Wl,--end-group" Threads::Threads)
+endfunction()
+
 # shaderc_combined still needs glslang and SPIRV-Tools beside it on Debian.
-set(_shaderc_parts shaderc_combined glslang MachineIndependent OSDependent
-    GenericCodeGen OGLCompiler HLSL SPIRV SPIRV-Tools-opt SPIRV-Tools
-    glslang-default-resource-limits)
-set(_shaderc_libs "")
-foreach(part IN LISTS _shaderc_parts)
-  find_library(VKTUNE_LIB_${part} NAMES lib${part}.a REQUIRED)
-  list(APPEND _shaderc_libs ${VKTUNE_LIB_${part}})
-endforeach()
-find_path(SHADERC_INCLUDE_DIR shaderc/shaderc.hpp REQUIRED)
-add_library(vktune_shaderc INTERFACE)
-target_include_directories(vktune_shaderc SYSTEM INTERFACE ${SHADERC_INCLUDE_DIR})
-target_link_libraries(vktune_shaderc INTERFACE
-  "-Wl,--start-group" ${_shaderc_libs} "-Wl,--end-group" Threads::Threads)
+vktune_static_group(vktune_shaderc shaderc/shaderc.hpp shaderc_combined glslang MachineIndependent OSDependent
+  GenericCodeGen OGLCompiler HLSL SPIRV SPIRV-Tools-opt SPIRV-Tools glslang-default-resource-limits)
+# SPIRV-Cross reads a compiled module's interface (harness/shader_interface.cpp);
+# Debian's libspirv-cross-c-shared-dev ships its static libraries beside the
+# shared one, and its C API reaches every backend's library.
+vktune_static_group(vktune_spirv_cross spirv_cross/spirv_cross_c.h spirv-cross-c spirv-cross-glsl spirv-cross-hlsl
+  spirv-cross-msl spirv-cross-cpp spirv-cross-reflect spirv-cross-core)
 
 find_library(VKTUNE_SQLITE3_STATIC NAMES libsqlite3.a REQUIRED)
 find_path(SQLITE3_INCLUDE_DIR sqlite3.h REQUIRED)

@@ -4,6 +4,7 @@
 
 #include "common/error.hpp"
 #include "harness/bounds_instrumentation.hpp"
+#include "harness/shader_interface.hpp"
 #include "harness/vk_check.hpp"
 
 namespace vktune::vk {
@@ -75,6 +76,16 @@ ComputePipeline::ComputePipeline(Device& device, std::span<const std::uint32_t> 
   };
   // Members are released by the destructor even when a later step throws,
   // so construction happens in a guard that destroys what exists.
+  // The layout below must serve what the module uses: a binding it lacks
+  // or push constants too short are undefined behaviour that drivers answer
+  // with a crash, so they are refused here, named (harness/shader_interface.hpp).
+  // A module SPIRV-Cross cannot read goes to the driver unchecked.
+  std::string unread;
+  if (const auto interface = reflect_interface(spirv, unread)) {
+    const auto mismatch =
+        interface_mismatch(*interface, desc.storage_buffers, desc.push_constant_bytes, desc.bounds_set);
+    if (!mismatch.empty()) throw Error(ErrorKind::pipeline, desc.label.empty() ? mismatch : desc.label + ": " + mismatch);
+  }
   try {
     VkShaderModuleCreateInfo module_info{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
     module_info.codeSize = spirv.size_bytes();

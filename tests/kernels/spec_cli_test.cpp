@@ -51,6 +51,18 @@ nlohmann::json add_spec(const std::string& name, const std::string& type, double
           {"tolerance", {{"rel_l2", rel_l2}, {"max_rel", max_rel}}}};
 }
 
+// add_spec's template (add.comp): `declarations` after its three buffers,
+// `body` after its sum.
+std::string add_shader(const std::string& declarations, const std::string& body) {
+  return "#version 450\nlayout(local_size_x = WG) in;\n"
+         "layout(push_constant) uniform P { uint n; };\n"
+         "layout(binding = 0) readonly buffer A { float a[]; };\n"
+         "layout(binding = 1) readonly buffer B { float b[]; };\n"
+         "layout(binding = 2) writeonly buffer Y { float y[]; };\n" +
+         declarations + "void main() {\n  const uint i = gl_GlobalInvocationID.x;\n  if (i < n) y[i] = a[i] + b[i];\n" +
+         body + "}\n";
+}
+
 class SpecCli : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -193,14 +205,7 @@ TEST_F(SpecCli, F16OutputsAreCheckedAndAnUnwrittenOrWrongHalfFails) {
 TEST_F(SpecCli, AStoreFarPastItsBufferFailsTheBoundsInstrumentedCheck) {
   const auto spec = add_spec("t_add_far", "f32", 1e-6, 1e-6);
   std::ofstream(dir_ / "add.json") << spec.dump();
-  std::ofstream(dir_ / "add.comp") << "#version 450\nlayout(local_size_x = WG) in;\n"
-                                       "layout(push_constant) uniform P { uint n; };\n"
-                                       "layout(binding = 0) readonly buffer A { float a[]; };\n"
-                                       "layout(binding = 1) readonly buffer B { float b[]; };\n"
-                                       "layout(binding = 2) writeonly buffer Y { float y[]; };\n"
-                                       "void main() {\n  const uint i = gl_GlobalInvocationID.x;\n"
-                                       "  if (i < n) y[i] = a[i] + b[i];\n"
-                                       "  if (i == 0u) y[n + 2000000u] = 1.0;\n}\n";
+  std::ofstream(dir_ / "add.comp") << add_shader("", "  if (i == 0u) y[n + 2000000u] = 1.0;\n");
   const std::string check = "check " + quoted(dir_ / "add.json") + " --device 0 --seed 5";
   const auto plain = run(check + " --bounds off");
   EXPECT_EQ(plain.exit_code, 0) << "the bands reach 8 MB now? " << plain.out << plain.err;
@@ -215,6 +220,21 @@ TEST_F(SpecCli, AStoreFarPastItsBufferFailsTheBoundsInstrumentedCheck) {
   const auto bad = run(check + " --bounds maybe");
   EXPECT_EQ(bad.exit_code, 2) << bad.err;
   EXPECT_NE(bad.err.find("--bounds"), std::string::npos) << bad.err;
+}
+
+// A spec whose buffers leave out one the shader uses (issue 44: such a spec
+// passed check, then crashed under the validation layer): every variant
+// fails, the binding named; check exits 1 and nothing crashes.
+TEST_F(SpecCli, ABindingTheShaderUsesAndTheSpecLeavesOutFailsNamed) {
+  auto spec = add_spec("t_add_gap", "f32", 1e-6, 1e-6);
+  std::ofstream(dir_ / "add.json") << spec.dump();
+  std::ofstream(dir_ / "add.comp") << add_shader("layout(binding = 3) readonly buffer Extra { float extra[]; };\n",
+                                                 "  if (i == 0u) y[0] += extra[0];\n");
+  const auto r = run("check " + quoted(dir_ / "add.json") + " --device 0 --seed 5");
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("the shader uses binding 3, a storage buffer, but the kernel binds 3 storage buffers"),
+            std::string::npos)
+      << r.out << r.err;
 }
 
 // A template that does not compile or computes the wrong values is a failed

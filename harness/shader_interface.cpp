@@ -1,0 +1,145 @@
+#include "harness/shader_interface.hpp"
+
+#include <spirv_cross/spirv_cross_c.h>
+
+#include <algorithm>
+#include <map>
+#include <memory>
+
+#include "harness/bounds_instrumentation.hpp"
+#include "harness/spirv_words.hpp"
+
+namespace vktune::vk {
+
+namespace {
+
+struct ContextDeleter {
+  void operator()(spvc_context_s* context) const { spvc_context_destroy(context); }
+};
+
+const char* kind_name(spvc_resource_type type) {
+  switch (type) {
+    case SPVC_RESOURCE_TYPE_STORAGE_BUFFER:
+      return "storage buffer";
+    case SPVC_RESOURCE_TYPE_UNIFORM_BUFFER:
+      return "uniform buffer";
+    case SPVC_RESOURCE_TYPE_STORAGE_IMAGE:
+      return "storage image";
+    case SPVC_RESOURCE_TYPE_SAMPLED_IMAGE:
+      return "sampled image";
+    case SPVC_RESOURCE_TYPE_SEPARATE_IMAGE:
+      return "separate image";
+    case SPVC_RESOURCE_TYPE_SEPARATE_SAMPLERS:
+      return "sampler";
+    case SPVC_RESOURCE_TYPE_ACCELERATION_STRUCTURE:
+      return "acceleration structure";
+    default:
+      return "descriptor";
+  }
+}
+
+// The module's own names (OpName), by id: SPIRV-Cross makes one up
+// ("_44_46") for an id without, and an optimized module keeps few.
+std::map<std::uint32_t, std::string> declared_names(std::span<const std::uint32_t> spirv) {
+  std::map<std::uint32_t, std::string> names;
+  for (const auto& inst : spirv::split_module(spirv).instructions) {
+    if (inst.opcode == SpvOpName && inst.operands.size() >= 2) names[inst.operands[0]] = spirv::literal_string(inst.operands, 1);
+  }
+  return names;
+}
+
+}  // namespace
+
+std::optional<ShaderInterface> reflect_interface(std::span<const std::uint32_t> spirv, std::string& why) {
+  spvc_context raw = nullptr;
+  if (spvc_context_create(&raw) != SPVC_SUCCESS) {
+    why = "SPIRV-Cross could not create a context";
+    return std::nullopt;
+  }
+  const std::unique_ptr<spvc_context_s, ContextDeleter> context(raw);
+  spvc_parsed_ir ir = nullptr;
+  spvc_compiler compiler = nullptr;
+  if (spvc_context_parse_spirv(raw, spirv.data(), spirv.size(), &ir) != SPVC_SUCCESS ||
+      spvc_context_create_compiler(raw, SPVC_BACKEND_NONE, ir, SPVC_CAPTURE_MODE_TAKE_OWNERSHIP, &compiler) !=
+          SPVC_SUCCESS) {
+    why = std::string("SPIRV-Cross: ") + spvc_context_get_last_error_string(raw);
+    return std::nullopt;
+  }
+  // Only what the entry point statically uses: a declared, unused binding
+  // needs no descriptor.
+  spvc_set active = nullptr;
+  spvc_resources resources = nullptr;
+  if (spvc_compiler_get_active_interface_variables(compiler, &active) != SPVC_SUCCESS ||
+      spvc_compiler_create_shader_resources_for_active_variables(compiler, &resources, active) != SPVC_SUCCESS) {
+    why = std::string("SPIRV-Cross: ") + spvc_context_get_last_error_string(raw);
+    return std::nullopt;
+  }
+  const auto names = declared_names(spirv);
+  // The variable's name, else its block's ("Y" of `buffer Y { ... }`), else "".
+  auto name_of = [&](const spvc_reflected_resource& r) {
+    for (const auto id : {r.id, r.base_type_id}) {
+      if (const auto n = names.find(id); n != names.end() && !n->second.empty()) return n->second;
+    }
+    return std::string();
+  };
+  ShaderInterface interface;
+  for (const auto type : {SPVC_RESOURCE_TYPE_STORAGE_BUFFER, SPVC_RESOURCE_TYPE_UNIFORM_BUFFER,
+                          SPVC_RESOURCE_TYPE_STORAGE_IMAGE, SPVC_RESOURCE_TYPE_SAMPLED_IMAGE,
+                          SPVC_RESOURCE_TYPE_SEPARATE_IMAGE, SPVC_RESOURCE_TYPE_SEPARATE_SAMPLERS,
+                          SPVC_RESOURCE_TYPE_ACCELERATION_STRUCTURE}) {
+    const spvc_reflected_resource* list = nullptr;
+    std::size_t count = 0;
+    spvc_resources_get_resource_list_for_type(resources, type, &list, &count);
+    for (std::size_t i = 0; i < count; ++i) {
+      interface.bindings.push_back({spvc_compiler_get_decoration(compiler, list[i].id, SpvDecorationDescriptorSet),
+                                    spvc_compiler_get_decoration(compiler, list[i].id, SpvDecorationBinding),
+                                    kind_name(type), name_of(list[i])});
+    }
+  }
+  std::sort(interface.bindings.begin(), interface.bindings.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.set, a.binding) < std::tie(b.set, b.binding);
+  });
+  const spvc_reflected_resource* push = nullptr;
+  std::size_t pushes = 0;
+  spvc_resources_get_resource_list_for_type(resources, SPVC_RESOURCE_TYPE_PUSH_CONSTANT, &push, &pushes);
+  for (std::size_t i = 0; i < pushes; ++i) {
+    const spvc_buffer_range* ranges = nullptr;
+    std::size_t count = 0;
+    spvc_compiler_get_active_buffer_ranges(compiler, push[i].id, &ranges, &count);
+    for (std::size_t r = 0; r < count; ++r) {
+      const auto end = static_cast<std::uint32_t>(ranges[r].offset + ranges[r].range);
+      if (end <= interface.push_constant_bytes) continue;
+      interface.push_constant_bytes = end;
+      const auto base = names.count(push[i].base_type_id) > 0;  // an unnamed block's members are made up too
+      const char* member = base ? spvc_compiler_get_member_name(compiler, push[i].base_type_id, ranges[r].index) : nullptr;
+      interface.last_push_member = member && *member ? "'" + std::string(member) + "'"
+                                                     : "member " + std::to_string(ranges[r].index) + " at byte " +
+                                                           std::to_string(ranges[r].offset);
+    }
+  }
+  return interface;
+}
+
+std::string interface_mismatch(const ShaderInterface& interface, std::uint32_t storage_buffers,
+                               std::uint32_t push_constant_bytes, bool bounds_set) {
+  for (const auto& b : interface.bindings) {
+    const std::string what = "binding " + std::to_string(b.binding) + (b.set == 0 ? "" : " of set " + std::to_string(b.set)) +
+                             (b.name.empty() ? "" : " ('" + b.name + "')");
+    if (bounds_set && b.set == kBoundsSet) continue;  // the instrumentation's own
+    if (b.set != 0 || b.binding >= storage_buffers) {
+      return "the shader uses " + what + ", a " + b.kind + ", but the kernel binds " +
+             std::to_string(storage_buffers) + " storage buffers (bindings 0-" +
+             std::to_string(storage_buffers == 0 ? 0 : storage_buffers - 1) + " of set 0)";
+    }
+    if (b.kind != "storage buffer") {
+      return "the shader uses " + what + " as a " + b.kind + ", where the kernel binds a storage buffer";
+    }
+  }
+  if (interface.push_constant_bytes > push_constant_bytes) {
+    return "the shader reads " + std::to_string(interface.push_constant_bytes) + " bytes of push constants (to the end of " +
+           interface.last_push_member + "), but the kernel pushes " + std::to_string(push_constant_bytes);
+  }
+  return "";
+}
+
+}  // namespace vktune::vk

@@ -1,0 +1,42 @@
+#pragma once
+// What a compiled module's interface asks of the pipeline that runs it, read
+// from its SPIR-V with SPIRV-Cross (Debian's libspirv-cross-c-shared): the
+// descriptors it statically uses (set, binding, kind, name) and the bytes of
+// push constants it reads. A pipeline whose layout lacks a binding the
+// module uses, or pushes fewer bytes than it reads, is undefined behaviour
+// that drivers answer with a crash (issue 44: a spec that left out two
+// bindings passed `vktune check`, then died with SIGSEGV under the
+// validation layer); ComputePipeline refuses it first, naming what
+// disagrees.
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace vktune::vk {
+
+struct InterfaceBinding {
+  std::uint32_t set = 0, binding = 0;
+  std::string kind;  // "storage buffer", "uniform buffer", "storage image", "sampled image", ...
+  std::string name;  // the variable's or its block's name, where the module keeps one (optimized ones rarely do)
+};
+
+struct ShaderInterface {
+  std::vector<InterfaceBinding> bindings;  // statically used, by set then binding
+  std::uint32_t push_constant_bytes = 0;   // the end of the last push-constant member read
+  std::string last_push_member;            // that member: "'scale'", or "member 1 at byte 4" unnamed
+};
+
+// The interface of the module's entry point; nullopt with `why` where
+// SPIRV-Cross cannot parse the module (then nothing is checked).
+std::optional<ShaderInterface> reflect_interface(std::span<const std::uint32_t> spirv, std::string& why);
+
+// "" when a pipeline of storage buffers 0..storage_buffers-1 in set 0 (and,
+// with `bounds_set`, the two buffers of the bounds instrumentation's set)
+// and `push_constant_bytes` of push constants serves the interface; else
+// the first disagreement in one line.
+std::string interface_mismatch(const ShaderInterface& interface, std::uint32_t storage_buffers,
+                               std::uint32_t push_constant_bytes, bool bounds_set);
+
+}  // namespace vktune::vk
