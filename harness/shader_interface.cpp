@@ -48,6 +48,27 @@ std::map<std::uint32_t, std::string> declared_names(std::span<const std::uint32_
   return names;
 }
 
+// A type's scalar name as a spec names buffer types, or "".
+std::string scalar_name(spvc_type type) {
+  const auto width = spvc_type_get_bit_width(type);
+  switch (spvc_type_get_basetype(type)) {
+    case SPVC_BASETYPE_FP32:
+      return "f32";
+    case SPVC_BASETYPE_FP16:
+      return "f16";
+    case SPVC_BASETYPE_INT32:
+      return "i32";
+    case SPVC_BASETYPE_UINT32:
+      return "u32";
+    case SPVC_BASETYPE_INT8:
+      return "i8";
+    case SPVC_BASETYPE_UINT8:
+      return width == 8 ? "u8" : "";
+    default:
+      return "";
+  }
+}
+
 }  // namespace
 
 std::optional<ShaderInterface> reflect_interface(std::span<const std::uint32_t> spirv, std::string& why) {
@@ -91,9 +112,20 @@ std::optional<ShaderInterface> reflect_interface(std::span<const std::uint32_t> 
     std::size_t count = 0;
     spvc_resources_get_resource_list_for_type(resources, type, &list, &count);
     for (std::size_t i = 0; i < count; ++i) {
-      interface.bindings.push_back({spvc_compiler_get_decoration(compiler, list[i].id, SpvDecorationDescriptorSet),
-                                    spvc_compiler_get_decoration(compiler, list[i].id, SpvDecorationBinding),
-                                    kind_name(type), name_of(list[i])});
+      InterfaceBinding b{spvc_compiler_get_decoration(compiler, list[i].id, SpvDecorationDescriptorSet),
+                         spvc_compiler_get_decoration(compiler, list[i].id, SpvDecorationBinding),
+                         kind_name(type), name_of(list[i])};
+      if (type == SPVC_RESOURCE_TYPE_STORAGE_BUFFER) {
+        const auto block = spvc_compiler_get_type_handle(compiler, list[i].base_type_id);
+        if (spvc_type_get_num_member_types(block) > 0) {
+          const auto first = spvc_compiler_get_type_handle(compiler, spvc_type_get_member_type(block, 0));
+          b.element = scalar_name(first);
+          b.lanes = std::max(1u, spvc_type_get_vector_size(first));
+          b.writable = spvc_compiler_get_member_decoration(compiler, list[i].base_type_id, 0,
+                                                           SpvDecorationNonWritable) == 0;
+        }
+      }
+      interface.bindings.push_back(std::move(b));
     }
   }
   std::sort(interface.bindings.begin(), interface.bindings.end(), [](const auto& a, const auto& b) {
@@ -103,6 +135,17 @@ std::optional<ShaderInterface> reflect_interface(std::span<const std::uint32_t> 
   std::size_t pushes = 0;
   spvc_resources_get_resource_list_for_type(resources, SPVC_RESOURCE_TYPE_PUSH_CONSTANT, &push, &pushes);
   for (std::size_t i = 0; i < pushes; ++i) {
+    const auto block = spvc_compiler_get_type_handle(compiler, push[i].base_type_id);
+    const bool named_block = names.count(push[i].base_type_id) > 0;
+    for (unsigned m = 0; m < spvc_type_get_num_member_types(block); ++m) {
+      const auto member = spvc_compiler_get_type_handle(compiler, spvc_type_get_member_type(block, m));
+      const auto type = scalar_name(member);
+      unsigned offset = 0;
+      if (spvc_type_get_vector_size(member) != 1 || (type != "u32" && type != "i32" && type != "f32")) continue;
+      spvc_compiler_type_struct_member_offset(compiler, block, m, &offset);
+      const char* name = named_block ? spvc_compiler_get_member_name(compiler, push[i].base_type_id, m) : nullptr;
+      interface.push_words.push_back({name ? name : "", offset, type});
+    }
     const spvc_buffer_range* ranges = nullptr;
     std::size_t count = 0;
     spvc_compiler_get_active_buffer_ranges(compiler, push[i].id, &ranges, &count);
@@ -116,6 +159,27 @@ std::optional<ShaderInterface> reflect_interface(std::span<const std::uint32_t> 
                                                      : "member " + std::to_string(ranges[r].index) + " at byte " +
                                                            std::to_string(ranges[r].offset);
     }
+  }
+  const spvc_specialization_constant* constants = nullptr;
+  std::size_t constant_count = 0;
+  spvc_compiler_get_specialization_constants(compiler, &constants, &constant_count);
+  for (std::size_t i = 0; i < constant_count; ++i) {
+    const auto handle = spvc_compiler_get_constant_handle(compiler, constants[i].id);
+    const auto type = spvc_compiler_get_type_handle(compiler, spvc_constant_get_type(handle));
+    const auto scalar = scalar_name(type);
+    if (scalar != "i32" && scalar != "u32") continue;  // a spec's parameters are integers
+    const auto n = names.find(constants[i].id);
+    interface.constants.push_back({constants[i].constant_id, n == names.end() ? "" : n->second,
+                                   scalar == "i32" ? std::int64_t{spvc_constant_get_scalar_i32(handle, 0, 0)}
+                                                   : std::int64_t{spvc_constant_get_scalar_u32(handle, 0, 0)}});
+  }
+  std::sort(interface.constants.begin(), interface.constants.end(),
+            [](const auto& a, const auto& b) { return a.constant_id < b.constant_id; });
+  spvc_specialization_constant axes[3]{};
+  spvc_compiler_get_work_group_size_specialization_constants(compiler, &axes[0], &axes[1], &axes[2]);
+  for (unsigned d = 0; d < 3; ++d) {
+    interface.local_size[d] = spvc_compiler_get_execution_mode_argument_by_index(compiler, SpvExecutionModeLocalSize, d);
+    if (axes[d].id != 0) interface.local_size_constant[d] = axes[d].constant_id;
   }
   return interface;
 }

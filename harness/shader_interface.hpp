@@ -8,6 +8,7 @@
 // bindings passed `vktune check`, then died with SIGSEGV under the
 // validation layer); ComputePipeline refuses it first, naming what
 // disagrees.
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -20,12 +21,37 @@ struct InterfaceBinding {
   std::uint32_t set = 0, binding = 0;
   std::string kind;  // "storage buffer", "uniform buffer", "storage image", "sampled image", ...
   std::string name;  // the variable's or its block's name, where the module keeps one (optimized ones rarely do)
+  // A buffer's first member: its scalar type ("f32", "f16", "i32", "u32",
+  // "i8", "u8"; "" for another), values per element (a vec4: 4), and
+  // whether the shader may write it (not NonWritable).
+  std::string element;
+  std::uint32_t lanes = 1;
+  bool writable = true;
+};
+
+// A 32-bit member of the push-constant block.
+struct PushWord {
+  std::string name;  // "" where the module keeps no name
+  std::uint32_t offset = 0;
+  std::string type;  // "u32", "i32", "f32"
+};
+
+// A specialization constant: its constant_id, name and default value.
+struct ShaderConstant {
+  std::uint32_t constant_id = 0;
+  std::string name;
+  std::int64_t value = 0;
 };
 
 struct ShaderInterface {
   std::vector<InterfaceBinding> bindings;  // statically used, by set then binding
   std::uint32_t push_constant_bytes = 0;   // the end of the last push-constant member read
   std::string last_push_member;            // that member: "'scale'", or "member 1 at byte 4" unnamed
+  std::vector<PushWord> push_words;        // the block's 32-bit scalar members, in order
+  std::vector<ShaderConstant> constants;   // integer specialization constants, by constant_id
+  std::array<std::uint32_t, 3> local_size{1, 1, 1};
+  // The constant_id that sets each local size dimension (local_size_x_id), if any.
+  std::array<std::optional<std::uint32_t>, 3> local_size_constant{};
 };
 
 // The interface of the module's entry point; nullopt with `why` where

@@ -84,10 +84,14 @@ std::string starter_spec(const std::string& name) {
 )spec";
 }
 
-std::filesystem::path write_starter(const std::string& name, const std::filesystem::path& dir) {
+void require_kernel_name(const std::string& name) {
   bool ok = !name.empty() && name.size() <= 64 && !std::isdigit(static_cast<unsigned char>(name[0]));
   for (unsigned char c : name) ok = ok && (std::isalnum(c) || c == '_');
   if (!ok) throw Error(ErrorKind::usage, "spec init: '" + name + "' is not a kernel name (letters, digits and _)");
+}
+
+std::filesystem::path write_starter(const std::string& name, const std::filesystem::path& dir) {
+  require_kernel_name(name);
   const auto spec = dir / (name + ".json");
   const auto shader = dir / (name + ".comp");
   for (const auto& path : {spec, shader}) {

@@ -322,6 +322,48 @@ TEST_F(SpecCli, SpecInitWritesASpecThatPassesTheGate) {
   EXPECT_EQ(run("spec init 'my add' --dir " + quoted(dir_ / "k")).exit_code, 2);
 }
 
+// `spec init --from`: an engine-style shader (a workgroup size and a
+// per-invocation count as specialization constants, its size as a named
+// push-constant member) gets a spec of its interface that checks as it is,
+// every workgroup size against the shader as written; a shader that needs a
+// define or binds a uniform buffer is one line and exit 2.
+TEST_F(SpecCli, SpecInitFromAShaderWritesItsInterfaceAndPassesTheGate) {
+  std::ofstream(dir_ / "scale_add.comp") << "#version 450\nlayout(local_size_x_id = 0) in;\n"
+                                             "layout(constant_id = 1) const int PER_THREAD = 2;\n"
+                                             "layout(std430, binding = 0) readonly buffer Src { float src[]; };\n"
+                                             "layout(std430, binding = 1) readonly buffer Bias { float bias[]; };\n"
+                                             "layout(std430, binding = 2) writeonly buffer Dst { float dst[]; };\n"
+                                             "layout(push_constant) uniform Params { uint count; } p;\n"
+                                             "void main() {\n  for (int k = 0; k < PER_THREAD; ++k) {\n"
+                                             "    const uint i = gl_GlobalInvocationID.x * uint(PER_THREAD) + uint(k);\n"
+                                             "    if (i < p.count) dst[i] = src[i] * 2.0 + bias[i];\n  }\n}\n";
+  const auto init = run("spec init scale_add --from " + quoted(dir_ / "scale_add.comp"));
+  ASSERT_EQ(init.exit_code, 0) << init.err;
+  std::ifstream in(dir_ / "scale_add.json");
+  const std::string spec((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  for (const char* expected : {"\"name\": \"LOCAL_SIZE_X\"", "\"name\": \"PER_THREAD\"", "\"constant_id\": 1",
+                               "\"name\": \"Dst\"", "\"role\": \"output\"", "\"name\": \"count\""}) {
+    EXPECT_NE(spec.find(expected), std::string::npos) << expected << "\n" << spec;
+  }
+  const auto check = run("check " + quoted(dir_ / "scale_add.json") + " --device 0 --seed 3");
+  EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
+  EXPECT_NE(check.out.find("5 passed, 0 failed"), std::string::npos) << check.out;  // local size 1 and 32..256
+
+  std::ofstream(dir_ / "needs_define.comp") << "#version 450\nlayout(local_size_x = WG) in;\n"
+                                                "layout(std430, binding = 0) buffer Y { float y[]; };\n"
+                                                "void main() { y[gl_GlobalInvocationID.x] = 1.0; }\n";
+  const auto undefined = run("spec init needs_define --from " + quoted(dir_ / "needs_define.comp"));
+  EXPECT_EQ(undefined.exit_code, 2) << undefined.err;
+  EXPECT_NE(undefined.err.find("does not compile as written"), std::string::npos) << undefined.err;
+  std::ofstream(dir_ / "uniform.comp") << "#version 450\nlayout(local_size_x = 64) in;\n"
+                                           "layout(std430, binding = 0) buffer Y { float y[]; };\n"
+                                           "layout(std140, binding = 1) uniform Sizes { uvec4 size; };\n"
+                                           "void main() { if (gl_GlobalInvocationID.x < size.x) y[0] = 1.0; }\n";
+  const auto uniform = run("spec init uniform_sizes --from " + quoted(dir_ / "uniform.comp"));
+  EXPECT_EQ(uniform.exit_code, 2) << uniform.err;
+  EXPECT_NE(uniform.err.find("uses binding 1, a uniform buffer"), std::string::npos) << uniform.err;
+}
+
 TEST_F(SpecCli, TunedOnTheDeviceAndExportedLikeABuiltinKernel) {
   const auto db = dir_ / "tuned.db";
   const auto tune = run(quoted(kSoftmax) + " --device 0 --shape 3,1000 --budget 2 --seed 1 --db " + quoted(db));

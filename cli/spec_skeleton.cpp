@@ -1,0 +1,138 @@
+#include "cli/spec_skeleton.hpp"
+
+#include <fstream>
+#include <iterator>
+
+#include <nlohmann/json.hpp>
+
+#include "common/error.hpp"
+#include "harness/compiler.hpp"
+#include "harness/shader_interface.hpp"
+#include "kernels/spec/spec_starter.hpp"
+
+namespace vktune::cli {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+std::string read_text(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(ErrorKind::usage, "spec init --from: cannot read " + path.string());
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// Bytes of one value of a spec buffer type.
+int type_bytes(const std::string& type) { return type == "f16" ? 2 : type == "i8" || type == "u8" ? 1 : 4; }
+
+}  // namespace
+
+std::filesystem::path write_spec_from_shader(const std::string& name, const std::filesystem::path& shader) {
+  kernels::spec::require_kernel_name(name);
+  const auto folder = shader.has_parent_path() ? shader.parent_path() : std::filesystem::path(".");
+  const auto spec_path = folder / (name + ".json");
+  if (std::filesystem::exists(spec_path)) throw Error(ErrorKind::usage, "spec init: " + spec_path.string() + " already exists");
+
+  // Unoptimized, so that the module keeps the names the skeleton uses.
+  vk::CompileOptions options;
+  options.optimize = false;
+  std::vector<std::uint32_t> spirv;
+  try {
+    spirv = vk::compile_compute_shader({shader.filename().string(), read_text(shader)},
+                                       vk::DirectoryIncludes(folder.string()), options);
+  } catch (const Error& e) {
+    // glslang's first error, not the heading above it.
+    const std::string text = e.what();
+    const auto at = text.find(": error:");
+    const auto start = at == std::string::npos ? 0 : text.rfind('\n', at) + 1;
+    const auto first = text.substr(start, text.find('\n', start) - start);
+    throw Error(ErrorKind::usage, "spec init --from: " + shader.string() +
+                                      " does not compile as written (give every #define it needs a default under "
+                                      "#ifndef, or make it a constant): " + first);
+  }
+  std::string unread;
+  const auto interface = vk::reflect_interface(spirv, unread);
+  if (!interface) throw Error(ErrorKind::usage, "spec init --from: " + shader.string() + ": " + unread);
+
+  Json buffers = Json::array();
+  bool output = false;
+  std::string bytes;
+  for (const auto& b : interface->bindings) {
+    if (b.set != 0 || b.kind != "storage buffer") {
+      throw Error(ErrorKind::usage, "spec init --from: " + shader.string() + " uses binding " + std::to_string(b.binding) +
+                                        (b.set == 0 ? "" : " of set " + std::to_string(b.set)) + ", a " + b.kind +
+                                        ": a spec binds storage buffers of set 0");
+    }
+    const auto type = b.element.empty() || b.element == "u8" ? std::string("u32") : b.element;
+    const std::string role = !b.writable ? "input" : output ? "scratch" : "output";
+    output = output || role == "output";
+    const std::string size = b.lanes == 1 ? "n" : std::to_string(b.lanes) + " * n";
+    buffers.push_back({{"name", b.name.empty() ? "binding" + std::to_string(b.binding) : b.name},
+                       {"binding", b.binding},
+                       {"type", type},
+                       {"size", size},
+                       {"role", role}});
+    bytes += (bytes.empty() ? "" : " + ") + std::to_string(type_bytes(type) * static_cast<int>(b.lanes)) + " * n";
+  }
+  if (buffers.empty() || !output) {
+    throw Error(ErrorKind::usage, "spec init --from: " + shader.string() +
+                                      " writes no storage buffer: a spec needs one output");
+  }
+  Json parameters = Json::array(), baseline = Json::object();
+  std::array<std::string, 3> local{std::to_string(interface->local_size[0]), std::to_string(interface->local_size[1]),
+                                   std::to_string(interface->local_size[2])};
+  for (const auto& c : interface->constants) {
+    std::string pname = c.name.empty() ? "C" + std::to_string(c.constant_id) : c.name;
+    for (unsigned d = 0; d < 3; ++d) {  // local_size_x_id and its kin have no name in GLSL
+      if (c.name.empty() && interface->local_size_constant[d] == c.constant_id) pname = std::string("LOCAL_SIZE_") + "XYZ"[d];
+    }
+    Json values = Json::array({c.value});
+    for (unsigned d = 0; d < 3; ++d) {
+      if (interface->local_size_constant[d] != c.constant_id) continue;
+      local[d] = pname;
+      if (d == 0) {
+        for (const std::int64_t size : {32, 64, 128, 256})
+          if (size != c.value) values.push_back(size);
+      }
+    }
+    parameters.push_back({{"name", pname}, {"values", values}, {"constant_id", c.constant_id}});
+    baseline[pname] = c.value;
+  }
+  Json push = Json::array();
+  for (const auto& w : interface->push_words) {
+    // A u32 or i32 word is a count of the shape; an f32 one is its IEEE bits.
+    push.push_back({{"name", w.name.empty() ? "word" + std::to_string(w.offset / 4) : w.name},
+                    {"value", w.type == "f32" ? "1065353216" : "n"}});
+  }
+  Json spec = {
+      {"name", name},
+      {"description", shader.filename().string() + " as written (vktune spec init --from)"},
+      {"shape", {"n"}},
+      {"default_shapes", {{1048576}}},
+      {"check_shapes", {{1000}}},
+      {"subspaces",
+       {{{"name", "as_written"},
+         {"template", shader.filename().string()},
+         {"parameters", parameters},
+         {"baseline", baseline},
+         {"local_size", {local[0], local[1], local[2]}},
+         {"stages", {{{"workgroups", {{{"dim", "n"}, {"per_workgroup", local[0]}}, 1, 1}}}}}}}},
+      {"buffers", buffers},
+      {"push_constants", push},
+      {"metrics", {{"bytes", bytes}, {"flops", "n"}}},
+      {"reference", {{"config", Json::object()}}},
+      {"tolerance", {{"rel_l2", 1e-6}, {"max_rel", 1e-6}}}};
+  std::ofstream out(spec_path, std::ios::binary);
+  out << "// Written by `vktune spec init " << name << " --from " << shader.filename().string()
+      << "` from the shader's interface (docs/SPEC_FORMAT.md).\n"
+         "// Edit what the interface cannot say: each buffer's size (every one is n values here), the\n"
+         "// shapes, the workgroups (one per local_size.x values of n), the push words' values (u32/i32: n;\n"
+         "// f32: the IEEE bits of 1.0) and the tolerance. The reference is the shader as written\n"
+         "// (its constants' defaults, the baseline): every variant is compared with it.\n"
+      << spec.dump(2) << "\n";
+  out.close();
+  if (!out) throw Error(ErrorKind::io, "spec init: cannot write " + spec_path.string());
+  return spec_path;
+}
+
+}  // namespace vktune::cli
