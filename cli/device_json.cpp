@@ -6,11 +6,14 @@ nlohmann::json to_json(const vk::DeviceInfo& info) {
   using nlohmann::json;
   json heaps = json::array();
   for (const auto& heap : info.memory_heaps) heaps.push_back({{"size_bytes", heap.size_bytes}, {"device_local", heap.device_local}});
-  json shapes = json::array();
-  for (const auto& s : info.cooperative_matrix_shapes) {
-    shapes.push_back({{"m", s.m}, {"n", s.n}, {"k", s.k}, {"a", s.a_type}, {"b", s.b_type}, {"c", s.c_type},
-                      {"d", s.d_type}, {"scope", s.scope}});
-  }
+  auto shapes_json = [](const std::vector<vk::CooperativeMatrixShape>& list) {
+    json shapes = json::array();
+    for (const auto& s : list) {
+      shapes.push_back({{"m", s.m}, {"n", s.n}, {"k", s.k}, {"a", s.a_type}, {"b", s.b_type}, {"c", s.c_type},
+                        {"d", s.d_type}, {"scope", s.scope}});
+    }
+    return shapes;
+  };
   const auto& f = info.features;
   return {
       {"index", info.index},
@@ -59,9 +62,11 @@ nlohmann::json to_json(const vk::DeviceInfo& info) {
         {"subgroup_size_control", f.subgroup_size_control},
         {"compute_full_subgroups", f.compute_full_subgroups},
         {"cooperative_matrix_nv", f.cooperative_matrix_nv},
+        {"cooperative_matrix_khr", f.cooperative_matrix_khr},
         {"vulkan_memory_model", f.vulkan_memory_model},
         {"pipeline_executable_info", f.pipeline_executable_info}}},
-      {"cooperative_matrix_shapes", shapes},
+      {"cooperative_matrix_shapes", shapes_json(info.cooperative_matrix_shapes)},
+      {"khr_cooperative_matrix_shapes", shapes_json(info.khr_cooperative_matrix_shapes)},
       {"memory_heaps", heaps},
   };
 }

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "harness/coopmat_khr_device.hpp"
 #include "harness/driver_version.hpp"
 
 namespace vktune::vk {
@@ -54,6 +55,7 @@ std::vector<std::string> subgroup_operation_names(VkSubgroupFeatureFlags flags) 
 }
 
 #if defined(VK_NV_cooperative_matrix)
+// The NV and KHR extensions share these values.
 std::string component_type_name(VkComponentTypeNV type) {
   switch (type) {
     case VK_COMPONENT_TYPE_FLOAT16_NV: return "f16";
@@ -88,6 +90,28 @@ std::vector<CooperativeMatrixShape> cooperative_matrix_shapes(VkPhysicalDevice d
 #endif
 
 }  // namespace
+
+namespace coopmat_khr {
+
+std::vector<CooperativeMatrixShape> khr_shapes(VkPhysicalDevice device) {
+  using Get = VkResult(VKAPI_PTR*)(VkPhysicalDevice, std::uint32_t*, Properties*);
+  std::vector<CooperativeMatrixShape> shapes;
+  const auto get = reinterpret_cast<Get>(
+      vkGetInstanceProcAddr(volkGetLoadedInstance(), "vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR"));
+  if (!get) return shapes;
+  std::uint32_t count = 0;
+  if (get(device, &count, nullptr) != VK_SUCCESS) return shapes;
+  std::vector<Properties> props(count);
+  if (get(device, &count, props.data()) != VK_SUCCESS) return shapes;
+  for (const auto& p : props) {
+    auto type = [](std::uint32_t t) { return component_type_name(static_cast<VkComponentTypeNV>(t)); };
+    shapes.push_back({p.MSize, p.NSize, p.KSize, type(p.AType), type(p.BType), type(p.CType), type(p.ResultType),
+                      p.scope == VK_SCOPE_SUBGROUP_NV ? "subgroup" : "other"});
+  }
+  return shapes;
+}
+
+}  // namespace coopmat_khr
 
 bool device_extension_supported(VkPhysicalDevice device, const char* name) {
   std::uint32_t count = 0;
@@ -222,6 +246,12 @@ DeviceInfo query_device_info(VkPhysicalDevice device, std::uint32_t index) {
     chain = &coopmat;
   }
 #endif
+  coopmat_khr::DeviceFeatures khr_coopmat;
+  const bool has_khr_coopmat_ext = device_extension_supported(device, coopmat_khr::kDeviceExtension);
+  if (has_khr_coopmat_ext) {
+    khr_coopmat.pNext = chain;
+    chain = &khr_coopmat;
+  }
   VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR executables{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
   const bool has_executables_ext =
@@ -250,6 +280,8 @@ DeviceInfo query_device_info(VkPhysicalDevice device, std::uint32_t index) {
   info.features.cooperative_matrix_nv = has_coopmat_ext && coopmat.cooperativeMatrix;
   if (info.features.cooperative_matrix_nv) info.cooperative_matrix_shapes = cooperative_matrix_shapes(device);
 #endif
+  info.features.cooperative_matrix_khr = has_khr_coopmat_ext && khr_coopmat.cooperativeMatrix;
+  if (info.features.cooperative_matrix_khr) info.khr_cooperative_matrix_shapes = coopmat_khr::khr_shapes(device);
 
   VkPhysicalDeviceMemoryProperties memory{};
   vkGetPhysicalDeviceMemoryProperties(device, &memory);

@@ -33,6 +33,9 @@ struct DeviceFeatures {
   bool subgroup_size_control = false;
   bool compute_full_subgroups = false;
   bool cooperative_matrix_nv = false;
+  // VK_KHR_cooperative_matrix's cooperativeMatrix (what AMD, Intel, Arm and
+  // Qualcomm drivers offer; harness/coopmat_khr_device.hpp).
+  bool cooperative_matrix_khr = false;
   // The Vulkan memory model (core in 1.2): the NV cooperative-matrix shaders declare it.
   bool vulkan_memory_model = false;
   // VK_KHR_pipeline_executable_properties' pipelineExecutableInfo: what the
@@ -75,7 +78,11 @@ struct DeviceInfo {
   std::uint32_t timestamp_valid_bits = 0;  // of the compute queue; 0 = no timestamps
 
   DeviceFeatures features;
-  std::vector<CooperativeMatrixShape> cooperative_matrix_shapes;
+  std::vector<CooperativeMatrixShape> cooperative_matrix_shapes;  // through VK_NV_cooperative_matrix
+  // Through VK_KHR_cooperative_matrix: listed, not yet used by the tensor-core
+  // paths' legality (they compile NV modules; harness/coopmat_khr.hpp turns
+  // those into KHR ones).
+  std::vector<CooperativeMatrixShape> khr_cooperative_matrix_shapes;
   std::vector<MemoryHeap> memory_heaps;
 
   std::uint64_t device_local_bytes() const;  // largest device-local heap

@@ -35,14 +35,16 @@ std::string feature_list(const vk::DeviceInfo& info) {
   add(f.subgroup_size_control, "subgroup-size-control");
   add(f.compute_full_subgroups, "full-subgroups");
   add(f.pipeline_executable_info, "pipeline-statistics");
-  if (f.cooperative_matrix_nv) {
-    std::string shapes;
-    for (const auto& s : info.cooperative_matrix_shapes) {
-      if (!shapes.empty()) shapes += ',';
-      shapes += s.a_type + ":" + std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k) + "->" + s.d_type;
+  auto shapes = [](const std::vector<vk::CooperativeMatrixShape>& list) {
+    std::string text;
+    for (const auto& s : list) {
+      if (!text.empty()) text += ',';
+      text += s.a_type + ":" + std::to_string(s.m) + "x" + std::to_string(s.n) + "x" + std::to_string(s.k) + "->" + s.d_type;
     }
-    add(true, "coopmat-nv[" + shapes + "]");
-  }
+    return text;
+  };
+  add(f.cooperative_matrix_nv, "coopmat-nv[" + shapes(info.cooperative_matrix_shapes) + "]");
+  add(f.cooperative_matrix_khr, "coopmat-khr[" + shapes(info.khr_cooperative_matrix_shapes) + "]");
   return text.empty() ? "-" : text;
 }
 
