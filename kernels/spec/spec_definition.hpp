@@ -27,6 +27,9 @@ namespace vktune::kernels::spec {
 struct Delivery {
   std::optional<std::uint32_t> constant_id;
   bool define = true;
+  // "define": "if_nonzero": `#define NAME value` only for a nonzero value, so
+  // that a template's `#ifdef NAME` switch is off at 0.
+  bool define_if_nonzero = false;
 };
 
 // A rule over parameters, the shape and (for legality) the device.

@@ -240,8 +240,13 @@ Delivery delivery_of(const Node& p) {
   delivery.define = !delivery.constant_id;
   if (p.has("define")) {
     const auto node = p.at("define");
-    if (!node.json().is_boolean()) node.fail("expected true or false");
-    delivery.define = node.json().get<bool>();
+    if (node.json().is_string() && node.json().get<std::string>() == "if_nonzero") {
+      delivery.define = delivery.define_if_nonzero = true;
+    } else if (node.json().is_boolean()) {
+      delivery.define = node.json().get<bool>();
+    } else {
+      node.fail("expected true, false or \"if_nonzero\"");
+    }
   }
   if (!delivery.define && !delivery.constant_id) p.fail("a parameter with \"define\": false needs a constant_id");
   return delivery;

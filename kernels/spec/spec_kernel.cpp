@@ -143,7 +143,8 @@ ShaderPlan SpecKernel::stage_plan(const Stage& stage, const PathSpec& sub, const
     for (std::size_t i = 0; i < d_.parameters.size(); ++i) {
       const auto& name = d_.parameters[i].name;
       const int value = config.at(name);
-      if (d_.delivery[i].define) plan.defines.emplace_back(name, std::to_string(value));
+      const auto& delivery = d_.delivery[i];
+      if (delivery.define && (value != 0 || !delivery.define_if_nonzero)) plan.defines.emplace_back(name, std::to_string(value));
       if (d_.delivery[i].constant_id) plan.specialization.emplace_back(*d_.delivery[i].constant_id, static_cast<std::uint32_t>(value));
     }
     std::sort(plan.specialization.begin(), plan.specialization.end());

@@ -249,6 +249,31 @@ TEST(SpecLoader, ATemplateThatHardCodesADefineIsRefusedWithTheFix) {
   }
 }
 
+// "define": "if_nonzero" delivers a parameter as `#define NAME value` only
+// where its value is nonzero, for a template's `#ifdef NAME` switch (issue
+// 44: every parameter arrived defined, so each mode had to be its own
+// sub-space); any other word is refused.
+TEST(SpecLoader, ADefineIfNonzeroIsLeftOutAtZero) {
+  auto spec = valid_json();
+  spec["name"] = "t_ifdef_switch";
+  spec["subspaces"][0]["parameters"].push_back({{"name", "FAST"}, {"values", {0, 1}}, {"define", "if_nonzero"}});
+  const SpecKernel kernel(parse_spec(spec.dump(), "my/spec.json", reader()));
+  const Shape shape{3, 100};
+  auto defines_of = [&](int fast) {
+    auto config = kernel.baseline(shape);
+    config["FAST"] = fast;
+    std::map<std::string, std::string> defines;
+    const auto stages = kernel.stages(config, shape);
+    for (const auto& [name, value] : stages.at(0).defines) defines[name] = value;
+    return defines;
+  };
+  EXPECT_EQ(defines_of(0).count("FAST"), 0u);
+  EXPECT_EQ(defines_of(0).at("WG"), "32");  // the others as ever
+  EXPECT_EQ(defines_of(1).at("FAST"), "1");
+  spec["subspaces"][0]["parameters"].back()["define"] = "sometimes";
+  expect_error(spec, "/subspaces/0/parameters/2/define", "expected true, false or \"if_nonzero\"");
+}
+
 // A sub-space's "check_covering": "values" makes vktune check's covering
 // array take every value of each of its parameters (not every pair), while
 // the spec's other sub-spaces keep every pair; any other word is refused.
