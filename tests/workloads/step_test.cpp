@@ -191,7 +191,9 @@ TEST(ModelStep, APromptsLogitsAreTheCpuChains) {
     const auto by_op = check_op_by_op(chain, device, m);
     EXPECT_EQ(by_op.failed, 0u);
     EXPECT_EQ(by_op.logits, logits);
-    // Every op its own kernel: the same arithmetic.
+    // Every op its own kernel: the same arithmetic (llama's chain; the
+    // others differ only by the fused ops above).
+    if (m.architecture != "llama") continue;
     options.fused = false;
     ModelStep unfused(m, file, options, nullptr, {}, device.info());
     ASSERT_EQ(unfused.ops().size(), 1u + 2 * (17 + extra) + 3);
