@@ -159,6 +159,15 @@ Registered register_kernel_benchmarks(const BenchOptions& options) {
   runtime::Query query;
   query.device = runtime_identity(ctx.device->info());
   query.capabilities = runtime_capabilities(ctx.device->info());
+  // Each winner is compiled here again from its config, for the extension
+  // this device's tensor-core paths use: a winner tuned through the other
+  // one (NV on an H200, KHR elsewhere, or --coopmat) is its twin here.
+  if (ctx.device->info().cooperative_matrix != vk::CooperativeMatrixExtension::none) {
+    for (const char* either : {"cooperativeMatrixNV", "cooperativeMatrixKHR"}) {
+      auto& features = query.capabilities.features;
+      if (std::find(features.begin(), features.end(), either) == features.end()) features.emplace_back(either);
+    }
+  }
   query.cache_mode = to_string(options.cache_mode);
   std::set<std::pair<std::string, runtime::Shape>> tuned;
   for (const auto& e : table.entries()) {

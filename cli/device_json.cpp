@@ -67,6 +67,10 @@ nlohmann::json to_json(const vk::DeviceInfo& info) {
         {"pipeline_executable_info", f.pipeline_executable_info}}},
       {"cooperative_matrix_shapes", shapes_json(info.cooperative_matrix_shapes)},
       {"khr_cooperative_matrix_shapes", shapes_json(info.khr_cooperative_matrix_shapes)},
+      // Which of the two the tensor-core paths use here: "nv", "khr" or "none".
+      {"tensor_core_extension", info.cooperative_matrix == vk::CooperativeMatrixExtension::nv    ? "nv"
+                                : info.cooperative_matrix == vk::CooperativeMatrixExtension::khr ? "khr"
+                                                                                                 : "none"},
       {"memory_heaps", heaps},
   };
 }

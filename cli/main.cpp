@@ -14,6 +14,7 @@
 #include "engine/isolated_worker.hpp"
 #include "harness/build_info.hpp"
 #include "harness/compiler.hpp"
+#include "harness/coopmat_choice.hpp"
 #include "harness/device.hpp"
 #include "kernels/registry.hpp"
 #include "kernels/spec/spec_arguments.hpp"
@@ -79,6 +80,7 @@ int main(int argc, char** argv) {
   // the commands (one per kernel) are made.
   try {
     (void)vk::spirv_optimization();  // a bad VKTUNE_SPIRV_OPT is one line before anything runs
+    (void)vk::coopmat_request();     // and a bad VKTUNE_COOPMAT
     kernels::spec::register_spec_arguments(argc, argv);
   } catch (const Error& e) {
     std::cerr << "vktune: error: " << vktune::escape_text(e.what()) << "\n";

@@ -20,7 +20,10 @@ runtime::DeviceCapabilities runtime_capabilities(const vk::DeviceInfo& info) {
       {f.storage_buffer_16bit, "storageBuffer16BitAccess"}, {f.storage_buffer_8bit, "storageBuffer8BitAccess"},
       {f.shader_float16, "shaderFloat16"},                  {f.shader_int8, "shaderInt8"},
       {f.shader_int16, "shaderInt16"},                      {f.integer_dot_product, "shaderIntegerDotProduct"},
-      {f.cooperative_matrix_nv, "cooperativeMatrixNV"},         {f.vulkan_memory_model, "vulkanMemoryModel"},
+      {f.vulkan_memory_model, "vulkanMemoryModel"},
+      // The one cooperative-matrix extension vk::Device enables.
+      {info.cooperative_matrix == vk::CooperativeMatrixExtension::nv, "cooperativeMatrixNV"},
+      {info.cooperative_matrix == vk::CooperativeMatrixExtension::khr, "cooperativeMatrixKHR"},
   };
   for (const auto& [on, name] : enabled) {
     if (on) caps.features.emplace_back(name);

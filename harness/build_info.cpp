@@ -4,6 +4,7 @@
 #include <shaderc/shaderc.h>
 
 #include "common/version.hpp"
+#include "harness/coopmat_choice.hpp"
 
 namespace vktune::vk {
 
@@ -35,7 +36,7 @@ std::string shaderc_version() {
 
 std::string build_info() {
   return std::string("vktune ") + VKTUNE_VERSION + "\nbuilt with " + cxx_compiler_version() + "\n" +
-         shaderc_version() + ", " + glslang_version();
+         shaderc_version() + ", " + glslang_version() + "\n" + cooperative_matrix_compiler_note();
 }
 
 }  // namespace vktune::vk

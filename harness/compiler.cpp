@@ -8,6 +8,8 @@
 #include <sstream>
 
 #include "common/error.hpp"
+#include "harness/coopmat_choice.hpp"
+#include "harness/coopmat_khr.hpp"
 
 namespace vktune::vk {
 
@@ -124,6 +126,10 @@ std::vector<std::uint32_t> compile_compute_shader(const ShaderSource& source, co
   if (!compiler.IsValid()) throw Error(ErrorKind::internal, "shaderc compiler could not be initialised");
   shaderc::CompileOptions shaderc_options;
   for (const auto& [name, value] : options.defines) shaderc_options.AddMacroDefinition(name, value);
+  // For KHR cooperative matrices, whose Use a value keeps, a template may
+  // take another way where an NV module changes one (harness/coopmat_choice.hpp).
+  const bool for_khr = coopmat_spirv() == CooperativeMatrixExtension::khr;
+  if (for_khr) shaderc_options.AddMacroDefinition(kCoopmatKhrDefine, "1");
   shaderc_options.SetTargetEnvironment(shaderc_target_env_vulkan, options.target == TargetEnv::vulkan_1_3
                                                                       ? shaderc_env_version_vulkan_1_3
                                                                       : shaderc_env_version_vulkan_1_2);
@@ -146,7 +152,15 @@ std::vector<std::uint32_t> compile_compute_shader(const ShaderSource& source, co
     throw Error(ErrorKind::compile,
                 "compile error in " + source.name + " with " + describe_defines(options.defines) + ":\n" + messages);
   }
-  return {result.cbegin(), result.cend()};
+  std::vector<std::uint32_t> spirv(result.cbegin(), result.cend());
+  if (!for_khr) return spirv;
+  // A module without NV cooperative matrices comes back unchanged.
+  auto khr = nv_to_khr_cooperative_matrix(spirv);
+  if (khr.spirv.empty()) {
+    throw Error(ErrorKind::compile, "the NV-to-KHR cooperative-matrix pass refused " + source.name + " with " +
+                                        describe_defines(options.defines) + ": " + khr.refusal);
+  }
+  return std::move(khr.spirv);
 }
 
 SpirvOptimization parse_spirv_optimization(const char* text) {
@@ -164,9 +178,13 @@ SpirvOptimization spirv_optimization() {
 std::string compiler_version(SpirvOptimization optimization) {
   unsigned int version = 0, revision = 0;
   shaderc_get_spv_version(&version, &revision);
-  // The default's text is what every stored variant was hashed with.
+  // The default's text is what every stored variant was hashed with; the
+  // KHR pass, where it runs, is named with its version.
   return std::string("shaderc ") + VKTUNE_SHADERC_VERSION + " (spv " + std::to_string(version) + "." +
-         std::to_string(revision) + ")" + (optimization == SpirvOptimization::none ? " -O0" : "");
+         std::to_string(revision) + ")" + (optimization == SpirvOptimization::none ? " -O0" : "") +
+         (coopmat_spirv() == CooperativeMatrixExtension::khr
+              ? " +coopmat-khr-pass." + std::to_string(kCoopmatKhrPassVersion)
+              : "");
 }
 
 std::string compiler_version() { return compiler_version(spirv_optimization()); }

@@ -78,6 +78,9 @@ struct ShaderSource {
 inline constexpr std::size_t kMaxIncludeDepth = 16;
 inline constexpr std::size_t kMaxExpandedSourceBytes = std::size_t{1} << 20;
 
+// Where the process compiles for VK_KHR_cooperative_matrix
+// (harness/coopmat_choice.hpp), the module goes through the NV-to-KHR pass;
+// a module the pass refuses is an Error(compile) with its reason.
 // Throws Error(compile) with shaderc's messages (file:line: error: ...) and
 // the defines used; an include loop names its chain ("a.glsl -> b.glsl ->
 // a.glsl"), a too deep or too large source says which bound it crossed.
@@ -85,7 +88,9 @@ std::vector<std::uint32_t> compile_compute_shader(const ShaderSource& source, co
                                                   const CompileOptions& options);
 
 // Identifies the compiler for variant hashes: shaderc package version and
-// the SPIR-V version it emits, and " -O0" without SPIR-V optimisation.
+// the SPIR-V version it emits, " -O0" without SPIR-V optimisation, and
+// " +coopmat-khr-pass.N" where the process compiles for
+// VK_KHR_cooperative_matrix (harness/coopmat_choice.hpp).
 std::string compiler_version();
 std::string compiler_version(SpirvOptimization optimization);
 

@@ -4,6 +4,8 @@
 #include <bit>
 
 #include "common/error.hpp"
+#include "harness/coopmat_choice.hpp"
+#include "harness/coopmat_khr_device.hpp"
 #include "harness/vk_check.hpp"
 
 namespace vktune::vk {
@@ -31,6 +33,10 @@ Device::Device(Instance& instance, std::uint32_t index) : instance_(&instance) {
     throw Error(ErrorKind::no_device, "device " + std::to_string(index) + " (" + info_.name + ") supports Vulkan " +
                                           info_.api_version + "; vktune needs 1.2 or newer");
   }
+  if (auto refusal = cooperative_matrix_refusal(coopmat_request(), info_); !refusal.empty()) {
+    throw Error(ErrorKind::usage, refusal);
+  }
+  note_device_cooperative_matrix(info_);
   vkGetPhysicalDeviceMemoryProperties(physical_, &memory_);
 
   // Enable what the device has of what our kernels use. Each struct is only
@@ -79,14 +85,21 @@ Device::Device(Instance& instance, std::uint32_t index) : instance_(&instance) {
     link(dot);
     if (!core13) extensions.push_back(VK_KHR_SHADER_INTEGER_DOT_PRODUCT_EXTENSION_NAME);
   }
+  // The one cooperative-matrix extension the tensor-core modules use here.
 #if defined(VK_NV_cooperative_matrix)
   VkPhysicalDeviceCooperativeMatrixFeaturesNV coopmat{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
-  if (f.cooperative_matrix_nv) {
+  if (info_.cooperative_matrix == CooperativeMatrixExtension::nv) {
     coopmat.cooperativeMatrix = VK_TRUE;
     link(coopmat);
     extensions.push_back(VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
   }
 #endif
+  coopmat_khr::DeviceFeatures khr_coopmat;
+  if (info_.cooperative_matrix == CooperativeMatrixExtension::khr) {
+    khr_coopmat.cooperativeMatrix = VK_TRUE;
+    link(khr_coopmat);
+    extensions.push_back(coopmat_khr::kDeviceExtension);
+  }
   // What the driver made of each pipeline (registers, spills), where it says.
   VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR executables{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};

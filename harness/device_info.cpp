@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "harness/coopmat_choice.hpp"
 #include "harness/coopmat_khr_device.hpp"
 #include "harness/driver_version.hpp"
 
@@ -57,6 +58,10 @@ std::vector<std::string> subgroup_operation_names(VkSubgroupFeatureFlags flags) 
 #if defined(VK_NV_cooperative_matrix)
 // The NV and KHR extensions share these values.
 std::string component_type_name(VkComponentTypeNV type) {
+  // VK_KHR_cooperative_matrix's list shares these values and may hold newer
+  // ones that Debian 12's headers lack: VK_COMPONENT_TYPE_BFLOAT16_KHR
+  // (VK_KHR_shader_bfloat16's), which the H200's driver lists.
+  if (static_cast<std::uint32_t>(type) == 1000141000u) return "bf16";
   switch (type) {
     case VK_COMPONENT_TYPE_FLOAT16_NV: return "f16";
     case VK_COMPONENT_TYPE_FLOAT32_NV: return "f32";
@@ -69,7 +74,7 @@ std::string component_type_name(VkComponentTypeNV type) {
     case VK_COMPONENT_TYPE_UINT16_NV: return "u16";
     case VK_COMPONENT_TYPE_UINT32_NV: return "u32";
     case VK_COMPONENT_TYPE_UINT64_NV: return "u64";
-    default: return "unknown";
+    default: return "unknown(" + std::to_string(static_cast<std::uint32_t>(type)) + ")";
   }
 }
 
@@ -282,6 +287,7 @@ DeviceInfo query_device_info(VkPhysicalDevice device, std::uint32_t index) {
 #endif
   info.features.cooperative_matrix_khr = has_khr_coopmat_ext && khr_coopmat.cooperativeMatrix;
   if (info.features.cooperative_matrix_khr) info.khr_cooperative_matrix_shapes = coopmat_khr::khr_shapes(device);
+  info.cooperative_matrix = cooperative_matrix_for(coopmat_request(), info.features);
 
   VkPhysicalDeviceMemoryProperties memory{};
   vkGetPhysicalDeviceMemoryProperties(device, &memory);
@@ -290,6 +296,16 @@ DeviceInfo query_device_info(VkPhysicalDevice device, std::uint32_t index) {
         {memory.memoryHeaps[i].size, (memory.memoryHeaps[i].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT) != 0});
   }
   return info;
+}
+
+const std::vector<CooperativeMatrixShape>& DeviceInfo::tensor_core_shapes() const {
+  static const std::vector<CooperativeMatrixShape> none;
+  switch (cooperative_matrix) {
+    case CooperativeMatrixExtension::nv: return cooperative_matrix_shapes;
+    case CooperativeMatrixExtension::khr: return khr_cooperative_matrix_shapes;
+    case CooperativeMatrixExtension::none: break;
+  }
+  return none;
 }
 
 std::uint64_t DeviceInfo::device_local_bytes() const {

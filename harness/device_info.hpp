@@ -17,6 +17,12 @@ struct CooperativeMatrixShape {
   std::string scope;                           // "subgroup", ...
 };
 
+// The extension a device's tensor-core paths are compiled for in this
+// process (harness/coopmat_choice.hpp decides): NV where the device offers
+// VK_NV_cooperative_matrix, KHR (through the NV-to-KHR pass) where it offers
+// only VK_KHR_cooperative_matrix, or what --coopmat forces.
+enum class CooperativeMatrixExtension { none, nv, khr };
+
 struct MemoryHeap {
   std::uint64_t size_bytes = 0;
   bool device_local = false;
@@ -78,14 +84,16 @@ struct DeviceInfo {
   std::uint32_t timestamp_valid_bits = 0;  // of the compute queue; 0 = no timestamps
 
   DeviceFeatures features;
-  std::vector<CooperativeMatrixShape> cooperative_matrix_shapes;  // through VK_NV_cooperative_matrix
-  // Through VK_KHR_cooperative_matrix: listed, not yet used by the tensor-core
-  // paths' legality (they compile NV modules; harness/coopmat_khr.hpp turns
-  // those into KHR ones).
-  std::vector<CooperativeMatrixShape> khr_cooperative_matrix_shapes;
+  std::vector<CooperativeMatrixShape> cooperative_matrix_shapes;      // through VK_NV_cooperative_matrix
+  std::vector<CooperativeMatrixShape> khr_cooperative_matrix_shapes;  // through VK_KHR_cooperative_matrix
+  // Which of the two the tensor-core paths use here, and so which list of
+  // shapes their legality reads (tensor_core_shapes()).
+  CooperativeMatrixExtension cooperative_matrix = CooperativeMatrixExtension::none;
   std::vector<MemoryHeap> memory_heaps;
 
   std::uint64_t device_local_bytes() const;  // largest device-local heap
+  // The shapes of `cooperative_matrix`'s extension; empty for none.
+  const std::vector<CooperativeMatrixShape>& tensor_core_shapes() const;
   bool has_subgroup_operation(const std::string& op) const;
   bool is_cpu() const { return device_type == "cpu"; }
   // True when a pipeline may require `size` for compute shaders.

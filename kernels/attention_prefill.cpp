@@ -243,9 +243,13 @@ class AttentionPrefill final : public Kernel {
                      DispatchAxis{}};
     if (mma) {
       // K and V blocks (rows padded by 16 bytes; before them a 16×16 fp32
-      // staging tile per subgroup), a row max per query.
-      plan.shared_memory_bytes =
-          std::max(2 * bc * (head_dim + 8) * 2, wg / coopmat::kWarp * 1024) + 4 * workgroup_rows(config);
+      // staging tile per subgroup), a row max per query, and the 16×16 fp16
+      // tile per subgroup through which a module compiled for KHR
+      // cooperative matrices hands P to P·V (VKTUNE_COOPMAT_KHR; an NV
+      // module leaves it unused: counted always, so that a table's contract
+      // holds for either).
+      plan.shared_memory_bytes = std::max(2 * bc * (head_dim + 8) * 2, wg / coopmat::kWarp * 1024) +
+                                 4 * workgroup_rows(config) + wg / coopmat::kWarp * 512;
     } else {
       plan.shared_memory_bytes = 2 * bc * head_dim * 2;
     }

@@ -2,8 +2,10 @@
 // What the cooperative-matrix (tensor-core) paths of the matmul kernels share
 // (matmul_f16's dense path, the quantized kernels' prefill): the matrix
 // shapes a CM_SHAPE parameter names, the workgroup tile it implies, and the
-// rules a variant must meet on a device (GL_NV_cooperative_matrix with fp16
-// inputs and fp32 accumulators, subgroups of 32, register and tile limits).
+// rules a variant must meet on a device (a cooperative-matrix extension,
+// NV or KHR as the device's `cooperative_matrix` says, offering the shape
+// with fp16 inputs and fp32 accumulators; subgroups of 32; register and
+// tile limits).
 #include <array>
 #include <cstdint>
 #include <string>

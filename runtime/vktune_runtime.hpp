@@ -120,7 +120,9 @@ std::array<std::uint32_t, 3> workgroup_counts(const DispatchRule& rule, const Sh
 // kernels' X_QUANT=1 variants), "shaderInt8", "shaderInt16", "shaderFloat16",
 // "shaderFloat64", "storageBuffer8BitAccess", "storageBuffer16BitAccess",
 // "uniformAndStorageBuffer16BitAccess", "vulkanMemoryModel" and
-// "cooperativeMatrixNV" (VK_NV_cooperative_matrix's cooperativeMatrix);
+// "cooperativeMatrixNV" (VK_NV_cooperative_matrix's cooperativeMatrix),
+// "cooperativeMatrixKHR" (VK_KHR_cooperative_matrix's, for a module vktune
+// compiled for a device that offers only that extension);
 // and the subgroup operations it uses, which a device has or lacks rather
 // than enables (VkPhysicalDeviceSubgroupProperties::supportedOperations, in
 // the compute stage): "subgroup_basic", "subgroup_vote",

@@ -71,8 +71,18 @@ static inline void vktune_vulkan_identity_of(VkPhysicalDevice physical, vktune_v
 
 /* ---- Device features -------------------------------------------------- */
 
-/* The feature structures of Vulkan 1.0-1.3 (and NV cooperative matrix) as one
- * chain: pass &features2 as VkDeviceCreateInfo::pNext and enable the
+/* VK_KHR_cooperative_matrix's feature structure, from the Vulkan registry,
+ * for Vulkan headers older than 1.3.255 that lack it (Debian 12's). */
+#define VKTUNE_VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME "VK_KHR_cooperative_matrix"
+typedef struct vktune_vulkan_cooperative_matrix_khr_features {
+  VkStructureType sType; /* 1000506000: VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_KHR */
+  void* pNext;
+  VkBool32 cooperativeMatrix;
+  VkBool32 cooperativeMatrixRobustBufferAccess;
+} vktune_vulkan_cooperative_matrix_khr_features;
+
+/* The feature structures of Vulkan 1.0-1.3 (and NV and KHR cooperative
+ * matrix) as one chain: pass &features2 as VkDeviceCreateInfo::pNext and enable the
  * `extensions` beside it. The chain points into the struct itself: fill it
  * in place, never copy it. */
 typedef struct vktune_vulkan_features {
@@ -81,25 +91,29 @@ typedef struct vktune_vulkan_features {
   VkPhysicalDeviceVulkan12Features vulkan12;
   VkPhysicalDeviceVulkan13Features vulkan13;
   VkPhysicalDeviceCooperativeMatrixFeaturesNV cooperative_matrix_nv;
+  vktune_vulkan_cooperative_matrix_khr_features cooperative_matrix_khr;
   uint32_t api_version;        /* the device's: which structures are chained */
   int has_cooperative_matrix_nv; /* the device offers VK_NV_cooperative_matrix */
-  const char* extensions[1];   /* device extensions the enabled features need */
+  int has_cooperative_matrix_khr; /* the device offers VK_KHR_cooperative_matrix */
+  const char* extensions[2];   /* device extensions the enabled features need */
   uint32_t extension_count;
 } vktune_vulkan_features;
 
 /* Zeroes `f` and chains the structures the device's API version (and
  * extensions) allow. */
 static inline void vktune_vulkan_features_chain(vktune_vulkan_features* f, uint32_t api_version,
-                                                int has_cooperative_matrix_nv) {
+                                                int has_cooperative_matrix_nv, int has_cooperative_matrix_khr) {
   void** next;
   memset(f, 0, sizeof *f);
   f->api_version = api_version;
   f->has_cooperative_matrix_nv = has_cooperative_matrix_nv;
+  f->has_cooperative_matrix_khr = has_cooperative_matrix_khr;
   f->features2.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2;
   f->vulkan11.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES;
   f->vulkan12.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES;
   f->vulkan13.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES;
   f->cooperative_matrix_nv.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV;
+  f->cooperative_matrix_khr.sType = (VkStructureType)1000506000;
   next = &f->features2.pNext;
   /* VkPhysicalDeviceVulkan1xFeatures may be chained only on devices of 1.x. */
   if (api_version >= VK_API_VERSION_1_2) {
@@ -112,7 +126,11 @@ static inline void vktune_vulkan_features_chain(vktune_vulkan_features* f, uint3
     *next = &f->vulkan13;
     next = &f->vulkan13.pNext;
   }
-  if (has_cooperative_matrix_nv) *next = &f->cooperative_matrix_nv;
+  if (has_cooperative_matrix_nv) {
+    *next = &f->cooperative_matrix_nv;
+    next = &f->cooperative_matrix_nv.pNext;
+  }
+  if (has_cooperative_matrix_khr) *next = &f->cooperative_matrix_khr;
 }
 
 /* The member that holds a feature, by the name vktune's contracts use (the
@@ -139,6 +157,9 @@ static inline VkBool32* vktune_vulkan_feature_member(vktune_vulkan_features* f, 
   if (strcmp(name, "computeFullSubgroups") == 0) return v13 ? &f->vulkan13.computeFullSubgroups : NULL;
   if (strcmp(name, "cooperativeMatrixNV") == 0) {
     return f->has_cooperative_matrix_nv ? &f->cooperative_matrix_nv.cooperativeMatrix : NULL;
+  }
+  if (strcmp(name, "cooperativeMatrixKHR") == 0) {
+    return f->has_cooperative_matrix_khr ? &f->cooperative_matrix_khr.cooperativeMatrix : NULL;
   }
   return NULL;
 }
@@ -193,7 +214,7 @@ static inline VkResult vktune_vulkan_features_for(VkPhysicalDevice physical, con
   VkPhysicalDeviceProperties properties;
   VkExtensionProperties* extensions = NULL;
   uint32_t extension_count = 0, i;
-  int has_cooperative_matrix_nv = 0;
+  int has_cooperative_matrix_nv = 0, has_cooperative_matrix_khr = 0;
   size_t n;
   *missing = NULL;
   vkGetPhysicalDeviceProperties(physical, &properties);
@@ -207,10 +228,13 @@ static inline VkResult vktune_vulkan_features_for(VkPhysicalDevice physical, con
   }
   for (i = 0; i < extension_count; ++i) {
     if (strcmp(extensions[i].extensionName, VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME) == 0) has_cooperative_matrix_nv = 1;
+    if (strcmp(extensions[i].extensionName, VKTUNE_VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME) == 0) {
+      has_cooperative_matrix_khr = 1;
+    }
   }
   free(extensions);
-  vktune_vulkan_features_chain(&have, properties.apiVersion, has_cooperative_matrix_nv);
-  vktune_vulkan_features_chain(enable, properties.apiVersion, has_cooperative_matrix_nv);
+  vktune_vulkan_features_chain(&have, properties.apiVersion, has_cooperative_matrix_nv, has_cooperative_matrix_khr);
+  vktune_vulkan_features_chain(enable, properties.apiVersion, has_cooperative_matrix_nv, has_cooperative_matrix_khr);
   vkGetPhysicalDeviceFeatures2(physical, &have.features2);
   for (n = 0; n < count; ++n) {
     const VkSubgroupFeatureFlags operation = vktune_vulkan_subgroup_operation(names[n]);
@@ -228,20 +252,23 @@ static inline VkResult vktune_vulkan_features_for(VkPhysicalDevice physical, con
       return VK_ERROR_FEATURE_NOT_PRESENT;
     }
     *vktune_vulkan_feature_member(enable, names[n]) = VK_TRUE;
-    if (strcmp(names[n], "cooperativeMatrixNV") == 0 && enable->extension_count == 0) {
+    if (strcmp(names[n], "cooperativeMatrixNV") == 0) {
       enable->extensions[enable->extension_count++] = VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME;
+    }
+    if (strcmp(names[n], "cooperativeMatrixKHR") == 0) {
+      enable->extensions[enable->extension_count++] = VKTUNE_VK_KHR_COOPERATIVE_MATRIX_EXTENSION_NAME;
     }
   }
   return VK_SUCCESS;
 }
 
 /* Every feature name vktune_vulkan_feature_member knows. */
-#define VKTUNE_VULKAN_FEATURE_COUNT 14
+#define VKTUNE_VULKAN_FEATURE_COUNT 15
 static const char* const vktune_vulkan_feature_names[VKTUNE_VULKAN_FEATURE_COUNT] = {
     "shaderFloat64", "shaderInt16", "shaderInt64", "storageBuffer16BitAccess", "uniformAndStorageBuffer16BitAccess",
     "shaderFloat16", "shaderInt8", "storageBuffer8BitAccess", "uniformAndStorageBuffer8BitAccess",
     "vulkanMemoryModel", "shaderIntegerDotProduct", "subgroupSizeControl", "computeFullSubgroups",
-    "cooperativeMatrixNV"};
+    "cooperativeMatrixNV", "cooperativeMatrixKHR"};
 
 /* What a physical device offers, as a lookup's query takes it
  * (query.capabilities = &caps.capabilities): the features it can enable, its

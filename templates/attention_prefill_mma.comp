@@ -84,6 +84,12 @@ layout(local_size_x = WG_SIZE, local_size_y = 1, local_size_z = 1) in;
 shared uvec4 sh[2u * BC * SROW > STAGING ? 2u * BC * SROW : STAGING];
 // The slow path's row maxima per warp, as ordered bits (see ordered()).
 shared uint row_max[WARPS * WR];
+#ifdef VKTUNE_COOPMAT_KHR
+// A KHR cooperative matrix keeps its Use, so the fp16 probabilities (an
+// accumulator's values) reach P·V's operand through a 16×16 fp16 tile per
+// warp (harness/coopmat_choice.hpp defines VKTUNE_COOPMAT_KHR).
+shared uvec4 trip[WARPS * 32u];
+#endif
 
 #define ACC fcoopmatNV<32, gl_ScopeSubgroup, 16, 16>
 #define OPD fcoopmatNV<16, gl_ScopeSubgroup, 16, 16>
@@ -238,7 +244,15 @@ void main() {
       OPD p[MT];
       [[unroll]] for (uint mt = 0u; mt < MT; ++mt) {
         [[unroll]] for (int i = 0; i < s[mt][k].length(); ++i) s[mt][k][i] = exp2(s[mt][k][i] - mrow[mt][i]);
+#ifdef VKTUNE_COOPMAT_KHR
+        coopMatStoreNV(OPD(s[mt][k]), trip, warp * 32u, 2u, false);
+        subgroupMemoryBarrierShared();
+        subgroupBarrier();
+        coopMatLoadNV(p[mt], trip, warp * 32u, 2u, false);
+        subgroupBarrier();
+#else
         p[mt] = OPD(s[mt][k]);
+#endif
         l[mt] = coopMatMulAddNV(p[mt], ones, l[mt]);
       }
       [[unroll]] for (uint d = 0u; d < DT; ++d) {

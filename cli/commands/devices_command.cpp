@@ -61,7 +61,12 @@ void print_table(const std::vector<vk::DeviceInfo>& devices) {
         << d.max_shared_memory_bytes / 1024 << " KiB, max workgroup " << d.max_workgroup_invocations
         << ", device memory " << d.device_local_bytes() / (1024 * 1024) << " MiB\n"
         << "    timestamps " << d.timestamp_valid_bits << " bits @ " << d.timestamp_period_ns << " ns/tick\n"
-        << "    features " << feature_list(d) << "\n";
+        << "    features " << feature_list(d) << "\n"
+        << "    tensor cores "
+        << (d.cooperative_matrix == vk::CooperativeMatrixExtension::nv    ? "through VK_NV_cooperative_matrix"
+            : d.cooperative_matrix == vk::CooperativeMatrixExtension::khr ? "through VK_KHR_cooperative_matrix (NV-to-KHR pass)"
+                                                                          : "none")
+        << "\n";
     std::cout << row.str();
   }
 }
@@ -91,8 +96,11 @@ void add_devices_command(CLI::App& root, int& result_code) {
   // The reference text (the man page carries it too).
   cmd->footer(R"vkt(
 Lists the Vulkan devices with driver, subgroup range, shared memory,
-timestamps and features (fp16, int8, subgroup size control, NV cooperative
-matrix shapes).
+timestamps and features (fp16, int8, subgroup size control, NV and KHR
+cooperative matrix shapes), and which cooperative-matrix extension the
+tensor-core paths use: NV where the driver offers it, else KHR, whose modules
+vktune's NV-to-KHR SPIR-V pass writes from the same templates; --coopmat
+nv|khr forces one.
 
 --remeasure measures the device's ceilings again (under the device lock) and
 replaces the stored ones: streaming-read bandwidth, fp32 FMA rate, the
@@ -112,6 +120,7 @@ See docs/TIMING_AND_NUMERICS.md, "Ceilings".
   cmd->add_flag("--json", *json, "Print the full device information as JSON");
   cmd->add_flag("--validation", *validation, "Enable Vulkan validation layers if installed");
   cmd->add_flag("--remeasure", *again, "Measure the ceilings of --device again and replace the stored ones");
+  add_coopmat_option(*cmd);
   cmd->add_option("--device,-d", *device, "With --remeasure: the Vulkan device index")
       ->capture_default_str()
       ->transform(count_validator(std::numeric_limits<std::uint32_t>::max()));

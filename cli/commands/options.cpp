@@ -1,5 +1,7 @@
 #include "cli/commands/options.hpp"
 
+#include "harness/coopmat_choice.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -110,9 +112,23 @@ CLI::IsMember strategy_choices() {
 }
 
 CLI::Option* add_device_option(CLI::App& cmd, std::uint32_t& device, const std::string& help) {
+  add_coopmat_option(cmd);
   return cmd.add_option("--device,-d", device, help)
       ->capture_default_str()
       ->transform(count_validator(std::numeric_limits<std::uint32_t>::max()));
+}
+
+void add_coopmat_option(CLI::App& cmd) {
+  // Set while parsing: before any device is opened, and inherited by the
+  // worker processes a tune starts (harness/coopmat_choice.hpp).
+  cmd.add_option_function<std::string>(
+         "--coopmat",
+         [](const std::string& text) { vk::set_coopmat_request(vk::parse_coopmat_request(text, "--coopmat")); },
+         "the cooperative-matrix extension the tensor-core paths use: auto (NV where the device offers "
+         "VK_NV_cooperative_matrix, else VK_KHR_cooperative_matrix through vktune's NV-to-KHR pass), nv or khr "
+         "(a usage error on a device without it); also VKTUNE_COOPMAT")
+      ->type_name("auto|nv|khr")
+      ->check(CLI::IsMember({"auto", "nv", "khr"}));
 }
 
 void add_cache_option(CLI::App& cmd, std::string& cache, const std::string& help) {

@@ -42,8 +42,13 @@ CLI::Validator database_validator();
 // an unknown name is rejected while parsing.
 CLI::IsMember strategy_choices();
 
-// --device,-d N on `cmd`: a whole number, as every subcommand takes it.
+// --device,-d N on `cmd`: a whole number, as every subcommand takes it;
+// with it, --coopmat.
 CLI::Option* add_device_option(CLI::App& cmd, std::uint32_t& device, const std::string& help);
+
+// --coopmat auto|nv|khr on `cmd`: which cooperative-matrix extension the
+// tensor-core paths use (harness/coopmat_choice.hpp).
+void add_coopmat_option(CLI::App& cmd);
 
 // --cache cold|hot on `cmd`.
 void add_cache_option(CLI::App& cmd, std::string& cache, const std::string& help);

@@ -40,7 +40,7 @@ void fill_device_facts(const vk::DeviceInfo& device, double* out) {
           device.subgroup_in_compute && device.has_subgroup_operation("arithmetic") ? 1.0 : 0.0,
           device.subgroup_in_compute && device.has_subgroup_operation("shuffle") ? 1.0 : 0.0,
           device.compute_required_subgroup_size ? 1.0 : 0.0,
-          f.cooperative_matrix_nv && !device.cooperative_matrix_shapes.empty() ? 1.0 : 0.0,
+          !device.tensor_core_shapes().empty() ? 1.0 : 0.0,
           device.is_cpu() ? 1.0 : 0.0};
   if (std::size(facts) != device_fact_names().size()) throw Error(ErrorKind::internal, "device facts and names differ");
   std::copy(std::begin(facts), std::end(facts), out);

@@ -4,8 +4,10 @@
 // uses. SPIR-V puts every OpCapability right after the 5-word header, so the
 // scan stops at the first other instruction. Capability numbers and the
 // OpCapability opcode are spirv-headers' (Debian's spirv-headers), not
-// typed here.
+// typed here; CooperativeMatrixKHR, which those headers predate, is
+// spirv_khr_cooperative_matrix.inc's.
 #include <algorithm>
+#include <cstdint>
 #include <map>
 
 #include <spirv/unified1/spirv.h>
@@ -15,6 +17,10 @@
 namespace vktune::runtime {
 
 namespace {
+
+namespace coopmat_khr {
+#include "spirv_khr_cooperative_matrix.inc"
+}
 
 const std::map<std::uint32_t, const char*>& need_of_capability() {
   static const std::map<std::uint32_t, const char*> map = {
@@ -28,6 +34,7 @@ const std::map<std::uint32_t, const char*>& need_of_capability() {
       {SpvCapabilityStorageBuffer8BitAccess, "storageBuffer8BitAccess"},
       {SpvCapabilityVulkanMemoryModel, "vulkanMemoryModel"},
       {SpvCapabilityCooperativeMatrixNV, "cooperativeMatrixNV"},
+      {coopmat_khr::kCapability, "cooperativeMatrixKHR"},
       {SpvCapabilityDotProductInputAll, "shaderIntegerDotProduct"},
       {SpvCapabilityDotProductInput4x8Bit, "shaderIntegerDotProduct"},
       {SpvCapabilityDotProductInput4x8BitPacked, "shaderIntegerDotProduct"},

@@ -192,9 +192,20 @@ TEST(DenseMatmul, CoopmatAllowedOnlyWithTheExtensionAndAnF32AccumulatorShape) {
   // Without the extension nothing of the coopmat path remains.
   auto plain = device;
   plain.features.cooperative_matrix_nv = false;
+  plain.cooperative_matrix = vk::CooperativeMatrixExtension::none;
   plain.cooperative_matrix_shapes.clear();
   EXPECT_EQ(count_coopmat(valid_configs(f16(), shape, plain)), 0u);
   EXPECT_NE(f16().constraint_violation(config, shape, plain).detail.find("VK_NV_cooperative_matrix"), std::string::npos);
+  // The same shapes through VK_KHR_cooperative_matrix alone (a device that
+  // offers only it): the same configs, legality reading the KHR list.
+  auto khr = plain;
+  khr.features.cooperative_matrix_khr = true;
+  khr.khr_cooperative_matrix_shapes = device.cooperative_matrix_shapes;
+  khr.cooperative_matrix = vk::CooperativeMatrixExtension::khr;
+  EXPECT_EQ(valid_configs(f16(), shape, khr), valid_configs(f16(), shape, device));
+  khr.khr_cooperative_matrix_shapes.erase(khr.khr_cooperative_matrix_shapes.begin() + 4);  // 16×8×16, fp32
+  EXPECT_NE(f16().constraint_violation(config, shape, khr).detail.find("through VK_KHR_cooperative_matrix"),
+            std::string::npos);
 }
 
 TEST(DenseMatmul, ConstraintsRejectWhatTheDeviceCannotRun) {

@@ -130,6 +130,7 @@ TEST_P(KernelContract, ATensorCorePathIsOneThatNeedsTheTensorCores) {
   const auto with = testing_support::h200_like_tensor_cores();
   auto without = with;
   without.features.cooperative_matrix_nv = false;
+  without.cooperative_matrix = vk::CooperativeMatrixExtension::none;
   without.cooperative_matrix_shapes.clear();
   for (const auto& shape : every_shape(kernel())) {
     const auto legal_without = enumerate_space(kernel(), shape, without, SpaceScope::full).valid;

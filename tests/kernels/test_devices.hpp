@@ -8,11 +8,10 @@
 // would read on that GPU: limits, subgroup facts, features. Where a driver
 // computes a value, the comment gives the rule and the value it gives on
 // that GPU. Two facts vktune reads differently from a gpuinfo report:
-//   - cooperative_matrix_nv is VK_NV_cooperative_matrix only: the tensor-core
-//     paths are written against it (Debian 12's glslang lacks the KHR
-//     extension), and cooperative_matrix_shapes are that extension's shapes.
-//     A driver offering only VK_KHR_cooperative_matrix has none, as vktune
-//     sees it.
+//   - the tensor-core paths take VK_NV_cooperative_matrix where a driver
+//     offers it and VK_KHR_cooperative_matrix otherwise
+//     (harness/coopmat_choice.hpp); `cooperative_matrix` says which, and
+//     each extension's shapes are listed apart.
 //   - integer_dot_product is shaderIntegerDotProduct (VK_KHR_shader_integer_dot_product,
 //     core in 1.3), whether or not the driver accelerates it.
 #include <cstdint>
@@ -43,8 +42,12 @@ namespace vktune::testing_support {
 //     vulkanMemoryModel supported;
 //   - timestampPeriod 10 ns (1e6 / the 100 MHz reference clock of GFX10+),
 //     timestampValidBits 64;
-//   - VK_KHR_cooperative_matrix on GFX11 (16×16×16, f16 and 8-bit inputs),
-//     but no VK_NV_cooperative_matrix: no cooperative matrix for vktune;
+//   - VK_KHR_cooperative_matrix on GFX11, no VK_NV_cooperative_matrix: the
+//     KHR shapes are 16×16×16 in subgroup scope, f16 × f16 into f16 or f32
+//     and 8-bit into s32 (RADV's list, as read for this file; the 8-bit
+//     entries are left out here, no legality rule reads them); vktune's
+//     tensor-core tiles assume subgroups of exactly 32, which RADV's 32..64
+//     does not promise, so they stay illegal on it;
 //   - a discrete GPU with 24 GiB of VRAM.
 inline vk::DeviceInfo radeon_rx_7900_xtx() {
   vk::DeviceInfo d;
@@ -80,6 +83,10 @@ inline vk::DeviceInfo radeon_rx_7900_xtx() {
   d.features.subgroup_size_control = true;
   d.features.compute_full_subgroups = true;
   d.features.vulkan_memory_model = true;
+  d.features.cooperative_matrix_khr = true;
+  d.khr_cooperative_matrix_shapes = {{16, 16, 16, "f16", "f16", "f16", "f16", "subgroup"},
+                                     {16, 16, 16, "f16", "f16", "f32", "f32", "subgroup"}};
+  d.cooperative_matrix = vk::CooperativeMatrixExtension::khr;
   d.memory_heaps = {{std::uint64_t{24} << 30, true}};
   return d;
 }
@@ -108,8 +115,9 @@ inline vk::DeviceInfo radeon_rx_7900_xtx() {
 //   - timestampPeriod 1e9 / the command streamer's timestamp frequency,
 //     which the kernel reports (19.2 MHz under i915 on DG2: 52.083 ns);
 //     timestampValidBits 36 (ANV's queue families);
-//   - VK_KHR_cooperative_matrix on DG2 (8-row DPAS shapes, subgroup 8), but
-//     no VK_NV_cooperative_matrix: no cooperative matrix for vktune;
+//   - VK_KHR_cooperative_matrix on DG2, no VK_NV_cooperative_matrix: DPAS
+//     shapes of 8 rows (8×8×16, f16 × f16 into f32, subgroup scope), none
+//     of the 16-row shapes vktune's tensor-core tiles take;
 //   - a discrete GPU with 16 GiB of VRAM.
 inline vk::DeviceInfo arc_a770() {
   vk::DeviceInfo d;
@@ -145,6 +153,9 @@ inline vk::DeviceInfo arc_a770() {
   d.features.subgroup_size_control = true;
   d.features.compute_full_subgroups = true;
   d.features.vulkan_memory_model = true;
+  d.features.cooperative_matrix_khr = true;
+  d.khr_cooperative_matrix_shapes = {{8, 8, 16, "f16", "f16", "f32", "f32", "subgroup"}};
+  d.cooperative_matrix = vk::CooperativeMatrixExtension::khr;
   d.memory_heaps = {{std::uint64_t{16} << 30, true}};
   return d;
 }

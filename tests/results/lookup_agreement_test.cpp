@@ -29,6 +29,9 @@ namespace rt = vktune::runtime;
 
 constexpr std::uint32_t kNvidia = 0x10de, kAmd = 0x1002;
 constexpr std::uint32_t kOpCapability = (2u << 16) | 17u, kCooperativeMatrixNV = 5357u;
+// SPV_KHR_cooperative_matrix's capability, from the registry (typed here
+// apart from the runtime's declaration, which this test checks).
+constexpr std::uint32_t kCooperativeMatrixKHR = 6022u;
 
 DeviceIdentity gpu(std::uint32_t vendor, std::uint32_t device, std::uint32_t driver, const std::string& name,
                    const std::string& uuid) {
@@ -64,6 +67,30 @@ Winner entry(std::int64_t device, const std::string& shape, std::uint32_t tag, b
   if (specialize_k) contract["specialized_dims"] = {2};
   w.contract_json = contract.dump();
   return w;
+}
+
+// Stores each winner with its variant, and exports the store as a table.
+rt::Table table_of(Store& store, const std::vector<Winner>& winners) {
+  for (const auto& w : winners) {
+    store.upsert_variant(VariantRecord{w.variant_hash, w.kernel, "matmul_q4k.comp", w.config_json, "", ""});
+    store.set_winner(w);
+  }
+  return rt::Table::from_json_text(export_table(store).dump(), "table.json");
+}
+
+// A query of matmul_q4k at `shape` from `gpu_identity`, its capabilities
+// known (1024 invocations, `shared_bytes` of shared memory), no features yet.
+rt::Query query_from(const DeviceIdentity& gpu_identity, const std::vector<std::uint32_t>& shape,
+                     std::uint32_t shared_bytes) {
+  rt::Query query;
+  query.device = {gpu_identity.vendor_id, gpu_identity.device_id, gpu_identity.driver_version, gpu_identity.name,
+                  gpu_identity.device_uuid};
+  query.kernel = "matmul_q4k";
+  query.shape = shape;
+  query.capabilities.known = true;
+  query.capabilities.max_invocations = 1024;
+  query.capabilities.max_shared_memory_bytes = shared_bytes;
+  return query;
 }
 
 struct Query {
@@ -200,20 +227,9 @@ TEST_F(LookupAgreement, AVariantNeedingSubgroupShufflesIsSkippedOnADeviceWithout
   auto store = Store::open(db_path());
   const auto h200 = gpu(kNvidia, 0x2335, 100, "NVIDIA H200", "aaaa");
   const auto device = store.upsert_device(h200);
-  const auto shuffles = entry(device, "1,4096,4096", 1, true, false, false, kGroupNonUniformShuffle);  // the exact shape
-  const auto plain = entry(device, "2,4096,4096", 2, true);  // a shape further away
-  for (const auto& w : {shuffles, plain}) {
-    store.upsert_variant(VariantRecord{w.variant_hash, w.kernel, "matmul_q4k.comp", w.config_json, "", ""});
-    store.set_winner(w);
-  }
-  const auto table = rt::Table::from_json_text(export_table(store).dump(), "shuffles.json");
-  rt::Query query;
-  query.device = {h200.vendor_id, h200.device_id, h200.driver_version, h200.name, h200.device_uuid};
-  query.kernel = "matmul_q4k";
-  query.shape = {1, 4096, 4096};
-  query.capabilities.known = true;
-  query.capabilities.max_invocations = 1024;
-  query.capabilities.max_shared_memory_bytes = 48 * 1024;
+  const auto table = table_of(store, {entry(device, "1,4096,4096", 1, true, false, false, kGroupNonUniformShuffle),
+                                      entry(device, "2,4096,4096", 2, true)});  // the exact shape, one further away
+  auto query = query_from(h200, {1, 4096, 4096}, 48 * 1024);
   query.capabilities.features = {"subgroup_basic", "subgroup_shuffle"};
   const auto with = table.lookup(query);
   EXPECT_EQ(with.entry->variant_hash, "v1");
@@ -226,6 +242,32 @@ TEST_F(LookupAgreement, AVariantNeedingSubgroupShufflesIsSkippedOnADeviceWithout
   std::string explain;
   for (const auto& line : without.explain) explain += line + "\n";
   EXPECT_NE(explain.find("it needs the subgroup operation shuffle in compute shaders"), std::string::npos) << explain;
+}
+
+// A table exported with a variant compiled for VK_KHR_cooperative_matrix
+// (its module declares CooperativeMatrixKHR, 6022): served to a device
+// description that offers only that extension's feature, and to one that
+// offers neither or only NV's refused with the reason, the next entry taken.
+TEST_F(LookupAgreement, AKhrCooperativeMatrixVariantIsServedOnlyWhereKhrIsOffered) {
+  auto store = Store::open(db_path());
+  const auto amd = gpu(kAmd, 0x744c, 100, "AMD Radeon RX 7900 XTX", "eeee");
+  const auto device = store.upsert_device(amd);
+  const auto table = table_of(store, {entry(device, "512,4096,4096", 1, false, false, false, kCooperativeMatrixKHR),
+                                      entry(device, "256,4096,4096", 2, false)});  // the exact shape, one further away
+  auto query = query_from(amd, {512, 4096, 4096}, 64 * 1024);
+  query.capabilities.features = {"cooperativeMatrixKHR"};
+  const auto with = table.lookup(query);
+  EXPECT_EQ(with.entry->variant_hash, "v1");
+  EXPECT_EQ(with.contract.features, std::vector<std::string>{"cooperativeMatrixKHR"});
+
+  for (const auto& offered : {std::vector<std::string>{}, std::vector<std::string>{"cooperativeMatrixNV"}}) {
+    query.capabilities.features = offered;
+    const auto without = table.lookup(query);
+    EXPECT_EQ(without.entry->variant_hash, "v2");
+    std::string explain;
+    for (const auto& line : without.explain) explain += line + "\n";
+    EXPECT_NE(explain.find("it needs the device feature cooperativeMatrixKHR"), std::string::npos) << explain;
+  }
 }
 
 }  // namespace

@@ -27,6 +27,10 @@ TEST(RequiredFeatures, MapsCapabilitiesToFeatureNames) {
             (std::vector<std::string>{"shaderInt8", "shaderIntegerDotProduct", "subgroup_shuffle"}));
   EXPECT_EQ(rt::required_features(module_with({1, 4433, 5357})),
             (std::vector<std::string>{"cooperativeMatrixNV", "storageBuffer16BitAccess"}));
+  // CooperativeMatrixKHR (6022, which Debian 12's spirv-headers predate), as
+  // a module from the NV-to-KHR pass declares it with the memory model.
+  EXPECT_EQ(rt::required_features(module_with({1, 5345, 6022})),
+            (std::vector<std::string>{"cooperativeMatrixKHR", "vulkanMemoryModel"}));
   EXPECT_TRUE(rt::required_features(module_with({1})).empty());
 }
 

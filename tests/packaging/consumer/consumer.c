@@ -45,8 +45,9 @@ int main(int argc, char** argv) {
   CHECK(found->variant.spirv_words > 5 && found->variant.spirv[0] == 0x07230203u);
   CHECK(found->variant.local_size[0] == 64);
   CHECK(found->workgroups[0] == 2048 && found->workgroups[1] == 1 && found->workgroups[2] == 1);
-  vktune_vulkan_features_chain(&chain, VK_API_VERSION_1_3, 1);
-  CHECK(chain.features2.pNext == &chain.vulkan11 && chain.vulkan13.pNext == &chain.cooperative_matrix_nv);
+  vktune_vulkan_features_chain(&chain, VK_API_VERSION_1_3, 1, 1);
+  CHECK(chain.features2.pNext == &chain.vulkan11 && chain.vulkan13.pNext == &chain.cooperative_matrix_nv &&
+        chain.cooperative_matrix_nv.pNext == &chain.cooperative_matrix_khr);
   /* Every need is a feature the helper enables or a subgroup operation it checks. */
   for (i = 0; i < found->feature_count; ++i) {
     CHECK(vktune_vulkan_feature_member(&chain, found->features[i]) != NULL ||
