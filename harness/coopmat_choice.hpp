@@ -5,8 +5,9 @@
 // VK_KHR_cooperative_matrix (AMD, Intel, Arm, Qualcomm) gets the same
 // modules after the NV-to-KHR pass (harness/coopmat_khr.hpp).
 //
-// The request: `auto` (NV where the device offers it, else KHR), `nv` or
-// `khr`, from --coopmat or VKTUNE_COOPMAT. One setting per process, kept in
+// The request: `auto` (KHR where the device offers it, else NV: on the H200,
+// which offers both, the KHR modules ran as fast or faster), `nv` or `khr`,
+// from --coopmat or VKTUNE_COOPMAT. One setting per process, kept in
 // the environment so that a tune's worker processes inherit it, as
 // VKTUNE_SPIRV_OPT is. Once a device is opened with a tensor-core extension,
 // the process compiles for that extension (compile_compute_shader applies the

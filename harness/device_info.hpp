@@ -18,9 +18,9 @@ struct CooperativeMatrixShape {
 };
 
 // The extension a device's tensor-core paths are compiled for in this
-// process (harness/coopmat_choice.hpp decides): NV where the device offers
-// VK_NV_cooperative_matrix, KHR (through the NV-to-KHR pass) where it offers
-// only VK_KHR_cooperative_matrix, or what --coopmat forces.
+// process (harness/coopmat_choice.hpp decides): KHR (through the NV-to-KHR
+// pass) where the device offers VK_KHR_cooperative_matrix, NV where it
+// offers only VK_NV_cooperative_matrix, or what --coopmat forces.
 enum class CooperativeMatrixExtension { none, nv, khr };
 
 struct MemoryHeap {

@@ -98,9 +98,9 @@ void add_devices_command(CLI::App& root, int& result_code) {
 Lists the Vulkan devices with driver, subgroup range, shared memory,
 timestamps and features (fp16, int8, subgroup size control, NV and KHR
 cooperative matrix shapes), and which cooperative-matrix extension the
-tensor-core paths use: NV where the driver offers it, else KHR, whose modules
-vktune's NV-to-KHR SPIR-V pass writes from the same templates; --coopmat
-nv|khr forces one.
+tensor-core paths use: KHR where the driver offers it (its modules written
+by vktune's NV-to-KHR SPIR-V pass from the same templates; on the H200 they
+ran as fast as the NV ones or faster), else NV; --coopmat nv|khr forces one.
 
 --remeasure measures the device's ceilings again (under the device lock) and
 replaces the stored ones: streaming-read bandwidth, fp32 FMA rate, the

@@ -124,8 +124,8 @@ void add_coopmat_option(CLI::App& cmd) {
   cmd.add_option_function<std::string>(
          "--coopmat",
          [](const std::string& text) { vk::set_coopmat_request(vk::parse_coopmat_request(text, "--coopmat")); },
-         "the cooperative-matrix extension the tensor-core paths use: auto (NV where the device offers "
-         "VK_NV_cooperative_matrix, else VK_KHR_cooperative_matrix through vktune's NV-to-KHR pass), nv or khr "
+         "the cooperative-matrix extension the tensor-core paths use: auto (VK_KHR_cooperative_matrix, through "
+         "vktune's NV-to-KHR pass, where the device offers it, else VK_NV_cooperative_matrix), nv or khr "
          "(a usage error on a device without it); also VKTUNE_COOPMAT")
       ->type_name("auto|nv|khr")
       ->check(CLI::IsMember({"auto", "nv", "khr"}));

@@ -33,11 +33,12 @@ vk::DeviceInfo device(bool nv, bool khr) {
   return d;
 }
 
-TEST(CoopmatChoice, NvWhereOfferedElseKhrAndARequestForces) {
+TEST(CoopmatChoice, KhrWhereOfferedElseNvAndARequestForces) {
   const auto both = device(true, true).features, nv = device(true, false).features,
              khr = device(false, true).features, neither = device(false, false).features;
-  EXPECT_EQ(vk::cooperative_matrix_for(CoopmatRequest::automatic, both), CooperativeMatrixExtension::nv);
+  EXPECT_EQ(vk::cooperative_matrix_for(CoopmatRequest::automatic, both), CooperativeMatrixExtension::khr);
   EXPECT_EQ(vk::cooperative_matrix_for(CoopmatRequest::automatic, khr), CooperativeMatrixExtension::khr);
+  EXPECT_EQ(vk::cooperative_matrix_for(CoopmatRequest::automatic, nv), CooperativeMatrixExtension::nv);
   EXPECT_EQ(vk::cooperative_matrix_for(CoopmatRequest::automatic, neither), CooperativeMatrixExtension::none);
   EXPECT_EQ(vk::cooperative_matrix_for(CoopmatRequest::khr, both), CooperativeMatrixExtension::khr);
   EXPECT_EQ(vk::cooperative_matrix_for(CoopmatRequest::nv, both), CooperativeMatrixExtension::nv);
