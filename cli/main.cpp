@@ -11,7 +11,9 @@
 #include "common/stop_request.hpp"
 #include "common/suggest.hpp"
 #include "common/text_escape.hpp"
+#include "engine/interface_check.hpp"
 #include "engine/isolated_worker.hpp"
+#include "engine/template_library.hpp"
 #include "harness/build_info.hpp"
 #include "harness/compiler.hpp"
 #include "harness/coopmat_choice.hpp"
@@ -82,6 +84,15 @@ int main(int argc, char** argv) {
     (void)vk::spirv_optimization();  // a bad VKTUNE_SPIRV_OPT is one line before anything runs
     (void)vk::coopmat_request();     // and a bad VKTUNE_COOPMAT
     kernels::spec::register_spec_arguments(argc, argv);
+    // A spec whose shader wants bindings or push constants the spec does not
+    // declare is bad input, refused before anything runs or is written.
+    for (const auto* kernel : kernels::all_kernels()) {
+      const auto path = kernels::spec::spec_path_of(kernel->name());
+      if (path.empty()) continue;
+      if (auto problem = baseline_interface_problem(*kernel, TemplateLibrary::embedded()); !problem.empty()) {
+        throw Error(ErrorKind::usage, path + ": the shader's interface disagrees with the spec: " + problem);
+      }
+    }
   } catch (const Error& e) {
     std::cerr << "vktune: error: " << vktune::escape_text(e.what()) << "\n";
     return exit_code_for(e.kind());
