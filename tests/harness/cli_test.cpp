@@ -18,6 +18,7 @@
 #include "harness/device.hpp"
 #include "harness/instance.hpp"
 #include "harness/loader.hpp"
+#include "tests/test_device.hpp"
 
 #ifndef VKTUNE_BINARY
 #error "VKTUNE_BINARY must name the built vktune executable"
@@ -128,6 +129,36 @@ TEST(Cli, DevicesJsonIsVersionedWithOneEntryPerDevice) {
     EXPECT_EQ(entry.at("subgroup").at("max_size").get<std::uint32_t>(), devices[i].max_subgroup_size);
     EXPECT_EQ(entry.at("timestamps").at("valid_bits").get<std::uint32_t>(), devices[i].timestamp_valid_bits);
   }
+}
+
+// --coopmat forces a cooperative-matrix extension: on a device without it
+// (lavapipe offers neither) a command that opens the device is a usage
+// error naming what the device offers, before anything runs; `devices`
+// says which extension each device's tensor-core paths take; a bad
+// VKTUNE_COOPMAT is one line, exit 2.
+TEST(Cli, CoopmatForcedOnADeviceWithoutItNamesWhatItOffers) {
+  vk::Instance instance;
+  const auto devices = vk::list_devices(instance);
+  ASSERT_FALSE(devices.empty());
+  const auto& d = devices[test_device_index()];
+  const auto json = run_vktune("devices --json --coopmat khr");
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const auto entry = nlohmann::json::parse(json.out).at("devices").at(test_device_index());
+  const bool has_khr = d.features.cooperative_matrix_khr, has_nv = d.features.cooperative_matrix_nv;
+  EXPECT_EQ(entry.at("tensor_core_extension").get<std::string>(), has_khr ? "khr" : "none");
+  if (!has_khr) {
+    const auto refused = run_vktune("check add --device " + std::to_string(test_device_index()) + " --coopmat khr");
+    EXPECT_EQ(refused.exit_code, 2) << refused.out << refused.err;
+    EXPECT_EQ(refused.out, "");
+    EXPECT_NE(refused.err.find("--coopmat khr: device " + std::to_string(test_device_index()) + " (" + d.name +
+                               ") offers no VK_KHR_cooperative_matrix; it offers " +
+                               (has_nv ? "VK_NV_cooperative_matrix" : "neither cooperative-matrix extension")),
+              std::string::npos)
+        << refused.err;
+  }
+  const auto bad = run_vktune("devices", "VKTUNE_COOPMAT=amd");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("VKTUNE_COOPMAT is 'amd': auto"), std::string::npos) << bad.err;
 }
 
 TEST(Cli, HelpExitsZero) {
