@@ -36,6 +36,8 @@ inline constexpr JsonFormat kMobileNetJson{"vktune-mobilenet", 1};
 // 1 since the first output of `vktune replay --json`; 2: the baseline is
 // evaluated first and counted in the shares, transfer_from is a list.
 inline constexpr JsonFormat kReplayJson{"vktune-replay", 2};
+// 1 since the first output of `vktune export --format constants`.
+inline constexpr JsonFormat kConstantsJson{"vktune-constants", 1};
 // The custom context vktune-bench adds to Google Benchmark's report (keys
 // prefixed "vktune_", values strings, as Google Benchmark stores them).
 inline constexpr JsonFormat kBenchContext{"vktune-bench-context", 1};

@@ -13,11 +13,13 @@
 #include "common/error.hpp"
 #include "common/text_escape.hpp"
 #include "results/export.hpp"
+#include "cli/constants_export.hpp"
 #include "results/export_csv.hpp"
 #include "results/export_header.hpp"
 #include "cli/commands/commands.hpp"
 #include "reference/gguf_reader.hpp"
 #include "engine/contract_json.hpp"
+#include "kernels/spec/spec_arguments.hpp"
 #include "workloads/llm/model_ops.hpp"
 #include "vktune_runtime.hpp"
 #include "cli/commands/options.hpp"
@@ -33,6 +35,7 @@ struct ExportOptions {
   std::string db;
   std::string model;  // a GGUF file: only its ops' winners
   std::optional<std::uint32_t> context, prompt;  // with --model: as `vktune model` defaults them
+  std::vector<std::string> specs;                 // spec files whose kernels' winners --format constants plans
 };
 
 // The (kernel, shape) pairs of a model's decode step and prefill, as
@@ -75,6 +78,13 @@ std::string render(const results::Store& store, const ExportOptions& options) {
     for (const auto& s : skipped) std::cerr << "vktune export: left out " << s << "\n";
     return header;
   }
+  if (options.format == "constants" || options.format == "constants-c") {
+    std::vector<std::string> skipped;
+    const auto table = results::export_table(store, options.filter, winner_contract_json, &skipped);
+    const auto document = constants_document(table, skipped);
+    for (const auto& s : skipped) std::cerr << "vktune export: left out " << s << "\n";
+    return options.format == "constants" ? document.dump(2) + "\n" : constants_c(document);
+  }
   if (options.format == "csv") {
     std::ostringstream text;
     results::export_csv(text, store, options.filter);
@@ -110,6 +120,14 @@ self-contained C++17 header with the runtime's own lookup, every measurement
 as CSV, or (--format sqlite -o OUT.db, no filters) a copy of the whole
 database as one file in rollback-journal mode, to ship beside an application.
 
+--format constants hands each winner back in an engine's own terms: per
+kernel, device and shape, each stage's template with the #defines,
+specialization-constant values and local size its config compiles to, as a
+versioned JSON document ("vktune-constants", docs/JSON_OUTPUT.md);
+constants-c writes the same as C initializers to paste. A spec kernel's
+winners need its spec (--spec FILE.json, repeatable) to be planned; without
+it they are named on stderr and left out.
+
 --model exports only the winners of that model's ops, as vktune model derives
 them at the same --context and --prompt (the same defaults); when some op has
 no stored winner, it writes what it has, names the ops it left out on stderr
@@ -130,8 +148,9 @@ See docs/RESULTS_DATABASE.md and docs/TABLE_FORMAT.md.
   auto options = std::make_shared<ExportOptions>();
   cmd->add_option("--format", options->format,
                   "json (tuned table), header (C++17 header), csv (measurements), sqlite (a copy of the whole "
-                  "database in rollback-journal mode, to ship; needs -o)")
-      ->check(CLI::IsMember({"json", "header", "csv", "sqlite"}))
+                  "database in rollback-journal mode, to ship; needs -o), constants (each winner's #defines and "
+                  "specialization constants per stage, JSON), constants-c (the same as C initializers)")
+      ->check(CLI::IsMember({"json", "header", "csv", "sqlite", "constants", "constants-c"}))
       ->capture_default_str();
   cmd->add_option("--device", options->filter.device,
                   "Only this device: its row id in the database, or a case-insensitive part of its name");
@@ -146,6 +165,9 @@ See docs/RESULTS_DATABASE.md and docs/TABLE_FORMAT.md.
   cmd->add_option("--prompt", options->prompt,
                   "With --model: the prefill length (0: decode only; default: as vktune model's)")
       ->check(CLI::Range(0u, 1u << 20));
+  cmd->add_option("--spec", options->specs, "With --format constants or constants-c: a spec file whose kernel's winners "
+                                            "to plan (repeatable)")
+      ->check(CLI::ExistingFile);
   cmd->add_option("-o,--output", options->output, "Write to FILE instead of stdout")->check(output_file_validator());
   cmd->add_option("--db", options->db, "Results database (default: $VKTUNE_DB, else ~/.local/share/vktune/vktune.db)")
       ->check(database_validator());
@@ -175,6 +197,7 @@ See docs/RESULTS_DATABASE.md and docs/TABLE_FORMAT.md.
       result_code = exit_code::ok;
       return;
     }
+    for (const auto& spec : options->specs) kernels::spec::register_spec_file(spec);
     const std::string text = render(store, *options);
     if (options->output.empty()) {
       std::cout << text << std::flush;
