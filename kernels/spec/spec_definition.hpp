@@ -54,6 +54,7 @@ struct Stage {
   std::array<Axis, 3> workgroups;
   std::shared_ptr<Expression> shared_memory_bytes;  // null = 0
   std::shared_ptr<Expression> subgroup_size;        // null = the device's choice
+  std::shared_ptr<Expression> full_subgroups;       // nonzero: require full subgroups; null = 0
 };
 
 // One path of the spec (an entry of its "subspaces", which the format calls

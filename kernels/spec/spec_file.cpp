@@ -116,7 +116,7 @@ Axis axis_of(const Node& node, const Definition& d, const Scope& params) {
 
 Stage stage_of(const Node& node, const Definition& d, const Scope& params, const std::string& default_template,
                const Node* default_local_size, const FileReader& read) {
-  node.only({"template", "local_size", "workgroups", "shared_memory_bytes", "subgroup_size"});
+  node.only({"template", "local_size", "workgroups", "shared_memory_bytes", "subgroup_size", "require_full_subgroups"});
   Stage stage;
   stage.template_file = node.has("template") ? template_of(node.at("template"), d.name, read) : default_template;
   const Node* local = node.has("local_size") ? nullptr : default_local_size;
@@ -135,6 +135,9 @@ Stage stage_of(const Node& node, const Definition& d, const Scope& params, const
   }
   if (node.has("subgroup_size")) {
     stage.subgroup_size = std::make_shared<Expression>(node.at("subgroup_size").expression(params));
+  }
+  if (node.has("require_full_subgroups")) {
+    stage.full_subgroups = std::make_shared<Expression>(node.at("require_full_subgroups").expression(params));
   }
   return stage;
 }

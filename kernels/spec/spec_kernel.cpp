@@ -170,6 +170,7 @@ ShaderPlan SpecKernel::stage_plan(const Stage& stage, const PathSpec& sub, const
   }
   if (stage.shared_memory_bytes) plan.shared_memory_bytes = evaluate(*stage.shared_memory_bytes, "shared_memory_bytes", 0);
   if (stage.subgroup_size) plan.required_subgroup_size = evaluate(*stage.subgroup_size, "subgroup_size", 0);
+  if (stage.full_subgroups) plan.require_full_subgroups = evaluate(*stage.full_subgroups, "require_full_subgroups", 0) != 0;
   if (!defines) {
     plan.push_constants.assign(d_.push_constants.size(), 0);  // only their count matters to the limits
     return plan;

@@ -274,6 +274,49 @@ TEST(SpecLoader, ADefineIfNonzeroIsLeftOutAtZero) {
   expect_error(spec, "/subspaces/0/parameters/2/define", "expected true, false or \"if_nonzero\"");
 }
 
+// A stage's "require_full_subgroups" reaches the plan (and so the pipeline's
+// flag and the launch contract), and legality holds it to the device: the
+// feature offered, local_size x a multiple of the subgroup size it must fill.
+TEST(SpecLoader, RequireFullSubgroupsReachesThePlanAndIsHeldToTheDevice) {
+  auto spec = valid_json();
+  spec["name"] = "t_full_subgroups";
+  spec["subspaces"][0]["parameters"].push_back({{"name", "FULL"}, {"values", {0, 1}}});
+  spec["subspaces"][0]["parameters"][0]["values"] = {24, 64};
+  spec["subspaces"][0]["stages"][0]["require_full_subgroups"] = "FULL";
+  const SpecKernel kernel(parse_spec(spec.dump(), "my/spec.json", reader()));
+  const Shape shape{3, 100};
+  auto config = kernel.baseline(shape);
+  vk::DeviceInfo device;
+  device.name = "a GPU";
+  device.subgroup_size = device.min_subgroup_size = device.max_subgroup_size = 32;
+  device.max_workgroup_size = {1024, 1024, 64};
+  device.max_workgroup_invocations = 1024;
+  device.max_workgroup_count = {65535, 65535, 65535};
+  device.max_shared_memory_bytes = 49152;
+  device.max_push_constants_bytes = 128;
+  device.features.compute_full_subgroups = true;
+  for (const int wg : {24, 64}) {
+    config["WG"] = wg;
+    config["FULL"] = 0;
+    EXPECT_FALSE(kernel.stages(config, shape).at(0).require_full_subgroups);
+    EXPECT_EQ(kernel.constraint_violation(config, shape, device).detail, "") << wg;
+    config["FULL"] = 1;
+    EXPECT_TRUE(kernel.stages(config, shape).at(0).require_full_subgroups);
+    const auto violation = kernel.constraint_violation(config, shape, device);
+    if (wg == 64) {
+      EXPECT_EQ(violation.detail, "");
+    } else {  // 24 lanes cannot fill subgroups of 32
+      EXPECT_EQ(violation.rule, "subgroup.full") << violation.detail;
+      EXPECT_NE(violation.detail.find("local_size_x (24) to be a multiple of the subgroup size 32"), std::string::npos)
+          << violation.detail;
+    }
+  }
+  config["WG"] = 64;
+  device.features.compute_full_subgroups = false;
+  EXPECT_NE(kernel.constraint_violation(config, shape, device).detail.find("does not support computeFullSubgroups"),
+            std::string::npos);
+}
+
 // A sub-space's "check_covering": "values" makes vktune check's covering
 // array take every value of each of its parameters (not every pair), while
 // the spec's other sub-spaces keep every pair; any other word is refused.
