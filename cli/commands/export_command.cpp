@@ -15,6 +15,7 @@
 #include "results/export.hpp"
 #include "cli/constants_export.hpp"
 #include "results/export_csv.hpp"
+#include "results/export_t4.hpp"
 #include "results/export_header.hpp"
 #include "cli/commands/commands.hpp"
 #include "reference/gguf_reader.hpp"
@@ -85,6 +86,7 @@ std::string render(const results::Store& store, const ExportOptions& options) {
     for (const auto& s : skipped) std::cerr << "vktune export: left out " << s << "\n";
     return options.format == "constants" ? document.dump(2) + "\n" : constants_c(document);
   }
+  if (options.format == "t4") return results::export_t4(store, options.filter).dump(2) + "\n";
   if (options.format == "csv") {
     std::ostringstream text;
     results::export_csv(text, store, options.filter);
@@ -120,6 +122,12 @@ self-contained C++17 header with the runtime's own lookup, every measurement
 as CSV, or (--format sqlite -o OUT.db, no filters) a copy of the whole
 database as one file in rollback-journal mode, to ship beside an application.
 
+--format t4 writes the measurements (the search's rows, failures included) in
+the T4 open auto-tuning results format that Kernel Tuner reads (schema
+1.0.0): configuration, times, invalidity, correctness and measurements per
+row, with vktune's kernel, shape, cache mode, variant hash, status and
+device in a "vktune" object beside them (docs/RESULTS_DATABASE.md).
+
 --format constants hands each winner back in an engine's own terms: per
 kernel, device and shape, each stage's template with the #defines,
 specialization-constant values and local size its config compiles to, as a
@@ -149,8 +157,9 @@ See docs/RESULTS_DATABASE.md and docs/TABLE_FORMAT.md.
   cmd->add_option("--format", options->format,
                   "json (tuned table), header (C++17 header), csv (measurements), sqlite (a copy of the whole "
                   "database in rollback-journal mode, to ship; needs -o), constants (each winner's #defines and "
-                  "specialization constants per stage, JSON), constants-c (the same as C initializers)")
-      ->check(CLI::IsMember({"json", "header", "csv", "sqlite", "constants", "constants-c"}))
+                  "specialization constants per stage, JSON), constants-c (the same as C initializers), t4 (the measurements in "
+                  "the T4 open auto-tuning results format)")
+      ->check(CLI::IsMember({"json", "header", "csv", "sqlite", "constants", "constants-c", "t4"}))
       ->capture_default_str();
   cmd->add_option("--device", options->filter.device,
                   "Only this device: its row id in the database, or a case-insensitive part of its name");
