@@ -15,6 +15,7 @@
 #include "common/error.hpp"
 #include "kernels/registry.hpp"
 #include "results/import_csv.hpp"
+#include "results/import_t4.hpp"
 #include "results/store.hpp"
 #include "cli/commands/commands.hpp"
 #include "cli/commands/options.hpp"
@@ -35,6 +36,18 @@ struct ReplayArgs {
   bool transfer = false, json = false, hide_costs = false, no_pipeline_statistics = false;
   std::string shape, time;
 };
+
+// A T4 results file (`vktune export --format t4`, Kernel Tuner's), by its
+// name: FILE.t4 or FILE.json; anything else is the CSV export.
+bool is_t4(const std::string& path) {
+  const auto extension = std::filesystem::path(path).extension();
+  return extension == ".t4" || extension == ".json";
+}
+
+// --shape as the store writes shapes ("1,4096,4096"), or "".
+std::string shape_text(const kernels::Kernel& kernel, const std::string& shape) {
+  return shape.empty() ? std::string() : kernels::shape_to_string(kernels::parse_shape(shape, kernel.shape_dims().size()));
+}
 
 std::vector<results::MeasurementRow> rows_from_db(const std::string& path) {
   auto store = results::Store::open_read_only(path);
@@ -84,7 +97,7 @@ std::string percent(double share) {
 void run_replay(const ReplayArgs& args, int& result_code) {
   const auto& kernel = kernels::find_kernel(args.kernel);
   if ((args.from.empty()) == (args.db.empty())) {
-    throw Error(ErrorKind::usage, "replay needs exactly one of --from FILE.csv and --db PATH");
+    throw Error(ErrorKind::usage, "replay needs exactly one of --from FILE (.csv, or .t4/.json) and --db PATH");
   }
   const auto& input = args.from.empty() ? args.db : args.from;
   if (!std::filesystem::is_regular_file(input)) throw Error(ErrorKind::usage, "no such file: " + input);
@@ -92,7 +105,10 @@ void run_replay(const ReplayArgs& args, int& result_code) {
   // malformed line or config) is bad input: one line naming it, exit 2.
   std::vector<ReplayRecord> records;
   try {
-    const auto rows = args.from.empty() ? rows_from_db(args.db) : results::read_measurements_csv(args.from);
+    const auto rows = !args.from.empty() && is_t4(args.from)
+                          ? results::read_measurements_t4(args.from, {kernel.name(), shape_text(kernel, args.shape)})
+                      : args.from.empty() ? rows_from_db(args.db)
+                                          : results::read_measurements_csv(args.from);
     records = replay_records(kernel.name(), rows);
   } catch (const Error& e) {
     const std::string what = e.what();
@@ -234,7 +250,9 @@ See docs/SPACES_AND_SEARCH.md, "Replay".
 )vkt");
   auto args = std::make_shared<ReplayArgs>();
   cmd->add_option("kernel", args->kernel, "Kernel whose measurements to replay")->required();
-  cmd->add_option("--from", args->from, "Measurements CSV (as `vktune export --format csv` writes)")
+  cmd->add_option("--from", args->from,
+                  "Measurements: a CSV (as `vktune export --format csv` writes), or a T4 results file (FILE.t4 or "
+                  "FILE.json: `vktune export --format t4`'s, or another tool's, whose shape --shape gives)")
       ->check(CLI::ExistingFile);
   cmd->add_option("--db", args->db, "Or a results database")->check(database_validator())->check(CLI::ExistingFile);
   cmd->add_option("--shape,-s", args->shape, "Only this shape");
