@@ -73,7 +73,6 @@ std::string scalar_name(spvc_type type) {
   }
 }
 
-
 // Debian 12's SPIRV-Cross knows no cooperative-matrix instruction, NV or
 // KHR: it stops at the first matrix type ("Currently no block to insert
 // opcode"), which left every tensor-core module unchecked. A module's
@@ -94,13 +93,15 @@ bool declares_cooperative_matrix(std::span<const std::uint32_t> spirv) {
   return false;
 }
 
-std::vector<std::uint32_t> readable_twin(std::span<const std::uint32_t> spirv) {
-  if (!declares_cooperative_matrix(spirv)) return {spirv.begin(), spirv.end()};
+// The twin of a module with cooperative matrices; nullopt for any other
+// (read as it is).
+std::optional<std::vector<std::uint32_t>> readable_twin(std::span<const std::uint32_t> spirv) {
+  if (!declares_cooperative_matrix(spirv)) return std::nullopt;
   spirv::Module module;
   try {
     module = spirv::split_module(spirv);
   } catch (const Error&) {
-    return {spirv.begin(), spirv.end()};  // SPIRV-Cross says what is wrong with it
+    return std::nullopt;  // SPIRV-Cross says what is wrong with it
   }
   std::set<std::uint32_t> matrix_types;
   std::vector<spirv::Instruction> kept;
@@ -133,8 +134,8 @@ std::vector<std::uint32_t> readable_twin(std::span<const std::uint32_t> spirv) {
 }  // namespace
 
 std::optional<ShaderInterface> reflect_interface(std::span<const std::uint32_t> module, std::string& why) {
-  const auto readable = readable_twin(module);
-  const std::span<const std::uint32_t> spirv(readable);
+  const auto twin = readable_twin(module);
+  const std::span<const std::uint32_t> spirv = twin ? std::span<const std::uint32_t>(*twin) : module;
   spvc_context raw = nullptr;
   if (spvc_context_create(&raw) != SPVC_SUCCESS) {
     why = "SPIRV-Cross could not create a context";
