@@ -107,11 +107,11 @@ TEST_F(CliEdges, HelpListsTheChoicesOfEveryEnumeratedOption) {
     std::vector<std::string> choices;
   };
   const Case cases[] = {
-      {"matmul_q4k", {"{anneal,exhaustive,model,random}", "{cold,hot}", "{pruned,full}"}},
+      {"matmul_q4k", {"{anneal,exhaustive,model,random}", "{cold,hot}", "{pruned,full}", "{auto,nv,khr}"}},
       {"replay", {"{anneal,exhaustive,model,random}"}},
-      {"check", {"{covering,all,winners,sample:N}", "{ci,default}", "{pruned,full}"}},
+      {"check", {"{covering,all,winners,sample:N}", "{ci,default}", "{pruned,full}", "{auto,nv,khr}"}},
       {"bench", {"{cold,hot}"}},
-      {"export", {"{json,header,csv,sqlite}"}},
+      {"export", {"{json,header,csv,sqlite,constants,constants-c,t4}"}},
       {"list", {"{pruned,full}"}},
   };
   for (const auto& c : cases) {
