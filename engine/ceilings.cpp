@@ -73,14 +73,13 @@ double measure_read(vk::Device& device, const TemplateLibrary& templates) {
 // binding 0 (written only on an impossible result) and a float seed as its
 // push constant, `groups` workgroups of `local_size` invocations.
 double time_compute(vk::Device& device, const std::vector<std::uint32_t>& spirv, const std::string& label,
-                    std::uint32_t local_size, std::uint32_t groups, std::uint32_t required_subgroup_size = 0) {
+                    std::uint32_t local_size, std::uint32_t groups) {
   vk::Buffer sink(device, 16);
   vk::PipelineDesc desc;
   desc.label = label;
   desc.storage_buffers = 1;
   desc.push_constant_bytes = 4;
   desc.local_size = {local_size, 1, 1};
-  desc.required_subgroup_size = required_subgroup_size;
   vk::ComputePipeline pipeline(device, spirv, desc);
   const vk::Buffer* bindings[] = {&sink};
   auto set = pipeline.make_descriptor_set(bindings);
@@ -125,7 +124,7 @@ double measure_tensor(vk::Device& device, const TemplateLibrary& templates, cons
                               {"FROM_SHARED", from_shared ? "1" : "0"}});
   const double ns =
       time_compute(device, spirv, from_shared ? "tensor-core ceiling (shared memory)" : "tensor-core ceiling",
-                   warps * kernels::coopmat::kWarp, groups, kernels::coopmat::kWarp);
+                   warps * kernels::coopmat::kWarp, groups);
   const double flops = 2.0 * cm.m * cm.n * cm.k * tiles_m * tiles_n * iterations * static_cast<double>(warps) * groups;
   return flops / ns;
 }

@@ -151,7 +151,6 @@ ShaderPlan plan(const Config& config, const Shape& shape, const Space& space, st
   const auto chunk = static_cast<std::uint32_t>(config.at("KV_CHUNK"));
   const auto l = layout_of(config, shape);
   plan.local_size = {wg, 1, 1};
-  coopmat::require_warps(plan);
   // x: the splits of the cache, y: the head groups.
   plan.dispatch = {DispatchAxis{3, chunk}, DispatchAxis{0, qh}, DispatchAxis{}};
   // sh (operands, stage, a 16×16 float tile per subgroup), the chunk's

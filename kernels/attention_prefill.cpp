@@ -242,7 +242,6 @@ class AttentionPrefill final : public Kernel {
     plan.dispatch = {DispatchAxis{0, tile_rows(config)}, DispatchAxis{1, static_cast<std::uint32_t>(config.at("HPW"))},
                      DispatchAxis{}};
     if (mma) {
-      coopmat::require_warps(plan);
       // K and V blocks (rows padded by 16 bytes; before them a 16×16 fp32
       // staging tile per subgroup), a row max per query, and the 16×16 fp16
       // tile per subgroup through which a module compiled for KHR

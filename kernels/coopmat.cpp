@@ -12,8 +12,6 @@ Parameter warps_n_parameter() {
   return {"WARPS_N", {1, 2, 4}, "subgroups of 32 along N per workgroup (each takes TILE_N/WARPS_N columns)"};
 }
 
-void require_warps(ShaderPlan& plan) { plan.required_subgroup_size = kWarp; }
-
 Tile tile_of(const Config& c) {
   Tile t{};
   t.cm = kShapes.at(static_cast<std::size_t>(c.at("CM_SHAPE")));
@@ -44,15 +42,9 @@ Violation device_violation(const MatrixShape& cm, const vk::DeviceInfo& device, 
         "the device reports no " + name + " cooperative matrix with f16 inputs and f32 accumulators through " +
         (device.cooperative_matrix == vk::CooperativeMatrixExtension::nv ? "VK_NV" : "VK_KHR") + "_cooperative_matrix");
   }
-  // The tiles' pipelines require subgroups of 32 (require_warps), which a
-  // device whose subgroups vary (AMD RDNA: 32 or 64) can grant.
-  if (!device.supports_required_subgroup_size(kWarp)) {
-    return legality::kSubgroup32(path + " needs subgroups of exactly 32 invocations, which the device cannot require "
-                                        "(subgroups of " + std::to_string(device.min_subgroup_size) + ".." +
-                                        std::to_string(device.max_subgroup_size) +
-                                        (device.compute_required_subgroup_size ? "" : ", no required size in compute") +
-                                        ")");
-  }
+  const bool only32 = device.subgroup_size == kWarp && (device.min_subgroup_size == 0 || device.min_subgroup_size == kWarp) &&
+                      (device.max_subgroup_size == 0 || device.max_subgroup_size == kWarp);
+  if (!only32) return legality::kSubgroup32(path + " assumes subgroups of exactly 32 invocations");
   return {};
 }
 

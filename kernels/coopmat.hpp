@@ -4,8 +4,8 @@
 // shapes a CM_SHAPE parameter names, the workgroup tile it implies, and the
 // rules a variant must meet on a device (a cooperative-matrix extension,
 // NV or KHR as the device's `cooperative_matrix` says, offering the shape
-// with fp16 inputs and fp32 accumulators; subgroups of 32, required;
-// register and tile limits).
+// with fp16 inputs and fp32 accumulators; subgroups of 32; register and
+// tile limits).
 #include <array>
 #include <cstdint>
 #include <string>
@@ -28,11 +28,6 @@ Parameter shape_parameter();
 Parameter warps_m_parameter();
 Parameter warps_n_parameter();
 
-// The tiles are written for subgroups of kWarp invocations: every
-// tensor-core plan requires that size, so that a device whose subgroups vary
-// (AMD RDNA: 32 or 64) runs them in 32 (device_violation checks it can).
-void require_warps(ShaderPlan& plan);
-
 // A workgroup's tile (TILE_M × TILE_N × TILE_K) and how its subgroups split it.
 struct Tile {
   MatrixShape cm;
@@ -41,10 +36,9 @@ struct Tile {
 };
 Tile tile_of(const Config& config);
 
-// Empty when the device multiplies fp16 `cm` matrices into fp32 ones and
-// can require subgroups of exactly 32 invocations; else why not, the
-// message starting with `path` (the parameter that asks for tensor cores,
-// e.g. "MMA=1").
+// Empty when the device multiplies fp16 `cm` matrices into fp32 ones in
+// subgroups of exactly 32 invocations; else why not, the message starting
+// with `path` (the parameter that asks for tensor cores, e.g. "MMA=1").
 Violation device_violation(const MatrixShape& cm, const vk::DeviceInfo& device, const std::string& path);
 
 // Empty when the device runs fp16 × fp16 + fp32 matrices of the config's

@@ -157,7 +157,6 @@ class MatmulF16 final : public Kernel {
     const auto t = coopmat::tile_of(config);
     const auto stages = static_cast<std::uint32_t>(config.at("CM_STAGES"));
     plan.local_size = {t.warps * coopmat::kWarp, 1, 1};
-    coopmat::require_warps(plan);
     plan.dispatch = {DispatchAxis{1, t.bn}, DispatchAxis{0, t.bm}, DispatchAxis{}};
     plan.shared_memory_bytes = 2 * stages * (t.bm + t.bn) * (t.bk + 8) + 4 * t.warps * t.cm.m * t.cm.n;
     return plan;

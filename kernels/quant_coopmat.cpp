@@ -160,7 +160,6 @@ ShaderPlan plan(const Config& config, const Space& space, int qtype) {
   plan.defines.emplace_back("QTYPE", std::to_string(qtype));
   const auto t = coopmat::tile_of(config);
   plan.local_size = {t.warps * coopmat::kWarp, 1, 1};
-  coopmat::require_warps(plan);
   plan.dispatch = {DispatchAxis{1, t.bn}, DispatchAxis{0, t.bm}, DispatchAxis{}};
   plan.shared_memory_bytes = shared_bytes(t);
   return plan;

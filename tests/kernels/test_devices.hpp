@@ -46,8 +46,8 @@ namespace vktune::testing_support {
 //     KHR shapes are 16×16×16 in subgroup scope, f16 × f16 into f16 or f32
 //     and 8-bit into s32 (RADV's list, as read for this file; the 8-bit
 //     entries are left out here, no legality rule reads them); vktune's
-//     tensor-core tiles require subgroups of 32, which RADV's 32..64 with a
-//     required size grants;
+//     tensor-core tiles assume subgroups of exactly 32, which RADV's 32..64
+//     does not promise, so they stay illegal on it;
 //   - a discrete GPU with 24 GiB of VRAM.
 inline vk::DeviceInfo radeon_rx_7900_xtx() {
   vk::DeviceInfo d;
