@@ -10,7 +10,7 @@
 
 #include "common/error.hpp"
 #include "harness/bounds_instrumentation.hpp"
-#include "harness/coopmat_khr_spec.hpp"
+#include "harness/matrix_free_twin.hpp"
 #include "harness/spirv_words.hpp"
 
 namespace vktune::vk {
@@ -73,68 +73,10 @@ std::string scalar_name(spvc_type type) {
   }
 }
 
-// Debian 12's SPIRV-Cross knows no cooperative-matrix instruction, NV or
-// KHR: it stops at the first matrix type ("Currently no block to insert
-// opcode"), which left every tensor-core module unchecked. A module's
-// interface (its buffers, push constants and constants, and which of them
-// the entry point reaches through access chains) does not depend on its
-// matrices, so SPIRV-Cross reads a twin: each matrix type a 4-vector of its
-// component type, each matrix constant, load, multiply-add and length an
-// undefined value of its type, each matrix store and the capability and
-// extension gone. Not a module to run.
-bool declares_cooperative_matrix(std::span<const std::uint32_t> spirv) {
-  // Capabilities come first after the header (SPIR-V's logical layout).
-  for (std::size_t at = spirv::kHeaderWords; at + 1 < spirv.size();) {
-    const std::uint32_t words = spirv[at] >> 16;
-    if ((spirv[at] & 0xffff) != SpvOpCapability || words == 0) break;
-    if (spirv[at + 1] == SpvCapabilityCooperativeMatrixNV || spirv[at + 1] == coopmat_khr::kCapability) return true;
-    at += words;
-  }
-  return false;
-}
-
-// The twin of a module with cooperative matrices; nullopt for any other
-// (read as it is).
-std::optional<std::vector<std::uint32_t>> readable_twin(std::span<const std::uint32_t> spirv) {
-  if (!declares_cooperative_matrix(spirv)) return std::nullopt;
-  spirv::Module module;
-  try {
-    module = spirv::split_module(spirv);
-  } catch (const Error&) {
-    return std::nullopt;  // SPIRV-Cross says what is wrong with it
-  }
-  std::set<std::uint32_t> matrix_types;
-  std::vector<spirv::Instruction> kept;
-  for (auto& inst : module.instructions) {
-    auto& o = inst.operands;
-    const auto op = inst.opcode;
-    if ((op == SpvOpCapability && !o.empty() &&
-         (o[0] == SpvCapabilityCooperativeMatrixNV || o[0] == coopmat_khr::kCapability)) ||
-        (op == SpvOpExtension && (spirv::literal_string(o) == coopmat_khr::kExtension ||
-                                  spirv::literal_string(o) == coopmat_khr::kNvExtension)) ||
-        op == SpvOpCooperativeMatrixStoreNV || op == coopmat_khr::kOpStore) {
-      continue;
-    }
-    if ((op == SpvOpTypeCooperativeMatrixNV || op == coopmat_khr::kOpTypeCooperativeMatrix) && o.size() >= 2) {
-      matrix_types.insert(o[0]);
-      inst = {SpvOpTypeVector, {o[0], o[1], 4}};
-    } else if (((op == SpvOpConstantComposite || op == SpvOpConstantNull) && !o.empty() && matrix_types.count(o[0])) ||
-               ((op == SpvOpCooperativeMatrixLoadNV || op == coopmat_khr::kOpLoad ||
-                 op == SpvOpCooperativeMatrixMulAddNV || op == coopmat_khr::kOpMulAdd ||
-                 op == SpvOpCooperativeMatrixLengthNV || op == coopmat_khr::kOpLength) &&
-                o.size() >= 2)) {
-      inst = {SpvOpUndef, {o[0], o[1]}};
-    }
-    kept.push_back(std::move(inst));
-  }
-  module.instructions = std::move(kept);
-  return spirv::join_module(module);
-}
-
 }  // namespace
 
 std::optional<ShaderInterface> reflect_interface(std::span<const std::uint32_t> module, std::string& why) {
-  const auto twin = readable_twin(module);
+  const auto twin = matrix_free_twin(module);
   const std::span<const std::uint32_t> spirv = twin ? std::span<const std::uint32_t>(*twin) : module;
   spvc_context raw = nullptr;
   if (spvc_context_create(&raw) != SPVC_SUCCESS) {

@@ -18,6 +18,7 @@
 #include "harness/coopmat_khr.hpp"
 #include "harness/coopmat_khr_check.hpp"
 #include "harness/coopmat_khr_spec.hpp"
+#include "harness/spirv_validation.hpp"
 #include "harness/spirv_words.hpp"
 
 namespace vktune::test {
@@ -253,6 +254,32 @@ TEST(CoopmatKhr, TheCheckFailsEachRuleBroken) {
               for (auto& i : m.instructions)
                 if (i.opcode == kOpTypeCooperativeMatrix) i.operands.resize(5);
             }).find("without its Use"),
+            std::string::npos);
+}
+
+// `vktune import` validates a table's modules before storing them. Debian
+// 12's validator rejects the KHR capability itself, so it refused every
+// table a KHR device exported (session 36 on an H200): a KHR module now gets
+// the structural check for its matrices and the validator for the rest.
+TEST(CoopmatKhr, ImportValidationReadsTheMatricesAndTheRest) {
+  const auto khr = vk::nv_to_khr_cooperative_matrix(compile(kGemm)).spirv;
+  EXPECT_EQ(vk::spirv_validation_problem(khr), "");
+  using namespace vk::coopmat_khr;
+  auto validated = [&](auto&& change) {
+    auto module = vk::spirv::split_module(khr);
+    change(module);
+    return vk::spirv_validation_problem(vk::spirv::join_module(module));
+  };
+  // A matrix rule broken: the multiply-add's A and B swapped.
+  EXPECT_NE(validated([](auto& m) {
+              for (auto& i : m.instructions)
+                if (i.opcode == kOpMulAdd) std::swap(i.operands[2], i.operands[3]);
+            }).find("not a MatrixA"),
+            std::string::npos);
+  // Something the validator sees, away from the matrices: no entry point.
+  EXPECT_NE(validated([](auto& m) {
+              std::erase_if(m.instructions, [](const auto& i) { return i.opcode == SpvOpEntryPoint; });
+            }).find("OpEntryPoint"),
             std::string::npos);
 }
 
