@@ -100,9 +100,11 @@ std::filesystem::path write_spec_from_shader(const std::string& name, const std:
   }
   Json push = Json::array();
   for (const auto& w : interface->push_words) {
-    // A u32 or i32 word is a count of the shape; an f32 one is its IEEE bits.
-    push.push_back({{"name", w.name.empty() ? "word" + std::to_string(w.offset / 4) : w.name},
-                    {"value", w.type == "f32" ? "1065353216" : "n"}});
+    // A u32 or i32 word is a count of the shape; an f32 one a number.
+    Json word = {{"name", w.name.empty() ? "word" + std::to_string(w.offset / 4) : w.name},
+                 {"value", w.type == "f32" ? "1.0" : "n"}};
+    if (w.type == "f32" || w.type == "i32") word["type"] = w.type;
+    push.push_back(std::move(word));
   }
   Json spec = {
       {"name", name},
@@ -127,7 +129,7 @@ std::filesystem::path write_spec_from_shader(const std::string& name, const std:
       << "` from the shader's interface (docs/SPEC_FORMAT.md).\n"
          "// Edit what the interface cannot say: each buffer's size (every one is n values here), the\n"
          "// shapes, the workgroups (one per local_size.x values of n), the push words' values (u32/i32: n;\n"
-         "// f32: the IEEE bits of 1.0) and the tolerance. The reference is the shader as written\n"
+         "// f32: 1.0) and the tolerance. The reference is the shader as written\n"
          "// (its constants' defaults, the baseline): every variant is compared with it.\n"
       << spec.dump(2) << "\n";
   out.close();

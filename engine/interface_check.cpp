@@ -8,6 +8,28 @@
 
 namespace vktune {
 
+namespace {
+
+// A float member pushed an integer's bits, or the other way round, reads a
+// value that is not the one meant (1.0f is 1065353216): the one mismatch of
+// types that changes what the shader computes. u32 and i32 agree on every
+// value both hold, so a uint member given an i32 word is left alone.
+std::string push_type_mismatch(const vk::ShaderInterface& interface, const std::vector<bool>& float_words) {
+  for (const auto& member : interface.push_words) {
+    const std::size_t word = member.offset / 4;
+    const bool pushed_float = word < float_words.size() && float_words[word];
+    if ((member.type == "f32") == pushed_float || member.type.empty()) continue;
+    const std::string name = member.name.empty() ? "at offset " + std::to_string(member.offset)
+                                                 : "'" + member.name + "' (offset " + std::to_string(member.offset) + ")";
+    return "the shader's push-constant member " + name + " is " + member.type + ", but the spec pushes word " +
+           std::to_string(word) + (pushed_float ? " as f32" : " as an integer") +
+           (pushed_float ? "" : ": give it \"type\": \"f32\"");
+  }
+  return {};
+}
+
+}  // namespace
+
 std::string baseline_interface_problem(const kernels::Kernel& kernel, const TemplateLibrary& templates) {
   std::set<std::size_t> spaces_done;
   for (const auto& shape : kernel.default_shapes()) {
@@ -25,8 +47,8 @@ std::string baseline_interface_problem(const kernels::Kernel& kernel, const Temp
       const auto interface = vk::reflect_interface(stage.spirv, unread);
       if (!interface) continue;
       const auto words = stage.plan.push_constants.empty() ? shape.size() : stage.plan.push_constants.size();
-      const auto problem =
-          vk::interface_mismatch(*interface, buffers, static_cast<std::uint32_t>(4 * words), false);
+      auto problem = vk::interface_mismatch(*interface, buffers, static_cast<std::uint32_t>(4 * words), false);
+      if (problem.empty()) problem = push_type_mismatch(*interface, kernel.spaces().at(space).float_push_words);
       if (!problem.empty()) return stage.plan.template_file + ": " + problem;
     }
   }

@@ -132,6 +132,10 @@ struct Space {
   // launch contract carries; empty = the shape, one word per dimension (what
   // the built-in kernels' templates declare).
   std::vector<PushWord> push_constants{};
+  // Which of the words every stage receives are IEEE floats (a spec's
+  // "type": "f32"), by word; empty = none (integers, as the shape). What the
+  // interface check holds a shader's push-constant members to.
+  std::vector<bool> float_push_words{};
   // Why the kernel's push constants have no such form (a spec word that is
   // not a polynomial over the shape): its variants tune, but no launch
   // contract is written for them. "" = push_constants is the layout.

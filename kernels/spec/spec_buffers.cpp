@@ -6,6 +6,7 @@
 
 #include "common/hash.hpp"
 #include "kernels/kernel_support.hpp"
+#include "kernels/spec/spec_push_constants.hpp"
 #include "kernels/spec/spec_reference.hpp"
 #include "reference/fp16.hpp"
 #include "reference/random_blocks.hpp"
@@ -161,12 +162,13 @@ void check_sizes(const Definition& d, const Shape& shape, const Node& top) {
     }
   }
   for (std::size_t i = 0; i < d.push_constants.size(); ++i) {
-    const double v = d.push_constants[i].value.evaluate(values.data());
-    if (!std::isfinite(v) || v < 0 || v > 4294967295.0 || v != std::floor(v)) {
-      Node(top.json(), "/push_constants/" + std::to_string(i) + "/value", d.file)
-          .fail("'" + d.push_constants[i].value.text() + "' is not a 32-bit unsigned integer at shape " +
-                shape_text(shape));
-    }
+    const auto& pc = d.push_constants[i];
+    if (push_word_bits(pc, values.data())) continue;
+    const char* what = pc.type == PushType::f32   ? "a finite 32-bit float"
+                       : pc.type == PushType::i32 ? "a 32-bit signed integer"
+                                                  : "a 32-bit unsigned integer";
+    Node(top.json(), "/push_constants/" + std::to_string(i) + "/value", d.file)
+        .fail("'" + pc.value.text() + "' is not " + what + " at shape " + shape_text(shape));
   }
   for (const auto& [metric, expression] : {std::pair{"bytes", d.bytes.get()}, std::pair{"flops", d.flops.get()}}) {
     const double v = expression->evaluate(values.data());

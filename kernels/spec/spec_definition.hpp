@@ -89,10 +89,20 @@ struct BufferSpec {
   std::shared_ptr<const std::string> file_bytes{};  // InitKind::file: the contents, as read at load
 };
 
+// How a push-constant word's value is pushed: a 32-bit unsigned or signed
+// integer, or the bits of the nearest 32-bit float.
+enum class PushType { u32, i32, f32 };
+
 struct PushConstant {
   std::string name;
-  Expression value;  // over the shape; pushed as one 32-bit unsigned word
+  Expression value;  // over the shape; pushed as one 32-bit word of `type`
+  PushType type = PushType::u32;
 };
+
+// The most push-constant words a spec may declare: 256 bytes, what the
+// largest common limits offer (NVIDIA, AMD, Intel); a device's own
+// maxPushConstantsSize is a legality rule (push_constants.limit).
+inline constexpr std::size_t kMaxSpecPushWords = 64;
 
 // The spec's reference: a named op of vktune's reference library with its
 // operands mapped to the spec's buffers and its sizes given as expressions

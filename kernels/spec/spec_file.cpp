@@ -449,10 +449,20 @@ Definition parse_spec(const std::string& text, const std::string& file, const Fi
   if (top.has("push_constants")) {
     std::set<std::string> push_names;
     const auto list = top.at("push_constants").array();
-    if (list.size() > 32) top.at("push_constants").fail("at most 32 push-constant words");
+    if (list.size() > kMaxSpecPushWords) {
+      top.at("push_constants").fail("at most " + std::to_string(kMaxSpecPushWords) + " push-constant words (" +
+                                    std::to_string(4 * kMaxSpecPushWords) + " bytes)");
+    }
     for (const auto& p : list) {
-      p.only({"name", "value"});
+      p.only({"name", "value", "type"});
       PushConstant pc{p.at("name").identifier(), p.at("value").expression(dims)};
+      if (p.has("type")) {
+        const auto type = p.at("type").string();
+        if (type == "u32") pc.type = PushType::u32;
+        else if (type == "i32") pc.type = PushType::i32;
+        else if (type == "f32") pc.type = PushType::f32;
+        else p.at("type").fail("'" + type + "' is not a push-constant type: u32, i32 or f32");
+      }
       if (!push_names.insert(pc.name).second) p.at("name").fail("a second push constant named '" + pc.name + "'");
       d.push_constants.push_back(std::move(pc));
     }

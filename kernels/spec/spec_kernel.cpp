@@ -104,6 +104,7 @@ std::vector<Space> SpecKernel::build_spaces() const {
   space.bindings = bindings_;
   space.push_constants = push_words_;
   space.push_constants_unfit = push_unfit_;
+  for (const auto& pc : d_.push_constants) space.float_push_words.push_back(pc.type == PushType::f32);
   for (std::size_t i = 0; i < d_.paths.size(); ++i) {
     const auto& sub = d_.paths[i];
     Path path{sub.name, sub.parameters, {}};
@@ -181,7 +182,7 @@ ShaderPlan SpecKernel::stage_plan(const Stage& stage, const PathSpec& sub, const
 
 std::vector<std::uint32_t> SpecKernel::push_words(const std::vector<double>& values) const {
   std::vector<std::uint32_t> words;
-  for (const auto& pc : d_.push_constants) words.push_back(whole(pc.value.evaluate(values.data())).value_or(0));
+  for (const auto& pc : d_.push_constants) words.push_back(push_word_bits(pc, values.data()).value_or(0));
   return words;
 }
 

@@ -1,6 +1,8 @@
 #include "kernels/spec/spec_push_constants.hpp"
 
 #include <algorithm>
+#include <bit>
+#include <limits>
 #include <cmath>
 #include <cstdint>
 
@@ -49,6 +51,24 @@ std::vector<std::vector<double>> probe_shapes(const Definition& d) {
 }
 
 }  // namespace
+
+std::optional<std::uint32_t> push_word_bits(const PushConstant& pc, const double* values) {
+  const double v = pc.value.evaluate(values);
+  if (!std::isfinite(v)) return std::nullopt;
+  switch (pc.type) {
+    case PushType::u32:
+      if (v < 0 || v > 4294967295.0 || v != std::floor(v)) return std::nullopt;
+      return static_cast<std::uint32_t>(v);
+    case PushType::i32:
+      if (v < -2147483648.0 || v > 2147483647.0 || v != std::floor(v)) return std::nullopt;
+      return static_cast<std::uint32_t>(static_cast<std::int32_t>(v));
+    case PushType::f32: {
+      if (std::fabs(v) > static_cast<double>(std::numeric_limits<float>::max())) return std::nullopt;
+      return std::bit_cast<std::uint32_t>(static_cast<float>(v));
+    }
+  }
+  return std::nullopt;
+}
 
 std::optional<PushWord> fit_push_word(const Definition& d, std::size_t index, std::string& why) {
   const auto& pc = d.push_constants.at(index);
@@ -141,6 +161,21 @@ std::optional<PushWord> fit_push_word(const Definition& d, std::size_t index, st
 
 std::vector<PushWord> fit_push_constants(const Definition& d, std::string& unfit) {
   unfit.clear();
+  // The runtime library pushes at most 32 words (128 bytes, the least every
+  // device offers), and its layouts are integers.
+  if (d.push_constants.size() > 32) {
+    unfit = d.file + ": /push_constants: " + std::to_string(d.push_constants.size()) +
+            " words, more than the 32 (128 bytes) a launch contract carries: its variants tune, but no launch "
+            "contract is written for them";
+    return {};
+  }
+  for (std::size_t i = 0; i < d.push_constants.size(); ++i) {
+    if (d.push_constants[i].type != PushType::f32) continue;
+    unfit = d.file + ": /push_constants/" + std::to_string(i) +
+            "/type: an f32 word, which a launch contract cannot carry yet (its words are integers of the "
+            "shape): its variants tune, but no launch contract is written for them";
+    return {};
+  }
   std::vector<PushWord> words;
   bool the_shape = d.push_constants.size() == d.dims.size();
   for (std::size_t i = 0; i < d.push_constants.size(); ++i) {

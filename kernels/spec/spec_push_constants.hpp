@@ -3,6 +3,7 @@
 // (kernels::PushWord: ceil of a polynomial over the shape over a divisor), so
 // that the runtime library pushes what the spec's shader declares for any
 // shape, not only the tuned ones.
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -10,6 +11,12 @@
 #include "kernels/spec/spec_definition.hpp"
 
 namespace vktune::kernels::spec {
+
+// The 32-bit word `pc` pushes where the names read `values`: an integer's
+// two's-complement bits, or the bits of the nearest float; nullopt where the
+// value is not a whole number in the type's range (u32, i32) or not a finite
+// float (f32).
+std::optional<std::uint32_t> push_word_bits(const PushConstant& pc, const double* values);
 
 // The largest divisor a fitted word may have: ceil_div(n, 4096) fits,
 // anything whose rational coefficients need more does not.

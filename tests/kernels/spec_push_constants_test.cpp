@@ -6,6 +6,8 @@
 // tune); the contract's JSON carries the layout.
 #include <gtest/gtest.h>
 
+#include <bit>
+#include <cmath>
 #include <map>
 #include <optional>
 #include <string>
@@ -118,6 +120,74 @@ TEST(SpecPushConstants, TheContractJsonCarriesTheLayout) {
   // A kernel that pushes the shape writes no field: its contracts read as before.
   const auto plain = load(spec_with(json()));
   EXPECT_FALSE(contract_to_json(launch_contract(plain, plain.baseline(shape), shape), {"hash"}).contains("push_constants"));
+}
+
+}  // namespace
+}  // namespace vktune::kernels::spec
+
+namespace vktune::kernels::spec {
+namespace {
+
+json typed(const std::string& name, const std::string& value, const std::string& type) {
+  return {{"name", name}, {"value", value}, {"type", type}};
+}
+
+std::string load_error(const json& spec) {
+  try {
+    (void)load(spec);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// Engines push floats (a softmax's scale, a norm's epsilon, rope's angle
+// step) and signed offsets; a float whose value is a function of the shape
+// can be written as such, not as the bits of one shape's value.
+TEST(SpecPushConstants, TypedWordsArePushedAsTheirTypesBits) {
+  const auto kernel = load(spec_with({typed("scale", "1 / sqrt(n)", "f32"), typed("eps", "1e-5", "f32"),
+                                      typed("back", "1 - rows", "i32"), typed("n", "n", "u32"), word("rows", "rows")}));
+  for (const Shape shape : {Shape{4, 256}, Shape{3, 1000}}) {
+    const auto words = kernel.plan(kernel.baseline(shape), shape).push_constants;
+    ASSERT_EQ(words.size(), 5u);
+    EXPECT_EQ(std::bit_cast<float>(words[0]), static_cast<float>(1.0 / std::sqrt(static_cast<double>(shape[1]))));
+    EXPECT_EQ(std::bit_cast<float>(words[1]), 1e-5f);
+    EXPECT_EQ(static_cast<std::int32_t>(words[2]), 1 - static_cast<std::int32_t>(shape[0]));
+    EXPECT_EQ(words[3], shape[1]);
+    EXPECT_EQ(words[4], shape[0]);
+  }
+  // The runtime library's words are integers of the shape: an f32 word
+  // tunes, and the tune says why no contract is written.
+  const auto& space = kernel.spaces()[0];
+  EXPECT_TRUE(space.push_constants.empty());
+  EXPECT_NE(space.push_constants_unfit.find("/push_constants/0/type: an f32 word"), std::string::npos)
+      << space.push_constants_unfit;
+  EXPECT_EQ(space.float_push_words, (std::vector<bool>{true, true, false, false, false}));
+  // Integer words of either sign type fit as before where their values do.
+  const auto ints = load(spec_with({typed("n", "n", "i32"), word("rows", "rows")}));
+  EXPECT_EQ(ints.spaces()[0].push_constants_unfit, "");
+  EXPECT_EQ(ints.spaces()[0].float_push_words, (std::vector<bool>{false, false}));
+}
+
+TEST(SpecPushConstants, AValueOutsideItsTypeOrAnUnknownTypeIsRefusedAtLoad) {
+  EXPECT_NE(load_error(spec_with({typed("back", "0 - n", "u32")})).find("is not a 32-bit unsigned integer at shape"),
+            std::string::npos);
+  EXPECT_NE(load_error(spec_with({typed("big", "n * 2^24", "i32")})).find("is not a 32-bit signed integer"),
+            std::string::npos);
+  EXPECT_NE(load_error(spec_with({typed("half", "n / 2 + 0.5", "i32")})).find("is not a 32-bit signed integer"),
+            std::string::npos);
+  EXPECT_NE(load_error(spec_with({typed("huge", "n * 1e38", "f32")})).find("is not a finite 32-bit float"),
+            std::string::npos);
+  EXPECT_NE(load_error(spec_with({typed("x", "n", "f64")})).find("/push_constants/0/type: 'f64' is not a push-constant type"),
+            std::string::npos);
+  // Up to 64 words (256 bytes) load; the device's limit is a legality rule.
+  json many = json::array();
+  for (int i = 0; i < 64; ++i) many.push_back(word("w" + std::to_string(i), "n + " + std::to_string(i)));
+  const auto kernel = load(spec_with(many));
+  EXPECT_EQ(kernel.plan(kernel.baseline({4, 256}), {4, 256}).push_constants.size(), 64u);
+  EXPECT_NE(kernel.spaces()[0].push_constants_unfit.find("64 words, more than the 32"), std::string::npos);
+  many.push_back(word("w64", "n"));
+  EXPECT_NE(load_error(spec_with(many)).find("at most 64 push-constant words"), std::string::npos);
 }
 
 }  // namespace
