@@ -24,6 +24,7 @@
 #include "kernels/spec/spec_file.hpp"
 #include "kernels/spec/spec_kernel.hpp"
 #include "reference/fp16.hpp"
+#include "reference/matmul.hpp"
 #include "spec_test_support.hpp"
 
 namespace vktune::kernels::spec {
@@ -224,6 +225,24 @@ TEST(SpecExpressionReference, StepsComposeAnAddAndAnRmsnorm) {
       ASSERT_NEAR(problem.expected[r * 17 + c], (double(x[r * 17 + c]) + z[r * 17 + c]) * inv * g[c], 1e-12);
     }
   }
+}
+
+// An expression, then a matmul over GGUF weights: the temporary (2x, exact
+// in float too) is the matmul's x, the weights dequantized bit-exactly.
+TEST(SpecExpressionReference, StepsFeedATemporaryToAQuantizedMatmul) {
+  const auto seed = fresh_seed();
+  auto spec = expression_spec({{"steps",
+                                {{{"expression", "t[i] = 2 * x[i]"}, {"arrays", {{"t", {"32 * rows"}}, {"x", {"32 * rows"}}}}},
+                                 {{"op", "matmul"}, {"x", "t"}, {"w", "w"}, {"y", "y"}, {"m", "rows"}, {"n", "cols"}, {"k", 32}}}},
+                               {"temporaries", {{"t", "32 * rows"}}}},
+                              json::array({buffer("w", 2, "Q8_0", "32 * cols", "weights")}));
+  spec["buffers"][1]["size"] = "32 * rows";
+  const auto problem = problem_of(spec, {33, 17}, seed);
+  auto doubled = floats_of(problem.buffers[1]);
+  for (auto& v : doubled) v *= 2;
+  const auto want = ref::matmul_quantized(doubled.data(), 33, problem.buffers[2].bytes.data(), ref::GgmlType::Q8_0, 17, 32);
+  ASSERT_EQ(problem.expected.size(), want.size());
+  for (std::size_t i = 0; i < want.size(); ++i) ASSERT_EQ(problem.expected[i], want[i]) << i;
 }
 
 // The one-line load error of `reference` (buffers: y, x and `more`).
