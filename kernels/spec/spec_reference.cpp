@@ -96,45 +96,46 @@ bool relu6_at(const ReferenceSpec& r, const std::vector<double>& values) {
   return r.relu6_when ? r.relu6_when->evaluate(values.data()) != 0 : r.relu6;
 }
 
-// The values operand `name` of the op reads: a buffer's floats, or (from
-// doubles) a composed reference's arrays; empty when the op has no such operand.
+// Operand index -> its values: a buffer's floats (T = float), or doubles
+// (T = double: a composed reference's temporaries and widened buffers).
 template <class T>
 using OperandValues = std::function<std::span<const T>(int)>;
 
 template <class T>
 std::vector<double> op_output(const Definition& d, const ReferenceSpec& r, const std::vector<double>& scope,
                               const OperandValues<T>& operand_values, const std::vector<HostBuffer>& buffers) {
-  auto floats = [&](const char* name) -> std::span<const T> {
+  // Empty for an optional operand the op was not given (a norm's weight).
+  auto values_of = [&](const char* name) -> std::span<const T> {
     const int i = operand(r, name);
     if (i < 0) return {};
     return operand_values(i);
   };
-  if (r.op == "softmax") return ref::softmax(floats("x"), size_at(r, "n", scope));
-  if (r.op == "rmsnorm") return ref::rmsnorm(floats("x"), size_at(r, "n", scope), r.eps, floats("weight"));
+  if (r.op == "softmax") return ref::softmax(values_of("x"), size_at(r, "n", scope));
+  if (r.op == "rmsnorm") return ref::rmsnorm(values_of("x"), size_at(r, "n", scope), r.eps, values_of("weight"));
   if (r.op == "layernorm") {
-    return ref::layernorm(floats("x"), size_at(r, "n", scope), r.eps, floats("weight"), floats("bias"));
+    return ref::layernorm(values_of("x"), size_at(r, "n", scope), r.eps, values_of("weight"), values_of("bias"));
   }
-  if (r.op == "add") return ref::add(floats("a"), floats("b"));
-  if (r.op == "swiglu") return ref::swiglu(floats("a"), floats("b"));
-  if (r.op == "mul") return ref::mul(floats("a"), floats("b"));
-  if (r.op == "gelu") return ref::gelu_tanh(floats("x"));
-  if (r.op == "gelu_erf") return ref::gelu_erf(floats("x"));
+  if (r.op == "add") return ref::add(values_of("a"), values_of("b"));
+  if (r.op == "swiglu") return ref::swiglu(values_of("a"), values_of("b"));
+  if (r.op == "mul") return ref::mul(values_of("a"), values_of("b"));
+  if (r.op == "gelu") return ref::gelu_tanh(values_of("x"));
+  if (r.op == "gelu_erf") return ref::gelu_erf(values_of("x"));
   if (r.op == "depthwise_conv2d") {
     const ref::DepthwiseShape s{size_at(r, "batch", scope), size_at(r, "height", scope), size_at(r, "width", scope),
                                 size_at(r, "channels", scope), size_at(r, "stride", scope)};
-    return ref::depthwise_conv2d_3x3(floats("x"), floats("weight"), floats("bias"), s, r.relu6);
+    return ref::depthwise_conv2d_3x3(values_of("x"), values_of("weight"), values_of("bias"), s, r.relu6);
   }
   if (r.op == "conv2d") {
     const auto size = [&](const char* name) { return static_cast<std::size_t>(whole_at(r, name, scope, 0)); };
     const ref::Conv2dShape s{size("batch"),  size("height"), size("width"),  size("in_channels"),
                              size("out_channels"), size("kernel"), size("stride"), size("padding")};
-    return ref::conv2d(floats("x"), floats("weight"), floats("bias"), s, relu6_at(r, scope));
+    return ref::conv2d(values_of("x"), values_of("weight"), values_of("bias"), s, relu6_at(r, scope));
   }
   if (r.op == "rope") {
     const auto& pos = buffers[operand(r, "pos")].bytes;
     std::vector<std::int32_t> positions(pos.size() / 4);
     std::memcpy(positions.data(), pos.data(), positions.size() * 4);
-    return ref::rope(floats("x"), size_at(r, "head_dim", scope), positions,
+    return ref::rope(values_of("x"), size_at(r, "head_dim", scope), positions,
                      r.neox ? ref::RopeLayout::neox : ref::RopeLayout::normal, r.freq_base);
   }
   if (r.op == "matmul") {
@@ -144,18 +145,18 @@ std::vector<double> op_output(const Definition& d, const ReferenceSpec& r, const
                            d.buffers[w_index].type == ElementType::gguf;
     if constexpr (std::is_same_v<T, float>) {
       if (quantized) {
-        return ref::matmul_quantized(floats("x").data(), m, buffers[w_index].bytes.data(), d.buffers[w_index].gguf,
+        return ref::matmul_quantized(values_of("x").data(), m, buffers[w_index].bytes.data(), d.buffers[w_index].gguf,
                                      n, k);
       }
-      return ref::matmul_f32(floats("x").data(), floats("w").data(), m, n, k);
+      return ref::matmul_f32(values_of("x").data(), values_of("w").data(), m, n, k);
     } else {
       if (quantized) {
         // Dequantized bit-exactly to floats, as matmul_quantized does, then widened.
         const auto rows = ref::dequantize_rows(d.buffers[w_index].gguf, buffers[w_index].bytes.data(), n, k);
         const std::vector<double> wide(rows.begin(), rows.end());
-        return ref::matmul_f64(floats("x").data(), wide.data(), m, n, k);
+        return ref::matmul_f64(values_of("x").data(), wide.data(), m, n, k);
       }
-      return ref::matmul_f64(floats("x").data(), floats("w").data(), m, n, k);
+      return ref::matmul_f64(values_of("x").data(), values_of("w").data(), m, n, k);
     }
   }
   throw Error(ErrorKind::internal, "reference op " + r.op + " has no implementation");
