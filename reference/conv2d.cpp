@@ -14,8 +14,11 @@ std::size_t conv2d_output_extent(std::size_t in, std::size_t kernel, std::size_t
   return (in + 2 * padding - kernel) / stride + 1;
 }
 
-std::vector<double> conv2d(std::span<const float> x, std::span<const float> w, std::span<const float> b,
-                           const Conv2dShape& s, bool relu6) {
+namespace {
+
+template <class T>
+std::vector<double> conv2d_of(std::span<const T> x, std::span<const T> w, std::span<const T> b, const Conv2dShape& s,
+                              bool relu6) {
   if (s.batch == 0 || s.height == 0 || s.width == 0 || s.in_channels == 0 || s.out_channels == 0 || s.kernel == 0 ||
       s.stride == 0) {
     throw Error(ErrorKind::usage, "conv2d: every size but the padding must be at least 1");
@@ -41,8 +44,8 @@ std::vector<double> conv2d(std::span<const float> x, std::span<const float> w, s
             for (std::size_t kx = 0; kx < s.kernel; ++kx) {
               const std::size_t ix = ox * s.stride + kx;
               if (ix < s.padding || ix >= s.width + s.padding) continue;
-              const float* in = x.data() + ((n * s.height + iy - s.padding) * s.width + ix - s.padding) * ci_count;
-              const float* tap = w.data() + ((co * s.kernel + ky) * s.kernel + kx) * ci_count;
+              const T* in = x.data() + ((n * s.height + iy - s.padding) * s.width + ix - s.padding) * ci_count;
+              const T* tap = w.data() + ((co * s.kernel + ky) * s.kernel + kx) * ci_count;
               for (std::size_t ci = 0; ci < ci_count; ++ci)
                 v += static_cast<double>(in[ci]) * static_cast<double>(tap[ci]);
             }
@@ -53,6 +56,18 @@ std::vector<double> conv2d(std::span<const float> x, std::span<const float> w, s
     }
   }
   return y;
+}
+
+}  // namespace
+
+std::vector<double> conv2d(std::span<const float> x, std::span<const float> w, std::span<const float> b,
+                           const Conv2dShape& s, bool relu6) {
+  return conv2d_of(x, w, b, s, relu6);
+}
+
+std::vector<double> conv2d(std::span<const double> x, std::span<const double> w, std::span<const double> b,
+                           const Conv2dShape& s, bool relu6) {
+  return conv2d_of(x, w, b, s, relu6);
 }
 
 }  // namespace vktune::ref

@@ -38,5 +38,8 @@ std::size_t conv2d_output_extent(std::size_t in, std::size_t kernel, std::size_t
 
 std::vector<double> conv2d(std::span<const float> x, std::span<const float> w, std::span<const float> b,
                            const Conv2dShape& shape, bool relu6);
+// The same over double operands (a composed reference's intermediate arrays).
+std::vector<double> conv2d(std::span<const double> x, std::span<const double> w, std::span<const double> b,
+                           const Conv2dShape& shape, bool relu6);
 
 }  // namespace vktune::ref

@@ -11,8 +11,11 @@ constexpr const char* kDepthwise = "depthwise_conv2d";  // what its errors start
 
 std::size_t depthwise_output_extent(std::size_t in, std::size_t stride) { return (in - 1) / stride + 1; }
 
-std::vector<double> depthwise_conv2d_3x3(std::span<const float> x, std::span<const float> w, std::span<const float> b,
-                                         const DepthwiseShape& s, bool relu6) {
+namespace {
+
+template <class T>
+std::vector<double> depthwise_of(std::span<const T> x, std::span<const T> w, std::span<const T> b,
+                                 const DepthwiseShape& s, bool relu6) {
   if (s.batch == 0 || s.height == 0 || s.width == 0 || s.channels == 0 || s.stride == 0) {
     throw Error(ErrorKind::usage, "depthwise_conv2d: batch, height, width, channels and stride must be at least 1");
   }
@@ -35,8 +38,8 @@ std::vector<double> depthwise_conv2d_3x3(std::span<const float> x, std::span<con
           for (std::size_t kx = 0; kx < 3; ++kx) {
             const std::size_t ix = ox * s.stride + kx;
             if (ix < 1 || ix > s.width) continue;
-            const float* in = x.data() + ((n * s.height + iy - 1) * s.width + ix - 1) * c_count;
-            const float* tap = w.data() + (ky * 3 + kx) * c_count;
+            const T* in = x.data() + ((n * s.height + iy - 1) * s.width + ix - 1) * c_count;
+            const T* tap = w.data() + (ky * 3 + kx) * c_count;
             for (std::size_t c = 0; c < c_count; ++c)
               out[c] += static_cast<double>(in[c]) * static_cast<double>(tap[c]);
           }
@@ -48,6 +51,18 @@ std::vector<double> depthwise_conv2d_3x3(std::span<const float> x, std::span<con
     }
   }
   return y;
+}
+
+}  // namespace
+
+std::vector<double> depthwise_conv2d_3x3(std::span<const float> x, std::span<const float> w, std::span<const float> b,
+                                         const DepthwiseShape& s, bool relu6) {
+  return depthwise_of(x, w, b, s, relu6);
+}
+
+std::vector<double> depthwise_conv2d_3x3(std::span<const double> x, std::span<const double> w,
+                                         std::span<const double> b, const DepthwiseShape& s, bool relu6) {
+  return depthwise_of(x, w, b, s, relu6);
 }
 
 }  // namespace vktune::ref

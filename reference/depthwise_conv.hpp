@@ -30,5 +30,8 @@ std::size_t depthwise_output_extent(std::size_t in, std::size_t stride);
 
 std::vector<double> depthwise_conv2d_3x3(std::span<const float> x, std::span<const float> w, std::span<const float> b,
                                          const DepthwiseShape& shape, bool relu6);
+// The same over double operands (a composed reference's intermediate arrays).
+std::vector<double> depthwise_conv2d_3x3(std::span<const double> x, std::span<const double> w,
+                                         std::span<const double> b, const DepthwiseShape& shape, bool relu6);
 
 }  // namespace vktune::ref

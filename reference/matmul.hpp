@@ -16,6 +16,8 @@
 namespace vktune::ref {
 
 std::vector<double> matmul_f32(const float* x, const float* w, std::size_t m, std::size_t n, std::size_t k);
+// The same sum over double operands (a composed reference's intermediate arrays).
+std::vector<double> matmul_f64(const double* x, const double* w, std::size_t m, std::size_t n, std::size_t k);
 
 // w holds n*row_bytes(type, k) bytes. Throws Error(usage) when k is not a
 // whole number of blocks of `type`.

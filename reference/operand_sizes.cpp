@@ -14,11 +14,23 @@ std::size_t checked_product(const char* op, std::initializer_list<std::size_t> f
   return p;
 }
 
-void expect_size(const char* op, std::span<const float> values, std::size_t want, const char* what) {
-  if (values.size() != want) {
-    throw Error(ErrorKind::usage, std::string(op) + ": " + what + " has " + std::to_string(values.size()) +
+namespace {
+
+void expect_count(const char* op, std::size_t count, std::size_t want, const char* what) {
+  if (count != want) {
+    throw Error(ErrorKind::usage, std::string(op) + ": " + what + " has " + std::to_string(count) +
                                       " values, expected " + std::to_string(want));
   }
+}
+
+}  // namespace
+
+void expect_size(const char* op, std::span<const float> values, std::size_t want, const char* what) {
+  expect_count(op, values.size(), want, what);
+}
+
+void expect_size(const char* op, std::span<const double> values, std::size_t want, const char* what) {
+  expect_count(op, values.size(), want, what);
 }
 
 }  // namespace vktune::ref

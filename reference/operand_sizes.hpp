@@ -14,5 +14,6 @@ std::size_t checked_product(const char* op, std::initializer_list<std::size_t> f
 
 // Error(usage) "OP: WHAT has N values, expected WANT" unless values has want.
 void expect_size(const char* op, std::span<const float> values, std::size_t want, const char* what);
+void expect_size(const char* op, std::span<const double> values, std::size_t want, const char* what);
 
 }  // namespace vktune::ref

@@ -14,42 +14,46 @@ namespace {
 
 [[noreturn]] void usage(const std::string& message) { throw Error(ErrorKind::usage, message); }
 
-std::size_t row_count(std::span<const float> x, std::size_t n, const char* op) {
+template <class T>
+std::size_t row_count(std::span<const T> x, std::size_t n, const char* op) {
   if (n == 0 || x.size() % n != 0) {
     usage(std::string(op) + ": " + std::to_string(x.size()) + " values are not whole rows of " + std::to_string(n));
   }
   return x.size() / n;
 }
 
-void check_optional(std::span<const float> param, std::size_t n, const char* op, const char* what) {
+template <class T>
+void check_optional(std::span<const T> param, std::size_t n, const char* op, const char* what) {
   if (!param.empty() && param.size() != n) {
     usage(std::string(op) + ": " + what + " has " + std::to_string(param.size()) + " values, expected " +
           std::to_string(n));
   }
 }
 
-void check_same_size(std::span<const float> a, std::span<const float> b, const char* op) {
+template <class T>
+void check_same_size(std::span<const T> a, std::span<const T> b, const char* op) {
   if (a.size() != b.size()) {
     usage(std::string(op) + ": sizes differ (" + std::to_string(a.size()) + " and " + std::to_string(b.size()) + ")");
   }
 }
 
-template <class F>
-std::vector<double> elementwise(std::span<const float> x, F f) {
+template <class T, class F>
+std::vector<double> elementwise(std::span<const T> x, F f) {
   std::vector<double> y(x.size());
   for (std::size_t i = 0; i < x.size(); ++i) y[i] = f(static_cast<double>(x[i]));
   return y;
 }
 
-template <class F>
-std::vector<double> elementwise(std::span<const float> a, std::span<const float> b, const char* op, F f) {
+template <class T, class F>
+std::vector<double> elementwise(std::span<const T> a, std::span<const T> b, const char* op, F f) {
   check_same_size(a, b, op);
   std::vector<double> y(a.size());
   for (std::size_t i = 0; i < a.size(); ++i) y[i] = f(static_cast<double>(a[i]), static_cast<double>(b[i]));
   return y;
 }
 
-double weight_at(std::span<const float> w, std::size_t i, double fallback) {
+template <class T>
+double weight_at(std::span<const T> w, std::size_t i, double fallback) {
   return w.empty() ? fallback : static_cast<double>(w[i]);
 }
 
@@ -64,14 +68,13 @@ void softmax_in_place(double* row, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) row[i] /= sum;
 }
 
-}  // namespace
-
-std::vector<double> rmsnorm(std::span<const float> x, std::size_t n, double eps, std::span<const float> weight) {
+template <class T>
+std::vector<double> rmsnorm_of(std::span<const T> x, std::size_t n, double eps, std::span<const T> weight) {
   const std::size_t rows = row_count(x, n, "rmsnorm");
   check_optional(weight, n, "rmsnorm", "weight");
   std::vector<double> y(x.size());
   for (std::size_t r = 0; r < rows; ++r) {
-    const float* row = x.data() + r * n;
+    const T* row = x.data() + r * n;
     double sum_squares = 0.0;
     for (std::size_t i = 0; i < n; ++i) sum_squares += static_cast<double>(row[i]) * row[i];
     const double inv = 1.0 / std::sqrt(sum_squares / static_cast<double>(n) + eps);
@@ -80,14 +83,15 @@ std::vector<double> rmsnorm(std::span<const float> x, std::size_t n, double eps,
   return y;
 }
 
-std::vector<double> layernorm(std::span<const float> x, std::size_t n, double eps, std::span<const float> weight,
-                              std::span<const float> bias) {
+template <class T>
+std::vector<double> layernorm_of(std::span<const T> x, std::size_t n, double eps, std::span<const T> weight,
+                              std::span<const T> bias) {
   const std::size_t rows = row_count(x, n, "layernorm");
   check_optional(weight, n, "layernorm", "weight");
   check_optional(bias, n, "layernorm", "bias");
   std::vector<double> y(x.size());
   for (std::size_t r = 0; r < rows; ++r) {
-    const float* row = x.data() + r * n;
+    const T* row = x.data() + r * n;
     double sum = 0.0;
     for (std::size_t i = 0; i < n; ++i) sum += row[i];
     const double mean = sum / static_cast<double>(n);
@@ -101,14 +105,16 @@ std::vector<double> layernorm(std::span<const float> x, std::size_t n, double ep
   return y;
 }
 
-std::vector<double> softmax(std::span<const float> x, std::size_t n) {
+template <class T>
+std::vector<double> softmax_of(std::span<const T> x, std::size_t n) {
   const std::size_t rows = row_count(x, n, "softmax");
   std::vector<double> y(x.begin(), x.end());
   for (std::size_t r = 0; r < rows; ++r) softmax_in_place(y.data() + r * n, n);
   return y;
 }
 
-std::vector<double> rope(std::span<const float> x, std::size_t head_dim, std::span<const std::int32_t> positions,
+template <class T>
+std::vector<double> rope_of(std::span<const T> x, std::size_t head_dim, std::span<const std::int32_t> positions,
                          RopeLayout layout, double freq_base) {
   if (head_dim == 0 || head_dim % 2 != 0) usage("rope: head_dim " + std::to_string(head_dim) + " must be even");
   if (positions.empty() || x.size() % positions.size() != 0 || (x.size() / positions.size()) % head_dim != 0) {
@@ -138,26 +144,70 @@ std::vector<double> rope(std::span<const float> x, std::size_t head_dim, std::sp
   return y;
 }
 
-std::vector<double> swiglu(std::span<const float> a, std::span<const float> b) {
+template <class T>
+std::vector<double> swiglu_of(std::span<const T> a, std::span<const T> b) {
   return elementwise(a, b, "swiglu", [](double u, double v) { return u / (1.0 + std::exp(-u)) * v; });
 }
 
-std::vector<double> gelu_tanh(std::span<const float> x) {
+template <class T>
+std::vector<double> gelu_tanh_of(std::span<const T> x) {
   const double k = std::sqrt(2.0 / std::numbers::pi);
   return elementwise(x, [k](double v) { return 0.5 * v * (1.0 + std::tanh(k * (v + 0.044715 * v * v * v))); });
 }
 
-std::vector<double> gelu_erf(std::span<const float> x) {
+template <class T>
+std::vector<double> gelu_erf_of(std::span<const T> x) {
   return elementwise(x, [](double v) { return 0.5 * v * (1.0 + std::erf(v / std::numbers::sqrt2)); });
 }
 
-std::vector<double> add(std::span<const float> a, std::span<const float> b) {
+template <class T>
+std::vector<double> add_of(std::span<const T> a, std::span<const T> b) {
   return elementwise(a, b, "add", [](double u, double v) { return u + v; });
 }
 
-std::vector<double> mul(std::span<const float> a, std::span<const float> b) {
+template <class T>
+std::vector<double> mul_of(std::span<const T> a, std::span<const T> b) {
   return elementwise(a, b, "mul", [](double u, double v) { return u * v; });
 }
+
+}  // namespace
+
+// Each op for float inputs (a buffer's values) and for double ones (a
+// composed reference's intermediate arrays, kept in double between steps).
+std::vector<double> rmsnorm(std::span<const float> x, std::size_t n, double eps, std::span<const float> weight) {
+  return rmsnorm_of(x, n, eps, weight);
+}
+std::vector<double> rmsnorm(std::span<const double> x, std::size_t n, double eps, std::span<const double> weight) {
+  return rmsnorm_of(x, n, eps, weight);
+}
+std::vector<double> layernorm(std::span<const float> x, std::size_t n, double eps, std::span<const float> weight,
+                              std::span<const float> bias) {
+  return layernorm_of(x, n, eps, weight, bias);
+}
+std::vector<double> layernorm(std::span<const double> x, std::size_t n, double eps, std::span<const double> weight,
+                              std::span<const double> bias) {
+  return layernorm_of(x, n, eps, weight, bias);
+}
+std::vector<double> softmax(std::span<const float> x, std::size_t n) { return softmax_of(x, n); }
+std::vector<double> softmax(std::span<const double> x, std::size_t n) { return softmax_of(x, n); }
+std::vector<double> rope(std::span<const float> x, std::size_t head_dim, std::span<const std::int32_t> positions,
+                         RopeLayout layout, double freq_base) {
+  return rope_of(x, head_dim, positions, layout, freq_base);
+}
+std::vector<double> rope(std::span<const double> x, std::size_t head_dim, std::span<const std::int32_t> positions,
+                         RopeLayout layout, double freq_base) {
+  return rope_of(x, head_dim, positions, layout, freq_base);
+}
+std::vector<double> swiglu(std::span<const float> a, std::span<const float> b) { return swiglu_of(a, b); }
+std::vector<double> swiglu(std::span<const double> a, std::span<const double> b) { return swiglu_of(a, b); }
+std::vector<double> gelu_tanh(std::span<const float> x) { return gelu_tanh_of(x); }
+std::vector<double> gelu_tanh(std::span<const double> x) { return gelu_tanh_of(x); }
+std::vector<double> gelu_erf(std::span<const float> x) { return gelu_erf_of(x); }
+std::vector<double> gelu_erf(std::span<const double> x) { return gelu_erf_of(x); }
+std::vector<double> add(std::span<const float> a, std::span<const float> b) { return add_of(a, b); }
+std::vector<double> add(std::span<const double> a, std::span<const double> b) { return add_of(a, b); }
+std::vector<double> mul(std::span<const float> a, std::span<const float> b) { return mul_of(a, b); }
+std::vector<double> mul(std::span<const double> a, std::span<const double> b) { return mul_of(a, b); }
 
 std::size_t argmax(std::span<const float> x) {
   if (x.empty()) usage("argmax of an empty input");

@@ -1,5 +1,7 @@
 #pragma once
-// Dense reference ops, computed in double from float inputs. These are the
+// Dense reference ops, computed in double from float inputs (a buffer's
+// values) or double ones (the intermediate arrays of a reference composed of
+// several ops, which stay in double between its steps). These are the
 // definitions GPU kernels are checked against, so each one states exactly what
 // it computes. Rows are contiguous (row-major); `n` is the row length and the
 // row count is x.size() / n. Sizes that do not fit give Error(usage).
@@ -16,16 +18,21 @@ namespace vktune::ref {
 // weight means w[i] = 1; otherwise weight has n entries, shared by all rows.
 std::vector<double> rmsnorm(std::span<const float> x, std::size_t n, double eps,
                             std::span<const float> weight = {});
+std::vector<double> rmsnorm(std::span<const double> x, std::size_t n, double eps,
+                            std::span<const double> weight = {});
 
 // Layer norm, per row: mean = sum(x)/n, var = sum((x - mean)^2)/n (biased),
 // y[i] = (x[i] - mean) / sqrt(var + eps) * w[i] + b[i]; empty weight = 1,
 // empty bias = 0.
 std::vector<double> layernorm(std::span<const float> x, std::size_t n, double eps,
                               std::span<const float> weight = {}, std::span<const float> bias = {});
+std::vector<double> layernorm(std::span<const double> x, std::size_t n, double eps,
+                              std::span<const double> weight = {}, std::span<const double> bias = {});
 
 // Softmax, per row, numerically stable: m = max(x), y[i] = exp(x[i] - m) /
 // sum_j exp(x[j] - m). A row of all -inf gives NaN (0/0), as the formula says.
 std::vector<double> softmax(std::span<const float> x, std::size_t n);
+std::vector<double> softmax(std::span<const double> x, std::size_t n);
 
 // Rotary position embedding. x holds positions.size() tokens, each of
 // x.size() / positions.size() values = heads of head_dim (even) values; the
@@ -37,18 +44,25 @@ std::vector<double> softmax(std::span<const float> x, std::size_t n);
 enum class RopeLayout { normal, neox };
 std::vector<double> rope(std::span<const float> x, std::size_t head_dim, std::span<const std::int32_t> positions,
                          RopeLayout layout, double freq_base = 10000.0);
+std::vector<double> rope(std::span<const double> x, std::size_t head_dim, std::span<const std::int32_t> positions,
+                         RopeLayout layout, double freq_base = 10000.0);
 
 // SwiGLU: y[i] = silu(a[i]) * b[i], silu(v) = v / (1 + exp(-v)).
 std::vector<double> swiglu(std::span<const float> a, std::span<const float> b);
+std::vector<double> swiglu(std::span<const double> a, std::span<const double> b);
 
 // GELU, tanh form: y = 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
 std::vector<double> gelu_tanh(std::span<const float> x);
+std::vector<double> gelu_tanh(std::span<const double> x);
 // GELU, erf form (exact): y = 0.5 x (1 + erf(x / sqrt(2))).
 std::vector<double> gelu_erf(std::span<const float> x);
+std::vector<double> gelu_erf(std::span<const double> x);
 
 // Elementwise: y[i] = a[i] + b[i] and y[i] = a[i] * b[i] (equal sizes).
 std::vector<double> add(std::span<const float> a, std::span<const float> b);
 std::vector<double> mul(std::span<const float> a, std::span<const float> b);
+std::vector<double> add(std::span<const double> a, std::span<const double> b);
+std::vector<double> mul(std::span<const double> a, std::span<const double> b);
 
 // Index of the largest value; the lowest index wins ties; NaNs are skipped
 // (an all-NaN input gives 0). Error(usage) for an empty input.

@@ -104,19 +104,64 @@ struct PushConstant {
 // maxPushConstantsSize is a legality rule (push_constants.limit).
 inline constexpr std::size_t kMaxSpecPushWords = 64;
 
+// An array an element-wise expression names (a buffer, or a temporary of a
+// composed reference) with its extents over the shape, outermost first
+// (row-major): their product is the array's size at every shape.
+struct ElementwiseArray {
+  std::string name;
+  int operand = -1;  // as ReferenceSpec::operands: a buffer, then the temporaries
+  std::vector<Expression> extents;
+  std::string pointer;  // "/reference/arrays/x"
+};
+
+// One read BUF[e1][e2]... of an element-wise expression, which its body
+// calls as the function `kElementwiseRead` + its index in `reads`.
+struct ElementwiseRead {
+  std::size_t array = 0;  // into ElementwiseSpec::arrays
+  std::string text;       // as written, for messages
+};
+
+// "y[r][c] = gelu_tanh(x[r][c] + b[c])": for every element of the array the
+// left side names, the right side (a muparser expression over the shape's
+// dimensions and the index names) in double.
+struct ElementwiseSpec {
+  std::string text;     // as written
+  std::string pointer;  // "/reference/expression"
+  std::vector<ElementwiseArray> arrays;
+  std::size_t target = 0;            // the array the left side writes
+  std::vector<std::string> indices;  // the left side's index names, outermost first
+  std::string body;                  // the right side, each read a call
+  std::vector<ElementwiseRead> reads;
+};
+
+// What a read of an element-wise expression is called in its body.
+inline constexpr const char* kElementwiseRead = "__vktune_read_";
+
+// An intermediate array of a composed reference, in double.
+struct Temporary {
+  std::string name;
+  Expression size;  // values, over the shape
+  std::string pointer;
+};
+
 // The spec's reference: a named op of vktune's reference library with its
 // operands mapped to the spec's buffers and its sizes given as expressions
-// over the shape; or, run on the device, a trusted config of the spec's own
-// space or a reference kernel of the spec's own (a stage over the same
-// buffers and push constants).
+// over the shape; steps of such ops and element-wise expressions over the
+// buffers and temporaries (composed); or, run on the device, a trusted
+// config of the spec's own space or a reference kernel of the spec's own (a
+// stage over the same buffers and push constants).
 struct ReferenceSpec {
-  enum class Kind { op, config, kernel };
+  // op: one op; composed: `steps` (each an op or an elementwise), the last
+  // writing the output; a lone expression is a composed reference of one step.
+  enum class Kind { op, config, kernel, composed, elementwise };
   Kind kind = Kind::op;
   Config trusted{};                                          // Kind::config: every parameter, PATH included
   std::shared_ptr<Stage> stage{};                            // Kind::kernel
   std::vector<std::pair<std::string, std::string>> defines{};  // Kind::kernel: its fixed #defines
   std::string op;                                        // "softmax", "rmsnorm", "matmul", ...
-  std::vector<std::pair<std::string, int>> operands;     // operand -> buffer index (-1 = absent)
+  // operand -> buffer index (-1 = absent); in a composed reference's steps,
+  // buffers.size() + i names its temporary i.
+  std::vector<std::pair<std::string, int>> operands;
   std::vector<std::pair<std::string, Expression>> sizes; // "n", "m", "k" -> expression
   double eps = 1e-5;
   bool relu6 = false;  // depthwise_conv2d, conv2d: the epilogue min(max(v, 0), 6)
@@ -124,7 +169,16 @@ struct ReferenceSpec {
   bool neox = false;   // rope: pair i is (x[i], x[i + head_dim/2]), not (x[2i], x[2i+1])
   double freq_base = 10000.0;  // rope: theta = p * freq_base^(-2i / head_dim)
   std::string pointer = "/reference";
+  std::shared_ptr<const ElementwiseSpec> elementwise{};  // Kind::elementwise
+  std::vector<ReferenceSpec> steps;                      // Kind::composed, in order
+  std::vector<Temporary> temporaries;                    // Kind::composed
 };
+
+// Whether the reference is computed on the CPU (in double) rather than run on
+// the device.
+inline bool reference_on_cpu(const ReferenceSpec& r) {
+  return r.kind == ReferenceSpec::Kind::op || r.kind == ReferenceSpec::Kind::composed;
+}
 
 struct Definition {
   std::string file;  // the spec's path, for messages

@@ -44,8 +44,8 @@ struct Expression::Compiled {
   std::mutex lock;
 };
 
-Expression::Expression(const std::string& text, const Scope& scope)
-    : text_(text), scope_(scope), compiled_(std::make_unique<Compiled>()) {
+Expression::Expression(const std::string& text, const Scope& scope, std::vector<ExpressionFunction> functions)
+    : text_(text), scope_(scope), functions_(std::move(functions)), compiled_(std::make_unique<Compiled>()) {
   auto& c = *compiled_;
   c.slots.assign(scope.size(), 0.0);
   try {
@@ -55,6 +55,13 @@ Expression::Expression(const std::string& text, const Scope& scope)
     c.parser.DefineFun("mod", mod_of);
     c.parser.DefineFun("ceil_div", ceil_div_of);
     c.parser.DefineFun("is_pow2", is_pow2_of);
+    for (const auto& f : functions_) {
+      if (f.reader) {
+        c.parser.DefineFunUserData(f.name, f.reader, f.data, /*allow_optimization=*/false);
+      } else {
+        c.parser.DefineFun(f.name, f.unary);
+      }
+    }
     c.parser.SetExpr(text);
     // Parses now (an unknown name or a syntax error throws here, at load,
     // rather than at the first evaluation) and lists what it reads.
@@ -62,7 +69,8 @@ Expression::Expression(const std::string& text, const Scope& scope)
     // Builds the bytecode once; errors only evaluation can find surface here
     // too. An expression that reads no variable keeps its value.
     const double value = c.parser.Eval();
-    if (reads_.empty()) constant_ = value;
+    const bool reads_data = std::any_of(functions_.begin(), functions_.end(), [](const auto& f) { return f.reader; });
+    if (reads_.empty() && !reads_data) constant_ = value;
   } catch (const mu::Parser::exception_type& e) {
     throw std::invalid_argument("expression '" + text + "' is invalid: " + e.GetMsg());
   }

@@ -8,7 +8,9 @@
 // a fixed order) and evaluated many times from an array of values in that
 // order. Besides muparser's built-ins (+ - * / ^, comparisons, && ||, ?:,
 // min, max, abs, sqrt, log2, ...) it knows floor(x), ceil(x), mod(a, b),
-// ceil_div(a, b) and is_pow2(x). True is 1, false 0.
+// ceil_div(a, b) and is_pow2(x). True is 1, false 0. A caller may add
+// functions of its own (ExpressionFunction): an element-wise reference adds
+// activations and the reads of its arrays (spec_elementwise.hpp).
 #include <cstddef>
 #include <memory>
 #include <optional>
@@ -33,11 +35,25 @@ class Scope {
   std::vector<std::string> names_;
 };
 
+// A function an expression may call besides the built-ins: either pure and
+// of one argument (folded into a constant where its argument is one), or a
+// reader of `data` with any number of arguments, which is called at every
+// evaluation (never folded: what `data` holds changes between evaluations,
+// and is not there yet when the expression is compiled).
+struct ExpressionFunction {
+  std::string name;
+  double (*unary)(double) = nullptr;
+  double (*reader)(void* data, const double* args, int count) = nullptr;
+  void* data = nullptr;
+};
+
 class Expression {
  public:
   // Throws std::invalid_argument with muparser's message when `text` does
   // not parse or names a variable outside `scope` (the caller adds where).
-  Expression(const std::string& text, const Scope& scope);
+  // Compiling evaluates the expression once with every name 0 (readers
+  // included: they must answer without their data).
+  Expression(const std::string& text, const Scope& scope, std::vector<ExpressionFunction> functions = {});
   ~Expression();
   Expression(Expression&&) noexcept;
   Expression& operator=(Expression&&) noexcept;
@@ -50,12 +66,15 @@ class Expression {
   const std::vector<std::size_t>& reads() const { return reads_; }
   // The same expression compiled anew: evaluating it takes no lock shared
   // with this one, for a thread that evaluates it millions of times.
-  Expression clone() const { return Expression(text_, scope_); }
+  // Readers keep their data: a thread that needs readers of its own
+  // compiles the text anew with them instead.
+  Expression clone() const { return Expression(text_, scope_, functions_); }
 
  private:
   struct Compiled;
   std::string text_;
   Scope scope_;
+  std::vector<ExpressionFunction> functions_;
   std::vector<std::size_t> reads_;
   std::optional<double> constant_;  // set when the expression reads no name
   std::unique_ptr<Compiled> compiled_;

@@ -9,6 +9,7 @@
 
 #include "common/hash.hpp"
 #include "kernels/spec/spec_buffers.hpp"
+#include "kernels/spec/spec_composed_reference.hpp"
 #include "kernels/spec/spec_node.hpp"
 #include "kernels/spec/spec_reference.hpp"
 #include "kernels/spec/spec_template_loading.hpp"
@@ -478,6 +479,8 @@ Definition parse_spec(const std::string& text, const std::string& file, const Fi
     d.reference = trusted_reference_of(reference, d);
   } else if (reference.has("template")) {
     d.reference = kernel_reference_of(reference, d, read);
+  } else if (reference.has("steps") || reference.has("expression")) {
+    d.reference = composed_reference_of(reference, d, dims);
   } else {
     d.reference = reference_of(reference, d, dims);
   }

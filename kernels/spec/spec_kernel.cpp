@@ -254,13 +254,13 @@ Problem SpecKernel::make_problem(const Shape& shape, const Inputs& inputs) const
     values.push_back(std::move(contents.values));
   }
   // A device reference's output is the tuner's to fill (Kernel::device_reference).
-  if (d_.reference.kind == ReferenceSpec::Kind::op) problem.expected = reference_output(d_, shape, values, problem.buffers);
+  if (reference_on_cpu(d_.reference)) problem.expected = reference_output(d_, shape, values, problem.buffers);
   return problem;
 }
 
 std::optional<DeviceReference> SpecKernel::device_reference(const Shape& shape) const {
   const auto& r = d_.reference;
-  if (r.kind == ReferenceSpec::Kind::op) return std::nullopt;
+  if (reference_on_cpu(r)) return std::nullopt;
   if (r.kind == ReferenceSpec::Kind::config) {
     return DeviceReference{"the trusted config " + config_to_string(r.trusted), r.trusted, stages(r.trusted, shape)};
   }

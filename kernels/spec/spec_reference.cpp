@@ -4,11 +4,16 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <initializer_list>
+#include <span>
+#include <type_traits>
 
 #include "kernels/spec/spec_buffers.hpp"
+#include "kernels/spec/spec_composed_reference.hpp"
 #include "reference/conv2d.hpp"
 #include "reference/depthwise_conv.hpp"
+#include "reference/dequantize.hpp"
 #include "reference/matmul.hpp"
 #include "reference/ops.hpp"
 
@@ -79,14 +84,92 @@ std::uint64_t saturating_product(std::initializer_list<std::uint64_t> factors) {
 // A size that may be 0 (conv2d's padding).
 bool may_be_zero(const ReferenceSpec& r, const std::string& name) { return r.op == "conv2d" && name == "padding"; }
 
+// The values expressions over the shape read (Definition::full_scope's layout).
+std::vector<double> scope_of(const Definition& d, const Shape& shape) {
+  std::vector<double> values(d.full_scope.size(), 0.0);
+  for (std::size_t i = 0; i < shape.size(); ++i) values[i] = shape[i];
+  return values;
+}
+
 // The relu6 field at the shape: its boolean, or its expression nonzero.
 bool relu6_at(const ReferenceSpec& r, const std::vector<double>& values) {
   return r.relu6_when ? r.relu6_when->evaluate(values.data()) != 0 : r.relu6;
 }
 
+// Operand index -> its values: a buffer's floats (T = float), or doubles
+// (T = double: a composed reference's temporaries and widened buffers).
+template <class T>
+using OperandValues = std::function<std::span<const T>(int)>;
+
+template <class T>
+std::vector<double> op_output(const Definition& d, const ReferenceSpec& r, const std::vector<double>& scope,
+                              const OperandValues<T>& operand_values, const std::vector<HostBuffer>& buffers) {
+  // Empty for an optional operand the op was not given (a norm's weight).
+  auto values_of = [&](const char* name) -> std::span<const T> {
+    const int i = operand(r, name);
+    if (i < 0) return {};
+    return operand_values(i);
+  };
+  if (r.op == "softmax") return ref::softmax(values_of("x"), size_at(r, "n", scope));
+  if (r.op == "rmsnorm") return ref::rmsnorm(values_of("x"), size_at(r, "n", scope), r.eps, values_of("weight"));
+  if (r.op == "layernorm") {
+    return ref::layernorm(values_of("x"), size_at(r, "n", scope), r.eps, values_of("weight"), values_of("bias"));
+  }
+  if (r.op == "add") return ref::add(values_of("a"), values_of("b"));
+  if (r.op == "swiglu") return ref::swiglu(values_of("a"), values_of("b"));
+  if (r.op == "mul") return ref::mul(values_of("a"), values_of("b"));
+  if (r.op == "gelu") return ref::gelu_tanh(values_of("x"));
+  if (r.op == "gelu_erf") return ref::gelu_erf(values_of("x"));
+  if (r.op == "depthwise_conv2d") {
+    const ref::DepthwiseShape s{size_at(r, "batch", scope), size_at(r, "height", scope), size_at(r, "width", scope),
+                                size_at(r, "channels", scope), size_at(r, "stride", scope)};
+    return ref::depthwise_conv2d_3x3(values_of("x"), values_of("weight"), values_of("bias"), s, r.relu6);
+  }
+  if (r.op == "conv2d") {
+    const auto size = [&](const char* name) { return static_cast<std::size_t>(whole_at(r, name, scope, 0)); };
+    const ref::Conv2dShape s{size("batch"),  size("height"), size("width"),  size("in_channels"),
+                             size("out_channels"), size("kernel"), size("stride"), size("padding")};
+    return ref::conv2d(values_of("x"), values_of("weight"), values_of("bias"), s, relu6_at(r, scope));
+  }
+  if (r.op == "rope") {
+    const auto& pos = buffers[operand(r, "pos")].bytes;
+    std::vector<std::int32_t> positions(pos.size() / 4);
+    std::memcpy(positions.data(), pos.data(), positions.size() * 4);
+    return ref::rope(values_of("x"), size_at(r, "head_dim", scope), positions,
+                     r.neox ? ref::RopeLayout::neox : ref::RopeLayout::normal, r.freq_base);
+  }
+  if (r.op == "matmul") {
+    const auto m = size_at(r, "m", scope), n = size_at(r, "n", scope), k = size_at(r, "k", scope);
+    const int w_index = operand(r, "w");
+    const bool quantized = static_cast<std::size_t>(w_index) < d.buffers.size() &&
+                           d.buffers[w_index].type == ElementType::gguf;
+    if constexpr (std::is_same_v<T, float>) {
+      if (quantized) {
+        return ref::matmul_quantized(values_of("x").data(), m, buffers[w_index].bytes.data(), d.buffers[w_index].gguf,
+                                     n, k);
+      }
+      return ref::matmul_f32(values_of("x").data(), values_of("w").data(), m, n, k);
+    } else {
+      if (quantized) {
+        // Dequantized bit-exactly to floats, as matmul_quantized does, then widened.
+        const auto rows = ref::dequantize_rows(d.buffers[w_index].gguf, buffers[w_index].bytes.data(), n, k);
+        const std::vector<double> wide(rows.begin(), rows.end());
+        return ref::matmul_f64(values_of("x").data(), wide.data(), m, n, k);
+      }
+      return ref::matmul_f64(values_of("x").data(), values_of("w").data(), m, n, k);
+    }
+  }
+  throw Error(ErrorKind::internal, "reference op " + r.op + " has no implementation");
+}
+
 }  // namespace
 
 ReferenceSpec reference_of(const Node& node, const Definition& d, const Scope& dims) {
+  return op_reference_of(node, d, dims, {}, false);
+}
+
+ReferenceSpec op_reference_of(const Node& node, const Definition& d, const Scope& dims,
+                              const std::vector<std::string>& temporaries, bool step) {
   ReferenceSpec r;
   r.pointer = node.pointer();
   const auto op_node = node.at("op");
@@ -131,10 +214,16 @@ ReferenceSpec reference_of(const Node& node, const Definition& d, const Scope& d
                             std::any_of(sig->optional.begin(), sig->optional.end(), [&](auto o) { return key == o; });
     const bool is_size = std::any_of(sig->sizes.begin(), sig->sizes.end(), [&](auto o) { return key == o; });
     if (is_operand) {
-      const auto buffer = field.string();
-      const auto it = std::find_if(d.buffers.begin(), d.buffers.end(), [&](const auto& b) { return b.name == buffer; });
-      if (it == d.buffers.end()) field.fail("no buffer named '" + buffer + "'");
-      r.operands.emplace_back(key, static_cast<int>(it - d.buffers.begin()));
+      const auto name = field.string();
+      const auto it = std::find_if(d.buffers.begin(), d.buffers.end(), [&](const auto& b) { return b.name == name; });
+      const auto temporary = std::find(temporaries.begin(), temporaries.end(), name);
+      if (it != d.buffers.end()) {
+        r.operands.emplace_back(key, static_cast<int>(it - d.buffers.begin()));
+      } else if (temporary != temporaries.end()) {
+        r.operands.emplace_back(key, static_cast<int>(d.buffers.size() + (temporary - temporaries.begin())));
+      } else {
+        field.fail("no buffer " + std::string(temporaries.empty() ? "" : "or temporary ") + "named '" + name + "'");
+      }
     } else if (is_size) {
       r.sizes.emplace_back(key, field.expression(dims));
     } else {
@@ -149,9 +238,14 @@ ReferenceSpec reference_of(const Node& node, const Definition& d, const Scope& d
       node.fail("op " + r.op + " needs size '" + s + "' (an expression of the shape)");
     }
   }
+  // In a composed reference the steps' order decides what each may write.
   const int y = operand(r, "y");
-  if (static_cast<std::size_t>(y) != d.output) node.at("y").fail("the reference's y is the output buffer");
+  if (!step && static_cast<std::size_t>(y) != d.output) node.at("y").fail("the reference's y is the output buffer");
   for (const auto& [name, index] : r.operands) {
+    if (static_cast<std::size_t>(index) >= d.buffers.size()) {  // a temporary: doubles
+      if (r.op == "rope" && name == "pos") node.at(name).fail("operand 'pos' of rope reads i32 positions (a buffer)");
+      continue;
+    }
     const auto& b = d.buffers[index];
     const bool quantized_ok = r.op == "matmul" && name == "w";
     if (r.op == "rope" && name == "pos") {
@@ -167,9 +261,17 @@ ReferenceSpec reference_of(const Node& node, const Definition& d, const Scope& d
 
 void check_reference_sizes(const Definition& d, const Shape& shape) {
   const auto& r = d.reference;
+  if (r.kind == ReferenceSpec::Kind::composed) return check_composed_sizes(d, shape);
   if (r.kind != ReferenceSpec::Kind::op) return;  // a shader reference reads the buffers as the variants do
-  std::vector<double> values(d.full_scope.size(), 0.0);
-  for (std::size_t i = 0; i < shape.size(); ++i) values[i] = shape[i];
+  const auto count = [&](int index) { return element_count(d, d.buffers[index], shape); };
+  const auto describe = [&](int index) { return "buffer '" + d.buffers[index].name + "'"; };
+  check_op_sizes(d, r, shape, count, describe);
+}
+
+void check_op_sizes(const Definition& d, const ReferenceSpec& r, const Shape& shape,
+                    const std::function<std::uint64_t(int)>& array_count,
+                    const std::function<std::string(int)>& describe) {
+  const auto values = scope_of(d, shape);
   auto fail = [&](const std::string& field, const std::string& problem) {
     throw Error(ErrorKind::usage, d.file + ": " + r.pointer + "/" + field + ": " + problem + " at shape " +
                                       shape_text(shape));
@@ -179,15 +281,15 @@ void check_reference_sizes(const Definition& d, const Shape& shape) {
       fail(name, "'" + e.text() + "' is not a whole number in " + (may_be_zero(r, name) ? "0" : "1") + "..2^31-1");
     }
   }
-  auto count = [&](const char* name) {
+  auto count = [&](const char* name) -> std::uint64_t {
     const int i = operand(r, name);
-    return i < 0 ? 0 : element_count(d, d.buffers[i], shape);
+    return i < 0 ? 0 : array_count(i);
   };
   auto expect = [&](const char* name, std::uint64_t want, const std::string& formula) {
     if (operand(r, name) < 0) return;
     const auto have = count(name);
     if (have != want) {
-      fail(name, "buffer '" + d.buffers[operand(r, name)].name + "' holds " + std::to_string(have) + " values but " +
+      fail(name, describe(operand(r, name)) + " holds " + std::to_string(have) + " values but " +
                      r.op + " reads " + formula + " = " + std::to_string(want));
     }
   };
@@ -196,8 +298,10 @@ void check_reference_sizes(const Definition& d, const Shape& shape) {
     expect("x", m * k, "m*k");
     expect("w", n * k, "n*k");
     expect("y", m * n, "m*n");
-    const auto& w = d.buffers[operand(r, "w")];
-    if (w.type == ElementType::gguf && k % ref::block_weights(w.gguf) != 0) {
+    const auto w_index = static_cast<std::size_t>(operand(r, "w"));
+    const bool quantized = w_index < d.buffers.size() && d.buffers[w_index].type == ElementType::gguf;
+    if (quantized && k % ref::block_weights(d.buffers[w_index].gguf) != 0) {
+      const auto& w = d.buffers[w_index];
       fail("k", "k=" + std::to_string(k) + " is not a whole number of " + std::string(ref::type_name(w.gguf)) + " blocks");
     }
   } else if (r.op == "add" || r.op == "swiglu" || r.op == "mul") {
@@ -250,51 +354,21 @@ void check_reference_sizes(const Definition& d, const Shape& shape) {
 std::vector<double> reference_output(const Definition& d, const Shape& shape,
                                      const std::vector<std::vector<float>>& values,
                                      const std::vector<HostBuffer>& buffers) {
-  const auto& r = d.reference;
-  std::vector<double> scope(d.full_scope.size(), 0.0);
-  for (std::size_t i = 0; i < shape.size(); ++i) scope[i] = shape[i];
-  auto floats = [&](const char* name) -> std::span<const float> {
-    const int i = operand(r, name);
-    if (i < 0) return {};
-    return values[i];
-  };
-  if (r.op == "softmax") return ref::softmax(floats("x"), size_at(r, "n", scope));
-  if (r.op == "rmsnorm") return ref::rmsnorm(floats("x"), size_at(r, "n", scope), r.eps, floats("weight"));
-  if (r.op == "layernorm") {
-    return ref::layernorm(floats("x"), size_at(r, "n", scope), r.eps, floats("weight"), floats("bias"));
-  }
-  if (r.op == "add") return ref::add(floats("a"), floats("b"));
-  if (r.op == "swiglu") return ref::swiglu(floats("a"), floats("b"));
-  if (r.op == "mul") return ref::mul(floats("a"), floats("b"));
-  if (r.op == "gelu") return ref::gelu_tanh(floats("x"));
-  if (r.op == "gelu_erf") return ref::gelu_erf(floats("x"));
-  if (r.op == "depthwise_conv2d") {
-    const ref::DepthwiseShape s{size_at(r, "batch", scope), size_at(r, "height", scope), size_at(r, "width", scope),
-                                size_at(r, "channels", scope), size_at(r, "stride", scope)};
-    return ref::depthwise_conv2d_3x3(floats("x"), floats("weight"), floats("bias"), s, r.relu6);
-  }
-  if (r.op == "conv2d") {
-    const auto size = [&](const char* name) { return static_cast<std::size_t>(whole_at(r, name, scope, 0)); };
-    const ref::Conv2dShape s{size("batch"),  size("height"), size("width"),  size("in_channels"),
-                             size("out_channels"), size("kernel"), size("stride"), size("padding")};
-    return ref::conv2d(floats("x"), floats("weight"), floats("bias"), s, relu6_at(r, scope));
-  }
-  if (r.op == "rope") {
-    const auto& pos = buffers[operand(r, "pos")].bytes;
-    std::vector<std::int32_t> positions(pos.size() / 4);
-    std::memcpy(positions.data(), pos.data(), positions.size() * 4);
-    return ref::rope(floats("x"), size_at(r, "head_dim", scope), positions,
-                     r.neox ? ref::RopeLayout::neox : ref::RopeLayout::normal, r.freq_base);
-  }
-  if (r.op == "matmul") {
-    const auto m = size_at(r, "m", scope), n = size_at(r, "n", scope), k = size_at(r, "k", scope);
-    const auto& w = d.buffers[operand(r, "w")];
-    if (w.type == ElementType::gguf) {
-      return ref::matmul_quantized(floats("x").data(), m, buffers[operand(r, "w")].bytes.data(), w.gguf, n, k);
-    }
-    return ref::matmul_f32(floats("x").data(), floats("w").data(), m, n, k);
-  }
-  throw Error(ErrorKind::internal, "reference op " + r.op + " has no implementation");
+  if (d.reference.kind == ReferenceSpec::Kind::composed) return composed_output(d, shape, values, buffers);
+  return op_output_from_floats(d, d.reference, shape, [&](int i) { return std::span<const float>(values[i]); },
+                               buffers);
+}
+
+std::vector<double> op_output_from_floats(const Definition& d, const ReferenceSpec& r, const Shape& shape,
+                                          const std::function<std::span<const float>(int)>& values,
+                                          const std::vector<HostBuffer>& buffers) {
+  return op_output<float>(d, r, scope_of(d, shape), values, buffers);
+}
+
+std::vector<double> op_output_from_doubles(const Definition& d, const ReferenceSpec& r, const Shape& shape,
+                                           const std::function<std::span<const double>(int)>& values,
+                                           const std::vector<HostBuffer>& buffers) {
+  return op_output<double>(d, r, scope_of(d, shape), values, buffers);
 }
 
 }  // namespace vktune::kernels::spec
