@@ -147,7 +147,7 @@ std::string load_error(const json& spec) {
 TEST(SpecPushConstants, TypedWordsArePushedAsTheirTypesBits) {
   const auto kernel = load(spec_with({typed("scale", "1 / sqrt(n)", "f32"), typed("eps", "1e-5", "f32"),
                                       typed("back", "1 - rows", "i32"), typed("n", "n", "u32"), word("rows", "rows")}));
-  for (const Shape shape : {Shape{4, 256}, Shape{3, 1000}}) {
+  for (const auto& shape : {Shape{4, 256}, Shape{3, 1000}}) {
     const auto words = kernel.plan(kernel.baseline(shape), shape).push_constants;
     ASSERT_EQ(words.size(), 5u);
     EXPECT_EQ(std::bit_cast<float>(words[0]), static_cast<float>(1.0 / std::sqrt(static_cast<double>(shape[1]))));
