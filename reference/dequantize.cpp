@@ -22,11 +22,72 @@ void dequantize_q4_0(const std::uint8_t* src, float* y, std::size_t blocks) {
   }
 }
 
+// Q5_0 and Q5_1: the fifth bit of weight j is bit j of the 32-bit qh word.
+int q5_code(const std::uint8_t (&qh)[4], const std::uint8_t (&qs)[qk5_0 / 2], std::size_t j) {
+  const int nibble = j < qk5_0 / 2 ? qs[j] & 0xf : qs[j - qk5_0 / 2] >> 4;
+  const int fifth = (qh[j / 8] >> (j % 8)) & 1;
+  return nibble | (fifth << 4);
+}
+
+void dequantize_q5_0(const std::uint8_t* src, float* y, std::size_t blocks) {
+  for (std::size_t b = 0; b < blocks; ++b, src += sizeof(BlockQ5_0), y += qk5_0) {
+    const auto block = load_block<BlockQ5_0>(src);
+    const float d = fp16_to_fp32(block.d);
+    for (std::size_t j = 0; j < qk5_0; ++j) y[j] = static_cast<float>(q5_code(block.qh, block.qs, j) - 16) * d;
+  }
+}
+
+void dequantize_q5_1(const std::uint8_t* src, float* y, std::size_t blocks) {
+  for (std::size_t b = 0; b < blocks; ++b, src += sizeof(BlockQ5_1), y += qk5_0) {
+    const auto block = load_block<BlockQ5_1>(src);
+    const float d = fp16_to_fp32(block.d);
+    const float m = fp16_to_fp32(block.m);
+    for (std::size_t j = 0; j < qk5_0; ++j) y[j] = static_cast<float>(q5_code(block.qh, block.qs, j)) * d + m;
+  }
+}
+
 void dequantize_q8_0(const std::uint8_t* src, float* y, std::size_t blocks) {
   for (std::size_t b = 0; b < blocks; ++b, src += sizeof(BlockQ8_0), y += qk8_0) {
     const auto block = load_block<BlockQ8_0>(src);
     const float d = fp16_to_fp32(block.d);
     for (std::size_t j = 0; j < qk8_0; ++j) y[j] = static_cast<float>(block.qs[j]) * d;
+  }
+}
+
+// Q2_K: weight 128h + 32p + l is bits 2p.. of qs[32h + l], in sub-block w / 16.
+void dequantize_q2_k(const std::uint8_t* src, float* y, std::size_t blocks) {
+  for (std::size_t b = 0; b < blocks; ++b, src += sizeof(BlockQ2_K), y += qk_k) {
+    const auto block = load_block<BlockQ2_K>(src);
+    const float d = fp16_to_fp32(block.d);
+    const float dmin = fp16_to_fp32(block.dmin);
+    for (std::size_t s = 0; s < qk_k / 16; ++s) {
+      const float dl = d * static_cast<float>(block.scales[s] & 0xf);
+      const float ml = dmin * static_cast<float>(block.scales[s] >> 4);
+      for (std::size_t i = 0; i < 16; ++i) {
+        const std::size_t w = 16 * s + i;
+        const std::size_t h = w / 128, p = (w % 128) / 32, l = w % 32;
+        const int q = (block.qs[32 * h + l] >> (2 * p)) & 3;
+        y[w] = dl * static_cast<float>(q) - ml;
+      }
+    }
+  }
+}
+
+// Q3_K: as Q2_K's low bits, plus a third bit in hmask and signed scales.
+void dequantize_q3_k(const std::uint8_t* src, float* y, std::size_t blocks) {
+  for (std::size_t b = 0; b < blocks; ++b, src += sizeof(BlockQ3_K), y += qk_k) {
+    const auto block = load_block<BlockQ3_K>(src);
+    const float d = fp16_to_fp32(block.d);
+    for (int s = 0; s < 16; ++s) {
+      const float dl = d * static_cast<float>(q3_k_scale(s, block.scales) - 32);
+      for (int i = 0; i < 16; ++i) {
+        const int w = 16 * s + i;
+        const int h = w / 128, p = (w % 128) / 32, l = w % 32;
+        const int low = (block.qs[32 * h + l] >> (2 * p)) & 3;
+        const int third = (block.hmask[l] >> (4 * h + p)) & 1;
+        y[w] = dl * static_cast<float>(low + 4 * third - 4);
+      }
+    }
   }
 }
 
@@ -95,6 +156,32 @@ void dequantize_q6_k(const std::uint8_t* src, float* y, std::size_t blocks) {
   }
 }
 
+void dequantize_iq4_nl(const std::uint8_t* src, float* y, std::size_t blocks) {
+  for (std::size_t b = 0; b < blocks; ++b, src += sizeof(BlockIQ4_NL), y += qk4_nl) {
+    const auto block = load_block<BlockIQ4_NL>(src);
+    const float d = fp16_to_fp32(block.d);
+    for (std::size_t j = 0; j < qk4_nl / 2; ++j) {
+      y[j] = d * static_cast<float>(iq4nl_values[block.qs[j] & 0xf]);
+      y[j + qk4_nl / 2] = d * static_cast<float>(iq4nl_values[block.qs[j] >> 4]);
+    }
+  }
+}
+
+void dequantize_iq4_xs(const std::uint8_t* src, float* y, std::size_t blocks) {
+  for (std::size_t b = 0; b < blocks; ++b, src += sizeof(BlockIQ4_XS)) {
+    const auto block = load_block<BlockIQ4_XS>(src);
+    const float d = fp16_to_fp32(block.d);
+    for (int ib = 0; ib < 8; ++ib, y += 32) {
+      const float dl = d * static_cast<float>(iq4_xs_scale(ib, block) - 32);
+      const std::uint8_t* qs = block.qs + 16 * ib;
+      for (int j = 0; j < 16; ++j) {
+        y[j] = dl * static_cast<float>(iq4nl_values[qs[j] & 0xf]);
+        y[j + 16] = dl * static_cast<float>(iq4nl_values[qs[j] >> 4]);
+      }
+    }
+  }
+}
+
 }  // namespace
 
 void dequantize_row(GgmlType type, const std::uint8_t* src, float* dst, std::size_t k) {
@@ -112,10 +199,16 @@ void dequantize_row(GgmlType type, const std::uint8_t* src, float* dst, std::siz
       }
       return;
     case GgmlType::Q4_0: dequantize_q4_0(src, dst, blocks); return;
+    case GgmlType::Q5_0: dequantize_q5_0(src, dst, blocks); return;
+    case GgmlType::Q5_1: dequantize_q5_1(src, dst, blocks); return;
     case GgmlType::Q8_0: dequantize_q8_0(src, dst, blocks); return;
+    case GgmlType::Q2_K: dequantize_q2_k(src, dst, blocks); return;
+    case GgmlType::Q3_K: dequantize_q3_k(src, dst, blocks); return;
     case GgmlType::Q4_K: dequantize_q4_k(src, dst, blocks); return;
     case GgmlType::Q5_K: dequantize_q5_k(src, dst, blocks); return;
     case GgmlType::Q6_K: dequantize_q6_k(src, dst, blocks); return;
+    case GgmlType::IQ4_NL: dequantize_iq4_nl(src, dst, blocks); return;
+    case GgmlType::IQ4_XS: dequantize_iq4_xs(src, dst, blocks); return;
   }
 }
 

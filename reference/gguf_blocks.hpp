@@ -3,8 +3,8 @@
 // block structs) defines them. All multi-byte fields are little-endian; fp16
 // fields are raw IEEE binary16 bits (see fp16.hpp).
 //
-// A row of blocks is packed with no padding, so a block of 18, 34 or 210 bytes
-// is only 2-byte aligned inside a row, and a row itself may sit anywhere in a
+// A row of blocks is packed with no padding, so a block of 18, 22, 34, 110 or
+// 210 bytes is only 2-byte aligned inside a row, and a row itself may sit anywhere in a
 // mapped file. Never reinterpret_cast row bytes to these structs: use
 // load_block / store_block, which copy through memcpy.
 #include <cstddef>
@@ -16,9 +16,16 @@
 namespace vktune::ref {
 
 inline constexpr std::size_t qk4_0 = 32;  // weights per Q4_0 block
+inline constexpr std::size_t qk5_0 = 32;  // weights per Q5_0 and Q5_1 block
 inline constexpr std::size_t qk8_0 = 32;  // weights per Q8_0 block
-inline constexpr std::size_t qk_k = 256;  // weights per K-quant super-block
-inline constexpr std::size_t k_scale_bytes = 12;  // packed 6-bit scales+mins of Q4_K/Q5_K
+inline constexpr std::size_t qk4_nl = 32;  // weights per IQ4_NL block
+inline constexpr std::size_t qk_k = 256;  // weights per K-quant (and IQ4_XS) super-block
+inline constexpr std::size_t k_scale_bytes = 12;  // packed 6-bit scales(+mins) of Q3_K, Q4_K, Q5_K
+
+// The 16 values a 4-bit IQ4_NL or IQ4_XS code stands for (times the block's
+// scale): a non-linear grid, denser near zero, from -127 to 113.
+inline constexpr std::int8_t iq4nl_values[16] = {-127, -104, -83, -65, -49, -35, -22, -10,
+                                                 1,    13,   25,  38,  53,  69,  89,  113};
 
 // Q4_0: y = d * (q - 8); weight j of the block is the low nibble of qs[j] for
 // j < 16 and the high nibble of qs[j-16] otherwise.
@@ -27,10 +34,52 @@ struct BlockQ4_0 {
   std::uint8_t qs[qk4_0 / 2];     // nibbles
 };
 
+// Q5_0: y = d * (q - 16), q a 5-bit code. Weight j < 16 has its low 4 bits
+// in the low nibble of qs[j], weight 16 + j in the high nibble of qs[j]; the
+// fifth bit of weight j (0..31) is bit j of qh read as a little-endian 32-bit
+// word (bit j % 8 of qh[j / 8]).
+struct BlockQ5_0 {
+  std::uint16_t d;                // fp16 scale
+  std::uint8_t qh[4];             // fifth bits
+  std::uint8_t qs[qk5_0 / 2];     // low nibbles
+};
+
+// Q5_1: y = d * q + m, q a 5-bit code 0..31 laid out as in Q5_0 (no offset:
+// m, usually negative, is the block's minimum).
+struct BlockQ5_1 {
+  std::uint16_t d;                // fp16 scale
+  std::uint16_t m;                // fp16 offset, added
+  std::uint8_t qh[4];
+  std::uint8_t qs[qk5_0 / 2];
+};
+
 // Q8_0: y = d * q.
 struct BlockQ8_0 {
   std::uint16_t d;                // fp16 scale
   std::int8_t qs[qk8_0];
+};
+
+// Q2_K: 16 sub-blocks of 16 weights, each with a 4-bit scale (low nibble of
+// scales[s]) and a 4-bit min (high nibble); 2-bit codes q.
+// y = (d*scale)*q - (dmin*min). Weight 128h + 32p + l (h 0..1, p 0..3, l
+// 0..31) is bits 2p..2p+1 of qs[32h + l], in sub-block (128h + 32p + l) / 16.
+struct BlockQ2_K {
+  std::uint8_t scales[qk_k / 16];  // scale | min << 4
+  std::uint8_t qs[qk_k / 4];
+  std::uint16_t d;                 // fp16 super-block scale of the scales
+  std::uint16_t dmin;              // fp16 super-block scale of the mins
+};
+
+// Q3_K: 16 sub-blocks of 16 weights with 6-bit scales stored with an offset
+// of 32 (see q3_k_scale); 3-bit codes q in 0..7, weights
+// y = (d*(scale - 32))*(q - 4). Weight 128h + 32p + l (h 0..1, p 0..3, l
+// 0..31) has its low 2 bits in bits 2p..2p+1 of qs[32h + l] and its third bit
+// (worth 4) in bit 4h + p of hmask[l]; it is in sub-block (128h + 32p + l) / 16.
+struct BlockQ3_K {
+  std::uint8_t hmask[qk_k / 8];    // third bits
+  std::uint8_t qs[qk_k / 4];       // low 2 bits
+  std::uint8_t scales[k_scale_bytes];
+  std::uint16_t d;                 // fp16 super-block scale
 };
 
 // Q4_K: 8 sub-blocks of 32 weights, each with a 6-bit scale and a 6-bit min
@@ -68,7 +117,36 @@ struct BlockQ6_K {
   std::uint16_t d;                // fp16 super-block scale
 };
 
+// IQ4_NL: y = d * iq4nl_values[q], q a 4-bit code laid out as in Q4_0 (weight
+// j < 16 in the low nibble of qs[j], 16 + j in its high nibble).
+struct BlockIQ4_NL {
+  std::uint16_t d;                // fp16 scale
+  std::uint8_t qs[qk4_nl / 2];
+};
+
+// IQ4_XS: 8 sub-blocks of 32 weights, each with a 6-bit scale stored with an
+// offset of 32: its low 4 bits in nibble (ib % 2) of scales_l[ib / 2] (the
+// low nibble for even ib), its top 2 bits in bits 2ib..2ib+1 of scales_h.
+// y = (d*(scale - 32)) * iq4nl_values[q]. In sub-block ib, weight 32ib + j
+// (j < 16) is the low nibble of qs[16ib + j], 32ib + 16 + j its high nibble.
+struct BlockIQ4_XS {
+  std::uint16_t d;                // fp16 super-block scale
+  std::uint16_t scales_h;         // top 2 bits of the 8 scales
+  std::uint8_t scales_l[qk_k / 64];  // low 4 bits, two scales a byte
+  std::uint8_t qs[qk_k / 2];
+};
+
 static_assert(sizeof(BlockQ4_0) == 18 && offsetof(BlockQ4_0, qs) == 2);
+static_assert(sizeof(BlockQ5_0) == 22 && offsetof(BlockQ5_0, qh) == 2 && offsetof(BlockQ5_0, qs) == 6);
+static_assert(sizeof(BlockQ5_1) == 24 && offsetof(BlockQ5_1, m) == 2 && offsetof(BlockQ5_1, qh) == 4 &&
+              offsetof(BlockQ5_1, qs) == 8);
+static_assert(sizeof(BlockQ2_K) == 84 && offsetof(BlockQ2_K, qs) == 16 && offsetof(BlockQ2_K, d) == 80 &&
+              offsetof(BlockQ2_K, dmin) == 82);
+static_assert(sizeof(BlockQ3_K) == 110 && offsetof(BlockQ3_K, qs) == 32 && offsetof(BlockQ3_K, scales) == 96 &&
+              offsetof(BlockQ3_K, d) == 108);
+static_assert(sizeof(BlockIQ4_NL) == 18 && offsetof(BlockIQ4_NL, qs) == 2);
+static_assert(sizeof(BlockIQ4_XS) == 136 && offsetof(BlockIQ4_XS, scales_h) == 2 &&
+              offsetof(BlockIQ4_XS, scales_l) == 4 && offsetof(BlockIQ4_XS, qs) == 8);
 static_assert(sizeof(BlockQ8_0) == 34 && offsetof(BlockQ8_0, qs) == 2);
 static_assert(sizeof(BlockQ4_K) == 144 && offsetof(BlockQ4_K, dmin) == 2 && offsetof(BlockQ4_K, scales) == 4 &&
               offsetof(BlockQ4_K, qs) == 16);
@@ -123,6 +201,37 @@ inline void set_scale_min_k4(int j, std::uint8_t* q, std::uint8_t scale, std::ui
     q[j - 4] = static_cast<std::uint8_t>((q[j - 4] & 0x3f) | ((scale >> 4) << 6));
     q[j] = static_cast<std::uint8_t>((q[j] & 0x3f) | ((min >> 4) << 6));
   }
+}
+
+// The 6-bit stored scale (0..63; the weight uses scale - 32) of sub-block s
+// (0..15) of a Q3_K block. Its low 4 bits are the low nibble of q[s] for
+// s < 8 and the high nibble of q[s - 8] otherwise; its top 2 bits are bits
+// 2*(s/4)..2*(s/4)+1 of q[8 + s % 4].
+inline int q3_k_scale(int s, const std::uint8_t* q) {
+  const int low = s < 8 ? q[s] & 0xf : q[s - 8] >> 4;
+  const int high = (q[8 + s % 4] >> (2 * (s / 4))) & 3;
+  return low | (high << 4);
+}
+
+// The inverse of q3_k_scale: writes the 6-bit scale (0..63) of sub-block s
+// into q, leaving the bits of other sub-blocks as they are.
+inline void set_q3_k_scale(int s, std::uint8_t* q, int scale) {
+  scale &= 63;
+  if (s < 8) {
+    q[s] = static_cast<std::uint8_t>((q[s] & 0xf0) | (scale & 0xf));
+  } else {
+    q[s - 8] = static_cast<std::uint8_t>((q[s - 8] & 0x0f) | ((scale & 0xf) << 4));
+  }
+  const int shift = 2 * (s / 4);
+  q[8 + s % 4] = static_cast<std::uint8_t>((q[8 + s % 4] & ~(3 << shift)) | ((scale >> 4) << shift));
+}
+
+// The 6-bit stored scale (0..63; the weight uses scale - 32) of sub-block ib
+// (0..7) of an IQ4_XS block.
+inline int iq4_xs_scale(int ib, const BlockIQ4_XS& block) {
+  const int low = (block.scales_l[ib / 2] >> (4 * (ib % 2))) & 0xf;
+  const int high = (block.scales_h >> (2 * ib)) & 3;
+  return low | (high << 4);
 }
 
 }  // namespace vktune::ref

@@ -260,7 +260,7 @@ class Parser {
       const auto type = ggml_type_from_id(type_id);
       if (!type) {
         in_.fail(what + " has ggml type id " + std::to_string(type_id) +
-                     ", which vktune does not support (F32, F16, Q4_0, Q8_0, Q4_K, Q5_K, Q6_K)",
+                     ", which vktune does not support (" + ggml_type_list() + ")",
                  type_at);
       }
       tensor.type = *type;

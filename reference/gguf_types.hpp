@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 
 namespace vktune::ref {
@@ -14,14 +15,24 @@ enum class GgmlType : std::uint32_t {
   F32 = 0,
   F16 = 1,
   Q4_0 = 2,
+  Q5_0 = 6,
+  Q5_1 = 7,
   Q8_0 = 8,
+  Q2_K = 10,
+  Q3_K = 11,
   Q4_K = 12,
   Q5_K = 13,
   Q6_K = 14,
+  IQ4_NL = 20,
+  IQ4_XS = 23,
 };
 
 // Every supported type, in id order.
 std::span<const GgmlType> all_ggml_types();
+
+// The names of the supported types, comma-separated in id order ("F32, F16,
+// Q4_0, ..."), or only the quantized ones: what an error message lists.
+std::string ggml_type_list(bool quantized_only = false);
 
 std::size_t block_weights(GgmlType type);  // weights per block: 1, 32 or 256
 std::size_t block_bytes(GgmlType type);    // bytes per block

@@ -225,6 +225,169 @@ void quantize_q6_k(const float* x, std::uint8_t* out, std::size_t blocks) {
   }
 }
 
+// Q5_0: as Q4_0 with codes -16..15.
+void quantize_q5_0(const float* x, std::uint8_t* out, std::size_t blocks) {
+  for (std::size_t b = 0; b < blocks; ++b, x += qk5_0, out += sizeof(BlockQ5_0)) {
+    const float d = search_symmetric_scale(x, qk5_0, -16, 15, via_fp16);
+    std::uint8_t q[qk5_0];
+    for (std::size_t i = 0; i < qk5_0; ++i) {
+      q[i] = static_cast<std::uint8_t>((d == 0.0f ? 0 : round_clamp(x[i] / d, -16, 15)) + 16);
+    }
+    store_block(pack_q5_0(fp32_to_fp16(d), q), out);
+  }
+}
+
+// Q5_1: the affine fit of a K-quant sub-block, stored as d*q + m with m = -min.
+void quantize_q5_1(const float* x, std::uint8_t* out, std::size_t blocks) {
+  for (std::size_t b = 0; b < blocks; ++b, x += qk5_0, out += sizeof(BlockQ5_1)) {
+    const AffineFit fit = search_affine(x, qk5_0, 31);
+    const std::uint16_t d16 = scale_to_fp16(fit.scale);
+    const std::uint16_t m16 = scale_to_fp16(-fit.min);
+    const float d = fp16_to_fp32(d16);
+    const float m = fp16_to_fp32(m16);
+    std::uint8_t q[qk5_0];
+    for (std::size_t i = 0; i < qk5_0; ++i) {
+      q[i] = static_cast<std::uint8_t>(d == 0.0f ? 0 : round_clamp((x[i] - m) / d, 0, 31));
+    }
+    store_block(pack_q5_1(d16, m16, q), out);
+  }
+}
+
+// Q2_K: 16 sub-blocks of 16, affine fits with 4-bit scales and mins.
+void quantize_q2_k(const float* x, std::uint8_t* out, std::size_t blocks) {
+  for (std::size_t b = 0; b < blocks; ++b, x += qk_k, out += sizeof(BlockQ2_K)) {
+    std::array<AffineFit, 16> fits;
+    float max_scale = 0.0f;
+    float max_min = 0.0f;
+    for (std::size_t s = 0; s < 16; ++s) {
+      fits[s] = search_affine(x + 16 * s, 16, 3);
+      max_scale = std::max(max_scale, fits[s].scale);
+      max_min = std::max(max_min, fits[s].min);
+    }
+    const std::uint16_t d16 = scale_to_fp16(max_scale / 15.0f);
+    const std::uint16_t dmin16 = scale_to_fp16(max_min / 15.0f);
+    const float d = fp16_to_fp32(d16);
+    const float dmin = fp16_to_fp32(dmin16);
+    std::uint8_t scales[16];
+    std::uint8_t mins[16];
+    std::uint8_t q[qk_k];
+    for (std::size_t s = 0; s < 16; ++s) {
+      scales[s] = static_cast<std::uint8_t>(d == 0.0f ? 0 : round_clamp(fits[s].scale / d, 0, 15));
+      mins[s] = static_cast<std::uint8_t>(dmin == 0.0f ? 0 : round_clamp(fits[s].min / dmin, 0, 15));
+      const float dl = d * static_cast<float>(scales[s]);  // as dequantization computes them
+      const float ml = dmin * static_cast<float>(mins[s]);
+      for (std::size_t l = 0; l < 16; ++l) {
+        q[16 * s + l] = static_cast<std::uint8_t>(dl == 0.0f ? 0 : round_clamp((x[16 * s + l] + ml) / dl, 0, 3));
+      }
+    }
+    store_block(pack_q2_k(d16, dmin16, scales, mins, q), out);
+  }
+}
+
+// Q3_K: 16 sub-blocks of 16, symmetric codes -4..3 and signed 6-bit scales.
+void quantize_q3_k(const float* x, std::uint8_t* out, std::size_t blocks) {
+  const auto identity = [](float s) { return s; };
+  for (std::size_t b = 0; b < blocks; ++b, x += qk_k, out += sizeof(BlockQ3_K)) {
+    std::array<float, 16> sub_scales{};
+    float max_abs = 0.0f;
+    for (std::size_t s = 0; s < 16; ++s) {
+      sub_scales[s] = search_symmetric_scale(x + 16 * s, 16, -4, 3, identity);
+      max_abs = std::max(max_abs, std::fabs(sub_scales[s]));
+    }
+    const std::uint16_t d16 = scale_to_fp16(max_abs / 31.0f);
+    const float d = fp16_to_fp32(d16);
+    std::uint8_t scales[16];
+    std::uint8_t q[qk_k];
+    for (std::size_t s = 0; s < 16; ++s) {
+      const int sc = d == 0.0f ? 0 : round_clamp(sub_scales[s] / d, -32, 31);
+      scales[s] = static_cast<std::uint8_t>(sc + 32);
+      const float step = d * static_cast<float>(sc);
+      for (std::size_t l = 0; l < 16; ++l) {
+        q[16 * s + l] = static_cast<std::uint8_t>((step == 0.0f ? 0 : round_clamp(x[16 * s + l] / step, -4, 3)) + 4);
+      }
+    }
+    store_block(pack_q3_k(d16, scales, q), out);
+  }
+}
+
+// The index of the iq4nl_values entry nearest to v (the lower one on ties).
+std::uint8_t nearest_iq4nl_index(float v) {
+  std::uint8_t best = 0;
+  for (std::uint8_t i = 1; i < 16; ++i) {
+    if (std::fabs(v - static_cast<float>(iq4nl_values[i])) < std::fabs(v - static_cast<float>(iq4nl_values[best]))) {
+      best = i;
+    }
+  }
+  return best;
+}
+
+double iq4nl_error(const float* x, std::size_t n, float d) {
+  double error = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const float y = d == 0.0f ? 0.0f : d * static_cast<float>(iq4nl_values[nearest_iq4nl_index(x[i] / d)]);
+    const double diff = static_cast<double>(x[i]) - y;
+    error += diff * diff;
+  }
+  return error;
+}
+
+// Searches the scale of the non-linear IQ4_NL grid: candidates map the
+// largest magnitude to the grid's ends (-127, 113), or a little inside them.
+template <class RoundScale>
+float search_iq4nl_scale(const float* x, std::size_t n, RoundScale round_scale) {
+  const float vmax = signed_absmax(x, n);
+  if (vmax == 0.0f) return 0.0f;
+  float best_scale = round_scale(vmax / -127.0f);
+  double best_error = iq4nl_error(x, n, best_scale);
+  for (int step = 0; step <= 16; ++step) {
+    for (const float end : {-127.0f, 113.0f}) {
+      const float target = end + (end < 0 ? 1.0f : -1.0f) * static_cast<float>(step);
+      const float candidate = round_scale(vmax / target);
+      const double error = iq4nl_error(x, n, candidate);
+      if (error < best_error) {
+        best_error = error;
+        best_scale = candidate;
+      }
+    }
+  }
+  return best_scale;
+}
+
+void quantize_iq4_nl(const float* x, std::uint8_t* out, std::size_t blocks) {
+  for (std::size_t b = 0; b < blocks; ++b, x += qk4_nl, out += sizeof(BlockIQ4_NL)) {
+    const float d = search_iq4nl_scale(x, qk4_nl, via_fp16);
+    std::uint8_t q[qk4_nl];
+    for (std::size_t i = 0; i < qk4_nl; ++i) q[i] = d == 0.0f ? 8 : nearest_iq4nl_index(x[i] / d);
+    store_block(pack_iq4_nl(fp32_to_fp16(d), q), out);
+  }
+}
+
+// IQ4_XS: 8 sub-blocks of 32 on the IQ4_NL grid, signed 6-bit scales of an fp16 d.
+void quantize_iq4_xs(const float* x, std::uint8_t* out, std::size_t blocks) {
+  const auto identity = [](float s) { return s; };
+  for (std::size_t b = 0; b < blocks; ++b, x += qk_k, out += sizeof(BlockIQ4_XS)) {
+    std::array<float, 8> sub_scales{};
+    float max_abs = 0.0f;
+    for (std::size_t s = 0; s < 8; ++s) {
+      sub_scales[s] = search_iq4nl_scale(x + 32 * s, 32, identity);
+      max_abs = std::max(max_abs, std::fabs(sub_scales[s]));
+    }
+    const std::uint16_t d16 = scale_to_fp16(max_abs / 31.0f);
+    const float d = fp16_to_fp32(d16);
+    std::uint8_t scales[8];
+    std::uint8_t q[qk_k];
+    for (std::size_t s = 0; s < 8; ++s) {
+      const int sc = d == 0.0f ? 0 : round_clamp(sub_scales[s] / d, -32, 31);
+      scales[s] = static_cast<std::uint8_t>(sc + 32);
+      const float step = d * static_cast<float>(sc);
+      for (std::size_t l = 0; l < 32; ++l) {
+        q[32 * s + l] = step == 0.0f ? 8 : nearest_iq4nl_index(x[32 * s + l] / step);
+      }
+    }
+    store_block(pack_iq4_xs(d16, scales, q), out);
+  }
+}
+
 }  // namespace
 
 std::vector<std::uint8_t> quantize_row(GgmlType type, const float* src, std::size_t k) {
@@ -241,10 +404,16 @@ std::vector<std::uint8_t> quantize_row(GgmlType type, const float* src, std::siz
       }
       break;
     case GgmlType::Q4_0: quantize_q4_0(src, out.data(), blocks); break;
+    case GgmlType::Q5_0: quantize_q5_0(src, out.data(), blocks); break;
+    case GgmlType::Q5_1: quantize_q5_1(src, out.data(), blocks); break;
     case GgmlType::Q8_0: quantize_q8_0(src, out.data(), blocks); break;
+    case GgmlType::Q2_K: quantize_q2_k(src, out.data(), blocks); break;
+    case GgmlType::Q3_K: quantize_q3_k(src, out.data(), blocks); break;
     case GgmlType::Q4_K: quantize_q4_k(src, out.data(), blocks); break;
     case GgmlType::Q5_K: quantize_q5_k(src, out.data(), blocks); break;
     case GgmlType::Q6_K: quantize_q6_k(src, out.data(), blocks); break;
+    case GgmlType::IQ4_NL: quantize_iq4_nl(src, out.data(), blocks); break;
+    case GgmlType::IQ4_XS: quantize_iq4_xs(src, out.data(), blocks); break;
   }
   return out;
 }

@@ -55,10 +55,16 @@ class BlockRandom {
     }
   }
 
-  // A 6-bit K-quant scale or min; when adversarial, 0 or 63 half the time.
+  // A 6-bit K-quant or IQ4_XS scale or min; when adversarial, 0 or 63 half the time.
   std::uint8_t six_bits() {
     if (adversarial_ && uniform_int(0, 1) == 0) return static_cast<std::uint8_t>(uniform_int(0, 1) * 63);
     return static_cast<std::uint8_t>(uniform_int(0, 63));
+  }
+
+  // A 4-bit Q2_K scale or min; when adversarial, 0 or 15 half the time.
+  std::uint8_t four_bits() {
+    if (adversarial_ && uniform_int(0, 1) == 0) return static_cast<std::uint8_t>(uniform_int(0, 1) * 15);
+    return static_cast<std::uint8_t>(uniform_int(0, 15));
   }
 
   bool adversarial() const { return adversarial_; }
@@ -81,6 +87,54 @@ void random_block(GgmlType type, BlockRandom& rng, std::uint8_t*& out) {
       std::uint8_t q[qk4_0];
       rng.codes_covering(q, 16);
       put(pack_q4_0(rng.scale(-7, -3, true), q), out);
+      return;
+    }
+    case GgmlType::Q5_0: {
+      std::uint8_t q[qk5_0];
+      rng.codes_covering(q, 32);
+      put(pack_q5_0(rng.scale(-8, -4, true), q), out);
+      return;
+    }
+    case GgmlType::Q5_1: {
+      std::uint8_t q[qk5_0];
+      rng.codes_covering(q, 32);
+      const std::uint16_t d = rng.scale(-9, -5, false);
+      put(pack_q5_1(d, rng.scale(-10, -6, true), q), out);
+      return;
+    }
+    case GgmlType::Q2_K: {
+      std::uint8_t scales[16];
+      std::uint8_t mins[16];
+      for (int s = 0; s < 16; ++s) {
+        scales[s] = rng.four_bits();
+        mins[s] = rng.four_bits();
+      }
+      std::uint8_t q[qk_k];
+      rng.codes_covering(q, 4);
+      const std::uint16_t d = rng.scale(-10, -6, false);
+      put(pack_q2_k(d, rng.scale(-10, -6, false), scales, mins, q), out);
+      return;
+    }
+    case GgmlType::Q3_K: {
+      std::uint8_t scales[16];
+      for (auto& s : scales) s = rng.six_bits();
+      std::uint8_t q[qk_k];
+      rng.codes_covering(q, 8);
+      put(pack_q3_k(rng.scale(-11, -7, true), scales, q), out);
+      return;
+    }
+    case GgmlType::IQ4_NL: {
+      std::uint8_t q[qk4_nl];
+      rng.codes_covering(q, 16);
+      put(pack_iq4_nl(rng.scale(-11, -7, true), q), out);
+      return;
+    }
+    case GgmlType::IQ4_XS: {
+      std::uint8_t scales[8];
+      for (auto& s : scales) s = rng.six_bits();
+      std::uint8_t q[qk_k];
+      rng.codes_covering(q, 16);
+      put(pack_iq4_xs(rng.scale(-16, -12, true), scales, q), out);
       return;
     }
     case GgmlType::Q8_0: {

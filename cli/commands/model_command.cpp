@@ -19,6 +19,7 @@
 #include "cli/device_lock.hpp"
 #include "cli/interrupt.hpp"
 #include "cli/progress.hpp"
+#include "workloads/llm/model_ops.hpp"
 #include "workloads/llm/model_report.hpp"
 #include "workloads/llm/model_tuning.hpp"
 #include "tuner/session.hpp"
@@ -43,14 +44,26 @@ struct ModelArgs {
   bool skip_unsupported = false;
 };
 
+// The weight types a kernel serves (`kernel_of` non-empty), as a list: read
+// from the model's own choice of kernels, so it never goes stale.
+std::string served_types(std::string (*kernel_of)(ref::GgmlType)) {
+  std::string list;
+  for (const ref::GgmlType type : ref::all_ggml_types()) {
+    if (kernel_of(type).empty()) continue;
+    list += (list.empty() ? "" : ", ") + std::string(ref::type_name(type));
+  }
+  return list;
+}
+
 // One line for tensors no kernel reads: the first named, the rest counted.
 [[noreturn]] void refuse_unsupported(const std::string& file, const std::vector<model::Unsupported>& unsupported) {
   const auto& first = unsupported.front();
   std::string more = unsupported.size() > 1 ? " (and " + std::to_string(unsupported.size() - 1) + " more)" : "";
   throw Error(ErrorKind::usage, file + ": tensor " + first.tensor + " has type " + first.type + more +
-                                    ", which no vktune kernel reads (matrix products: F32, F16, Q4_0, Q8_0, Q4_K, "
-                                    "Q5_K, Q6_K; the embedding: F16, Q8_0, Q4_K); --skip-unsupported tunes the "
-                                    "rest and reports the step as incomplete");
+                                    ", which no vktune kernel reads (matrix products: " +
+                                    served_types(model::matmul_kernel) + "; the embedding: " +
+                                    served_types(model::get_rows_kernel) +
+                                    "); --skip-unsupported tunes the rest and reports the step as incomplete");
 }
 
 void run_model(ModelArgs args, int& result_code) {

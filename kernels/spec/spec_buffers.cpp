@@ -57,8 +57,8 @@ BufferSpec buffer_of(const Node& node, const Scope& dims,
     b.type = ElementType::gguf;
     b.gguf = *gguf;
   } else {
-    type_node.fail("unknown element type '" + type + "' (f32, f16, i32, u32, i8, or a GGUF block type: Q4_0, Q8_0, "
-                   "Q4_K, Q5_K, Q6_K)");
+    type_node.fail("unknown element type '" + type + "' (f32, f16, i32, u32, i8, or a GGUF block type: " +
+                   ref::ggml_type_list(true) + ")");
   }
   const auto role_node = node.at("role");
   const auto role = role_node.string();

@@ -251,11 +251,26 @@ TEST(GgufMalformed, TensorInfoProblems) {
   b = base;
   poke(b, beta.dims, std::uint64_t{48});  // Q8_0 row of 48: not whole blocks
   expect_error(b, "not a whole number of Q8_0 blocks", beta.n_dims);
-  for (const std::uint32_t type : {3u, 11u, 15u, 1000u}) {
+  for (const std::uint32_t type : {3u, 15u, 16u, 1000u}) {  // Q4_1, Q8_K, IQ2_XXS and no type
     b = base;
     poke(b, beta.type, type);
     expect_error(b, "ggml type id " + std::to_string(type), beta.type);
   }
+  // The refusal names every supported type, the newest included, on one line.
+  b = base;
+  poke(b, beta.type, 16u);
+  const std::string refusal = format_error(b);
+  EXPECT_NE(refusal.find("(" + ggml_type_list() + ")"), std::string::npos) << refusal;
+  EXPECT_EQ(refusal.find('\n'), std::string::npos) << refusal;
+  // Types added with issue 44 are read: their blocks size the tensor (a row
+  // of 32 weights is one IQ4_NL block, and no whole Q3_K super-block).
+  b = base;
+  poke(b, beta.type, 20u);
+  EXPECT_EQ(parse_gguf(b).tensors[1].type, GgmlType::IQ4_NL);
+  EXPECT_EQ(parse_gguf(b).tensors[1].bytes, 2u * 18u);
+  b = base;
+  poke(b, beta.type, 11u);
+  expect_error(b, "not a whole number of Q3_K blocks", beta.n_dims);
   b = base;
   poke(b, beta.name_length, std::uint64_t{65});
   expect_error(b, "tensor name is 65 bytes long", beta.name_length);

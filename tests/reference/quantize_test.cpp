@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <random>
 #include <vector>
 
@@ -62,7 +64,19 @@ constexpr Bound kBounds[] = {
     {GgmlType::Q8_0, 0.0055, 0.0045},   {GgmlType::Q4_0, 0.09, 0.13},
     {GgmlType::Q4_K, 0.08, 0.105},       {GgmlType::Q5_K, 0.04, 0.06},
     {GgmlType::Q6_K, 0.019, 0.02},
+    // Measured 0.041/0.047, 0.035/0.057, 0.268/0.414, 0.153/0.188,
+    // 0.076/0.109 and 0.077/0.085 when these quantizers were written.
+    {GgmlType::Q5_0, 0.045, 0.052},     {GgmlType::Q5_1, 0.038, 0.063},
+    {GgmlType::Q2_K, 0.29, 0.45},       {GgmlType::Q3_K, 0.165, 0.21},
+    {GgmlType::IQ4_NL, 0.083, 0.12},    {GgmlType::IQ4_XS, 0.084, 0.093},
 };
+
+TEST(Quantize, EveryTypeHasABound) {
+  for (const GgmlType type : all_ggml_types()) {
+    EXPECT_TRUE(std::any_of(std::begin(kBounds), std::end(kBounds), [&](const Bound& b) { return b.type == type; }))
+        << type_name(type);
+  }
+}
 
 TEST(Quantize, RoundTripErrorBoundsPerType) {
   const auto x = gaussian(256 * 64, 42);
@@ -106,6 +120,17 @@ TEST(Quantize, ExactlyRepresentableRowsAreExact) {
   q4[0] = q4[32] = -4.0f;
   EXPECT_EQ(round_trip(GgmlType::Q8_0, q8), q8);
   EXPECT_EQ(round_trip(GgmlType::Q4_0, q4), q4);
+  // Q5_0: multiples of 0.25 in -16..15 steps; IQ4_NL: 0.5 times grid values,
+  // with the grid's most negative entry (-127) in every block.
+  std::vector<float> q5(64);
+  std::vector<float> nl(64);
+  const int grid[16] = {-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113};
+  for (std::size_t i = 0; i < 64; ++i) {
+    q5[i] = 0.25f * static_cast<float>(static_cast<int>(i * 7 % 32) - 16);
+    nl[i] = 0.5f * static_cast<float>(grid[i * 5 % 16]);
+  }
+  EXPECT_EQ(round_trip(GgmlType::Q5_0, q5), q5);
+  EXPECT_EQ(round_trip(GgmlType::IQ4_NL, nl), nl);
 }
 
 TEST(Quantize, PositiveOnlyAndConstantSubBlocks) {

@@ -122,6 +122,76 @@ TEST(RandomRows, EveryCodeValueInEveryBlock) {
   }
 }
 
+// The types added with issue 44: codes gathered through the published
+// layouts (written out here), every value in every block; fields finite.
+TEST(RandomRows, EveryCodeValueInEveryBlockOfTheNewerTypes) {
+  const std::size_t blocks = 16;
+  struct Case {
+    GgmlType type;
+    std::size_t levels;
+    std::size_t scale_at;  // an fp16 field that must be finite
+  };
+  for (const Case c : {Case{GgmlType::Q5_0, 32, 0}, Case{GgmlType::Q5_1, 32, 2}, Case{GgmlType::Q2_K, 4, 80},
+                       Case{GgmlType::Q3_K, 8, 108}, Case{GgmlType::IQ4_NL, 16, 0}, Case{GgmlType::IQ4_XS, 16, 0}}) {
+    const std::size_t size = block_bytes(c.type);
+    const auto rows = random_quantized_rows(c.type, 1, block_weights(c.type) * blocks, 19);
+    for (std::size_t b = 0; b < blocks; ++b) {
+      const std::uint8_t* block = rows.data() + size * b;
+      std::set<int> codes;
+      switch (c.type) {
+        case GgmlType::Q5_0:
+        case GgmlType::Q5_1: {
+          const std::size_t qh = c.type == GgmlType::Q5_0 ? 2 : 4;
+          for (int j = 0; j < 32; ++j) {
+            const int nibble = j < 16 ? block[qh + 4 + j] & 15 : block[qh + 4 + j - 16] >> 4;
+            codes.insert(nibble | (((block[qh + j / 8] >> (j % 8)) & 1) << 4));
+          }
+          break;
+        }
+        case GgmlType::Q2_K:
+          for (int i = 0; i < 64; ++i) {
+            for (int p = 0; p < 4; ++p) codes.insert((block[16 + i] >> (2 * p)) & 3);
+          }
+          break;
+        case GgmlType::Q3_K:
+          for (int w = 0; w < 256; ++w) {
+            const int h = w / 128, p = (w % 128) / 32, l = w % 32;
+            codes.insert(((block[32 + 32 * h + l] >> (2 * p)) & 3) | (((block[l] >> (4 * h + p)) & 1) << 2));
+          }
+          break;
+        case GgmlType::IQ4_NL:
+        case GgmlType::IQ4_XS: {
+          const std::size_t qs = c.type == GgmlType::IQ4_NL ? 2 : 8;
+          for (std::size_t i = 0; i < block_weights(c.type) / 2; ++i) {
+            codes.insert(block[qs + i] & 15);
+            codes.insert(block[qs + i] >> 4);
+          }
+          break;
+        }
+        default:
+          FAIL() << "no layout here for " << type_name(c.type);
+      }
+      EXPECT_EQ(codes.size(), c.levels) << type_name(c.type) << " block " << b;
+      EXPECT_TRUE(std::isfinite(fp16_to_fp32(u16_at(rows, size * b + c.scale_at)))) << type_name(c.type);
+    }
+  }
+}
+
+// Adversarial rows (scales at the ends of their ranges, fp16 subnormals,
+// blocks of one extreme code) of every type stay finite and within about ±1.
+TEST(RandomRows, AdversarialRowsAreFiniteAndBounded) {
+  for (const GgmlType type : all_ggml_types()) {
+    const auto rows = random_quantized_rows(type, 8, 1024, 23, InputKind::adversarial);
+    bool some_nonzero = false;
+    for (const float v : dequantize_rows(type, rows.data(), 8, 1024)) {
+      ASSERT_TRUE(std::isfinite(v)) << type_name(type);
+      ASSERT_LE(std::fabs(v), 1.05f) << type_name(type);
+      some_nonzero = some_nonzero || v != 0.0f;
+    }
+    EXPECT_TRUE(some_nonzero) << type_name(type);
+  }
+}
+
 TEST(RandomFloats, RangeAndSeed) {
   const auto a = random_floats(1000, 1, -2.0f, 3.0f);
   EXPECT_EQ(a, random_floats(1000, 1, -2.0f, 3.0f));

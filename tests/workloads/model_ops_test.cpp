@@ -229,6 +229,31 @@ TEST(ModelOps, TensorsNoKernelReadsAreListedOnce) {
   EXPECT_FALSE(ops.complete("decode"));
 }
 
+// Every type the reference library reads but no matrix product serves (Q3_K,
+// IQ4_XS, ...: read from the library's list, not written here): a model whose
+// ffn_down weights use it is read, and each such tensor is listed as
+// unsupported with its type, which `vktune model` turns into its one-line
+// refusal, instead of failing anywhere else.
+TEST(ModelOps, WeightTypesWithoutAKernelAreListedWithTheirType) {
+  int checked = 0;
+  for (const ref::GgmlType type : ref::all_ggml_types()) {
+    if (!matmul_kernel(type).empty()) continue;
+    ++checked;
+    const std::string name(ref::type_name(type));
+    const auto writer = random_model(
+        tiny(),
+        [type](const std::string& role, std::uint32_t) { return role == "ffn_down" ? type : ref::GgmlType::Q8_0; },
+        "test", 1);
+    const auto ops = model_ops(describe(writer), 64, 8);
+    ASSERT_EQ(ops.unsupported.size(), 2u) << name;
+    EXPECT_EQ(ops.unsupported[0].tensor, "blk.0.ffn_down.weight") << name;
+    EXPECT_EQ(ops.unsupported[1].tensor, "blk.1.ffn_down.weight") << name;
+    EXPECT_EQ(ops.unsupported[0].type, name);
+    EXPECT_FALSE(ops.complete("decode")) << name;
+  }
+  EXPECT_GT(checked, 0) << "every type has a matrix-product kernel: this test no longer tests anything";
+}
+
 TEST(ModelOps, RandomModelsHaveTheirPresetsShapesAndMixes) {
   EXPECT_THROW(find_preset("llama3-70b"), Error);
   EXPECT_THROW(check_type_mix("Q3_K_S"), Error);
