@@ -170,15 +170,15 @@ TEST(SpecPushConstants, TypedWordsArePushedAsTheirTypesBits) {
 }
 
 TEST(SpecPushConstants, AValueOutsideItsTypeOrAnUnknownTypeIsRefusedAtLoad) {
-  EXPECT_NE(load_error(spec_with({typed("back", "0 - n", "u32")})).find("is not a 32-bit unsigned integer at shape"),
+  EXPECT_NE(load_error(spec_with(json::array({typed("back", "0 - n", "u32")}))).find("is not a 32-bit unsigned integer at shape"),
             std::string::npos);
-  EXPECT_NE(load_error(spec_with({typed("big", "n * 2^24", "i32")})).find("is not a 32-bit signed integer"),
+  EXPECT_NE(load_error(spec_with(json::array({typed("big", "n * 2^24", "i32")}))).find("is not a 32-bit signed integer"),
             std::string::npos);
-  EXPECT_NE(load_error(spec_with({typed("half", "n / 2 + 0.5", "i32")})).find("is not a 32-bit signed integer"),
+  EXPECT_NE(load_error(spec_with(json::array({typed("half", "n / 2 + 0.5", "i32")}))).find("is not a 32-bit signed integer"),
             std::string::npos);
-  EXPECT_NE(load_error(spec_with({typed("huge", "n * 1e38", "f32")})).find("is not a finite 32-bit float"),
+  EXPECT_NE(load_error(spec_with(json::array({typed("huge", "n * 1e38", "f32")}))).find("is not a finite 32-bit float"),
             std::string::npos);
-  EXPECT_NE(load_error(spec_with({typed("x", "n", "f64")})).find("/push_constants/0/type: 'f64' is not a push-constant type"),
+  EXPECT_NE(load_error(spec_with(json::array({typed("x", "n", "f64")}))).find("/push_constants/0/type: 'f64' is not a push-constant type"),
             std::string::npos);
   // Up to 64 words (256 bytes) load; the device's limit is a legality rule.
   json many = json::array();

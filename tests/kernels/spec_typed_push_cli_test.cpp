@@ -35,7 +35,7 @@ void main() {
 )";
 
 json scale_spec() {
-  return json::parse(R"({
+  return json::parse(R"json({
     "name": "t_typed_push", "shape": ["n"], "default_shapes": [[4096]], "check_shapes": [[1000], [37]],
     "subspaces": [{"name": "flat", "template": "scale.comp", "parameters": [{"name": "WG", "values": [64, 128]}],
                    "local_size": ["WG", 1, 1], "stages": [{"workgroups": [{"dim": "n", "per_workgroup": "WG"}, 1, 1]}]}],
@@ -46,7 +46,7 @@ json scale_spec() {
                        {"name": "shift", "value": "3 - ceil_div(n, 100)", "type": "i32"}],
     "metrics": {"bytes": "8 * n", "flops": "2 * n"},
     "reference": {"expression": "y[i] = x[i] / sqrt(n) + 3 - ceil_div(n, 100)", "arrays": {"y": ["n"], "x": ["n"]}},
-    "tolerance": {"rel_l2": 1e-6, "max_rel": 1e-6}})");
+    "tolerance": {"rel_l2": 1e-6, "max_rel": 1e-6}})json");
 }
 
 class SpecTypedPushCli : public ::testing::Test {
