@@ -82,6 +82,7 @@ std::filesystem::path write_spec_from_shader(const std::string& name, const std:
   std::array<std::string, 3> local{std::to_string(interface->local_size[0]), std::to_string(interface->local_size[1]),
                                    std::to_string(interface->local_size[2])};
   for (const auto& c : interface->constants) {
+    if (c.type != "i32" && c.type != "u32") continue;  // parameters from integer defaults only, as before
     std::string pname = c.name.empty() ? "C" + std::to_string(c.constant_id) : c.name;
     for (unsigned d = 0; d < 3; ++d) {  // local_size_x_id and its kin have no name in GLSL
       if (c.name.empty() && interface->local_size_constant[d] == c.constant_id) pname = std::string("LOCAL_SIZE_") + "XYZ"[d];

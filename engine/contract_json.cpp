@@ -32,7 +32,13 @@ nlohmann::json specialization_to_json(const std::vector<std::pair<std::uint32_t,
 
 nlohmann::json dispatch_to_json(const kernels::DispatchRule& rule) {
   nlohmann::json axes = nlohmann::json::array();
-  for (const auto& a : rule) axes.push_back({{"shape_dim", a.shape_dim}, {"divisor", a.divisor}});
+  for (const auto& a : rule) {
+    nlohmann::json axis = {{"shape_dim", a.shape_dim}, {"divisor", a.divisor}};
+    // Absent when unfolded, so that the contracts (and entry hashes) of
+    // every table written before folds read as they always did.
+    if (a.fold != 0) axis["fold"] = a.fold;
+    axes.push_back(std::move(axis));
+  }
   return axes;
 }
 

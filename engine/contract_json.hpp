@@ -17,7 +17,8 @@ namespace vktune {
 nlohmann::json contract_to_json(const kernels::LaunchContract& contract,
                                 const std::vector<std::string>& stage_spirv_hashes);
 
-// The JSON of kernels::DispatchRule: [{"divisor": q, "shape_dim": d} × 3].
+// The JSON of kernels::DispatchRule: [{"divisor": q, "shape_dim": d} × 3],
+// with "fold": F on an axis that folds (absent otherwise).
 nlohmann::json dispatch_to_json(const kernels::DispatchRule& rule);
 // {"constant_id": value, ...}: a stage's specialization constants.
 nlohmann::json specialization_to_json(const std::vector<std::pair<std::uint32_t, std::uint32_t>>& constants);

@@ -5,6 +5,7 @@
 #include "common/error.hpp"
 #include "engine/variant.hpp"
 #include "harness/shader_interface.hpp"
+#include "harness/specialization_values.hpp"
 
 namespace vktune {
 
@@ -28,7 +29,51 @@ std::string push_type_mismatch(const vk::ShaderInterface& interface, const std::
   return {};
 }
 
+// The values of the baseline's path that reach a stage's specialization
+// constants, each against the constant's type: every parameter varied alone
+// from the baseline (a config the kernel refuses to plan is skipped; its
+// variants fail on their own). "" or the first problem.
+std::string constant_values_problem(const kernels::Kernel& kernel, const kernels::Config& baseline,
+                                    const kernels::Shape& shape, const std::vector<vk::ShaderInterface>& interfaces,
+                                    const std::vector<std::string>& templates) {
+  const auto& space = kernel.spaces().at(kernel.space_index(shape));
+  const auto* path = space.path_of(baseline);
+  if (path == nullptr) return {};
+  for (const auto& parameter : path->parameters) {
+    for (const int value : parameter.values) {
+      auto config = baseline;
+      config[parameter.name] = value;
+      std::vector<kernels::ShaderPlan> plans;
+      try {
+        plans = kernel.stages(config, shape);
+      } catch (const Error&) {
+        continue;
+      }
+      for (std::size_t s = 0; s < plans.size() && s < interfaces.size(); ++s) {
+        if (plans[s].template_file != templates[s]) continue;  // another module than the one read
+        auto constants = plans[s].specialization;
+        if (auto problem = vk::typed_specialization(interfaces[s], constants); !problem.empty()) {
+          return plans[s].template_file + ": " + problem + " (parameter '" + parameter.name + "' = " +
+                 std::to_string(value) + ")";
+        }
+      }
+    }
+  }
+  return {};
+}
+
 }  // namespace
+
+void typed_stage_specialization(const std::vector<std::uint32_t>& spirv,
+                                std::vector<std::pair<std::uint32_t, std::uint32_t>>& constants) {
+  if (constants.empty()) return;
+  std::string unread;
+  const auto interface = vk::reflect_interface(spirv, unread);
+  if (!interface) return;
+  if (auto problem = vk::typed_specialization(*interface, constants); !problem.empty()) {
+    throw Error(ErrorKind::usage, problem);
+  }
+}
 
 std::string baseline_interface_problem(const kernels::Kernel& kernel, const TemplateLibrary& templates) {
   std::set<std::size_t> spaces_done;
@@ -42,15 +87,21 @@ std::string baseline_interface_problem(const kernels::Kernel& kernel, const Temp
       continue;  // the variant's own compile error says what is wrong
     }
     const auto buffers = static_cast<std::uint32_t>(kernel.spaces().at(space).bindings.size());
+    std::vector<vk::ShaderInterface> interfaces;
+    std::vector<std::string> template_files;
     for (const auto& stage : variant.stages) {
       std::string unread;
       const auto interface = vk::reflect_interface(stage.spirv, unread);
-      if (!interface) continue;
+      if (!interface) break;  // the stages after it are not matched to their plans then
+      interfaces.push_back(*interface);
+      template_files.push_back(stage.plan.template_file);
       const auto words = stage.plan.push_constants.empty() ? shape.size() : stage.plan.push_constants.size();
       auto problem = vk::interface_mismatch(*interface, buffers, static_cast<std::uint32_t>(4 * words), false);
       if (problem.empty()) problem = push_type_mismatch(*interface, kernel.spaces().at(space).float_push_words);
       if (!problem.empty()) return stage.plan.template_file + ": " + problem;
     }
+    const auto baseline = kernel.baseline(shape);
+    if (auto problem = constant_values_problem(kernel, baseline, shape, interfaces, template_files); !problem.empty()) return problem;
   }
   return {};
 }

@@ -5,6 +5,7 @@
 #include "common/error.hpp"
 #include "harness/bounds_instrumentation.hpp"
 #include "harness/shader_interface.hpp"
+#include "harness/specialization_values.hpp"
 #include "harness/vk_check.hpp"
 
 namespace vktune::vk {
@@ -81,9 +82,11 @@ ComputePipeline::ComputePipeline(Device& device, std::span<const std::uint32_t> 
   // with a crash, so they are refused here, named (harness/shader_interface.hpp).
   // A module SPIRV-Cross cannot read goes to the driver unchecked.
   std::string unread;
+  auto specialization = desc.specialization;
   if (const auto interface = reflect_interface(spirv, unread)) {
-    const auto mismatch =
-        interface_mismatch(*interface, desc.storage_buffers, desc.push_constant_bytes, desc.bounds_set);
+    auto mismatch = interface_mismatch(*interface, desc.storage_buffers, desc.push_constant_bytes, desc.bounds_set);
+    // Each parameter value in the type its constant is declared with.
+    if (mismatch.empty()) mismatch = typed_specialization(*interface, specialization);
     if (!mismatch.empty()) throw Error(ErrorKind::pipeline, desc.label.empty() ? mismatch : desc.label + ": " + mismatch);
   }
   try {
@@ -125,7 +128,7 @@ ComputePipeline::ComputePipeline(Device& device, std::span<const std::uint32_t> 
 
     std::vector<VkSpecializationMapEntry> entries;
     std::vector<std::uint32_t> values;
-    for (const auto& [id, value] : desc.specialization) {
+    for (const auto& [id, value] : specialization) {
       entries.push_back({id, static_cast<std::uint32_t>(values.size() * sizeof(std::uint32_t)), sizeof(std::uint32_t)});
       values.push_back(value);
     }

@@ -24,7 +24,10 @@ struct PipelineDesc {
   std::string label;                      // names the variant in error messages
   std::uint32_t storage_buffers = 0;      // bindings 0..n-1 of set 0
   std::uint32_t push_constant_bytes = 0;  // 0 = none
-  // constant_id -> 32-bit value (int, uint or float bits).
+  // constant_id -> a parameter's integer value (32-bit two's complement):
+  // the pipeline delivers it in the type the module declares (a float's
+  // bits, a bool's 0/1) and refuses one that type cannot hold
+  // (harness/specialization_values.hpp).
   std::vector<std::pair<std::uint32_t, std::uint32_t>> specialization;
   // The local size the shader declares; checked against device limits before
   // the driver sees it (an over-large workgroup can crash some drivers).

@@ -52,6 +52,36 @@ std::map<std::uint32_t, std::string> declared_names(std::span<const std::uint32_
   return names;
 }
 
+// A specialization constant's type: the four a 32-bit map entry sets
+// ("i32", "u32", "f32", "bool"), else what it is, so that a refusal names it.
+std::string constant_type(spvc_type type) {
+  if (spvc_type_get_vector_size(type) != 1 || spvc_type_get_columns(type) != 1) return "a vector or matrix";
+  const auto width = spvc_type_get_bit_width(type);
+  switch (spvc_type_get_basetype(type)) {
+    case SPVC_BASETYPE_BOOLEAN:
+      return "bool";
+    case SPVC_BASETYPE_FP32:
+      return "f32";
+    case SPVC_BASETYPE_INT32:
+      return "i32";
+    case SPVC_BASETYPE_UINT32:
+      return "u32";
+    case SPVC_BASETYPE_FP16:
+    case SPVC_BASETYPE_FP64:
+      return "f" + std::to_string(width);
+    case SPVC_BASETYPE_INT8:
+    case SPVC_BASETYPE_INT16:
+    case SPVC_BASETYPE_INT64:
+      return "i" + std::to_string(width);
+    case SPVC_BASETYPE_UINT8:
+    case SPVC_BASETYPE_UINT16:
+    case SPVC_BASETYPE_UINT64:
+      return "u" + std::to_string(width);
+    default:
+      return "a non-scalar type";
+  }
+}
+
 // A type's scalar name as a spec names buffer types, or "".
 std::string scalar_name(spvc_type type) {
   const auto width = spvc_type_get_bit_width(type);
@@ -172,12 +202,12 @@ std::optional<ShaderInterface> reflect_interface(std::span<const std::uint32_t> 
   for (std::size_t i = 0; i < constant_count; ++i) {
     const auto handle = spvc_compiler_get_constant_handle(compiler, constants[i].id);
     const auto type = spvc_compiler_get_type_handle(compiler, spvc_constant_get_type(handle));
-    const auto scalar = scalar_name(type);
-    if (scalar != "i32" && scalar != "u32") continue;  // a spec's parameters are integers
     const auto n = names.find(constants[i].id);
-    interface.constants.push_back({constants[i].constant_id, n == names.end() ? "" : n->second,
-                                   scalar == "i32" ? std::int64_t{spvc_constant_get_scalar_i32(handle, 0, 0)}
-                                                   : std::int64_t{spvc_constant_get_scalar_u32(handle, 0, 0)}});
+    ShaderConstant constant{constants[i].constant_id, n == names.end() ? "" : n->second, constant_type(type), 0};
+    if (constant.type == "i32") constant.value = spvc_constant_get_scalar_i32(handle, 0, 0);
+    if (constant.type == "u32" || constant.type == "bool") constant.value = spvc_constant_get_scalar_u32(handle, 0, 0);
+    if (constant.type == "f32") constant.value = static_cast<std::int64_t>(spvc_constant_get_scalar_fp32(handle, 0, 0));
+    interface.constants.push_back(std::move(constant));
   }
   std::sort(interface.constants.begin(), interface.constants.end(),
             [](const auto& a, const auto& b) { return a.constant_id < b.constant_id; });

@@ -36,10 +36,16 @@ struct PushWord {
   std::string type;  // "u32", "i32", "f32"
 };
 
-// A specialization constant: its constant_id, name and default value.
+// A specialization constant: its constant_id, name, scalar type and default
+// value. `type` is "i32", "u32", "f32" or "bool" (what a 32-bit
+// VkSpecializationMapEntry can set), else the type in words ("f64", "i64",
+// "f16", "a vector", ...), which no spec parameter can deliver. `value`
+// holds an integer's or a bool's default (0/1); a float's is truncated, for
+// people only.
 struct ShaderConstant {
   std::uint32_t constant_id = 0;
   std::string name;
+  std::string type;
   std::int64_t value = 0;
 };
 
@@ -48,7 +54,7 @@ struct ShaderInterface {
   std::uint32_t push_constant_bytes = 0;   // the end of the last push-constant member read
   std::string last_push_member;            // that member: "'scale'", or "member 1 at byte 4" unnamed
   std::vector<PushWord> push_words;        // the block's 32-bit scalar members, in order
-  std::vector<ShaderConstant> constants;   // integer specialization constants, by constant_id
+  std::vector<ShaderConstant> constants;   // scalar specialization constants, by constant_id
   std::array<std::uint32_t, 3> local_size{1, 1, 1};
   // The constant_id that sets each local size dimension (local_size_x_id), if any.
   std::array<std::optional<std::uint32_t>, 3> local_size_constant{};

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 
 #include <nlohmann/json.hpp>
 
@@ -23,8 +24,14 @@ std::array<std::uint32_t, 3> workgroup_counts(const DispatchRule& rule, const Sh
                                            " of a " + std::to_string(shape.size()) + "-dimensional shape");
     }
     groups[axis] = (shape[a.shape_dim] + a.divisor - 1) / a.divisor;
+    if (a.fold != 0) groups[axis] = std::min(groups[axis], a.fold);
   }
   return groups;
+}
+
+std::uint32_t folded_divisor(std::uint32_t divisor, std::uint32_t fold) {
+  const auto product = std::uint64_t{divisor} * fold;
+  return static_cast<std::uint32_t>(std::min<std::uint64_t>(product, std::numeric_limits<std::uint32_t>::max()));
 }
 
 Violation plan_limits_violation(const ShaderPlan& plan, const Shape& shape, std::uint32_t buffers,

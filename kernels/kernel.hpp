@@ -150,10 +150,20 @@ struct Space {
 
 // Workgroups along one axis: ceil(shape[shape_dim] / divisor), or 1 when
 // shape_dim < 0. A rule simple enough for the runtime library to evaluate.
+//
+// `fold` (0 = none) caps the axis at that many workgroups, for counts past
+// what one axis may dispatch (65,535 is all Vulkan guarantees): the next axis
+// then carries the rest as an ordinary rule, {shape_dim, divisor * fold}
+// (saturated at 2^32-1, which divides every 32-bit dimension into one), since
+// ceil(ceil(n / q) / F) = ceil(n / (q * F)). The shader recovers its index as
+// gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x and guards it.
 struct DispatchAxis {
   int shape_dim = -1;
   std::uint32_t divisor = 1;
+  std::uint32_t fold = 0;
 };
+// The divisor of the axis that carries what a fold of `fold` leaves over.
+std::uint32_t folded_divisor(std::uint32_t divisor, std::uint32_t fold);
 using DispatchRule = std::array<DispatchAxis, 3>;
 std::array<std::uint32_t, 3> workgroup_counts(const DispatchRule& rule, const Shape& shape);
 
@@ -170,10 +180,12 @@ struct ShaderPlan {
   // their own (a spec file's); empty = the shape, one word per dimension
   // (the convention above).
   std::vector<std::uint32_t> push_constants{};
-  // Specialization constants (constant_id, 32-bit value), sorted by id: a
-  // spec file's parameters delivered that way (a template with
-  // layout(constant_id = N) or local_size_x_id). vktune's own templates take
-  // #defines and leave this empty.
+  // Specialization constants (constant_id, the parameter's integer value as
+  // 32 bits), sorted by id: a spec file's parameters delivered that way (a
+  // template with layout(constant_id = N) or local_size_x_id). The type the
+  // module declares (float, bool) is applied where the SPIR-V is at hand:
+  // pipeline creation and the contract a winner stores. vktune's own
+  // templates take #defines and leave this empty.
   std::vector<std::pair<std::uint32_t, std::uint32_t>> specialization{};
 };
 

@@ -32,10 +32,12 @@ namespace rules {
 
 constexpr std::string_view types = R"cpp(}  // namespace rules
 
-// Workgroups along one axis: ceil(shape[shape_dim] / divisor), or 1 when shape_dim < 0.
+// Workgroups along one axis: ceil(shape[shape_dim] / divisor), or 1 when shape_dim < 0;
+// at most `fold` when fold > 0, the next axis carrying the rest (0 = unfolded).
 struct DispatchAxis {
   std::int32_t shape_dim;
   std::uint32_t divisor;
+  std::uint32_t fold;
 };
 
 // One VkSpecializationMapEntry: constant_id and its 32-bit value.
@@ -113,9 +115,9 @@ struct Entry {
 constexpr std::string_view lookup = R"cpp(
 // Workgroup counts of one stage for a shape (of the entry's dimension count).
 inline std::array<std::uint32_t, 3> workgroup_counts(const Stage& stage, const std::uint32_t* shape) noexcept {
-  return {rules::workgroups_along(stage.dispatch[0].shape_dim, stage.dispatch[0].divisor, shape),
-          rules::workgroups_along(stage.dispatch[1].shape_dim, stage.dispatch[1].divisor, shape),
-          rules::workgroups_along(stage.dispatch[2].shape_dim, stage.dispatch[2].divisor, shape)};
+  return {rules::workgroups_along(stage.dispatch[0].shape_dim, stage.dispatch[0].divisor, stage.dispatch[0].fold, shape),
+          rules::workgroups_along(stage.dispatch[1].shape_dim, stage.dispatch[1].divisor, stage.dispatch[1].fold, shape),
+          rules::workgroups_along(stage.dispatch[2].shape_dim, stage.dispatch[2].divisor, stage.dispatch[2].fold, shape)};
 }
 
 // ceil(sum of the terms for a shape / divisor): binding sizes and push-constant words.
@@ -383,7 +385,8 @@ std::string export_header(const Store& store, const ExportFilter& filter, const 
              << local.at(2).get<std::uint32_t>() << "u}, {";
         for (std::size_t a = 0; a < 3; ++a) {
           data << (a ? ", " : "") << "{" << dispatch[a].at("shape_dim").get<std::int32_t>() << ", "
-               << dispatch[a].at("divisor").get<std::uint32_t>() << "u}";
+               << dispatch[a].at("divisor").get<std::uint32_t>() << "u, "
+               << (dispatch[a].contains("fold") ? dispatch[a].at("fold").get<std::uint32_t>() : 0u) << "u}";
         }
         data << "}, " << st.at("required_subgroup_size").get<std::uint32_t>() << "u, "
              << (st.at("require_full_subgroups").get<bool>() ? "true" : "false") << ", "

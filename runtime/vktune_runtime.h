@@ -86,6 +86,7 @@ typedef struct vktune_binding {
 typedef struct vktune_dispatch_axis {
   int32_t shape_dim; /* < 0: one workgroup along this axis */
   uint32_t divisor;  /* workgroups = ceil(shape[shape_dim] / divisor) */
+  uint32_t fold;     /* > 0: at most this many workgroups; the next axis carries the rest. 0: unfolded */
 } vktune_dispatch_axis;
 
 typedef struct vktune_specialization {

@@ -100,13 +100,17 @@ bool same_architecture(const DeviceIdentity& a, const DeviceIdentity& b);
 double shape_distance(const Shape& a, const Shape& b);
 
 // Workgroups along one axis: ceil(shape[shape_dim] / divisor), or 1 when
-// shape_dim < 0.
+// shape_dim < 0. `fold` > 0 caps the axis at that many (a count past the
+// 65,535 workgroups an axis is guaranteed, folded into the next axis, which
+// then reads {shape_dim, divisor * fold}: the shader's index is
+// gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x); 0 = unfolded.
 struct DispatchAxis {
   int shape_dim = -1;
   std::uint32_t divisor = 1;
+  std::uint32_t fold = 0;
 };
 inline bool operator==(const DispatchAxis& a, const DispatchAxis& b) {
-  return a.shape_dim == b.shape_dim && a.divisor == b.divisor;
+  return a.shape_dim == b.shape_dim && a.divisor == b.divisor && a.fold == b.fold;
 }
 using DispatchRule = std::array<DispatchAxis, 3>;
 

@@ -6,6 +6,7 @@
 #include "kernels/variant_contract.hpp"
 #include "results/spirv_bytes.hpp"
 #include "engine/contract_json.hpp"
+#include "engine/interface_check.hpp"
 #include "tuner/session.hpp"
 #include "engine/variant.hpp"
 
@@ -47,7 +48,6 @@ void TuneSession::store_winner(const kernels::Kernel& kernel, const kernels::Sha
     winner.variant_hash = w.variant_hash;
     winner.config_json = kernels::config_to_json(w.config);
     winner.spirv = variant.stages[0].spirv;
-    winner.specialization_json = specialization_to_json(plan.specialization).dump();
     for (int i = 0; i < 3; ++i) winner.local_size[i] = plan.local_size[i];
     winner.dispatch_json = dispatch_to_json(plan.dispatch).dump();
     winner.required_subgroup_size = plan.required_subgroup_size;
@@ -61,7 +61,13 @@ void TuneSession::store_winner(const kernels::Kernel& kernel, const kernels::Sha
     }
     // The contract names every stage's SPIR-V by content hash; the stages
     // after the first are stored beside the winner's own.
-    const auto contract = kernels::launch_contract(kernel, w.config, shape);
+    auto contract = kernels::launch_contract(kernel, w.config, shape);
+    // The contract carries the words the pipeline was given: a float
+    // constant's bits, not the parameter's integer.
+    for (std::size_t s = 0; s < contract.stages.size() && s < variant.stages.size(); ++s) {
+      typed_stage_specialization(variant.stages[s].spirv, contract.stages[s].specialization);
+    }
+    winner.specialization_json = specialization_to_json(contract.stages[0].specialization).dump();
     std::vector<std::string> hashes;
     for (std::size_t s = 0; s < variant.stages.size(); ++s) {
       hashes.push_back(results::spirv_content_hash(variant.stages[s].spirv));

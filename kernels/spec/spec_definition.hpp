@@ -42,10 +42,14 @@ struct Rule {
 };
 
 // Workgroups along one axis: 1, or ceil(shape[dim] / per_workgroup), the
-// form the launch contract carries as data (kernels::DispatchAxis).
+// form the launch contract carries as data (kernels::DispatchAxis). With
+// `fold`, at most that many, the rest carried by the next axis, which the
+// spec writes "folded" (`folded` here; it takes its rule from this one).
 struct Axis {
   int dim = -1;
   std::shared_ptr<Expression> per_workgroup;  // over dims and parameters; null = 1
+  std::shared_ptr<Expression> fold;           // over dims and parameters; null = unfolded
+  bool folded = false;
 };
 
 struct Stage {

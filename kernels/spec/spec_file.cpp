@@ -98,6 +98,10 @@ Axis axis_of(const Node& node, const Definition& d, const Scope& params) {
     if (node.integer(1, 1) != 1) node.fail("a constant axis must be 1");
     return axis;
   }
+  if (node.json().is_string() && node.string() == "folded") {
+    axis.folded = true;  // stage_of checks that the axis before it folds
+    return axis;
+  }
   if (node.json().is_string()) {
     const auto dim = node.string();
     const auto it = std::find(d.dims.begin(), d.dims.end(), dim);
@@ -105,14 +109,31 @@ Axis axis_of(const Node& node, const Definition& d, const Scope& params) {
     axis.dim = static_cast<int>(it - d.dims.begin());
     return axis;
   }
-  node.only({"dim", "per_workgroup"});
+  node.only({"dim", "per_workgroup", "fold"});
   const auto dim_node = node.at("dim");
   const auto dim = dim_node.string();
   const auto it = std::find(d.dims.begin(), d.dims.end(), dim);
   if (it == d.dims.end()) dim_node.fail("'" + dim + "' is not a shape dimension");
   axis.dim = static_cast<int>(it - d.dims.begin());
   axis.per_workgroup = std::make_shared<Expression>(node.at("per_workgroup").expression(params));
+  if (node.has("fold")) axis.fold = std::make_shared<Expression>(node.at("fold").expression(params));
   return axis;
+}
+
+// A fold hands its rest to the next axis, which must say so ("folded"), and
+// only a fold may be followed by "folded": either half alone would dispatch
+// part of the work, or all of it on an axis the shader does not read.
+void check_folds(const Node& axes_node, const std::array<Axis, 3>& axes) {
+  for (std::size_t i = 0; i < 3; ++i) {
+    const bool next_folded = i + 1 < 3 && axes[i + 1].folded;
+    if (axes[i].fold && i == 2) axes_node.at(i).fail("the z axis cannot fold: no axis follows it to take the rest");
+    if (axes[i].fold && !next_folded) {
+      axes_node.at(i).fail("a fold needs the next axis written \"folded\" to carry the rest");
+    }
+    if (axes[i].folded && (i == 0 || !axes[i - 1].fold)) {
+      axes_node.at(i).fail("\"folded\" follows an axis with \"fold\"");
+    }
+  }
 }
 
 Stage stage_of(const Node& node, const Definition& d, const Scope& params, const std::string& default_template,
@@ -131,6 +152,7 @@ Stage stage_of(const Node& node, const Definition& d, const Scope& params, const
   const auto axes = node.at("workgroups").array(3);
   if (axes.size() != 3) node.at("workgroups").fail("expected 3 axes (x, y, z)");
   for (std::size_t i = 0; i < 3; ++i) stage.workgroups[i] = axis_of(axes[i], d, params);
+  check_folds(node.at("workgroups"), stage.workgroups);
   if (node.has("shared_memory_bytes")) {
     stage.shared_memory_bytes = std::make_shared<Expression>(node.at("shared_memory_bytes").expression(params));
   }

@@ -166,8 +166,15 @@ ShaderPlan SpecKernel::stage_plan(const Stage& stage, const PathSpec& sub, const
   for (std::size_t i = 0; i < 3; ++i) plan.local_size[i] = evaluate(*stage.local_size[i], "local_size", 1);
   for (std::size_t i = 0; i < 3; ++i) {
     const auto& axis = stage.workgroups[i];
+    if (axis.folded) {  // the load checked that axis i - 1 folds
+      const auto& before = plan.dispatch[i - 1];
+      plan.dispatch[i].shape_dim = before.shape_dim;
+      plan.dispatch[i].divisor = folded_divisor(before.divisor, before.fold);
+      continue;
+    }
     plan.dispatch[i].shape_dim = axis.dim;
     plan.dispatch[i].divisor = axis.per_workgroup ? evaluate(*axis.per_workgroup, "per_workgroup", 1) : 1;
+    if (axis.fold) plan.dispatch[i].fold = evaluate(*axis.fold, "fold", 1);
   }
   if (stage.shared_memory_bytes) plan.shared_memory_bytes = evaluate(*stage.shared_memory_bytes, "shared_memory_bytes", 0);
   if (stage.subgroup_size) plan.required_subgroup_size = evaluate(*stage.subgroup_size, "subgroup_size", 0);

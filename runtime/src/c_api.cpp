@@ -100,7 +100,7 @@ vktune::runtime::Stage variant_from(const vktune_variant& v) {
   for (int i = 0; i < 3; ++i) {
     out.local_size[i] = v.local_size[i];
     out.dispatch[i] = {v.dispatch[i].shape_dim < 0 ? -1 : static_cast<int>(v.dispatch[i].shape_dim),
-                       v.dispatch[i].divisor};
+                       v.dispatch[i].divisor, v.dispatch[i].fold};
   }
   out.required_subgroup_size = v.required_subgroup_size;
   out.require_full_subgroups = v.require_full_subgroups != 0;
@@ -181,8 +181,8 @@ vktune_status vktune_table_lookup(const vktune_table* table, const vktune_query*
       v.specialization_count = data->specialization[s].size();
       for (int i = 0; i < 3; ++i) {
         v.local_size[i] = stages[s].local_size[static_cast<std::size_t>(i)];
-        v.dispatch[i] = {stages[s].dispatch[static_cast<std::size_t>(i)].shape_dim,
-                         stages[s].dispatch[static_cast<std::size_t>(i)].divisor};
+        const auto& axis = stages[s].dispatch[static_cast<std::size_t>(i)];
+        v.dispatch[i] = {axis.shape_dim, axis.divisor, axis.fold};
       }
       v.required_subgroup_size = stages[s].required_subgroup_size;
       v.require_full_subgroups = stages[s].require_full_subgroups ? 1 : 0;
@@ -245,7 +245,10 @@ vktune_status vktune_workgroup_counts(const vktune_dispatch_axis dispatch[3], co
   }
   return guarded([&] {
     vktune::runtime::DispatchRule rule{};
-    for (int i = 0; i < 3; ++i) rule[i] = {dispatch[i].shape_dim < 0 ? -1 : static_cast<int>(dispatch[i].shape_dim), dispatch[i].divisor};
+    for (int i = 0; i < 3; ++i) {
+      rule[i] = {dispatch[i].shape_dim < 0 ? -1 : static_cast<int>(dispatch[i].shape_dim), dispatch[i].divisor,
+                 dispatch[i].fold};
+    }
     const auto groups = vktune::runtime::workgroup_counts(rule, vktune::runtime::Shape(shape, shape + shape_dims));
     for (int i = 0; i < 3; ++i) out[i] = groups[i];
   });

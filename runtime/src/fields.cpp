@@ -95,6 +95,21 @@ DispatchRule parse_dispatch(const nlohmann::json& value, const std::string& sour
     }
     rule[axis].shape_dim = d < 0 ? -1 : static_cast<int>(d);
     rule[axis].divisor = divisor;
+    if (a.contains("fold") && (!as_uint32(a["fold"], rule[axis].fold) || rule[axis].fold == 0)) {
+      bad("axis " + std::to_string(axis) + " has a fold that is not a positive 32-bit integer");
+    }
+  }
+  // A fold leaves the rest of its count to the next axis: without that axis
+  // reading the same dimension by divisor * fold, the dispatch would cover
+  // part of the work, so a contract that says otherwise is refused.
+  for (std::size_t axis = 0; axis < 3; ++axis) {
+    const auto& a = rule[axis];
+    if (a.fold == 0) continue;
+    if (axis == 2 || a.shape_dim < 0 || rule[axis + 1].shape_dim != a.shape_dim ||
+        rule[axis + 1].divisor != rules::folded_divisor(a.divisor, a.fold)) {
+      bad("axis " + std::to_string(axis) + " folds, but the next axis does not carry the rest (shape_dim " +
+          std::to_string(a.shape_dim) + ", divisor " + std::to_string(rules::folded_divisor(a.divisor, a.fold)) + ")");
+    }
   }
   return rule;
 }

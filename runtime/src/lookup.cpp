@@ -128,7 +128,7 @@ std::array<std::uint32_t, 3> workgroup_counts(const DispatchRule& rule, const Sh
                                           ") does not fit the " + std::to_string(shape.size()) +
                                           "-dimensional shape " + detail::shape_text(shape));
     }
-    groups[axis] = rules::workgroups_along(a.shape_dim, a.divisor, shape.data());
+    groups[axis] = rules::workgroups_along(a.shape_dim, a.divisor, a.fold, shape.data());
   }
   return groups;
 }
