@@ -14,7 +14,7 @@ int c_api_check(const char* table_path) {
   vktune_lookup* found = NULL;
   const uint32_t shape[3] = {2, 64, 1024};
   vktune_query query;
-  const vktune_dispatch_axis axes[3] = {{1, 2}, {0, 1}, {-1, 7}};
+  const vktune_dispatch_axis axes[3] = {{1, 2, 0}, {0, 1, 0}, {-1, 7, 0}};
   uint32_t groups[3] = {0, 0, 0};
 
   CHECK(vktune_table_open("/nonexistent/table.json", &table) == VKTUNE_ERROR_IO);

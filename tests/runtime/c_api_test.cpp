@@ -115,9 +115,9 @@ TEST(RuntimeCApi, LookupBaselineAndErrors) {
   baseline.specialization_count = 2;
   baseline.local_size[0] = 64;
   baseline.local_size[1] = baseline.local_size[2] = 1;
-  baseline.dispatch[0] = {1, 4};
-  baseline.dispatch[1] = {0, 8};
-  baseline.dispatch[2] = {-1, 1};
+  baseline.dispatch[0] = {1, 4, 0};
+  baseline.dispatch[1] = {0, 8, 0};
+  baseline.dispatch[2] = {-1, 1, 0};
   ASSERT_EQ(vktune_table_lookup(table, &q, &baseline, &found), VKTUNE_OK) << vktune_last_error();
   EXPECT_EQ(found->match, VKTUNE_MATCH_BASELINE);
   EXPECT_STREQ(found->match_name, "baseline");
@@ -170,12 +170,12 @@ TEST(RuntimeCApi, LookupBaselineAndErrors) {
 }
 
 TEST(RuntimeCApi, WorkgroupCounts) {
-  const vktune_dispatch_axis axes[3] = {{1, 2}, {0, 1}, {5, 1}};
+  const vktune_dispatch_axis axes[3] = {{1, 2, 0}, {0, 1, 0}, {5, 1, 0}};
   const std::uint32_t shape[3] = {3, 9, 256};
   std::uint32_t out[3] = {};
   EXPECT_EQ(vktune_workgroup_counts(axes, shape, 3, out), VKTUNE_ERROR_USAGE);  // dim 5 of 3
   EXPECT_NE(std::strstr(vktune_last_error(), "shape_dim 5"), nullptr) << vktune_last_error();
-  const vktune_dispatch_axis ok[3] = {{1, 2}, {0, 1}, {-1, 0}};
+  const vktune_dispatch_axis ok[3] = {{1, 2, 0}, {0, 1, 0}, {-1, 0, 0}};
   EXPECT_EQ(vktune_workgroup_counts(ok, shape, 3, out), VKTUNE_OK);
   EXPECT_EQ(out[0], 5u);
   EXPECT_EQ(out[1], 3u);

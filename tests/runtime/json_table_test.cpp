@@ -153,6 +153,40 @@ TEST(RuntimeJson, MalformedFieldsNameThePlace) {
   expect_format_error([](auto& d) { d["winners"][0] = 5; }, "winners[0] is not an object");
 }
 
+// A dispatch folded into a second axis: x capped at 7 workgroups, y reading
+// the same dimension by 2 * 7 (docs/TABLE_FORMAT.md). 200 columns in pairs
+// are 100 workgroups: 7 along x, 15 along y (7 * 14 = 98 would miss two).
+TEST(RuntimeJson, AFoldedDispatchLoadsAndIsEvaluated) {
+  auto doc = good_table();
+  doc["winners"][0]["dispatch"] = nlohmann::json::parse(
+      R"([{"shape_dim": 1, "divisor": 2, "fold": 7}, {"shape_dim": 1, "divisor": 14}, {"shape_dim": -1, "divisor": 1}])");
+  const auto table = rt::Table::from_json_text(doc.dump(), "test table");
+  const auto& dispatch = table.entries()[0].contract.stages[0].dispatch;
+  EXPECT_EQ(dispatch[0], (rt::DispatchAxis{1, 2, 7}));
+  EXPECT_EQ(dispatch[1], (rt::DispatchAxis{1, 14, 0}));
+  EXPECT_EQ(rt::workgroup_counts(dispatch, {1, 200, 4096}), (std::array<std::uint32_t, 3>{7, 15, 1}));
+  EXPECT_EQ(rt::workgroup_counts(dispatch, {1, 9, 4096}), (std::array<std::uint32_t, 3>{5, 1, 1}));
+}
+
+TEST(RuntimeJson, AFoldWithoutTheAxisThatCarriesItsRestIsAnError) {
+  const auto folded = [](nlohmann::json& d, const char* axes) { d["winners"][0]["dispatch"] = nlohmann::json::parse(axes); };
+  expect_format_error([&](auto& d) { folded(d, R"([{"shape_dim": 1, "divisor": 2, "fold": 0}, {"shape_dim": 1, "divisor": 2},
+                                                  {"shape_dim": -1, "divisor": 1}])"); },
+                      "axis 0 has a fold that is not a positive 32-bit integer");
+  expect_format_error([&](auto& d) { folded(d, R"([{"shape_dim": 1, "divisor": 2, "fold": 7}, {"shape_dim": 1, "divisor": 13},
+                                                  {"shape_dim": -1, "divisor": 1}])"); },
+                      "axis 0 folds, but the next axis does not carry the rest (shape_dim 1, divisor 14)");
+  expect_format_error([&](auto& d) { folded(d, R"([{"shape_dim": 1, "divisor": 2, "fold": 7}, {"shape_dim": 0, "divisor": 14},
+                                                  {"shape_dim": -1, "divisor": 1}])"); },
+                      "axis 0 folds, but the next axis does not carry the rest");
+  expect_format_error([&](auto& d) { folded(d, R"([{"shape_dim": -1, "divisor": 1}, {"shape_dim": -1, "divisor": 1},
+                                                  {"shape_dim": 1, "divisor": 2, "fold": 7}])"); },
+                      "axis 2 folds");
+  expect_format_error([&](auto& d) { folded(d, R"([{"shape_dim": 1, "divisor": 2, "fold": "7"}, {"shape_dim": 1, "divisor": 14},
+                                                  {"shape_dim": -1, "divisor": 1}])"); },
+                      "axis 0 has a fold that is not a positive 32-bit integer");
+}
+
 TEST(RuntimeJson, EveryTruncationIsAnError) {
   const auto text = good_table().dump();
   for (std::size_t n = 0; n < text.size(); ++n) {

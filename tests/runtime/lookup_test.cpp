@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "fixtures.hpp"
+#include "vktune_runtime.h"
 #include "vktune_runtime.hpp"
 
 namespace rt = vktune::runtime;
@@ -304,6 +305,24 @@ TEST(RuntimeDispatch, WorkgroupCounts) {
   EXPECT_THROW(rt::workgroup_counts(rule, std::vector<std::uint32_t>{4}), rt::Error);
   const rt::DispatchRule zero{rt::DispatchAxis{0, 0}, rt::DispatchAxis{}, rt::DispatchAxis{}};
   EXPECT_THROW(rt::workgroup_counts(zero, std::vector<std::uint32_t>{4}), rt::Error);
+}
+
+// Worked by hand: 200,000 rows, one a workgroup, at most 65,535 along x:
+// 4 along y (3 * 65,535 = 196,605 < 200,000).
+TEST(RuntimeDispatch, AFoldedAxisCapsAtItsFoldAndTheNextCarriesTheRest) {
+  const rt::DispatchRule rule{rt::DispatchAxis{0, 1, 65535}, rt::DispatchAxis{0, 65535}, rt::DispatchAxis{}};
+  EXPECT_EQ(rt::workgroup_counts(rule, std::vector<std::uint32_t>{200000}), (std::array<std::uint32_t, 3>{65535, 4, 1}));
+  EXPECT_EQ(rt::workgroup_counts(rule, std::vector<std::uint32_t>{65535}), (std::array<std::uint32_t, 3>{65535, 1, 1}));
+  EXPECT_EQ(rt::workgroup_counts(rule, std::vector<std::uint32_t>{65536}), (std::array<std::uint32_t, 3>{65535, 2, 1}));
+  EXPECT_EQ(rt::workgroup_counts(rule, std::vector<std::uint32_t>{12}), (std::array<std::uint32_t, 3>{12, 1, 1}));
+  // The C API reads the fold from the struct's new last member.
+  const vktune_dispatch_axis axes[3] = {{0, 1, 65535}, {0, 65535, 0}, {-1, 1, 0}};
+  const std::uint32_t shape[1] = {200000};
+  std::uint32_t out[3] = {};
+  ASSERT_EQ(vktune_workgroup_counts(axes, shape, 1, out), VKTUNE_OK) << vktune_last_error();
+  EXPECT_EQ(out[0], 65535u);
+  EXPECT_EQ(out[1], 4u);
+  EXPECT_EQ(out[2], 1u);
 }
 
 TEST(RuntimeDispatch, LookupEvaluatesTheRuleForTheQueriedShape) {
