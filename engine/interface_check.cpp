@@ -37,7 +37,9 @@ std::string constant_values_problem(const kernels::Kernel& kernel, const kernels
                                     const kernels::Shape& shape, const std::vector<vk::ShaderInterface>& interfaces,
                                     const std::vector<std::string>& templates) {
   const auto& space = kernel.spaces().at(kernel.space_index(shape));
-  const auto* path = space.path_of(baseline);
+  // A space of one path keeps none in `paths`: effective_paths spells it out.
+  const auto implicit = space.effective_paths();
+  const auto* path = space.paths.empty() ? &implicit.front() : space.path_of(baseline);
   if (path == nullptr) return {};
   for (const auto& parameter : path->parameters) {
     for (const int value : parameter.values) {

@@ -23,7 +23,10 @@ std::array<std::uint32_t, 3> workgroup_counts(const DispatchRule& rule, const Sh
       throw Error(ErrorKind::internal, "dispatch rule refers to shape dimension " + std::to_string(a.shape_dim) +
                                            " of a " + std::to_string(shape.size()) + "-dimensional shape");
     }
-    groups[axis] = (shape[a.shape_dim] + a.divisor - 1) / a.divisor;
+    // Not (d + q - 1) / q: that wraps past 2^32 for a large divisor (a
+    // folded axis's q * F saturates at 2^32 - 1).
+    const auto d = shape[a.shape_dim];
+    groups[axis] = d / a.divisor + (d % a.divisor != 0 ? 1u : 0u);
     if (a.fold != 0) groups[axis] = std::min(groups[axis], a.fold);
   }
   return groups;
