@@ -33,6 +33,8 @@ TEST_F(FoldAgreement, RuntimeAndHeaderCountTheSameFoldedWorkgroups) {
   gpu.name = "NVIDIA H200";
   gpu.device_uuid = "aaaa";
   auto w = sample_winner(store.upsert_device(gpu), "1,4096,4096");
+  // A header and OpCapability Shader: the least module the runtime loads.
+  w.spirv = {0x07230203u, 0x00010300u, 0u, 2u, 0u, (2u << 16) | 17u, 1u};
   // Columns (dim 1) in threes, at most 7 workgroups along x, the rest along y
   // by 3 * 7 = 21; z one workgroup per row (dim 0).
   w.dispatch_json =
