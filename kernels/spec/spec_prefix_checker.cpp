@@ -85,9 +85,15 @@ SpecPrefixChecker::SpecPrefixChecker(const SpecKernel& kernel, std::size_t sub_i
       if (e) reads.insert(reads.end(), e->reads().begin(), e->reads().end());
     };
     for (auto& e : copy.local_size) take(e);
-    for (auto& axis : copy.workgroups) take(axis.per_workgroup);
+    // Every expression of the stage: one left out is evaluated at a depth
+    // where the parameters it reads are still unset (a fold read 0 there).
+    for (auto& axis : copy.workgroups) {
+      take(axis.per_workgroup);
+      take(axis.fold);
+    }
     take(copy.shared_memory_bytes);
     take(copy.subgroup_size);
+    take(copy.full_subgroups);
     stages_.push_back(std::move(copy));
     checks_[depth_of(reads)].push_back({Kind::stage, {}, nullptr, s});
   }

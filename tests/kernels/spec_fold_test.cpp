@@ -11,7 +11,9 @@
 
 #include "engine/contract_json.hpp"
 #include "kernels/variant_contract.hpp"
+#include "tests/kernels/config_by_config.hpp"
 #include "tests/kernels/spec_test_support.hpp"
+#include "tuner/space.hpp"
 
 namespace vktune::kernels::spec::spec_test {
 namespace {
@@ -88,6 +90,20 @@ TEST(SpecFold, CountsPastTheDeviceLimitStayIllegalOnEitherAxis) {
   const auto wide_y = kernel.constraint_violation(config_of(1, 7), {600000, 64}, device);
   ASSERT_FALSE(wide_y.empty());
   EXPECT_NE(wide_y.detail.find("85715 workgroups along axis 1"), std::string::npos) << wide_y.detail;
+}
+
+// The space enumerated prefix by prefix (as list, check and tune do) keeps
+// what checking config by config keeps: the fold is read where F is set
+// (it was read before, as 0, and every config was refused).
+TEST(SpecFold, EnumerationPrefixByPrefixReadsTheFold) {
+  auto spec = folded_spec();
+  spec["subspaces"][0]["parameters"][2]["values"] = {7, 65535, 100000};
+  const auto kernel = load_spec(spec);
+  const ConfigByConfig plain(kernel);
+  const auto fast = enumerate_space(kernel, {200000, 64}, plain_device(1024));
+  const auto slow = enumerate_space(plain, {200000, 64}, plain_device(1024));
+  EXPECT_EQ(fast.valid, slow.valid);
+  EXPECT_EQ(fast.valid.size(), 8u);  // WG x ROWS_PER_WG x F in {7, 65535}; 100,000 along x is too many
 }
 
 TEST(SpecFold, TheContractJsonCarriesTheFoldOnlyWhereThereIsOne) {
