@@ -109,23 +109,29 @@ class SpecFoldCli : public ::testing::Test {
     std::ofstream(dir_ / "alpha.comp") << kAlphaShader;
   }
   void TearDown() override { fs::remove_all(dir_); }
-  results::testing::CliRun check(const json& spec, const std::string& device) {
+  // `vktune check` prints its seed (the inputs' randomness) on its last lines.
+  results::testing::CliRun check(const json& spec, const std::string& device, const std::string& more = "") {
     std::ofstream(dir_ / "spec.json") << spec.dump(2);
-    return run_vktune("check " + quoted(dir_ / "spec.json") + " --device " + device, dir_ / "stderr.txt");
+    return run_vktune("check " + quoted(dir_ / "spec.json") + " --device " + device + more, dir_ / "stderr.txt");
   }
   fs::path dir_;
 };
 
+// Every config (WG x ROWS_PER_WG x F: 8) at both check shapes: F = 7 folds
+// both (100 rows: 7 x 15 workgroups; 37 rows: 7 x 6), F = 65,535 neither.
 TEST_F(SpecFoldCli, RowsFoldedIntoYCheckAtBothFolds) {
-  const auto r = check(rows_spec(), "0");
+  const auto r = check(rows_spec(), "0", " --variants all");
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
-  EXPECT_NE(r.out.find("0 failed"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("t_fold_rows 100,33: 8 variants checked, 0 failed"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("16 passed, 0 failed"), std::string::npos) << r.out;
 }
 
+// Every legal config (ALPHA = ALPHA_DEF in {1, 2}, WG, UNUSED_FLAG: 8) at both shapes.
 TEST_F(SpecFoldCli, AFloatSpecializationConstantChecksAgainstItsReference) {
-  const auto r = check(alpha_spec(), "0");
+  const auto r = check(alpha_spec(), "0", " --variants all");
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
-  EXPECT_NE(r.out.find("0 failed"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("t_float_constant 1000: 8 variants checked, 0 failed"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("16 passed, 0 failed"), std::string::npos) << r.out;
 }
 
 TEST_F(SpecFoldCli, AValueAConstantsTypeCannotHoldIsRefusedAtLoad) {
