@@ -69,15 +69,22 @@ float search_symmetric_scale(const float* x, std::size_t n, int qmin, int qmax, 
 
 float via_fp16(float scale) { return fp16_to_fp32(scale_to_fp16(scale)); }
 
-void quantize_q4_0(const float* x, std::uint8_t* out, std::size_t blocks) {
-  for (std::size_t b = 0; b < blocks; ++b, x += qk4_0, out += sizeof(BlockQ4_0)) {
-    const float d = search_symmetric_scale(x, qk4_0, -8, 7, via_fp16);
-    std::uint8_t q[qk4_0];
-    for (std::size_t i = 0; i < qk4_0; ++i) {
-      q[i] = static_cast<std::uint8_t>((d == 0.0f ? 0 : round_clamp(x[i] / d, -8, 7)) + 8);
+// Blocks of N weights with one fp16 scale d and codes c in qmin..qmax,
+// stored as c - qmin (Q4_0, Q5_0): y = d * c.
+template <class Block, std::size_t N, class Pack>
+void quantize_offset_codes(const float* x, std::uint8_t* out, std::size_t blocks, int qmin, int qmax, Pack pack) {
+  for (std::size_t b = 0; b < blocks; ++b, x += N, out += sizeof(Block)) {
+    const float d = search_symmetric_scale(x, N, qmin, qmax, via_fp16);
+    std::uint8_t q[N];
+    for (std::size_t i = 0; i < N; ++i) {
+      q[i] = static_cast<std::uint8_t>((d == 0.0f ? 0 : round_clamp(x[i] / d, qmin, qmax)) - qmin);
     }
-    store_block(pack_q4_0(fp32_to_fp16(d), q), out);
+    store_block(pack(fp32_to_fp16(d), q), out);
   }
+}
+
+void quantize_q4_0(const float* x, std::uint8_t* out, std::size_t blocks) {
+  quantize_offset_codes<BlockQ4_0, qk4_0>(x, out, blocks, -8, 7, pack_q4_0);
 }
 
 void quantize_q8_0(const float* x, std::uint8_t* out, std::size_t blocks) {
@@ -227,14 +234,7 @@ void quantize_q6_k(const float* x, std::uint8_t* out, std::size_t blocks) {
 
 // Q5_0: as Q4_0 with codes -16..15.
 void quantize_q5_0(const float* x, std::uint8_t* out, std::size_t blocks) {
-  for (std::size_t b = 0; b < blocks; ++b, x += qk5_0, out += sizeof(BlockQ5_0)) {
-    const float d = search_symmetric_scale(x, qk5_0, -16, 15, via_fp16);
-    std::uint8_t q[qk5_0];
-    for (std::size_t i = 0; i < qk5_0; ++i) {
-      q[i] = static_cast<std::uint8_t>((d == 0.0f ? 0 : round_clamp(x[i] / d, -16, 15)) + 16);
-    }
-    store_block(pack_q5_0(fp32_to_fp16(d), q), out);
-  }
+  quantize_offset_codes<BlockQ5_0, qk5_0>(x, out, blocks, -16, 15, pack_q5_0);
 }
 
 // Q5_1: the affine fit of a K-quant sub-block, stored as d*q + m with m = -min.
