@@ -12,11 +12,14 @@
 //    and the reference is an expression of the shape alone (a reference may
 //    not read parameters). Delivered as an integer's bits (1.4e-45), ALPHA
 //    would make it x or 0.
+//  - A tuned winner's contract holds the float constant's bits.
 //  - A uint constant given -1, and a bool given 2, refused at load in one
 //    line before any device is opened.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -132,6 +135,26 @@ TEST_F(SpecFoldCli, AFloatSpecializationConstantChecksAgainstItsReference) {
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("t_float_constant 1000: 8 variants checked, 0 failed"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("16 passed, 0 failed"), std::string::npos) << r.out;
+}
+
+// A tuned winner's contract carries the words its pipeline was given: the
+// float constant's bits (1.0f is 1065353216), the bool's 0/1, the uint as is.
+TEST_F(SpecFoldCli, ATunedWinnersContractCarriesTheFloatConstantsBits) {
+  std::ofstream(dir_ / "spec.json") << alpha_spec().dump(2);
+  const auto db = dir_ / "t.db";
+  const auto tune = run_vktune(quoted(dir_ / "spec.json") + " --device 0 --shape 1000 --budget 8 --db " + quoted(db),
+                               dir_ / "stderr.txt");
+  ASSERT_EQ(tune.exit_code, 0) << tune.out << tune.err;
+  const auto exported = run_vktune("export --db " + quoted(db) + " --format json", dir_ / "stderr.txt");
+  ASSERT_EQ(exported.exit_code, 0) << exported.err;
+  const auto table = json::parse(exported.out);
+  ASSERT_EQ(table["winners"].size(), 1u) << exported.out;
+  const auto& winner = table["winners"][0];
+  const auto& constants = winner["contract"]["stages"][0]["specialization"];
+  const float alpha = static_cast<float>(winner["config"]["ALPHA"].get<int>());
+  EXPECT_EQ(constants["0"].get<std::int64_t>(), std::int64_t{std::bit_cast<std::int32_t>(alpha)}) << constants;
+  EXPECT_EQ(constants["1"], 1) << constants;
+  EXPECT_EQ(constants["2"], winner["config"]["UNUSED_FLAG"]) << constants;
 }
 
 TEST_F(SpecFoldCli, AValueAConstantsTypeCannotHoldIsRefusedAtLoad) {
