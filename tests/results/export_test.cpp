@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "common/error.hpp"
+#include "common/version.hpp"
 #include "results/export.hpp"
 #include "results/export_csv.hpp"
 #include "results/import_csv.hpp"
@@ -94,7 +95,7 @@ TEST_F(ExportTest, TableIsSortedByDeviceIdentityKernelAndNumericShape) {
   auto store = Store::open(db_path());
   const auto stored = fill_store(store, random);
   const auto table = export_table(store);
-  EXPECT_EQ(table["generator"], "vktune 0.1.0");
+  EXPECT_EQ(table["generator"], std::string("vktune ") + VKTUNE_VERSION);
   ASSERT_EQ(table["devices"].size(), 2u);
   EXPECT_EQ(table["devices"][0]["name"], "AMD A");  // vendor 0x1002 before 0x10de, though stored second
   EXPECT_EQ(table["devices"][1]["name"], "NVIDIA \"B\", rev 2");
