@@ -47,7 +47,8 @@ std::string baseline_interface_problem(const kernels::Kernel& kernel, const Temp
       const auto interface = vk::reflect_interface(stage.spirv, unread);
       if (!interface) continue;
       const auto words = stage.plan.push_constants.empty() ? shape.size() : stage.plan.push_constants.size();
-      auto problem = vk::interface_mismatch(*interface, buffers, static_cast<std::uint32_t>(4 * words), false);
+      auto problem = vk::interface_mismatch(*interface, buffers, stage.plan.uniform_buffers,
+                                            static_cast<std::uint32_t>(4 * words), false);
       if (problem.empty()) problem = push_type_mismatch(*interface, kernel.spaces().at(space).float_push_words);
       if (!problem.empty()) return stage.plan.template_file + ": " + problem;
     }

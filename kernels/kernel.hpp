@@ -136,10 +136,11 @@ struct Space {
   // "type": "f32"), by word; empty = none (integers, as the shape). What the
   // interface check holds a shader's push-constant members to.
   std::vector<bool> float_push_words{};
-  // Why the kernel's push constants have no such form (a spec word that is
-  // not a polynomial over the shape): its variants tune, but no launch
-  // contract is written for them. "" = push_constants is the layout.
-  std::string push_constants_unfit{};
+  // Why no launch contract can carry the kernel (a spec's push word that is
+  // not a polynomial over the shape, or a uniform buffer): its variants
+  // tune, check and benchmark, but no launch contract is written for them
+  // and no winner is stored. "" = the contract carries it.
+  std::string contract_unfit{};
 
   // The paths, with the implicit single path spelled out.
   std::vector<Path> effective_paths() const;
@@ -175,6 +176,10 @@ struct ShaderPlan {
   // layout(constant_id = N) or local_size_x_id). vktune's own templates take
   // #defines and leave this empty.
   std::vector<std::pair<std::uint32_t, std::uint32_t>> specialization{};
+  // (binding, bytes of its block) of each binding that is a uniform buffer
+  // (a spec's "role": "uniform"), sorted by binding; every other binding is
+  // a storage buffer (the convention above). Empty for vktune's own kernels.
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> uniform_buffers{};
 };
 
 struct HostBuffer {

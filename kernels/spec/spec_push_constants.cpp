@@ -70,6 +70,15 @@ std::optional<std::uint32_t> push_word_bits(const PushConstant& pc, const double
   return std::nullopt;
 }
 
+const char* push_type_range(PushType type) {
+  switch (type) {
+    case PushType::f32: return "a finite 32-bit float";
+    case PushType::i32: return "a 32-bit signed integer";
+    case PushType::u32: return "a 32-bit unsigned integer";
+  }
+  return "a 32-bit word";
+}
+
 std::optional<PushWord> fit_push_word(const Definition& d, std::size_t index, std::string& why) {
   const auto& pc = d.push_constants.at(index);
   const std::size_t dims = d.dims.size();

@@ -65,18 +65,18 @@ TEST(ShaderInterface, TheBindingsUsedAndThePushConstantsRead) {
   EXPECT_EQ(interface.push_constant_bytes, 8u);
   EXPECT_EQ(interface.last_push_member, "'scale'");
   // Served by three buffers and two push words; not by fewer.
-  EXPECT_EQ(vk::interface_mismatch(interface, 3, 8, false), "");
-  EXPECT_EQ(vk::interface_mismatch(interface, 2, 8, false),
+  EXPECT_EQ(vk::interface_mismatch(interface, 3, {}, 8, false), "");
+  EXPECT_EQ(vk::interface_mismatch(interface, 2, {}, 8, false),
             "the shader uses binding 2 ('Y'), a storage buffer, but the kernel binds 2 storage buffers (bindings 0-1 "
             "of set 0)");
-  EXPECT_EQ(vk::interface_mismatch(interface, 3, 4, false),
+  EXPECT_EQ(vk::interface_mismatch(interface, 3, {}, 4, false),
             "the shader reads 8 bytes of push constants (to the end of 'scale'), but the kernel pushes 4");
   // Optimized as vktune compiles, the names are gone: the numbers remain.
   const auto optimized = reflect(compile_glsl("three.comp", kThreeBuffers));
   ASSERT_EQ(optimized.bindings.size(), 3u);
-  EXPECT_EQ(vk::interface_mismatch(optimized, 2, 8, false),
+  EXPECT_EQ(vk::interface_mismatch(optimized, 2, {}, 8, false),
             "the shader uses binding 2, a storage buffer, but the kernel binds 2 storage buffers (bindings 0-1 of set 0)");
-  EXPECT_EQ(vk::interface_mismatch(optimized, 3, 4, false),
+  EXPECT_EQ(vk::interface_mismatch(optimized, 3, {}, 4, false),
             "the shader reads 8 bytes of push constants (to the end of member 1 at byte 4), but the kernel pushes 4");
 }
 
@@ -84,7 +84,7 @@ TEST(ShaderInterface, AUniformBufferWhereAStorageBufferIsBound) {
   const auto interface = reflect(compile_named("uniform.comp", kUniformSizes));
   ASSERT_EQ(interface.bindings.size(), 2u);
   EXPECT_EQ(interface.bindings[1].kind, "uniform buffer");
-  EXPECT_EQ(vk::interface_mismatch(interface, 2, 0, false),
+  EXPECT_EQ(vk::interface_mismatch(interface, 2, {}, 0, false),
             "the shader uses binding 1 ('sizes') as a uniform buffer, where the kernel binds a storage buffer");
 }
 

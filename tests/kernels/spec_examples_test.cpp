@@ -52,7 +52,7 @@ TEST(SpecExamples, EveryExampleLoads) {
                            "/mobilenet_stem/stem.json", "/mobilenet_stem/stem_f16.json", "/fp16/rmsnorm_f16.json",
                            "/fp16/layernorm_f16.json", "/fp16/softmax_f16.json", "/fp16/add_f16.json",
                            "/fp16/swiglu_f16.json", "/fp16/gelu_f16.json", "/fp16/rope_f16_io.json",
-                           "/transpose/transpose.json"}) {
+                           "/transpose/transpose.json", "/uniform_softmax/softmax.json"}) {
     EXPECT_NO_THROW(kernels::spec::SpecKernel(kernels::spec::load_spec(std::string(VKTUNE_EXAMPLES_DIR) + file)))
         << file;
   }

@@ -55,7 +55,7 @@ TEST(SpecPushConstants, PolynomialsAndCeilingsAreFittedAndAgreeAtNewShapes) {
                                       word("affine", "2 * n + 3"), word("tiles", "ceil_div(rows * n + 7, 16)"),
                                       word("pairs", "floor((n + 1) / 2)")}));
   const auto& space = kernel.spaces()[0];
-  ASSERT_TRUE(space.push_constants_unfit.empty()) << space.push_constants_unfit;
+  ASSERT_TRUE(space.contract_unfit.empty()) << space.contract_unfit;
   ASSERT_EQ(space.push_constants.size(), 8u);
   // The forms themselves, for the simple words.
   EXPECT_EQ(space.push_constants[0], (PushWord{"width", SizeRule{{SizeTerm{1, {1}}}, 1, 1}}));
@@ -87,7 +87,7 @@ TEST(SpecPushConstants, AWordThatIsNoPolynomialTunesButGetsNoContract) {
   for (const std::string value : {"min(n, 64)", "n * n", "rows + mod(n, 3)"}) {
     const auto kernel = load(spec_with({word("width", "n"), word("odd", value)}));
     const auto& space = kernel.spaces()[0];
-    const auto& why = space.push_constants_unfit;
+    const auto& why = space.contract_unfit;
     EXPECT_TRUE(space.push_constants.empty()) << value;
     EXPECT_EQ(why.find('\n'), std::string::npos) << why;
     EXPECT_EQ(why.rfind("my/spec.json: /push_constants/1/value: '" + value + "' is not ", 0), 0u) << why;
@@ -160,12 +160,12 @@ TEST(SpecPushConstants, TypedWordsArePushedAsTheirTypesBits) {
   // tunes, and the tune says why no contract is written.
   const auto& space = kernel.spaces()[0];
   EXPECT_TRUE(space.push_constants.empty());
-  EXPECT_NE(space.push_constants_unfit.find("/push_constants/0/type: an f32 word"), std::string::npos)
-      << space.push_constants_unfit;
+  EXPECT_NE(space.contract_unfit.find("/push_constants/0/type: an f32 word"), std::string::npos)
+      << space.contract_unfit;
   EXPECT_EQ(space.float_push_words, (std::vector<bool>{true, true, false, false, false}));
   // Integer words of either sign type fit as before where their values do.
   const auto ints = load(spec_with({typed("n", "n", "i32"), word("rows", "rows")}));
-  EXPECT_EQ(ints.spaces()[0].push_constants_unfit, "");
+  EXPECT_EQ(ints.spaces()[0].contract_unfit, "");
   EXPECT_EQ(ints.spaces()[0].float_push_words, (std::vector<bool>{false, false}));
 }
 
@@ -185,7 +185,7 @@ TEST(SpecPushConstants, AValueOutsideItsTypeOrAnUnknownTypeIsRefusedAtLoad) {
   for (int i = 0; i < 64; ++i) many.push_back(word("w" + std::to_string(i), "n + " + std::to_string(i)));
   const auto kernel = load(spec_with(many));
   EXPECT_EQ(kernel.plan(kernel.baseline({4, 256}), {4, 256}).push_constants.size(), 64u);
-  EXPECT_NE(kernel.spaces()[0].push_constants_unfit.find("64 words, more than the 32"), std::string::npos);
+  EXPECT_NE(kernel.spaces()[0].contract_unfit.find("64 words, more than the 32"), std::string::npos);
   many.push_back(word("w64", "n"));
   EXPECT_NE(load_error(spec_with(many)).find("at most 64 push-constant words"), std::string::npos);
 }
