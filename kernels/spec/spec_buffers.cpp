@@ -45,6 +45,13 @@ BufferSpec buffer_of(const Node& node, const Scope& dims,
     read_uniform_buffer(node, dims, b);
     return b;
   }
+  // The role first: a misspelt "uniform" is a wrong role, not a buffer whose members are unknown fields.
+  const auto role_node = node.at("role");
+  const auto role = role_node.string();
+  const int role_index = results::table_format::binding_role_index(role);
+  if (role_index < 0) {
+    role_node.fail("unknown role '" + role + "' (" + results::table_format::binding_role_list() + ", uniform)");
+  }
   node.only({"name", "binding", "type", "size", "role", "init"});
   BufferSpec b{node.at("name").identifier(),
                static_cast<std::uint32_t>(node.at("binding").integer(0, 63)),
@@ -66,12 +73,6 @@ BufferSpec buffer_of(const Node& node, const Scope& dims,
   } else {
     type_node.fail("unknown element type '" + type + "' (f32, f16, i32, u32, i8, or a GGUF block type: " +
                    ref::ggml_type_list(true) + ")");
-  }
-  const auto role_node = node.at("role");
-  const auto role = role_node.string();
-  const int role_index = results::table_format::binding_role_index(role);
-  if (role_index < 0) {
-    role_node.fail("unknown role '" + role + "' (" + results::table_format::binding_role_list() + ", uniform)");
   }
   b.role = static_cast<BindingRole>(role_index);
 

@@ -381,15 +381,10 @@ TEST_F(SpecCli, SpecInitFromAShaderWritesItsInterfaceAndPassesTheGate) {
       << written.dump(2);
   const auto listed = run("list " + quoted(dir_ / "uniform_sizes.json"));  // loads, the interface check included
   EXPECT_EQ(listed.exit_code, 0) << listed.err;
-  std::ofstream(dir_ / "matrix.comp") << "#version 450
-layout(local_size_x = 64) in;
-"
-                                          "layout(std430, binding = 0) buffer Y { float y[]; };
-"
-                                          "layout(std140, binding = 1) uniform Meta { uint n; mat4 m; };
-"
-                                          "void main() { if (gl_GlobalInvocationID.x < n) y[0] = m[0][0]; }
-";
+  std::ofstream(dir_ / "matrix.comp") << "#version 450\nlayout(local_size_x = 64) in;\n"
+                                          "layout(std430, binding = 0) buffer Y { float y[]; };\n"
+                                          "layout(std140, binding = 1) uniform Meta { uint n; mat4 m; };\n"
+                                          "void main() { if (gl_GlobalInvocationID.x < n) y[0] = m[0][0]; }\n";
   const auto matrix = run("spec init matrix_meta --from " + quoted(dir_ / "matrix.comp"));
   EXPECT_EQ(matrix.exit_code, 2) << matrix.err;
   EXPECT_NE(matrix.err.find("binding 1, a uniform buffer: member 'm' is not a 32-bit scalar or vector"),

@@ -27,7 +27,7 @@ using nlohmann::json;
 // A softmax spec with a uniform buffer at binding 2 that uses every
 // alignment rule: a vec3's 16-byte alignment and the scalar packed after it.
 json uniform_spec() {
-  return json::parse(R"({
+  return json::parse(R"json({
     "name": "t_uniform", "shape": ["rows", "n"], "default_shapes": [[4, 256]], "check_shapes": [[3, 1000]],
     "subspaces": [{"name": "only", "template": "k.comp", "parameters": [{"name": "WG", "values": [32, 64]}],
                    "local_size": ["WG", 1, 1], "stages": [{"workgroups": ["rows", 1, 1]}]}],
@@ -42,7 +42,7 @@ json uniform_spec() {
                   {"name": "tail", "type": "u32", "value": "n + 1"}]}],
     "push_constants": [],
     "metrics": {"bytes": "8 * rows * n", "flops": "5 * rows * n"},
-    "reference": {"op": "softmax", "x": "in", "y": "out", "n": "n"}})");
+    "reference": {"op": "softmax", "x": "in", "y": "out", "n": "n"}})json");
 }
 
 SpecKernel load_uniform(const json& spec) {
