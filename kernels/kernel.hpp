@@ -7,7 +7,8 @@
 // Conventions every template follows:
 //   - parameters arrive as #defines named as the Parameter names;
 //   - buffers are storage buffers at set 0, bindings 0..n-1 in the order of
-//     Problem::buffers;
+//     Problem::buffers (a spec's may make some uniform buffers:
+//     ShaderPlan::uniform_buffers);
 //   - the shape arrives as push constants: one uint32 per shape dimension, in
 //     the order of shape_dims() (so one SPIR-V serves every shape).
 #include <array>
