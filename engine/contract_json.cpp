@@ -14,11 +14,20 @@ nlohmann::json size_to_json(const kernels::SizeRule& rule) {
   return {{"terms", terms}, {"divisor", rule.divisor}, {"align", rule.align}};
 }
 
-// A push-constant word's value: a size rule without alignment (always 1).
+// A push-constant word: its value as a size rule without alignment (always
+// 1), or its expression; its type where it is not u32 (so a u32 polynomial
+// word, all that older tables hold, is written as it always was).
 nlohmann::json push_word_to_json(const kernels::PushWord& word) {
-  auto value = size_to_json(word.value);
-  value.erase("align");
-  return {{"name", word.name}, {"value", value}};
+  nlohmann::json json = {{"name", word.name}};
+  if (!word.expression.empty()) {
+    json["expression"] = word.expression;
+  } else {
+    auto value = size_to_json(word.value);
+    value.erase("align");
+    json["value"] = std::move(value);
+  }
+  if (word.type != "u32") json["type"] = word.type;
+  return json;
 }
 
 }  // namespace

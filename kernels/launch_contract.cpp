@@ -1,8 +1,12 @@
 #include "kernels/launch_contract.hpp"
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
 #include <limits>
+#include <string_view>
 #include <utility>
 
 #include "common/error.hpp"
@@ -16,6 +20,30 @@ namespace size_arithmetic {
 // time (kernels/CMakeLists.txt): vktune and the runtime size buffers alike.
 #include "vktune_size_rule.inc"
 }  // namespace size_arithmetic
+
+namespace word_arithmetic {
+// The runtime's own text (runtime/src/word_expression.inc), copied at
+// configure time: vktune and the runtime push the same bits.
+#include "vktune_word_expression.inc"
+}  // namespace word_arithmetic
+
+std::optional<double> push_expression_value(const PushWord& word, const Shape& shape, std::string& why) {
+  const std::vector<std::string_view> names(word.dims.begin(), word.dims.end());
+  std::vector<double> values(shape.begin(), shape.end());
+  values.resize(names.size(), 0.0);
+  const auto v = word_arithmetic::evaluate_word_expression(word.expression, names.data(), names.size(), values.data());
+  if (!v.ok) {
+    why = v.error;
+    return std::nullopt;
+  }
+  return v.value;
+}
+
+std::optional<std::uint32_t> push_word_bits(double value, std::string_view type) {
+  std::uint32_t bits = 0;
+  if (!word_arithmetic::word_bits(value, type, bits)) return std::nullopt;
+  return bits;
+}
 
 // A role's value is its index among the table format's role names.
 static_assert(static_cast<std::size_t>(BindingRole::scratch) + 1 == results::table_format::binding_role_count);
@@ -78,6 +106,18 @@ std::vector<std::uint32_t> push_constant_words(const std::vector<PushWord>& word
   if (words.empty()) return shape;
   std::vector<std::uint32_t> values;
   for (const auto& word : words) {
+    if (!word.expression.empty()) {
+      std::string why;
+      const auto v = push_expression_value(word, shape, why);
+      if (!v) throw Error(ErrorKind::usage, "push constant '" + word.name + "': " + why);
+      const auto bits = push_word_bits(*v, word.type);
+      if (!bits) {
+        throw Error(ErrorKind::usage, "push constant '" + word.name + "' is " + std::to_string(*v) +
+                                          " for this shape, which is no " + word.type + " word");
+      }
+      values.push_back(*bits);
+      continue;
+    }
     const auto v = word.value.bytes(shape);
     if (v > std::numeric_limits<std::uint32_t>::max()) {
       throw Error(ErrorKind::usage, "push constant '" + word.name + "' is " + std::to_string(v) +

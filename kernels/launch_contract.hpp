@@ -10,6 +10,7 @@
 // never heard of the kernel.
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -59,13 +60,27 @@ SizeRule operator+(SizeRule a, const SizeRule& b);
 // One 32-bit push-constant word of a kernel with a layout of its own (a spec
 // file's `push_constants`): ceil(sum of coefficient * product of dims /
 // divisor), a SizeRule with align 1, so that "n", "rows * n", "1" and
-// "ceil_div(n, 4)" travel as data the runtime evaluates for any shape.
+// "ceil_div(n, 4)" travel as data the runtime evaluates for any shape; or,
+// where the word is no such polynomial ("1 / sqrt(head_dim)", "1e-5",
+// "min(n, 64)"), an expression of the shape's dimensions in the small
+// language the runtime evaluates (runtime/src/word_expression.inc).
 struct PushWord {
   std::string name;  // "width"
-  SizeRule value;    // align 1
+  SizeRule value;    // align 1; unused where `expression` is set
+  std::string type = "u32";  // how the value is pushed: "u32", "i32" (two's complement) or "f32" (a float's bits)
+  std::string expression{};  // "" = `value`
+  std::vector<std::string> dims{};  // the shape's dimension names `expression` reads (the contract's shape_dims)
 
   bool operator==(const PushWord&) const = default;
 };
+
+// The value of a word's expression at `shape`; nullopt with `why` naming the
+// text where it does not parse or names no dimension.
+std::optional<double> push_expression_value(const PushWord& word, const Shape& shape, std::string& why);
+// The 32-bit word `value` is pushed as for `type` ("u32", "i32", "f32"):
+// nullopt where it is not a whole number in the integer type's range or not
+// a finite float. The runtime's own rule (runtime/src/word_expression.inc).
+std::optional<std::uint32_t> push_word_bits(double value, std::string_view type);
 
 // The words for `shape`, in order; empty `words` = the shape itself, one word
 // per dimension (the convention of vktune's built-in kernels). Throws

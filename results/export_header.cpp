@@ -19,6 +19,8 @@ constexpr std::string_view preamble = R"cpp(#pragma once
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
 #include <string>
 #include <string_view>
 
@@ -30,7 +32,7 @@ namespace vktune_table {
 namespace rules {
 )cpp";
 
-constexpr std::string_view types = R"cpp(}  // namespace rules
+constexpr std::string_view types = R"cpp(
 
 // Workgroups along one axis: ceil(shape[shape_dim] / divisor), or 1 when shape_dim < 0.
 struct DispatchAxis {
@@ -73,12 +75,18 @@ struct Binding {  // set 0, binding = its index
   std::uint64_t divisor, align;
 };
 
-// One 32-bit push-constant word: ceil(sum of coefficient * product of shape[dims] / divisor).
+// One 32-bit push-constant word: ceil(sum of coefficient * product of shape[dims] / divisor),
+// or (expression not empty) an expression of the shape's dimensions, named in dims;
+// pushed as its type says: "u32", "i32" (two's complement) or "f32" (a float's bits).
 struct PushWord {
   std::string_view name;
   const SizeTerm* terms;
   std::size_t term_count;
   std::uint64_t divisor;
+  std::string_view type;
+  std::string_view expression;
+  const std::string_view* dims;
+  std::size_t dim_count;
 };
 
 // The tuned winner for one (device, kernel, shape, cache mode), with its launch contract.
@@ -138,7 +146,8 @@ inline std::uint64_t binding_bytes(const Binding& binding, const std::uint32_t* 
 
 // The entry's push-constant words for a shape into `out` (room for
 // max(push_constant_count, shape_dims) words); returns how many: the shape
-// itself when the entry has no layout of its own.
+// itself when the entry has no layout of its own; 0 when a word has no
+// value of its type at this shape (an expression's 1 / (n - 4) at n = 4).
 inline std::size_t push_constant_words(const Entry& entry, const std::uint32_t* shape, std::uint32_t* out) noexcept {
   if (entry.push_constant_count == 0) {
     for (std::size_t d = 0; d < entry.shape_dims; ++d) out[d] = shape[d];
@@ -146,7 +155,17 @@ inline std::size_t push_constant_words(const Entry& entry, const std::uint32_t* 
   }
   for (std::size_t w = 0; w < entry.push_constant_count; ++w) {
     const PushWord& word = entry.push_constants[w];
-    out[w] = static_cast<std::uint32_t>(terms_over(word.terms, word.term_count, word.divisor, shape));
+    double value = 0;
+    if (word.expression.empty()) {
+      value = static_cast<double>(terms_over(word.terms, word.term_count, word.divisor, shape));
+    } else {
+      double values[32] = {};
+      for (std::size_t d = 0; d < entry.shape_dims && d < 32; ++d) values[d] = shape[d];
+      const auto v = words::evaluate_word_expression(word.expression, word.dims, word.dim_count, values);
+      if (!v.ok) return 0;
+      value = v.value;
+    }
+    if (!words::word_bits(value, word.type, out[w])) return 0;
   }
   return entry.push_constant_count;
 }
@@ -333,16 +352,28 @@ std::string export_header(const Store& store, const ExportFilter& filter, const 
       data << "\n    {\"\", \"\", nullptr, 0, 1u, 1u}};\n";
       // Push constants (absent from the contract = the shape: none here).
       const auto push = c.contains("push_constants") ? c.at("push_constants") : nlohmann::json::array();
+      // A word given as an expression names the contract's dimensions.
+      data << "inline constexpr std::string_view shape_names_" << n << "[] = {";
+      for (const auto& d : c.at("shape_dims")) data << cpp_string(d.get<std::string>()) << ", ";
+      data << "\"\"};\n";
       for (std::size_t p = 0; p < push.size(); ++p) {
+        if (push[p].contains("expression")) continue;
         write_terms(data, "push_", n + "_" + std::to_string(p), push[p].at("value").at("terms"));
       }
       data << "inline constexpr PushWord push_" << n << "[] = {";
       for (std::size_t p = 0; p < push.size(); ++p) {
-        const auto& value = push[p].at("value");
-        data << "\n    {" << cpp_string(push[p].at("name").get<std::string>()) << ", push_terms_" << n << "_" << p
-             << ", " << value.at("terms").size() << ", " << value.at("divisor").get<std::uint64_t>() << "u},";
+        const auto type = cpp_string(push[p].value("type", std::string("u32")));
+        data << "\n    {" << cpp_string(push[p].at("name").get<std::string>()) << ", ";
+        if (push[p].contains("expression")) {
+          data << "nullptr, 0, 1u, " << type << ", " << cpp_string(push[p].at("expression").get<std::string>());
+        } else {
+          const auto& value = push[p].at("value");
+          data << "push_terms_" << n << "_" << p << ", " << value.at("terms").size() << ", "
+               << value.at("divisor").get<std::uint64_t>() << "u, " << type << ", \"\"";
+        }
+        data << ", shape_names_" << n << ", " << c.at("shape_dims").size() << "},";
       }
-      data << "\n    {\"\", nullptr, 0, 1u}};\n";
+      data << "\n    {\"\", nullptr, 0, 1u, \"u32\", \"\", nullptr, 0}};\n";
       // Stages, and the features their SPIR-V needs.
       const auto& stages = c.at("stages");
       std::vector<std::string> features;
@@ -424,7 +455,10 @@ std::string export_header(const Store& store, const ExportFilter& filter, const 
          "//   if (const auto found = vktune_table::find(device, \"matmul_q4k\", shape, 3); found.entry) {\n"
          "//     // found.entry->stages[i]: spirv, local_size, workgroup_counts(stage, shape); bindings: binding_bytes\n"
          "//   }\n"
-      << preamble << lookup_rules_text << types << "inline constexpr int format_version = " << table_format_version
+      << preamble << lookup_rules_text << "}  // namespace rules\n\n"
+      << "// A push-constant word given as an expression: the runtime's own text\n"
+         "// (runtime/src/word_expression.inc).\nnamespace words {\n"
+      << word_expression_text << "}  // namespace words\n" << types << "inline constexpr int format_version = " << table_format_version
       << ";\n"
       << "inline constexpr std::string_view generator = " << cpp_string(generator_version()) << ";\n\n"
       << "namespace detail {\n"

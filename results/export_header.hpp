@@ -16,6 +16,8 @@ namespace vktune::results {
 
 // The text of runtime/lookup_rules.inc, embedded at build time.
 extern const char* const lookup_rules_text;
+// runtime/src/word_expression.inc, likewise.
+extern const char* const word_expression_text;
 
 // The device features a SPIR-V module needs (runtime::required_features):
 // the tuner passes the runtime's reader.

@@ -175,10 +175,14 @@ struct SizeRule {
 
 // One 32-bit push-constant word of a variant whose shader declares a layout
 // of its own (a spec file's push_constants): ceil(sum_t coefficient_t *
-// prod(shape[dims_t]) / divisor) (value.align is 1).
+// prod(shape[dims_t]) / divisor) (value.align is 1), or an expression of
+// the shape's dimensions ("1 / sqrt(head_dim)", "1e-5"; the language of
+// runtime/src/word_expression.inc), pushed as its type says.
 struct PushWord {
   std::string name{};  // "width"
-  SizeRule value{};
+  SizeRule value{};    // unused where `expression` is set
+  std::string type = "u32";  // "u32", "i32" (two's complement) or "f32" (a float's bits)
+  std::string expression{};  // "" = `value`; names the contract's shape_dims
 };
 
 // A storage buffer at set 0, binding = its index in Contract::bindings.

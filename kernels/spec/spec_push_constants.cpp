@@ -1,8 +1,6 @@
 #include "kernels/spec/spec_push_constants.hpp"
 
 #include <algorithm>
-#include <bit>
-#include <limits>
 #include <cmath>
 #include <cstdint>
 
@@ -50,24 +48,43 @@ std::vector<std::vector<double>> probe_shapes(const Definition& d) {
   return probes;
 }
 
+const char* push_type_name(PushType type) {
+  return type == PushType::f32 ? "f32" : type == PushType::i32 ? "i32" : "u32";
+}
+
+std::optional<PushWord> carry_as_expression(const Definition& d, std::size_t index, std::string& why) {
+  const auto& pc = d.push_constants.at(index);
+  PushWord word{pc.name, SizeRule{}, push_type_name(pc.type), pc.value.text(), d.dims};
+  const std::string where = d.file + ": /push_constants/" + std::to_string(index) + "/value: '" + pc.value.text() + "'";
+  Sampler f{pc.value, std::vector<double>(d.full_scope.size(), 0.0)};
+  for (const auto& probe : probe_shapes(d)) {
+    const Shape shape(probe.begin(), probe.end());
+    std::string unread;
+    const auto runtime_value = push_expression_value(word, shape, unread);
+    if (!runtime_value) {
+      why = where + " is no word the launch contract can carry (" + unread +
+            "): its variants tune, but no launch contract is written for them";
+      return std::nullopt;
+    }
+    // The same bits, or no word at all, at every probe: the text is only
+    // carried where the runtime's evaluation cannot push other bits than
+    // the tune did.
+    const auto spec_bits = kernels::push_word_bits(f.at(probe), word.type);
+    const auto runtime_bits = kernels::push_word_bits(*runtime_value, word.type);
+    if (spec_bits != runtime_bits) {
+      why = where + " evaluates otherwise in the runtime library's expressions at shape " + shape_text(shape) +
+            ": its variants tune, but no launch contract is written for them";
+      return std::nullopt;
+    }
+  }
+  why.clear();
+  return word;
+}
+
 }  // namespace
 
 std::optional<std::uint32_t> push_word_bits(const PushConstant& pc, const double* values) {
-  const double v = pc.value.evaluate(values);
-  if (!std::isfinite(v)) return std::nullopt;
-  switch (pc.type) {
-    case PushType::u32:
-      if (v < 0 || v > 4294967295.0 || v != std::floor(v)) return std::nullopt;
-      return static_cast<std::uint32_t>(v);
-    case PushType::i32:
-      if (v < -2147483648.0 || v > 2147483647.0 || v != std::floor(v)) return std::nullopt;
-      return static_cast<std::uint32_t>(static_cast<std::int32_t>(v));
-    case PushType::f32: {
-      if (std::fabs(v) > static_cast<double>(std::numeric_limits<float>::max())) return std::nullopt;
-      return std::bit_cast<std::uint32_t>(static_cast<float>(v));
-    }
-  }
-  return std::nullopt;
+  return kernels::push_word_bits(pc.value.evaluate(values), push_type_name(pc.type));
 }
 
 const char* push_type_range(PushType type) {
@@ -171,27 +188,27 @@ std::optional<PushWord> fit_push_word(const Definition& d, std::size_t index, st
 std::vector<PushWord> fit_push_constants(const Definition& d, std::string& unfit) {
   unfit.clear();
   // The runtime library pushes at most 32 words (128 bytes, the least every
-  // device offers), and its layouts are integers.
+  // device offers).
   if (d.push_constants.size() > 32) {
     unfit = d.file + ": /push_constants: " + std::to_string(d.push_constants.size()) +
             " words, more than the 32 (128 bytes) a launch contract carries: its variants tune, but no launch "
             "contract is written for them";
     return {};
   }
-  for (std::size_t i = 0; i < d.push_constants.size(); ++i) {
-    if (d.push_constants[i].type != PushType::f32) continue;
-    unfit = d.file + ": /push_constants/" + std::to_string(i) +
-            "/type: an f32 word, which a launch contract cannot carry yet (its words are integers of the "
-            "shape): its variants tune, but no launch contract is written for them";
-    return {};
-  }
   std::vector<PushWord> words;
   bool the_shape = d.push_constants.size() == d.dims.size();
   for (std::size_t i = 0; i < d.push_constants.size(); ++i) {
-    auto word = fit_push_word(d, i, unfit);
-    if (!word) return {};
+    // A polynomial travels as data; a float, or any other word, as its text.
+    const auto& pc = d.push_constants[i];
+    auto word = pc.type == PushType::f32 ? std::nullopt : fit_push_word(d, i, unfit);
+    if (word) {
+      word->type = push_type_name(pc.type);
+    } else {
+      word = carry_as_expression(d, i, unfit);
+      if (!word) return {};
+    }
     const SizeRule dim_i{{SizeTerm{1, {static_cast<int>(i)}}}, 1, 1};
-    the_shape = the_shape && word->value == dim_i;
+    the_shape = the_shape && word->expression.empty() && word->type == "u32" && word->value == dim_i;
     words.push_back(std::move(*word));
   }
   if (the_shape) words.clear();

@@ -2,10 +2,13 @@
 // parsed and checked field by field, so that a table either loads whole or
 // fails naming the entry and the field.
 #include <limits>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
 #include "table_data.hpp"
+
+#include "word_expression.hpp"
 
 namespace vktune::runtime::detail {
 namespace {
@@ -86,7 +89,8 @@ SizeRule size_rule_from(const nlohmann::json& v, const Fields& f, const std::str
 }
 
 // Absent or empty: the shape. Vulkan guarantees 128 bytes of push constants.
-std::vector<PushWord> push_constants_from(const nlohmann::json& contract, const Fields& f, std::size_t dims) {
+std::vector<PushWord> push_constants_from(const nlohmann::json& contract, const Fields& f, std::size_t dims,
+                                          const std::vector<std::string>& shape_dims) {
   std::vector<PushWord> words;
   const auto it = contract.find("push_constants");
   if (it == contract.end()) return words;
@@ -96,8 +100,19 @@ std::vector<PushWord> push_constants_from(const nlohmann::json& contract, const 
     const auto pf = "contract.push_constants[" + std::to_string(i) + "]";
     PushWord word;
     word.name = f.text(f.member(list[i], "name", pf), pf + ".name");
-    word.value = terms_from(f.member(list[i], "value", pf), f, pf + ".value", dims);
-    word.value.align = 1;
+    if (const auto type = list[i].find("type"); type != list[i].end()) {
+      word.type = f.text(*type, pf + ".type");
+      if (word.type != "u32" && word.type != "i32" && word.type != "f32") f.bad(pf + ".type", "is not u32, i32 or f32");
+    }
+    if (const auto expression = list[i].find("expression"); expression != list[i].end()) {
+      word.expression = f.text(*expression, pf + ".expression");
+      std::vector<std::string_view> names(shape_dims.begin(), shape_dims.end());
+      const auto parsed = detail::evaluate_word_expression(word.expression, names.data(), names.size(), nullptr);
+      if (!parsed.ok) f.bad(pf + ".expression", parsed.error);
+    } else {
+      word.value = terms_from(f.member(list[i], "value", pf), f, pf + ".value", dims);
+      word.value.align = 1;
+    }
     words.push_back(std::move(word));
   }
   return words;
@@ -186,7 +201,7 @@ Contract parse_contract(const nlohmann::json& value, std::size_t dims, const Spi
   for (std::size_t i = 0; i < stages.size(); ++i) {
     c.stages.push_back(stage_from(stages[i], f, "contract.stages[" + std::to_string(i) + "]", dims, spirv));
   }
-  c.push_constants = push_constants_from(value, f, dims);
+  c.push_constants = push_constants_from(value, f, dims, c.shape_dims);
   add_features(c);
   return c;
 }

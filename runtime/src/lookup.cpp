@@ -5,8 +5,10 @@
 #include <cstdio>
 #include <limits>
 #include <map>
+#include <string_view>
 
 #include "table_data.hpp"
+#include "word_expression.hpp"
 
 namespace vktune::runtime {
 namespace detail {
@@ -150,12 +152,24 @@ std::vector<std::uint32_t> push_constant_words(const Contract& contract, const S
   if (contract.push_constants.empty()) return shape;
   std::vector<std::uint32_t> words;
   for (const auto& word : contract.push_constants) {
-    const auto value = word.value.bytes(shape);
-    if (value > 0xffffffffu) {
-      throw Error(Error::Kind::usage, "vktune: push constant '" + word.name + "' is " + std::to_string(value) +
-                                          " for shape " + detail::shape_text(shape) + ", more than 32 bits hold");
+    double value = 0;
+    if (word.expression.empty()) {
+      value = static_cast<double>(word.value.bytes(shape));
+    } else {
+      const std::vector<std::string_view> names(contract.shape_dims.begin(), contract.shape_dims.end());
+      std::vector<double> values(shape.begin(), shape.end());
+      values.resize(names.size(), 0.0);
+      const auto v = detail::evaluate_word_expression(word.expression, names.data(), names.size(), values.data());
+      if (!v.ok) throw Error(Error::Kind::usage, "vktune: push constant '" + word.name + "': " + v.error);
+      value = v.value;
     }
-    words.push_back(static_cast<std::uint32_t>(value));
+    std::uint32_t bits = 0;
+    if (!detail::word_bits(value, word.type, bits)) {
+      throw Error(Error::Kind::usage, "vktune: push constant '" + word.name + "' is " + std::to_string(value) +
+                                          " for shape " + detail::shape_text(shape) + ", which is no " + word.type +
+                                          " word");
+    }
+    words.push_back(bits);
   }
   return words;
 }

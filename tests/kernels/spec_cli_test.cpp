@@ -454,21 +454,24 @@ TEST_F(SpecCli, TunedOnTheDeviceAndExportedLikeABuiltinKernel) {
   ASSERT_EQ(exported_header.exit_code, 0) << exported_header.err;
   std::ifstream header_in(header);
   const std::string header_text{std::istreambuf_iterator<char>(header_in), std::istreambuf_iterator<char>()};
-  EXPECT_NE(header_text.find("{\"width\", push_terms_0_0, 1, 1u}"), std::string::npos) << header_text.substr(0, 3000);
+  EXPECT_NE(header_text.find("{\"width\", push_terms_0_0, 1, 1u, \"u32\", \"\", shape_names_0, 2}"), std::string::npos)
+      << header_text.substr(0, 3000);
   EXPECT_NE(header_text.find("detail::push_0, 4}"), std::string::npos);
 }
 
 TEST_F(SpecCli, PushConstantsTheContractCannotCarryTuneButStoreNoWinner) {
   std::ifstream in(kSoftmax);
   auto spec = nlohmann::json::parse(in, nullptr, true, true);
-  spec["push_constants"][2]["value"] = "min(n, 64)";  // channels: the shader never reads it
+  spec["push_constants"][2]["value"] = "is_pow2(n)";  // channels: the shader never reads it
   fs::copy_file(kSoftmax.parent_path() / "softmax.comp", dir_ / "softmax.comp");
   std::ofstream(dir_ / "softmax.json") << spec.dump();
   const auto db = dir_ / "tuned.db";
   const auto tune = run(quoted(dir_ / "softmax.json") + " --device 0 --shape 3,1000 --budget 2 --seed 1 --db " + quoted(db));
   ASSERT_EQ(tune.exit_code, 0) << tune.err << tune.out;
   EXPECT_NE(tune.out.find("the winner is not stored: "), std::string::npos) << tune.out;
-  EXPECT_NE(tune.out.find("/push_constants/2/value: 'min(n, 64)' is not "), std::string::npos) << tune.out;
+  EXPECT_NE(tune.out.find("/push_constants/2/value: 'is_pow2(n)' is no word the launch contract can carry"),
+            std::string::npos)
+      << tune.out;
   // Nothing a program could misread as pushing the shape.
   EXPECT_TRUE(runtime::Table::open(db).entries().empty());
 }

@@ -83,14 +83,36 @@ TEST(SpecPushConstants, TheShapeInOrderIsTheConventionAndCarriesNoLayout) {
   EXPECT_EQ(push_constant_words(swapped.spaces()[0].push_constants, {5, 9}), (std::vector<std::uint32_t>{9, 5}));
 }
 
-TEST(SpecPushConstants, AWordThatIsNoPolynomialTunesButGetsNoContract) {
-  for (const std::string value : {"min(n, 64)", "n * n", "rows + mod(n, 3)"}) {
+// A word that is no polynomial travels as its text, where the runtime's
+// expressions evaluate it as the spec does at every probe shape.
+TEST(SpecPushConstants, AWordThatIsNoPolynomialTravelsAsItsExpression) {
+  for (const std::string value : {"min(n, 64)", "n * n", "rows + mod(n, 3)", "floor(sqrt(rows * n))"}) {
+    const auto kernel = load(spec_with({word("width", "n"), word("odd", value)}));
+    const auto& space = kernel.spaces()[0];
+    ASSERT_EQ(space.contract_unfit, "") << value;
+    ASSERT_EQ(space.push_constants.size(), 2u) << value;
+    EXPECT_EQ(space.push_constants[0].expression, "") << value;  // n is a polynomial
+    EXPECT_EQ(space.push_constants[1].expression, value);
+    EXPECT_EQ(space.push_constants[1].type, "u32");
+    for (const Shape& shape : {Shape{3, 100}, Shape{7, 1001}, Shape{65535, 2}}) {
+      EXPECT_EQ(push_constant_words(space.push_constants, shape), kernel.plan(kernel.baseline(shape), shape).push_constants)
+          << value << " at " << shape_to_string(shape);
+    }
+  }
+}
+
+// A word the runtime's expressions cannot evaluate as the spec does (a
+// function they lack) tunes, but no contract is written for it.
+TEST(SpecPushConstants, AWordTheRuntimeCannotEvaluateTunesButGetsNoContract) {
+  for (const std::string value : {"is_pow2(n) + 1"}) {
     const auto kernel = load(spec_with({word("width", "n"), word("odd", value)}));
     const auto& space = kernel.spaces()[0];
     const auto& why = space.contract_unfit;
     EXPECT_TRUE(space.push_constants.empty()) << value;
     EXPECT_EQ(why.find('\n'), std::string::npos) << why;
-    EXPECT_EQ(why.rfind("my/spec.json: /push_constants/1/value: '" + value + "' is not ", 0), 0u) << why;
+    EXPECT_EQ(why.rfind("my/spec.json: /push_constants/1/value: '" + value + "' is no word the launch contract can carry", 0),
+              0u)
+        << why;
     // The variants still plan, with the spec's words (so they tune).
     const Shape shape{3, 100};
     const auto config = kernel.baseline(shape);
@@ -156,12 +178,22 @@ TEST(SpecPushConstants, TypedWordsArePushedAsTheirTypesBits) {
     EXPECT_EQ(words[3], shape[1]);
     EXPECT_EQ(words[4], shape[0]);
   }
-  // The runtime library's words are integers of the shape: an f32 word
-  // tunes, and the tune says why no contract is written.
+  // The contract carries each: the floats and the negative int as their
+  // expressions, the others as polynomials; the runtime's evaluation of
+  // them gives the tune's bits at shapes nobody tuned.
   const auto& space = kernel.spaces()[0];
-  EXPECT_TRUE(space.push_constants.empty());
-  EXPECT_NE(space.contract_unfit.find("/push_constants/0/type: an f32 word"), std::string::npos)
-      << space.contract_unfit;
+  ASSERT_EQ(space.contract_unfit, "");
+  ASSERT_EQ(space.push_constants.size(), 5u);
+  EXPECT_EQ(space.push_constants[0].expression, "1 / sqrt(n)");
+  EXPECT_EQ(space.push_constants[0].type, "f32");
+  EXPECT_EQ(space.push_constants[2].type, "i32");
+  EXPECT_EQ(space.push_constants[3].expression, "");
+  for (const Shape& shape : {Shape{5, 77}, Shape{1000, 3}}) {
+    EXPECT_EQ(push_constant_words(space.push_constants, shape), kernel.plan(kernel.baseline(shape), shape).push_constants);
+  }
+  const auto j = contract_to_json(launch_contract(kernel, kernel.baseline({4, 256}), {4, 256}), {"hash"});
+  EXPECT_EQ(j["push_constants"][0], json::parse(R"json({"name": "scale", "expression": "1 / sqrt(n)", "type": "f32"})json"));
+  EXPECT_FALSE(j["push_constants"][3].contains("type"));  // u32, written as older tables hold it
   EXPECT_EQ(space.float_push_words, (std::vector<bool>{true, true, false, false, false}));
   // Integer words of either sign type fit as before where their values do.
   const auto ints = load(spec_with({typed("n", "n", "i32"), word("rows", "rows")}));

@@ -9,7 +9,9 @@
 // exported from the same store.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -268,6 +270,75 @@ TEST_F(LookupAgreement, AKhrCooperativeMatrixVariantIsServedOnlyWhereKhrIsOffere
     for (const auto& line : without.explain) explain += line + "\n";
     EXPECT_NE(explain.find("it needs the device feature cooperativeMatrixKHR"), std::string::npos) << explain;
   }
+}
+
+}  // namespace
+}  // namespace vktune::results::testing
+
+namespace vktune::results::testing {
+namespace {
+
+// The push-constant words of a contract with a layout of its own, for shapes
+// nobody tuned: the runtime's and the compiled header's, bit for bit, for
+// polynomial words and for words carried as expressions (a float, a
+// negative int, a clamp).
+TEST_F(LookupAgreement, PushConstantWordsAgreeBetweenRuntimeAndHeader) {
+  auto store = Store::open(db_path());
+  const auto id = store.upsert_device(gpu(kNvidia, 0x2335, 100, "NVIDIA H200", "aa"));
+  auto w = entry(id, "1,4096,4096", 1, true);
+  auto contract = nlohmann::json::parse(w.contract_json);
+  contract["shape_dims"] = {"M", "N", "K"};
+  contract["push_constants"] = nlohmann::json::parse(R"json([
+    {"name": "n", "value": {"terms": [{"coefficient": 1, "dims": [1]}], "divisor": 1}},
+    {"name": "quads", "value": {"terms": [{"coefficient": 1, "dims": [1, 2]}], "divisor": 4}},
+    {"name": "scale", "expression": "1 / sqrt(K)", "type": "f32"},
+    {"name": "back", "expression": "1 - M * 3", "type": "i32"},
+    {"name": "capped", "expression": "min(N, 64) + mod(K, 7)"}])json");
+  w.contract_json = contract.dump();
+  const auto table = table_of(store, {w});
+  const std::vector<std::vector<std::uint32_t>> shapes = {{1, 4096, 4096}, {3, 100, 77}, {8, 14336, 1000}};
+  std::vector<std::string> expected;
+  for (const auto& shape : shapes) {
+    const auto words = rt::push_constant_words(table.entries().at(0).contract, shape);
+    std::string line;
+    for (const auto word : words) line += std::to_string(word) + " ";
+    expected.push_back(line);
+  }
+  // The values worked out here for the second shape: what both must give.
+  const float scale = static_cast<float>(1.0 / std::sqrt(77.0));
+  std::uint32_t scale_bits = 0;
+  std::memcpy(&scale_bits, &scale, sizeof scale_bits);
+  EXPECT_EQ(expected[1], "100 1925 " + std::to_string(scale_bits) + " " + std::to_string(static_cast<std::uint32_t>(-8)) +
+                             " " + std::to_string(64 + 0) + " ");
+
+  const TempDir dir;
+  {
+    std::ofstream header(dir.path() / "table.hpp");
+    header << export_header(store, {}, {}, [](const std::vector<std::uint32_t>& spirv) {
+      return rt::required_features(spirv);
+    });
+  }
+  std::ostringstream program;
+  program << "#include \"table.hpp\"\n#include <cstdio>\nint main() {\n"
+             "  const auto& entry = vktune_table::entries[0];\n  std::uint32_t words[32];\n";
+  for (const auto& shape : shapes) {
+    program << "  {\n    const std::uint32_t shape[] = {" << shape[0] << "u, " << shape[1] << "u, " << shape[2]
+            << "u};\n    const std::size_t count = vktune_table::push_constant_words(entry, shape, words);\n"
+               "    for (std::size_t i = 0; i < count; ++i) std::printf(\"%u \", words[i]);\n"
+               "    std::printf(\"\\n\");\n  }\n";
+  }
+  program << "  return 0;\n}\n";
+  std::ofstream(dir.path() / "main.cpp") << program.str();
+  const auto binary = dir.path() / "words";
+  const std::string compile = std::string("\"") + VKTUNE_CXX_COMPILER + "\" -std=c++17 -O0 -Wall -Wextra -Werror -o \"" +
+                              binary.string() + "\" \"" + (dir.path() / "main.cpp").string() + "\" > \"" +
+                              (dir.path() / "compile.log").string() + "\" 2>&1";
+  ASSERT_EQ(std::system(compile.c_str()), 0) << std::ifstream(dir.path() / "compile.log").rdbuf();
+  ASSERT_EQ(std::system(("\"" + binary.string() + "\" > \"" + (dir.path() / "out.txt").string() + "\"").c_str()), 0);
+  std::ifstream out(dir.path() / "out.txt");
+  std::vector<std::string> got;
+  for (std::string line; std::getline(out, line);) got.push_back(line);
+  EXPECT_EQ(got, expected);
 }
 
 }  // namespace

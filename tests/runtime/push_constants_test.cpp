@@ -5,6 +5,9 @@
 // one format error naming it.
 #include <gtest/gtest.h>
 
+#include <bit>
+#include <cmath>
+
 #include <string>
 
 #include "fixtures.hpp"
@@ -155,6 +158,51 @@ TEST(RuntimePushConstants, MalformedFieldsAreOneErrorNamingTheField) {
   push = nlohmann::json::array();
   for (int i = 0; i < 33; ++i) push.push_back(push_words()[0]);
   expect(push, "", "has more than 32 words");
+}
+
+// Words whose value is no polynomial of the shape travel as expressions of
+// its dimensions, pushed as their type says; the values here are worked
+// out in the test, not by the code under test.
+TEST(RuntimePushConstants, ExpressionWordsAreEvaluatedAndPushedAsTheirTypes) {
+  nlohmann::json push = nlohmann::json::array(
+      {{{"name", "scale"}, {"expression", "1 / sqrt(n)"}, {"type", "f32"}},
+       {{"name", "eps"}, {"expression", "1e-5"}, {"type", "f32"}},
+       {{"name", "back"}, {"expression", "1 - rows"}, {"type", "i32"}},
+       {{"name", "capped"}, {"expression", "min(n, 64) + mod(rows, 3) * ceil_div(n, 256) - 2^2"}},
+       {{"name", "exponent"}, {"expression", "-2^2 + abs(floor(log2(n)))"}, {"type", "i32"}}});
+  const auto found = find(table_with(push), {7, 1001});
+  ASSERT_EQ(found.push_constants.size(), 5u);
+  EXPECT_EQ(std::bit_cast<float>(found.push_constants[0]), static_cast<float>(1.0 / std::sqrt(1001.0)));
+  EXPECT_EQ(std::bit_cast<float>(found.push_constants[1]), 1e-5f);
+  EXPECT_EQ(static_cast<std::int32_t>(found.push_constants[2]), -6);
+  EXPECT_EQ(found.push_constants[3], 64u + 1u * 4u - 4u);  // 7 mod 3 = 1, ceil(1001 / 256) = 4
+  EXPECT_EQ(static_cast<std::int32_t>(found.push_constants[4]), 4 + 9);  // (-2)^2: unary minus binds first
+  // A value its type cannot hold at a shape is a usage error naming the word.
+  try {
+    (void)find(table_with(nlohmann::json::array({{{"name", "neg"}, {"expression", "1 - rows"}}})), {7, 1001});
+    ADD_FAILURE() << "no error";
+  } catch (const rt::Error& e) {
+    EXPECT_EQ(e.kind(), rt::Error::Kind::usage);
+    EXPECT_NE(std::string(e.what()).find("push constant 'neg' is -6.000000 for shape 7,1001, which is no u32 word"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(RuntimePushConstants, MalformedExpressionWordsAreOneErrorNamingTheField) {
+  const auto expect = [](const nlohmann::json& word, const std::string& field, const std::string& problem) {
+    const auto message = load_error(nlohmann::json::array({word}));
+    EXPECT_NE(message.find("winners[0].contract.push_constants[0]" + field + ": " + problem), std::string::npos)
+        << message;
+  };
+  expect({{"name", "w"}, {"expression", "sqrt(cols)"}}, ".expression", "'sqrt(cols)': 'cols' is not a dimension");
+  expect({{"name", "w"}, {"expression", "is_pow2(n)"}}, ".expression", "'is_pow2(n)': 'is_pow2' with 1 argument");
+  expect({{"name", "w"}, {"expression", "(n + 1"}}, ".expression", "'(n + 1': a '(' without its ')'");
+  expect({{"name", "w"}, {"expression", "n $ 2"}}, ".expression", "'n $ 2': unexpected '$'");
+  expect({{"name", "w"}, {"expression", std::string(300, '1')}}, ".expression",
+         "'" + std::string(300, '1') + "': longer than 256 characters");
+  expect({{"name", "w"}, {"expression", "n"}, {"type", "f64"}}, ".type", "is not u32, i32 or f32");
+  expect({{"name", "w"}}, "", "lacks \"value\"");
 }
 
 TEST(RuntimePushConstants, TheCApiHandsOutTheWords) {
