@@ -137,6 +137,10 @@ struct Space {
   // "type": "f32"), by word; empty = none (integers, as the shape). What the
   // interface check holds a shader's push-constant members to.
   std::vector<bool> float_push_words{};
+  // The same for each uniform buffer of a spec: (binding, which 32-bit
+  // words of its block are floats), what the interface check holds the
+  // shader's uniform members to.
+  std::vector<std::pair<std::uint32_t, std::vector<bool>>> float_uniform_words{};
   // Why no launch contract can carry the kernel (a spec's push word that is
   // not a polynomial over the shape, or a uniform buffer): its variants
   // tune, check and benchmark, but no launch contract is written for them

@@ -107,6 +107,13 @@ std::vector<Space> SpecKernel::build_spaces() const {
   space.push_constants = push_words_;
   space.contract_unfit = push_unfit_.empty() ? uniform_contract_unfit(d_) : push_unfit_;
   for (const auto& pc : d_.push_constants) space.float_push_words.push_back(pc.type == PushType::f32);
+  for (const auto& b : d_.buffers) {
+    if (!b.uniform) continue;
+    std::vector<bool> floats(b.uniform_bytes / 4, false);
+    for (const auto& m : b.members)
+      for (std::size_t i = 0; i < m.lanes.size(); ++i) floats[m.offset / 4 + i] = m.lanes[i].type == PushType::f32;
+    space.float_uniform_words.emplace_back(b.binding, std::move(floats));
+  }
   for (std::size_t i = 0; i < d_.paths.size(); ++i) {
     const auto& sub = d_.paths[i];
     Path path{sub.name, sub.parameters, {}};

@@ -1,8 +1,9 @@
 // A spec's uniform buffer through the built vktune on the test device:
 // examples/uniform_softmax (sizes and scale in a std140 uniform block)
 // passes `vktune check`; a spec that binds the shader's uniform block as a
-// storage buffer, a shader's storage buffer as a uniform one, or gives
-// fewer members than the shader's block declares, is refused at load in one
+// storage buffer, a shader's storage buffer as a uniform one, gives fewer
+// members than the shader's block declares, or an integer member where the
+// shader's is a float, is refused at load in one
 // line naming the binding, before any device is opened (--device 999); and
 // a tune says why its winner is not stored.
 #include <gtest/gtest.h>
@@ -81,6 +82,12 @@ TEST_F(SpecUniformCli, AShaderBlockPastTheSpecsMembersIsRefusedAtLoad) {
   spec_["buffers"][2]["members"].erase(3);  // in_row_stride, which the shader reads at byte 36
   expect_refused("softmax.comp: the shader declares binding 2 a uniform block of 40 bytes, but the kernel's block "
                  "holds 36");
+}
+
+TEST_F(SpecUniformCli, AFloatMemberGivenAnIntegerIsRefusedAtLoad) {
+  spec_["buffers"][2]["members"][2] = {{"name", "scale"}, {"type", "i32"}, {"value", 1}};  // the shader's float scale
+  expect_refused("softmax.comp: the shader's uniform member at offset 32 of binding 2 is f32, but the spec's block "
+                 "gives byte 32 an integer: give the spec's member a float type");
 }
 
 TEST_F(SpecUniformCli, ATuneSaysWhyItsWinnerIsNotStored) {
