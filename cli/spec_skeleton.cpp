@@ -1,13 +1,17 @@
 #include "cli/spec_skeleton.hpp"
 
+#include <cstdint>
 #include <fstream>
 #include <iterator>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
 #include "common/error.hpp"
+#include "engine/template_library.hpp"
 #include "harness/compiler.hpp"
 #include "harness/shader_interface.hpp"
+#include "kernels/spec/spec_definition.hpp"
 #include "kernels/spec/spec_starter.hpp"
 
 namespace vktune::cli {
@@ -20,6 +24,35 @@ std::string read_text(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(ErrorKind::usage, "spec init --from: cannot read " + path.string());
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// An #include beside the shader, else in the `include/` folder beside the
+// shader's folder, else among vktune's own (templates/include/): where a
+// spec's templates find theirs.
+class SpecFolderIncludes : public vk::IncludeResolver {
+ public:
+  explicit SpecFolderIncludes(const std::filesystem::path& folder)
+      : beside_(folder.string()), shared_((folder / ".." / "include").string()),
+        own_(TemplateLibrary::embedded().includes()) {}
+  std::optional<std::string> read(const std::string& name) const override {
+    if (auto text = beside_.read(name)) return text;
+    if (auto text = shared_.read(name)) return text;
+    return own_.read(name);
+  }
+
+ private:
+  vk::DirectoryIncludes beside_, shared_;
+  vk::MapIncludes own_;
+};
+
+// A define's value as a parameter's: a whole number a spec parameter holds.
+std::optional<std::int64_t> whole_number(const std::string& text) {
+  if (text.empty() || text.size() > 18) return std::nullopt;
+  std::size_t at = text[0] == '-' ? 1 : 0;
+  if (at == text.size()) return std::nullopt;
+  for (std::size_t i = at; i < text.size(); ++i)
+    if (text[i] < '0' || text[i] > '9') return std::nullopt;
+  return std::stoll(text);
 }
 
 // Bytes of one value of a spec buffer type.
@@ -62,7 +95,8 @@ Json uniform_entry(const vk::InterfaceBinding& b, const std::filesystem::path& s
 
 }  // namespace
 
-std::filesystem::path write_spec_from_shader(const std::string& name, const std::filesystem::path& shader) {
+std::filesystem::path write_spec_from_shader(const std::string& name, const std::filesystem::path& shader,
+                                             const std::vector<std::pair<std::string, std::string>>& defines) {
   kernels::spec::require_kernel_name(name);
   const auto folder = shader.has_parent_path() ? shader.parent_path() : std::filesystem::path(".");
   const auto spec_path = folder / (name + ".json");
@@ -71,10 +105,11 @@ std::filesystem::path write_spec_from_shader(const std::string& name, const std:
   // Unoptimized, so that the module keeps the names the skeleton uses.
   vk::CompileOptions options;
   options.optimize = false;
+  options.defines = defines;
   std::vector<std::uint32_t> spirv;
   try {
-    spirv = vk::compile_compute_shader({shader.filename().string(), read_text(shader)},
-                                       vk::DirectoryIncludes(folder.string()), options);
+    spirv = vk::compile_compute_shader({shader.filename().string(), read_text(shader)}, SpecFolderIncludes(folder),
+                                       options);
   } catch (const Error& e) {
     // glslang's first error, not the heading above it.
     const std::string text = e.what();
@@ -82,17 +117,31 @@ std::filesystem::path write_spec_from_shader(const std::string& name, const std:
     const auto start = at == std::string::npos ? 0 : text.rfind('\n', at) + 1;
     const auto first = text.substr(start, text.find('\n', start) - start);
     throw Error(ErrorKind::usage, "spec init --from: " + shader.string() +
-                                      " does not compile as written (give every #define it needs a default under "
-                                      "#ifndef, or make it a constant): " + first);
+                                      (defines.empty() ? " does not compile as written" : " does not compile with those -D defines") +
+                                      " (give every #define it needs with -D NAME=VALUE, or a default under #ifndef, "
+                                      "or make it a constant): " + first);
   }
   std::string unread;
   const auto interface = vk::reflect_interface(spirv, unread);
   if (!interface) throw Error(ErrorKind::usage, "spec init --from: " + shader.string() + ": " + unread);
 
+  // A shader may declare one binding several times, as views of one
+  // buffer (a scalar and a vector array): one buffer each, typed by its
+  // scalar view, written if any view is.
+  std::vector<vk::InterfaceBinding> views;
+  for (const auto& b : interface->bindings) {
+    if (!views.empty() && views.back().set == b.set && views.back().binding == b.binding) {
+      auto& kept = views.back();
+      if (kept.lanes != 1 && b.lanes == 1) kept.element = b.element, kept.lanes = 1, kept.name = b.name;
+      kept.writable = kept.writable || b.writable;
+      continue;
+    }
+    views.push_back(b);
+  }
   Json buffers = Json::array();
   bool output = false;
   std::string bytes;
-  for (const auto& b : interface->bindings) {
+  for (const auto& b : views) {
     if (b.set == 0 && b.kind == "uniform buffer") {
       buffers.push_back(uniform_entry(b, shader));
       continue;
@@ -137,6 +186,16 @@ std::filesystem::path write_spec_from_shader(const std::string& name, const std:
     parameters.push_back({{"name", pname}, {"values", values}, {"constant_id", c.constant_id}});
     baseline[pname] = c.value;
   }
+  Json fixed = Json::object();
+  for (const auto& [define, value] : defines) {
+    // PATH selects a spec's sub-space, so it stays a fixed define here.
+    if (const auto v = whole_number(value); v && define != kernels::spec::kPathParameter) {
+      parameters.push_back({{"name", define}, {"values", Json::array({*v})}});
+      baseline[define] = *v;
+    } else {
+      fixed[define] = value;
+    }
+  }
   Json push = Json::array();
   for (const auto& w : interface->push_words) {
     // A u32 or i32 word is a count of the shape; an f32 one a number.
@@ -156,6 +215,7 @@ std::filesystem::path write_spec_from_shader(const std::string& name, const std:
          {"template", shader.filename().string()},
          {"parameters", parameters},
          {"baseline", baseline},
+         {"defines", fixed},
          {"local_size", {local[0], local[1], local[2]}},
          {"stages", {{{"workgroups", {{{"dim", "n"}, {"per_workgroup", local[0]}}, 1, 1}}}}}}}},
       {"buffers", buffers},

@@ -11,13 +11,19 @@
 // workgroups are a start to edit: the interface does not say them.
 #include <filesystem>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace vktune::cli {
 
-// Writes NAME.json beside the shader and returns its path. Throws
-// Error(usage) for a NAME that is not a kernel name, a spec that exists, a
-// shader that does not compile without defines (its first error) or that
-// uses no storage buffer or another kind of binding.
-std::filesystem::path write_spec_from_shader(const std::string& name, const std::filesystem::path& shader);
+// Writes NAME.json beside the shader and returns its path, the shader
+// compiled with `defines` (NAME, VALUE), each of which the spec then
+// delivers: a whole number as a parameter of that one value (its baseline,
+// a start to widen), anything else as a fixed define. Throws Error(usage)
+// for a NAME that is not a kernel name, a spec that exists, a shader that
+// does not compile with those defines (its first error) or that uses no
+// storage buffer or another kind of binding.
+std::filesystem::path write_spec_from_shader(const std::string& name, const std::filesystem::path& shader,
+                                             const std::vector<std::pair<std::string, std::string>>& defines = {});
 
 }  // namespace vktune::cli

@@ -171,10 +171,27 @@ std::optional<ShaderInterface> reflect_interface(std::span<const std::uint32_t> 
       const auto member = spvc_compiler_get_type_handle(compiler, spvc_type_get_member_type(block, m));
       const auto type = scalar_name(member);
       unsigned offset = 0;
-      if (spvc_type_get_vector_size(member) != 1 || (type != "u32" && type != "i32" && type != "f32")) continue;
+      if (type != "u32" && type != "i32" && type != "f32") continue;
       spvc_compiler_type_struct_member_offset(compiler, block, m, &offset);
       const char* name = named_block ? spvc_compiler_get_member_name(compiler, push[i].base_type_id, m) : nullptr;
-      interface.push_words.push_back({name ? name : "", offset, type});
+      const std::string base = name ? name : "";
+      // A vector (uvec4 sizes) or an array of scalars (uint ne[4]) is a
+      // word per lane or element, each named after its member: what
+      // engines push as one member, a spec pushes as words.
+      const unsigned lanes = spvc_type_get_vector_size(member);
+      unsigned elements = 1;
+      if (spvc_type_get_num_array_dimensions(member) == 1 && spvc_type_array_dimension_is_literal(member, 0)) {
+        elements = static_cast<unsigned>(spvc_type_get_array_dimension(member, 0));
+      } else if (spvc_type_get_num_array_dimensions(member) > 0) {
+        continue;
+      }
+      if (spvc_type_get_columns(member) != 1 || (lanes > 1 && elements > 1)) continue;
+      const unsigned words = lanes * elements;
+      for (unsigned w = 0; w < words; ++w) {
+        std::string word = base;
+        if (words > 1 && !base.empty()) word += lanes > 1 ? std::string("_") + "xyzw"[w] : "_" + std::to_string(w);
+        interface.push_words.push_back({word, offset + 4 * w, type});
+      }
     }
     const spvc_buffer_range* ranges = nullptr;
     std::size_t count = 0;

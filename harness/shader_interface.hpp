@@ -62,7 +62,7 @@ struct ShaderInterface {
   std::vector<InterfaceBinding> bindings;  // statically used, by set then binding
   std::uint32_t push_constant_bytes = 0;   // the end of the last push-constant member read
   std::string last_push_member;            // that member: "'scale'", or "member 1 at byte 4" unnamed
-  std::vector<PushWord> push_words;        // the block's 32-bit scalar members, in order
+  std::vector<PushWord> push_words;        // the block's 32-bit words, in order (a vector or array member one per lane or element)
   std::vector<ShaderConstant> constants;   // integer specialization constants, by constant_id
   std::array<std::uint32_t, 3> local_size{1, 1, 1};
   // The constant_id that sets each local size dimension (local_size_x_id), if any.

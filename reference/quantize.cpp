@@ -69,15 +69,22 @@ float search_symmetric_scale(const float* x, std::size_t n, int qmin, int qmax, 
 
 float via_fp16(float scale) { return fp16_to_fp32(scale_to_fp16(scale)); }
 
-void quantize_q4_0(const float* x, std::uint8_t* out, std::size_t blocks) {
-  for (std::size_t b = 0; b < blocks; ++b, x += qk4_0, out += sizeof(BlockQ4_0)) {
-    const float d = search_symmetric_scale(x, qk4_0, -8, 7, via_fp16);
-    std::uint8_t q[qk4_0];
-    for (std::size_t i = 0; i < qk4_0; ++i) {
-      q[i] = static_cast<std::uint8_t>((d == 0.0f ? 0 : round_clamp(x[i] / d, -8, 7)) + 8);
+// Blocks of N weights with one fp16 scale d and codes c in qmin..qmax,
+// stored as c - qmin (Q4_0, Q5_0): y = d * c.
+template <class Block, std::size_t N, class Pack>
+void quantize_offset_codes(const float* x, std::uint8_t* out, std::size_t blocks, int qmin, int qmax, Pack pack) {
+  for (std::size_t b = 0; b < blocks; ++b, x += N, out += sizeof(Block)) {
+    const float d = search_symmetric_scale(x, N, qmin, qmax, via_fp16);
+    std::uint8_t q[N];
+    for (std::size_t i = 0; i < N; ++i) {
+      q[i] = static_cast<std::uint8_t>((d == 0.0f ? 0 : round_clamp(x[i] / d, qmin, qmax)) - qmin);
     }
-    store_block(pack_q4_0(fp32_to_fp16(d), q), out);
+    store_block(pack(fp32_to_fp16(d), q), out);
   }
+}
+
+void quantize_q4_0(const float* x, std::uint8_t* out, std::size_t blocks) {
+  quantize_offset_codes<BlockQ4_0, qk4_0>(x, out, blocks, -8, 7, pack_q4_0);
 }
 
 void quantize_q8_0(const float* x, std::uint8_t* out, std::size_t blocks) {
@@ -200,41 +207,50 @@ void quantize_q5_k(const float* x, std::uint8_t* out, std::size_t blocks) {
   }
 }
 
-void quantize_q6_k(const float* x, std::uint8_t* out, std::size_t blocks) {
+// A super-block of 16 sub-blocks of 16 weights with symmetric codes in
+// qmin..qmax, each sub-block's scale a signed whole multiple (within
+// +-scale_max) of one fp16 scale d: y = d * scale * code (Q6_K, Q3_K).
+struct SymmetricSubBlocks {
+  std::uint16_t d16 = 0;
+  int scales[16] = {};
+  int codes[qk_k] = {};
+};
+
+SymmetricSubBlocks symmetric_sub_blocks(const float* x, int qmin, int qmax, int scale_min, int scale_max) {
   const auto identity = [](float s) { return s; };
-  for (std::size_t b = 0; b < blocks; ++b, x += qk_k, out += sizeof(BlockQ6_K)) {
-    std::array<float, 16> sub_scales{};
-    float max_abs = 0.0f;
-    for (std::size_t j = 0; j < 16; ++j) {
-      sub_scales[j] = search_symmetric_scale(x + 16 * j, 16, -32, 31, identity);
-      max_abs = std::max(max_abs, std::fabs(sub_scales[j]));
+  std::array<float, 16> sub_scales{};
+  float max_abs = 0.0f;
+  for (std::size_t j = 0; j < 16; ++j) {
+    sub_scales[j] = search_symmetric_scale(x + 16 * j, 16, qmin, qmax, identity);
+    max_abs = std::max(max_abs, std::fabs(sub_scales[j]));
+  }
+  SymmetricSubBlocks out;
+  out.d16 = scale_to_fp16(max_abs / static_cast<float>(scale_max));
+  const float d = fp16_to_fp32(out.d16);
+  for (std::size_t j = 0; j < 16; ++j) {
+    out.scales[j] = d == 0.0f ? 0 : round_clamp(sub_scales[j] / d, scale_min, scale_max);
+    const float step = d * static_cast<float>(out.scales[j]);
+    for (std::size_t l = 0; l < 16; ++l) {
+      out.codes[16 * j + l] = step == 0.0f ? 0 : round_clamp(x[16 * j + l] / step, qmin, qmax);
     }
-    const std::uint16_t d16 = scale_to_fp16(max_abs / 127.0f);
-    const float d = fp16_to_fp32(d16);
+  }
+  return out;
+}
+
+void quantize_q6_k(const float* x, std::uint8_t* out, std::size_t blocks) {
+  for (std::size_t b = 0; b < blocks; ++b, x += qk_k, out += sizeof(BlockQ6_K)) {
+    const auto k = symmetric_sub_blocks(x, -32, 31, -128, 127);
     std::int8_t scales[16];
     std::uint8_t q[qk_k];
-    for (std::size_t j = 0; j < 16; ++j) {
-      scales[j] = static_cast<std::int8_t>(d == 0.0f ? 0 : round_clamp(sub_scales[j] / d, -128, 127));
-      const float step = d * static_cast<float>(scales[j]);
-      for (std::size_t l = 0; l < 16; ++l) {
-        const int code = step == 0.0f ? 0 : round_clamp(x[16 * j + l] / step, -32, 31);
-        q[16 * j + l] = static_cast<std::uint8_t>(code + 32);
-      }
-    }
-    store_block(pack_q6_k(d16, scales, q), out);
+    for (std::size_t j = 0; j < 16; ++j) scales[j] = static_cast<std::int8_t>(k.scales[j]);
+    for (std::size_t i = 0; i < qk_k; ++i) q[i] = static_cast<std::uint8_t>(k.codes[i] + 32);
+    store_block(pack_q6_k(k.d16, scales, q), out);
   }
 }
 
 // Q5_0: as Q4_0 with codes -16..15.
 void quantize_q5_0(const float* x, std::uint8_t* out, std::size_t blocks) {
-  for (std::size_t b = 0; b < blocks; ++b, x += qk5_0, out += sizeof(BlockQ5_0)) {
-    const float d = search_symmetric_scale(x, qk5_0, -16, 15, via_fp16);
-    std::uint8_t q[qk5_0];
-    for (std::size_t i = 0; i < qk5_0; ++i) {
-      q[i] = static_cast<std::uint8_t>((d == 0.0f ? 0 : round_clamp(x[i] / d, -16, 15)) + 16);
-    }
-    store_block(pack_q5_0(fp32_to_fp16(d), q), out);
-  }
+  quantize_offset_codes<BlockQ5_0, qk5_0>(x, out, blocks, -16, 15, pack_q5_0);
 }
 
 // Q5_1: the affine fit of a K-quant sub-block, stored as d*q + m with m = -min.
@@ -286,27 +302,13 @@ void quantize_q2_k(const float* x, std::uint8_t* out, std::size_t blocks) {
 
 // Q3_K: 16 sub-blocks of 16, symmetric codes -4..3 and signed 6-bit scales.
 void quantize_q3_k(const float* x, std::uint8_t* out, std::size_t blocks) {
-  const auto identity = [](float s) { return s; };
   for (std::size_t b = 0; b < blocks; ++b, x += qk_k, out += sizeof(BlockQ3_K)) {
-    std::array<float, 16> sub_scales{};
-    float max_abs = 0.0f;
-    for (std::size_t s = 0; s < 16; ++s) {
-      sub_scales[s] = search_symmetric_scale(x + 16 * s, 16, -4, 3, identity);
-      max_abs = std::max(max_abs, std::fabs(sub_scales[s]));
-    }
-    const std::uint16_t d16 = scale_to_fp16(max_abs / 31.0f);
-    const float d = fp16_to_fp32(d16);
+    const auto k = symmetric_sub_blocks(x, -4, 3, -32, 31);
     std::uint8_t scales[16];
     std::uint8_t q[qk_k];
-    for (std::size_t s = 0; s < 16; ++s) {
-      const int sc = d == 0.0f ? 0 : round_clamp(sub_scales[s] / d, -32, 31);
-      scales[s] = static_cast<std::uint8_t>(sc + 32);
-      const float step = d * static_cast<float>(sc);
-      for (std::size_t l = 0; l < 16; ++l) {
-        q[16 * s + l] = static_cast<std::uint8_t>((step == 0.0f ? 0 : round_clamp(x[16 * s + l] / step, -4, 3)) + 4);
-      }
-    }
-    store_block(pack_q3_k(d16, scales, q), out);
+    for (std::size_t j = 0; j < 16; ++j) scales[j] = static_cast<std::uint8_t>(k.scales[j] + 32);
+    for (std::size_t i = 0; i < qk_k; ++i) q[i] = static_cast<std::uint8_t>(k.codes[i] + 4);
+    store_block(pack_q3_k(k.d16, scales, q), out);
   }
 }
 

@@ -21,14 +21,10 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 using results::testing::quoted;
+using results::testing::read_text;
 using results::testing::run_vktune;
 
 const fs::path kTranspose = fs::path(VKTUNE_EXAMPLES_DIR) / "transpose";
-
-std::string file_text(const fs::path& file) {
-  std::ifstream in(file);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
 
 class SpecExpressionCli : public ::testing::Test {
  protected:
@@ -37,8 +33,8 @@ class SpecExpressionCli : public ::testing::Test {
                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_);
-    spec_ = json::parse(file_text(kTranspose / "transpose.json"), nullptr, true, true);
-    shader_ = file_text(kTranspose / "transpose.comp");
+    spec_ = json::parse(read_text(kTranspose / "transpose.json"), nullptr, true, true);
+    shader_ = read_text(kTranspose / "transpose.comp");
   }
   void TearDown() override { fs::remove_all(dir_); }
 

@@ -21,14 +21,10 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 using results::testing::quoted;
+using results::testing::read_text;
 using results::testing::run_vktune;
 
 const fs::path kExample = fs::path(VKTUNE_EXAMPLES_DIR) / "pytorch_softmax";
-
-std::string read(const fs::path& file) {
-  std::ifstream in(file);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
 
 // A one-invocation-per-row softmax in the example's layout (output at
 // binding 0, input at 1, WHCN sizes pushed), written plainly as a reference.
@@ -55,8 +51,8 @@ class SpecReferenceCli : public ::testing::Test {
                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_);
-    spec_ = json::parse(read(kExample / "softmax.json"), nullptr, true, true);
-    shader_ = read(kExample / "softmax.comp");
+    spec_ = json::parse(read_text(kExample / "softmax.json"), nullptr, true, true);
+    shader_ = read_text(kExample / "softmax.comp");
   }
   void TearDown() override { fs::remove_all(dir_); }
 

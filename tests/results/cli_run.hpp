@@ -15,6 +15,12 @@
 
 namespace vktune::results::testing {
 
+// A file's whole text ("" where it cannot be read).
+inline std::string read_text(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
 struct CliRun {
   int exit_code = -1;
   std::string out, err;

@@ -80,6 +80,36 @@ rt::Table table_of(Store& store, const std::vector<Winner>& winners) {
   return rt::Table::from_json_text(export_table(store).dump(), "table.json");
 }
 
+// The exported header of `store` compiled (C++17, warnings as errors) into a
+// program whose main() runs `body`, and the lines it prints; empty, with a
+// failure recorded, where it does not compile or run.
+std::vector<std::string> run_with_header(Store& store, const TempDir& dir, const std::string& body) {
+  {
+    std::ofstream header(dir.path() / "table.hpp");
+    header << export_header(store, {}, {}, [](const std::vector<std::uint32_t>& spirv) {
+      return rt::required_features(spirv);
+    });
+  }
+  std::ofstream(dir.path() / "main.cpp") << "#include \"table.hpp\"\n#include <cstdio>\nint main() {\n" << body
+                                         << "  return 0;\n}\n";
+  const auto binary = dir.path() / "program";
+  const std::string compile = std::string("\"") + VKTUNE_CXX_COMPILER + "\" -std=c++17 -O0 -Wall -Wextra -Werror -o \"" +
+                              binary.string() + "\" \"" + (dir.path() / "main.cpp").string() + "\" > \"" +
+                              (dir.path() / "compile.log").string() + "\" 2>&1";
+  if (std::system(compile.c_str()) != 0) {
+    ADD_FAILURE() << "the header does not compile: " << std::ifstream(dir.path() / "compile.log").rdbuf();
+    return {};
+  }
+  if (std::system(("\"" + binary.string() + "\" > \"" + (dir.path() / "out.txt").string() + "\"").c_str()) != 0) {
+    ADD_FAILURE() << "the program with the header failed";
+    return {};
+  }
+  std::ifstream out(dir.path() / "out.txt");
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(out, line);) lines.push_back(line);
+  return lines;
+}
+
 // A query of matmul_q4k at `shape` from `gpu_identity`, its capabilities
 // known (1024 invocations, `shared_bytes` of shared memory), no features yet.
 rt::Query query_from(const DeviceIdentity& gpu_identity, const std::vector<std::uint32_t>& shape,
@@ -173,15 +203,8 @@ TEST_F(LookupAgreement, RuntimeAndHeaderChooseTheSameEntryAtEveryLevel) {
 
   // The header's answers, from a program compiled with it.
   const TempDir dir;
-  {
-    std::ofstream header(dir.path() / "table.hpp");
-    header << export_header(store, {}, {}, [](const std::vector<std::uint32_t>& spirv) {
-      return rt::required_features(spirv);
-    });
-  }
   std::ostringstream program;
-  program << "#include \"table.hpp\"\n#include <cstdio>\nint main() {\n"
-             "  const std::string_view coopmat[] = {\"cooperativeMatrixNV\"};\n"
+  program << "  const std::string_view coopmat[] = {\"cooperativeMatrixNV\"};\n"
              "  vktune_table::rules::Capabilities with, without;\n"
              "  with.known = without.known = true;\n"
              "  with.max_invocations = without.max_invocations = 1024;\n"
@@ -197,20 +220,7 @@ TEST_F(LookupAgreement, RuntimeAndHeaderChooseTheSameEntryAtEveryLevel) {
             << q.shape.size() << ", \"" << q.cache_mode << "\", " << (q.has_coopmat ? "with" : "without")
             << ");\n    std::printf(\"%s\\n\", found.entry ? std::string(found.entry->variant_hash).c_str() : \"none\");\n  }\n";
   }
-  program << "  return 0;\n}\n";
-  {
-    std::ofstream out(dir.path() / "main.cpp");
-    out << program.str();
-  }
-  const auto binary = dir.path() / "agree";
-  const std::string compile = std::string("\"") + VKTUNE_CXX_COMPILER + "\" -std=c++17 -O0 -Wall -Wextra -Werror -o \"" +
-                              binary.string() + "\" \"" + (dir.path() / "main.cpp").string() + "\" > \"" +
-                              (dir.path() / "compile.log").string() + "\" 2>&1";
-  ASSERT_EQ(std::system(compile.c_str()), 0) << std::ifstream(dir.path() / "compile.log").rdbuf();
-  ASSERT_EQ(std::system(("\"" + binary.string() + "\" > \"" + (dir.path() / "out.txt").string() + "\"").c_str()), 0);
-  std::ifstream out(dir.path() / "out.txt");
-  std::vector<std::string> got;
-  for (std::string line; std::getline(out, line);) got.push_back(line);
+  const auto got = run_with_header(store, dir, program.str());
   ASSERT_EQ(got.size(), expected.size());
   for (std::size_t i = 0; i < queries.size(); ++i) {
     std::string shape;
@@ -312,32 +322,15 @@ TEST_F(LookupAgreement, PushConstantWordsAgreeBetweenRuntimeAndHeader) {
                              " " + std::to_string(64 + 0) + " ");
 
   const TempDir dir;
-  {
-    std::ofstream header(dir.path() / "table.hpp");
-    header << export_header(store, {}, {}, [](const std::vector<std::uint32_t>& spirv) {
-      return rt::required_features(spirv);
-    });
-  }
   std::ostringstream program;
-  program << "#include \"table.hpp\"\n#include <cstdio>\nint main() {\n"
-             "  const auto& entry = vktune_table::entries[0];\n  std::uint32_t words[32];\n";
+  program << "  const auto& entry = vktune_table::entries[0];\n  std::uint32_t words[32];\n";
   for (const auto& shape : shapes) {
     program << "  {\n    const std::uint32_t shape[] = {" << shape[0] << "u, " << shape[1] << "u, " << shape[2]
             << "u};\n    const std::size_t count = vktune_table::push_constant_words(entry, shape, words);\n"
                "    for (std::size_t i = 0; i < count; ++i) std::printf(\"%u \", words[i]);\n"
                "    std::printf(\"\\n\");\n  }\n";
   }
-  program << "  return 0;\n}\n";
-  std::ofstream(dir.path() / "main.cpp") << program.str();
-  const auto binary = dir.path() / "words";
-  const std::string compile = std::string("\"") + VKTUNE_CXX_COMPILER + "\" -std=c++17 -O0 -Wall -Wextra -Werror -o \"" +
-                              binary.string() + "\" \"" + (dir.path() / "main.cpp").string() + "\" > \"" +
-                              (dir.path() / "compile.log").string() + "\" 2>&1";
-  ASSERT_EQ(std::system(compile.c_str()), 0) << std::ifstream(dir.path() / "compile.log").rdbuf();
-  ASSERT_EQ(std::system(("\"" + binary.string() + "\" > \"" + (dir.path() / "out.txt").string() + "\"").c_str()), 0);
-  std::ifstream out(dir.path() / "out.txt");
-  std::vector<std::string> got;
-  for (std::string line; std::getline(out, line);) got.push_back(line);
+  const auto got = run_with_header(store, dir, program.str());
   EXPECT_EQ(got, expected);
 }
 
