@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <iterator>
 #include <string>
 
@@ -64,6 +65,9 @@ TEST_F(SpecUniformCli, TheExampleChecks) {
   const auto r = run_vktune("check " + quoted(kUniformExample / "softmax.json") + " --device 0", dir_ / "stderr.txt");
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("0 failed"), std::string::npos) << r.out;
+  // The check draws its inputs from a seed of its own: say which, to replay a failure with --seed.
+  const auto seed = r.out.find("check: seed ");
+  if (seed != std::string::npos) std::cout << r.out.substr(seed, r.out.find('\n', seed) - seed) << "\n";
 }
 
 TEST_F(SpecUniformCli, TheShadersUniformBlockDeclaredAStorageBufferIsRefusedAtLoad) {
