@@ -58,6 +58,41 @@ std::optional<std::int64_t> whole_number(const std::string& text) {
 // Bytes of one value of a spec buffer type.
 int type_bytes(const std::string& type) { return type == "f16" ? 2 : type == "i8" || type == "u8" ? 1 : 4; }
 
+// A uniform buffer's entry: each member by its name and std140 type, with a
+// placeholder value (integers `n`, floats 1.0) as the push words get. A
+// member the format cannot declare (a matrix, an array, a struct, a 16- or
+// 8-bit scalar), or one at another offset than std140 puts it, is one line.
+Json uniform_entry(const vk::InterfaceBinding& b, const std::filesystem::path& shader) {
+  const auto refuse = [&](const vk::BlockMember& m, const std::string& why) {
+    throw Error(ErrorKind::usage, "spec init --from: " + shader.string() + ": binding " + std::to_string(b.binding) +
+                                      ", a uniform buffer: member " + (m.name.empty() ? "at byte " + std::to_string(m.offset)
+                                                                                       : "'" + m.name + "'") +
+                                      " " + why);
+  };
+  Json members = Json::array();
+  std::uint32_t end = 0;
+  for (std::size_t i = 0; i < b.members.size(); ++i) {
+    const auto& m = b.members[i];
+    if (m.type != "f32" && m.type != "u32" && m.type != "i32") {
+      refuse(m, "is not a 32-bit scalar or vector (a spec's uniform members are u32, i32, f32 and their vec2-vec4)");
+    }
+    const std::string prefix = m.type == "f32" ? "" : m.type == "u32" ? "u" : "i";
+    const std::string type = m.lanes == 1 ? m.type : prefix + "vec" + std::to_string(m.lanes);
+    const std::uint32_t align = m.lanes == 1 ? 4 : m.lanes == 2 ? 8 : 16;
+    if (m.offset != (end + align - 1) / align * align) refuse(m, "is not at its std140 offset");
+    end = m.offset + 4 * m.lanes;
+    const Json lane = m.type == "f32" ? Json(1.0) : Json("n");
+    Json value = lane;
+    if (m.lanes > 1) value = Json::array();
+    for (std::uint32_t l = 0; m.lanes > 1 && l < m.lanes; ++l) value.push_back(lane);
+    members.push_back({{"name", m.name.empty() ? "member" + std::to_string(i) : m.name}, {"type", type}, {"value", value}});
+  }
+  return {{"name", b.name.empty() ? "binding" + std::to_string(b.binding) : b.name},
+          {"binding", b.binding},
+          {"role", "uniform"},
+          {"members", members}};
+}
+
 }  // namespace
 
 std::filesystem::path write_spec_from_shader(const std::string& name, const std::filesystem::path& shader,
@@ -107,10 +142,14 @@ std::filesystem::path write_spec_from_shader(const std::string& name, const std:
   bool output = false;
   std::string bytes;
   for (const auto& b : views) {
+    if (b.set == 0 && b.kind == "uniform buffer") {
+      buffers.push_back(uniform_entry(b, shader));
+      continue;
+    }
     if (b.set != 0 || b.kind != "storage buffer") {
       throw Error(ErrorKind::usage, "spec init --from: " + shader.string() + " uses binding " + std::to_string(b.binding) +
                                         (b.set == 0 ? "" : " of set " + std::to_string(b.set)) + ", a " + b.kind +
-                                        ": a spec binds storage buffers of set 0");
+                                        ": a spec binds storage and uniform buffers of set 0");
     }
     const auto type = b.element.empty() || b.element == "u8" ? std::string("u32") : b.element;
     const std::string role = !b.writable ? "input" : output ? "scratch" : "output";

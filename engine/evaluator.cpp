@@ -25,6 +25,7 @@ VariantRunner::VariantRunner(vk::Device& device, const CompiledVariant& variant,
     desc.label = stage.plan.template_file + " [" + kernels::config_to_string(variant.config) + "]";
     if (variant.stages.size() > 1) desc.label += " stage " + std::to_string(i);
     desc.storage_buffers = buffer_count;
+    desc.uniform_buffers = stage.plan.uniform_buffers;
     const auto words = stage.plan.push_constants.empty() ? shape_dims : stage.plan.push_constants.size();
     desc.push_constant_bytes = static_cast<std::uint32_t>(words * sizeof(std::uint32_t));
     desc.local_size = stage.plan.local_size;

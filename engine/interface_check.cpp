@@ -1,5 +1,6 @@
 #include "engine/interface_check.hpp"
 
+#include <algorithm>
 #include <set>
 
 #include "common/error.hpp"
@@ -25,6 +26,32 @@ std::string push_type_mismatch(const vk::ShaderInterface& interface, const std::
     return "the shader's push-constant member " + name + " is " + member.type + ", but the spec pushes word " +
            std::to_string(word) + (pushed_float ? " as f32" : " as an integer") +
            (pushed_float ? "" : ": give it \"type\": \"f32\"");
+  }
+  return {};
+}
+
+// The same for a uniform block's members: a float member given an integer
+// word of the spec's block, or the other way round.
+std::string uniform_type_mismatch(const vk::ShaderInterface& interface,
+                                  const std::vector<std::pair<std::uint32_t, std::vector<bool>>>& float_words) {
+  for (const auto& b : interface.bindings) {
+    const auto spec = std::find_if(float_words.begin(), float_words.end(),
+                                   [&](const auto& f) { return b.set == 0 && f.first == b.binding; });
+    if (b.kind != "uniform buffer" || spec == float_words.end()) continue;
+    for (const auto& member : b.members) {
+      if (member.type != "f32" && member.type != "u32" && member.type != "i32") continue;
+      for (std::uint32_t lane = 0; lane < member.lanes; ++lane) {
+        const std::size_t word = member.offset / 4 + lane;
+        const bool given_float = word < spec->second.size() && spec->second[word];
+        if ((member.type == "f32") == given_float || word >= spec->second.size()) continue;
+        const std::string name = member.name.empty() ? "at offset " + std::to_string(member.offset)
+                                                     : "'" + member.name + "' (offset " + std::to_string(member.offset) + ")";
+        return "the shader's uniform member " + name + " of binding " + std::to_string(b.binding) + " is " +
+               (member.lanes > 1 ? "a vector of " : "") + member.type + ", but the spec's block gives byte " +
+               std::to_string(4 * word) + (given_float ? " a float" : " an integer") +
+               (given_float ? "" : ": give the spec's member a float type (f32, vec2, ...)");
+      }
+    }
   }
   return {};
 }
@@ -98,8 +125,10 @@ std::string baseline_interface_problem(const kernels::Kernel& kernel, const Temp
       interfaces.push_back(*interface);
       template_files.push_back(stage.plan.template_file);
       const auto words = stage.plan.push_constants.empty() ? shape.size() : stage.plan.push_constants.size();
-      auto problem = vk::interface_mismatch(*interface, buffers, static_cast<std::uint32_t>(4 * words), false);
+      auto problem = vk::interface_mismatch(*interface, buffers, stage.plan.uniform_buffers,
+                                            static_cast<std::uint32_t>(4 * words), false);
       if (problem.empty()) problem = push_type_mismatch(*interface, kernel.spaces().at(space).float_push_words);
+      if (problem.empty()) problem = uniform_type_mismatch(*interface, kernel.spaces().at(space).float_uniform_words);
       if (!problem.empty()) return stage.plan.template_file + ": " + problem;
     }
     const auto baseline = kernel.baseline(shape);

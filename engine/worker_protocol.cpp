@@ -45,7 +45,8 @@ json job_message(const CompiledVariant& variant, const TemplateLibrary& template
            {"subgroup", plan.required_subgroup_size},
            {"full_subgroups", plan.require_full_subgroups},
            {"push_words", plan.push_constants.size()},
-           {"specialization", plan.specialization}};
+           {"specialization", plan.specialization},
+           {"uniform_buffers", plan.uniform_buffers}};
     if (stage.spirv.empty()) {
       s["text"] = templates.text(plan.template_file);
     } else {
@@ -70,6 +71,7 @@ Job parse_job(const json& message) {
     stage.plan.require_full_subgroups = s.at("full_subgroups").get<bool>();
     stage.plan.push_constants.assign(s.at("push_words").get<std::size_t>(), 0);
     stage.plan.specialization = s.at("specialization").get<std::vector<std::pair<std::uint32_t, std::uint32_t>>>();
+    stage.plan.uniform_buffers = s.at("uniform_buffers").get<std::vector<std::pair<std::uint32_t, std::uint32_t>>>();
     if (s.contains("spirv")) stage.spirv = words_from(s.at("spirv"));
     if (s.contains("text")) job.templates[stage.plan.template_file] = s.at("text").get<std::string>();
     job.variant.stages.push_back(std::move(stage));

@@ -11,8 +11,10 @@
 namespace vktune::vk {
 
 namespace {
-constexpr VkBufferUsageFlags kUsage =
-    VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+// Uniform too: a spec's uniform buffer (its shape's metadata) is made,
+// guarded and uploaded like every other buffer, and only bound differently.
+constexpr VkBufferUsageFlags kUsage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT |
+                                      VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
 }
 
 Buffer::Buffer(Device& device, VkDeviceSize size_bytes, MemoryKind kind) : device_(&device), size_(size_bytes) {

@@ -84,7 +84,8 @@ ComputePipeline::ComputePipeline(Device& device, std::span<const std::uint32_t> 
   std::string unread;
   auto specialization = desc.specialization;
   if (const auto interface = reflect_interface(spirv, unread)) {
-    auto mismatch = interface_mismatch(*interface, desc.storage_buffers, desc.push_constant_bytes, desc.bounds_set);
+    auto mismatch =
+        interface_mismatch(*interface, desc.storage_buffers, desc.uniform_buffers, desc.push_constant_bytes, desc.bounds_set);
     // Each parameter value in the type its constant is declared with.
     if (mismatch.empty()) mismatch = typed_specialization(*interface, specialization);
     if (!mismatch.empty()) throw Error(ErrorKind::pipeline, desc.label.empty() ? mismatch : desc.label + ": " + mismatch);
@@ -97,7 +98,7 @@ ComputePipeline::ComputePipeline(Device& device, std::span<const std::uint32_t> 
 
     std::vector<VkDescriptorSetLayoutBinding> bindings(desc.storage_buffers);
     for (std::uint32_t i = 0; i < desc.storage_buffers; ++i) {
-      bindings[i] = {i, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr};
+      bindings[i] = {i, binding_type(i), 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr};
     }
     VkDescriptorSetLayoutCreateInfo set_info{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
     set_info.bindingCount = desc.storage_buffers;
@@ -174,13 +175,15 @@ ComputePipeline::ComputePipeline(Device& device, std::span<const std::uint32_t> 
 
     // A bounds set beside each kernel set at most (one per problem bound).
     const std::uint32_t sets = desc.max_descriptor_sets * (desc.bounds_set ? 2 : 1);
-    VkDescriptorPoolSize pool_size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-                                   (std::max(1u, desc.storage_buffers) + (desc.bounds_set ? 2 : 0)) *
-                                       desc.max_descriptor_sets};
+    const auto uniforms = static_cast<std::uint32_t>(desc.uniform_buffers.size());
+    std::vector<VkDescriptorPoolSize> pool_sizes{
+        {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+         (std::max(1u, desc.storage_buffers - uniforms) + (desc.bounds_set ? 2 : 0)) * desc.max_descriptor_sets}};
+    if (uniforms > 0) pool_sizes.push_back({VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, uniforms * desc.max_descriptor_sets});
     VkDescriptorPoolCreateInfo pool_info{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
     pool_info.maxSets = sets;
-    pool_info.poolSizeCount = 1;
-    pool_info.pPoolSizes = &pool_size;
+    pool_info.poolSizeCount = static_cast<std::uint32_t>(pool_sizes.size());
+    pool_info.pPoolSizes = pool_sizes.data();
     fail(vkCreateDescriptorPool(dev, &pool_info, nullptr, &pool_), "vkCreateDescriptorPool");
     desc_.cache_data = {};  // used; a kept pipeline need not hold it
   } catch (...) {
@@ -202,8 +205,14 @@ void ComputePipeline::release() {
   if (module_) vkDestroyShaderModule(dev, std::exchange(module_, VK_NULL_HANDLE), nullptr);
 }
 
-VkDescriptorSet ComputePipeline::write_set(VkDescriptorSetLayout layout,
-                                           std::span<const VkDescriptorBufferInfo> infos) {
+VkDescriptorType ComputePipeline::binding_type(std::uint32_t binding) const {
+  for (const auto& [b, bytes] : desc_.uniform_buffers)
+    if (b == binding) return VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
+  return VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+}
+
+VkDescriptorSet ComputePipeline::write_set(VkDescriptorSetLayout layout, std::span<const VkDescriptorBufferInfo> infos,
+                                           std::span<const VkDescriptorType> types) {
   VkDescriptorSetAllocateInfo alloc{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
   alloc.descriptorPool = pool_;
   alloc.descriptorSetCount = 1;
@@ -216,7 +225,7 @@ VkDescriptorSet ComputePipeline::write_set(VkDescriptorSetLayout layout,
     writes[i].dstSet = set;
     writes[i].dstBinding = static_cast<std::uint32_t>(i);
     writes[i].descriptorCount = 1;
-    writes[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    writes[i].descriptorType = types[i];
     writes[i].pBufferInfo = &infos[i];
   }
   vkUpdateDescriptorSets(device_->handle(), static_cast<std::uint32_t>(writes.size()), writes.data(), 0, nullptr);
@@ -235,8 +244,16 @@ VkDescriptorSet ComputePipeline::make_descriptor_set(std::span<const Buffer* con
                                          std::to_string(desc_.storage_buffers) + " bindings");
   }
   std::vector<VkDescriptorBufferInfo> infos;
-  for (std::size_t b = 0; b < buffers.size(); ++b) infos.push_back({buffers[b]->handle(), offsets[b], VK_WHOLE_SIZE});
-  return write_set(set_layout_, infos);
+  std::vector<VkDescriptorType> types;
+  for (std::size_t b = 0; b < buffers.size(); ++b) {
+    infos.push_back({buffers[b]->handle(), offsets[b], VK_WHOLE_SIZE});
+    types.push_back(binding_type(static_cast<std::uint32_t>(b)));
+    // A uniform buffer's range may not pass maxUniformBufferRange: its block
+    // only (a spec's are 16 KiB at most), not the guard band after it.
+    for (const auto& [binding, bytes] : desc_.uniform_buffers)
+      if (binding == b) infos.back().range = std::min<VkDeviceSize>(bytes, buffers[b]->size() - offsets[b]);
+  }
+  return write_set(set_layout_, infos, types);
 }
 
 VkDescriptorSet ComputePipeline::make_bounds_set(const Buffer& output, const Buffer& input) {
@@ -244,7 +261,8 @@ VkDescriptorSet ComputePipeline::make_bounds_set(const Buffer& output, const Buf
   static_assert(kBoundsOutputBinding == 0 && kBoundsInputBinding == 1, "write_set binds in order");
   const std::array<VkDescriptorBufferInfo, 2> infos{VkDescriptorBufferInfo{output.handle(), 0, VK_WHOLE_SIZE},
                                                     VkDescriptorBufferInfo{input.handle(), 0, VK_WHOLE_SIZE}};
-  return write_set(bounds_layout_, infos);
+  const std::array<VkDescriptorType, 2> types{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER};
+  return write_set(bounds_layout_, infos, types);
 }
 
 void ComputePipeline::record_dispatch(VkCommandBuffer cmd, VkDescriptorSet set, std::array<std::uint32_t, 3> groups,

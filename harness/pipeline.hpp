@@ -1,5 +1,5 @@
 #pragma once
-// Compute pipelines from SPIR-V: storage buffers at set 0, bindings 0..n-1,
+// Compute pipelines from SPIR-V: storage (or uniform) buffers at set 0, bindings 0..n-1,
 // optional push constants, specialization constants, and a required subgroup
 // size where the device allows one. A module instrumented for bounds checks
 // (harness/bounds_instrumentation.hpp) also binds set kBoundsSet.
@@ -22,7 +22,11 @@ namespace vktune::vk {
 
 struct PipelineDesc {
   std::string label;                      // names the variant in error messages
-  std::uint32_t storage_buffers = 0;      // bindings 0..n-1 of set 0
+  std::uint32_t storage_buffers = 0;      // bindings 0..n-1 of set 0 (storage buffers but those below)
+  // (binding, block bytes) of the bindings that are uniform buffers, sorted
+  // by binding; each is bound for exactly its block's bytes, which keeps the
+  // range within maxUniformBufferRange whatever guard band follows the data.
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> uniform_buffers;
   std::uint32_t push_constant_bytes = 0;  // 0 = none
   // constant_id -> a parameter's integer value (32-bit two's complement):
   // the pipeline delivers it in the type the module declares (a float's
@@ -88,7 +92,10 @@ class ComputePipeline {
  private:
   void release();  // destroys what exists; safe on a half-built pipeline
   // A set of `layout` from the pool with infos[i] at binding i.
-  VkDescriptorSet write_set(VkDescriptorSetLayout layout, std::span<const VkDescriptorBufferInfo> infos);
+  VkDescriptorSet write_set(VkDescriptorSetLayout layout, std::span<const VkDescriptorBufferInfo> infos,
+                            std::span<const VkDescriptorType> types);
+  // The descriptor type of binding `binding` of set 0.
+  VkDescriptorType binding_type(std::uint32_t binding) const;
   Device* device_;
   PipelineDesc desc_;
   VkShaderModule module_ = VK_NULL_HANDLE;

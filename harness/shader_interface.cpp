@@ -103,6 +103,29 @@ std::string scalar_name(spvc_type type) {
   }
 }
 
+// A uniform block's declared size and members, which a spec's uniform
+// buffer must fill and `spec init --from` writes out.
+void read_block(spvc_compiler compiler, const spvc_reflected_resource& resource,
+                const std::map<std::uint32_t, std::string>& names, InterfaceBinding& b) {
+  const auto block = spvc_compiler_get_type_handle(compiler, resource.base_type_id);
+  std::size_t size = 0;
+  if (spvc_compiler_get_declared_struct_size(compiler, block, &size) == SPVC_SUCCESS) {
+    b.block_bytes = static_cast<std::uint32_t>(size);
+  }
+  const bool named = names.count(resource.base_type_id) > 0;  // an unnamed block's member names are made up
+  for (unsigned m = 0; m < spvc_type_get_num_member_types(block); ++m) {
+    const auto member = spvc_compiler_get_type_handle(compiler, spvc_type_get_member_type(block, m));
+    BlockMember out;
+    const char* name = named ? spvc_compiler_get_member_name(compiler, resource.base_type_id, m) : nullptr;
+    out.name = name ? name : "";
+    spvc_compiler_type_struct_member_offset(compiler, block, m, &out.offset);
+    const bool plain = spvc_type_get_num_array_dimensions(member) == 0 && spvc_type_get_columns(member) == 1;
+    out.type = plain ? scalar_name(member) : "";
+    out.lanes = std::max(1u, spvc_type_get_vector_size(member));
+    b.members.push_back(std::move(out));
+  }
+}
+
 }  // namespace
 
 std::optional<ShaderInterface> reflect_interface(std::span<const std::uint32_t> module, std::string& why) {
@@ -161,6 +184,7 @@ std::optional<ShaderInterface> reflect_interface(std::span<const std::uint32_t> 
                                                            SpvDecorationNonWritable) == 0;
         }
       }
+      if (type == SPVC_RESOURCE_TYPE_UNIFORM_BUFFER) read_block(compiler, list[i], names, b);
       interface.bindings.push_back(std::move(b));
     }
   }
@@ -237,19 +261,25 @@ std::optional<ShaderInterface> reflect_interface(std::span<const std::uint32_t> 
   return interface;
 }
 
-std::string interface_mismatch(const ShaderInterface& interface, std::uint32_t storage_buffers,
+std::string interface_mismatch(const ShaderInterface& interface, std::uint32_t buffers,
+                               std::span<const std::pair<std::uint32_t, std::uint32_t>> uniform_buffers,
                                std::uint32_t push_constant_bytes, bool bounds_set) {
   for (const auto& b : interface.bindings) {
     const std::string what = "binding " + std::to_string(b.binding) + (b.set == 0 ? "" : " of set " + std::to_string(b.set)) +
                              (b.name.empty() ? "" : " ('" + b.name + "')");
     if (bounds_set && b.set == kBoundsSet) continue;  // the instrumentation's own
-    if (b.set != 0 || b.binding >= storage_buffers) {
-      return "the shader uses " + what + ", a " + b.kind + ", but the kernel binds " +
-             std::to_string(storage_buffers) + " storage buffers (bindings 0-" +
-             std::to_string(storage_buffers == 0 ? 0 : storage_buffers - 1) + " of set 0)";
+    if (b.set != 0 || b.binding >= buffers) {
+      return "the shader uses " + what + ", a " + b.kind + ", but the kernel binds " + std::to_string(buffers) +
+             (uniform_buffers.empty() ? " storage buffers" : " buffers") + " (bindings 0-" + std::to_string(buffers == 0 ? 0 : buffers - 1) + " of set 0)";
     }
-    if (b.kind != "storage buffer") {
-      return "the shader uses " + what + " as a " + b.kind + ", where the kernel binds a storage buffer";
+    const auto uniform = std::find_if(uniform_buffers.begin(), uniform_buffers.end(),
+                                      [&](const auto& u) { return u.first == b.binding; });
+    const std::string bound = uniform == uniform_buffers.end() ? "storage buffer" : "uniform buffer";
+    if (b.kind != bound) return "the shader uses " + what + " as a " + b.kind + ", where the kernel binds a " + bound;
+    if (uniform != uniform_buffers.end() && b.block_bytes > uniform->second) {
+      return "the shader declares " + what + " a uniform block of " + std::to_string(b.block_bytes) +
+             " bytes, but the kernel's block holds " + std::to_string(uniform->second) +
+             " (a member the spec does not give would read past it)";
     }
   }
   if (interface.push_constant_bytes > push_constant_bytes) {

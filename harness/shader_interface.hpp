@@ -13,6 +13,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace vktune::vk {
@@ -27,6 +28,20 @@ struct InterfaceBinding {
   std::string element;
   std::uint32_t lanes = 1;
   bool writable = true;
+  // A uniform buffer's block: the bytes its struct declares
+  // (spvc_compiler_get_declared_struct_size) and its members.
+  std::uint32_t block_bytes = 0;
+  std::vector<struct BlockMember> members;
+};
+
+// A member of a uniform block: its name ("" where the module keeps none),
+// offset, scalar type as a spec names it ("" for another: a matrix, a
+// struct, an array) and lanes (a vec4: 4).
+struct BlockMember {
+  std::string name;
+  std::uint32_t offset = 0;
+  std::string type;
+  std::uint32_t lanes = 1;
 };
 
 // A 32-bit member of the push-constant block.
@@ -64,11 +79,14 @@ struct ShaderInterface {
 // SPIRV-Cross cannot parse the module (then nothing is checked).
 std::optional<ShaderInterface> reflect_interface(std::span<const std::uint32_t> spirv, std::string& why);
 
-// "" when a pipeline of storage buffers 0..storage_buffers-1 in set 0 (and,
-// with `bounds_set`, the two buffers of the bounds instrumentation's set)
-// and `push_constant_bytes` of push constants serves the interface; else
-// the first disagreement in one line.
-std::string interface_mismatch(const ShaderInterface& interface, std::uint32_t storage_buffers,
+// "" when a pipeline of buffers 0..buffers-1 in set 0, storage buffers but
+// the uniform ones (binding, block bytes), (with `bounds_set`, the two
+// buffers of the bounds instrumentation's set) and `push_constant_bytes` of
+// push constants serves the interface; else the first disagreement in one
+// line: a binding of the other kind, or a uniform block the shader declares
+// larger than the one bound.
+std::string interface_mismatch(const ShaderInterface& interface, std::uint32_t buffers,
+                               std::span<const std::pair<std::uint32_t, std::uint32_t>> uniform_buffers,
                                std::uint32_t push_constant_bytes, bool bounds_set);
 
 }  // namespace vktune::vk

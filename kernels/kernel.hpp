@@ -7,7 +7,8 @@
 // Conventions every template follows:
 //   - parameters arrive as #defines named as the Parameter names;
 //   - buffers are storage buffers at set 0, bindings 0..n-1 in the order of
-//     Problem::buffers;
+//     Problem::buffers (a spec's may make some uniform buffers:
+//     ShaderPlan::uniform_buffers);
 //   - the shape arrives as push constants: one uint32 per shape dimension, in
 //     the order of shape_dims() (so one SPIR-V serves every shape).
 #include <array>
@@ -136,10 +137,15 @@ struct Space {
   // "type": "f32"), by word; empty = none (integers, as the shape). What the
   // interface check holds a shader's push-constant members to.
   std::vector<bool> float_push_words{};
-  // Why the kernel's push constants have no such form (a spec word that is
-  // not a polynomial over the shape): its variants tune, but no launch
-  // contract is written for them. "" = push_constants is the layout.
-  std::string push_constants_unfit{};
+  // The same for each uniform buffer of a spec: (binding, which 32-bit
+  // words of its block are floats), what the interface check holds the
+  // shader's uniform members to.
+  std::vector<std::pair<std::uint32_t, std::vector<bool>>> float_uniform_words{};
+  // Why no launch contract can carry the kernel (a spec's push word that is
+  // not a polynomial over the shape, or a uniform buffer): its variants
+  // tune, check and benchmark, but no launch contract is written for them
+  // and no winner is stored. "" = the contract carries it.
+  std::string contract_unfit{};
 
   // The paths, with the implicit single path spelled out.
   std::vector<Path> effective_paths() const;
@@ -187,6 +193,10 @@ struct ShaderPlan {
   // pipeline creation and the contract a winner stores. vktune's own
   // templates take #defines and leave this empty.
   std::vector<std::pair<std::uint32_t, std::uint32_t>> specialization{};
+  // (binding, bytes of its block) of each binding that is a uniform buffer
+  // (a spec's "role": "uniform"), sorted by binding; every other binding is
+  // a storage buffer (the convention above). Empty for vktune's own kernels.
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> uniform_buffers{};
 };
 
 struct HostBuffer {

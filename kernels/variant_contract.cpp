@@ -16,7 +16,7 @@ LaunchContract launch_contract(const Kernel& kernel, const Config& config, const
   contract.shape_class = space.shape_class;
   // Pushing the shape in place of words the shader reads otherwise would be
   // wrong silently: better no contract at all.
-  if (!space.push_constants_unfit.empty()) throw Error(ErrorKind::usage, space.push_constants_unfit);
+  if (!space.contract_unfit.empty()) throw Error(ErrorKind::usage, space.contract_unfit);
   contract.bindings = space.bindings;
   contract.push_constants = space.push_constants;
   if (const auto* path = space.path_of(config)) {

@@ -32,8 +32,8 @@ struct LaunchContract {
 inline constexpr std::uint64_t kUnusedBindingBytes = 4;
 
 // Throws Error(usage) for a shape the kernel rejects, and with the space's
-// push_constants_unfit line for a kernel whose push constants the contract
-// cannot carry.
+// contract_unfit line for a kernel the contract cannot carry (push
+// constants not of its form, a uniform buffer).
 LaunchContract launch_contract(const Kernel& kernel, const Config& config, const Shape& shape);
 
 // The most shared memory any stage declares.

@@ -28,8 +28,8 @@ void TuneSession::store_winner(const kernels::Kernel& kernel, const kernels::Sha
   // A winner without a launch contract would read, to the runtime library,
   // as one from before contracts (which pushes the shape): not stored.
   const auto& space = kernel.spaces().at(kernel.space_index(shape));
-  if (store_ && options.time_variants && result.winner && !space.push_constants_unfit.empty()) {
-    result.winner_not_stored = space.push_constants_unfit;
+  if (store_ && options.time_variants && result.winner && !space.contract_unfit.empty()) {
+    result.winner_not_stored = space.contract_unfit;
     return;
   }
   if (store_ && options.time_variants && result.winner && !result.kept_stored_winner_ns) {

@@ -223,6 +223,7 @@ void KernelChain::prepare(vk::Device& device, const TemplateLibrary& templates) 
         vk::PipelineDesc desc;
         desc.label = op.kernel + " [" + kernels::config_to_string(op.config) + "]";
         desc.storage_buffers = static_cast<std::uint32_t>(op.buffers.size());
+        desc.uniform_buffers = stage.plan.uniform_buffers;
         const auto words = stage.plan.push_constants.empty() ? op.shape.size() : stage.plan.push_constants.size();
         desc.push_constant_bytes = static_cast<std::uint32_t>(words * 4);
         desc.local_size = stage.plan.local_size;

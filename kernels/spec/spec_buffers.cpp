@@ -8,6 +8,7 @@
 #include "kernels/kernel_support.hpp"
 #include "kernels/spec/spec_push_constants.hpp"
 #include "kernels/spec/spec_reference.hpp"
+#include "kernels/spec/spec_uniform.hpp"
 #include "reference/fp16.hpp"
 #include "reference/random_blocks.hpp"
 #include "results/table_format.hpp"
@@ -38,6 +39,19 @@ std::size_t element_size(ElementType type) {
 
 BufferSpec buffer_of(const Node& node, const Scope& dims,
                      const std::function<std::optional<std::string>(const std::string&)>& read) {
+  if (node.has("role") && node.at("role").json() == "uniform") {
+    BufferSpec b{node.at("name").identifier(), static_cast<std::uint32_t>(node.at("binding").integer(0, 63)),
+                 ElementType::u32, ref::GgmlType::F32, BindingRole::input, node.pointer(), Expression("1", dims)};
+    read_uniform_buffer(node, dims, b);
+    return b;
+  }
+  // The role first: a misspelt "uniform" is a wrong role, not a buffer whose members are unknown fields.
+  const auto role_node = node.at("role");
+  const auto role = role_node.string();
+  const int role_index = results::table_format::binding_role_index(role);
+  if (role_index < 0) {
+    role_node.fail("unknown role '" + role + "' (" + results::table_format::binding_role_list() + ", uniform)");
+  }
   node.only({"name", "binding", "type", "size", "role", "init"});
   BufferSpec b{node.at("name").identifier(),
                static_cast<std::uint32_t>(node.at("binding").integer(0, 63)),
@@ -60,10 +74,6 @@ BufferSpec buffer_of(const Node& node, const Scope& dims,
     type_node.fail("unknown element type '" + type + "' (f32, f16, i32, u32, i8, or a GGUF block type: " +
                    ref::ggml_type_list(true) + ")");
   }
-  const auto role_node = node.at("role");
-  const auto role = role_node.string();
-  const int role_index = results::table_format::binding_role_index(role);
-  if (role_index < 0) role_node.fail("unknown role '" + role + "' (" + results::table_format::binding_role_list() + ")");
   b.role = static_cast<BindingRole>(role_index);
 
   const bool data = b.role == BindingRole::input || b.role == BindingRole::weights;
@@ -154,6 +164,7 @@ void check_sizes(const Definition& d, const Shape& shape, const Node& top) {
     }
   }
   for (const auto& b : d.buffers) {
+    if (b.uniform) uniform_block(d, b, values.data(), shape);  // every member's value converts
     const auto count = element_count(d, b, shape);
     if (b.init == InitKind::file && b.file_bytes->size() != buffer_bytes(b, count)) {
       throw Error(ErrorKind::usage, d.file + ": " + b.pointer + "/init/path: the file holds " +
@@ -164,11 +175,8 @@ void check_sizes(const Definition& d, const Shape& shape, const Node& top) {
   for (std::size_t i = 0; i < d.push_constants.size(); ++i) {
     const auto& pc = d.push_constants[i];
     if (push_word_bits(pc, values.data())) continue;
-    const char* what = pc.type == PushType::f32   ? "a finite 32-bit float"
-                       : pc.type == PushType::i32 ? "a 32-bit signed integer"
-                                                  : "a 32-bit unsigned integer";
     Node(top.json(), "/push_constants/" + std::to_string(i) + "/value", d.file)
-        .fail("'" + pc.value.text() + "' is not " + what + " at shape " + shape_text(shape));
+        .fail("'" + pc.value.text() + "' is not " + push_type_range(pc.type) + " at shape " + shape_text(shape));
   }
   for (const auto& [metric, expression] : {std::pair{"bytes", d.bytes.get()}, std::pair{"flops", d.flops.get()}}) {
     const double v = expression->evaluate(values.data());

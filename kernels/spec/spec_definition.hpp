@@ -76,6 +76,33 @@ struct PathSpec {
   unsigned covering_strength = 2;  // "check_covering": "pairs" 2, "values" 1 (kernels::Path's)
 };
 
+// How a push-constant word's value is pushed: a 32-bit unsigned or signed
+// integer, or the bits of the nearest 32-bit float.
+enum class PushType { u32, i32, f32 };
+
+struct PushConstant {
+  std::string name;
+  Expression value;  // over the shape; pushed as one 32-bit word of `type`
+  PushType type = PushType::u32;
+};
+
+// A member of a uniform buffer ("role": "uniform"): a scalar or vector of
+// 32-bit lanes at its std140 offset, each lane an expression of the shape
+// converted as a push-constant word of the member's scalar type is (one
+// conversion: push_word_bits).
+struct UniformMember {
+  std::string name;
+  std::string type;  // as written: "u32", "vec2", "ivec4", ...
+  std::uint32_t offset = 0;
+  std::vector<PushConstant> lanes{};  // 1-4, one type
+  std::vector<std::string> pointers{};  // per lane: "/buffers/2/members/0/value/1"
+};
+
+// The largest std140 block a spec's uniform buffer may fill: 16 KiB, the
+// least maxUniformBufferRange the Vulkan specification lets a device offer,
+// so that every device binds it whole.
+inline constexpr std::uint32_t kMaxUniformBytes = 16384;
+
 enum class ElementType { f32, f16, i32, u32, i8, gguf };
 
 enum class InitKind { uniform, normal, zeros, gguf_random, file };
@@ -91,16 +118,13 @@ struct BufferSpec {
   InitKind init = InitKind::uniform;
   double a = -1.0, b = 1.0;  // uniform [a, b), normal (mean a, deviation b)
   std::shared_ptr<const std::string> file_bytes{};  // InitKind::file: the contents, as read at load
-};
-
-// How a push-constant word's value is pushed: a 32-bit unsigned or signed
-// integer, or the bits of the nearest 32-bit float.
-enum class PushType { u32, i32, f32 };
-
-struct PushConstant {
-  std::string name;
-  Expression value;  // over the shape; pushed as one 32-bit word of `type`
-  PushType type = PushType::u32;
+  // "role": "uniform": a uniform buffer (descriptor type UNIFORM_BUFFER)
+  // whose contents are `members` at the shape, laid out in std140. `role`
+  // is then input (host data each problem), `type` u32 and `elements` the
+  // block's words, so sizes and device bytes need no case of their own.
+  bool uniform = false;
+  std::vector<UniformMember> members{};
+  std::uint32_t uniform_bytes = 0;  // the end of the last member: what a shader's block may declare
 };
 
 // The most push-constant words a spec may declare: 256 bytes, what the

@@ -142,6 +142,10 @@ ReferenceSpec elementwise_reference_of(const Node& node, const Definition& d, co
         entry.fail("buffer '" + key + "' holds GGUF blocks: an expression reads f32, f16, i32, u32 and i8 buffers "
                    "(a matmul step reads GGUF weights)");
       }
+      if (buffer->uniform) {
+        entry.fail("buffer '" + key + "' is a uniform buffer, the shape's metadata: an expression reads the shape's "
+                   "dimensions themselves");
+      }
       a.operand = static_cast<int>(buffer - d.buffers.begin());
     } else if (temporary != temporaries.end()) {
       a.operand = static_cast<int>(d.buffers.size() + (temporary - temporaries.begin()));

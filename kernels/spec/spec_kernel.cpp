@@ -10,6 +10,7 @@
 #include "kernels/spec/spec_push_constants.hpp"
 #include "kernels/spec/spec_reference.hpp"
 #include "kernels/spec/spec_size_rule.hpp"
+#include "kernels/spec/spec_uniform.hpp"
 
 namespace vktune::kernels::spec {
 
@@ -61,6 +62,7 @@ SpecKernel::SpecKernel(Definition definition) : d_(std::move(definition)) {
   // A word the contract cannot carry is no reason not to tune: the refusal
   // waits for the launch contract (kernels/variant_contract.cpp).
   push_words_ = fit_push_constants(d_, push_unfit_);
+  uniform_buffers_ = uniform_bindings(d_);
 }
 
 void SpecKernel::validate_shape(const Shape& shape) const {
@@ -103,8 +105,15 @@ std::vector<Space> SpecKernel::build_spaces() const {
   Space space{d_.name, d_.paths.front().stages.front().template_file, d_.parameters};
   space.bindings = bindings_;
   space.push_constants = push_words_;
-  space.push_constants_unfit = push_unfit_;
+  space.contract_unfit = push_unfit_.empty() ? uniform_contract_unfit(d_) : push_unfit_;
   for (const auto& pc : d_.push_constants) space.float_push_words.push_back(pc.type == PushType::f32);
+  for (const auto& b : d_.buffers) {
+    if (!b.uniform) continue;
+    std::vector<bool> floats(b.uniform_bytes / 4, false);
+    for (const auto& m : b.members)
+      for (std::size_t i = 0; i < m.lanes.size(); ++i) floats[m.offset / 4 + i] = m.lanes[i].type == PushType::f32;
+    space.float_uniform_words.emplace_back(b.binding, std::move(floats));
+  }
   for (std::size_t i = 0; i < d_.paths.size(); ++i) {
     const auto& sub = d_.paths[i];
     Path path{sub.name, sub.parameters, {}};
@@ -140,6 +149,7 @@ ShaderPlan SpecKernel::stage_plan(const Stage& stage, const PathSpec& sub, const
                                   const std::vector<double>& values, std::string* problem, bool defines) const {
   ShaderPlan plan;
   plan.template_file = stage.template_file;
+  plan.uniform_buffers = uniform_buffers_;
   if (defines) {
     for (std::size_t i = 0; i < d_.parameters.size(); ++i) {
       const auto& name = d_.parameters[i].name;
@@ -255,7 +265,14 @@ Problem SpecKernel::make_problem(const Shape& shape, const Inputs& inputs) const
   // Poisoned with fp16 NaNs and widened on read-back, like a built-in's fp16 cache.
   problem.output_f16 = d_.buffers[d_.output].type == ElementType::f16;
   std::vector<std::vector<float>> values;
+  const auto shape_values = values_of({}, shape);
   for (const auto& b : d_.buffers) {
+    if (b.uniform) {
+      // The shape's metadata, the same for every seed: written by the host, never compared.
+      problem.buffers.push_back({b.name, uniform_block(d_, b, shape_values.data(), shape)});
+      values.emplace_back();
+      continue;
+    }
     auto contents = make_contents(b, element_count(d_, b, shape), inputs.seed, inputs.kind);
     problem.buffers.push_back(std::move(contents.host));
     values.push_back(std::move(contents.values));

@@ -87,6 +87,14 @@ std::optional<std::uint32_t> push_word_bits(const PushConstant& pc, const double
   return kernels::push_word_bits(pc.value.evaluate(values), push_type_name(pc.type));
 }
 
+const char* push_type_range(PushType type) {
+  switch (type) {
+    case PushType::f32: return "a finite 32-bit float";
+    case PushType::i32: return "a 32-bit signed integer";
+    case PushType::u32: return "a 32-bit unsigned integer";
+  }
+  return "a 32-bit word";
+}
 
 std::optional<PushWord> fit_push_word(const Definition& d, std::size_t index, std::string& why) {
   const auto& pc = d.push_constants.at(index);

@@ -18,6 +18,10 @@ namespace vktune::kernels::spec {
 // float (f32).
 std::optional<std::uint32_t> push_word_bits(const PushConstant& pc, const double* values);
 
+// What push_word_bits takes of a type, for the line that refuses a value:
+// "a 32-bit unsigned integer", "a finite 32-bit float".
+const char* push_type_range(PushType type);
+
 // The largest divisor a fitted word may have: ceil_div(n, 4096) fits,
 // anything whose rational coefficients need more does not.
 inline constexpr std::uint64_t kMaxPushDivisor = 4096;

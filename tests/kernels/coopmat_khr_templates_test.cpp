@@ -70,7 +70,7 @@ TEST(CoopmatKhrTemplates, EveryTensorCoreTemplatePassesThroughThePass) {
           std::string unread;
           const auto nv_interface = vk::reflect_interface(stage.spirv, unread);
           ASSERT_TRUE(nv_interface.has_value()) << unread;
-          EXPECT_EQ(vk::interface_mismatch(*nv_interface, buffers, push_bytes, false), "");
+          EXPECT_EQ(vk::interface_mismatch(*nv_interface, buffers, {}, push_bytes, false), "");
           // As a process compiling for KHR compiles it: with
           // VKTUNE_COOPMAT_KHR defined, then through the pass.
           auto options = vk::CompileOptions{};

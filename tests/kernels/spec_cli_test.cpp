@@ -336,8 +336,10 @@ TEST_F(SpecCli, SpecInitWritesASpecThatPassesTheGate) {
 // `spec init --from`: an engine-style shader (a workgroup size and a
 // per-invocation count as specialization constants, its size as a named
 // push-constant member) gets a spec of its interface that checks as it is,
-// every workgroup size against the shader as written; a shader that needs a
-// define or binds a uniform buffer is one line and exit 2.
+// every workgroup size against the shader as written; a uniform block
+// becomes a uniform buffer of its members, by name and std140 type, in a
+// spec that loads; a shader that needs a define, or whose uniform block
+// holds a matrix, is one line and exit 2.
 TEST_F(SpecCli, SpecInitFromAShaderWritesItsInterfaceAndPassesTheGate) {
   std::ofstream(dir_ / "scale_add.comp") << "#version 450\nlayout(local_size_x_id = 0) in;\n"
                                              "layout(constant_id = 1) const int PER_THREAD = 2;\n"
@@ -371,8 +373,23 @@ TEST_F(SpecCli, SpecInitFromAShaderWritesItsInterfaceAndPassesTheGate) {
                                            "layout(std140, binding = 1) uniform Sizes { uvec4 size; };\n"
                                            "void main() { if (gl_GlobalInvocationID.x < size.x) y[0] = 1.0; }\n";
   const auto uniform = run("spec init uniform_sizes --from " + quoted(dir_ / "uniform.comp"));
-  EXPECT_EQ(uniform.exit_code, 2) << uniform.err;
-  EXPECT_NE(uniform.err.find("uses binding 1, a uniform buffer"), std::string::npos) << uniform.err;
+  ASSERT_EQ(uniform.exit_code, 0) << uniform.err;
+  const auto written = nlohmann::json::parse(std::ifstream(dir_ / "uniform_sizes.json"), nullptr, true, true);
+  EXPECT_EQ(written.at("buffers").at(1),
+            nlohmann::json::parse(R"({"name": "Sizes", "binding": 1, "role": "uniform",
+                                      "members": [{"name": "size", "type": "uvec4", "value": ["n", "n", "n", "n"]}]})"))
+      << written.dump(2);
+  const auto listed = run("list " + quoted(dir_ / "uniform_sizes.json"));  // loads, the interface check included
+  EXPECT_EQ(listed.exit_code, 0) << listed.err;
+  std::ofstream(dir_ / "matrix.comp") << "#version 450\nlayout(local_size_x = 64) in;\n"
+                                          "layout(std430, binding = 0) buffer Y { float y[]; };\n"
+                                          "layout(std140, binding = 1) uniform Meta { uint n; mat4 m; };\n"
+                                          "void main() { if (gl_GlobalInvocationID.x < n) y[0] = m[0][0]; }\n";
+  const auto matrix = run("spec init matrix_meta --from " + quoted(dir_ / "matrix.comp"));
+  EXPECT_EQ(matrix.exit_code, 2) << matrix.err;
+  EXPECT_NE(matrix.err.find("binding 1, a uniform buffer: member 'm' is not a 32-bit scalar or vector"),
+            std::string::npos)
+      << matrix.err;
 }
 
 TEST_F(SpecCli, TunedOnTheDeviceAndExportedLikeABuiltinKernel) {

@@ -1,7 +1,8 @@
 // `vktune spec init --from` on every example's template, compiled with the
 // defines the example's baseline delivers (-D NAME=VALUE): the spec it
 // writes binds the example's buffers at the same bindings with the same
-// element types, takes the output where the example writes it, pushes as
+// element types (a uniform buffer: its members' std140 types), takes the
+// output where the example writes it, pushes as
 // many words with floats where the example's are, and loads (its interface
 // check passes). Examples whose template is vktune's own are skipped.
 #include <gtest/gtest.h>
@@ -41,8 +42,15 @@ Buffers buffers_of(const json& spec) {
   Buffers b;
   for (const auto& buffer : spec.at("buffers")) {
     const int binding = buffer.at("binding").get<int>();
-    b.types[binding] = buffer.at("type").get<std::string>();
     const auto role = buffer.at("role").get<std::string>();
+    if (role == "uniform") {  // no element type: its members' types, compared whole
+      std::string members = "uniform";
+      for (const auto& m : buffer.at("members")) members += " " + m.at("type").get<std::string>();
+      b.types[binding] = members;
+      b.written[binding] = false;
+      continue;
+    }
+    b.types[binding] = buffer.at("type").get<std::string>();
     b.written[binding] = role == "output" || role == "scratch";
   }
   return b;
@@ -101,7 +109,8 @@ TEST(SpecInitRoundTrip, EveryExamplesTemplateGivesBackItsInterface) {
     for (const auto& [binding, type] : want.types) {
       if (!got.types.count(binding)) continue;
       // A GGUF buffer is words to its shader.
-      const bool scalar = type == "f32" || type == "f16" || type == "i32" || type == "u32" || type == "i8";
+      const bool scalar = type == "f32" || type == "f16" || type == "i32" || type == "u32" || type == "i8" ||
+                          type.rfind("uniform", 0) == 0;
       EXPECT_EQ(got.types.at(binding), scalar ? type : "u32") << "binding " << binding;
       if (want.written.at(binding)) {
         EXPECT_TRUE(got.written.at(binding)) << "binding " << binding;

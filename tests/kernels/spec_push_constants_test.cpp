@@ -55,7 +55,7 @@ TEST(SpecPushConstants, PolynomialsAndCeilingsAreFittedAndAgreeAtNewShapes) {
                                       word("affine", "2 * n + 3"), word("tiles", "ceil_div(rows * n + 7, 16)"),
                                       word("pairs", "floor((n + 1) / 2)")}));
   const auto& space = kernel.spaces()[0];
-  ASSERT_TRUE(space.push_constants_unfit.empty()) << space.push_constants_unfit;
+  ASSERT_TRUE(space.contract_unfit.empty()) << space.contract_unfit;
   ASSERT_EQ(space.push_constants.size(), 8u);
   // The forms themselves, for the simple words.
   EXPECT_EQ(space.push_constants[0], (PushWord{"width", SizeRule{{SizeTerm{1, {1}}}, 1, 1}}));
@@ -89,7 +89,7 @@ TEST(SpecPushConstants, AWordThatIsNoPolynomialTravelsAsItsExpression) {
   for (const std::string value : {"min(n, 64)", "n * n", "rows + mod(n, 3)", "floor(sqrt(rows * n))"}) {
     const auto kernel = load(spec_with({word("width", "n"), word("odd", value)}));
     const auto& space = kernel.spaces()[0];
-    ASSERT_EQ(space.push_constants_unfit, "") << value;
+    ASSERT_EQ(space.contract_unfit, "") << value;
     ASSERT_EQ(space.push_constants.size(), 2u) << value;
     EXPECT_EQ(space.push_constants[0].expression, "") << value;  // n is a polynomial
     EXPECT_EQ(space.push_constants[1].expression, value);
@@ -107,7 +107,7 @@ TEST(SpecPushConstants, AWordTheRuntimeCannotEvaluateTunesButGetsNoContract) {
   for (const std::string value : {"is_pow2(n) + 1"}) {
     const auto kernel = load(spec_with({word("width", "n"), word("odd", value)}));
     const auto& space = kernel.spaces()[0];
-    const auto& why = space.push_constants_unfit;
+    const auto& why = space.contract_unfit;
     EXPECT_TRUE(space.push_constants.empty()) << value;
     EXPECT_EQ(why.find('\n'), std::string::npos) << why;
     EXPECT_EQ(why.rfind("my/spec.json: /push_constants/1/value: '" + value + "' is no word the launch contract can carry", 0),
@@ -182,7 +182,7 @@ TEST(SpecPushConstants, TypedWordsArePushedAsTheirTypesBits) {
   // expressions, the others as polynomials; the runtime's evaluation of
   // them gives the tune's bits at shapes nobody tuned.
   const auto& space = kernel.spaces()[0];
-  ASSERT_EQ(space.push_constants_unfit, "");
+  ASSERT_EQ(space.contract_unfit, "");
   ASSERT_EQ(space.push_constants.size(), 5u);
   EXPECT_EQ(space.push_constants[0].expression, "1 / sqrt(n)");
   EXPECT_EQ(space.push_constants[0].type, "f32");
@@ -197,7 +197,7 @@ TEST(SpecPushConstants, TypedWordsArePushedAsTheirTypesBits) {
   EXPECT_EQ(space.float_push_words, (std::vector<bool>{true, true, false, false, false}));
   // Integer words of either sign type fit as before where their values do.
   const auto ints = load(spec_with({typed("n", "n", "i32"), word("rows", "rows")}));
-  EXPECT_EQ(ints.spaces()[0].push_constants_unfit, "");
+  EXPECT_EQ(ints.spaces()[0].contract_unfit, "");
   EXPECT_EQ(ints.spaces()[0].float_push_words, (std::vector<bool>{false, false}));
 }
 
@@ -217,7 +217,7 @@ TEST(SpecPushConstants, AValueOutsideItsTypeOrAnUnknownTypeIsRefusedAtLoad) {
   for (int i = 0; i < 64; ++i) many.push_back(word("w" + std::to_string(i), "n + " + std::to_string(i)));
   const auto kernel = load(spec_with(many));
   EXPECT_EQ(kernel.plan(kernel.baseline({4, 256}), {4, 256}).push_constants.size(), 64u);
-  EXPECT_NE(kernel.spaces()[0].push_constants_unfit.find("64 words, more than the 32"), std::string::npos);
+  EXPECT_NE(kernel.spaces()[0].contract_unfit.find("64 words, more than the 32"), std::string::npos);
   many.push_back(word("w64", "n"));
   EXPECT_NE(load_error(spec_with(many)).find("at most 64 push-constant words"), std::string::npos);
 }

@@ -1,0 +1,39 @@
+#pragma once
+// A spec's uniform buffers ("role": "uniform"): tensor metadata (sizes,
+// strides, scales) that a shader reads from a uniform block rather than
+// push constants, as many engines' shaders do. Their members are
+// expressions of the shape, laid out in std140 and written by the host for
+// each problem; the harness binds them as uniform buffers.
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "kernels/kernel.hpp"
+#include "kernels/spec/spec_definition.hpp"
+#include "kernels/spec/spec_node.hpp"
+
+namespace vktune::kernels::spec {
+
+// Fills `b` (name and binding already read) from a uniform buffer's entry:
+// its members in std140 order. Fails naming the field for `size`, `type` or
+// `init` (a uniform block's size is its members'), an unknown member type, a
+// value of the wrong arity, a repeated name, or a block past kMaxUniformBytes.
+void read_uniform_buffer(const Node& node, const Scope& dims, BufferSpec& b);
+
+// The block's bytes at `shape` (`values` the spec's full scope with the
+// shape's dimensions set); Error(usage) "FILE: /buffers/I/members/J/value:
+// ..." where a lane is not a whole number in its integer type's range or not
+// a finite float.
+std::vector<std::uint8_t> uniform_block(const Definition& d, const BufferSpec& b, const double* values,
+                                        const Shape& shape);
+
+// (binding, block bytes) of each uniform buffer, by binding: what a pipeline
+// binds as VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER (ShaderPlan::uniform_buffers).
+std::vector<std::pair<std::uint32_t, std::uint32_t>> uniform_bindings(const Definition& d);
+
+// Why no launch contract carries the spec ("" when it has no uniform
+// buffer): its contract lists storage buffers only.
+std::string uniform_contract_unfit(const Definition& d);
+
+}  // namespace vktune::kernels::spec
