@@ -14,6 +14,7 @@
 #include <string>
 
 #include "../results/cli_run.hpp"
+#include "spec_cli_fixture.hpp"
 
 namespace vktune {
 namespace {
@@ -26,17 +27,14 @@ using results::testing::run_vktune;
 
 const fs::path kTranspose = fs::path(VKTUNE_EXAMPLES_DIR) / "transpose";
 
-class SpecExpressionCli : public ::testing::Test {
+class SpecExpressionCli : public testing_support::SpecFolderTest {
  protected:
+  SpecExpressionCli() : SpecFolderTest("vktune_spec_expression") {}
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("vktune_spec_expression_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    SpecFolderTest::SetUp();
     spec_ = json::parse(read_text(kTranspose / "transpose.json"), nullptr, true, true);
     shader_ = read_text(kTranspose / "transpose.comp");
   }
-  void TearDown() override { fs::remove_all(dir_); }
 
   // The example's shader with its store `tile[lx][ly]` replaced by `store`.
   void write_shader(const std::string& store) {
@@ -65,7 +63,6 @@ class SpecExpressionCli : public ::testing::Test {
     EXPECT_GT(picked, 0) << report.dump();
   }
 
-  fs::path dir_;
   json spec_;
   std::string shader_;
 };

@@ -26,6 +26,7 @@
 #include <string>
 
 #include "../results/cli_run.hpp"
+#include "spec_cli_fixture.hpp"
 
 namespace vktune {
 namespace {
@@ -101,23 +102,19 @@ json alpha_spec() {
     "tolerance": {"rel_l2": 1e-6, "max_rel": 1e-6}})json");
 }
 
-class SpecFoldCli : public ::testing::Test {
+class SpecFoldCli : public testing_support::SpecFolderTest {
  protected:
+  SpecFoldCli() : SpecFolderTest("vktune_fold_cli") {}
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("vktune_fold_cli_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    SpecFolderTest::SetUp();
     std::ofstream(dir_ / "rows.comp") << kRowsShader;
     std::ofstream(dir_ / "alpha.comp") << kAlphaShader;
   }
-  void TearDown() override { fs::remove_all(dir_); }
   // `vktune check` prints its seed (the inputs' randomness) on its last lines.
   results::testing::CliRun check(const json& spec, const std::string& device, const std::string& more = "") {
     std::ofstream(dir_ / "spec.json") << spec.dump(2);
     return run_vktune("check " + quoted(dir_ / "spec.json") + " --device " + device + more, dir_ / "stderr.txt");
   }
-  fs::path dir_;
 };
 
 // Every config (WG x ROWS_PER_WG x F: 8) at both check shapes: F = 7 folds

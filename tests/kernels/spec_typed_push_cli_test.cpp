@@ -13,6 +13,7 @@
 #include <string>
 
 #include "../results/cli_run.hpp"
+#include "spec_cli_fixture.hpp"
 
 namespace vktune {
 namespace {
@@ -49,21 +50,17 @@ json scale_spec() {
     "tolerance": {"rel_l2": 1e-6, "max_rel": 1e-6}})json");
 }
 
-class SpecTypedPushCli : public ::testing::Test {
+class SpecTypedPushCli : public testing_support::SpecFolderTest {
  protected:
+  SpecTypedPushCli() : SpecFolderTest("vktune_typed_push") {}
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("vktune_typed_push_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    SpecFolderTest::SetUp();
     std::ofstream(dir_ / "scale.comp") << kShader;
   }
-  void TearDown() override { fs::remove_all(dir_); }
   results::testing::CliRun check(const json& spec, const std::string& device) {
     std::ofstream(dir_ / "scale.json") << spec.dump(2);
     return run_vktune("check " + quoted(dir_ / "scale.json") + " --device " + device, dir_ / "stderr.txt");
   }
-  fs::path dir_;
 };
 
 TEST_F(SpecTypedPushCli, AFloatAndANegativeIntPushedAsExpressionsOfTheShapeCheck) {

@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "../results/cli_run.hpp"
+#include "spec_cli_fixture.hpp"
 #include "vktune_runtime.hpp"
 
 namespace vktune {
@@ -30,19 +31,16 @@ using results::testing::run_vktune;
 
 const fs::path kUniformExample = fs::path(VKTUNE_EXAMPLES_DIR) / "uniform_softmax";
 
-class SpecUniformCli : public ::testing::Test {
+class SpecUniformCli : public testing_support::SpecFolderTest {
  protected:
+  SpecUniformCli() : SpecFolderTest("vktune_uniform") {}
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("vktune_uniform_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    SpecFolderTest::SetUp();
     std::ifstream shader(kUniformExample / "softmax.comp");
     shader_ = {std::istreambuf_iterator<char>(shader), std::istreambuf_iterator<char>()};
     std::ifstream in(kUniformExample / "softmax.json");
     spec_ = json::parse(in, nullptr, true, true);
   }
-  void TearDown() override { fs::remove_all(dir_); }
   // The spec and shader as edited, written to the test's folder.
   fs::path write() {
     std::ofstream(dir_ / "softmax.comp") << shader_;
@@ -56,7 +54,6 @@ class SpecUniformCli : public ::testing::Test {
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
     EXPECT_NE(r.err.find(line), std::string::npos) << r.err;
   }
-  fs::path dir_;
   std::string shader_;
   json spec_;
 };
