@@ -1,8 +1,9 @@
 #pragma once
 // A spec's push-constant words as the launch contract carries them
-// (kernels::PushWord: ceil of a polynomial over the shape over a divisor), so
-// that the runtime library pushes what the spec's shader declares for any
-// shape, not only the tuned ones.
+// (kernels::PushWord: ceil of a polynomial over the shape over a divisor, or
+// an expression of the shape in the runtime's own language), so that the
+// runtime library pushes what the spec's shader declares for any shape, not
+// only the tuned ones.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -35,8 +36,10 @@ std::optional<PushWord> fit_push_word(const Definition& d, std::size_t index, st
 
 // The kernel's layout for its Space: empty when the words are the shape
 // itself in order (the built-in convention, so such specs export as before),
-// else every word fitted. `unfit` gets the first word's refusal, and the
-// layout is then empty.
+// else every word: a polynomial where it fits one (not an f32 word), else its
+// expression where the runtime's language evaluates it as the spec does at
+// every probe shape. `unfit` gets the first word's refusal (or that of more
+// than 32 words), and the layout is then empty.
 std::vector<PushWord> fit_push_constants(const Definition& d, std::string& unfit);
 
 }  // namespace vktune::kernels::spec
