@@ -54,7 +54,10 @@ for target in fuzz_gguf_reader fuzz_runtime_json fuzz_runtime_sqlite fuzz_import
 cp "$seeds"/json_tables/*.json "$work/corpus/fuzz_runtime_json/"
 cp "$seeds"/json_tables/*.json "$work/corpus/fuzz_import_table/"
 cp "$seeds"/measurements_csv/*.csv "$work/corpus/fuzz_measurements_csv/"
-cp examples/*/*.json "$work/corpus/fuzz_spec_loader/"
+# Named after their folders too: two examples may share a file name.
+for spec in examples/*/*.json; do
+  cp "$spec" "$work/corpus/fuzz_spec_loader/$(basename "$(dirname "$spec")")_$(basename "$spec")"
+done
 "$bin/gguf_seed_corpus" "$work/corpus/fuzz_gguf_reader"
 "$bin/table_seed_db" "$work/corpus/fuzz_runtime_sqlite" "$seeds"/json_tables/*.json
 

@@ -1,16 +1,13 @@
 #include "kernels/launch_contract.hpp"
 
-#include <cmath>
 #include <cstddef>
 #include <cstdint>
-#include <cstdlib>
-#include <cstring>
 #include <limits>
-#include <string_view>
 #include <utility>
 
 #include "common/error.hpp"
 #include "kernels/kernel.hpp"
+#include "kernels/push_word_value.hpp"
 #include "results/table_format.hpp"
 
 namespace vktune::kernels {
@@ -21,29 +18,6 @@ namespace size_arithmetic {
 #include "vktune_size_rule.inc"
 }  // namespace size_arithmetic
 
-namespace word_arithmetic {
-// The runtime's own text (runtime/src/word_expression.inc), copied at
-// configure time: vktune and the runtime push the same bits.
-#include "vktune_word_expression.inc"
-}  // namespace word_arithmetic
-
-std::optional<double> push_expression_value(const PushWord& word, const Shape& shape, std::string& why) {
-  const std::vector<std::string_view> names(word.dims.begin(), word.dims.end());
-  std::vector<double> values(shape.begin(), shape.end());
-  values.resize(names.size(), 0.0);
-  const auto v = word_arithmetic::evaluate_word_expression(word.expression, names.data(), names.size(), values.data());
-  if (!v.ok) {
-    why = v.error;
-    return std::nullopt;
-  }
-  return v.value;
-}
-
-std::optional<std::uint32_t> push_word_bits(double value, std::string_view type) {
-  std::uint32_t bits = 0;
-  if (!word_arithmetic::word_bits(value, type, bits)) return std::nullopt;
-  return bits;
-}
 
 // A role's value is its index among the table format's role names.
 static_assert(static_cast<std::size_t>(BindingRole::scratch) + 1 == results::table_format::binding_role_count);

@@ -74,13 +74,6 @@ struct PushWord {
   bool operator==(const PushWord&) const = default;
 };
 
-// The value of a word's expression at `shape`; nullopt with `why` naming the
-// text where it does not parse or names no dimension.
-std::optional<double> push_expression_value(const PushWord& word, const Shape& shape, std::string& why);
-// The 32-bit word `value` is pushed as for `type` ("u32", "i32", "f32"):
-// nullopt where it is not a whole number in the integer type's range or not
-// a finite float. The runtime's own rule (runtime/src/word_expression.inc).
-std::optional<std::uint32_t> push_word_bits(double value, std::string_view type);
 
 // The words for `shape`, in order; empty `words` = the shape itself, one word
 // per dimension (the convention of vktune's built-in kernels). Throws

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdint>
 
+#include "kernels/push_word_value.hpp"
+
 namespace vktune::kernels::spec {
 
 namespace {
