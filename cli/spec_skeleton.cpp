@@ -170,7 +170,7 @@ std::filesystem::path write_spec_from_shader(const std::string& name, const std:
     views.push_back(b);
   }
   Json buffers = Json::array();
-  bool output = false;
+  bool output = false, images = false;
   std::string bytes;
   for (const auto& b : views) {
     if (b.set == 0 && b.kind == "uniform buffer") {
@@ -179,6 +179,7 @@ std::filesystem::path write_spec_from_shader(const std::string& name, const std:
     }
     if (b.set == 0 && (b.kind == "storage image" || b.kind == "sampled image")) {
       buffers.push_back(image_entry(b, shader, output));
+      images = true;
       const bool sampled = b.kind == "sampled image";
       const int texel = !sampled && b.image_format == "rgba16f" ? 8 : 16;
       bytes += (bytes.empty() ? "" : " + ") + std::to_string(texel) + " * n";
@@ -247,7 +248,8 @@ std::filesystem::path write_spec_from_shader(const std::string& name, const std:
       {"name", name},
       {"description", shader.filename().string() + " as written (vktune spec init --from)"},
       {"shape", {"n"}},
-      {"default_shapes", {{1048576}}},
+      // An image's extent is capped (maxImageDimension3D may be as low as 256): n columns of 1024 fit most devices.
+      {"default_shapes", {{images ? 1024 : 1048576}}},
       {"check_shapes", {{1000}}},
       {"subspaces",
        {{{"name", "as_written"},
