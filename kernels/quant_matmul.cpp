@@ -249,8 +249,8 @@ std::vector<Space> QuantMatmul::build_spaces() const {
   }
   Space prefill{"prefill", "matmul_quant.comp", {}, {}, {}, {}};
   prefill.parameters = {
-      {"TILE_M", {32, 64, 128}, "output rows (along M) per workgroup"},
-      {"TILE_N", {32, 64, 128}, "output columns (along N) per workgroup"},
+      {"TILE_M", {32, 64, 128, 256}, "output rows (along M) per workgroup"},
+      {"TILE_N", {32, 64, 128, 256}, "output columns (along N) per workgroup"},
       {"TILE_K", {16, 32, 64}, "K slice staged (x and dequantized W) in shared memory per step"},
       {"THREAD_M", {2, 4, 8}, "register tile rows per invocation"},
       {"THREAD_N", {2, 4, 8}, "register tile columns per invocation"},
