@@ -1,8 +1,9 @@
 #pragma once
 // Images a kernel binds instead of a buffer (harness/image_binding.hpp): a
 // VkImage in device-local memory with optimal tiling, its view, and for a
-// sampled image a sampler (nearest filtering, unnormalized coordinates'
-// equivalent for texelFetch: no mipmaps, clamp to edge). Data moves in and
+// sampled image a sampler (nearest filtering, one level, clamped to the
+// edge, normalized coordinates: a 3-D view allows no others, and
+// texelFetch ignores them). Data moves in and
 // out through a buffer (the staging bytes a DeviceProblem already guards
 // and poisons): copy_from() uploads with vkCmdCopyBufferToImage, copy_to()
 // reads back with vkCmdCopyImageToBuffer, each with the layout transitions
