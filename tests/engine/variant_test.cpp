@@ -45,7 +45,9 @@ const kernels::Kernel& kernel(const std::string& name) { return kernels::find_ke
 // undefined, the template's default). All the quantized matmuls' again in
 // session 33, when include/matmul_xy.glsl gained the residual-norm input
 // (ACT_ADDNORM) with x_prologue() and x_epilogue(), which the decode
-// templates call (empty but for the _addnorm kernels).
+// templates call (empty but for the _addnorm kernels). The tensor-core
+// prefill variants' again in session 37, when include/coopmat_quant_x.glsl
+// gained DEQUANT_STAGE=2's staging (X16) beside the one they use.
 TEST(VariantHash, OneStageHashesAreThoseOfBeforeStages) {
   const auto templates = TemplateLibrary::embedded();
   struct Case {
@@ -63,7 +65,7 @@ TEST(VariantHash, OneStageHashesAreThoseOfBeforeStages) {
       {"matmul_q4k", {512, 4096, 4096},
        R"({"CM_SHAPE":0,"SUBGROUP_SIZE":0,"THREAD_M":2,"THREAD_N":2,"TILE_K":32,"TILE_M":128,"TILE_N":64,)"
        R"("USE_COOPMAT":1,"WARPS_M":4,"WARPS_N":2})",
-       "d51d1a6115e12475"},
+       "111051b8424996ef"},
       {"matmul_q4k", {512, 4096, 4096},
        R"({"CM_SHAPE":0,"SUBGROUP_SIZE":0,"THREAD_M":4,"THREAD_N":4,"TILE_K":32,"TILE_M":64,"TILE_N":64,)"
        R"("USE_COOPMAT":0,"WARPS_M":1,"WARPS_N":1})",
@@ -71,7 +73,7 @@ TEST(VariantHash, OneStageHashesAreThoseOfBeforeStages) {
       {"matmul_q4_0", {512, 4096, 4096},
        R"({"CM_SHAPE":0,"SUBGROUP_SIZE":0,"THREAD_M":2,"THREAD_N":2,"TILE_K":32,"TILE_M":128,"TILE_N":64,)"
        R"("USE_COOPMAT":1,"WARPS_M":4,"WARPS_N":1})",
-       "583535b1cdfecbaa"},
+       "a47988d85d03747c"},
       {"matmul_q4_0", {512, 4096, 4096},
        R"({"CM_SHAPE":0,"SUBGROUP_SIZE":0,"THREAD_M":4,"THREAD_N":4,"TILE_K":32,"TILE_M":64,"TILE_N":64,)"
        R"("USE_COOPMAT":0,"WARPS_M":1,"WARPS_N":1})",

@@ -216,9 +216,9 @@ inline bool kept_by_h200_pruning(const kernels::Kernel& kernel, const kernels::C
 // decode, three prefill) on the H200-like devices: `counts` = the three
 // decode counts, then the prefill count without and with tensor cores, with
 // the pruning rules that match an NVIDIA device, the tensor-cores-dequant
-// path (DEQUANT_STAGE=1) aside: it holds each tensor-core config once per
-// DQ_WG and DQ_RUN (3 × 3). The full space (no pruning) holds every one of
-// those configs.
+// paths (DEQUANT_STAGE 1 and, where x is fp32, 2) aside: each holds each
+// tensor-core config once per DQ_WG and DQ_RUN (3 × 3). The full space (no
+// pruning) holds every one of those configs.
 inline void expect_pruned_counts(const kernels::Kernel& kernel, const std::array<std::size_t, 5>& counts) {
   const auto shapes = kernel.default_shapes();
   ASSERT_EQ(shapes.size(), 6u);
@@ -230,7 +230,11 @@ inline void expect_pruned_counts(const kernels::Kernel& kernel, const std::array
       const auto dequant = static_cast<std::size_t>(std::count_if(
           pruned.valid.begin(), pruned.valid.end(), [](const kernels::Config& c) { return kernels::quant_coopmat::uses_dequant_stage(c); }));
       EXPECT_EQ(pruned.valid.size() - dequant, i < 3 ? counts[i] : counts[tensor_cores ? 4 : 3]) << label;
-      EXPECT_EQ(dequant, i < 3 || !tensor_cores ? 0 : 9 * (counts[4] - counts[3])) << label;
+      const auto& prefill = kernel.spaces().at(kernel.space_index(shapes[3]));
+      const auto stages = std::find_if(prefill.parameters.begin(), prefill.parameters.end(), [](const auto& p) {
+                            return p.name == "DEQUANT_STAGE";
+                          })->values.size() - 1;
+      EXPECT_EQ(dequant, i < 3 || !tensor_cores ? 0 : 9 * stages * (counts[4] - counts[3])) << label;
       std::set<std::string> full;
       for (const auto& c : enumerate_space(kernel, shapes[i], device, SpaceScope::full).valid) {
         full.insert(kernels::config_to_json(c));
