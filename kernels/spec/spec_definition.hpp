@@ -125,6 +125,13 @@ struct BufferSpec {
   bool uniform = false;
   std::vector<UniformMember> members{};
   std::uint32_t uniform_bytes = 0;  // the end of the last member: what a shader's block may declare
+  // "alias_of": this binding binds the buffer of binding `alias_of` (named
+  // `alias_name` in the spec), as another view of the same memory. Every
+  // field above but name, binding and pointer is then the target's, so sizes
+  // and checks read it as they read the target; the problem and the device
+  // hold one buffer (HostBuffer::alias_of), and a reference names the target.
+  std::string alias_name{};
+  int alias_of = -1;
 };
 
 // The most push-constant words a spec may declare: 256 bytes, what the
