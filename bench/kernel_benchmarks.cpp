@@ -237,6 +237,13 @@ Registered register_kernel_benchmarks(const BenchOptions& options) {
     ctx.ceilings = {store.ceiling(*ceiling_row, kCeilingRead).value_or(0), store.ceiling(*ceiling_row, kCeilingFma).value_or(0)};
     ctx.ceilings.tensor_gflops = store.ceiling(*ceiling_row, kCeilingTensor).value_or(0);
   }
+  // A table exported before the tensor cores were measured carries no
+  // tensor ceiling; a tensor-core winner's rate was then read against the
+  // FMA ceiling (328% for matmul_f16 on an H200). Measured here, for this
+  // run only: the database is opened read-only.
+  if (ctx.ceilings.tensor_gflops <= 0 && ctx.device->info().cooperative_matrix != vk::CooperativeMatrixExtension::none) {
+    measure_tensor_ceilings(*ctx.device, ctx.templates, ctx.ceilings);
+  }
   if (registered == 0 && tuned.empty()) {
     throw Error(ErrorKind::usage, "no results in " + path.string() + "; tune first, e.g. `vktune matmul_q4k --device " +
                                       std::to_string(options.device) + "`");

@@ -93,6 +93,37 @@ Json uniform_entry(const vk::InterfaceBinding& b, const std::filesystem::path& s
           {"members", members}};
 }
 
+// An image's entry (a storage image, or a combined image sampler: a
+// sampler2D/3D): its kind, dimensions and (storage) format from the shader,
+// a channels-packed tensor of 4 channels, one row and n columns (a start to
+// edit: the interface does not say the tensor), the first written storage
+// image the output. Another dimensionality, an arrayed image, or a format
+// the spec format lacks is one line.
+Json image_entry(const vk::InterfaceBinding& b, const std::filesystem::path& shader, bool& output) {
+  const auto refuse = [&](const std::string& why) {
+    throw Error(ErrorKind::usage, "spec init --from: " + shader.string() + ": binding " + std::to_string(b.binding) +
+                                      ", a " + b.kind + ", " + why);
+  };
+  if ((b.image_dims != 2 && b.image_dims != 3) || b.image_arrayed) {
+    refuse("is not a 2-D or 3-D image (a spec's images are image2D/image3D, sampler2D/sampler3D)");
+  }
+  const bool sampled = b.kind == "sampled image";
+  // A sampled image's format is the host's choice; a storage image declares its own.
+  const std::string format = sampled ? "rgba32f" : b.image_format;
+  if (!vk::format_from_name(format)) refuse("has format '" + format + "' (a spec's images are rgba32f or rgba16f)");
+  std::string role = "input";
+  if (!sampled && b.writable) role = output ? "input" : "output";
+  output = output || role == "output";
+  return {{"name", b.name.empty() ? "binding" + std::to_string(b.binding) : b.name},
+          {"binding", b.binding},
+          {"role", role},
+          {"image",
+           {{"kind", sampled ? "sampled" : "storage"},
+            {"dims", b.image_dims},
+            {"format", format},
+            {"tensor", Json::array({4, 1, "n"})}}}};
+}
+
 }  // namespace
 
 std::filesystem::path write_spec_from_shader(const std::string& name, const std::filesystem::path& shader,
@@ -139,17 +170,25 @@ std::filesystem::path write_spec_from_shader(const std::string& name, const std:
     views.push_back(b);
   }
   Json buffers = Json::array();
-  bool output = false;
+  bool output = false, images = false;
   std::string bytes;
   for (const auto& b : views) {
     if (b.set == 0 && b.kind == "uniform buffer") {
       buffers.push_back(uniform_entry(b, shader));
       continue;
     }
+    if (b.set == 0 && (b.kind == "storage image" || b.kind == "sampled image")) {
+      buffers.push_back(image_entry(b, shader, output));
+      images = true;
+      const bool sampled = b.kind == "sampled image";
+      const int texel = !sampled && b.image_format == "rgba16f" ? 8 : 16;
+      bytes += (bytes.empty() ? "" : " + ") + std::to_string(texel) + " * n";
+      continue;
+    }
     if (b.set != 0 || b.kind != "storage buffer") {
       throw Error(ErrorKind::usage, "spec init --from: " + shader.string() + " uses binding " + std::to_string(b.binding) +
                                         (b.set == 0 ? "" : " of set " + std::to_string(b.set)) + ", a " + b.kind +
-                                        ": a spec binds storage and uniform buffers of set 0");
+                                        ": a spec binds storage and uniform buffers, storage images and sampled textures of set 0");
     }
     const auto type = b.element.empty() || b.element == "u8" ? std::string("u32") : b.element;
     const std::string role = !b.writable ? "input" : output ? "scratch" : "output";
@@ -164,7 +203,7 @@ std::filesystem::path write_spec_from_shader(const std::string& name, const std:
   }
   if (buffers.empty() || !output) {
     throw Error(ErrorKind::usage, "spec init --from: " + shader.string() +
-                                      " writes no storage buffer: a spec needs one output");
+                                      " writes no storage buffer or storage image: a spec needs one output");
   }
   Json parameters = Json::array(), baseline = Json::object();
   std::array<std::string, 3> local{std::to_string(interface->local_size[0]), std::to_string(interface->local_size[1]),
@@ -209,7 +248,8 @@ std::filesystem::path write_spec_from_shader(const std::string& name, const std:
       {"name", name},
       {"description", shader.filename().string() + " as written (vktune spec init --from)"},
       {"shape", {"n"}},
-      {"default_shapes", {{1048576}}},
+      // An image's extent is capped (maxImageDimension3D may be as low as 256): n columns of 1024 fit most devices.
+      {"default_shapes", {{images ? 1024 : 1048576}}},
       {"check_shapes", {{1000}}},
       {"subspaces",
        {{{"name", "as_written"},

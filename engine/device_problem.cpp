@@ -48,6 +48,7 @@ std::vector<std::uint8_t> canary_bytes(VkDeviceSize size) {
 DeviceProblem::DeviceProblem(vk::Device& device, const kernels::Problem& problem, std::uint32_t weight_copies)
     : problem_(problem), output_index_(problem.output_index), copies_(std::max(1u, weight_copies)) {
   buffers_.resize(problem.buffers.size());
+  images_.resize(problem.buffers.size());
   for (std::size_t b = 0; b < problem.buffers.size(); ++b) {
     const auto& host = problem.buffers[b];
     validation_bands_.push_back(0);
@@ -61,7 +62,8 @@ DeviceProblem::DeviceProblem(vk::Device& device, const kernels::Problem& problem
       continue;
     }
     validation_bands_.pop_back();
-    const std::uint32_t n = host.is_weights ? copies_ : 1;
+    if (host.image) images_[b].emplace(device, *host.image);
+    const std::uint32_t n = host.is_weights && !host.image ? copies_ : 1;
     if (host.is_weights) weight_bytes_ += host.bytes.size();
     validation_bands_.push_back(validation_band(data_bytes(host), device.info().max_storage_buffer_range));
     for (std::uint32_t c = 0; c < n; ++c) {
@@ -81,12 +83,20 @@ void DeviceProblem::upload_all() {
       if (!host.is_output) buffer.upload(host.bytes, kGuardBefore);
       buffer.upload(canary_bytes(band_after(b, c)), kGuardBefore + data_bytes(host));
     }
+    // An output image is poisoned before every run (poison_output).
+    if (images_[b] && !host.is_output) images_[b]->copy_from(buffers_[b].front(), kGuardBefore);
   }
 }
 
 std::size_t DeviceProblem::owner(std::size_t binding) const {
   const int alias = problem_.buffers[binding].alias_of;
   return alias >= 0 ? static_cast<std::size_t>(alias) : binding;
+}
+
+std::vector<const vk::Image*> DeviceProblem::images() const {
+  std::vector<const vk::Image*> list;
+  for (const auto& image : images_) list.push_back(image ? &*image : nullptr);
+  return list;
 }
 
 std::vector<const vk::Buffer*> DeviceProblem::bindings(std::uint32_t copy) const {
@@ -119,6 +129,7 @@ void DeviceProblem::poison_output(std::uint32_t pattern) {
       std::memcpy(tail.data(), &pattern, tail.size());
       output.upload(tail, kGuardBefore + words);
     }
+    if (images_[index]) images_[index]->copy_from(output, kGuardBefore);  // every texel NaN, padding included
   }
 }
 
@@ -137,6 +148,7 @@ std::vector<float> DeviceProblem::download_output(std::size_t count) const {
     // The first `count` elements of the outputs laid end to end: each output
     // after the first is read whole.
     const std::size_t n = std::min(count - values.size(), problem_.buffers[index].bytes.size() / element);
+    if (images_[index]) images_[index]->copy_to(buffers_[index].front(), kGuardBefore);
     const auto bytes = buffers_[index].front().download(kGuardBefore, n * element);
     for (std::size_t i = 0; i < n; ++i) {
       if (problem_.output_f16) {

@@ -10,6 +10,7 @@
 
 #include "harness/buffer.hpp"
 #include "harness/device.hpp"
+#include "harness/image.hpp"
 #include "kernels/kernel.hpp"
 
 namespace vktune {
@@ -66,6 +67,10 @@ class DeviceProblem {
   // Per binding, the bytes of its data from binding_offset() (the bound range
   // goes on into the band after it).
   std::vector<std::uint64_t> data_lengths() const;
+  // Per binding, its image (HostBuffer::image) or nullptr: an image binding's
+  // buffer is its texels' staging copy, guarded and poisoned as any other,
+  // copied into the image whenever it is written and back out to be read.
+  std::vector<const vk::Image*> images() const;
   std::uint64_t weight_bytes() const { return weight_bytes_; }
 
   // Fills every output's data with `pattern` (their guard bands keep the canary).
@@ -90,6 +95,7 @@ class DeviceProblem {
 
   const kernels::Problem& problem_;
   std::vector<std::vector<vk::Buffer>> buffers_;  // [binding][copy]
+  std::vector<std::optional<vk::Image>> images_;  // [binding]
   std::vector<VkDeviceSize> validation_bands_;    // [binding]: copy 0's band after the data
   std::size_t output_index_ = 0;
   std::uint32_t copies_ = 1;

@@ -26,6 +26,7 @@ VariantRunner::VariantRunner(vk::Device& device, const CompiledVariant& variant,
     if (variant.stages.size() > 1) desc.label += " stage " + std::to_string(i);
     desc.storage_buffers = buffer_count;
     desc.uniform_buffers = stage.plan.uniform_buffers;
+    desc.images = stage.plan.images;
     const auto words = stage.plan.push_constants.empty() ? shape_dims : stage.plan.push_constants.size();
     desc.push_constant_bytes = static_cast<std::uint32_t>(words * sizeof(std::uint32_t));
     desc.local_size = stage.plan.local_size;
@@ -75,10 +76,10 @@ VariantRunner::ProblemSets& VariantRunner::sets_for(const DeviceProblem& on_devi
     auto& sets = it->second;
     for (std::uint32_t c = 0; c < on_device.copies(); ++c) {
       auto bindings = on_device.bindings(c);
+      const std::vector<VkDeviceSize> offsets(bindings.size(), DeviceProblem::binding_offset());
+      const auto images = on_device.images();
       auto& per_stage = sets.kernel.emplace_back();
-      for (auto& pipeline : pipelines_) {
-        per_stage.push_back(pipeline->make_descriptor_set(bindings, DeviceProblem::binding_offset()));
-      }
+      for (auto& pipeline : pipelines_) per_stage.push_back(pipeline->make_descriptor_set(bindings, offsets, images));
     }
     if (bounds_output_) {
       const auto words = vk::bounds_input_words(on_device.data_lengths());

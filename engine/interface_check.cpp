@@ -125,7 +125,7 @@ std::string baseline_interface_problem(const kernels::Kernel& kernel, const Temp
       interfaces.push_back(*interface);
       template_files.push_back(stage.plan.template_file);
       const auto words = stage.plan.push_constants.empty() ? shape.size() : stage.plan.push_constants.size();
-      auto problem = vk::interface_mismatch(*interface, buffers, stage.plan.uniform_buffers,
+      auto problem = vk::interface_mismatch(*interface, buffers, stage.plan.uniform_buffers, stage.plan.images,
                                             static_cast<std::uint32_t>(4 * words), false);
       if (problem.empty()) problem = push_type_mismatch(*interface, kernel.spaces().at(space).float_push_words);
       if (problem.empty()) problem = uniform_type_mismatch(*interface, kernel.spaces().at(space).float_uniform_words);

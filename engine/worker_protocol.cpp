@@ -32,6 +32,22 @@ std::vector<std::uint32_t> words_from(const json& value) {
   return words;
 }
 
+// An image binding as [binding, kind, dims, format, width, height, depth].
+json image_json(const vk::ImageBinding& i) {
+  return json::array({i.binding, static_cast<int>(i.kind), i.dims, static_cast<int>(i.format), i.extent[0],
+                      i.extent[1], i.extent[2]});
+}
+
+vk::ImageBinding image_from(const json& j) {
+  vk::ImageBinding i;
+  i.binding = j.at(0).get<std::uint32_t>();
+  i.kind = j.at(1).get<int>() == 0 ? vk::ImageKind::storage : vk::ImageKind::sampled;
+  i.dims = j.at(2).get<std::uint32_t>();
+  i.format = j.at(3).get<int>() == 0 ? vk::ImageFormat::rgba32f : vk::ImageFormat::rgba16f;
+  i.extent = {j.at(4).get<std::uint32_t>(), j.at(5).get<std::uint32_t>(), j.at(6).get<std::uint32_t>()};
+  return i;
+}
+
 }  // namespace
 
 json job_message(const CompiledVariant& variant, const TemplateLibrary& templates,
@@ -47,6 +63,9 @@ json job_message(const CompiledVariant& variant, const TemplateLibrary& template
            {"push_words", plan.push_constants.size()},
            {"specialization", plan.specialization},
            {"uniform_buffers", plan.uniform_buffers}};
+    json images = json::array();
+    for (const auto& image : plan.images) images.push_back(image_json(image));
+    s["images"] = std::move(images);
     if (stage.spirv.empty()) {
       s["text"] = templates.text(plan.template_file);
     } else {
@@ -72,6 +91,7 @@ Job parse_job(const json& message) {
     stage.plan.push_constants.assign(s.at("push_words").get<std::size_t>(), 0);
     stage.plan.specialization = s.at("specialization").get<std::vector<std::pair<std::uint32_t, std::uint32_t>>>();
     stage.plan.uniform_buffers = s.at("uniform_buffers").get<std::vector<std::pair<std::uint32_t, std::uint32_t>>>();
+    for (const auto& image : s.at("images")) stage.plan.images.push_back(image_from(image));
     if (s.contains("spirv")) stage.spirv = words_from(s.at("spirv"));
     if (s.contains("text")) job.templates[stage.plan.template_file] = s.at("text").get<std::string>();
     job.variant.stages.push_back(std::move(stage));

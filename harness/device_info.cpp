@@ -8,6 +8,7 @@
 #include "harness/coopmat_choice.hpp"
 #include "harness/coopmat_khr_device.hpp"
 #include "harness/driver_version.hpp"
+#include "harness/image.hpp"
 
 namespace vktune::vk {
 
@@ -186,6 +187,20 @@ DeviceInfo query_device_info(VkPhysicalDevice device, std::uint32_t index) {
   info.max_storage_buffer_range = p.limits.maxStorageBufferRange;
   info.min_storage_buffer_offset_alignment = p.limits.minStorageBufferOffsetAlignment;
   info.max_push_constants_bytes = p.limits.maxPushConstantsSize;
+  info.max_image_dimension_2d = p.limits.maxImageDimension2D;
+  info.max_image_dimension_3d = p.limits.maxImageDimension3D;
+  for (const auto format : {ImageFormat::rgba32f, ImageFormat::rgba16f}) {
+    VkFormatProperties properties{};
+    vkGetPhysicalDeviceFormatProperties(device, vk_format(format), &properties);
+    const auto features = properties.optimalTilingFeatures;
+    const VkFormatFeatureFlags transfer = VK_FORMAT_FEATURE_TRANSFER_SRC_BIT | VK_FORMAT_FEATURE_TRANSFER_DST_BIT;
+    if ((features & (VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT | transfer)) == (VK_FORMAT_FEATURE_STORAGE_IMAGE_BIT | transfer)) {
+      info.storage_image_formats.push_back(format_name(format));
+    }
+    if ((features & (VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT | transfer)) == (VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT | transfer)) {
+      info.sampled_image_formats.push_back(format_name(format));
+    }
+  }
   info.timestamp_period_ns = p.limits.timestampPeriod;
 
   VkPhysicalDeviceMaintenance3Properties maintenance3{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES};

@@ -78,6 +78,11 @@ struct DeviceInfo {
   std::uint64_t min_storage_buffer_offset_alignment = 1;  // a bound storage buffer's offset is a multiple of it
   std::uint32_t max_push_constants_bytes = 0;
   std::uint64_t max_memory_allocation_bytes = 0;
+  std::uint32_t max_image_dimension_2d = 0, max_image_dimension_3d = 0;
+  // The image formats (harness/image_binding.hpp's names: "rgba32f", ...)
+  // whose optimal tiling offers STORAGE_IMAGE, and SAMPLED_IMAGE, each with
+  // both transfer directions: what a spec's image binding needs.
+  std::vector<std::string> storage_image_formats, sampled_image_formats;
 
   std::uint32_t compute_queue_family = 0;
   double timestamp_period_ns = 0;       // nanoseconds per tick

@@ -85,7 +85,8 @@ ComputePipeline::ComputePipeline(Device& device, std::span<const std::uint32_t> 
   auto specialization = desc.specialization;
   if (const auto interface = reflect_interface(spirv, unread)) {
     auto mismatch =
-        interface_mismatch(*interface, desc.storage_buffers, desc.uniform_buffers, desc.push_constant_bytes, desc.bounds_set);
+        interface_mismatch(*interface, desc.storage_buffers, desc.uniform_buffers, desc.images, desc.push_constant_bytes,
+                           desc.bounds_set);
     // Each parameter value in the type its constant is declared with.
     if (mismatch.empty()) mismatch = typed_specialization(*interface, specialization);
     if (!mismatch.empty()) throw Error(ErrorKind::pipeline, desc.label.empty() ? mismatch : desc.label + ": " + mismatch);
@@ -176,10 +177,20 @@ ComputePipeline::ComputePipeline(Device& device, std::span<const std::uint32_t> 
     // A bounds set beside each kernel set at most (one per problem bound).
     const std::uint32_t sets = desc.max_descriptor_sets * (desc.bounds_set ? 2 : 1);
     const auto uniforms = static_cast<std::uint32_t>(desc.uniform_buffers.size());
+    std::uint32_t storage_images = 0, sampled_images = 0;
+    for (const auto& image : desc.images) ++(image.kind == ImageKind::storage ? storage_images : sampled_images);
+    const std::uint32_t others = uniforms + storage_images + sampled_images;
     std::vector<VkDescriptorPoolSize> pool_sizes{
         {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
-         (std::max(1u, desc.storage_buffers - uniforms) + (desc.bounds_set ? 2 : 0)) * desc.max_descriptor_sets}};
+         (std::max(1u, desc.storage_buffers - std::min(others, desc.storage_buffers)) + (desc.bounds_set ? 2 : 0)) *
+             desc.max_descriptor_sets}};
     if (uniforms > 0) pool_sizes.push_back({VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, uniforms * desc.max_descriptor_sets});
+    if (storage_images > 0) {
+      pool_sizes.push_back({VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, storage_images * desc.max_descriptor_sets});
+    }
+    if (sampled_images > 0) {
+      pool_sizes.push_back({VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, sampled_images * desc.max_descriptor_sets});
+    }
     VkDescriptorPoolCreateInfo pool_info{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
     pool_info.maxSets = sets;
     pool_info.poolSizeCount = static_cast<std::uint32_t>(pool_sizes.size());
@@ -206,13 +217,18 @@ void ComputePipeline::release() {
 }
 
 VkDescriptorType ComputePipeline::binding_type(std::uint32_t binding) const {
+  for (const auto& image : desc_.images) {
+    if (image.binding != binding) continue;
+    return image.kind == ImageKind::storage ? VK_DESCRIPTOR_TYPE_STORAGE_IMAGE : VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
+  }
   for (const auto& [b, bytes] : desc_.uniform_buffers)
     if (b == binding) return VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
   return VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
 }
 
 VkDescriptorSet ComputePipeline::write_set(VkDescriptorSetLayout layout, std::span<const VkDescriptorBufferInfo> infos,
-                                           std::span<const VkDescriptorType> types) {
+                                           std::span<const VkDescriptorType> types,
+                                           std::span<const VkDescriptorImageInfo> image_infos) {
   VkDescriptorSetAllocateInfo alloc{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
   alloc.descriptorPool = pool_;
   alloc.descriptorSetCount = 1;
@@ -226,7 +242,12 @@ VkDescriptorSet ComputePipeline::write_set(VkDescriptorSetLayout layout, std::sp
     writes[i].dstBinding = static_cast<std::uint32_t>(i);
     writes[i].descriptorCount = 1;
     writes[i].descriptorType = types[i];
-    writes[i].pBufferInfo = &infos[i];
+    const bool image = types[i] == VK_DESCRIPTOR_TYPE_STORAGE_IMAGE || types[i] == VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
+    if (image) {
+      writes[i].pImageInfo = &image_infos[i];
+    } else {
+      writes[i].pBufferInfo = &infos[i];
+    }
   }
   vkUpdateDescriptorSets(device_->handle(), static_cast<std::uint32_t>(writes.size()), writes.data(), 0, nullptr);
   return set;
@@ -238,6 +259,12 @@ VkDescriptorSet ComputePipeline::make_descriptor_set(std::span<const Buffer* con
 
 VkDescriptorSet ComputePipeline::make_descriptor_set(std::span<const Buffer* const> buffers,
                                                      std::span<const VkDeviceSize> offsets) {
+  return make_descriptor_set(buffers, offsets, {});
+}
+
+VkDescriptorSet ComputePipeline::make_descriptor_set(std::span<const Buffer* const> buffers,
+                                                     std::span<const VkDeviceSize> offsets,
+                                                     std::span<const Image* const> images) {
   if (buffers.size() != desc_.storage_buffers || offsets.size() != buffers.size()) {
     throw Error(ErrorKind::internal, desc_.label + ": " + std::to_string(buffers.size()) + " buffers and " +
                                          std::to_string(offsets.size()) + " offsets given for " +
@@ -253,7 +280,17 @@ VkDescriptorSet ComputePipeline::make_descriptor_set(std::span<const Buffer* con
     for (const auto& [binding, bytes] : desc_.uniform_buffers)
       if (binding == b) infos.back().range = std::min<VkDeviceSize>(bytes, buffers[b]->size() - offsets[b]);
   }
-  return write_set(set_layout_, infos, types);
+  if (desc_.images.empty()) return write_set(set_layout_, infos, types);
+  std::vector<VkDescriptorImageInfo> image_infos(buffers.size());
+  for (const auto& slot : desc_.images) {
+    const Image* image = slot.binding < images.size() ? images[slot.binding] : nullptr;
+    if (!image || image->binding().kind != slot.kind) {
+      throw Error(ErrorKind::internal, desc_.label + ": binding " + std::to_string(slot.binding) + " needs " +
+                                           describe(slot) + ", and none was given");
+    }
+    image_infos[slot.binding] = {image->sampler(), image->view(), image->layout()};
+  }
+  return write_set(set_layout_, infos, types, image_infos);
 }
 
 VkDescriptorSet ComputePipeline::make_bounds_set(const Buffer& output, const Buffer& input) {

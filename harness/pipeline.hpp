@@ -1,5 +1,5 @@
 #pragma once
-// Compute pipelines from SPIR-V: storage (or uniform) buffers at set 0, bindings 0..n-1,
+// Compute pipelines from SPIR-V: storage (or uniform) buffers or images at set 0, bindings 0..n-1,
 // optional push constants, specialization constants, and a required subgroup
 // size where the device allows one. A module instrumented for bounds checks
 // (harness/bounds_instrumentation.hpp) also binds set kBoundsSet.
@@ -16,6 +16,7 @@
 #include "harness/buffer.hpp"
 #include "harness/limit_rules.hpp"
 #include "harness/device.hpp"
+#include "harness/image.hpp"
 #include "harness/pipeline_statistics.hpp"
 
 namespace vktune::vk {
@@ -27,6 +28,9 @@ struct PipelineDesc {
   // by binding; each is bound for exactly its block's bytes, which keeps the
   // range within maxUniformBufferRange whatever guard band follows the data.
   std::vector<std::pair<std::uint32_t, std::uint32_t>> uniform_buffers;
+  // The bindings that are images (a storage image, or a combined image
+  // sampler), sorted by binding; make_descriptor_set binds an Image there.
+  std::vector<ImageBinding> images;
   std::uint32_t push_constant_bytes = 0;  // 0 = none
   // constant_id -> a parameter's integer value (32-bit two's complement):
   // the pipeline delivers it in the type the module declares (a float's
@@ -78,6 +82,10 @@ class ComputePipeline {
   VkDescriptorSet make_descriptor_set(std::span<const Buffer* const> buffers, VkDeviceSize offset = 0);
   // The same with an offset per buffer (each a multiple of that alignment).
   VkDescriptorSet make_descriptor_set(std::span<const Buffer* const> buffers, std::span<const VkDeviceSize> offsets);
+  // The same where some bindings are images (desc.images): images[b] is
+  // bound at each such binding b (its buffer is not), nullptr elsewhere.
+  VkDescriptorSet make_descriptor_set(std::span<const Buffer* const> buffers, std::span<const VkDeviceSize> offsets,
+                                      std::span<const Image* const> images);
 
   // With desc.bounds_set: the set of an instrumented module's output and
   // input buffers (each bound whole); lives as long as the pipeline.
@@ -92,8 +100,10 @@ class ComputePipeline {
  private:
   void release();  // destroys what exists; safe on a half-built pipeline
   // A set of `layout` from the pool with infos[i] at binding i.
+  // An image binding takes image_infos[i] instead (image_infos empty: none).
   VkDescriptorSet write_set(VkDescriptorSetLayout layout, std::span<const VkDescriptorBufferInfo> infos,
-                            std::span<const VkDescriptorType> types);
+                            std::span<const VkDescriptorType> types,
+                            std::span<const VkDescriptorImageInfo> image_infos = {});
   // The descriptor type of binding `binding` of set 0.
   VkDescriptorType binding_type(std::uint32_t binding) const;
   Device* device_;

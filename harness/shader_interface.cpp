@@ -126,6 +126,39 @@ void read_block(spvc_compiler compiler, const spvc_reflected_resource& resource,
   }
 }
 
+// A storage image's format qualifier as GLSL writes it; "" for Unknown (a
+// sampled image's, or a storage image declared without one).
+std::string image_format_name(SpvImageFormat format) {
+  switch (format) {
+    case SpvImageFormatRgba32f: return "rgba32f";
+    case SpvImageFormatRgba16f: return "rgba16f";
+    case SpvImageFormatR32f: return "r32f";
+    case SpvImageFormatRg32f: return "rg32f";
+    case SpvImageFormatR16f: return "r16f";
+    case SpvImageFormatRg16f: return "rg16f";
+    case SpvImageFormatRgba8: return "rgba8";
+    case SpvImageFormatRgba32i: return "rgba32i";
+    case SpvImageFormatRgba32ui: return "rgba32ui";
+    case SpvImageFormatR32i: return "r32i";
+    case SpvImageFormatR32ui: return "r32ui";
+    case SpvImageFormatUnknown: return "";
+    default: return "format " + std::to_string(static_cast<int>(format));
+  }
+}
+
+void read_image(spvc_compiler compiler, const spvc_reflected_resource& resource, InterfaceBinding& b) {
+  const auto type = spvc_compiler_get_type_handle(compiler, resource.base_type_id);
+  switch (spvc_type_get_image_dimension(type)) {
+    case SpvDim1D: b.image_dims = 1; break;
+    case SpvDim2D: b.image_dims = 2; break;
+    case SpvDim3D: b.image_dims = 3; break;
+    case SpvDimCube: b.image_dims = 4; break;
+    default: b.image_dims = 0; break;  // a buffer texture, a subpass input: no spec image is one
+  }
+  b.image_arrayed = spvc_type_get_image_arrayed(type);
+  b.image_format = image_format_name(spvc_type_get_image_storage_format(type));
+}
+
 }  // namespace
 
 std::optional<ShaderInterface> reflect_interface(std::span<const std::uint32_t> module, std::string& why) {
@@ -185,6 +218,12 @@ std::optional<ShaderInterface> reflect_interface(std::span<const std::uint32_t> 
         }
       }
       if (type == SPVC_RESOURCE_TYPE_UNIFORM_BUFFER) read_block(compiler, list[i], names, b);
+      if (type == SPVC_RESOURCE_TYPE_STORAGE_IMAGE || type == SPVC_RESOURCE_TYPE_SAMPLED_IMAGE) {
+        read_image(compiler, list[i], b);
+        // readonly: NonWritable on the variable.
+        b.writable = type == SPVC_RESOURCE_TYPE_STORAGE_IMAGE &&
+                     spvc_compiler_has_decoration(compiler, list[i].id, SpvDecorationNonWritable) == 0;
+      }
       interface.bindings.push_back(std::move(b));
     }
   }
@@ -264,6 +303,13 @@ std::optional<ShaderInterface> reflect_interface(std::span<const std::uint32_t> 
 std::string interface_mismatch(const ShaderInterface& interface, std::uint32_t buffers,
                                std::span<const std::pair<std::uint32_t, std::uint32_t>> uniform_buffers,
                                std::uint32_t push_constant_bytes, bool bounds_set) {
+  return interface_mismatch(interface, buffers, uniform_buffers, {}, push_constant_bytes, bounds_set);
+}
+
+std::string interface_mismatch(const ShaderInterface& interface, std::uint32_t buffers,
+                               std::span<const std::pair<std::uint32_t, std::uint32_t>> uniform_buffers,
+                               std::span<const ImageBinding> images, std::uint32_t push_constant_bytes,
+                               bool bounds_set) {
   for (const auto& b : interface.bindings) {
     const std::string what = "binding " + std::to_string(b.binding) + (b.set == 0 ? "" : " of set " + std::to_string(b.set)) +
                              (b.name.empty() ? "" : " ('" + b.name + "')");
@@ -274,8 +320,30 @@ std::string interface_mismatch(const ShaderInterface& interface, std::uint32_t b
     }
     const auto uniform = std::find_if(uniform_buffers.begin(), uniform_buffers.end(),
                                       [&](const auto& u) { return u.first == b.binding; });
-    const std::string bound = uniform == uniform_buffers.end() ? "storage buffer" : "uniform buffer";
-    if (b.kind != bound) return "the shader uses " + what + " as a " + b.kind + ", where the kernel binds a " + bound;
+    const auto image = std::find_if(images.begin(), images.end(), [&](const auto& i) { return i.binding == b.binding; });
+    const std::string bound = image != images.end()               ? image_kind_name(image->kind)
+                              : uniform == uniform_buffers.end() ? "storage buffer"
+                                                                 : "uniform buffer";
+    if (b.kind != bound) {
+      // A combined image sampler is what GLSL's sampler3D is: say it as the shader's author wrote it.
+      const auto spelled = [](const std::string& kind) {
+        return kind == "sampled image" ? std::string("sampled image (combined image sampler)") : kind;
+      };
+      return "the shader uses " + what + " as a " + spelled(b.kind) + ", where the kernel binds " +
+             (image != images.end() ? describe(*image) : "a " + bound);
+    }
+    if (image != images.end()) {
+      const auto dims = [](std::uint32_t d) { return d == 4 ? std::string("cube") : std::to_string(d) + "-D"; };
+      if (b.image_dims != image->dims || b.image_arrayed) {
+        return "the shader declares " + what + " a " + dims(b.image_dims) + (b.image_arrayed ? " arrayed " : " ") +
+               b.kind + ", where the kernel binds " + describe(*image);
+      }
+      if (image->kind == ImageKind::storage && b.image_format != format_name(image->format)) {
+        return "the shader declares " + what + " " +
+               (b.image_format.empty() ? std::string("without a format qualifier") : "with format " + b.image_format) +
+               ", where the kernel binds " + describe(*image) + " (declare layout(" + format_name(image->format) + "))";
+      }
+    }
     if (uniform != uniform_buffers.end() && b.block_bytes > uniform->second) {
       return "the shader declares " + what + " a uniform block of " + std::to_string(b.block_bytes) +
              " bytes, but the kernel's block holds " + std::to_string(uniform->second) +

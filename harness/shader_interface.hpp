@@ -16,6 +16,8 @@
 #include <utility>
 #include <vector>
 
+#include "harness/image_binding.hpp"
+
 namespace vktune::vk {
 
 struct InterfaceBinding {
@@ -32,6 +34,13 @@ struct InterfaceBinding {
   // (spvc_compiler_get_declared_struct_size) and its members.
   std::uint32_t block_bytes = 0;
   std::vector<struct BlockMember> members;
+  // An image's (a storage image's or a sampled one's): its dimensionality
+  // (1, 2, 3; 4 for a cube; 0 for a buffer), whether it is arrayed, and a
+  // storage image's format qualifier as GLSL names it ("rgba32f", "r32f",
+  // ...; "" for none, as a sampled image has).
+  std::uint32_t image_dims = 0;
+  bool image_arrayed = false;
+  std::string image_format;
 };
 
 // A member of a uniform block: its name ("" where the module keeps none),
@@ -88,5 +97,13 @@ std::optional<ShaderInterface> reflect_interface(std::span<const std::uint32_t> 
 std::string interface_mismatch(const ShaderInterface& interface, std::uint32_t buffers,
                                std::span<const std::pair<std::uint32_t, std::uint32_t>> uniform_buffers,
                                std::uint32_t push_constant_bytes, bool bounds_set);
+// The same where some of the bindings are images (`images`, by binding): a
+// binding the shader uses as another kind (a storage image, a combined
+// image sampler, a buffer), of other dimensions, arrayed, or (a storage
+// image) with another format qualifier or none disagrees.
+std::string interface_mismatch(const ShaderInterface& interface, std::uint32_t buffers,
+                               std::span<const std::pair<std::uint32_t, std::uint32_t>> uniform_buffers,
+                               std::span<const ImageBinding> images, std::uint32_t push_constant_bytes,
+                               bool bounds_set);
 
 }  // namespace vktune::vk

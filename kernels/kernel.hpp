@@ -8,8 +8,8 @@
 //   - parameters arrive as #defines named as the Parameter names;
 //   - buffers are storage buffers at set 0, bindings 0..n-1 in the order of
 //     Problem::buffers (a spec's may make some uniform buffers:
-//     ShaderPlan::uniform_buffers, and bind one buffer at several bindings:
-//     HostBuffer::alias_of);
+//     ShaderPlan::uniform_buffers, some images: ShaderPlan::images, and bind
+//     one buffer at several bindings: HostBuffer::alias_of);
 //   - the shape arrives as push constants: one uint32 per shape dimension, in
 //     the order of shape_dims() (so one SPIR-V serves every shape).
 #include <array>
@@ -26,6 +26,7 @@
 
 #include "common/violation.hpp"
 #include "harness/device_info.hpp"
+#include "harness/image_binding.hpp"
 #include "kernels/launch_contract.hpp"
 #include "kernels/prefix_checker.hpp"
 #include "reference/random_blocks.hpp"
@@ -198,6 +199,11 @@ struct ShaderPlan {
   // (a spec's "role": "uniform"), sorted by binding; every other binding is
   // a storage buffer (the convention above). Empty for vktune's own kernels.
   std::vector<std::pair<std::uint32_t, std::uint32_t>> uniform_buffers{};
+  // The bindings that are images (a spec's "image" field), sorted by
+  // binding, with their extents at this plan's shape: the pipeline binds a
+  // storage image or a combined image sampler there, and the buffer of that
+  // binding (HostBuffer::image) only carries its texels in and out.
+  std::vector<vk::ImageBinding> images{};
 };
 
 struct HostBuffer {
@@ -211,6 +217,11 @@ struct HostBuffer {
   // "alias_of": two views of one buffer); it holds no bytes of its own, and
   // the device problem makes no buffer for it.
   int alias_of = -1;
+  // The binding is an image: `bytes` are its texels, tightly packed (x
+  // fastest, then y, then z), copied into the image before a run and, for
+  // an output, back out after it, so that poisoning, guard bands and the
+  // comparison with `expected` (in texel order too) work as for a buffer.
+  std::optional<vk::ImageBinding> image{};
 };
 
 using ref::InputKind;

@@ -16,6 +16,9 @@ const std::vector<std::string> kDequantNames{"DEQUANT_STAGE", "DQ_WG", "DQ_RUN"}
 // loads are all in flight at once, in registers.
 constexpr std::uint32_t kMaxRunsPerInvocation = 16;
 
+// Invocations per workgroup of DEQUANT_STAGE=2's rounding of x.
+constexpr std::uint32_t kRoundWg = 256;
+
 std::uint32_t shared_bytes(const coopmat::Tile& t) {
   return 2 * (t.bm + t.bn) * (t.bk + 8) + 4 * t.warps * t.cm.m * t.cm.n;
 }
@@ -56,16 +59,25 @@ std::vector<Parameter> parameters() {
           coopmat::shape_parameter(), coopmat::warps_m_parameter(), coopmat::warps_n_parameter()};
 }
 
-std::vector<Parameter> dequant_parameters() {
-  return {{"DEQUANT_STAGE", {0, 1}, "0 = W dequantized while staged in the GEMM (fused); 1 = a first dispatch "
-                                    "dequantizes all of W to fp16 (scratch W16), the GEMM reads fp16 (USE_COOPMAT=1)"},
+std::vector<Parameter> dequant_parameters(bool fp32_x) {
+  std::vector<int> stages{0, 1};
+  std::string help =
+      "0 = W dequantized while staged in the GEMM (fused); 1 = a first dispatch dequantizes all of W to fp16 "
+      "(scratch W16), the GEMM reads fp16 (USE_COOPMAT=1)";
+  if (fp32_x) {
+    stages.push_back(2);
+    help += "; 2 = as 1, and a second one rounds x to fp16 behind W16, so the GEMM stages 16-byte chunks of both "
+            "with the next slice in flight, as matmul_f16 does";
+  }
+  return {{"DEQUANT_STAGE", std::move(stages), std::move(help)},
           {"DQ_WG", {64, 128, 256}, "DEQUANT_STAGE=1: invocations per workgroup of the dequantizing dispatch"},
           {"DQ_RUN", {8, 16, 32}, "DEQUANT_STAGE=1: consecutive weights of a row each invocation dequantizes "
                                   "(written as 16-byte vectors of fp16)"}};
 }
 
-Binding w16_binding() {
-  auto size = size_rule(2, {1, 2});
+Binding w16_binding(bool fp32_x) {
+  // DEQUANT_STAGE=2 puts x's halves (M*K) after W's.
+  auto size = fp32_x ? size_rule(2, {1, 2}) + size_rule(2, {0, 2}) : size_rule(2, {1, 2});
   size.align = 16;
   return {"W16", BindingRole::scratch, size};
 }
@@ -76,9 +88,16 @@ bool is_dequant_parameter(const std::string& name) { return named(kDequantNames,
 // DEQUANT_STAGE completes on the tensor-cores path (DEQUANT_STAGE=0, the
 // shader it was measured as).
 std::vector<Path> paths(const Space& space) {
-  return {path(space, "fp32-tiles", joined(kCoopmatNames, kDequantNames), {{"USE_COOPMAT", 0}}, {"W16"}),
-          path(space, "tensor-cores", joined(kFp32PathNames, kDequantNames), {{"USE_COOPMAT", 1}}, {"W16"}),
-          path(space, "tensor-cores-dequant", kFp32PathNames, {{"USE_COOPMAT", 1}, {"DEQUANT_STAGE", 1}}, {})};
+  std::vector<Path> all{
+      path(space, "fp32-tiles", joined(kCoopmatNames, kDequantNames), {{"USE_COOPMAT", 0}}, {"W16"}),
+      path(space, "tensor-cores", joined(kFp32PathNames, kDequantNames), {{"USE_COOPMAT", 1}}, {"W16"}),
+      path(space, "tensor-cores-dequant", kFp32PathNames, {{"USE_COOPMAT", 1}, {"DEQUANT_STAGE", 1}}, {})};
+  const auto stage = std::find_if(space.parameters.begin(), space.parameters.end(),
+                                  [](const Parameter& p) { return p.name == "DEQUANT_STAGE"; });
+  if (stage != space.parameters.end() && std::ranges::find(stage->values, 2) != stage->values.end()) {
+    all.push_back(path(space, "tensor-cores-dequant-x16", kFp32PathNames, {{"USE_COOPMAT", 1}, {"DEQUANT_STAGE", 2}}, {}));
+  }
+  return all;
 }
 
 bool uses_coopmat(const Config& config) {
@@ -88,7 +107,12 @@ bool uses_coopmat(const Config& config) {
 
 bool uses_dequant_stage(const Config& config) {
   const auto it = config.find("DEQUANT_STAGE");
-  return it != config.end() && it->second == 1;
+  return it != config.end() && it->second >= 1;
+}
+
+bool rounds_x_first(const Config& config) {
+  const auto it = config.find("DEQUANT_STAGE");
+  return it != config.end() && it->second == 2;
 }
 
 Violation idle_violation(const Config& config, const Space& space) {
@@ -113,10 +137,12 @@ Violation idle_violation(const Config& config, const Space& space) {
 
 Violation violation(const Config& config, const Shape& shape, const vk::DeviceInfo& device) {
   if (auto p = coopmat::violation(config, device); !p.empty()) return p;
-  // dequant_f16.comp and matmul_quant_cm_f16w.comp index W16 in halves with 32-bit integers.
-  if (uses_dequant_stage(config) && 2ull * shape.at(1) * shape.at(2) >= (1ull << 32)) {
-    return kIndexing("DEQUANT_STAGE=1: W16 of N*K = " + std::to_string(std::uint64_t{shape.at(1)} * shape.at(2)) +
-                     " fp16 weights exceeds 32-bit indexing");
+  // dequant_f16.comp, round_x_f16.comp and matmul_quant_cm_f16w.comp index W16 in halves with 32-bit integers.
+  const std::uint64_t halves = std::uint64_t{shape.at(1)} * shape.at(2) +
+                               (rounds_x_first(config) ? std::uint64_t{shape.at(0)} * shape.at(2) : 0);
+  if (uses_dequant_stage(config) && 2 * halves >= (1ull << 32)) {
+    return kIndexing("DEQUANT_STAGE=" + std::to_string(config.at("DEQUANT_STAGE")) + ": W16 of " +
+                     std::to_string(halves) + " fp16 values exceeds 32-bit indexing");
   }
   const auto t = coopmat::tile_of(config);
   if (t.bk % 16 != 0) return coopmat::kTileShape("TILE_K=" + std::to_string(t.bk) + " is not a multiple of 16");
@@ -180,7 +206,15 @@ std::vector<ShaderPlan> dequant_stages(const Config& config, const Space& space,
   auto gemm = plan(config, space, qtype);
   gemm.template_file = "matmul_quant_cm_f16w.comp";
   std::erase_if(gemm.defines, [](const auto& d) { return d.first == "QTYPE"; });
-  return {dequant, gemm};
+  if (!rounds_x_first(config)) return {dequant, gemm};
+  // x's halves after W's: a workgroup of kRoundWg per row of x, 8 values an invocation.
+  ShaderPlan round;
+  round.template_file = "round_x_f16.comp";
+  round.defines = {{"ROUND_WG", std::to_string(kRoundWg)}};
+  round.local_size = {kRoundWg, 1, 1};
+  round.dispatch = {DispatchAxis{0, 1}, DispatchAxis{2, kRoundWg * 8}, DispatchAxis{}};
+  gemm.defines.emplace_back("X16", "1");
+  return {dequant, round, gemm};
 }
 
 }  // namespace vktune::kernels::quant_coopmat

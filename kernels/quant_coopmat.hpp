@@ -17,6 +17,13 @@
 // rounded to fp16), so the tolerance is the same. DEQUANT_STAGE, DQ_WG and
 // DQ_RUN are pinned at their first values on the other paths and never
 // defined there (stored variants keep their hashes).
+//
+// A fourth, "tensor-cores-dequant-x16" (DEQUANT_STAGE=2, kernels whose x is
+// fp32 values), adds a dispatch between the two: templates/round_x_f16.comp
+// rounds x to fp16 into W16 after W's halves, and the GEMM stage then reads
+// both as 16-byte chunks with the next slice in flight (matmul_f16's
+// staging) instead of rounding x at every staging, once per tile column.
+// The values multiplied are again the fused path's.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -32,12 +39,14 @@ namespace vktune::kernels::quant_coopmat {
 // uses.
 std::vector<Parameter> parameters();
 
-// DEQUANT_STAGE, DQ_WG, DQ_RUN, appended after parameters().
-std::vector<Parameter> dequant_parameters();
+// DEQUANT_STAGE, DQ_WG, DQ_RUN, appended after parameters(). DEQUANT_STAGE
+// takes 2 only for a kernel whose x is read as fp32 values (`fp32_x`).
+std::vector<Parameter> dequant_parameters(bool fp32_x);
 
 // The prefill space's scratch binding of the dequantized weights (binding
-// 3): 2*N*K bytes of fp16, after x, W and y.
-Binding w16_binding();
+// 3): 2*N*K bytes of fp16, after x, W and y; with `fp32_x` 2*M*K more, for
+// x's halves (DEQUANT_STAGE=2).
+Binding w16_binding(bool fp32_x);
 
 // Whether `name` is one of dequant_parameters() (defined only on the
 // tensor-cores-dequant path).
@@ -48,7 +57,8 @@ bool is_dequant_parameter(const std::string& name);
 // "tensor-cores" (USE_COOPMAT=1, matmul_quant_cm.comp; THREAD_M, THREAD_N and
 // SUBGROUP_SIZE pinned at their first values).
 // "tensor-cores-dequant" (USE_COOPMAT=1 and DEQUANT_STAGE=1; the fp32 path's
-// parameters pinned). The first two list "W16" as unused.
+// parameters pinned), and where DEQUANT_STAGE takes 2
+// "tensor-cores-dequant-x16". The first two list "W16" as unused.
 std::vector<Path> paths(const Space& space);
 
 // The parameters the path of `config` does not use must stay at their first
@@ -75,11 +85,14 @@ ShaderPlan plan(const Config& config, const Space& space, int qtype);
 
 // The two dispatches of a DEQUANT_STAGE=1 variant: dequant_f16.comp (QTYPE,
 // DQ_WG, DQ_RUN defined; a workgroup per row of W and DQ_WG*DQ_RUN weights)
-// and matmul_quant_cm_f16w.comp (the tile parameters, as plan defines them).
+// and matmul_quant_cm_f16w.comp (the tile parameters, as plan defines them);
+// DEQUANT_STAGE=2: round_x_f16.comp between them (a workgroup per row of x
+// and 2048 of its values), and X16 defined for the GEMM.
 std::vector<ShaderPlan> dequant_stages(const Config& config, const Space& space, int qtype);
 
 bool uses_coopmat(const Config& config);
-bool uses_dequant_stage(const Config& config);
+bool uses_dequant_stage(const Config& config);  // DEQUANT_STAGE 1 or 2
+bool rounds_x_first(const Config& config);      // DEQUANT_STAGE=2
 
 // x and the dequantized weights are rounded to fp16 (relative error up to
 // 2^-11 each) before fp32 accumulation: for random signs the relative L2

@@ -249,15 +249,17 @@ std::vector<Space> QuantMatmul::build_spaces() const {
   }
   Space prefill{"prefill", "matmul_quant.comp", {}, {}, {}, {}};
   prefill.parameters = {
-      {"TILE_M", {32, 64, 128}, "output rows (along M) per workgroup"},
-      {"TILE_N", {32, 64, 128}, "output columns (along N) per workgroup"},
+      {"TILE_M", {32, 64, 128, 256}, "output rows (along M) per workgroup"},
+      {"TILE_N", {32, 64, 128, 256}, "output columns (along N) per workgroup"},
       {"TILE_K", {16, 32, 64}, "K slice staged (x and dequantized W) in shared memory per step"},
       {"THREAD_M", {2, 4, 8}, "register tile rows per invocation"},
       {"THREAD_N", {2, 4, 8}, "register tile columns per invocation"},
       {"SUBGROUP_SIZE", {0, 8, 16, 32, 64}, "required subgroup size; 0 = the device's choice"},
   };
   for (auto& p : quant_coopmat::parameters()) prefill.parameters.push_back(std::move(p));
-  for (auto& p : quant_coopmat::dequant_parameters()) prefill.parameters.push_back(std::move(p));
+  for (auto& p : quant_coopmat::dequant_parameters(activations_ == Activations::fp32)) {
+    prefill.parameters.push_back(std::move(p));
+  }
   decode.paths = decode_paths(decode);
   decode.pruning = decode_pruning();
   prefill.paths = quant_coopmat::paths(prefill);
@@ -285,7 +287,7 @@ std::vector<Space> QuantMatmul::build_spaces() const {
   // Whole 16-byte vectors: matvec_q6k_q8.comp reads the vectors that cover
   // each 2-byte-aligned block, the last one's reaching up to 14 bytes past it.
   decode.bindings[1].size.align = prefill.bindings[1].size.align = 16;
-  prefill.bindings.push_back(quant_coopmat::w16_binding());  // DEQUANT_STAGE=1's scratch
+  prefill.bindings.push_back(quant_coopmat::w16_binding(activations_ == Activations::fp32));  // DEQUANT_STAGE's scratch
   return {decode, prefill};
 }
 
@@ -520,7 +522,8 @@ Problem QuantMatmul::make_problem(const Shape& shape, const Inputs& inputs) cons
     problem.expected.insert(problem.expected.end(), sums.begin(), sums.end());
   }
   if (space_index(shape) == kPrefill) {
-    problem.buffers.push_back(HostBuffer{"W16", std::vector<std::uint8_t>(2 * n * k), false, false});
+    const auto w16_bytes = spaces()[kPrefill].bindings.back().size.bytes(shape);  // quant_coopmat::w16_binding
+    problem.buffers.push_back(HostBuffer{"W16", std::vector<std::uint8_t>(w16_bytes), false, false});
   }
   problem.output_index = 2;
   return problem;
@@ -566,7 +569,7 @@ Metrics QuantMatmul::metrics(const Shape& shape) const {
 
 std::uint64_t QuantMatmul::device_bytes(const Shape& shape) const {
   const std::uint64_t m = shape.at(0), n = shape.at(1), k = shape.at(2);
-  const std::uint64_t w16 = space_index(shape) == kPrefill ? 2 * n * k : 0;
+  const std::uint64_t w16 = space_index(shape) == kPrefill ? spaces()[kPrefill].bindings.back().size.bytes(shape) : 0;
   const std::uint64_t x_values = m * k * (swiglu_activations() ? 2 : addnorm_activations() ? 3 : 1) +
                                  (addnorm_activations() ? k : 0);  // x, or h, d and s, and w
   return spaces()[space_index(shape)].bindings[1].size.bytes(shape) + (x_values + m * n) * activation_bytes() + w16;

@@ -9,11 +9,13 @@
 // include/coopmat_quant_x.glsl, with its W loads replaced: a run of 4
 // weights is one 8-byte load of W16 instead of a block header's qb_run and a
 // dequantization. The staged values are the fused path's bit for bit, so the
-// results are too.
+// results are too. With X16 (DEQUANT_STAGE=2) x's halves come from behind
+// W16's, where round_x_f16.comp wrote them, and both are read as 16-byte
+// chunks of 8 (include/coopmat_quant_x.glsl).
 //
 // Parameters (#defines): TILE_M, TILE_N, TILE_K (a multiple of 16), CM_SHAPE,
 // WARPS_M, WARPS_N; THREAD_M, THREAD_N, SUBGROUP_SIZE and USE_COOPMAT are
-// defined but unused here. ACT_F16 (fp16 x and y): include/matmul_xy.glsl.
+// defined but unused here; X16. ACT_F16 (fp16 x and y): include/matmul_xy.glsl.
 // Push constants: M, N, K.
 
 #extension GL_GOOGLE_include_directive : require
@@ -25,7 +27,7 @@
 
 #include "coopmat_quant_x.glsl"
 
-layout(std430, set = 0, binding = 3) readonly buffer W16Buf { uvec2 w16[]; };  // 4 halves each
+layout(std430, set = 0, binding = 3) readonly buffer W16Buf { B_RAW w16[]; };  // CM_VEC halves each
 
-B_RAW gemm_load_b(uint n, uint k) { return w16[(n * K + k) / 4u]; }
+B_RAW gemm_load_b(uint n, uint k) { return w16[(n * K + k) / CM_VEC]; }
 CHUNK gemm_chunk_b(B_RAW raw) { return raw; }

@@ -235,6 +235,13 @@ void KernelChain::prepare(vk::Device& device, const TemplateLibrary& templates) 
     auto& pipelines = im.pipelines[hashes[i]];
     if (pipelines.empty()) {
       for (const auto& stage : variant.stages) {
+        // A chain hands buffers from op to op; an image binding (a spec's
+        // "image") would need its texels copied in and out between them.
+        if (!stage.plan.images.empty()) {
+          throw Error(ErrorKind::usage, op.kernel + " binds images (binding " +
+                                            std::to_string(stage.plan.images.front().binding) +
+                                            "), which a chain of kernels cannot run yet");
+        }
         vk::PipelineDesc desc;
         desc.label = op.kernel + " [" + kernels::config_to_string(op.config) + "]";
         desc.storage_buffers = static_cast<std::uint32_t>(op.buffers.size());

@@ -8,6 +8,7 @@
 #include "common/hash.hpp"
 #include "kernels/kernel_support.hpp"
 #include "kernels/spec/spec_push_constants.hpp"
+#include "kernels/spec/spec_image.hpp"
 #include "kernels/spec/spec_reference.hpp"
 #include "kernels/spec/spec_uniform.hpp"
 #include "reference/fp16.hpp"
@@ -45,7 +46,7 @@ BufferSpec buffer_of(const Node& node, const Scope& dims,
     // one role and one content. (The interface check reads a storage
     // buffer's kind, not its element type, so a view's type would be checked
     // against nothing: an alias declares none.)
-    for (const char* own : {"type", "size", "role", "init", "members"}) {
+    for (const char* own : {"type", "size", "role", "init", "members", "image"}) {
       if (node.has(own)) {
         node.at(own).fail("an alias binds its target's buffer, with the target's " + std::string(own) +
                           ": give it name, binding and alias_of only");
@@ -70,16 +71,24 @@ BufferSpec buffer_of(const Node& node, const Scope& dims,
   if (role_index < 0 || static_cast<BindingRole>(role_index) == BindingRole::uniform) {
     role_node.fail("unknown role '" + role + "' (" + results::table_format::binding_role_list() + ")");
   }
-  node.only({"name", "binding", "type", "size", "role", "init"});
+  // An image's element type and count follow from its format and tensor.
+  std::shared_ptr<const ImageSpec> image;
+  if (node.has("image")) {
+    node.only({"name", "binding", "role", "init", "image"});
+    image = read_image(node.at("image"), dims, static_cast<BindingRole>(role_index));
+  } else {
+    node.only({"name", "binding", "type", "size", "role", "init"});
+  }
   BufferSpec b{node.at("name").identifier(),
                static_cast<std::uint32_t>(node.at("binding").integer(0, 63)),
                ElementType::f32,
                ref::GgmlType::F32,
                BindingRole::input,
                node.pointer(),
-               node.at("size").expression(dims)};
-  const auto type_node = node.at("type");
-  const auto type = type_node.string();
+               image ? Expression(image_elements_text(*image), dims) : node.at("size").expression(dims)};
+  b.image = image;
+  const auto type = image ? std::string(image->format == vk::ImageFormat::rgba32f ? "f32" : "f16") : node.at("type").string();
+  const auto type_node = image ? node.at("image").at("format") : node.at("type");
   if (type == "f32") b.type = ElementType::f32;
   else if (type == "f16") b.type = ElementType::f16;
   else if (type == "i32") b.type = ElementType::i32;
@@ -156,6 +165,7 @@ void resolve_aliases(Definition& d, const Node& top) {
                  target->alias_name + "' instead");
     }
     if (target->uniform) field.fail("'" + alias.alias_name + "' is a uniform buffer, which cannot be aliased");
+    if (target->image) field.fail("'" + alias.alias_name + "' is an image, which cannot be aliased");
   }
   for (auto& alias : d.buffers) {
     if (alias.alias_name.empty()) continue;
@@ -215,6 +225,7 @@ void check_sizes(const Definition& d, const Shape& shape, const Node& top) {
   }
   for (const auto& b : d.buffers) {
     if (b.uniform) uniform_block(d, b, values.data(), shape);  // every member's value converts
+    if (b.image) packed_extents(d, b, shape);                  // every extent is whole, a 2-D image one slice
     const auto count = element_count(d, b, shape);
     if (b.init == InitKind::file && b.file_bytes->size() != buffer_bytes(b, count)) {
       throw Error(ErrorKind::usage, d.file + ": " + b.pointer + "/init/path: the file holds " +

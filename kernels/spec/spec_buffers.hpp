@@ -20,9 +20,9 @@ BufferSpec buffer_of(const Node& node, const Scope& dims,
 // Points every alias (a buffer entry with "alias_of") at its target, by
 // binding, and gives it the target's type, size, role and contents. Fails
 // naming the alias's "alias_of" (exit 2) for a target no buffer is named, an
-// alias of an alias, and an alias of a uniform buffer (whose block the
+// alias of an alias, an alias of a uniform buffer (whose block the
 // contract computes per binding: a second binding of it would be a second
-// block). `top` is the spec's root, for the pointer.
+// block) and an alias of an image (bound as an image, not a buffer). `top` is the spec's root, for the pointer.
 void resolve_aliases(Definition& d, const Node& top);
 
 // The values (GGUF: weights) buffer `b` holds at `shape`; Error(usage)

@@ -103,6 +103,24 @@ struct UniformMember {
 // so that every device binds it whole.
 inline constexpr std::uint32_t kMaxUniformBytes = 16384;
 
+// A buffer's "image" field: the binding is a storage image or a sampled
+// texture (combined image sampler) holding the logical tensor `tensor`
+// ([C, H, W] or [N, C, H, W], expressions of the shape) in the
+// channels-packed layout (kernels/spec/spec_image.hpp). The buffer's values
+// are the logical tensor's, row-major, so that references read it as they
+// read any buffer; only the device sees texels.
+struct ImageSpec {
+  vk::ImageKind kind = vk::ImageKind::storage;
+  std::uint32_t dims = 3;
+  vk::ImageFormat format = vk::ImageFormat::rgba32f;
+  std::vector<Expression> tensor;
+  // An output's padding channels (past C in the last texel of a slice):
+  // false = they must be written 0, the layout's convention (the next
+  // layer reads whole texels); true ("padding": "any") = any finite value.
+  bool padding_any = false;
+  std::string pointer;  // "/buffers/1/image"
+};
+
 enum class ElementType { f32, f16, i32, u32, i8, gguf };
 
 enum class InitKind { uniform, normal, zeros, gguf_random, file };
@@ -132,6 +150,9 @@ struct BufferSpec {
   // hold one buffer (HostBuffer::alias_of), and a reference names the target.
   std::string alias_name{};
   int alias_of = -1;
+  // An image binding (null: a buffer): `type` is then f32 for rgba32f and
+  // f16 for rgba16f, and `elements` the logical tensor's count.
+  std::shared_ptr<const ImageSpec> image{};
 };
 
 // The most push-constant words a spec may declare: 256 bytes, what the

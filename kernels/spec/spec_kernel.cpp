@@ -6,6 +6,7 @@
 #include "common/error.hpp"
 #include "kernels/kernel_support.hpp"
 #include "kernels/spec/spec_buffers.hpp"
+#include "kernels/spec/spec_image.hpp"
 #include "kernels/spec/spec_prefix_checker.hpp"
 #include "kernels/spec/spec_push_constants.hpp"
 #include "kernels/spec/spec_reference.hpp"
@@ -70,7 +71,8 @@ SpecKernel::SpecKernel(Definition definition) : d_(std::move(definition)) {
       bindings_.push_back(std::move(*binding));
       continue;
     }
-    Binding binding{b.name, b.role, fit_size_rule(d_, b)};
+    // An image's size is its tensor's, which no contract carries (image_contract_unfit).
+    Binding binding{b.name, b.role, b.image ? SizeRule{} : fit_size_rule(d_, b)};
     binding.alias_of = b.alias_of;
     bindings_.push_back(std::move(binding));
   }
@@ -121,6 +123,7 @@ std::vector<Space> SpecKernel::build_spaces() const {
   space.bindings = bindings_;
   space.push_constants = push_words_;
   space.contract_unfit = push_unfit_.empty() ? uniform_unfit_ : push_unfit_;
+  if (space.contract_unfit.empty()) space.contract_unfit = image_contract_unfit(d_);
   for (const auto& pc : d_.push_constants) space.float_push_words.push_back(pc.type == PushType::f32);
   for (const auto& b : d_.buffers) {
     if (!b.uniform) continue;
@@ -226,6 +229,7 @@ std::vector<ShaderPlan> SpecKernel::stages(const Config& config, const Shape& sh
     std::string problem;
     plans.push_back(stage_plan(stage, sub, config, values, &problem));
     if (!problem.empty()) throw Error(ErrorKind::usage, d_.file + ": " + problem + " for " + config_to_string(config));
+    plans.back().images = image_bindings(d_, shape);
   }
   return plans;
 }
@@ -248,6 +252,8 @@ Violation SpecKernel::constraint_violation(const Config& config, const Shape& sh
   if (!space.paths.empty() && space.path_of(config) == nullptr) {
     return legality::kNoPath("the config belongs to no sub-space");
   }
+  // The same for every config: a device without the images' format or extent runs none.
+  if (auto why = image_violation(d_, shape, device); !why.empty()) return why;
   const auto& sub = d_.paths[path_index(config)];
   auto values = values_of(config, shape);
   fill_device_facts(device, values.data() + d_.device_offset);
@@ -303,6 +309,17 @@ Problem SpecKernel::make_problem(const Shape& shape, const Inputs& inputs) const
   }
   // A device reference's output is the tuner's to fill (Kernel::device_reference).
   if (reference_on_cpu(d_.reference)) problem.expected = reference_output(d_, shape, values, problem.buffers);
+  // The references read logical tensors; the device sees texels (spec_image.hpp).
+  for (std::size_t i = 0; i < d_.buffers.size(); ++i) {
+    const auto& b = d_.buffers[i];
+    if (!b.image) continue;
+    const auto extents = packed_extents(d_, b, shape);
+    pack_host_image(problem.buffers[i], extents, image_binding(d_, b, shape));
+    if (i != d_.output || problem.expected.empty()) continue;
+    // Padding channels: 0, or NaN for "any" (a NaN expected only asks for a finite value).
+    const double padding = b.image->padding_any ? std::nan("") : 0.0;
+    problem.expected = pack_channels<double>(problem.expected, extents, padding);
+  }
   return problem;
 }
 
@@ -318,6 +335,7 @@ std::optional<DeviceReference> SpecKernel::device_reference(const Shape& shape) 
   if (!problem.empty()) throw Error(ErrorKind::usage, d_.file + ": " + r.pointer + ": " + problem);
   plan.defines = r.defines;
   plan.push_constants = push_words(values);
+  plan.images = image_bindings(d_, shape);
   return DeviceReference{"the reference kernel " + r.stage->template_file.substr(r.stage->template_file.rfind('/') + 1),
                          std::nullopt,
                          {plan}};

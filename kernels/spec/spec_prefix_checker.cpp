@@ -5,6 +5,7 @@
 
 #include "common/error.hpp"
 #include "kernels/kernel_support.hpp"
+#include "kernels/spec/spec_image.hpp"
 #include "kernels/spec/spec_kernel.hpp"
 
 namespace vktune::kernels::spec {
@@ -46,6 +47,7 @@ class SpecPrefixChecker final : public PrefixChecker {
   std::vector<double> values_;              // the full scope's layout
   std::vector<Stage> stages_;               // with this thread's copies of their expressions
   std::vector<std::vector<Check>> checks_;  // by depth: pruning, then legality, then stages
+  Violation image_violation_;               // the images' (spec_image.hpp): the same for every config
 };
 
 SpecPrefixChecker::SpecPrefixChecker(const SpecKernel& kernel, std::size_t sub_index, const Path& path,
@@ -54,6 +56,7 @@ SpecPrefixChecker::SpecPrefixChecker(const SpecKernel& kernel, std::size_t sub_i
     : kernel_(kernel), sub_(kernel.definition().paths[sub_index]), shape_(shape), device_(device) {
   const auto& d = kernel.definition();
   kernel.validate_shape(shape);
+  image_violation_ = image_violation(d, shape, device);
   values_ = kernel.values_of(path.pinned, shape);
   fill_device_facts(device, values_.data() + d.device_offset);
   position_of_.assign(d.full_scope.size(), 0);
@@ -131,6 +134,8 @@ Violation SpecPrefixChecker::stage_violation(std::size_t s) const {
 }
 
 PrefixChecker::Verdict SpecPrefixChecker::check(std::size_t depth, const int* values) {
+  // Decided for every config at once, before any rule, as constraint_violation does.
+  if (depth == 0 && !image_violation_.empty()) return {Outcome::illegal, image_violation_};
   for (std::size_t i = 0; i < depth; ++i) values_[slot_of_[i]] = values[i];
   for (const auto& c : checks_.at(depth)) {
     if (c.kind == Kind::stage) {

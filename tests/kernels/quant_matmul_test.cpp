@@ -118,7 +118,7 @@ TEST_P(QuantMatmul, PlansPutNOnXAndMOnYAndSelectTheBlockType) {
   EXPECT_GT(plan.shared_memory_bytes, 0u);
   // Every parameter but DEQUANT_STAGE, DQ_WG and DQ_RUN (defined on their path only), and QTYPE.
   EXPECT_EQ(plan.defines.size(),
-            kernel().spaces()[1].parameters.size() - kernels::quant_coopmat::dequant_parameters().size() + 1);
+            kernel().spaces()[1].parameters.size() - kernels::quant_coopmat::dequant_parameters(true).size() + 1);
 }
 
 // Few check shapes, both spaces among them. (The space sizes at them used to

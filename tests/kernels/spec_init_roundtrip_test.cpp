@@ -1,9 +1,10 @@
 // `vktune spec init --from` on every example's template, compiled with the
 // defines the example's baseline delivers (-D NAME=VALUE): the spec it
 // writes binds the example's buffers at the same bindings with the same
-// element types (a uniform buffer: its members' std140 types; an alias: its
-// target's, which spec init, knowing no aliases, writes as a buffer of its
-// own), takes the
+// element types (a uniform buffer: its members' std140 types; an image: its
+// kind, dimensions and a storage image's format; an alias: its target's,
+// which spec init, knowing no aliases, writes as a buffer of its own),
+// takes the
 // output where the example writes it, pushes as
 // many words with floats where the example's are, and loads (its interface
 // check passes). Examples whose template is vktune's own are skipped.
@@ -56,6 +57,14 @@ Buffers buffers_of(const json& spec) {
       for (const auto& m : buffer.at("members")) members += " " + m.at("type").get<std::string>();
       b.types[binding] = members;
       b.written[binding] = false;
+      continue;
+    }
+    if (buffer.contains("image")) {  // its kind and dimensions, and a storage image's format (a sampled one's is the host's)
+      const auto& image = buffer.at("image");
+      const auto kind = image.at("kind").get<std::string>();
+      b.types[binding] = "image " + kind + " " + std::to_string(image.value("dims", 3)) +
+                         (kind == "storage" ? " " + image.at("format").get<std::string>() : "");
+      b.written[binding] = role == "output";
       continue;
     }
     b.types[binding] = buffer.at("type").get<std::string>();
@@ -118,7 +127,7 @@ TEST(SpecInitRoundTrip, EveryExamplesTemplateGivesBackItsInterface) {
       if (!got.types.count(binding)) continue;
       // A GGUF buffer is words to its shader.
       const bool scalar = type == "f32" || type == "f16" || type == "i32" || type == "u32" || type == "i8" ||
-                          type.rfind("uniform", 0) == 0;
+                          type.rfind("uniform", 0) == 0 || type.rfind("image", 0) == 0;
       EXPECT_EQ(got.types.at(binding), scalar ? type : "u32") << "binding " << binding;
       if (want.written.at(binding)) {
         EXPECT_TRUE(got.written.at(binding)) << "binding " << binding;
