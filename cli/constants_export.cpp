@@ -1,5 +1,6 @@
 #include "cli/constants_export.hpp"
 
+#include <bit>
 #include <cctype>
 #include <cstdio>
 #include <map>
@@ -7,7 +8,10 @@
 
 #include "common/json_formats.hpp"
 #include "engine/stale_config.hpp"
+#include "harness/shader_interface.hpp"
+#include "harness/specialization_values.hpp"
 #include "kernels/registry.hpp"
+#include "results/export.hpp"
 
 namespace vktune::cli {
 
@@ -54,6 +58,49 @@ std::string comment_text(std::string text) {
   return text;
 }
 
+// The stage's SPIR-V as the table carries it (its contract's spirv_hash), or
+// empty where the table holds none for it.
+std::vector<std::uint32_t> stage_spirv(const nlohmann::json& table, const nlohmann::json& winner, std::size_t stage) {
+  try {
+    const auto& hash = winner.at("contract").at("stages").at(stage).at("spirv_hash");
+    return results::spirv_from_base64(table.at("spirv").at(hash.get<std::string>()).get<std::string>());
+  } catch (const std::exception&) {
+    return {};
+  }
+}
+
+// Each specialization constant as the shader receives it: the parameter's
+// integer turned into the word of the type the module declares
+// (harness/specialization_values.hpp), shown as that type's value (a
+// float's 2.0, not the integer 2 nor its bits); `bits` gets the words a
+// VkSpecializationInfo takes. Without the module (or its reflection) the
+// integers stand as they are.
+void typed_constants(const std::vector<std::pair<std::uint32_t, std::uint32_t>>& plan,
+                     const std::vector<std::uint32_t>& spirv, nlohmann::json& values, nlohmann::json& bits) {
+  std::string unread;
+  const auto interface = spirv.empty() ? std::nullopt : vk::reflect_interface(spirv, unread);
+  auto words = plan;
+  if (interface) vk::typed_specialization(*interface, words);  // a refused value keeps its integer
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    const auto [id, word] = words[i];
+    const auto key = std::to_string(id);
+    bits[key] = word;
+    const vk::ShaderConstant* constant = nullptr;
+    if (interface) {
+      for (const auto& c : interface->constants)
+        if (c.constant_id == id) constant = &c;
+    }
+    const std::string type = constant ? constant->type : "";
+    if (type == "f32") {
+      values[key] = static_cast<double>(std::bit_cast<float>(word));
+    } else if (type == "i32" || (type.empty() && static_cast<std::int32_t>(plan[i].second) < 0)) {
+      values[key] = static_cast<std::int32_t>(word);
+    } else {
+      values[key] = word;
+    }
+  }
+}
+
 }  // namespace
 
 nlohmann::json constants_document(const nlohmann::json& table, std::vector<std::string>& left_out) {
@@ -87,13 +134,17 @@ nlohmann::json constants_document(const nlohmann::json& table, std::vector<std::
                             {"median_ns", w.value("median_ns", 0.0)},
                             {"variant_hash", w.value("variant_hash", std::string())},
                             {"stages", nlohmann::json::array()}};
-    for (const auto& plan : kernel->stages(*update.config, shape)) {
+    const auto plans = kernel->stages(*update.config, shape);
+    for (std::size_t s = 0; s < plans.size(); ++s) {
+      const auto& plan = plans[s];
       nlohmann::json defines = nlohmann::json::object(), constants = nlohmann::json::object();
+      nlohmann::json bits = nlohmann::json::object();
       for (const auto& [define, value] : plan.defines) defines[define] = value;
-      for (const auto& [id, value] : plan.specialization) constants[std::to_string(id)] = value;
+      typed_constants(plan.specialization, stage_spirv(table, w, s), constants, bits);
       entry["stages"].push_back({{"template", plan.template_file},
                                  {"defines", defines},
                                  {"specialization", constants},
+                                 {"specialization_bits", bits},
                                  {"local_size", plan.local_size}});
     }
     document["kernels"].push_back(std::move(entry));
@@ -133,8 +184,21 @@ std::string constants_c(const nlohmann::json& document) {
       if (!stage.at("specialization").empty()) {
         out << "static const struct vktune_constant " << id << "_specialization[] = {";
         sep = "";
+        // The words a VkSpecializationInfo takes, with the value the shader
+        // receives beside each where the word is not that value (a float's bits).
+        const auto& bits = stage.value("specialization_bits", nlohmann::json::object());
         for (const auto& [constant, value] : stage.at("specialization").items()) {
-          out << sep << "{" << constant << "u, " << value.get<std::uint32_t>() << "u}";
+          const auto word = bits.contains(constant) ? bits.at(constant).get<std::uint32_t>()
+                                                    : static_cast<std::uint32_t>(value.get<std::int64_t>());
+          char hex[16];
+          std::snprintf(hex, sizeof hex, "0x%08xu", word);
+          out << sep << "{" << constant << "u, ";
+          if (value.is_number_float()) {
+            out << hex << " /* " << comment_text(value.dump()) << "f */";
+          } else {
+            out << word << "u";
+          }
+          out << "}";
           sep = ", ";
         }
         out << "};\n";

@@ -3,6 +3,7 @@
 #include "common/error.hpp"
 #include "kernels/registry.hpp"
 #include "results/capped_json.hpp"
+#include "results/table_format.hpp"
 #include "engine/stale_config.hpp"
 
 namespace vktune {
@@ -60,8 +61,23 @@ nlohmann::json contract_to_json(const kernels::LaunchContract& contract,
   nlohmann::json bounds = nlohmann::json::array();
   for (const auto& b : contract.shape_class) bounds.push_back({{"dim", b.dim}, {"min", b.min}, {"max", b.max}});
   nlohmann::json bindings = nlohmann::json::array();
+  namespace format = results::table_format;
   for (const auto& b : contract.bindings) {
-    bindings.push_back({{"name", b.name}, {"role", std::string(kernels::to_string(b.role))}, {"size", size_to_json(b.size)}});
+    nlohmann::json binding = {
+        {"name", b.name}, {"role", std::string(kernels::to_string(b.role))}, {"size", size_to_json(b.size)}};
+    // Each optional field absent where unused, so that the contracts (and
+    // entry hashes) of every table written before them read as they did.
+    if (b.alias_of >= 0) binding[std::string(format::binding_alias_field)] = b.alias_of;
+    if (!b.members.empty()) {
+      nlohmann::json members = nlohmann::json::array();
+      for (const auto& m : b.members) {
+        auto word = push_word_to_json(m.word);
+        word[std::string(format::member_offset_field)] = m.offset;
+        members.push_back(std::move(word));
+      }
+      binding[std::string(format::binding_members_field)] = std::move(members);
+    }
+    bindings.push_back(std::move(binding));
   }
   nlohmann::json stages = nlohmann::json::array();
   for (std::size_t i = 0; i < contract.stages.size(); ++i) {

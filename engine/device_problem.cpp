@@ -51,6 +51,17 @@ DeviceProblem::DeviceProblem(vk::Device& device, const kernels::Problem& problem
   images_.resize(problem.buffers.size());
   for (std::size_t b = 0; b < problem.buffers.size(); ++b) {
     const auto& host = problem.buffers[b];
+    validation_bands_.push_back(0);
+    // An alias binds its target's buffers (bindings()): none of its own.
+    if (host.alias_of >= 0) {
+      if (static_cast<std::size_t>(host.alias_of) >= problem.buffers.size() ||
+          problem.buffers[static_cast<std::size_t>(host.alias_of)].alias_of >= 0) {
+        throw Error(ErrorKind::internal, "buffer '" + host.name + "' aliases binding " + std::to_string(host.alias_of) +
+                                             ", which is no buffer of its own");
+      }
+      continue;
+    }
+    validation_bands_.pop_back();
     if (host.image) images_[b].emplace(device, *host.image);
     const std::uint32_t n = host.is_weights && !host.image ? copies_ : 1;
     if (host.is_weights) weight_bytes_ += host.bytes.size();
@@ -77,6 +88,11 @@ void DeviceProblem::upload_all() {
   }
 }
 
+std::size_t DeviceProblem::owner(std::size_t binding) const {
+  const int alias = problem_.buffers[binding].alias_of;
+  return alias >= 0 ? static_cast<std::size_t>(alias) : binding;
+}
+
 std::vector<const vk::Image*> DeviceProblem::images() const {
   std::vector<const vk::Image*> list;
   for (const auto& image : images_) list.push_back(image ? &*image : nullptr);
@@ -85,13 +101,16 @@ std::vector<const vk::Image*> DeviceProblem::images() const {
 
 std::vector<const vk::Buffer*> DeviceProblem::bindings(std::uint32_t copy) const {
   std::vector<const vk::Buffer*> list;
-  for (const auto& copies : buffers_) list.push_back(&copies[copy % copies.size()]);
+  for (std::size_t b = 0; b < buffers_.size(); ++b) {
+    const auto& copies = buffers_[owner(b)];
+    list.push_back(&copies[copy % copies.size()]);
+  }
   return list;
 }
 
 std::vector<std::uint64_t> DeviceProblem::data_lengths() const {
   std::vector<std::uint64_t> lengths;
-  for (const auto& host : problem_.buffers) lengths.push_back(data_bytes(host));
+  for (std::size_t b = 0; b < problem_.buffers.size(); ++b) lengths.push_back(data_bytes(problem_.buffers[owner(b)]));
   return lengths;
 }
 
@@ -150,6 +169,7 @@ std::optional<std::string> DeviceProblem::check_guards() {
   std::optional<std::string> found;
   for (std::size_t b = 0; b < buffers_.size() && !found; ++b) {
     const auto& host = problem_.buffers[b];
+    if (buffers_[b].empty()) continue;  // an alias: its target's bands are checked
     // Validation dispatches on copy 0 only (timing rotates the others).
     const auto& buffer = buffers_[b].front();
     const auto check = [&](VkDeviceSize offset, VkDeviceSize size, const char* where) {

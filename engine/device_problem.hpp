@@ -59,7 +59,9 @@ class DeviceProblem {
   DeviceProblem(vk::Device& device, const kernels::Problem& problem, std::uint32_t weight_copies);
 
   std::uint32_t copies() const { return copies_; }
-  // The buffers in binding order, using weight copy `copy`; bind each from binding_offset().
+  // The buffers in binding order, using weight copy `copy`; bind each from
+  // binding_offset(). An alias binding (HostBuffer::alias_of) gets its
+  // target's buffer.
   std::vector<const vk::Buffer*> bindings(std::uint32_t copy) const;
   static constexpr VkDeviceSize binding_offset() { return kGuardBefore; }
   // Per binding, the bytes of its data from binding_offset() (the bound range
@@ -84,6 +86,8 @@ class DeviceProblem {
  private:
   void upload_all();
   std::vector<std::size_t> output_indices() const;  // output_index, then more_outputs
+  // The binding whose buffers `binding` binds: itself, or its alias target.
+  std::size_t owner(std::size_t binding) const;
 
   VkDeviceSize band_after(std::size_t binding, std::size_t copy) const {
     return copy == 0 ? validation_bands_[binding] : kGuardAfter;

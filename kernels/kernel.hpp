@@ -8,7 +8,8 @@
 //   - parameters arrive as #defines named as the Parameter names;
 //   - buffers are storage buffers at set 0, bindings 0..n-1 in the order of
 //     Problem::buffers (a spec's may make some uniform buffers:
-//     ShaderPlan::uniform_buffers, and some images: ShaderPlan::images);
+//     ShaderPlan::uniform_buffers, some images: ShaderPlan::images, and bind
+//     one buffer at several bindings: HostBuffer::alias_of);
 //   - the shape arrives as push constants: one uint32 per shape dimension, in
 //     the order of shape_dims() (so one SPIR-V serves every shape).
 #include <array>
@@ -212,6 +213,10 @@ struct HostBuffer {
   // Weights are copied several times for cold-cache timing, and the copies
   // rotated between dispatches so that no copy is still in cache.
   bool is_weights = false;
+  // >= 0: this binding binds the buffer of binding `alias_of` (a spec's
+  // "alias_of": two views of one buffer); it holds no bytes of its own, and
+  // the device problem makes no buffer for it.
+  int alias_of = -1;
   // The binding is an image: `bytes` are its texels, tightly packed (x
   // fastest, then y, then z), copied into the image before a run and, for
   // an output, back out after it, so that poisoning, guard bands and the

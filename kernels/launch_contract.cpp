@@ -20,7 +20,7 @@ namespace size_arithmetic {
 
 
 // A role's value is its index among the table format's role names.
-static_assert(static_cast<std::size_t>(BindingRole::scratch) + 1 == results::table_format::binding_role_count);
+static_assert(static_cast<std::size_t>(BindingRole::uniform) + 1 == results::table_format::binding_role_count);
 
 std::string_view to_string(BindingRole role) {
   const auto index = static_cast<std::size_t>(role);
@@ -100,6 +100,24 @@ std::vector<std::uint32_t> push_constant_words(const std::vector<PushWord>& word
     values.push_back(static_cast<std::uint32_t>(v));
   }
   return values;
+}
+
+std::vector<std::uint8_t> uniform_block_bytes(const Binding& binding, const Shape& shape) {
+  std::vector<std::uint8_t> block(binding.size.bytes(shape), 0);
+  for (const auto& member : binding.members) {
+    std::uint32_t bits = 0;
+    try {
+      bits = push_constant_words({member.word}, shape).front();  // a member is a push word placed at its offset
+    } catch (const Error& e) {
+      throw Error(e.kind(), "uniform buffer '" + binding.name + "': " + e.what());
+    }
+    if (member.offset % 4 != 0 || member.offset + std::size_t{4} > block.size()) {
+      throw Error(ErrorKind::internal, "uniform buffer '" + binding.name + "': member '" + member.word.name +
+                                           "' at offset " + std::to_string(member.offset) + " is outside its block");
+    }
+    for (int i = 0; i < 4; ++i) block[member.offset + i] = static_cast<std::uint8_t>(bits >> (8 * i));
+  }
+  return block;
 }
 
 bool in_shape_class(const ShapeClass& shape_class, const Shape& shape) {

@@ -19,11 +19,12 @@ namespace vktune::kernels {
 
 using Shape = std::vector<std::uint32_t>;
 
-// What a storage buffer is to the application: data it provides per call
-// (input), data it uploads once (weights), what it reads back (output), or
-// memory only the variant's dispatches use (scratch: allocate it, zero it
-// once, never read it).
-enum class BindingRole { input, weights, output, scratch };
+// What a buffer is to the application: data it provides per call (input),
+// data it uploads once (weights), what it reads back (output), memory only
+// the variant's dispatches use (scratch: allocate it, zero it once, never
+// read it), or a uniform buffer whose bytes the contract computes from the
+// shape (uniform: Binding::members; the others are storage buffers).
+enum class BindingRole { input, weights, output, scratch, uniform };
 std::string_view to_string(BindingRole role);
 // Throws Error(usage) for text that names no role.
 BindingRole binding_role_from_string(std::string_view text);
@@ -80,14 +81,35 @@ struct PushWord {
 // Error(usage) naming the word when one exceeds 32 bits.
 std::vector<std::uint32_t> push_constant_words(const std::vector<PushWord>& words, const Shape& shape);
 
-// One storage buffer at set 0, binding = its index in the kernel's list.
+// One 32-bit word of a uniform block: a push-constant word placed at a byte
+// offset (std140: a vector's lanes are words at consecutive offsets).
+struct UniformWord {
+  std::uint32_t offset = 0;
+  PushWord word;
+
+  bool operator==(const UniformWord&) const = default;
+};
+
+// One buffer at set 0, binding = its index in the kernel's list.
 struct Binding {
   std::string name;  // "x", "W", "y", "scratch"
   BindingRole role = BindingRole::input;
   SizeRule size;
+  // >= 0: this binding binds the buffer (and range) of binding `alias_of`,
+  // as another view of it; role and size are the target's. -1: its own.
+  int alias_of = -1;
+  // Role uniform: the block's words, by offset; its bytes are `size` (a
+  // constant), the words not listed zero.
+  std::vector<UniformWord> members{};
 
   bool operator==(const Binding&) const = default;
 };
+
+// A uniform binding's block at `shape`: size.bytes(shape) bytes, each member
+// word's bits at its offset (little-endian), zeros between. Throws
+// Error(usage) naming the binding and the word where a value does not fit
+// its type at the shape.
+std::vector<std::uint8_t> uniform_block_bytes(const Binding& binding, const Shape& shape);
 
 // The shapes a space serves: every listed dimension within [min, max]
 // (inclusive); dimensions not listed are free. Decode spaces of the matrix

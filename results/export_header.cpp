@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "common/error.hpp"
+#include "results/table_format.hpp"
 
 namespace vktune::results {
 namespace {
@@ -69,14 +70,6 @@ struct SizeTerm {
   const int* dims;
   std::size_t dim_count;
 };
-struct Binding {  // set 0, binding = its index
-  std::string_view name;
-  std::string_view role;  // "input", "weights", "output", "scratch" (allocate, zero once)
-  const SizeTerm* terms;
-  std::size_t term_count;
-  std::uint64_t divisor, align;
-};
-
 // One 32-bit push-constant word: ceil(sum of coefficient * product of shape[dims] / divisor),
 // or (expression not empty) an expression of the shape's dimensions, named in dims;
 // pushed as its type says: "u32", "i32" (two's complement) or "f32" (a float's bits).
@@ -89,6 +82,25 @@ struct PushWord {
   std::string_view expression;
   const std::string_view* dims;
   std::size_t dim_count;
+};
+
+// One word of a uniform block: a push-constant word at a byte offset.
+struct UniformMember {
+  std::uint32_t offset;
+  PushWord word;
+};
+
+struct Binding {  // set 0, binding = its index
+  std::string_view name;
+  // "input", "weights", "output", "scratch" (allocate, zero once): storage buffers;
+  // "uniform": a uniform buffer holding uniform_block()'s bytes.
+  std::string_view role;
+  const SizeTerm* terms;
+  std::size_t term_count;
+  std::uint64_t divisor, align;
+  std::int32_t alias_of;  // >= 0: bind the buffer of that binding here too; -1: its own
+  const UniformMember* members;  // role "uniform": the block's words
+  std::size_t member_count;
 };
 
 // The tuned winner for one (device, kernel, shape, cache mode), with its launch contract.
@@ -146,6 +158,36 @@ inline std::uint64_t binding_bytes(const Binding& binding, const std::uint32_t* 
   return binding.align <= 1 ? whole : (whole + binding.align - 1) / binding.align * binding.align;
 }
 
+// One word's bits for a shape; false when it has no value of its type there.
+inline bool word_at(const PushWord& word, const Entry& entry, const std::uint32_t* shape, std::uint32_t& out) noexcept {
+  double value = 0;
+  if (word.expression.empty()) {
+    value = static_cast<double>(terms_over(word.terms, word.term_count, word.divisor, shape));
+  } else {
+    double values[32] = {};
+    for (std::size_t d = 0; d < entry.shape_dims && d < 32; ++d) values[d] = shape[d];
+    const auto v = words::evaluate_word_expression(word.expression, word.dims, word.dim_count, values);
+    if (!v.ok) return false;
+    value = v.value;
+  }
+  return words::word_bits(value, word.type, out);
+}
+
+// Uniform binding `binding`'s block for a shape into `out` (room for
+// binding_bytes of it): each member's bits at its offset, little-endian,
+// zeros elsewhere. False when a member has no value of its type there.
+inline bool uniform_block(const Entry& entry, std::size_t binding, const std::uint32_t* shape, std::uint8_t* out) noexcept {
+  const Binding& b = entry.bindings[binding];
+  const std::uint64_t bytes = binding_bytes(b, shape);
+  for (std::uint64_t i = 0; i < bytes; ++i) out[i] = 0;
+  for (std::size_t m = 0; m < b.member_count; ++m) {
+    std::uint32_t bits = 0;
+    if (!word_at(b.members[m].word, entry, shape, bits)) return false;
+    for (std::uint32_t i = 0; i < 4; ++i) out[b.members[m].offset + i] = static_cast<std::uint8_t>(bits >> (8 * i));
+  }
+  return true;
+}
+
 // The entry's push-constant words for a shape into `out` (room for
 // max(push_constant_count, shape_dims) words); returns how many: the shape
 // itself when the entry has no layout of its own; 0 when a word has no
@@ -156,18 +198,7 @@ inline std::size_t push_constant_words(const Entry& entry, const std::uint32_t* 
     return entry.shape_dims;
   }
   for (std::size_t w = 0; w < entry.push_constant_count; ++w) {
-    const PushWord& word = entry.push_constants[w];
-    double value = 0;
-    if (word.expression.empty()) {
-      value = static_cast<double>(terms_over(word.terms, word.term_count, word.divisor, shape));
-    } else {
-      double values[32] = {};
-      for (std::size_t d = 0; d < entry.shape_dims && d < 32; ++d) values[d] = shape[d];
-      const auto v = words::evaluate_word_expression(word.expression, word.dims, word.dim_count, values);
-      if (!v.ok) return 0;
-      value = v.value;
-    }
-    if (!words::word_bits(value, word.type, out[w])) return 0;
+    if (!word_at(entry.push_constants[w], entry, shape, out[w])) return 0;
   }
   return entry.push_constant_count;
 }
@@ -186,6 +217,7 @@ struct Found {
 
 // Why the device cannot run the entry, or "".
 inline std::string unmet(const Entry& e, const rules::Capabilities& device) {
+  if (auto why = rules::unmet_push_constants(device, e.push_constant_count); !why.empty()) return why;
   for (std::size_t f = 0; f < e.feature_count; ++f) {
     if (auto why = rules::missing_feature(device, e.features[f]); !why.empty()) return why;
   }
@@ -299,6 +331,25 @@ void write_terms(std::ostream& data, const std::string& prefix, const std::strin
   data << "{0u, nullptr, 0}};\n";
 }
 
+// The initializer of one PushWord (a push-constant word or a uniform
+// member's), its terms in TERMS (written by write_terms), an expression's
+// names in NAMES.
+std::string push_word_init(const nlohmann::json& word, const std::string& terms, const std::string& names,
+                           std::size_t dim_count) {
+  std::ostringstream out;
+  const auto type = cpp_string(word.value("type", std::string("u32")));
+  out << "{" << cpp_string(word.at("name").get<std::string>()) << ", ";
+  if (word.contains("expression")) {
+    out << "nullptr, 0, 1u, " << type << ", " << cpp_string(word.at("expression").get<std::string>());
+  } else {
+    const auto& value = word.at("value");
+    out << terms << ", " << value.at("terms").size() << ", " << value.at("divisor").get<std::uint64_t>() << "u, "
+        << type << ", \"\"";
+  }
+  out << ", " << names << ", " << dim_count << "}";
+  return out.str();
+}
+
 std::uint32_t spec_bits(const nlohmann::json& value) {
   if (value.is_boolean()) return value.get<bool>() ? 1u : 0u;
   if (value.is_number_integer()) return static_cast<std::uint32_t>(value.get<std::int64_t>());
@@ -338,42 +389,52 @@ std::string export_header(const Store& store, const ExportFilter& filter, const 
       data << "inline constexpr int specialized_" << n << "[] = {";
       for (const auto& d : c.at("specialized_dims")) data << d.get<int>() << ", ";
       data << "-1};\n";
-      // Bindings.
+      // A word given as an expression (a push constant's, a uniform member's) names the contract's dimensions.
+      const std::string names = "shape_names_" + n;
+      const auto dim_count = c.at("shape_dims").size();
+      data << "inline constexpr std::string_view " << names << "[] = {";
+      for (const auto& d : c.at("shape_dims")) data << cpp_string(d.get<std::string>()) << ", ";
+      data << "\"\"};\n";
+      // Bindings, with a uniform block's members and an alias's target.
       const auto& bindings = c.at("bindings");
+      const std::string members_field(table_format::binding_members_field);
+      const std::string alias_field(table_format::binding_alias_field);
+      const std::string offset_field(table_format::member_offset_field);
       for (std::size_t b = 0; b < bindings.size(); ++b) {
-        write_terms(data, "", n + "_" + std::to_string(b), bindings[b].at("size").at("terms"));
+        const auto id = n + "_" + std::to_string(b);
+        write_terms(data, "", id, bindings[b].at("size").at("terms"));
+        const auto members = bindings[b].value(members_field, nlohmann::json::array());
+        for (std::size_t m = 0; m < members.size(); ++m) {
+          if (members[m].contains("expression")) continue;
+          write_terms(data, "member_", id + "_" + std::to_string(m), members[m].at("value").at("terms"));
+        }
+        data << "inline constexpr UniformMember members_" << id << "[] = {";
+        for (std::size_t m = 0; m < members.size(); ++m) {
+          data << "\n    {" << members[m].at(offset_field).get<std::uint32_t>() << "u, "
+               << push_word_init(members[m], "member_terms_" + id + "_" + std::to_string(m), names, dim_count) << "},";
+        }
+        data << "\n    {0u, {\"\", nullptr, 0, 1u, \"u32\", \"\", nullptr, 0}}};\n";
       }
       data << "inline constexpr Binding bindings_" << n << "[] = {";
       for (std::size_t b = 0; b < bindings.size(); ++b) {
         const auto& size = bindings[b].at("size");
+        const auto id = n + "_" + std::to_string(b);
         data << "\n    {" << cpp_string(bindings[b].at("name").get<std::string>()) << ", "
-             << cpp_string(bindings[b].at("role").get<std::string>()) << ", terms_" << n << "_" << b << ", "
+             << cpp_string(bindings[b].at("role").get<std::string>()) << ", terms_" << id << ", "
              << size.at("terms").size() << ", " << size.at("divisor").get<std::uint64_t>() << "u, "
-             << size.at("align").get<std::uint64_t>() << "u},";
+             << size.at("align").get<std::uint64_t>() << "u, " << bindings[b].value(alias_field, -1) << ", members_"
+             << id << ", " << bindings[b].value(members_field, nlohmann::json::array()).size() << "},";
       }
-      data << "\n    {\"\", \"\", nullptr, 0, 1u, 1u}};\n";
+      data << "\n    {\"\", \"\", nullptr, 0, 1u, 1u, -1, nullptr, 0}};\n";
       // Push constants (absent from the contract = the shape: none here).
       const auto push = c.contains("push_constants") ? c.at("push_constants") : nlohmann::json::array();
-      // A word given as an expression names the contract's dimensions.
-      data << "inline constexpr std::string_view shape_names_" << n << "[] = {";
-      for (const auto& d : c.at("shape_dims")) data << cpp_string(d.get<std::string>()) << ", ";
-      data << "\"\"};\n";
       for (std::size_t p = 0; p < push.size(); ++p) {
         if (push[p].contains("expression")) continue;
         write_terms(data, "push_", n + "_" + std::to_string(p), push[p].at("value").at("terms"));
       }
       data << "inline constexpr PushWord push_" << n << "[] = {";
       for (std::size_t p = 0; p < push.size(); ++p) {
-        const auto type = cpp_string(push[p].value("type", std::string("u32")));
-        data << "\n    {" << cpp_string(push[p].at("name").get<std::string>()) << ", ";
-        if (push[p].contains("expression")) {
-          data << "nullptr, 0, 1u, " << type << ", " << cpp_string(push[p].at("expression").get<std::string>());
-        } else {
-          const auto& value = push[p].at("value");
-          data << "push_terms_" << n << "_" << p << ", " << value.at("terms").size() << ", "
-               << value.at("divisor").get<std::uint64_t>() << "u, " << type << ", \"\"";
-        }
-        data << ", shape_names_" << n << ", " << c.at("shape_dims").size() << "},";
+        data << "\n    " << push_word_init(push[p], "push_terms_" + n + "_" + std::to_string(p), names, dim_count) << ",";
       }
       data << "\n    {\"\", nullptr, 0, 1u, \"u32\", \"\", nullptr, 0}};\n";
       // Stages, and the features their SPIR-V needs.

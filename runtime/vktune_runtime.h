@@ -67,20 +67,30 @@ typedef struct vktune_capabilities {
   uint32_t max_invocations;
   uint32_t min_subgroup_size, max_subgroup_size;
   int subgroup_size_control; /* 1 when the pipeline may require a subgroup size */
+  uint32_t max_push_constant_bytes; /* maxPushConstantsSize; 0 = not checked */
 } vktune_capabilities;
 
 typedef enum vktune_binding_role {
   VKTUNE_BINDING_INPUT = 0,
   VKTUNE_BINDING_WEIGHTS = 1,
   VKTUNE_BINDING_OUTPUT = 2,
-  VKTUNE_BINDING_SCRATCH = 3 /* allocate, zero once, never read */
+  VKTUNE_BINDING_SCRATCH = 3, /* allocate, zero once, never read */
+  VKTUNE_BINDING_UNIFORM = 4  /* a uniform buffer holding uniform_data */
 } vktune_binding_role;
 
-/* A storage buffer at set 0, binding = its index, sized for the queried shape. */
+/* A buffer at set 0, binding = its index, sized for the queried shape: a
+ * storage buffer, or (VKTUNE_BINDING_UNIFORM) a uniform buffer. */
 typedef struct vktune_binding {
   const char* name;
   vktune_binding_role role;
   uint64_t bytes;
+  /* >= 0: bind the buffer (and range) of binding alias_of here too, as
+   * another view of it (vktune_vulkan_launch_bind does); role and bytes are
+   * the target's. -1: a buffer of its own. */
+  int32_t alias_of;
+  /* VKTUNE_BINDING_UNIFORM: the block's bytes for the queried shape (`bytes`
+   * of them), to upload into the buffer bound here; NULL otherwise. */
+  const uint8_t* uniform_data;
 } vktune_binding;
 
 typedef struct vktune_dispatch_axis {

@@ -89,6 +89,9 @@ struct DeviceCapabilities {
   std::uint32_t max_invocations = 0;
   std::uint32_t min_subgroup_size = 0, max_subgroup_size = 0;
   bool subgroup_size_control = false;
+  // maxPushConstantsSize; 0 = unknown (not checked): an entry pushing more
+  // words than it holds is skipped.
+  std::uint32_t max_push_constant_bytes = 0;
 };
 
 // See lookup_rules.inc.
@@ -158,10 +161,13 @@ struct Stage {
   std::uint32_t shared_memory_bytes = 0;     // what the shader declares (0 in version-1 tables: unknown)
 };
 
-// What a storage buffer is to the application: data it provides per call
-// (input), data it uploads once (weights), what it reads back (output), or
-// memory only the dispatches use (scratch: allocate it, zero it once).
-enum class BindingRole { input, weights, output, scratch };
+// What a buffer is to the application: data it provides per call (input),
+// data it uploads once (weights), what it reads back (output), memory only
+// the dispatches use (scratch: allocate it, zero it once), or a uniform
+// buffer holding the bytes the contract computes for the shape (uniform:
+// LookupResult::uniform_blocks; bind it as VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER).
+// The others are storage buffers.
+enum class BindingRole { input, weights, output, scratch, uniform };
 const char* to_string(BindingRole role);
 
 // bytes = ceil(sum_t coefficient_t * prod(shape[dims_t]) / divisor), rounded
@@ -189,11 +195,23 @@ struct PushWord {
   std::string expression{};  // "" = `value`; names the contract's shape_dims
 };
 
-// A storage buffer at set 0, binding = its index in Contract::bindings.
+// One 32-bit word of a uniform block: a push-constant word at a byte offset.
+struct UniformWord {
+  std::uint32_t offset = 0;
+  PushWord word{};
+};
+
+// A buffer at set 0, binding = its index in Contract::bindings.
 struct Binding {
   std::string name{};
   BindingRole role = BindingRole::input;
   SizeRule size{};
+  // >= 0: bind the buffer (and range) of binding `alias_of` here too, as
+  // another view of the same memory; role and size are the target's. -1:
+  // a buffer of its own.
+  int alias_of = -1;
+  // Role uniform: the block's words (uniform_block computes its bytes).
+  std::vector<UniformWord> members{};
 };
 
 // How to run one variant, and on what. Every stage binds all the bindings
@@ -216,6 +234,12 @@ struct Contract {
 // the shape itself when it has none. Throws Error(usage) for a word that
 // names a dimension the shape lacks or exceeds 32 bits.
 std::vector<std::uint32_t> push_constant_words(const Contract& contract, const Shape& shape);
+
+// The bytes of uniform binding `binding` of `contract` for `shape`:
+// size.bytes(shape) of them, each member word's bits at its offset
+// (little-endian), zeros elsewhere; empty for a binding of another role.
+// Throws Error(usage) as push_constant_words does, naming the binding.
+std::vector<std::uint8_t> uniform_block(const Contract& contract, std::size_t binding, const Shape& shape);
 
 // Every device feature a contract needs enabled: its SPIR-V's features, and
 // subgroupSizeControl / computeFullSubgroups for stages that require a
@@ -280,6 +304,9 @@ struct LookupResult {
   // The words every stage gets as push constants for query.shape
   // (push_constant_words): the shape itself unless the contract has a layout.
   std::vector<std::uint32_t> push_constants{};
+  // Per binding, for query.shape: a uniform binding's block (uniform_block),
+  // to upload into the buffer bound there; empty for the others.
+  std::vector<std::vector<std::uint8_t>> uniform_blocks{};
 };
 
 // An opened table. Immutable once opened: lookups from several threads at

@@ -13,7 +13,9 @@
  *   if (vktune_vulkan_launch_create(device, found, shape, dims, &launch) != VK_SUCCESS)
  *     ... launch.failed names the Vulkan call ...
  *   for (b = 0; b < found->binding_count; ++b)
- *     vktune_vulkan_launch_bind(&launch, b, my_buffer[b], 0);  // found->bindings[b].bytes; scratch zeroed once
+ *     if (found->bindings[b].alias_of < 0)  // an alias gets its target's buffer
+ *       vktune_vulkan_launch_bind(&launch, b, my_buffer[b], 0);  // found->bindings[b].bytes; scratch zeroed once;
+ *                                                                // uniform: holding found->bindings[b].uniform_data
  *   vktune_vulkan_launch_record(&launch, command_buffer);      // every stage, barriers between them
  *   ...
  *   vktune_vulkan_launch_destroy(&launch);
@@ -310,6 +312,7 @@ static inline void vktune_vulkan_capabilities_of(VkPhysicalDevice physical, vktu
   out->capabilities.max_invocations = properties.properties.limits.maxComputeWorkGroupInvocations;
   out->capabilities.min_subgroup_size = v13.minSubgroupSize;
   out->capabilities.max_subgroup_size = v13.maxSubgroupSize;
+  out->capabilities.max_push_constant_bytes = properties.properties.limits.maxPushConstantsSize;
   out->capabilities.subgroup_size_control =
       offered.vulkan13.subgroupSizeControl == VK_TRUE && (v13.requiredSubgroupSizeStages & VK_SHADER_STAGE_COMPUTE_BIT);
 }
@@ -318,7 +321,10 @@ static inline void vktune_vulkan_capabilities_of(VkPhysicalDevice physical, vktu
 
 #define VKTUNE_VULKAN_MAX_STAGES 8
 #define VKTUNE_VULKAN_MAX_BINDINGS 16
-#define VKTUNE_VULKAN_MAX_DIMS 32 /* push-constant words: 128 bytes, the least every device offers */
+/* Push-constant words: 256 bytes, the largest maxPushConstantsSize common
+ * devices offer (128 is all Vulkan guarantees: a lookup given the device's
+ * capabilities skips an entry that pushes more than it takes). */
+#define VKTUNE_VULKAN_MAX_DIMS 64
 
 /* A variant made runnable on one VkDevice: a shader module and pipeline per
  * stage, one descriptor set layout (every binding a storage buffer at set 0),
@@ -337,6 +343,9 @@ typedef struct vktune_vulkan_launch {
   uint32_t shape[VKTUNE_VULKAN_MAX_DIMS]; /* the push-constant words (the shape, by the convention) */
   uint32_t shape_dims;                    /* how many */
   uint32_t binding_count;
+  VkDescriptorType types[VKTUNE_VULKAN_MAX_BINDINGS]; /* storage, or uniform for a uniform block */
+  VkDeviceSize ranges[VKTUNE_VULKAN_MAX_BINDINGS];    /* a uniform block's bytes; VK_WHOLE_SIZE otherwise */
+  int32_t alias_of[VKTUNE_VULKAN_MAX_BINDINGS];       /* >= 0: binding this one's buffer is taken from */
   const char* failed; /* after a failed create: the Vulkan call (or limit) that failed */
 } vktune_vulkan_launch;
 
@@ -362,18 +371,22 @@ static inline VkResult vktune_vulkan_launch_fail_(vktune_vulkan_launch* launch, 
 
 /* Builds the stages with `binding_count` bindings, pushing `words`
  * (push_word_count of them: a lookup's push_constants, or the shape for a
- * variant without a layout of its own). stage_workgroups holds 3 counts per
- * stage. On failure everything made is destroyed and launch->failed names the
- * call. */
+ * variant without a layout of its own). `binding_info` (binding_count of
+ * them, or NULL: every binding a storage buffer of its own) gives each
+ * binding's role (VKTUNE_BINDING_UNIFORM: a uniform buffer of `bytes`) and
+ * alias. stage_workgroups holds 3 counts per stage. On failure everything
+ * made is destroyed and launch->failed names the call. */
 static inline VkResult vktune_vulkan_launch_create_stages(VkDevice device, const vktune_variant* stages,
                                                           const uint32_t* stage_workgroups, size_t stage_count,
-                                                          uint32_t binding_count, const uint32_t* words,
-                                                          size_t push_word_count, vktune_vulkan_launch* launch) {
+                                                          uint32_t binding_count, const vktune_binding* binding_info,
+                                                          const uint32_t* words, size_t push_word_count,
+                                                          vktune_vulkan_launch* launch) {
   VkDescriptorSetLayoutBinding bindings[VKTUNE_VULKAN_MAX_BINDINGS];
   VkDescriptorSetLayoutCreateInfo set_info;
   VkPushConstantRange push;
   VkPipelineLayoutCreateInfo layout_info;
-  VkDescriptorPoolSize pool_size;
+  VkDescriptorPoolSize pool_sizes[2];
+  uint32_t uniforms = 0;
   VkDescriptorPoolCreateInfo pool_info;
   VkDescriptorSetAllocateInfo alloc;
   VkResult r;
@@ -387,7 +400,7 @@ static inline VkResult vktune_vulkan_launch_create_stages(VkDevice device, const
     return vktune_vulkan_launch_fail_(launch, VK_ERROR_INITIALIZATION_FAILED, "binding count (over the limit)");
   }
   if (push_word_count == 0 || push_word_count > VKTUNE_VULKAN_MAX_DIMS) {
-    return vktune_vulkan_launch_fail_(launch, VK_ERROR_INITIALIZATION_FAILED, "push-constant words (0 or over 32)");
+    return vktune_vulkan_launch_fail_(launch, VK_ERROR_INITIALIZATION_FAILED, "push-constant words (0 or over 64)");
   }
   launch->device = device;
   launch->stage_count = stage_count;
@@ -398,8 +411,16 @@ static inline VkResult vktune_vulkan_launch_create_stages(VkDevice device, const
 
   memset(bindings, 0, sizeof bindings);
   for (b = 0; b < binding_count; ++b) {
+    const int uniform = binding_info != NULL && binding_info[b].role == VKTUNE_BINDING_UNIFORM;
+    launch->types[b] = uniform ? VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    launch->ranges[b] = uniform ? binding_info[b].bytes : VK_WHOLE_SIZE;
+    launch->alias_of[b] = binding_info != NULL ? binding_info[b].alias_of : -1;
+    if (launch->alias_of[b] >= (int32_t)binding_count) {
+      return vktune_vulkan_launch_fail_(launch, VK_ERROR_INITIALIZATION_FAILED, "binding alias (past the bindings)");
+    }
+    uniforms += uniform ? 1u : 0u;
     bindings[b].binding = b;
-    bindings[b].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    bindings[b].descriptorType = launch->types[b];
     bindings[b].descriptorCount = 1;
     bindings[b].stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
   }
@@ -422,13 +443,15 @@ static inline VkResult vktune_vulkan_launch_create_stages(VkDevice device, const
   r = vkCreatePipelineLayout(device, &layout_info, NULL, &launch->layout);
   if (r != VK_SUCCESS) return vktune_vulkan_launch_fail_(launch, r, "vkCreatePipelineLayout");
 
-  pool_size.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-  pool_size.descriptorCount = binding_count > 0 ? binding_count : 1;
+  pool_sizes[0].type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+  pool_sizes[0].descriptorCount = binding_count > uniforms ? binding_count - uniforms : 1;
+  pool_sizes[1].type = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
+  pool_sizes[1].descriptorCount = uniforms;
   memset(&pool_info, 0, sizeof pool_info);
   pool_info.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO;
   pool_info.maxSets = 1;
-  pool_info.poolSizeCount = 1;
-  pool_info.pPoolSizes = &pool_size;
+  pool_info.poolSizeCount = uniforms > 0 ? 2 : 1;
+  pool_info.pPoolSizes = pool_sizes;
   r = vkCreateDescriptorPool(device, &pool_info, NULL, &launch->pool);
   if (r != VK_SUCCESS) return vktune_vulkan_launch_fail_(launch, r, "vkCreateDescriptorPool");
   memset(&alloc, 0, sizeof alloc);
@@ -489,34 +512,45 @@ static inline VkResult vktune_vulkan_launch_create_stages(VkDevice device, const
 
 /* The launch of a lookup's answer for `shape` (the queried shape): it
  * pushes found->push_constants (the variant's own words, or the shape), the
- * shape only when the answer has none. Entries of version-1 tables list no
- * bindings: they get VKTUNE_VULKAN_MAX_BINDINGS, and the caller binds what
- * its kernel uses. */
+ * shape only when the answer has none. A uniform binding is a uniform
+ * buffer (the caller uploads found->bindings[b].uniform_data into the buffer
+ * it binds there); an alias binding takes its target's buffer. Entries of
+ * version-1 tables list no bindings: they get VKTUNE_VULKAN_MAX_BINDINGS,
+ * and the caller binds what its kernel uses. */
 static inline VkResult vktune_vulkan_launch_create(VkDevice device, const vktune_lookup* found, const uint32_t* shape,
                                                    size_t shape_dims, vktune_vulkan_launch* launch) {
   const uint32_t bindings = found->binding_count != 0 ? (uint32_t)found->binding_count : VKTUNE_VULKAN_MAX_BINDINGS;
   const int own = found->push_constant_count != 0;
   return vktune_vulkan_launch_create_stages(device, found->stages, found->stage_workgroups, found->stage_count,
-                                            bindings, own ? found->push_constants : shape,
+                                            bindings, found->binding_count != 0 ? found->bindings : NULL,
+                                            own ? found->push_constants : shape,
                                             own ? found->push_constant_count : shape_dims, launch);
 }
 
-/* Points binding `index` at `buffer` from `offset` to its end. */
+/* Points binding `index` at `buffer` from `offset` to its end (a uniform
+ * binding: its block's bytes from `offset`), and every binding that aliases
+ * `index` at the same buffer and range. */
 static inline void vktune_vulkan_launch_bind(vktune_vulkan_launch* launch, uint32_t index, VkBuffer buffer,
                                              VkDeviceSize offset) {
-  VkDescriptorBufferInfo info;
-  VkWriteDescriptorSet write;
-  info.buffer = buffer;
-  info.offset = offset;
-  info.range = VK_WHOLE_SIZE;
-  memset(&write, 0, sizeof write);
-  write.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
-  write.dstSet = launch->set;
-  write.dstBinding = index;
-  write.descriptorCount = 1;
-  write.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-  write.pBufferInfo = &info;
-  vkUpdateDescriptorSets(launch->device, 1, &write, 0, NULL);
+  VkDescriptorBufferInfo infos[VKTUNE_VULKAN_MAX_BINDINGS];
+  VkWriteDescriptorSet writes[VKTUNE_VULKAN_MAX_BINDINGS];
+  uint32_t b, count = 0;
+  if (index >= launch->binding_count) return;
+  for (b = 0; b < launch->binding_count; ++b) {
+    if (b != index && launch->alias_of[b] != (int32_t)index) continue;
+    infos[count].buffer = buffer;
+    infos[count].offset = offset;
+    infos[count].range = launch->ranges[index];
+    memset(&writes[count], 0, sizeof writes[count]);
+    writes[count].sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
+    writes[count].dstSet = launch->set;
+    writes[count].dstBinding = b;
+    writes[count].descriptorCount = 1;
+    writes[count].descriptorType = launch->types[b];
+    writes[count].pBufferInfo = &infos[count];
+    ++count;
+  }
+  vkUpdateDescriptorSets(launch->device, count, writes, 0, NULL);
 }
 
 /* Records every stage into `commands`, a compute-to-compute barrier between

@@ -45,7 +45,8 @@ inline DeviceCapabilities capabilities_of(VkPhysicalDevice physical) {
   vktune_vulkan_capabilities_of(physical, &offered);
   const auto& c = offered.capabilities;
   return {true, std::vector<std::string>(c.features, c.features + c.feature_count), c.max_shared_memory_bytes,
-          c.max_invocations, c.min_subgroup_size, c.max_subgroup_size, c.subgroup_size_control != 0};
+          c.max_invocations, c.min_subgroup_size, c.max_subgroup_size, c.subgroup_size_control != 0,
+          c.max_push_constant_bytes};
 }
 
 // Fills `enable` (pass &enable.features2 to vkCreateDevice, with
@@ -89,9 +90,16 @@ class VulkanLaunch {
     const auto bindings = found.contract.bindings.empty() ? VKTUNE_VULKAN_MAX_BINDINGS : found.contract.bindings.size();
     if (bytes_.empty()) bytes_.assign(bindings, 0);
     const auto words = push_constant_words(found.contract, shape);
+    // Each binding's role (a uniform buffer or a storage buffer) and alias.
+    std::vector<vktune_binding> info;
+    for (std::size_t b = 0; b < found.contract.bindings.size(); ++b) {
+      const auto& binding = found.contract.bindings[b];
+      info.push_back({binding.name.c_str(), static_cast<vktune_binding_role>(static_cast<int>(binding.role)),
+                      bytes_.at(b), binding.alias_of, nullptr});
+    }
     if (vktune_vulkan_launch_create_stages(device, variants.data(), workgroups.data(), variants.size(),
-                                           static_cast<std::uint32_t>(bindings), words.data(), words.size(),
-                                           &launch_) != VK_SUCCESS) {
+                                           static_cast<std::uint32_t>(bindings), info.empty() ? nullptr : info.data(),
+                                           words.data(), words.size(), &launch_) != VK_SUCCESS) {
       throw std::runtime_error(std::string("vktune: ") + launch_.failed + " failed");
     }
   }
@@ -114,7 +122,8 @@ class VulkanLaunch {
   // Bytes each binding needs for the shape (the contract's size rules).
   const std::vector<std::uint64_t>& binding_bytes() const { return bytes_; }
 
-  // Points binding `index` at a buffer (whole range from `offset`).
+  // Points binding `index` at a buffer (whole range from `offset`; a
+  // uniform binding its block's bytes), and every binding aliasing it too.
   void bind(std::size_t index, VkBuffer buffer, VkDeviceSize offset = 0) {
     vktune_vulkan_launch_bind(&launch_, static_cast<std::uint32_t>(index), buffer, offset);
   }

@@ -114,6 +114,15 @@ ChainOp& KernelChain::add(const std::string& kernel_name, const kernels::Shape& 
   const auto& space = kernel.spaces().at(kernel.space_index(shape));
   for (const auto& b : space.bindings) {
     std::string buffer;
+    if (b.role == kernels::BindingRole::uniform) {
+      throw Error(ErrorKind::usage, kernel_name + "'s binding " + b.name + " is a uniform buffer, which a chain does not bind");
+    }
+    if (b.alias_of >= 0) {
+      // The target's buffer and offset, filled in once every binding has its own.
+      op.buffers.emplace_back();
+      op.offsets.push_back(0);
+      continue;
+    }
     if (const auto it = by_name.find(b.name); it != by_name.end()) {
       buffer = it->second;
     } else if (b.role == kernels::BindingRole::scratch) {
@@ -127,6 +136,12 @@ ChainOp& KernelChain::add(const std::string& kernel_name, const kernels::Shape& 
     size = std::max(size, offset + b.size.bytes(shape));
     op.buffers.push_back(buffer);
     op.offsets.push_back(offset);
+  }
+  for (std::size_t b = 0; b < space.bindings.size(); ++b) {
+    const int target = space.bindings[b].alias_of;
+    if (target < 0) continue;
+    op.buffers[b] = op.buffers.at(static_cast<std::size_t>(target));
+    op.offsets[b] = op.offsets.at(static_cast<std::size_t>(target));
   }
   for (const auto& [name, offset] : offsets) {
     const bool bound = std::any_of(space.bindings.begin(), space.bindings.end(),

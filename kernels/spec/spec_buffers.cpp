@@ -1,5 +1,6 @@
 #include "kernels/spec/spec_buffers.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -40,6 +41,23 @@ std::size_t element_size(ElementType type) {
 
 BufferSpec buffer_of(const Node& node, const Scope& dims,
                      const std::function<std::optional<std::string>(const std::string&)>& read) {
+  if (node.has("alias_of")) {
+    // Everything but where it binds is the target's: one buffer, one size,
+    // one role and one content. (The interface check reads a storage
+    // buffer's kind, not its element type, so a view's type would be checked
+    // against nothing: an alias declares none.)
+    for (const char* own : {"type", "size", "role", "init", "members", "image"}) {
+      if (node.has(own)) {
+        node.at(own).fail("an alias binds its target's buffer, with the target's " + std::string(own) +
+                          ": give it name, binding and alias_of only");
+      }
+    }
+    node.only({"name", "binding", "alias_of"});
+    BufferSpec b{node.at("name").identifier(), static_cast<std::uint32_t>(node.at("binding").integer(0, 63)),
+                 ElementType::u32, ref::GgmlType::F32, BindingRole::input, node.pointer(), Expression("1", dims)};
+    b.alias_name = node.at("alias_of").identifier();
+    return b;
+  }
   if (node.has("role") && node.at("role").json() == "uniform") {
     BufferSpec b{node.at("name").identifier(), static_cast<std::uint32_t>(node.at("binding").integer(0, 63)),
                  ElementType::u32, ref::GgmlType::F32, BindingRole::input, node.pointer(), Expression("1", dims)};
@@ -50,8 +68,8 @@ BufferSpec buffer_of(const Node& node, const Scope& dims,
   const auto role_node = node.at("role");
   const auto role = role_node.string();
   const int role_index = results::table_format::binding_role_index(role);
-  if (role_index < 0) {
-    role_node.fail("unknown role '" + role + "' (" + results::table_format::binding_role_list() + ", uniform)");
+  if (role_index < 0 || static_cast<BindingRole>(role_index) == BindingRole::uniform) {
+    role_node.fail("unknown role '" + role + "' (" + results::table_format::binding_role_list() + ")");
   }
   // An image's element type and count follow from its format and tensor.
   std::shared_ptr<const ImageSpec> image;
@@ -132,6 +150,39 @@ BufferSpec buffer_of(const Node& node, const Scope& dims,
     if (!(b.b > 0)) init.fail("stddev must be positive");
   }
   return b;
+}
+
+void resolve_aliases(Definition& d, const Node& top) {
+  for (auto& alias : d.buffers) {
+    if (alias.alias_name.empty()) continue;
+    const Node field(top.json(), alias.pointer + "/alias_of", d.file);
+    const auto target = std::find_if(d.buffers.begin(), d.buffers.end(),
+                                     [&](const BufferSpec& b) { return b.name == alias.alias_name; });
+    if (target == d.buffers.end()) field.fail("no buffer is named '" + alias.alias_name + "'");
+    if (&*target == &alias) field.fail("a buffer cannot alias itself");
+    if (!target->alias_name.empty()) {
+      field.fail("'" + alias.alias_name + "' is itself an alias (of '" + target->alias_name + "'): alias '" +
+                 target->alias_name + "' instead");
+    }
+    if (target->uniform) field.fail("'" + alias.alias_name + "' is a uniform buffer, which cannot be aliased");
+    if (target->image) field.fail("'" + alias.alias_name + "' is an image, which cannot be aliased");
+  }
+  for (auto& alias : d.buffers) {
+    if (alias.alias_name.empty()) continue;
+    const auto& target = *std::find_if(d.buffers.begin(), d.buffers.end(),
+                                       [&](const BufferSpec& b) { return b.name == alias.alias_name; });
+    // Field by field: an Expression is compiled once and moved, not copied
+    // (a uniform target, the only one with members, was refused above).
+    alias.type = target.type;
+    alias.gguf = target.gguf;
+    alias.role = target.role;
+    alias.elements = target.elements.clone();
+    alias.init = target.init;
+    alias.a = target.a;
+    alias.b = target.b;
+    alias.file_bytes = target.file_bytes;
+    alias.alias_of = static_cast<int>(target.binding);
+  }
 }
 
 std::uint64_t element_count(const Definition& d, const BufferSpec& b, const Shape& shape) {

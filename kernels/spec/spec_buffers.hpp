@@ -17,6 +17,14 @@ namespace vktune::kernels::spec {
 BufferSpec buffer_of(const Node& node, const Scope& dims,
                      const std::function<std::optional<std::string>(const std::string&)>& read);
 
+// Points every alias (a buffer entry with "alias_of") at its target, by
+// binding, and gives it the target's type, size, role and contents. Fails
+// naming the alias's "alias_of" (exit 2) for a target no buffer is named, an
+// alias of an alias, an alias of a uniform buffer (whose block the
+// contract computes per binding: a second binding of it would be a second
+// block) and an alias of an image (bound as an image, not a buffer). `top` is the spec's root, for the pointer.
+void resolve_aliases(Definition& d, const Node& top);
+
 // The values (GGUF: weights) buffer `b` holds at `shape`; Error(usage)
 // naming the buffer's size field unless a whole positive number below 2^31
 // (and for GGUF types a whole number of blocks).

@@ -143,6 +143,13 @@ struct BufferSpec {
   bool uniform = false;
   std::vector<UniformMember> members{};
   std::uint32_t uniform_bytes = 0;  // the end of the last member: what a shader's block may declare
+  // "alias_of": this binding binds the buffer of binding `alias_of` (named
+  // `alias_name` in the spec), as another view of the same memory. Every
+  // field above but name, binding and pointer is then the target's, so sizes
+  // and checks read it as they read the target; the problem and the device
+  // hold one buffer (HostBuffer::alias_of), and a reference names the target.
+  std::string alias_name{};
+  int alias_of = -1;
   // An image binding (null: a buffer): `type` is then f32 for rgba32f and
   // f16 for rgba16f, and `elements` the logical tensor's count.
   std::shared_ptr<const ImageSpec> image{};

@@ -142,6 +142,10 @@ ReferenceSpec elementwise_reference_of(const Node& node, const Definition& d, co
         entry.fail("buffer '" + key + "' holds GGUF blocks: an expression reads f32, f16, i32, u32 and i8 buffers "
                    "(a matmul step reads GGUF weights)");
       }
+      if (buffer->alias_of >= 0) {
+        entry.fail("buffer '" + key + "' is an alias of '" + buffer->alias_name + "': an expression reads the buffer, '" +
+                   buffer->alias_name + "'");
+      }
       if (buffer->uniform) {
         entry.fail("buffer '" + key + "' is a uniform buffer, the shape's metadata: an expression reads the shape's "
                    "dimensions themselves");

@@ -457,9 +457,10 @@ Definition parse_spec(const std::string& text, const std::string& file, const Fi
     by_binding[binding].emplace(std::move(buffer));
   }
   for (auto& buffer : by_binding) d.buffers.push_back(std::move(*buffer));  // every binding is taken: n of n
+  resolve_aliases(d, top);
   std::size_t outputs = 0;
   for (std::size_t i = 0; i < d.buffers.size(); ++i) {
-    if (d.buffers[i].role != BindingRole::output) continue;
+    if (d.buffers[i].role != BindingRole::output || d.buffers[i].alias_of >= 0) continue;
     ++outputs;
     d.output = i;
     // f16 outputs are read back and widened exactly (Problem::output_f16).

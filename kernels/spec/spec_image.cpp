@@ -123,7 +123,7 @@ std::string image_contract_unfit(const Definition& d) {
   for (const auto& b : d.buffers) {
     if (!b.image) continue;
     return d.file + ": " + b.image->pointer +
-           ": an image binding, which a launch contract cannot carry yet (it lists storage buffers only, and the "
+           ": an image binding, which a launch contract cannot carry yet (it lists storage and uniform buffers only, and the "
            "runtime library binds no image)";
   }
   return "";

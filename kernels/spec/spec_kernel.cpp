@@ -59,8 +59,23 @@ std::optional<std::uint32_t> whole(double v) {
 }  // namespace
 
 SpecKernel::SpecKernel(Definition definition) : d_(std::move(definition)) {
-  // An image's size is its tensor's, which no contract carries (image_contract_unfit).
-  for (const auto& b : d_.buffers) bindings_.push_back({b.name, b.role, b.image ? SizeRule{} : fit_size_rule(d_, b)});
+  for (const auto& b : d_.buffers) {
+    if (b.uniform) {
+      std::string why;
+      auto binding = uniform_contract_binding(d_, b, why);
+      if (!binding) {
+        // As for a push word: it tunes, but no contract is written for it.
+        if (uniform_unfit_.empty()) uniform_unfit_ = why;
+        binding = Binding{b.name, BindingRole::uniform, size_rule(b.uniform_bytes, {})};
+      }
+      bindings_.push_back(std::move(*binding));
+      continue;
+    }
+    // An image's size is its tensor's, which no contract carries (image_contract_unfit).
+    Binding binding{b.name, b.role, b.image ? SizeRule{} : fit_size_rule(d_, b)};
+    binding.alias_of = b.alias_of;
+    bindings_.push_back(std::move(binding));
+  }
   // A word the contract cannot carry is no reason not to tune: the refusal
   // waits for the launch contract (kernels/variant_contract.cpp).
   push_words_ = fit_push_constants(d_, push_unfit_);
@@ -107,7 +122,7 @@ std::vector<Space> SpecKernel::build_spaces() const {
   Space space{d_.name, d_.paths.front().stages.front().template_file, d_.parameters};
   space.bindings = bindings_;
   space.push_constants = push_words_;
-  space.contract_unfit = push_unfit_.empty() ? uniform_contract_unfit(d_) : push_unfit_;
+  space.contract_unfit = push_unfit_.empty() ? uniform_unfit_ : push_unfit_;
   if (space.contract_unfit.empty()) space.contract_unfit = image_contract_unfit(d_);
   for (const auto& pc : d_.push_constants) space.float_push_words.push_back(pc.type == PushType::f32);
   for (const auto& b : d_.buffers) {
@@ -273,6 +288,15 @@ Problem SpecKernel::make_problem(const Shape& shape, const Inputs& inputs) const
   std::vector<std::vector<float>> values;
   const auto shape_values = values_of({}, shape);
   for (const auto& b : d_.buffers) {
+    if (b.alias_of >= 0) {
+      // The target's buffer, bound here too: nothing of its own, and the
+      // reference (which names the target) reads no values of it.
+      HostBuffer alias{b.name, {}};
+      alias.alias_of = b.alias_of;
+      problem.buffers.push_back(std::move(alias));
+      values.emplace_back();
+      continue;
+    }
     if (b.uniform) {
       // The shape's metadata, the same for every seed: written by the host, never compared.
       problem.buffers.push_back({b.name, uniform_block(d_, b, shape_values.data(), shape)});
@@ -337,7 +361,8 @@ Metrics SpecKernel::metrics(const Shape& shape) const {
 
 std::uint64_t SpecKernel::device_bytes(const Shape& shape) const {
   std::uint64_t total = 0;
-  for (const auto& b : d_.buffers) total += buffer_bytes(b, element_count(d_, b, shape));
+  for (const auto& b : d_.buffers)
+    if (b.alias_of < 0) total += buffer_bytes(b, element_count(d_, b, shape));
   return total;
 }
 

@@ -77,6 +77,7 @@ class SpecKernel final : public Kernel {
   std::vector<Binding> bindings_;
   std::vector<PushWord> push_words_;  // the Space's layout (spec_push_constants.hpp)
   std::string push_unfit_;
+  std::string uniform_unfit_;  // why a uniform member cannot travel in the contract ("" = every one can)
   std::vector<std::pair<std::uint32_t, std::uint32_t>> uniform_buffers_;  // every stage's ShaderPlan::uniform_buffers
   mutable std::mutex shape_lock_;
   mutable Shape last_valid_shape_;

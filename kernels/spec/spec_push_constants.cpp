@@ -54,10 +54,10 @@ const char* push_type_name(PushType type) {
   return type == PushType::f32 ? "f32" : type == PushType::i32 ? "i32" : "u32";
 }
 
-std::optional<PushWord> carry_as_expression(const Definition& d, std::size_t index, std::string& why) {
-  const auto& pc = d.push_constants.at(index);
+std::optional<PushWord> carry_as_expression(const Definition& d, const PushConstant& pc, const std::string& pointer,
+                                            std::string& why) {
   PushWord word{pc.name, SizeRule{}, push_type_name(pc.type), pc.value.text(), d.dims};
-  const std::string where = d.file + ": /push_constants/" + std::to_string(index) + "/value: '" + pc.value.text() + "'";
+  const std::string where = d.file + ": " + pointer + ": '" + pc.value.text() + "'";
   Sampler f{pc.value, std::vector<double>(d.full_scope.size(), 0.0)};
   for (const auto& probe : probe_shapes(d)) {
     const Shape shape(probe.begin(), probe.end());
@@ -99,9 +99,13 @@ const char* push_type_range(PushType type) {
 }
 
 std::optional<PushWord> fit_push_word(const Definition& d, std::size_t index, std::string& why) {
-  const auto& pc = d.push_constants.at(index);
+  return fit_push_word(d, d.push_constants.at(index), "/push_constants/" + std::to_string(index) + "/value", why);
+}
+
+std::optional<PushWord> fit_push_word(const Definition& d, const PushConstant& pc, const std::string& pointer,
+                                      std::string& why) {
   const std::size_t dims = d.dims.size();
-  why = d.file + ": /push_constants/" + std::to_string(index) + "/value: '" + pc.value.text() +
+  why = d.file + ": " + pointer + ": '" + pc.value.text() +
         "' is not ceil(a sum of whole multiples of products of distinct shape dimensions / a divisor of at most " +
         std::to_string(kMaxPushDivisor) +
         "), the form the launch contract carries: its variants tune, but no launch contract is written for them";
@@ -187,28 +191,28 @@ std::optional<PushWord> fit_push_word(const Definition& d, std::size_t index, st
   return std::nullopt;
 }
 
+std::optional<PushWord> carried_word(const Definition& d, const PushConstant& pc, const std::string& pointer,
+                                     std::string& why) {
+  // A polynomial travels as data; a float, or any other word, as its text.
+  auto word = pc.type == PushType::f32 ? std::nullopt : fit_push_word(d, pc, pointer, why);
+  if (word) {
+    word->type = push_type_name(pc.type);
+    return word;
+  }
+  return carry_as_expression(d, pc, pointer, why);
+}
+
 std::vector<PushWord> fit_push_constants(const Definition& d, std::string& unfit) {
   unfit.clear();
-  // The runtime library pushes at most 32 words (128 bytes, the least every
-  // device offers).
-  if (d.push_constants.size() > 32) {
-    unfit = d.file + ": /push_constants: " + std::to_string(d.push_constants.size()) +
-            " words, more than the 32 (128 bytes) a launch contract carries: its variants tune, but no launch "
-            "contract is written for them";
-    return {};
-  }
+  // The loader holds a spec to kMaxSpecPushWords (64, 256 bytes); the
+  // runtime checks the device's maxPushConstantsSize before it creates a
+  // pipeline, as vktune's legality rule push_constants.limit does.
   std::vector<PushWord> words;
   bool the_shape = d.push_constants.size() == d.dims.size();
   for (std::size_t i = 0; i < d.push_constants.size(); ++i) {
-    // A polynomial travels as data; a float, or any other word, as its text.
     const auto& pc = d.push_constants[i];
-    auto word = pc.type == PushType::f32 ? std::nullopt : fit_push_word(d, i, unfit);
-    if (word) {
-      word->type = push_type_name(pc.type);
-    } else {
-      word = carry_as_expression(d, i, unfit);
-      if (!word) return {};
-    }
+    auto word = carried_word(d, pc, "/push_constants/" + std::to_string(i) + "/value", unfit);
+    if (!word) return {};
     const SizeRule dim_i{{SizeTerm{1, {static_cast<int>(i)}}}, 1, 1};
     the_shape = the_shape && word->expression.empty() && word->type == "u32" && word->value == dim_i;
     words.push_back(std::move(*word));

@@ -33,13 +33,24 @@ inline constexpr std::uint64_t kMaxPushDivisor = 4096;
 // shapes and the spec's own shapes. Otherwise nullopt, with `why` one line
 // naming the file, the field and the expression.
 std::optional<PushWord> fit_push_word(const Definition& d, std::size_t index, std::string& why);
+// The same for any word of the spec's (a uniform member's lane), `pointer`
+// naming its value field in messages ("/buffers/2/members/0/value/1").
+std::optional<PushWord> fit_push_word(const Definition& d, const PushConstant& pc, const std::string& pointer,
+                                      std::string& why);
+
+// A word as the launch contract carries it: a polynomial where it fits one
+// (not an f32 word), else its expression where the runtime's language
+// evaluates it as the spec does at every probe shape; else nullopt with
+// `why` the refusal (naming the file, `pointer` and the expression).
+std::optional<PushWord> carried_word(const Definition& d, const PushConstant& pc, const std::string& pointer,
+                                     std::string& why);
 
 // The kernel's layout for its Space: empty when the words are the shape
 // itself in order (the built-in convention, so such specs export as before),
 // else every word: a polynomial where it fits one (not an f32 word), else its
 // expression where the runtime's language evaluates it as the spec does at
-// every probe shape. `unfit` gets the first word's refusal (or that of more
-// than 32 words), and the layout is then empty.
+// every probe shape. `unfit` gets the first word's refusal, and the layout
+// is then empty.
 std::vector<PushWord> fit_push_constants(const Definition& d, std::string& unfit);
 
 }  // namespace vktune::kernels::spec

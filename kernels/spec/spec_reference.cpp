@@ -217,6 +217,10 @@ ReferenceSpec op_reference_of(const Node& node, const Definition& d, const Scope
       const auto name = field.string();
       const auto it = std::find_if(d.buffers.begin(), d.buffers.end(), [&](const auto& b) { return b.name == name; });
       const auto temporary = std::find(temporaries.begin(), temporaries.end(), name);
+      if (it != d.buffers.end() && it->alias_of >= 0) {
+        field.fail("buffer '" + name + "' is an alias of '" + it->alias_name + "': a reference reads the buffer, '" +
+                   it->alias_name + "'");
+      }
       if (it != d.buffers.end()) {
         r.operands.emplace_back(key, static_cast<int>(it - d.buffers.begin()));
       } else if (temporary != temporaries.end()) {

@@ -1,6 +1,7 @@
 #include "kernels/spec/spec_uniform.hpp"
 
 #include <cstring>
+#include <optional>
 #include <set>
 
 #include "kernels/spec/spec_push_constants.hpp"
@@ -108,14 +109,23 @@ std::vector<std::pair<std::uint32_t, std::uint32_t>> uniform_bindings(const Defi
   return list;
 }
 
-std::string uniform_contract_unfit(const Definition& d) {
-  for (const auto& b : d.buffers) {
-    if (!b.uniform) continue;
-    return d.file + ": " + b.pointer +
-           "/role: a uniform buffer, which a launch contract cannot carry yet (its bindings are storage buffers): its "
-           "variants tune, but no launch contract is written for them";
+std::optional<Binding> uniform_contract_binding(const Definition& d, const BufferSpec& b, std::string& unfit) {
+  // Each lane is a push word placed at its offset: the contract carries it
+  // as push_constants carries a word (a polynomial, or an expression the
+  // runtime evaluates as the spec does), so the runtime computes the same
+  // block for any shape.
+  // Its bytes a constant (spelled out, not kernels::size_rule: the spec
+  // loader's fuzzing build links kernels/spec alone).
+  Binding binding{b.name, BindingRole::uniform, SizeRule{{SizeTerm{b.uniform_bytes, {}}}, 1, 4}};
+  for (const auto& member : b.members) {
+    for (std::size_t i = 0; i < member.lanes.size(); ++i) {
+      auto word = carried_word(d, member.lanes[i], member.pointers[i], unfit);
+      if (!word) return std::nullopt;
+      binding.members.push_back({member.offset + 4 * static_cast<std::uint32_t>(i), std::move(*word)});
+    }
   }
-  return {};
+  unfit.clear();
+  return binding;
 }
 
 }  // namespace vktune::kernels::spec

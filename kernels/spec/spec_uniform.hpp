@@ -5,6 +5,7 @@
 // expressions of the shape, laid out in std140 and written by the host for
 // each problem; the harness binds them as uniform buffers.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -32,8 +33,11 @@ std::vector<std::uint8_t> uniform_block(const Definition& d, const BufferSpec& b
 // binds as VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER (ShaderPlan::uniform_buffers).
 std::vector<std::pair<std::uint32_t, std::uint32_t>> uniform_bindings(const Definition& d);
 
-// Why no launch contract carries the spec ("" when it has no uniform
-// buffer): its contract lists storage buffers only.
-std::string uniform_contract_unfit(const Definition& d);
+// Uniform buffer `b` as a launch contract's binding: role uniform, its
+// block's bytes as a constant size, and each lane of each member a word at
+// its offset, carried as a push word is (spec_push_constants.hpp,
+// carried_word). nullopt, with `unfit` the line that says why, where a lane
+// is no word the contract can carry.
+std::optional<Binding> uniform_contract_binding(const Definition& d, const BufferSpec& b, std::string& unfit);
 
 }  // namespace vktune::kernels::spec

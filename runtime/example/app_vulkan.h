@@ -126,7 +126,8 @@ static inline int app_buffer_create(app_vulkan* app, VkDeviceSize size, app_buff
   memset(&info, 0, sizeof info);
   info.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO;
   info.size = size;
-  info.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
+  /* Uniform too: a contract's uniform block (VKTUNE_BINDING_UNIFORM) is bound as one. */
+  info.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT;
   r = vkCreateBuffer(app->device, &info, NULL, &b->buffer);
   if (r != VK_SUCCESS) return app_fail(app, "vkCreateBuffer", r);
   vkGetBufferMemoryRequirements(app->device, b->buffer, &needs);

@@ -18,6 +18,7 @@ static const char* role_name(vktune_binding_role role) {
     case VKTUNE_BINDING_WEIGHTS: return "weights";
     case VKTUNE_BINDING_OUTPUT: return "output";
     case VKTUNE_BINDING_SCRATCH: return "scratch";
+    case VKTUNE_BINDING_UNIFORM: return "uniform";
   }
   return "?";
 }
@@ -68,8 +69,10 @@ int main(int argc, char** argv) {
            s->required_subgroup_size);
   }
   for (i = 0; i < found->binding_count; ++i) {
-    printf("binding %u: %s (%s), %llu bytes\n", (unsigned)i, found->bindings[i].name,
+    printf("binding %u: %s (%s), %llu bytes", (unsigned)i, found->bindings[i].name,
            role_name(found->bindings[i].role), (unsigned long long)found->bindings[i].bytes);
+    if (found->bindings[i].alias_of >= 0) printf(", the buffer of binding %d", (int)found->bindings[i].alias_of);
+    printf("\n");
   }
   printf("push constants:");
   for (i = 0; i < found->push_constant_count; ++i) printf(" %u", (unsigned)found->push_constants[i]);

@@ -159,6 +159,7 @@ vktune_status vktune_table_lookup(const vktune_table* table, const vktune_query*
       q.capabilities.max_invocations = caps->max_invocations;
       q.capabilities.min_subgroup_size = caps->min_subgroup_size;
       q.capabilities.max_subgroup_size = caps->max_subgroup_size;
+      q.capabilities.max_push_constant_bytes = caps->max_push_constant_bytes;
       q.capabilities.subgroup_size_control = caps->subgroup_size_control != 0;
     }
     std::optional<vktune::runtime::Contract> fallback;
@@ -191,8 +192,9 @@ vktune_status vktune_table_lookup(const vktune_table* table, const vktune_query*
     for (const auto& groups : r.workgroups) data->workgroups.insert(data->workgroups.end(), groups.begin(), groups.end());
     for (std::size_t b = 0; b < r.contract.bindings.size(); ++b) {
       const auto& binding = r.contract.bindings[b];
+      const auto& block = r.uniform_blocks[b];
       data->bindings.push_back({binding.name.c_str(), static_cast<vktune_binding_role>(static_cast<int>(binding.role)),
-                                r.binding_bytes[b]});
+                                r.binding_bytes[b], binding.alias_of, block.empty() ? nullptr : block.data()});
     }
     data->features = vktune::runtime::device_features(r.contract);
     for (const auto& name : data->features) data->feature_names.push_back(name.c_str());

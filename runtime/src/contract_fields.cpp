@@ -15,6 +15,11 @@ namespace {
 
 // Shapes have a handful of dimensions; a larger index is corruption.
 constexpr std::uint64_t kMaxDims = 64;
+// The most push-constant words a contract carries: 256 bytes, the largest
+// maxPushConstantsSize common devices offer (vktune's specs stop there too).
+constexpr std::size_t kMaxPushWords = 64;
+// Bindings are numbered 0..63 in a spec; an index past that is corruption.
+constexpr std::uint64_t kMaxBindings = 63;
 
 struct Fields {
   const std::string& source;
@@ -88,34 +93,84 @@ SizeRule size_rule_from(const nlohmann::json& v, const Fields& f, const std::str
   return rule;
 }
 
-// Absent or empty: the shape. Vulkan guarantees 128 bytes of push constants.
+// A push-constant word, or a uniform member's word: a polynomial "value" or
+// an "expression" of the shape_dims, and its "type".
+PushWord push_word_from(const nlohmann::json& v, const Fields& f, const std::string& pf, std::size_t dims,
+                        const std::vector<std::string>& shape_dims) {
+  PushWord word;
+  word.name = f.text(f.member(v, "name", pf), pf + ".name");
+  if (const auto type = v.find("type"); type != v.end()) {
+    word.type = f.text(*type, pf + ".type");
+    if (word.type != "u32" && word.type != "i32" && word.type != "f32") f.bad(pf + ".type", "is not u32, i32 or f32");
+  }
+  if (const auto expression = v.find("expression"); expression != v.end()) {
+    word.expression = f.text(*expression, pf + ".expression");
+    std::vector<std::string_view> names(shape_dims.begin(), shape_dims.end());
+    const auto parsed = detail::evaluate_word_expression(word.expression, names.data(), names.size(), nullptr);
+    if (!parsed.ok) f.bad(pf + ".expression", parsed.error);
+  } else {
+    word.value = terms_from(f.member(v, "value", pf), f, pf + ".value", dims);
+    word.value.align = 1;
+  }
+  return word;
+}
+
+// Absent or empty: the shape. At most kMaxPushWords (256 bytes); whether the
+// device takes that many is the lookup's check (maxPushConstantsSize).
 std::vector<PushWord> push_constants_from(const nlohmann::json& contract, const Fields& f, std::size_t dims,
                                           const std::vector<std::string>& shape_dims) {
   std::vector<PushWord> words;
   const auto it = contract.find("push_constants");
   if (it == contract.end()) return words;
   const auto& list = f.array(*it, "contract.push_constants");
-  if (list.size() > 32) f.bad("contract.push_constants", "has more than 32 words (128 bytes)");
+  if (list.size() > kMaxPushWords) {
+    f.bad("contract.push_constants", "has more than " + std::to_string(kMaxPushWords) + " words (" +
+                                         std::to_string(4 * kMaxPushWords) + " bytes)");
+  }
   for (std::size_t i = 0; i < list.size(); ++i) {
-    const auto pf = "contract.push_constants[" + std::to_string(i) + "]";
-    PushWord word;
-    word.name = f.text(f.member(list[i], "name", pf), pf + ".name");
-    if (const auto type = list[i].find("type"); type != list[i].end()) {
-      word.type = f.text(*type, pf + ".type");
-      if (word.type != "u32" && word.type != "i32" && word.type != "f32") f.bad(pf + ".type", "is not u32, i32 or f32");
-    }
-    if (const auto expression = list[i].find("expression"); expression != list[i].end()) {
-      word.expression = f.text(*expression, pf + ".expression");
-      std::vector<std::string_view> names(shape_dims.begin(), shape_dims.end());
-      const auto parsed = detail::evaluate_word_expression(word.expression, names.data(), names.size(), nullptr);
-      if (!parsed.ok) f.bad(pf + ".expression", parsed.error);
-    } else {
-      word.value = terms_from(f.member(list[i], "value", pf), f, pf + ".value", dims);
-      word.value.align = 1;
-    }
-    words.push_back(std::move(word));
+    words.push_back(push_word_from(list[i], f, "contract.push_constants[" + std::to_string(i) + "]", dims, shape_dims));
   }
   return words;
+}
+
+// A binding's optional fields: "alias_of" (another binding, itself neither
+// an alias nor uniform) and a uniform binding's "members" (each word inside
+// its block, whose size is a constant).
+void binding_extras_from(const nlohmann::json& v, const Fields& f, const std::string& bf, std::size_t index,
+                         const nlohmann::json& all, std::size_t dims, const std::vector<std::string>& shape_dims,
+                         Binding& b) {
+  if (const auto alias = v.find(std::string(format::binding_alias_field)); alias != v.end()) {
+    const auto field = bf + "." + std::string(format::binding_alias_field);
+    const auto target = f.u64(*alias, field, kMaxBindings);
+    if (target >= all.size() || target == index) f.bad(field, "names no other binding of the contract");
+    const auto& t = all[static_cast<std::size_t>(target)];
+    if (!t.is_object() || t.contains(std::string(format::binding_alias_field))) f.bad(field, "names a binding that is itself an alias");
+    if (b.role == BindingRole::uniform || (t.contains("role") && t["role"] == "uniform")) {
+      f.bad(field, "aliases a uniform buffer (a uniform block is bound once)");
+    }
+    b.alias_of = static_cast<int>(target);
+  }
+  const auto members = v.find(std::string(format::binding_members_field));
+  if (members == v.end()) return;
+  const auto field = bf + "." + std::string(format::binding_members_field);
+  if (b.role != BindingRole::uniform) f.bad(field, "belongs to a binding of role " + std::string(to_string(b.role)));
+  for (const auto& term : b.size.terms) {
+    if (!term.dims.empty()) f.bad(bf + ".size", "of a uniform block depends on the shape (its bytes are a constant)");
+  }
+  const auto block = b.size.bytes(Shape(dims, 1));
+  const auto& list = f.array(*members, field);
+  if (list.size() > block / 4) f.bad(field, "has more words than its block holds");
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const auto mf = field + "[" + std::to_string(i) + "]";
+    UniformWord member;
+    member.offset = f.u32(f.member(list[i], format::member_offset_field.data(), mf),
+                          mf + "." + std::string(format::member_offset_field));
+    if (member.offset % 4 != 0 || std::uint64_t{member.offset} + 4 > block) {
+      f.bad(mf + ".offset", "is not a word inside the block's " + std::to_string(block) + " bytes");
+    }
+    member.word = push_word_from(list[i], f, mf, dims, shape_dims);
+    b.members.push_back(std::move(member));
+  }
 }
 
 Stage stage_from(const nlohmann::json& v, const Fields& f, const std::string& field, std::size_t dims,
@@ -194,6 +249,7 @@ Contract parse_contract(const nlohmann::json& value, std::size_t dims, const Spi
     b.name = f.text(f.member(bindings[i], "name", bf), bf + ".name");
     b.role = role_from(f.text(f.member(bindings[i], "role", bf), bf + ".role"), f, bf + ".role");
     b.size = size_rule_from(f.member(bindings[i], "size", bf), f, bf + ".size", dims);
+    binding_extras_from(bindings[i], f, bf, i, bindings, dims, c.shape_dims, b);
     c.bindings.push_back(std::move(b));
   }
   const auto& stages = f.array(f.member(value, "stages", "contract"), "contract.stages");

@@ -79,6 +79,8 @@ std::string unmet(const Contract& contract, const DeviceCapabilities& caps) {
   device.min_subgroup_size = caps.min_subgroup_size;
   device.max_subgroup_size = caps.max_subgroup_size;
   device.subgroup_size_control = caps.subgroup_size_control;
+  device.max_push_constant_bytes = caps.max_push_constant_bytes;
+  if (auto why = rules::unmet_push_constants(device, contract.push_constants.size()); !why.empty()) return why;
   for (const auto& feature : contract.features) {
     if (auto why = rules::missing_feature(device, feature); !why.empty()) return why;
   }
@@ -94,6 +96,31 @@ void evaluate(LookupResult& result, const Shape& shape) {
   for (const auto& stage : result.contract.stages) result.workgroups.push_back(workgroup_counts(stage.dispatch, shape));
   for (const auto& binding : result.contract.bindings) result.binding_bytes.push_back(binding.size.bytes(shape));
   result.push_constants = push_constant_words(result.contract, shape);
+  for (std::size_t b = 0; b < result.contract.bindings.size(); ++b) {
+    result.uniform_blocks.push_back(uniform_block(result.contract, b, shape));
+  }
+}
+
+// The bits of `word` for `shape` (names: the contract's shape_dims); `what`
+// names it in messages ("push constant 'n'").
+std::uint32_t word_bits_at(const PushWord& word, const Contract& contract, const Shape& shape, const std::string& what) {
+  double value = 0;
+  if (word.expression.empty()) {
+    value = static_cast<double>(word.value.bytes(shape));
+  } else {
+    const std::vector<std::string_view> names(contract.shape_dims.begin(), contract.shape_dims.end());
+    std::vector<double> values(shape.begin(), shape.end());
+    values.resize(names.size(), 0.0);
+    const auto v = detail::evaluate_word_expression(word.expression, names.data(), names.size(), values.data());
+    if (!v.ok) throw Error(Error::Kind::usage, "vktune: " + what + ": " + v.error);
+    value = v.value;
+  }
+  std::uint32_t bits = 0;
+  if (!detail::word_bits(value, word.type, bits)) {
+    throw Error(Error::Kind::usage, "vktune: " + what + " is " + std::to_string(value) + " for shape " +
+                                        detail::shape_text(shape) + ", which is no " + word.type + " word");
+  }
+  return bits;
 }
 
 }  // namespace
@@ -152,26 +179,23 @@ std::vector<std::uint32_t> push_constant_words(const Contract& contract, const S
   if (contract.push_constants.empty()) return shape;
   std::vector<std::uint32_t> words;
   for (const auto& word : contract.push_constants) {
-    double value = 0;
-    if (word.expression.empty()) {
-      value = static_cast<double>(word.value.bytes(shape));
-    } else {
-      const std::vector<std::string_view> names(contract.shape_dims.begin(), contract.shape_dims.end());
-      std::vector<double> values(shape.begin(), shape.end());
-      values.resize(names.size(), 0.0);
-      const auto v = detail::evaluate_word_expression(word.expression, names.data(), names.size(), values.data());
-      if (!v.ok) throw Error(Error::Kind::usage, "vktune: push constant '" + word.name + "': " + v.error);
-      value = v.value;
-    }
-    std::uint32_t bits = 0;
-    if (!detail::word_bits(value, word.type, bits)) {
-      throw Error(Error::Kind::usage, "vktune: push constant '" + word.name + "' is " + std::to_string(value) +
-                                          " for shape " + detail::shape_text(shape) + ", which is no " + word.type +
-                                          " word");
-    }
-    words.push_back(bits);
+    words.push_back(word_bits_at(word, contract, shape, "push constant '" + word.name + "'"));
   }
   return words;
+}
+
+std::vector<std::uint8_t> uniform_block(const Contract& contract, std::size_t binding, const Shape& shape) {
+  const auto& b = contract.bindings.at(binding);
+  if (b.role != BindingRole::uniform) return {};
+  const auto bytes = b.size.bytes(shape);
+  std::vector<std::uint8_t> block(static_cast<std::size_t>(bytes), 0);
+  for (const auto& member : b.members) {
+    // A member is a push word placed at its offset (checked inside the block at load).
+    const auto bits = word_bits_at(member.word, contract, shape,
+                                   "uniform buffer '" + b.name + "' member '" + member.word.name + "'");
+    for (std::size_t i = 0; i < 4; ++i) block[member.offset + i] = static_cast<std::uint8_t>(bits >> (8 * i));
+  }
+  return block;
 }
 
 const char* to_string(BindingRole role) {

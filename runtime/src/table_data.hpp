@@ -20,7 +20,7 @@ namespace vktune::runtime::detail {
 namespace format {
 #include "table_format.inc"
 }  // namespace format
-static_assert(static_cast<std::size_t>(BindingRole::scratch) + 1 == format::binding_role_count,
+static_assert(static_cast<std::size_t>(BindingRole::uniform) + 1 == format::binding_role_count,
               "BindingRole's values index format::binding_role_names");
 
 struct TableData {

@@ -12,7 +12,9 @@
 //    and the reference is an expression of the shape alone (a reference may
 //    not read parameters). Delivered as an integer's bits (1.4e-45), ALPHA
 //    would make it x or 0.
-//  - A tuned winner's contract holds the float constant's bits.
+//  - A tuned winner's contract holds the float constant's bits, and
+//    `export --format constants` shows it as the float the shader receives
+//    (constants-c: its bits, the float beside them).
 //  - A uint constant given -1, and a bool given 2, refused at load in one
 //    line before any device is opened.
 #include <gtest/gtest.h>
@@ -20,6 +22,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstdint>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -152,6 +155,23 @@ TEST_F(SpecFoldCli, ATunedWinnersContractCarriesTheFloatConstantsBits) {
   EXPECT_EQ(constants["0"].get<std::int64_t>(), std::int64_t{std::bit_cast<std::int32_t>(alpha)}) << constants;
   EXPECT_EQ(constants["1"], 1) << constants;
   EXPECT_EQ(constants["2"], winner["config"]["UNUSED_FLAG"]) << constants;
+
+  // `export --format constants` shows the float constant as the float the
+  // shader receives, with the word its VkSpecializationInfo takes beside it.
+  const auto spec = " --spec " + quoted(dir_ / "spec.json");
+  const auto listed = run_vktune("export --db " + quoted(db) + " --format constants" + spec, dir_ / "stderr.txt");
+  ASSERT_EQ(listed.exit_code, 0) << listed.err;
+  const auto stage = json::parse(listed.out)["kernels"][0]["stages"][0];
+  ASSERT_TRUE(stage["specialization"]["0"].is_number_float()) << stage;
+  EXPECT_EQ(stage["specialization"]["0"].get<double>(), static_cast<double>(alpha)) << stage;
+  EXPECT_EQ(stage["specialization_bits"]["0"].get<std::uint32_t>(), std::bit_cast<std::uint32_t>(alpha)) << stage;
+  EXPECT_EQ(stage["specialization"]["1"], 1) << stage;
+  const auto c = run_vktune("export --db " + quoted(db) + " --format constants-c" + spec, dir_ / "stderr.txt");
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  char word[32];
+  std::snprintf(word, sizeof word, "{0u, 0x%08xu /* %.1ff */}", std::bit_cast<std::uint32_t>(alpha),
+                static_cast<double>(alpha));
+  EXPECT_NE(c.out.find(word), std::string::npos) << word << "\n" << c.out;
 }
 
 TEST_F(SpecFoldCli, AValueAConstantsTypeCannotHoldIsRefusedAtLoad) {

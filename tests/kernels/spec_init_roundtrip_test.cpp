@@ -2,7 +2,9 @@
 // defines the example's baseline delivers (-D NAME=VALUE): the spec it
 // writes binds the example's buffers at the same bindings with the same
 // element types (a uniform buffer: its members' std140 types; an image: its
-// kind, dimensions and a storage image's format), takes the
+// kind, dimensions and a storage image's format; an alias: its target's,
+// which spec init, knowing no aliases, writes as a buffer of its own),
+// takes the
 // output where the example writes it, pushes as
 // many words with floats where the example's are, and loads (its interface
 // check passes). Examples whose template is vktune's own are skipped.
@@ -41,8 +43,14 @@ struct Buffers {
 
 Buffers buffers_of(const json& spec) {
   Buffers b;
-  for (const auto& buffer : spec.at("buffers")) {
+  // An alias (two bindings of one buffer) cannot be known from the shader:
+  // spec init writes a buffer of its own there, of the view's type, which
+  // the target's type and role stand for (docs/SPEC_FORMAT.md, alias_of).
+  std::map<std::string, json> by_name;
+  for (const auto& buffer : spec.at("buffers")) by_name[buffer.at("name").get<std::string>()] = buffer;
+  for (auto buffer : spec.at("buffers")) {
     const int binding = buffer.at("binding").get<int>();
+    if (buffer.contains("alias_of")) buffer = by_name.at(buffer.at("alias_of").get<std::string>());
     const auto role = buffer.at("role").get<std::string>();
     if (role == "uniform") {  // no element type: its members' types, compared whole
       std::string members = "uniform";

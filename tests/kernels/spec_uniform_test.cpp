@@ -1,8 +1,9 @@
 // A spec's uniform buffer (kernels/spec/spec_uniform.hpp) without a device:
 // its members load, their bytes at a shape are the std140 block worked out
 // by hand below (offsets and values written out, not computed by the code
-// under test), every stage binds it as a uniform buffer, no launch contract
-// carries it (one line, the winner not stored), and each wrong field or
+// under test), every stage binds it as a uniform buffer, the launch contract
+// carries it (the runtime library computing the spec's bytes at random
+// shapes) unless a lane is no word it can carry, and each wrong field or
 // member is refused in one line naming its JSON pointer.
 #include <gtest/gtest.h>
 
@@ -10,6 +11,7 @@
 #include <cmath>
 #include <cstring>
 #include <optional>
+#include <random>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -17,7 +19,13 @@
 #include "common/error.hpp"
 #include "kernels/spec/spec_file.hpp"
 #include "kernels/spec/spec_kernel.hpp"
+#include "engine/contract_json.hpp"
+#include "kernels/spec/spec_uniform.hpp"
 #include "kernels/variant_contract.hpp"
+#include "results/export.hpp"
+#include "results/spirv_bytes.hpp"
+#include "results/table_format.hpp"
+#include "vktune_runtime.hpp"
 
 namespace vktune::kernels::spec {
 namespace {
@@ -102,12 +110,83 @@ TEST(SpecUniform, TheBlockAtAShapeIsItsStd140Layout) {
   EXPECT_EQ(kernel.device_bytes(shape), 2 * 4 * 3000u + 48u);
 }
 
-TEST(SpecUniform, NoLaunchContractCarriesIt) {
+// A version-2 table of one winner of `kernel` at `shape` with `contract`,
+// its stage's SPIR-V a placeholder module: what the runtime library reads.
+json table_of(const json& contract, const std::string& kernel, const Shape& shape) {
+  const std::vector<std::uint32_t> spirv{0x07230203u, 0x00010000u, 0u, 1u, 0u};
+  auto c = contract;
+  const auto hash = results::spirv_content_hash(spirv);
+  for (auto& stage : c["stages"]) stage["spirv_hash"] = hash;
+  const json device = {{"id", 1}, {"vendor_id", 0x10de}, {"device_id", 0x2335}, {"driver_version", 1},
+                       {"name", "NVIDIA H200"}, {"device_uuid", ""}, {"ceilings", json::object()}};
+  json winner = {{"device", 1}, {"kernel", kernel}, {"shape", shape_to_string(shape)}, {"cache_mode", "cold"},
+                 {"variant_hash", "0123456789abcdef"}, {"config", json::object()}, {"contract", c},
+                 {"median_ns", 1000.0}, {"gbps", 1.0}, {"gflops", 1.0}, {"rel_l2_error", 0.0}};
+  winner["entry_hash"] = results::table_format::entry_hash(device, winner);
+  return {{"format", "vktune-table"}, {"version", 2}, {"generator", "test"}, {"devices", json::array({device})},
+          {"spirv", {{hash, results::spirv_to_base64(spirv)}}}, {"winners", json::array({winner})}};
+}
+
+// The launch contract carries the block (issue 44): each lane a word at its
+// offset, polynomials as data and the rest (floats, negatives) as
+// expressions; the runtime library, reading the exported contract, computes
+// for shapes nobody tuned the bytes the spec's own evaluation (muparser,
+// spec_uniform) gives, bit for bit.
+TEST(SpecUniform, TheRuntimeComputesTheSpecsBlockFromTheContract) {
   const auto kernel = load_uniform(uniform_spec());
+  EXPECT_EQ(kernel.spaces()[0].contract_unfit, "");
+  const Shape tuned{4, 256};
+  const auto contract = launch_contract(kernel, kernel.baseline(tuned), tuned);
+  ASSERT_EQ(contract.bindings.size(), 3u);
+  const auto& meta = contract.bindings[2];
+  EXPECT_EQ(meta.role, BindingRole::uniform);
+  EXPECT_EQ(meta.size.bytes(tuned), 48u);
+  ASSERT_EQ(meta.members.size(), 12u);  // every lane: 4 + 1 + 1 + 2 + 3 + 1
+  EXPECT_EQ(meta.members[11].offset, 44u);
+  const auto j = contract_to_json(contract, {"hash"});
+  EXPECT_EQ(j["bindings"][2]["role"], "uniform");
+  EXPECT_EQ(j["bindings"][2]["members"][4],
+            json::parse(R"json({"name": "scale", "expression": "1 / sqrt(n)", "type": "f32", "offset": 16})json"));
+  EXPECT_FALSE(j["bindings"][0].contains("members")) << j["bindings"][0];
+  EXPECT_FALSE(j["bindings"][0].contains("alias_of")) << j["bindings"][0];
+
+  const auto table = runtime::Table::from_json_text(table_of(j, "t_uniform", tuned).dump());
+  const unsigned seed = std::random_device{}();
+  std::mt19937 rng(seed);
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  const auto definition = parse_spec(uniform_spec().dump(), "my/spec.json", [](const std::string&) {
+    return std::optional<std::string>("#version 450\nlayout(local_size_x = WG) in;\nvoid main() {}\n");
+  });
+  for (int i = 0; i < 20; ++i) {
+    const Shape shape{std::uniform_int_distribution<std::uint32_t>(1, 5000)(rng),
+                      std::uniform_int_distribution<std::uint32_t>(1, 200000)(rng)};
+    SCOPED_TRACE(shape_to_string(shape));
+    std::vector<double> values(definition.full_scope.size(), 0.0);
+    values[0] = shape[0];
+    values[1] = shape[1];
+    const auto want = uniform_block(definition, definition.buffers[2], values.data(), shape);
+    const auto found = table.lookup({{0x10de, 0x2335, 1, "NVIDIA H200", ""}, "t_uniform", shape});
+    ASSERT_EQ(found.uniform_blocks.size(), 3u);
+    EXPECT_TRUE(found.uniform_blocks[0].empty());
+    EXPECT_EQ(found.uniform_blocks[2], want);
+    EXPECT_EQ(found.binding_bytes[2], 48u);
+    EXPECT_EQ(found.contract.bindings[2].role, runtime::BindingRole::uniform);
+    // vktune's own copy of the runtime's evaluation (kernels::uniform_block_bytes) agrees too.
+    EXPECT_EQ(uniform_block_bytes(meta, shape), want);
+  }
+}
+
+// A lane the runtime's expressions cannot evaluate as the spec does still
+// tunes, but no contract carries the spec (as for such a push word).
+TEST(SpecUniform, ALaneTheContractCannotCarryTunesButGetsNoContract) {
+  auto spec = uniform_spec();
+  spec["buffers"][2]["members"][5]["value"] = "is_pow2(n) + 1";
+  const auto kernel = load_uniform(spec);
   const auto& why = kernel.spaces()[0].contract_unfit;
-  EXPECT_EQ(why,
-            "my/spec.json: /buffers/2/role: a uniform buffer, which a launch contract cannot carry yet (its bindings "
-            "are storage buffers): its variants tune, but no launch contract is written for them");
+  EXPECT_EQ(why.rfind("my/spec.json: /buffers/2/members/5/value: 'is_pow2(n) + 1' is no word the launch contract can carry",
+                      0),
+            0u)
+      << why;
   const Shape shape{4, 256};
   try {
     launch_contract(kernel, kernel.baseline(shape), shape);

@@ -291,8 +291,10 @@ namespace {
 // The push-constant words of a contract with a layout of its own, for shapes
 // nobody tuned: the runtime's and the compiled header's, bit for bit, for
 // polynomial words and for words carried as expressions (a float, a
-// negative int, a clamp).
-TEST_F(LookupAgreement, PushConstantWordsAgreeBetweenRuntimeAndHeader) {
+// negative int, a clamp); in the same header (one compile), a uniform
+// block's bytes (issue 44: members as data and as expressions) byte for
+// byte, and which binding takes its buffer from which (alias_of).
+TEST_F(LookupAgreement, PushWordsUniformBlocksAndAliasesAgreeBetweenRuntimeAndHeader) {
   auto store = Store::open(db_path());
   const auto id = store.upsert_device(gpu(kNvidia, 0x2335, 100, "NVIDIA H200", "aa"));
   auto w = entry(id, "1,4096,4096", 1, true);
@@ -304,6 +306,17 @@ TEST_F(LookupAgreement, PushConstantWordsAgreeBetweenRuntimeAndHeader) {
     {"name": "scale", "expression": "1 / sqrt(K)", "type": "f32"},
     {"name": "back", "expression": "1 - M * 3", "type": "i32"},
     {"name": "capped", "expression": "min(N, 64) + mod(K, 7)"}])json");
+  contract["bindings"] = nlohmann::json::parse(R"json([
+    {"name": "x", "role": "input", "size": {"terms": [{"coefficient": 4, "dims": [0, 2]}], "divisor": 1, "align": 4}},
+    {"name": "y", "role": "output", "size": {"terms": [{"coefficient": 4, "dims": [0, 1]}], "divisor": 1, "align": 4}},
+    {"name": "x_vec4", "role": "input", "size": {"terms": [{"coefficient": 4, "dims": [0, 2]}], "divisor": 1, "align": 4},
+     "alias_of": 0},
+    {"name": "meta", "role": "uniform", "size": {"terms": [{"coefficient": 32, "dims": []}], "divisor": 1, "align": 4},
+     "members": [
+       {"name": "sizes[0]", "value": {"terms": [{"coefficient": 1, "dims": [1]}], "divisor": 1}, "offset": 0},
+       {"name": "sizes[1]", "value": {"terms": [{"coefficient": 1, "dims": [1, 2]}], "divisor": 4}, "offset": 4},
+       {"name": "scale", "expression": "1 / sqrt(K)", "type": "f32", "offset": 16},
+       {"name": "back", "expression": "1 - M * 3", "type": "i32", "offset": 24}]}])json");
   w.contract_json = contract.dump();
   const auto table = table_of(store, {w});
   const std::vector<std::vector<std::uint32_t>> shapes = {{1, 4096, 4096}, {3, 100, 77}, {8, 14336, 1000}};
@@ -320,6 +333,23 @@ TEST_F(LookupAgreement, PushConstantWordsAgreeBetweenRuntimeAndHeader) {
   std::memcpy(&scale_bits, &scale, sizeof scale_bits);
   EXPECT_EQ(expected[1], "100 1925 " + std::to_string(scale_bits) + " " + std::to_string(static_cast<std::uint32_t>(-8)) +
                              " " + std::to_string(64 + 0) + " ");
+  // The blocks (their second shape's worked out here: 100, ceil(7700 / 4),
+  // 0, 0, 1 / sqrt(77) as f32, 0, -8, 0), then each binding's alias_of.
+  const auto& runtime_contract = table.entries().at(0).contract;
+  EXPECT_EQ(runtime_contract.bindings.at(2).alias_of, 0);
+  for (const auto& shape : shapes) {
+    std::string line;
+    for (const auto byte : rt::uniform_block(runtime_contract, 3, shape)) line += std::to_string(byte) + " ";
+    expected.push_back(line);
+  }
+  const std::uint32_t block_words[8] = {100, 1925, 0, 0, scale_bits, 0, static_cast<std::uint32_t>(-8), 0};
+  std::string block;
+  for (const auto word : block_words)
+    for (int i = 0; i < 4; ++i) block += std::to_string((word >> (8 * i)) & 0xffu) + " ";
+  EXPECT_EQ(expected[4], block);
+  std::string aliases;
+  for (const auto& b : runtime_contract.bindings) aliases += std::to_string(b.alias_of) + " ";
+  expected.push_back(aliases);
 
   const TempDir dir;
   std::ostringstream program;
@@ -330,6 +360,16 @@ TEST_F(LookupAgreement, PushConstantWordsAgreeBetweenRuntimeAndHeader) {
                "    for (std::size_t i = 0; i < count; ++i) std::printf(\"%u \", words[i]);\n"
                "    std::printf(\"\\n\");\n  }\n";
   }
+  program << "  std::uint8_t block[64];\n";
+  for (const auto& shape : shapes) {
+    program << "  {\n    const std::uint32_t shape[] = {" << shape[0] << "u, " << shape[1] << "u, " << shape[2]
+            << "u};\n    if (!vktune_table::uniform_block(entry, 3, shape, block)) return 1;\n"
+               "    for (std::uint64_t i = 0; i < vktune_table::binding_bytes(entry.bindings[3], shape); ++i) "
+               "std::printf(\"%u \", block[i]);\n"
+               "    std::printf(\"\\n\");\n  }\n";
+  }
+  program << "  for (std::size_t b = 0; b < entry.binding_count; ++b) std::printf(\"%d \", entry.bindings[b].alias_of);\n"
+             "  std::printf(\"\\n\");\n";
   const auto got = run_with_header(store, dir, program.str());
   EXPECT_EQ(got, expected);
 }

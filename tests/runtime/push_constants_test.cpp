@@ -156,8 +156,43 @@ TEST(RuntimePushConstants, MalformedFieldsAreOneErrorNamingTheField) {
   push[0]["value"]["terms"][0]["coefficient"] = -1;
   expect(push, "[0].value.terms[0].coefficient", "is not an unsigned integer");
   push = nlohmann::json::array();
-  for (int i = 0; i < 33; ++i) push.push_back(push_words()[0]);
-  expect(push, "", "has more than 32 words");
+  for (int i = 0; i < 65; ++i) push.push_back(push_words()[0]);
+  expect(push, "", "has more than 64 words (256 bytes)");
+}
+
+// Up to 64 words (256 bytes) load; a device whose maxPushConstantsSize is
+// smaller (128 bytes is all Vulkan guarantees) skips the entry, saying why,
+// where the query gives its capabilities.
+TEST(RuntimePushConstants, MoreWordsThanTheDeviceTakesSkipTheEntry) {
+  nlohmann::json push = nlohmann::json::array();
+  for (int i = 0; i < 40; ++i) push.push_back({{"name", "w" + std::to_string(i)}, {"value", value({{1, {1}}, {std::uint64_t(i), {}}}, 1)}});
+  const auto table = rt::Table::from_json_text(table_with(push).dump(), "push table");
+  rt::Query query;
+  query.device = {0x10de, 0x2330, 100, "NVIDIA H100 80GB HBM3", ""};
+  query.kernel = "softmax";
+  query.shape = {7, 1001};
+  const auto found = table.lookup(query);
+  ASSERT_EQ(found.push_constants.size(), 40u);
+  EXPECT_EQ(found.push_constants[39], 1001u + 39u);
+  query.capabilities.known = true;
+  query.capabilities.max_invocations = 1024;
+  query.capabilities.max_shared_memory_bytes = 49152;
+  query.capabilities.max_push_constant_bytes = 160;  // 40 words exactly
+  EXPECT_EQ(table.lookup(query).push_constants.size(), 40u);
+  query.capabilities.max_push_constant_bytes = 128;
+  const auto refused = table.lookup(query, rt::Contract{});
+  EXPECT_EQ(refused.match, rt::Match::baseline);
+  std::string explain;
+  for (const auto& line : refused.explain) explain += line + "\n";
+  EXPECT_NE(explain.find("it pushes 160 bytes of push constants, more than the device's maxPushConstantsSize of 128"),
+            std::string::npos)
+      << explain;
+  try {
+    (void)table.lookup(query);
+    ADD_FAILURE() << "a device taking 128 bytes of push constants was given 40 words";
+  } catch (const rt::Error& e) {
+    EXPECT_EQ(e.kind(), rt::Error::Kind::no_match) << e.what();
+  }
 }
 
 // Words whose value is no polynomial of the shape travel as expressions of
