@@ -70,6 +70,27 @@ Config dequant_config(const kernels::Kernel& kernel, const Shape& shape, int wg,
   return config;
 }
 
+// One stage of `variant` (compiled) dispatched alone on `device` over
+// `buffers` (the prefill space's four bindings), the shape pushed as M, N, K.
+void run_stage(vk::Device& device, const CompiledVariant& variant, std::size_t stage, std::vector<vk::Buffer>& buffers,
+               const Shape& shape) {
+  const auto& plan = variant.stages[stage].plan;
+  vk::PipelineDesc desc;
+  desc.label = plan.template_file;
+  desc.storage_buffers = 4;
+  desc.push_constant_bytes = 12;
+  desc.local_size = plan.local_size;
+  vk::ComputePipeline pipeline(device, variant.stages[stage].spirv, desc);
+  std::vector<const vk::Buffer*> bound;
+  for (const auto& b : buffers) bound.push_back(&b);
+  VkDescriptorSet set = pipeline.make_descriptor_set(bound);
+  const std::array<std::uint32_t, 3> push{shape[0], shape[1], shape[2]};
+  const std::span<const std::uint8_t> push_bytes(reinterpret_cast<const std::uint8_t*>(push.data()), sizeof push);
+  vk::run_commands(device, [&](VkCommandBuffer cmd) {
+    pipeline.record_dispatch(cmd, set, kernels::workgroup_counts(plan.dispatch, shape), push_bytes);
+  });
+}
+
 class DequantStage : public ::testing::TestWithParam<Format> {
  protected:
   const kernels::Kernel& kernel() const { return kernels::find_kernel(GetParam().kernel); }
@@ -172,26 +193,12 @@ TEST_P(DequantStage, Fp16WeightsBitExactOnTheDevice) {
     ASSERT_EQ(variant.stages.size(), 2u);
     variant.stages.resize(1);  // the dequantization only: the GEMM needs cooperative matrices
     compile_variant(variant, templates);
-    const auto& plan = variant.stages[0].plan;
 
     std::vector<vk::Buffer> buffers;
     for (const auto& b : problem.buffers) buffers.emplace_back(device, std::max<std::size_t>(b.bytes.size(), 16));
     buffers[1].upload(w);
     buffers[3].fill(0x7e007e00u);  // fp16 NaNs: an unwritten weight shows
-    vk::PipelineDesc desc;
-    desc.label = "dequant_f16";
-    desc.storage_buffers = 4;
-    desc.push_constant_bytes = 12;
-    desc.local_size = plan.local_size;
-    vk::ComputePipeline pipeline(device, variant.stages[0].spirv, desc);
-    std::vector<const vk::Buffer*> bound;
-    for (const auto& b : buffers) bound.push_back(&b);
-    VkDescriptorSet set = pipeline.make_descriptor_set(bound);
-    const std::array<std::uint32_t, 3> push{shape[0], n, k};
-    const std::span<const std::uint8_t> push_bytes(reinterpret_cast<const std::uint8_t*>(push.data()), sizeof push);
-    vk::run_commands(device, [&](VkCommandBuffer cmd) {
-      pipeline.record_dispatch(cmd, set, kernels::workgroup_counts(plan.dispatch, shape), push_bytes);
-    });
+    run_stage(device, variant, 0, buffers, shape);
 
     // W's halves, then room for x's (DEQUANT_STAGE=2), which this stage leaves alone.
     const auto got = buffers[3].download_values<std::uint16_t>();
@@ -278,26 +285,12 @@ TEST(DequantStageX16, XHalvesBitExactBehindTheWeightsOnTheDevice) {
   ASSERT_EQ(variant.stages.size(), 3u);
   variant.stages = {variant.stages[1]};  // the rounding only: the GEMM needs cooperative matrices
   compile_variant(variant, templates);
-  const auto& plan = variant.stages[0].plan;
   const auto& space = kernel.spaces().at(kernel.space_index(shape));
   std::vector<vk::Buffer> buffers;
   for (const auto& b : space.bindings) buffers.emplace_back(device, std::max<std::size_t>(b.size.bytes(shape), 16));
   buffers[0].upload(std::span<const std::uint8_t>(reinterpret_cast<const std::uint8_t*>(x.data()), x.size() * 4));
   buffers[3].fill(0x7e007e00u);  // fp16 NaNs
-  vk::PipelineDesc desc;
-  desc.label = "round_x_f16";
-  desc.storage_buffers = 4;
-  desc.push_constant_bytes = 12;
-  desc.local_size = plan.local_size;
-  vk::ComputePipeline pipeline(device, variant.stages[0].spirv, desc);
-  std::vector<const vk::Buffer*> bound;
-  for (const auto& b : buffers) bound.push_back(&b);
-  VkDescriptorSet set = pipeline.make_descriptor_set(bound);
-  const std::array<std::uint32_t, 3> push{m, n, k};
-  const std::span<const std::uint8_t> push_bytes(reinterpret_cast<const std::uint8_t*>(push.data()), sizeof push);
-  vk::run_commands(device, [&](VkCommandBuffer cmd) {
-    pipeline.record_dispatch(cmd, set, kernels::workgroup_counts(plan.dispatch, shape), push_bytes);
-  });
+  run_stage(device, variant, 0, buffers, shape);
 
   const auto got = buffers[3].download_values<std::uint16_t>();
   ASSERT_EQ(got.size(), std::size_t{n} * k + std::size_t{m} * k);

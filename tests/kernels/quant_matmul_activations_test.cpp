@@ -50,9 +50,10 @@ TEST_P(QuantMatmulHalf, TheFp32KernelsSpaceAtDecodeAndPrefill) {
   const auto device = testing_support::h200_like_tensor_cores();
   // But DEQUANT_STAGE=2, which rounds fp32 x to fp16: x is fp16 here.
   for (const Shape& shape : {Shape{1, 4096, 14336}, Shape{512, 4096, 4096}}) {
-    auto fp32 = enumerate_space(fp32_sibling(), shape, device).valid;
+    std::vector<kernels::Config> fp32 = enumerate_space(fp32_sibling(), shape, device).valid;
     std::erase_if(fp32, [](const kernels::Config& c) { return kernels::quant_coopmat::rounds_x_first(c); });
-    EXPECT_EQ(enumerate_space(kernel(), shape, device).valid, fp32) << label(GetParam().kernel, shape);
+    const std::vector<kernels::Config> half = enumerate_space(kernel(), shape, device).valid;
+    EXPECT_EQ(half, fp32) << label(GetParam().kernel, shape);
   }
   EXPECT_EQ(kernel().default_shapes(), fp32_sibling().default_shapes());
   // Of the fp32 kernel's check shapes, its first decode and first prefill.
