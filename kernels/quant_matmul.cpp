@@ -546,7 +546,9 @@ Tolerance QuantMatmul::tolerance(const Shape&) const {
 // kernels/quant_coopmat.hpp.
 Tolerance QuantMatmul::variant_tolerance(const Config& config, const Shape& shape) const {
   auto fp32 = kExactTolerance;
-  if (space_index(shape) == kDecode && uses_quantized_activations(config)) fp32 = kQuantizedActivationTolerance;
+  if (space_index(shape) == kDecode && uses_quantized_activations(config)) {
+    fp32 = swiglu_activations() ? kQuantizedSwigluActivationTolerance : kQuantizedActivationTolerance;
+  }
   if (space_index(shape) == kPrefill && quant_coopmat::uses_coopmat(config)) fp32 = quant_coopmat::kTolerance;
   return fp16_activations() ? half_activations::tolerance(fp32) : fp32;
 }

@@ -44,5 +44,14 @@ std::uint32_t quantized_activation_shared_bytes(const Config& config, std::uint3
 // lavapipe and an H200). The bound leaves room for heavier-tailed x; a wrong
 // scale, code or block still gives errors above 1e-1.
 inline constexpr Tolerance kQuantizedActivationTolerance{2e-2, 2e-2};
+// With SwiGLU activations x = silu(gate) * up is heavier-tailed than a
+// Gaussian, so a block's step (its largest |x| / 127) is coarser against
+// most of its values: the CI gate of ea7c2ed saw one output 2.11% of the
+// largest |y| off, at a seed where all 12 X_QUANT=1 variants gave the same
+// values (the rounding's error, not a variant's;
+// ci/logs/2026-11-30-fresh-clone-ea7c2ed-shader-cache-disabled.log.xz), and
+// 25 other seeds stayed under 2%. The largest error may reach 3%; a wrong
+// scale, code or block still gives errors above 1e-1.
+inline constexpr Tolerance kQuantizedSwigluActivationTolerance{2e-2, 3e-2};
 
 }  // namespace vktune::kernels
