@@ -223,4 +223,5 @@ void main() {
     }
   }
 #endif
+  y_epilogue();  // include/matmul_xy.glsl: after the last store_y()
 }

@@ -11,7 +11,11 @@
 //                  (X_QUANT=1) after its last x4(), before the stores;
 //                  both empty but for ACT_ADDNORM;
 //   x4(i)          values 4i .. 4i+3 of x as a vec4 (fp16 widened exactly);
-//   store_y(i, v)  y[i] = v (with ACT_F16 rounded to fp16 on the store).
+//   store_y(i, v)  y[i] = v (with ACT_F16 rounded to fp16 on the store;
+//                  with OUT_RESNORM, y[i] = h[i] + v);
+//   y_epilogue()   by every invocation as main()'s last step, after its
+//                  last store_y(); empty but for OUT_RESNORM (the _resnorm
+//                  kernels: the stream's norm written too, below).
 // The tensor-core path reads x's halves as they are stored (xv, f16vec4)
 // and stores fp16 matrices into y (include/coopmat_quant_x.glsl).
 //
@@ -112,13 +116,17 @@ void store_y(uint i, float v) { y[i] = v; }
 // the up's K; kernels/quant_matmul.hpp, Activations::swiglu):
 // x = silu(gate)·up = gate / (1 + e^-gate) · up.
 layout(std430, set = 0, binding = 0) readonly buffer XBuf { vec4 xv[]; };
+#ifndef OUT_RESNORM
 layout(std430, set = 0, binding = 2) writeonly buffer YBuf { float y[]; };
+#endif
 vec4 x4(uint i) {
   const uint row_vectors = K / 4u, m = i / row_vectors, at = i - m * row_vectors;
   const vec4 gate = xv[2u * m * row_vectors + at], up = xv[(2u * m + 1u) * row_vectors + at];
   return gate / (1.0 + exp(-gate)) * up;
 }
+#ifndef OUT_RESNORM
 void store_y(uint i, float v) { y[i] = v; }
+#endif
 #elif defined(ACT_F16)
 #extension GL_EXT_shader_16bit_storage : require
 layout(std430, set = 0, binding = 0) readonly buffer XBuf { f16vec4 xv[]; };
@@ -127,9 +135,97 @@ vec4 x4(uint i) { return vec4(xv[i]); }
 void store_y(uint i, float v) { y[i] = float16_t(v); }
 #else
 layout(std430, set = 0, binding = 0) readonly buffer XBuf { vec4 xv[]; };
-layout(std430, set = 0, binding = 2) writeonly buffer YBuf { float y[]; };
 vec4 x4(uint i) { return xv[i]; }
+#ifndef OUT_RESNORM
+layout(std430, set = 0, binding = 2) writeonly buffer YBuf { float y[]; };
 void store_y(uint i, float v) { y[i] = v; }
+#endif
+#endif
+
+#if defined(OUT_RESNORM)
+#if defined(ACT_ADDNORM) || defined(ACT_F16)
+#error "OUT_RESNORM serves fp32 and SwiGLU inputs"
+#endif
+// y is a residual stream's next value, s = h + x·Wᵀ, and the product writes
+// the stream's RMS norm too, n = s / sqrt(mean(s^2) + EPS) * g (the
+// _resnorm kernels, kernels/quant_matmul.hpp), so that the add and the norm
+// after a block's last product need no dispatch of their own: the products
+// that read n follow with one barrier. Binding 2 receives s (M×N), 3 holds h
+// (M×N), 4 g (N), 5 receives n (M×N); 6 is the dispatch's state: a counter
+// of finished workgroups per pass of C x rows (8 at most), then one sum of
+// squares per workgroup column and x row. It holds zeros before every
+// dispatch and after it.
+//
+// A row's scale needs all of its N sums, which the workgroups of a pass
+// compute: each sums the squares of what it stored, leaves the sums in the
+// state and counts itself finished; the one that finishes its pass last
+// adds the pass's sums up in a fixed order (the result does not depend on
+// which workgroup that is), writes the pass's rows of n and sets its
+// counter back to 0. One tree serves the pass's rows, and the other loops
+// stay loops: unrolled, with bounds-checked loads (vktune check on
+// lavapipe), they took lavapipe's compiler seconds a variant.
+#if (WG_SIZE & (WG_SIZE - 1)) != 0
+#error "OUT_RESNORM's tree sums WG_SIZE partial sums: a power of two"
+#endif
+#if WG_SIZE % C != 0
+#error "OUT_RESNORM's tree takes a group of WG_SIZE / C invocations per x row"
+#endif
+layout(std430, set = 0, binding = 2) coherent buffer YBuf { float y[]; };
+layout(std430, set = 0, binding = 3) readonly buffer HBuf { float h[]; };
+layout(std430, set = 0, binding = 4) readonly buffer NormWeightBuf { float norm_weight[]; };
+layout(std430, set = 0, binding = 5) writeonly buffer NBuf { float normed[]; };
+layout(std430, set = 0, binding = 6) coherent buffer StateBuf {
+  uint finished[8];        // per pass (gl_WorkGroupID.y)
+  float column_squares[];  // [m * gl_NumWorkGroups.x + workgroup column]
+};
+shared float y_tree[WG_SIZE];
+shared bool y_last;
+
+void store_y(uint i, float v) { y[i] = h[i] + v; }
+
+// Called by every invocation after its last store_y(), as main()'s last step.
+void y_epilogue() {
+  const uint tid = gl_LocalInvocationID.x, columns = gl_NumWorkGroups.x;
+  const uint row0 = gl_WorkGroupID.x * ROWS_PER_WG, m0 = gl_WorkGroupID.y * C;
+  memoryBarrierBuffer();
+  barrier();  // the workgroup's stores of s made and visible to it
+  if (tid == 0u) {  // at most ROWS_PER_WG * C values, one loop (loads side by side)
+    [[dont_unroll]] for (uint c = 0u; c < C && m0 + c < M; ++c) {
+      float squares = 0.0;
+      [[dont_unroll]] for (uint r = 0u; r < ROWS_PER_WG && row0 + r < N; ++r) {
+        const float s = y[(m0 + c) * N + row0 + r];
+        squares += s * s;
+      }
+      column_squares[(m0 + c) * columns + gl_WorkGroupID.x] = squares;
+    }
+    memoryBarrierBuffer();  // this workgroup's sums before its count
+    y_last = atomicAdd(finished[gl_WorkGroupID.y], 1u) == columns - 1u;
+  }
+  barrier();
+  if (!y_last) return;
+  memoryBarrierBuffer();  // every workgroup's s and sums, after their counts
+  // One tree for the pass's rows at once: invocations in C groups of G, a
+  // group a row (C divides WG_SIZE, both powers of two).
+  const uint group_size = WG_SIZE / C, row = tid / group_size, lane = tid % group_size;
+  float squares = 0.0;
+  if (m0 + row < M) {
+    for (uint w = lane; w < columns; w += group_size) squares += column_squares[(m0 + row) * columns + w];
+  }
+  y_tree[tid] = squares;
+  barrier();
+  [[unroll]] for (uint half_size = group_size / 2u; half_size > 0u; half_size /= 2u) {
+    if (lane < half_size) y_tree[tid] += y_tree[tid + half_size];
+    barrier();
+  }
+  [[dont_unroll]] for (uint r = 0u; r < C && m0 + r < M; ++r) {
+    const uint m = m0 + r;
+    const float scale = inversesqrt(y_tree[r * group_size] / float(N) + EPS);
+    for (uint i = tid; i < N; i += WG_SIZE) normed[m * N + i] = y[m * N + i] * scale * norm_weight[i];
+  }
+  if (tid == 0u) finished[gl_WorkGroupID.y] = 0u;
+}
+#else
+void y_epilogue() {}
 #endif
 
 #ifndef X_ROW_READ
