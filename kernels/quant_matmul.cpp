@@ -450,7 +450,7 @@ ShaderPlan QuantMatmul::single_stage(const Config& config, const Shape& shape) c
     }
     if (staged) plan.shared_memory_bytes += rows * (blocks * format_.block_bytes / 16 * 16);
     if (addnorm_activations()) plan.shared_memory_bytes += 4 * (wg + cols);  // x_partial, x_scale
-    if (writes_residual_norm()) plan.shared_memory_bytes += 4 * (wg + 1);  // y_tree, y_last
+    if (writes_residual_norm()) plan.shared_memory_bytes += 4 * (wg + rows * cols + 1);  // y_tree, y_stash, y_last
     const std::uint32_t parts = uses_exact_layout(config) ? 8 : 4;
     if (layout && config.at("REDUCTION") == 0) {
       plan.shared_memory_bytes += 4 * (t / parts) * rows * cols;  // partial sums of the slots side by side

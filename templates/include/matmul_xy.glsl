@@ -161,9 +161,10 @@ void store_y(uint i, float v) { y[i] = v; }
 // state and counts itself finished; the one that finishes its pass last
 // adds the pass's sums up in a fixed order (the result does not depend on
 // which workgroup that is), writes the pass's rows of n and sets its
-// counter back to 0. One tree serves the pass's rows, and the other loops
-// stay loops: unrolled, with bounds-checked loads (vktune check on
-// lavapipe), they took lavapipe's compiler seconds a variant.
+// counter back to 0. Each workgroup sums its squares from a copy of its
+// values of s in shared memory: a first version read them back from y one
+// load at a time, and attn_output took 17.0 us against the plain product's
+// 8.0 on an H200 (measurements/nvidia-h200/session38/resnorm, call 1).
 #if (WG_SIZE & (WG_SIZE - 1)) != 0
 #error "OUT_RESNORM's tree sums WG_SIZE partial sums: a power of two"
 #endif
@@ -179,37 +180,50 @@ layout(std430, set = 0, binding = 6) coherent buffer StateBuf {
   float column_squares[];  // [m * gl_NumWorkGroups.x + workgroup column]
 };
 shared float y_tree[WG_SIZE];
+shared float y_stash[C * ROWS_PER_WG];  // the workgroup's values of s, x row by x row
 shared bool y_last;
 
-void store_y(uint i, float v) { y[i] = h[i] + v; }
+void store_y(uint i, float v) {
+  const float s = h[i] + v;
+  y[i] = s;
+  const uint m = i / N;
+  y_stash[(m - gl_WorkGroupID.y * C) * ROWS_PER_WG + (i - m * N - gl_WorkGroupID.x * ROWS_PER_WG)] = s;
+}
 
 // Called by every invocation after its last store_y(), as main()'s last step.
+// Loads that a loop would wait for one by one are unrolled by 4 or 8 (each
+// round trip to L2 costs about a microsecond at this point of the dispatch);
+// the loops that hold barriers are unrolled whole.
 void y_epilogue() {
   const uint tid = gl_LocalInvocationID.x, columns = gl_NumWorkGroups.x;
   const uint row0 = gl_WorkGroupID.x * ROWS_PER_WG, m0 = gl_WorkGroupID.y * C;
-  memoryBarrierBuffer();
-  barrier();  // the workgroup's stores of s made and visible to it
-  if (tid == 0u) {  // at most ROWS_PER_WG * C values, one loop (loads side by side)
-    [[dont_unroll]] for (uint c = 0u; c < C && m0 + c < M; ++c) {
-      float squares = 0.0;
-      [[dont_unroll]] for (uint r = 0u; r < ROWS_PER_WG && row0 + r < N; ++r) {
-        const float s = y[(m0 + c) * N + row0 + r];
-        squares += s * s;
-      }
-      column_squares[(m0 + c) * columns + gl_WorkGroupID.x] = squares;
+  memoryBarrierBuffer();  // this invocation's stores of s before the workgroup's count
+  barrier();
+  if (tid < C && m0 + tid < M) {  // a sum per x row of the pass, from the stash
+    float squares = 0.0;
+    [[unroll]] for (uint r = 0u; r < ROWS_PER_WG; ++r) {
+      const float s = row0 + r < N ? y_stash[tid * ROWS_PER_WG + r] : 0.0;
+      squares += s * s;
     }
-    memoryBarrierBuffer();  // this workgroup's sums before its count
-    y_last = atomicAdd(finished[gl_WorkGroupID.y], 1u) == columns - 1u;
+    column_squares[(m0 + tid) * columns + gl_WorkGroupID.x] = squares;
+    memoryBarrierBuffer();
   }
+  barrier();
+  if (tid == 0u) y_last = atomicAdd(finished[gl_WorkGroupID.y], 1u) == columns - 1u;
   barrier();
   if (!y_last) return;
   memoryBarrierBuffer();  // every workgroup's s and sums, after their counts
-  // One tree for the pass's rows at once: invocations in C groups of G, a
-  // group a row (C divides WG_SIZE, both powers of two).
+  // One tree for the pass's rows at once: invocations in C groups of
+  // WG_SIZE / C, a group a row (C divides WG_SIZE, both powers of two).
   const uint group_size = WG_SIZE / C, row = tid / group_size, lane = tid % group_size;
   float squares = 0.0;
   if (m0 + row < M) {
-    for (uint w = lane; w < columns; w += group_size) squares += column_squares[(m0 + row) * columns + w];
+    for (uint w = lane; w < columns; w += 4u * group_size) {
+      [[unroll]] for (uint u = 0u; u < 4u; ++u) {
+        const uint column = w + u * group_size;
+        if (column < columns) squares += column_squares[(m0 + row) * columns + column];
+      }
+    }
   }
   y_tree[tid] = squares;
   barrier();
@@ -220,7 +234,17 @@ void y_epilogue() {
   [[dont_unroll]] for (uint r = 0u; r < C && m0 + r < M; ++r) {
     const uint m = m0 + r;
     const float scale = inversesqrt(y_tree[r * group_size] / float(N) + EPS);
-    for (uint i = tid; i < N; i += WG_SIZE) normed[m * N + i] = y[m * N + i] * scale * norm_weight[i];
+    for (uint i = tid; i < N; i += 8u * WG_SIZE) {
+      float s[8], g[8];
+      [[unroll]] for (uint u = 0u; u < 8u; ++u) {
+        const uint j = min(i + u * WG_SIZE, N - 1u);
+        s[u] = y[m * N + j];
+        g[u] = norm_weight[j];
+      }
+      [[unroll]] for (uint u = 0u; u < 8u; ++u) {
+        if (i + u * WG_SIZE < N) normed[m * N + i + u * WG_SIZE] = s[u] * scale * g[u];
+      }
+    }
   }
   if (tid == 0u) finished[gl_WorkGroupID.y] = 0u;
 }
