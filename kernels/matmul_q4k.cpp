@@ -33,13 +33,6 @@ const KernelRegistration matmul_q4k_swiglu([] { return std::make_unique<QuantMat
 // for the Q4_K_M mix's Q4_K and Q6_K weights alike (matmul_q6k.cpp; the same
 // CI-gate cost keeps the other formats' out).
 const KernelRegistration matmul_q4k_addnorm([] { return std::make_unique<QuantMatmul>(q4k(), Activations::addnorm); });
-// attn_output and ffn_down with the residual add and the next norm after
-// them (matmul_q6k.cpp has Q6_K's ffn_down; the same CI-gate cost keeps the
-// other formats' out).
-const KernelRegistration matmul_q4k_resnorm(
-    [] { return std::make_unique<QuantMatmul>(q4k(), Activations::fp32, Output::residual_norm); });
-const KernelRegistration matmul_q4k_swiglu_resnorm(
-    [] { return std::make_unique<QuantMatmul>(q4k(), Activations::swiglu, Output::residual_norm); });
 
 }  // namespace
 }  // namespace vktune::kernels

@@ -25,9 +25,6 @@ const KernelRegistration matmul_q6k_registration([] { return std::make_unique<Qu
 const KernelRegistration matmul_q6k_swiglu([] { return std::make_unique<QuantMatmul>(q6k(), Activations::swiglu); });
 // attn_v and the output head of the Q4_K_M mix (matmul_q4k.cpp).
 const KernelRegistration matmul_q6k_addnorm([] { return std::make_unique<QuantMatmul>(q6k(), Activations::addnorm); });
-// ffn_down of the Q4_K_M mix with the residual add and the next norm after it (matmul_q4k.cpp).
-const KernelRegistration matmul_q6k_swiglu_resnorm(
-    [] { return std::make_unique<QuantMatmul>(q6k(), Activations::swiglu, Output::residual_norm); });
 
 }  // namespace
 }  // namespace vktune::kernels

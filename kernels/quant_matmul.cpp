@@ -67,30 +67,20 @@ std::vector<double> quantized_matmul_reference(const std::vector<float>& x, std:
 }
 
 std::string QuantMatmul::name() const {
-  const std::string output = writes_residual_norm() ? "_resnorm" : "";
   switch (activations_) {
     case Activations::fp16:
-      return format_.kernel_name + "_f16" + output;
+      return format_.kernel_name + "_f16";
     case Activations::swiglu:
-      return format_.kernel_name + "_swiglu" + output;
+      return format_.kernel_name + "_swiglu";
     case Activations::addnorm:
-      return format_.kernel_name + "_addnorm" + output;
+      return format_.kernel_name + "_addnorm";
     case Activations::fp32:
       break;
   }
-  return format_.kernel_name + output;
+  return format_.kernel_name;
 }
 
 std::string QuantMatmul::description() const {
-  if (writes_residual_norm()) {
-    return "s[M×N] = h + x[M×K]·Wᵀ, W in GGUF " + format_.type_name + " rows, x " +
-           (swiglu_activations() ? "= silu(gate)·up read from the gate and up products' outputs side by side"
-                                 : "fp32") +
-           ", and n = s / sqrt(mean(s^2) + 1e-5) * g (h, s, n fp32 M×N, g fp32 N; `state` zeros before the first "
-           "dispatch, left zeros by each): a layer's last product with the residual add and the next norm after "
-           "it; decode shapes (M <= " +
-           std::to_string(matmul::kMaxDecodeM) + ")";
-  }
   if (swiglu_activations()) {
     return "y[M×N] = x[M×K]·Wᵀ, W in GGUF " + format_.type_name +
            " rows, x = silu(gate)·up read from the gate and up products' outputs side by side (M rows of 2K fp32: "
@@ -123,12 +113,10 @@ void QuantMatmul::validate_shape(const Shape& shape) const {
                                       std::to_string(format_.block_weights) + " (the weights of a " +
                                       format_.type_name + " block)");
   }
-  if (decode_only() && shape[0] > matmul::kMaxDecodeM) {
+  if ((swiglu_activations() || addnorm_activations()) && shape[0] > matmul::kMaxDecodeM) {
     throw Error(ErrorKind::usage, name + ": M=" + std::to_string(shape[0]) + " is a prefill shape; the " +
-                                      (writes_residual_norm() ? "residual norm output"
-                                       : swiglu_activations() ? "SwiGLU input"
-                                                              : "residual norm input") +
-                                      " serves decode shapes (M <= " + std::to_string(matmul::kMaxDecodeM) + ")");
+                                      (swiglu_activations() ? "SwiGLU" : "residual norm") + " input serves decode " +
+                                      "shapes (M <= " + std::to_string(matmul::kMaxDecodeM) + ")");
   }
   // Indices inside the shaders are 32-bit: bytes of W, vec4s of x (two
   // rows' worth with the SwiGLU input), floats of y.
@@ -139,8 +127,6 @@ void QuantMatmul::validate_shape(const Shape& shape) const {
 }
 
 std::vector<Shape> QuantMatmul::default_shapes() const {
-  // The residual norm's output is attn_output's and ffn_down's: Llama-3-8B's.
-  if (writes_residual_norm()) return {{1, 4096, swiglu_activations() ? 14336u : 4096u}};
   // The SwiGLU input is ffn_down's: Llama-3-8B's one decode token.
   if (swiglu_activations()) return {{1, 4096, 14336}};
   // The residual norm's input is the q/k/v and gate/up products': Llama-3-8B's.
@@ -181,9 +167,8 @@ std::vector<Shape> QuantMatmul::check_shapes() const {
   if (fp16_activations()) return {{1, 37, aligned_k}, {40, 30, small ? 96u : 512u}};
   // The SwiGLU input changes how x is read, nothing else: one decode shape.
   if (swiglu_activations()) return {{1, 37, aligned_k}};
-  // The residual norm also holds a scale per x row: M=3 over a single block
-  // (as the residual norm written does: N=19 a tail of every ROWS_PER_WG).
-  if (addnorm_activations() || writes_residual_norm()) return {{1, 37, aligned_k}, {3, 19, format_.block_weights}};
+  // The residual norm also holds a scale per x row: M=3 over a single block.
+  if (addnorm_activations()) return {{1, 37, aligned_k}, {3, 19, format_.block_weights}};
   return {{1, 37, aligned_k}, {3, 19, format_.block_weights}, {40, 30, small ? 96u : 512u},
           {9, 60, format_.block_weights}};
 }
@@ -282,7 +267,7 @@ std::vector<Space> QuantMatmul::build_spaces() const {
   // The fp16 and SwiGLU activation kernels run their fp32 sibling's
   // templates but for how x is read (and y stored): every value of each
   // parameter with that read; the sibling's gate takes the pairs.
-  if (activations_ != Activations::fp32 || writes_residual_norm()) {
+  if (activations_ != Activations::fp32) {
     for (auto* space : {&decode, &prefill}) {
       for (auto& path : space->paths) path.covering_strength = 1;
     }
@@ -297,16 +282,6 @@ std::vector<Space> QuantMatmul::build_spaces() const {
       space->bindings.push_back({"b", BindingRole::input, size_rule(4, {0, 2})});
       space->bindings.push_back({"w", BindingRole::weights, size_rule(4, {2})});
       space->bindings.push_back({"s", BindingRole::output, size_rule(4, {0, 2})});
-    }
-  }
-  if (writes_residual_norm()) {  // templates/include/matmul_xy.glsl's OUT_RESNORM bindings 3 to 6
-    for (auto* space : {&decode, &prefill}) {
-      space->bindings.push_back({"h", BindingRole::input, size_rule(4, {0, 1})});
-      space->bindings.push_back({"g", BindingRole::weights, size_rule(4, {1})});
-      space->bindings.push_back({"n", BindingRole::output, size_rule(4, {0, 1})});
-      // A counter per pass of x rows (8 at most), then a sum of squares per
-      // workgroup column (at most N) and x row.
-      space->bindings.push_back({"state", BindingRole::input, size_rule(4, {0, 1}) + size_rule(32, {})});
     }
   }
   // Whole 16-byte vectors: matvec_q6k_q8.comp reads the vectors that cover
@@ -450,7 +425,6 @@ ShaderPlan QuantMatmul::single_stage(const Config& config, const Shape& shape) c
     }
     if (staged) plan.shared_memory_bytes += rows * (blocks * format_.block_bytes / 16 * 16);
     if (addnorm_activations()) plan.shared_memory_bytes += 4 * (wg + cols);  // x_partial, x_scale
-    if (writes_residual_norm()) plan.shared_memory_bytes += 4 * (wg + rows * cols + 1);  // y_tree, y_stash, y_last
     const std::uint32_t parts = uses_exact_layout(config) ? 8 : 4;
     if (layout && config.at("REDUCTION") == 0) {
       plan.shared_memory_bytes += 4 * (t / parts) * rows * cols;  // partial sums of the slots side by side
@@ -479,12 +453,6 @@ std::vector<ShaderPlan> QuantMatmul::stages(const Config& config, const Shape& s
   if (addnorm_activations()) {
     for (auto& stage : stages) {
       stage.defines.emplace_back("ACT_ADDNORM", "1");
-      stage.defines.emplace_back("EPS", std::to_string(kRmsNormEps));
-    }
-  }
-  if (writes_residual_norm()) {
-    for (auto& stage : stages) {
-      stage.defines.emplace_back("OUT_RESNORM", "1");
       stage.defines.emplace_back("EPS", std::to_string(kRmsNormEps));
     }
   }
@@ -539,11 +507,7 @@ Problem QuantMatmul::make_problem(const Shape& shape, const Inputs& inputs) cons
   }
   Problem problem;
   problem.shape = shape;
-  // The residual norm written needs every output of a row: the full reference.
-  problem.expected =
-      quantized_matmul_reference(x, m, weights, format_.type, n, k, inputs.full_reference || writes_residual_norm());
-  std::vector<HostBuffer> norm_buffers;  // resnorm: h, g, n and the state (bindings 3 to 6)
-  if (writes_residual_norm()) norm_buffers = residual_norm_buffers(problem.expected, xb, m, n, k, inputs);
+  problem.expected = quantized_matmul_reference(x, m, weights, format_.type, n, k, inputs.full_reference);
   problem.output_f16 = fp16_activations();  // poisoned with fp16 NaNs, widened exactly on read-back
   weights.resize(spaces()[space_index(shape)].bindings[1].size.bytes(shape), 0);  // see quant_matmul.hpp
 
@@ -557,64 +521,12 @@ Problem QuantMatmul::make_problem(const Shape& shape, const Inputs& inputs) cons
     problem.more_outputs = {problem.buffers.size() - 1};
     problem.expected.insert(problem.expected.end(), sums.begin(), sums.end());
   }
-  if (writes_residual_norm()) {  // s's expected values (in place of the product's), then n's
-    for (auto& b : norm_buffers) problem.buffers.push_back(std::move(b));
-    problem.more_outputs = {problem.buffers.size() - 2};
-  }
   if (space_index(shape) == kPrefill) {
     const auto w16_bytes = spaces()[kPrefill].bindings.back().size.bytes(shape);  // quant_coopmat::w16_binding
     problem.buffers.push_back(HostBuffer{"W16", std::vector<std::uint8_t>(w16_bytes), false, false});
   }
   problem.output_index = 2;
   return problem;
-}
-
-std::vector<HostBuffer> QuantMatmul::residual_norm_buffers(std::vector<double>& expected, HostBuffer& x_buffer,
-                                                           std::size_t m, std::size_t n, std::size_t k,
-                                                           const Inputs& inputs) const {
-  // x scaled by a power of two, exactly, the reference with it, so that the
-  // product's root mean square is in [0.5, 1) as h's is: s and n are then
-  // of one scale, and an error in n is not lost beside a larger s in the
-  // comparison of both. With the SwiGLU input the up halves are scaled
-  // (x = silu(gate)·up).
-  double squares = 0;
-  for (const double v : expected) squares += v * v;
-  const double rms = std::sqrt(squares / static_cast<double>(expected.size()));
-  const int exponent = rms > 0 ? std::ilogb(rms) + 1 : 0;
-  for (auto& v : expected) v = std::ldexp(v, -exponent);
-  std::vector<float> xs(x_buffer.bytes.size() / sizeof(float));
-  std::memcpy(xs.data(), x_buffer.bytes.data(), x_buffer.bytes.size());
-  for (std::size_t i = 0; i < xs.size(); ++i) {
-    if (!swiglu_activations() || (i / k) % 2 == 1) xs[i] = std::ldexp(xs[i], -exponent);
-  }
-  std::memcpy(x_buffer.bytes.data(), xs.data(), x_buffer.bytes.size());
-
-  const std::uint64_t seed = inputs.seed;
-  const auto h = ref::random_floats(m * n, seed ^ 0x6a09e667f3bcc908ull, -1.0f, 1.0f, inputs.kind);
-  const auto g = ref::random_floats(n, seed ^ 0xbb67ae8584caa73bull, 0.5f, 1.5f, inputs.kind);
-  // s = h + the product and its norm, in double.
-  std::vector<double> normed(m * n);
-  for (std::size_t r = 0; r < m; ++r) {
-    double row_squares = 0;
-    for (std::size_t j = 0; j < n; ++j) {
-      auto& s = expected[r * n + j];
-      s = static_cast<double>(h[r * n + j]) + s;
-      row_squares += s * s;
-    }
-    const double scale = 1.0 / std::sqrt(row_squares / static_cast<double>(n) + kRmsNormEps);
-    for (std::size_t j = 0; j < n; ++j) normed[r * n + j] = expected[r * n + j] * scale * g[j];
-  }
-  expected.insert(expected.end(), normed.begin(), normed.end());
-  auto floats = [](std::string name, const std::vector<float>& v, bool output, bool weights) {
-    HostBuffer b{std::move(name), std::vector<std::uint8_t>(v.size() * sizeof(float)), output, weights};
-    std::memcpy(b.bytes.data(), v.data(), b.bytes.size());
-    return b;
-  };
-  const auto state_bytes = spaces()[kDecode].bindings.back().size.bytes({static_cast<std::uint32_t>(m),
-                                                                          static_cast<std::uint32_t>(n),
-                                                                          static_cast<std::uint32_t>(k)});
-  return {floats("h", h, false, false), floats("g", g, false, true), floats("n", std::vector<float>(m * n), true, false),
-          HostBuffer{"state", std::vector<std::uint8_t>(state_bytes), false, false}};
 }
 
 // Both templates accumulate in fp32 (per invocation over its share of K, then
@@ -653,7 +565,6 @@ Metrics QuantMatmul::metrics(const Shape& shape) const {
   Metrics metrics;
   metrics.bytes = static_cast<double>(weight_bytes(shape)) + (m * k + m * n) * value;
   if (addnorm_activations()) metrics.bytes += (2 * m * k + k) * value;  // d and w read, s written
-  if (writes_residual_norm()) metrics.bytes += (2 * m * n + n) * value;  // h and g read, n written
   metrics.flops = 2 * m * n * k;
   return metrics;
 }
@@ -663,9 +574,7 @@ std::uint64_t QuantMatmul::device_bytes(const Shape& shape) const {
   const std::uint64_t w16 = space_index(shape) == kPrefill ? spaces()[kPrefill].bindings.back().size.bytes(shape) : 0;
   const std::uint64_t x_values = m * k * (swiglu_activations() ? 2 : addnorm_activations() ? 3 : 1) +
                                  (addnorm_activations() ? k : 0);  // x, or h, d and s, and w
-  const std::uint64_t y_values = m * n * (writes_residual_norm() ? 4 : 1) + (writes_residual_norm() ? n + 8 : 0);
-  return spaces()[space_index(shape)].bindings[1].size.bytes(shape) + x_values * activation_bytes() +
-         y_values * activation_bytes() + w16;
+  return spaces()[space_index(shape)].bindings[1].size.bytes(shape) + (x_values + m * n) * activation_bytes() + w16;
 }
 
 }  // namespace vktune::kernels

@@ -95,27 +95,13 @@ std::vector<double> quantized_matmul_reference(const std::vector<float>& x, std:
 // ACT_ADDNORM). Decode shapes only, as the SwiGLU input.
 enum class Activations { fp32, fp16, swiglu, addnorm };
 
-// What the product writes: y, or with `residual_norm` (the kernels named
-// with "_resnorm") a residual stream's next value s = h + x·Wᵀ (binding y;
-// h, M×N, binding h) and that stream's RMS norm n = s / sqrt(mean(s^2) +
-// eps) · g (binding n; g, N, the next norm's weight, binding g): a layer's
-// attn_output and ffn_down products with the residual add and the norm
-// after them, which the next block's products read, so that no dispatch of
-// their own (add_rmsnorm_mul) and no barrier of its own is left for them.
-// Binding `state` (8 counters, then M×N floats at most) must hold zeros
-// before the first dispatch; every dispatch leaves it so
-// (templates/include/matmul_xy.glsl, OUT_RESNORM). fp32 and SwiGLU inputs,
-// decode shapes only.
-enum class Output { product, residual_norm };
-
 class QuantMatmul final : public Kernel {
  public:
-  explicit QuantMatmul(QuantFormat format, Activations activations = Activations::fp32,
-                       Output output = Output::product)
-      : format_(std::move(format)), activations_(activations), output_(output) {}
+  explicit QuantMatmul(QuantFormat format, Activations activations = Activations::fp32)
+      : format_(std::move(format)), activations_(activations) {}
 
   // The format's kernel name, with "_f16" for fp16 activations, "_swiglu" for SwiGLU ones, "_addnorm" for
-  // the residual norm, then "_resnorm" for the residual norm written.
+  // the residual norm.
   std::string name() const override;
   std::string description() const override;
   std::vector<std::string> shape_dims() const override { return {"M", "N", "K"}; }
@@ -162,15 +148,6 @@ class QuantMatmul final : public Kernel {
   bool fp16_activations() const { return activations_ == Activations::fp16; }
   bool swiglu_activations() const { return activations_ == Activations::swiglu; }
   bool addnorm_activations() const { return activations_ == Activations::addnorm; }
-  bool writes_residual_norm() const { return output_ == Output::residual_norm; }
-  // Whether the kernel serves decode shapes alone (its input or output has no prefill path).
-  bool decode_only() const { return swiglu_activations() || addnorm_activations() || writes_residual_norm(); }
-  // Output::residual_norm's buffers h, g, n and state, made for the problem
-  // whose product's full reference is `expected` and whose x is in
-  // `x_buffer`: x and `expected` scaled by a power of two (exactly), then
-  // `expected` made s's values (h added) followed by n's.
-  std::vector<HostBuffer> residual_norm_buffers(std::vector<double>& expected, HostBuffer& x_buffer, std::size_t m,
-                                                std::size_t n, std::size_t k, const Inputs& inputs) const;
   // The one stage of a path other than DEQUANT_STAGE=1, for fp32 activations.
   ShaderPlan single_stage(const Config& config, const Shape& shape) const;
   // Legality (what the templates and the device need:
@@ -200,7 +177,6 @@ class QuantMatmul final : public Kernel {
 
   QuantFormat format_;
   Activations activations_;
-  Output output_;
 };
 
 }  // namespace vktune::kernels

@@ -223,5 +223,4 @@ void main() {
     }
   }
 #endif
-  y_epilogue();  // include/matmul_xy.glsl: after the last store_y()
 }

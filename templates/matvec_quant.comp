@@ -140,5 +140,4 @@ void main() {
     }
   }
 #endif
-  y_epilogue();  // include/matmul_xy.glsl: after the last store_y()
 }

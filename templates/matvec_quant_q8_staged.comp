@@ -208,5 +208,4 @@ void main() {
       if (part == 0u && row < N && col < M) store_y(col * N + row, s);
     }
   }
-  y_epilogue();  // include/matmul_xy.glsl: after the last store_y()
 }

@@ -63,7 +63,6 @@ struct StepArgs {
   bool barrier_every_op = false;
   bool unfused = false;
   bool norm_into_products = false;
-  bool norm_after_products = false;
 };
 
 struct Measured {
@@ -227,7 +226,6 @@ void run_step(const StepArgs& args, int& result_code) {
     options.barrier_every_op = args.barrier_every_op;
     options.fused = !args.unfused;
     options.norm_into_products = args.norm_into_products;
-    options.norm_after_products = args.norm_after_products;
     step::ModelStep chain(model, file, options, store ? &*store : nullptr, rows, device.info());
     if (!args.json) std::cerr << "vktune step: " << (tuned ? "tuned" : "baseline") << ": compiling and uploading\n";
     chain.prepare(device, templates);
@@ -302,7 +300,6 @@ void run_step(const StepArgs& args, int& result_code) {
                 {"prompt", args.prompt},
                 {"fused", !args.unfused},
                 {"norm_into_products", !args.unfused && args.norm_into_products},
-                {"norm_after_products", !args.unfused && args.norm_after_products},
                 {"database", store ? store->path().string() : std::string()},
                 {"check_tolerance", kStepTolerance},
                 {"chained_vs_op_by_op_tolerance", kChainedVsOpByOp},
@@ -320,9 +317,7 @@ void run_step(const StepArgs& args, int& result_code) {
               << context << " on " << device.info().name << ", as one command buffer"
               << (args.unfused              ? " (unfused: every op its own kernel)"
                   : args.norm_into_products ? " (each residual add and norm taken into the products that read it)"
-                  : args.norm_after_products
-                      ? " (each residual add and norm taken into the product before it)"
-                      : "")
+                                            : "")
               << "\n";
     for (const auto& m : measured) {
       const double ns = m.timing.per_dispatch_ns.median;
@@ -417,13 +412,7 @@ matmul_q6k_addnorm, where every reader's weight type has one) wherever the
 stored winners of both ways say it pays (where only one way has winners, that
 way), rather than one add_rmsnorm_mul before them: 2 dispatches and barriers fewer per layer, each product reading h, d and
 the norm's weight where it read one vector (on H200s: +1.2% tokens/s at
-context 128, -4.4% at 4096). --norm-after-products takes each residual add
-and the norm after it into the product before them (attn_output, ffn_down:
-matmul_q4k_resnorm, matmul_q4k_swiglu_resnorm, matmul_q6k_swiglu_resnorm,
-where one serves the weight type; decode), which writes the stream and its
-norm, the norm by the workgroup that finishes last: the products after read
-the norm as they read add_rmsnorm_mul's, one dispatch and barrier fewer per
-norm. --json prints vktune-step version 1.
+context 128, -4.4% at 4096). --json prints vktune-step version 1.
 
 See docs/TUNING_A_MODEL.md.
 )vkt");
@@ -453,9 +442,6 @@ See docs/TUNING_A_MODEL.md.
   cmd->add_flag("--norm-into-products", args->norm_into_products,
                 "Each residual add and the norm after it taken into the products that read the norm (the _addnorm "
                 "kernels) where the stored winners say it pays, rather than one add_rmsnorm_mul before them");
-  cmd->add_flag("--norm-after-products", args->norm_after_products,
-                "Each residual add and the norm after it taken into the product before them (the _resnorm kernels, "
-                "decode), rather than one add_rmsnorm_mul after it");
   cmd->add_flag("--check", args->check,
                 "Check the chain op by op (each op on the inputs the chain gave it, within its variant's tolerance), "
                 "the chained run against the op-by-op run, and the logits against the CPU chain in double (exit 1 "

@@ -11,11 +11,7 @@
 //                  (X_QUANT=1) after its last x4(), before the stores;
 //                  both empty but for ACT_ADDNORM;
 //   x4(i)          values 4i .. 4i+3 of x as a vec4 (fp16 widened exactly);
-//   store_y(i, v)  y[i] = v (with ACT_F16 rounded to fp16 on the store;
-//                  with OUT_RESNORM, y[i] = h[i] + v);
-//   y_epilogue()   by every invocation as main()'s last step, after its
-//                  last store_y(); empty but for OUT_RESNORM (the _resnorm
-//                  kernels: the stream's norm written too, below).
+//   store_y(i, v)  y[i] = v (with ACT_F16 rounded to fp16 on the store).
 // The tensor-core path reads x's halves as they are stored (xv, f16vec4)
 // and stores fp16 matrices into y (include/coopmat_quant_x.glsl).
 //
@@ -116,17 +112,13 @@ void store_y(uint i, float v) { y[i] = v; }
 // the up's K; kernels/quant_matmul.hpp, Activations::swiglu):
 // x = silu(gate)·up = gate / (1 + e^-gate) · up.
 layout(std430, set = 0, binding = 0) readonly buffer XBuf { vec4 xv[]; };
-#ifndef OUT_RESNORM
 layout(std430, set = 0, binding = 2) writeonly buffer YBuf { float y[]; };
-#endif
 vec4 x4(uint i) {
   const uint row_vectors = K / 4u, m = i / row_vectors, at = i - m * row_vectors;
   const vec4 gate = xv[2u * m * row_vectors + at], up = xv[(2u * m + 1u) * row_vectors + at];
   return gate / (1.0 + exp(-gate)) * up;
 }
-#ifndef OUT_RESNORM
 void store_y(uint i, float v) { y[i] = v; }
-#endif
 #elif defined(ACT_F16)
 #extension GL_EXT_shader_16bit_storage : require
 layout(std430, set = 0, binding = 0) readonly buffer XBuf { f16vec4 xv[]; };
@@ -135,121 +127,9 @@ vec4 x4(uint i) { return vec4(xv[i]); }
 void store_y(uint i, float v) { y[i] = float16_t(v); }
 #else
 layout(std430, set = 0, binding = 0) readonly buffer XBuf { vec4 xv[]; };
-vec4 x4(uint i) { return xv[i]; }
-#ifndef OUT_RESNORM
 layout(std430, set = 0, binding = 2) writeonly buffer YBuf { float y[]; };
+vec4 x4(uint i) { return xv[i]; }
 void store_y(uint i, float v) { y[i] = v; }
-#endif
-#endif
-
-#if defined(OUT_RESNORM)
-#if defined(ACT_ADDNORM) || defined(ACT_F16)
-#error "OUT_RESNORM serves fp32 and SwiGLU inputs"
-#endif
-// y is a residual stream's next value, s = h + x·Wᵀ, and the product writes
-// the stream's RMS norm too, n = s / sqrt(mean(s^2) + EPS) * g (the
-// _resnorm kernels, kernels/quant_matmul.hpp), so that the add and the norm
-// after a block's last product need no dispatch of their own: the products
-// that read n follow with one barrier. Binding 2 receives s (M×N), 3 holds h
-// (M×N), 4 g (N), 5 receives n (M×N); 6 is the dispatch's state: a counter
-// of finished workgroups per pass of C x rows (8 at most), then one sum of
-// squares per workgroup column and x row. It holds zeros before every
-// dispatch and after it.
-//
-// A row's scale needs all of its N sums, which the workgroups of a pass
-// compute: each sums the squares of what it stored, leaves the sums in the
-// state and counts itself finished; the one that finishes its pass last
-// adds the pass's sums up in a fixed order (the result does not depend on
-// which workgroup that is), writes the pass's rows of n and sets its
-// counter back to 0. Each workgroup sums its squares from a copy of its
-// values of s in shared memory: a first version read them back from y one
-// load at a time, and attn_output took 17.0 us against the plain product's
-// 8.0 on an H200 (measurements/nvidia-h200/session38/resnorm, call 1).
-#if (WG_SIZE & (WG_SIZE - 1)) != 0
-#error "OUT_RESNORM's tree sums WG_SIZE partial sums: a power of two"
-#endif
-#if WG_SIZE % C != 0
-#error "OUT_RESNORM's tree takes a group of WG_SIZE / C invocations per x row"
-#endif
-layout(std430, set = 0, binding = 2) coherent buffer YBuf { float y[]; };
-layout(std430, set = 0, binding = 3) readonly buffer HBuf { float h[]; };
-layout(std430, set = 0, binding = 4) readonly buffer NormWeightBuf { float norm_weight[]; };
-layout(std430, set = 0, binding = 5) writeonly buffer NBuf { float normed[]; };
-layout(std430, set = 0, binding = 6) coherent buffer StateBuf {
-  uint finished[8];        // per pass (gl_WorkGroupID.y)
-  float column_squares[];  // [m * gl_NumWorkGroups.x + workgroup column]
-};
-shared float y_tree[WG_SIZE];
-shared float y_stash[C * ROWS_PER_WG];  // the workgroup's values of s, x row by x row
-shared bool y_last;
-
-void store_y(uint i, float v) {
-  const float s = h[i] + v;
-  y[i] = s;
-  const uint m = i / N;
-  y_stash[(m - gl_WorkGroupID.y * C) * ROWS_PER_WG + (i - m * N - gl_WorkGroupID.x * ROWS_PER_WG)] = s;
-}
-
-// Called by every invocation after its last store_y(), as main()'s last step.
-// Loads that a loop would wait for one by one are unrolled by 4 or 8 (each
-// round trip to L2 costs about a microsecond at this point of the dispatch);
-// the loops that hold barriers are unrolled whole.
-void y_epilogue() {
-  const uint tid = gl_LocalInvocationID.x, columns = gl_NumWorkGroups.x;
-  const uint row0 = gl_WorkGroupID.x * ROWS_PER_WG, m0 = gl_WorkGroupID.y * C;
-  memoryBarrierBuffer();  // this invocation's stores of s before the workgroup's count
-  barrier();
-  if (tid < C && m0 + tid < M) {  // a sum per x row of the pass, from the stash
-    float squares = 0.0;
-    [[unroll]] for (uint r = 0u; r < ROWS_PER_WG; ++r) {
-      const float s = row0 + r < N ? y_stash[tid * ROWS_PER_WG + r] : 0.0;
-      squares += s * s;
-    }
-    column_squares[(m0 + tid) * columns + gl_WorkGroupID.x] = squares;
-    memoryBarrierBuffer();
-  }
-  barrier();
-  if (tid == 0u) y_last = atomicAdd(finished[gl_WorkGroupID.y], 1u) == columns - 1u;
-  barrier();
-  if (!y_last) return;
-  memoryBarrierBuffer();  // every workgroup's s and sums, after their counts
-  // One tree for the pass's rows at once: invocations in C groups of
-  // WG_SIZE / C, a group a row (C divides WG_SIZE, both powers of two).
-  const uint group_size = WG_SIZE / C, row = tid / group_size, lane = tid % group_size;
-  float squares = 0.0;
-  if (m0 + row < M) {
-    for (uint w = lane; w < columns; w += 4u * group_size) {
-      [[unroll]] for (uint u = 0u; u < 4u; ++u) {
-        const uint column = w + u * group_size;
-        if (column < columns) squares += column_squares[(m0 + row) * columns + column];
-      }
-    }
-  }
-  y_tree[tid] = squares;
-  barrier();
-  [[unroll]] for (uint half_size = group_size / 2u; half_size > 0u; half_size /= 2u) {
-    if (lane < half_size) y_tree[tid] += y_tree[tid + half_size];
-    barrier();
-  }
-  [[dont_unroll]] for (uint r = 0u; r < C && m0 + r < M; ++r) {
-    const uint m = m0 + r;
-    const float scale = inversesqrt(y_tree[r * group_size] / float(N) + EPS);
-    for (uint i = tid; i < N; i += 8u * WG_SIZE) {
-      float s[8], g[8];
-      [[unroll]] for (uint u = 0u; u < 8u; ++u) {
-        const uint j = min(i + u * WG_SIZE, N - 1u);
-        s[u] = y[m * N + j];
-        g[u] = norm_weight[j];
-      }
-      [[unroll]] for (uint u = 0u; u < 8u; ++u) {
-        if (i + u * WG_SIZE < N) normed[m * N + i + u * WG_SIZE] = s[u] * scale * g[u];
-      }
-    }
-  }
-  if (tid == 0u) finished[gl_WorkGroupID.y] = 0u;
-}
-#else
-void y_epilogue() {}
 #endif
 
 #ifndef X_ROW_READ

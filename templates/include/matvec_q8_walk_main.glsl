@@ -100,7 +100,6 @@ void main() {
 
   x_epilogue();  // include/matmul_xy.glsl: after the last x4()
   reduce_and_store(tid, part, group, slot, row0, col0);
-  y_epilogue();  // include/matmul_xy.glsl: after the last store_y()
 }
 
 #endif

@@ -202,12 +202,6 @@ bool fuses_swiglu(const ModelDescription& model, const std::string& blk, std::ui
 
 std::string stacked_gate_up(const std::string& blk) { return blk + "ffn_gate.weight+" + blk + "ffn_up.weight"; }
 
-std::string resnorm_matmul_kernel(ref::GgmlType type, bool swiglu) {
-  const auto product = swiglu ? swiglu_matmul_kernel(type) : matmul_kernel(type);
-  if (product.empty() || !kernels::find_kernel_or_null(product + "_resnorm")) return {};
-  return product + "_resnorm";
-}
-
 std::string addnorm_matmul_kernel(ref::GgmlType type) {
   const auto product = matmul_kernel(type);
   if (product.empty() || !kernels::find_kernel_or_null(product + "_addnorm")) return {};

@@ -63,11 +63,6 @@ std::string swiglu_matmul_kernel(ref::GgmlType type);
 bool fuses_swiglu(const ModelDescription& model, const std::string& blk, std::uint32_t tokens);
 // The stacked weights' buffer name: "blk.3.ffn_gate.weight+blk.3.ffn_up.weight".
 std::string stacked_gate_up(const std::string& blk);
-// The product that writes the residual stream it adds to and the norm
-// after it (matmul_q4k_resnorm for Q4_K weights; with `swiglu`, ffn_down's
-// that reads the SwiGLU too: matmul_q6k_swiglu_resnorm), or "" where none
-// serves `type`.
-std::string resnorm_matmul_kernel(ref::GgmlType type, bool swiglu);
 // The product that takes in the residual add and the norm before it
 // (matmul_q4k_addnorm for Q4_K weights), or "" where none serves `type`.
 std::string addnorm_matmul_kernel(ref::GgmlType type);

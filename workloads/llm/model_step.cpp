@@ -11,7 +11,6 @@
 
 #include "common/error.hpp"
 #include "engine/ceilings.hpp"
-#include "kernels/matmul_contract.hpp"
 #include "reference/fp16.hpp"
 #include "workloads/llm/model_ops.hpp"
 #include "workloads/llm/random_model.hpp"
@@ -87,8 +86,6 @@ ModelStep::ModelStep(const model::ModelDescription& m, const ref::GgufFile& file
   struct NormedInput {
     std::string stream, added, sum, norm_weight, add_role, norm_role;
     bool last_row = false;
-    // The product before wrote the sum and its norm (xn): a _resnorm kernel.
-    bool normed = false;
   };
   // The products that read one norm: weight tensor (or stacked weights),
   // its plain product's kernel, output buffer, role, shape.
@@ -105,7 +102,6 @@ ModelStep::ModelStep(const model::ModelDescription& m, const ref::GgufFile& file
   // add: `sum`, or `stream` where nothing was added and nothing fused.
   auto normed_products = [&](const NormedInput& in, bool fuse, const std::vector<Reader>& readers) {
     weight(in.norm_weight);
-    if (in.normed) fuse = false;
     if (fuse) {
       for (std::size_t r = 0; r < readers.size(); ++r) {
         const auto& reader = readers[r];
@@ -125,9 +121,7 @@ ModelStep::ModelStep(const model::ModelDescription& m, const ref::GgufFile& file
     // The rows normed, and where the last token's row starts in the stream.
     const std::uint32_t rows = in.last_row ? 1 : tokens;
     const std::uint64_t last = in.last_row ? std::uint64_t{tokens - 1} * m.embedding * 4 : 0;
-    if (in.normed) {
-      // xn and the sum written by the product before
-    } else if (in.added.empty()) {
+    if (in.added.empty()) {
       add("rmsnorm_mul", {rows, m.embedding}, in.norm_role, {{"x", in.stream}, {"w", in.norm_weight}, {"y", "xn"}},
           {{"x", last}});
     } else if (options.fused) {
@@ -146,7 +140,7 @@ ModelStep::ModelStep(const model::ModelDescription& m, const ref::GgufFile& file
           {{"x", "xn"}, {"W", reader.weight}, {"y", reader.y}})
           .weight = reader.weight;
     }
-    return in.added.empty() && !in.normed ? in.stream : in.sum;
+    return in.added.empty() ? in.stream : in.sum;
   };
   // Whether taking a norm into its readers pays: where the stored winners
   // of both ways are known, the way they say is faster (the _addnorm
@@ -185,41 +179,11 @@ ModelStep::ModelStep(const model::ModelDescription& m, const ref::GgufFile& file
   // what the products beside it read.
   std::string stream = "xe", added;
   const bool fuse_norm = options.fused && options.norm_into_products;
-  if (fuse_norm && options.norm_after_products) {
-    throw Error(ErrorKind::usage, "--norm-into-products and --norm-after-products take the same norms: choose one");
-  }
-  const bool norm_after = options.fused && options.norm_after_products && tokens <= kernels::matmul::kMaxDecodeM;
-  // Whether the product before a norm wrote it (a _resnorm kernel).
-  bool normed = false;
-  // The product of `tensor` (reading the SwiGLU of `in` with `swiglu`)
-  // that adds to `stream_in` into `sum` and writes its norm with
-  // `norm_weight` into xn, where a _resnorm kernel serves it (every such
-  // dispatch leaves norm_state zeros, as the chain's buffers start);
-  // returns whether one did. `role`, then `what_follows` ("+attn_residual+ffn_norm").
-  auto resnorm_product = [&](const std::string& tensor, bool swiglu, const std::string& in, const std::string& role,
-                             const std::string& what_follows, const std::string& stream_in, const std::string& sum,
-                             const std::string& norm_weight) {
-    const auto& t = m.tensors.at(tensor);
-    const auto kernel = norm_after ? model::resnorm_matmul_kernel(t.type, swiglu) : std::string();
-    if (kernel.empty()) return false;
-    weight(tensor), weight(norm_weight);
-    add(kernel, {tokens, static_cast<std::uint32_t>(t.rows()), static_cast<std::uint32_t>(t.row_length())},
-        role + " (" + std::string(ref::type_name(t.type)) + ")" + what_follows,
-        {{"x", in}, {"W", tensor}, {"y", sum}, {"h", stream_in}, {"g", norm_weight}, {"n", "xn"},
-         {"state", "norm_state"}})
-        .weight = tensor;
-    return true;
-  };
   for (std::uint32_t layer = 0; layer < m.layers; ++layer) {
     const std::string blk = "blk." + std::to_string(layer) + ".";
-    const NormedInput attn_in{stream,
-                              added,
-                              "xa",
-                              blk + "attn_norm.weight",
+    const NormedInput attn_in{stream, added, "xa", blk + "attn_norm.weight",
                               layer == 0 ? "" : "blk." + std::to_string(layer - 1) + ".ffn_residual",
-                              blk + "attn_norm",
-                              false,
-                              normed};
+                              blk + "attn_norm"};
     const std::vector<Reader> qkv{reader(blk + "attn_q.weight", "q", blk + "attn_q", tokens),
                                   reader(blk + "attn_k.weight", "k", blk + "attn_k", tokens),
                                   reader(blk + "attn_v.weight", "v", blk + "attn_v", tokens)};
@@ -268,17 +232,9 @@ ModelStep::ModelStep(const model::ModelDescription& m, const ref::GgufFile& file
       add("attention_decode", {m.heads, m.kv_heads, m.head_dim, context}, blk + "attention",
           {{"q", "qr"}, {"k", kc}, {"v", vc}, {"out", "attn"}});
     }
-    const bool ffn_normed = resnorm_product(blk + "attn_output.weight", false, "attn", blk + "attn_output",
-                                            "+attn_residual+ffn_norm", stream, "xb", blk + "ffn_norm.weight");
-    if (!ffn_normed) product(blk + "attn_output.weight", "attn", "o", blk + "attn_output");
+    product(blk + "attn_output.weight", "attn", "o", blk + "attn_output");
     const bool ffn_fusable = fuse_norm && model::fuses_norm(m, layer, model::NormReaders::feed_forward, tokens);
-    const NormedInput ffn_in{stream,           "o", "xb", blk + "ffn_norm.weight", blk + "attn_residual",
-                             blk + "ffn_norm", false, ffn_normed};
-    // The norm after this layer's feed-forward block: the next layer's, or the output head's.
-    const bool last_layer = layer + 1 == m.layers;
-    const std::string next_norm =
-        last_layer ? "output_norm.weight" : "blk." + std::to_string(layer + 1) + ".attn_norm.weight";
-    const std::string ffn_follows = std::string("+ffn_residual+") + (last_layer ? "output_norm" : "attn_norm");
+    const NormedInput ffn_in{stream, "o", "xb", blk + "ffn_norm.weight", blk + "attn_residual", blk + "ffn_norm"};
     if (options.fused && model::fuses_swiglu(m, blk, tokens)) {
       // Gate and up as one product of their weights stacked, its output the
       // two side by side; ffn_down reads their SwiGLU.
@@ -289,21 +245,16 @@ ModelStep::ModelStep(const model::ModelDescription& m, const ref::GgufFile& file
           {stacked, model::matmul_kernel(gate.type), "gu", blk + "ffn_gate+ffn_up", {tokens, 2 * m.feed_forward, m.embedding}}};
       stream = normed_products(ffn_in, ffn_fusable && norm_in_pays(ffn_in, gate_up), gate_up);
       const auto& down = weight(blk + "ffn_down.weight");
-      normed = resnorm_product(down.name, true, "gu", blk + "swiglu+ffn_down", ffn_follows, stream, "xa", next_norm);
-      if (!normed) {
-        add(model::swiglu_matmul_kernel(down.type), {tokens, m.embedding, m.feed_forward},
-            blk + "swiglu+ffn_down (" + std::string(ref::type_name(down.type)) + ")",
-            {{"x", "gu"}, {"W", down.name}, {"y", "d"}})
-            .weight = down.name;
-      }
+      add(model::swiglu_matmul_kernel(down.type), {tokens, m.embedding, m.feed_forward},
+          blk + "swiglu+ffn_down (" + std::string(ref::type_name(down.type)) + ")",
+          {{"x", "gu"}, {"W", down.name}, {"y", "d"}})
+          .weight = down.name;
     } else {
       const std::vector<Reader> gate_and_up{reader(blk + "ffn_gate.weight", "g", blk + "ffn_gate", tokens),
                                             reader(blk + "ffn_up.weight", "u", blk + "ffn_up", tokens)};
       stream = normed_products(ffn_in, ffn_fusable && norm_in_pays(ffn_in, gate_and_up), gate_and_up);
       add("swiglu", {tokens, m.feed_forward}, blk + "swiglu", {{"a", "g"}, {"b", "u"}, {"y", "s"}});
-      normed = resnorm_product(blk + "ffn_down.weight", false, "s", blk + "ffn_down", ffn_follows, stream, "xa",
-                               next_norm);
-      if (!normed) product(blk + "ffn_down.weight", "s", "d", blk + "ffn_down");
+      product(blk + "ffn_down.weight", "s", "d", blk + "ffn_down");
     }
     added = "d";
     // The cache's earlier entries (a decode step's token writes row context
@@ -321,14 +272,8 @@ ModelStep::ModelStep(const model::ModelDescription& m, const ref::GgufFile& file
   }
   const auto head = model::norm_readers(m, 0, model::NormReaders::output_head).front();
   // The logits of the last token only, in a prefill as in a decode step.
-  const NormedInput head_in{stream,
-                            added,
-                            "xa",
-                            "output_norm.weight",
-                            "blk." + std::to_string(m.layers - 1) + ".ffn_residual",
-                            "output_norm",
-                            tokens > 1,
-                            normed};
+  const NormedInput head_in{stream, added, "xa", "output_norm.weight",
+                            "blk." + std::to_string(m.layers - 1) + ".ffn_residual", "output_norm", tokens > 1};
   const std::vector<Reader> logits{reader(head, "logits", "output", 1)};
   normed_products(head_in,
                   fuse_norm && model::fuses_norm(m, 0, model::NormReaders::output_head, tokens) &&

@@ -66,12 +66,6 @@ struct StepOptions {
   // it gained 1.2% at context 128 and lost 4.4% at 4096
   // (measurements/nvidia-h200/session33/addnorm).
   bool norm_into_products = false;
-  // With `fused`, decode rows: each residual add and the norm after it
-  // taken into the product before them (attn_output, ffn_down: the _resnorm
-  // kernels, which write the stream and its norm) where one serves the
-  // product's weight type, rather than one add_rmsnorm_mul after it.
-  // Not with norm_into_products.
-  bool norm_after_products = false;
 };
 
 // "blk.12.ffn_down (Q6_K)" -> "ffn_down (Q6_K)": the same op in every layer.

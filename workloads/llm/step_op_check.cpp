@@ -86,7 +86,7 @@ Expected reference_of(const StepOp& op, const ModelStep& step, const model::Mode
   }
   if (op.kernel.rfind("matmul_", 0) == 0) {
     auto x = floats(in, "x", std::size_t{s[0]} * s[2]);
-    if (op.kernel.find("_swiglu") != std::string::npos) {  // x is silu(gate)·up of the two rows side by side
+    if (op.kernel.ends_with("_swiglu")) {  // x is silu(gate)·up of the two rows side by side
       const std::size_t k = s[2];
       const auto pairs = floats(in, "x", std::size_t{s[0]} * 2 * k);
       for (std::size_t r = 0; r < s[0]; ++r) {
@@ -108,21 +108,6 @@ Expected reference_of(const StepOp& op, const ModelStep& step, const model::Mode
     e.input_crest = crest(x);
     if (kernels::uses_quantized_activations(op.config))
       e.modeled = ref::matmul_quantized_q8_activations(x.data(), s[0], weight("W").data(), type_of("W"), s[1], s[2]);
-    if (op.kernel.ends_with("_resnorm")) {  // y holds s = h + the product; n its norm (outputs in that order)
-      const std::size_t n = std::size_t{s[0]} * s[1];
-      const auto h = floats(in, "h", n);
-      std::vector<float> stream(n);  // s in fp32, as the kernel norms it
-      for (std::size_t i = 0; i < n; ++i) {
-        e.want[i] += h[i];
-        if (!e.modeled.empty()) e.modeled[i] += h[i];
-        stream[i] = static_cast<float>(e.want[i]);
-      }
-      const auto normed = ref::rmsnorm(stream, s[1], kernels::kRmsNormEps, values<float>(weight("g"), s[1]));
-      const auto got_normed = floats(out, "n", n);
-      e.want.insert(e.want.end(), normed.begin(), normed.end());
-      e.got.insert(e.got.end(), got_normed.begin(), got_normed.end());
-      if (!e.modeled.empty()) e.modeled.insert(e.modeled.end(), normed.begin(), normed.end());
-    }
     if (!sums.empty()) {  // y, then s (the kernel's outputs in that order)
       const auto got_sums = floats(out, "s", sums.size());
       e.want.insert(e.want.end(), sums.begin(), sums.end());
