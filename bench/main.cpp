@@ -80,7 +80,7 @@ int main(int argc, char** argv) {
   std::optional<double> max_drift;  // percent
   app.add_option("--max-drift", max_drift,
                  "Exit 1 when a winner's time here is more than PCT percent off its stored time (either way), or "
-                 "it could not be measured")
+                 "it could not be measured (a wrong result, a config this vktune does not run)")
       ->check(CLI::Range(0.0, 1e6));
   try {
     app.parse(argc, argv);
