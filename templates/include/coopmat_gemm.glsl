@@ -10,9 +10,12 @@
 // TILE_N/(WARPS_N*CM_N); CM_SHAPE 0: 16×16×16, 1: 16×8×16, 2: 16×8×8).
 // Every TILE_K slice of K is staged in chunks of CM_VEC halves, zero past M,
 // N and K, so partial tiles multiply zeros and only the stores are guarded.
-// CM_PREFETCH=1: the next slice's global loads are in flight (in registers,
-// as the including template's raw type) while the current slice is
-// multiplied, and are turned into halves only when staged; CM_STAGES=1: one
+// CM_PREFETCH=P > 0: the global loads of the next P slices are in flight
+// (in registers, as the including template's raw type) while the current
+// slice is multiplied, and are turned into halves only when staged: one
+// slice in flight per workgroup leaves the loop waiting on the loads'
+// latency (measurements/nvidia-h200/session39/f16_ladder/), more hold more
+// registers. CM_STAGES=1: one
 // shared buffer (stage, barrier, multiply, barrier); CM_STAGES=2: two, one
 // barrier per slice. CM_PREFETCH=0 (one buffer): each slice is loaded and
 // staged at its turn, which holds fewer registers; other workgroups on the
@@ -151,23 +154,24 @@ void main() {
   [[unroll]] for (uint t = 0; t < TILES_M * TILES_N; ++t) acc[t] = fcoopmatNV<32, gl_ScopeSubgroup, CM_M, CM_N>(0.0);
 
 #if CM_PREFETCH
-  A_RAW ra[A_PER_THREAD];
-  B_RAW rb[B_PER_THREAD];
+  // One set of registers per slice in flight.
+  A_RAW ra[CM_PREFETCH][A_PER_THREAD];
+  B_RAW rb[CM_PREFETCH][B_PER_THREAD];
 #endif
 
   const uint slices = (K + BK - 1u) / BK;
 
-  // Global -> registers for slice s.
-#define FETCH(s)                                                                                        \
-  {                                                                                                     \
-    [[unroll]] for (uint i = 0; i < A_PER_THREAD; ++i) ra[i] = fetch_a(tid + i * CM_WG, m0, (s) * BK); \
-    [[unroll]] for (uint i = 0; i < B_PER_THREAD; ++i) rb[i] = fetch_b(tid + i * CM_WG, n0, (s) * BK); \
+  // Global -> register set p for slice s.
+#define FETCH(p, s)                                                                                        \
+  {                                                                                                        \
+    [[unroll]] for (uint i = 0; i < A_PER_THREAD; ++i) ra[p][i] = fetch_a(tid + i * CM_WG, m0, (s) * BK); \
+    [[unroll]] for (uint i = 0; i < B_PER_THREAD; ++i) rb[p][i] = fetch_b(tid + i * CM_WG, n0, (s) * BK); \
   }
-  // Registers -> shared buffer b.
-#define STAGE(b)                                                                                 \
-  {                                                                                              \
-    [[unroll]] for (uint i = 0; i < A_PER_THREAD; ++i) stage_a((b), tid + i * CM_WG, ra[i]);    \
-    [[unroll]] for (uint i = 0; i < B_PER_THREAD; ++i) stage_b((b), tid + i * CM_WG, rb[i]);    \
+  // Register set p -> shared buffer b.
+#define STAGE(p, b)                                                                               \
+  {                                                                                               \
+    [[unroll]] for (uint i = 0; i < A_PER_THREAD; ++i) stage_a((b), tid + i * CM_WG, ra[p][i]);  \
+    [[unroll]] for (uint i = 0; i < B_PER_THREAD; ++i) stage_b((b), tid + i * CM_WG, rb[p][i]);  \
   }
   // Tensor-core products over shared buffer b.
 #define MULTIPLY(b)                                                                                        \
@@ -190,20 +194,30 @@ void main() {
 
 #if CM_PREFETCH
   // Slice s goes to shared buffer s % CM_STAGES at the top of iteration s,
-  // from the registers its loads went to during iteration s - 1. With two
-  // buffers one barrier per iteration suffices: a subgroup staging slice s
-  // has passed iteration s-1's barrier, which every subgroup reached only
-  // after multiplying slice s-2, the last reader of this buffer.
-  FETCH(0u);
-  for (uint s = 0; s < slices; ++s) {
-    const uint buf = CM_STAGES == 2 ? (s & 1u) : 0u;
-    STAGE(buf);
-    barrier();
-    if (s + 1u < slices) FETCH(s + 1u);
-    MULTIPLY(buf);
+  // from register set s % CM_PREFETCH, whose loads were issued during
+  // iteration s - CM_PREFETCH (the sets taken in turn by an unrolled inner
+  // loop, so each is indexed by a constant and stays in registers). With
+  // two buffers one barrier per iteration suffices: a subgroup staging
+  // slice s has passed iteration s-1's barrier, which every subgroup
+  // reached only after multiplying slice s-2, the last reader of this
+  // buffer.
+  [[unroll]] for (uint p = 0; p < CM_PREFETCH; ++p) {
+    if (p < slices) FETCH(p, p);
+  }
+  for (uint s0 = 0; s0 < slices; s0 += CM_PREFETCH) {
+    [[unroll]] for (uint p = 0; p < CM_PREFETCH; ++p) {
+      const uint s = s0 + p;
+      if (s < slices) {
+        const uint buf = CM_STAGES == 2 ? (s & 1u) : 0u;
+        STAGE(p, buf);
+        barrier();
+        if (s + CM_PREFETCH < slices) FETCH(p, s + CM_PREFETCH);
+        MULTIPLY(buf);
 #if CM_STAGES == 1
-    barrier();
+        barrier();
 #endif
+      }
+    }
   }
 #else
   for (uint s = 0; s < slices; ++s) {
