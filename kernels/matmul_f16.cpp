@@ -7,8 +7,9 @@
 //   1: tensor cores through GL_NV_cooperative_matrix, fp16 A/B and fp32
 //      accumulators: TILE_M × TILE_N × TILE_K is the workgroup's tile as on
 //      the scalar path, split over WARPS_M × WARPS_N subgroups, each holding
-//      the accumulators of its part; the matrix shape (CM_SHAPE) and the
-//      shared-memory staging depth (CM_STAGES) are parameters. Allowed only
+//      the accumulators of its part; the matrix shape (CM_SHAPE), the
+//      shared-memory staging depth (CM_STAGES) and the slices whose loads
+//      are in flight (CM_PREFETCH) are parameters. Allowed only
 //      where the device reports the extension and that shape with fp16
 //      inputs and fp32 accumulators (an fp16 accumulator would not meet the
 //      tolerance at K = 4096).
@@ -35,7 +36,7 @@ namespace {
 const std::vector<int> kTiledVec{4, 1};
 const std::vector<int> kCoopmatVec{8, 4, 1};
 const std::vector<std::string> kTiledNames{"THREAD_M", "THREAD_N"};
-const std::vector<std::string> kCoopmatNames{"CM_SHAPE", "WARPS_M", "WARPS_N", "CM_STAGES"};
+const std::vector<std::string> kCoopmatNames{"CM_SHAPE", "WARPS_M", "WARPS_N", "CM_STAGES", "CM_PREFETCH"};
 
 class MatmulF16 final : public Kernel {
   static constexpr std::size_t kTiled = 0, kDecode = 1;
@@ -68,10 +69,14 @@ class MatmulF16 final : public Kernel {
         coopmat::warps_n_parameter(),
         {"CM_STAGES", {1, 2}, "shared-memory buffers (the next slice's global loads are in flight while this one "
                               "multiplies either way): 1 = two barriers per slice; 2 = one"},
+        {"CM_PREFETCH", {1, 2}, "slices whose global loads are in flight while one multiplies (a register set "
+                                "each; one leaves a workgroup waiting on their latency when few fit an SM)"},
     });
     // Each path varies what its half of the template reads; the other
-    // half's parameters stay at their first value.
-    Path tiled{"tiled", {}, {{"USE_COOPMAT", 0}}}, cores{"tensor-cores", {}, {{"USE_COOPMAT", 1}}};
+    // half's parameters stay at their first value. Two tensor-core paths,
+    // one per CM_PREFETCH: configs stored before the parameter complete on
+    // the first (one slice in flight, the shader they were measured as).
+    Path tiled{"tiled", {}, {{"USE_COOPMAT", 0}}}, cores{"tensor-cores", {}, {{"USE_COOPMAT", 1}, {"CM_PREFETCH", 1}}};
     cores.tensor_cores = true;
     for (const auto& p : space.parameters) {
       if (p.name == "USE_COOPMAT") continue;
@@ -80,9 +85,12 @@ class MatmulF16 final : public Kernel {
       if (cm_only) tiled.pinned[p.name] = p.values.front();
       if (tiled_only) cores.pinned[p.name] = p.values.front();
       if (!cm_only) tiled.parameters.push_back(p.name == "VEC" ? Parameter{p.name, kTiledVec, p.help} : p);
-      if (!tiled_only) cores.parameters.push_back(p);
+      if (!tiled_only && p.name != "CM_PREFETCH") cores.parameters.push_back(p);
     }
-    space.paths = {tiled, cores};
+    Path deeper = cores;
+    deeper.name = "tensor-cores-prefetch2";
+    deeper.pinned["CM_PREFETCH"] = 2;
+    space.paths = {tiled, cores, deeper};
     space.pruning.push_back(PruningRule{
         "tiled.coopmat-sized-tiles",
         "256-wide tiles and 64-deep slices are varied on tensor cores only: on the H200 the CUDA-core path's "

@@ -10,7 +10,7 @@ namespace {
 
 const std::vector<std::string> kFp32PathNames{"THREAD_M", "THREAD_N", "SUBGROUP_SIZE"};
 const std::vector<std::string> kCoopmatNames{"CM_SHAPE", "WARPS_M", "WARPS_N"};
-const std::vector<std::string> kDequantNames{"DEQUANT_STAGE", "DQ_WG", "DQ_RUN"};
+const std::vector<std::string> kDequantNames{"DEQUANT_STAGE", "DQ_WG", "DQ_RUN", "CM_PREFETCH"};
 
 // Staged runs of 4 values per invocation and slice (x and W together): their
 // loads are all in flight at once, in registers.
@@ -72,7 +72,9 @@ std::vector<Parameter> dequant_parameters(bool fp32_x) {
   return {{"DEQUANT_STAGE", std::move(stages), std::move(help)},
           {"DQ_WG", {64, 128, 256}, "DEQUANT_STAGE=1: invocations per workgroup of the dequantizing dispatch"},
           {"DQ_RUN", {8, 16, 32}, "DEQUANT_STAGE=1: consecutive weights of a row each invocation dequantizes "
-                                  "(written as 16-byte vectors of fp16)"}};
+                                  "(written as 16-byte vectors of fp16)"},
+          {"CM_PREFETCH", {1, 2}, "DEQUANT_STAGE=2: slices whose global loads are in flight while one multiplies "
+                                  "(as matmul_f16's CM_PREFETCH)"}};
 }
 
 Binding w16_binding(bool fp32_x) {
@@ -91,11 +93,18 @@ std::vector<Path> paths(const Space& space) {
   std::vector<Path> all{
       path(space, "fp32-tiles", joined(kCoopmatNames, kDequantNames), {{"USE_COOPMAT", 0}}, {"W16"}),
       path(space, "tensor-cores", joined(kFp32PathNames, kDequantNames), {{"USE_COOPMAT", 1}}, {"W16"}),
-      path(space, "tensor-cores-dequant", kFp32PathNames, {{"USE_COOPMAT", 1}, {"DEQUANT_STAGE", 1}}, {})};
+      path(space, "tensor-cores-dequant", joined(kFp32PathNames, {"CM_PREFETCH"}),
+           {{"USE_COOPMAT", 1}, {"DEQUANT_STAGE", 1}}, {})};
   const auto stage = std::find_if(space.parameters.begin(), space.parameters.end(),
                                   [](const Parameter& p) { return p.name == "DEQUANT_STAGE"; });
   if (stage != space.parameters.end() && std::ranges::find(stage->values, 2) != stage->values.end()) {
-    all.push_back(path(space, "tensor-cores-dequant-x16", kFp32PathNames, {{"USE_COOPMAT", 1}, {"DEQUANT_STAGE", 2}}, {}));
+    // CM_PREFETCH is read by the x16 GEMM alone (pinned to 1 on the other
+    // paths): one x16 path per value, so that configs stored before it
+    // complete on the first.
+    for (const int prefetch : {1, 2}) {
+      all.push_back(path(space, prefetch == 1 ? "tensor-cores-dequant-x16" : "tensor-cores-dequant-x16-prefetch2",
+                         kFp32PathNames, {{"USE_COOPMAT", 1}, {"DEQUANT_STAGE", 2}, {"CM_PREFETCH", prefetch}}, {}));
+    }
   }
   return all;
 }
@@ -126,6 +135,10 @@ Violation idle_violation(const Config& config, const Space& space) {
     if (named(idle, p.name) && config.at(p.name) != p.values.front()) {
       return legality::kUnreadParameter(p.name + " is only read with USE_COOPMAT=" + (coopmat ? "0" : "1") +
                                         " (pinned to " + std::to_string(p.values.front()) + " on the other path)");
+    }
+    if (p.name == "CM_PREFETCH" && !rounds_x_first(config) && config.at(p.name) != p.values.front()) {
+      return legality::kUnreadParameter("CM_PREFETCH is only read with DEQUANT_STAGE=2 (pinned to " +
+                                        std::to_string(p.values.front()) + " on the other paths)");
     }
     if (!dequant && named(kDequantNames, p.name) && config.at(p.name) != p.values.front()) {
       return legality::kUnreadParameter(p.name + " is only read with DEQUANT_STAGE=1 (pinned to " +
@@ -214,6 +227,7 @@ std::vector<ShaderPlan> dequant_stages(const Config& config, const Space& space,
   round.local_size = {kRoundWg, 1, 1};
   round.dispatch = {DispatchAxis{0, 1}, DispatchAxis{2, kRoundWg * 8}, DispatchAxis{}};
   gemm.defines.emplace_back("X16", "1");
+  gemm.defines.emplace_back("CM_PREFETCH", std::to_string(config.at("CM_PREFETCH")));
   return {dequant, round, gemm};
 }
 

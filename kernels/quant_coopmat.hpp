@@ -23,7 +23,8 @@
 // rounds x to fp16 into W16 after W's halves, and the GEMM stage then reads
 // both as 16-byte chunks with the next slice in flight (matmul_f16's
 // staging) instead of rounding x at every staging, once per tile column.
-// The values multiplied are again the fused path's.
+// The values multiplied are again the fused path's. Its GEMM keeps
+// CM_PREFETCH slices' loads in flight (1 or 2; one path per value).
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -39,8 +40,9 @@ namespace vktune::kernels::quant_coopmat {
 // uses.
 std::vector<Parameter> parameters();
 
-// DEQUANT_STAGE, DQ_WG, DQ_RUN, appended after parameters(). DEQUANT_STAGE
-// takes 2 only for a kernel whose x is read as fp32 values (`fp32_x`).
+// DEQUANT_STAGE, DQ_WG, DQ_RUN, CM_PREFETCH, appended after parameters().
+// DEQUANT_STAGE takes 2 only for a kernel whose x is read as fp32 values
+// (`fp32_x`); CM_PREFETCH is read by that stage's GEMM alone.
 std::vector<Parameter> dequant_parameters(bool fp32_x);
 
 // The prefill space's scratch binding of the dequantized weights (binding
@@ -58,7 +60,8 @@ bool is_dequant_parameter(const std::string& name);
 // SUBGROUP_SIZE pinned at their first values).
 // "tensor-cores-dequant" (USE_COOPMAT=1 and DEQUANT_STAGE=1; the fp32 path's
 // parameters pinned), and where DEQUANT_STAGE takes 2
-// "tensor-cores-dequant-x16". The first two list "W16" as unused.
+// "tensor-cores-dequant-x16" and "tensor-cores-dequant-x16-prefetch2"
+// (CM_PREFETCH 1 and 2). The first two list "W16" as unused.
 std::vector<Path> paths(const Space& space);
 
 // The parameters the path of `config` does not use must stay at their first

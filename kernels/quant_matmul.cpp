@@ -330,7 +330,7 @@ Config QuantMatmul::baseline(const Shape& shape) const {
   const int tn = next_pow2(shape[1]) <= 32 ? 32 : 64;
   return {{"TILE_M", tm},      {"TILE_N", tn},    {"TILE_K", 32},  {"THREAD_M", 4}, {"THREAD_N", 4},
           {"SUBGROUP_SIZE", 0}, {"USE_COOPMAT", 0}, {"CM_SHAPE", 0}, {"WARPS_M", 1},  {"WARPS_N", 1},
-          {"DEQUANT_STAGE", 0}, {"DQ_WG", 64},      {"DQ_RUN", 8}};
+          {"DEQUANT_STAGE", 0}, {"DQ_WG", 64},      {"DQ_RUN", 8},   {"CM_PREFETCH", 1}};
 }
 
 std::string QuantMatmul::layout_parameter() const {

@@ -8,9 +8,9 @@
 //   TILE_K, THREAD_M, THREAD_N, VEC (1 or 4 halves per load).
 // USE_COOPMAT=1: tensor cores through GL_NV_cooperative_matrix, the
 //   skeleton of templates/include/coopmat_gemm.glsl (TILE_M × TILE_N tiles
-//   of WARPS_M × WARPS_N subgroups, CM_SHAPE, CM_STAGES) with A = x and
-//   B = W loaded VEC halves (1, 4 or 8; K a multiple of it) at a time and
-//   staged as they are.
+//   of WARPS_M × WARPS_N subgroups, CM_SHAPE, CM_STAGES, CM_PREFETCH slices
+//   in flight) with A = x and B = W loaded VEC halves (1, 4 or 8; K a
+//   multiple of it) at a time and staged as they are.
 
 #extension GL_GOOGLE_include_directive : require
 
@@ -52,9 +52,8 @@ void main() { tiled_main(); }
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_EXT_control_flow_attributes : require
 
-// One global load of VEC halves, staged as it was loaded; the next slice's
-// loads in flight while this one multiplies.
-#define CM_PREFETCH 1
+// One global load of VEC halves, staged as it was loaded; the next
+// CM_PREFETCH slices' loads in flight while this one multiplies.
 #define CM_VEC VEC
 #if VEC == 8
 #define A_RAW uvec4

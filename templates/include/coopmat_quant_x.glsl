@@ -18,12 +18,15 @@ layout(push_constant) uniform Shape { uint M; uint N; uint K; };
 #ifdef X16
 // DEQUANT_STAGE=2: x's halves were written behind W16's (binding 3, at N*K
 // halves) by round_x_f16.comp; the GEMM stages 16-byte chunks of x and of
-// W16 as they are, with the next slice in flight, as matmul_f16's winners do.
+// W16 as they are, with the next CM_PREFETCH slices in flight, as
+// matmul_f16's winners do.
 #ifdef ACT_F16
 #error "X16 rounds fp32 x: with ACT_F16 x is fp16 already"
 #endif
+#ifndef CM_PREFETCH
+#error "X16 takes CM_PREFETCH, the slices in flight (the plan defines it)"
+#endif
 #define CM_STAGES 1
-#define CM_PREFETCH 1
 #define CM_VEC 8
 #define A_RAW uvec4
 #define A_RAW_ZERO uvec4(0u)

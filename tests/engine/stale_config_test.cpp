@@ -32,6 +32,26 @@ TEST(StaleConfig, ACurrentConfigIsUnchanged) {
   EXPECT_EQ(update.note, "");
 }
 
+// matmul_f16's and the quantized x16 GEMM's tensor-core configs from before
+// CM_PREFETCH: completed with one slice in flight, the shader they were.
+TEST(StaleConfig, ConfigsFromBeforeSlicesInFlightCompleteWithOne) {
+  const Shape shape{512, 4096, 4096};
+  Config f16{{"CM_SHAPE", 0}, {"CM_STAGES", 1}, {"THREAD_M", 4}, {"THREAD_N", 4}, {"TILE_K", 32}, {"TILE_M", 128},
+             {"TILE_N", 128}, {"USE_COOPMAT", 1}, {"VEC", 8},     {"WARPS_M", 2},   {"WARPS_N", 2}};
+  const auto& matmul_f16 = kernels::find_kernel("matmul_f16");
+  auto update = update_config(matmul_f16, shape, f16);
+  ASSERT_TRUE(update.config) << update.note;
+  EXPECT_EQ(update.config->at("CM_PREFETCH"), 1);
+  EXPECT_NE(update.note.find("CM_PREFETCH=1 (the tensor-cores path"), std::string::npos) << update.note;
+  Config q4k{{"CM_SHAPE", 1}, {"DEQUANT_STAGE", 2}, {"DQ_RUN", 8},   {"DQ_WG", 256},   {"SUBGROUP_SIZE", 0},
+             {"THREAD_M", 2}, {"THREAD_N", 2},      {"TILE_K", 64},  {"TILE_M", 128},  {"TILE_N", 128},
+             {"USE_COOPMAT", 1}, {"WARPS_M", 4},    {"WARPS_N", 2}};
+  update = update_config(kernels::find_kernel("matmul_q4k"), shape, q4k);
+  ASSERT_TRUE(update.config) << update.note;
+  EXPECT_EQ(update.config->at("CM_PREFETCH"), 1);
+  EXPECT_NE(update.note.find("tensor-cores-dequant-x16 path"), std::string::npos) << update.note;
+}
+
 // Configs from before STREAM and ENTRIES existed, drawn at random from the
 // walk and tensor-core paths: completed to the very config (and shader) they
 // were.

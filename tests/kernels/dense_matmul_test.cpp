@@ -208,6 +208,47 @@ TEST(DenseMatmul, CoopmatAllowedOnlyWithTheExtensionAndAnF32AccumulatorShape) {
             std::string::npos);
 }
 
+// CM_PREFETCH, the slices whose loads are in flight, is the tensor-core
+// paths' alone: one path per value (configs stored before it complete on
+// the first), defined in the plan, read by the skeleton, and compiled.
+TEST(DenseMatmul, SlicesInFlightArePathsOfTheirOwn) {
+  const Shape shape{512, 4096, 4096};
+  const auto device = h200_like();
+  const auto& space = f16().spaces()[0];
+  ASSERT_EQ(space.paths.size(), 3u);
+  EXPECT_EQ(space.paths[1].name, "tensor-cores");
+  EXPECT_EQ(space.paths[1].pinned.at("CM_PREFETCH"), 1);
+  EXPECT_EQ(space.paths[2].name, "tensor-cores-prefetch2");
+  EXPECT_EQ(space.paths[2].pinned.at("CM_PREFETCH"), 2);
+  auto config = f16().baseline(shape);
+  config["USE_COOPMAT"] = 1;
+  config["TILE_M"] = config["TILE_N"] = 128;
+  config["TILE_K"] = 32;
+  config["VEC"] = 8;
+  config["WARPS_M"] = config["WARPS_N"] = 2;
+  config["CM_PREFETCH"] = 2;
+  EXPECT_EQ(f16().constraint_violation(config, shape, device).detail, "");
+  ASSERT_NE(space.path_of(config), nullptr);
+  EXPECT_EQ(space.path_of(config)->name, "tensor-cores-prefetch2");
+  const auto defines = f16().plan(config, shape).defines;
+  EXPECT_NE(std::find(defines.begin(), defines.end(), std::pair<std::string, std::string>{"CM_PREFETCH", "2"}),
+            defines.end());
+  // Both values are searched; the scalar path reads none of it.
+  const auto valid = valid_configs(f16(), shape, device);
+  for (const int p : {1, 2}) {
+    EXPECT_TRUE(std::any_of(valid.begin(), valid.end(),
+                            [&](const Config& c) { return c.at("USE_COOPMAT") == 1 && c.at("CM_PREFETCH") == p; }));
+  }
+  auto tiled = f16().baseline(shape);
+  tiled["CM_PREFETCH"] = 2;
+  EXPECT_NE(f16().constraint_violation(tiled, shape, device).detail.find("CM_PREFETCH is not read with USE_COOPMAT=0"),
+            std::string::npos);
+  EXPECT_EQ(testing_support::expect_variants_compile(
+                f16(), {100, 77, 96}, [](const Config& c) { return c.at("USE_COOPMAT") == 1 && c.at("CM_PREFETCH") == 2; },
+                3),
+            3u);
+}
+
 TEST(DenseMatmul, ConstraintsRejectWhatTheDeviceCannotRun) {
   const auto device = h200_like();
   const Shape shape{512, 4096, 4096};

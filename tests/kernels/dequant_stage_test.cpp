@@ -257,6 +257,42 @@ TEST_P(DequantStage, XRoundedToHalvesByADispatchOfItsOwn) {
   EXPECT_EQ(half_space.bindings.back().size.bytes(shape), 2ull * shape[1] * shape[2]);  // W's halves only
 }
 
+// CM_PREFETCH (slices in flight) is read by DEQUANT_STAGE=2's GEMM alone:
+// a path per value, defined for that stage only, illegal away from 1 on the
+// other paths, and compiled.
+TEST_P(DequantStage, SlicesInFlightOnlyOnTheX16Gemm) {
+  const auto shape = test_shape(GetParam());
+  const auto device = testing_support::h200_like_tensor_cores();
+  const auto& space = kernel().spaces().at(kernel().space_index(shape));
+  EXPECT_EQ(parameter(space, "CM_PREFETCH").values, (std::vector<int>{1, 2}));
+  auto config = dequant_config(kernel(), shape, 128, 16);
+  config["DEQUANT_STAGE"] = 2;
+  config["CM_PREFETCH"] = 2;
+  EXPECT_EQ(kernel().constraint_violation(config, shape, device).detail, "");
+  ASSERT_NE(space.path_of(config), nullptr);
+  EXPECT_EQ(space.path_of(config)->name, "tensor-cores-dequant-x16-prefetch2");
+  const auto stages = kernel().stages(config, shape);
+  ASSERT_EQ(stages.size(), 3u);
+  const std::pair<std::string, std::string> two{"CM_PREFETCH", "2"};
+  EXPECT_NE(std::find(stages[2].defines.begin(), stages[2].defines.end(), two), stages[2].defines.end());
+  for (std::size_t s = 0; s < 2; ++s) {
+    for (const auto& d : stages[s].defines) EXPECT_NE(d.first, "CM_PREFETCH") << stages[s].template_file;
+  }
+  for (const int stage : {1, 0}) {
+    config["DEQUANT_STAGE"] = stage;
+    if (stage == 0) config["DQ_WG"] = 64, config["DQ_RUN"] = 8;  // read by the dequant stage alone
+    EXPECT_NE(kernel().constraint_violation(config, shape, device).detail.find("CM_PREFETCH is only read with "
+                                                                              "DEQUANT_STAGE=2"),
+              std::string::npos)
+        << stage;
+  }
+  const Shape partial{100, 77, shape[2]};
+  EXPECT_EQ(testing_support::expect_variants_compile(
+                kernel(), partial,
+                [](const Config& c) { return c.at("DEQUANT_STAGE") == 2 && c.at("CM_PREFETCH") == 2; }, 2),
+            2u);
+}
+
 // The rounding stage on the test device: x's halves, rounded to nearest
 // even, land behind W's, and W's stay as they were (poisoned here).
 TEST(DequantStageX16, XHalvesBitExactBehindTheWeightsOnTheDevice) {

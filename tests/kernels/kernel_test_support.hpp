@@ -217,8 +217,9 @@ inline bool kept_by_h200_pruning(const kernels::Kernel& kernel, const kernels::C
 // decode counts, then the prefill count without and with tensor cores, with
 // the pruning rules that match an NVIDIA device, the tensor-cores-dequant
 // paths (DEQUANT_STAGE 1 and, where x is fp32, 2) aside: each holds each
-// tensor-core config once per DQ_WG and DQ_RUN (3 × 3). The full space (no
-// pruning) holds every one of those configs.
+// tensor-core config once per DQ_WG and DQ_RUN (3 × 3), DEQUANT_STAGE=2's
+// once more per CM_PREFETCH (2). The full space (no pruning) holds every
+// one of those configs.
 inline void expect_pruned_counts(const kernels::Kernel& kernel, const std::array<std::size_t, 5>& counts) {
   const auto shapes = kernel.default_shapes();
   ASSERT_EQ(shapes.size(), 6u);
@@ -234,7 +235,8 @@ inline void expect_pruned_counts(const kernels::Kernel& kernel, const std::array
       const auto stages = std::find_if(prefill.parameters.begin(), prefill.parameters.end(), [](const auto& p) {
                             return p.name == "DEQUANT_STAGE";
                           })->values.size() - 1;
-      EXPECT_EQ(dequant, i < 3 || !tensor_cores ? 0 : 9 * stages * (counts[4] - counts[3])) << label;
+      const std::size_t per_config = 9 * (stages == 2 ? 1 + 2 : 1);
+      EXPECT_EQ(dequant, i < 3 || !tensor_cores ? 0 : per_config * (counts[4] - counts[3])) << label;
       std::set<std::string> full;
       for (const auto& c : enumerate_space(kernel, shapes[i], device, SpaceScope::full).valid) {
         full.insert(kernels::config_to_json(c));
