@@ -27,7 +27,7 @@ stamp "gguf --make-random" $?
 tune() {  # db tag kernel shape onlys...
   local db=$1 tag=$2 kernel=$3 shape=$4; shift 4
   start=$(date +%s)
-  timeout 60 vktune $kernel --device 0 -s $shape "$@" --strategy exhaustive --seed 39 --time 45s --db $db \
+  timeout 60 vktune $kernel --device 0 -s $shape "$@" --strategy exhaustive --seed 39 --time 45s --db $db < /dev/null \
     > "$OUT/tune_${tag}_${kernel}_${shape}.txt" 2> "$OUT/tune_${tag}_${kernel}_${shape}.stderr.txt"
   stamp "tune $tag $kernel $shape" $?
 }
