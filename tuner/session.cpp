@@ -270,6 +270,25 @@ void TuneSession::search(Evaluation& evaluation, const kernels::Kernel& kernel, 
                           base.status == results::Status::ok ? std::optional<double>(base.timing.median) : std::nullopt,
                           base.status, base.durations.total_ms() / 1000.0});
   }
+  // The winner another GPU of this model stored for this very shape (an
+  // imported table's, which a step here serves while this device has none
+  // of its own) is measured here too, inside --only or not: a restricted or
+  // short search that never reaches it cannot then store a slower winner to
+  // be served ahead of it (session 37: the k and v products' imported
+  // 53.5 µs winners displaced by 87.8 µs ones).
+  std::string served_from;
+  if (options.transfer && options.time_variants) {
+    if (auto served = served_winner(kernel, shape, options.cache_mode, served_from); served && *served != baseline) {
+      progress_.message("measuring the winner " + served_from + " stored for this shape beside the search");
+      evaluation.prepare_configs({*served}, false);
+      const auto& o = evaluation.evaluate_config(*served);
+      if (auto index = search.index_of(*served)) {
+        loop.observe_outside({*index,
+                              o.status == results::Status::ok ? std::optional<double>(o.timing.median) : std::nullopt,
+                              o.status, o.durations.total_ms() / 1000.0});
+      }
+    }
+  }
   // Beside the next batch, one batch of the strategy's guesses at the one
   // after is compiled ahead, behind every config to be measured (they take
   // a free worker only). More guesses held workers with compiles of

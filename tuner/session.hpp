@@ -138,6 +138,12 @@ class TuneSession {
   // Configs to evaluate first: the best of the nearest tuned shapes.
   std::vector<kernels::Config> transfer_seeds(const kernels::Kernel& kernel, const kernels::Shape& shape,
                                               CacheMode cache_mode, std::vector<std::string>& from) const;
+  // Where this device has no winner of its own for the shape, the fastest
+  // that another device of its model stored for it (an imported table's,
+  // the one a step would serve here), completed to today's parameters and
+  // legal on this device; `from` names that device.
+  std::optional<kernels::Config> served_winner(const kernels::Kernel& kernel, const kernels::Shape& shape,
+                                               CacheMode cache_mode, std::string& from) const;
   void reopen_device();
   // Gives the device the clock gauge its timer reads where the timer follows
   // the clock (vk::TimerOptions::watch_clock); without one (a driver that

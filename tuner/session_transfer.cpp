@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/error.hpp"
+#include "engine/stale_config.hpp"
 #include "tuner/search/transfer.hpp"
 #include "tuner/session.hpp"
 
@@ -71,6 +72,30 @@ std::vector<kernels::Config> TuneSession::transfer_seeds(const kernels::Kernel& 
   auto seeds = vktune::transfer_seeds(kernel, shape, StoreTransferSource(*store_, rows, kernel, cache_mode));
   from.insert(from.end(), seeds.from.begin(), seeds.from.end());
   return std::move(seeds.configs);
+}
+
+std::optional<kernels::Config> TuneSession::served_winner(const kernels::Kernel& kernel, const kernels::Shape& shape,
+                                                          CacheMode cache_mode, std::string& from) const {
+  if (!store_ || !device_row_) return std::nullopt;
+  const auto shape_text = kernels::shape_to_string(shape);
+  // This device's own winner is compared where a new one is stored
+  // (tuner/session_winner.cpp).
+  if (store_->find_winner(*device_row_, kernel.name(), shape_text, cache_mode)) return std::nullopt;
+  const auto self = identity_of(device_->info());
+  std::optional<results::Winner> best;
+  results::DeviceIdentity best_id;
+  for (const auto& [row, id] : store_->devices()) {
+    if (row == *device_row_ || id.vendor_id != self.vendor_id || id.device_id != self.device_id) continue;
+    auto w = store_->find_winner(row, kernel.name(), shape_text, cache_mode);
+    if (w && (!best || w->median_ns < best->median_ns)) best = std::move(w), best_id = id;
+  }
+  if (!best) return std::nullopt;
+  const auto update = update_config(kernel, shape, kernels::config_from_json(best->config_json));
+  if (!update.config || !kernel.constraint_violation(*update.config, shape, device_->info()).empty()) {
+    return std::nullopt;
+  }
+  from = best_id.name + (best_id.device_uuid.empty() ? "" : " " + best_id.device_uuid.substr(0, 8));
+  return update.config;
 }
 
 }  // namespace vktune

@@ -8,6 +8,7 @@
 #include <map>
 #include <random>
 
+#include "engine/device_identity.hpp"
 #include "tests/test_device.hpp"
 #include "tests/tuner/test_kernel.hpp"
 
@@ -184,6 +185,73 @@ TEST_F(SessionTest, FasterStoredWinnerStays) {
     EXPECT_EQ(*second.kept_stored_winner_ns, 1.0);
     EXPECT_EQ(store.find_winner(*session.device_row(), "test_scale", "1000", "cold")->variant_hash,
               other->variant_hash);
+  }
+  std::filesystem::remove(db);
+  std::filesystem::remove(db.string() + "-wal");
+  std::filesystem::remove(db.string() + "-shm");
+}
+
+// Where this device has no winner of its own, the one another GPU of its
+// model stored (an imported table's, which a step here would serve) is
+// measured beside the search, even outside --only, so the stored winner is
+// the faster of them here; once this device has its own, that one is what a
+// new winner must beat (FasterStoredWinnerStays).
+TEST_F(SessionTest, AnotherGpusWinnerIsMeasuredBesideARestrictedSearch) {
+  testing::TestScaleKernel wrong_baseline({0, 1}, 1);  // baseline WG=64 BUG=1: WG=32 and 64 with BUG=0 are right
+  const auto db = std::filesystem::temp_directory_path() / ("vktune-served-" + std::to_string(seed) + ".db");
+  {
+    auto store = results::Store::open(db);
+    TuneSession session(instance, test::test_device_index(), &store, templates, progress);
+    const auto row = *session.device_row();
+    TuneOptions options;
+    options.seed = seed;
+    options.timer.samples = 3;
+    options.timer.warmup_samples = 1;
+    options.only = {{"WG", {32, 64}}, {"BUG", {0}}};
+    const auto first = session.tune(wrong_baseline, {1000}, options);  // stores both right variants
+    ASSERT_EQ(first.outcomes.size(), 3u);
+    std::string wg64;
+    for (const auto& o : first.outcomes)
+      if (!o.is_baseline && o.config.at("WG") == 64) wg64 = o.variant_hash;
+    ASSERT_FALSE(wg64.empty());
+    auto own = store.find_winner(row, "test_scale", "1000", "cold");
+    ASSERT_TRUE(own.has_value());
+
+    // Another GPU of this model stored WG=64 (a table imported from it),
+    // and this device has no winner of its own.
+    auto other = identity_of(session.device().info());
+    other.device_uuid = "0123456789abcdef0123456789abcdef";
+    other.driver_version += 1;
+    const auto other_row = store.upsert_device(other);
+    ASSERT_NE(other_row, row);
+    auto imported = *own;
+    imported.device_id = other_row;
+    imported.config_json = kernels::config_to_json({{"BUG", 0}, {"WG", 64}});
+    imported.variant_hash = wg64;
+    imported.updated_at.clear();
+    store.set_winner(imported);
+    ASSERT_TRUE(store.remove_winner(row, "test_scale", "1000", "cold"));
+
+    options.only = {{"WG", {32}}, {"BUG", {0}}};
+    const auto second = session.tune(wrong_baseline, {1000}, options);
+    ASSERT_EQ(second.outcomes.size(), 3u);
+    const Outcome* served = nullptr;
+    for (const auto& o : second.outcomes)
+      if (!o.is_baseline && o.config.at("WG") == 64) served = &o;
+    ASSERT_NE(served, nullptr);
+    EXPECT_EQ(served->status, results::Status::ok) << served->reason;
+    ASSERT_TRUE(second.winner.has_value());
+    for (const auto& o : second.outcomes) {
+      if (o.status == results::Status::ok) {
+        EXPECT_LE(second.outcomes[*second.winner].timing.median, o.timing.median);
+      }
+    }
+    const auto stored = store.find_winner(row, "test_scale", "1000", "cold");
+    ASSERT_TRUE(stored.has_value());
+    EXPECT_EQ(kernels::config_from_json(stored->config_json), second.outcomes[*second.winner].config);
+
+    // This device now has its own winner: the other GPU's is not measured again.
+    EXPECT_EQ(session.tune(wrong_baseline, {1000}, options).outcomes.size(), 2u);
   }
   std::filesystem::remove(db);
   std::filesystem::remove(db.string() + "-wal");
