@@ -24,6 +24,15 @@ class SessionTest : public ::testing::Test {
   SilentProgress progress;
   std::uint64_t seed = std::random_device{}();
 
+  // Few samples: these tests check what is measured, not how fast.
+  TuneOptions quick_options() const {
+    TuneOptions options;
+    options.seed = seed;
+    options.timer.samples = 3;
+    options.timer.warmup_samples = 1;
+    return options;
+  }
+
   const Outcome& find(const ShapeResult& r, int wg, int bug) {
     for (const auto& o : r.outcomes)
       if (o.config.at("WG") == wg && o.config.at("BUG") == bug) return o;
@@ -203,10 +212,7 @@ TEST_F(SessionTest, AnotherGpusWinnerIsMeasuredBesideARestrictedSearch) {
     auto store = results::Store::open(db);
     TuneSession session(instance, test::test_device_index(), &store, templates, progress);
     const auto row = *session.device_row();
-    TuneOptions options;
-    options.seed = seed;
-    options.timer.samples = 3;
-    options.timer.warmup_samples = 1;
+    auto options = quick_options();
     options.only = {{"WG", {32, 64}}, {"BUG", {0}}};
     const auto first = session.tune(wrong_baseline, {1000}, options);  // stores both right variants
     ASSERT_EQ(first.outcomes.size(), 3u);
