@@ -2,7 +2,8 @@
 // nearest tuned shapes, on this device and on others of the same model,
 // evaluated before the strategy's own proposals. Which seeds is decided in
 // tuner/search/transfer.cpp (a replay uses the same code); this file reads
-// them from the store.
+// them from the store, and the winner another device of the model stored
+// for the very shape, which the search measures beside the baseline.
 #include <string>
 #include <vector>
 
