@@ -24,22 +24,29 @@ Tile tile_of(const Config& c) {
   return t;
 }
 
-Violation device_violation(const MatrixShape& cm, const vk::DeviceInfo& device, const std::string& path) {
+Violation device_violation(const MatrixShape& cm, const vk::DeviceInfo& device, const std::string& path,
+                           const ElementTypes& types) {
   if (device.cooperative_matrix == vk::CooperativeMatrixExtension::none) {
     return legality::kCooperativeMatrix(path + " needs VK_NV_cooperative_matrix or VK_KHR_cooperative_matrix");
   }
-  if (!device.features.shader_float16) {
+  const bool fp16 = std::string(types.inputs) == kFp16.inputs;
+  if (fp16 && !device.features.shader_float16) {
     return legality::kFloat16(path + " needs shaderFloat16 (fp16 staging in shared memory)");
+  }
+  if (!fp16 && !device.features.shader_int8) {
+    return legality::kCooperativeMatrix(path + " needs shaderInt8 (8-bit matrix elements)");
   }
   bool reported = false;
   for (const auto& s : device.tensor_core_shapes()) {
-    reported = reported || (s.m == cm.m && s.n == cm.n && s.k == cm.k && s.a_type == "f16" && s.b_type == "f16" &&
-                            s.c_type == "f32" && s.d_type == "f32" && s.scope == "subgroup");
+    reported = reported || (s.m == cm.m && s.n == cm.n && s.k == cm.k && s.a_type == types.inputs &&
+                            s.b_type == types.inputs && s.c_type == types.accumulators &&
+                            s.d_type == types.accumulators && s.scope == "subgroup");
   }
   const std::string name = std::to_string(cm.m) + "x" + std::to_string(cm.n) + "x" + std::to_string(cm.k);
   if (!reported) {
     return legality::kCooperativeMatrix(
-        "the device reports no " + name + " cooperative matrix with f16 inputs and f32 accumulators through " +
+        "the device reports no " + name + " cooperative matrix with " + types.inputs + " inputs and " +
+        types.accumulators + " accumulators through " +
         (device.cooperative_matrix == vk::CooperativeMatrixExtension::nv ? "VK_NV" : "VK_KHR") + "_cooperative_matrix");
   }
   const bool only32 = device.subgroup_size == kWarp && (device.min_subgroup_size == 0 || device.min_subgroup_size == kWarp) &&

@@ -36,10 +36,25 @@ struct Tile {
 };
 Tile tile_of(const Config& config);
 
-// Empty when the device multiplies fp16 `cm` matrices into fp32 ones in
-// subgroups of exactly 32 invocations; else why not, the message starting
-// with `path` (the parameter that asks for tensor cores, e.g. "MMA=1").
-Violation device_violation(const MatrixShape& cm, const vk::DeviceInfo& device, const std::string& path);
+// The element types of a product: its inputs' and its accumulators', as
+// vk::CooperativeMatrixShape names them, and the shader feature the inputs'
+// type needs.
+struct ElementTypes {
+  const char* inputs;
+  const char* accumulators;
+};
+inline constexpr ElementTypes kFp16{"f16", "f32"};  // the fp16 paths (shaderFloat16)
+inline constexpr ElementTypes kInt8{"s8", "s32"};   // the int8 prefill (shaderInt8)
+
+// The int8 products' one shape (GL_NV_integer_cooperative_matrix).
+constexpr MatrixShape kInt8Shape{16, 16, 32};
+
+// Empty when the device multiplies `types.inputs` `cm` matrices into
+// `types.accumulators` ones in subgroups of exactly 32 invocations; else why
+// not, the message starting with `path` (the parameter that asks for tensor
+// cores, e.g. "MMA=1").
+Violation device_violation(const MatrixShape& cm, const vk::DeviceInfo& device, const std::string& path,
+                           const ElementTypes& types = kFp16);
 
 // Empty when the device runs fp16 × fp16 + fp32 matrices of the config's
 // CM_SHAPE in 32-wide subgroups and the tile splits into whole matrices per

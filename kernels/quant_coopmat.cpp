@@ -19,6 +19,15 @@ constexpr std::uint32_t kMaxRunsPerInvocation = 16;
 // Invocations per workgroup of DEQUANT_STAGE=2's rounding of x.
 constexpr std::uint32_t kRoundWg = 256;
 
+// DEQUANT_STAGE=3: x values a workgroup of quantize_x_q8.comp quantizes (8
+// an invocation), and 32-weight groups a workgroup of requant_w_q8.comp
+// writes (one an invocation).
+constexpr std::uint32_t kQuantizeSegment = 2048;
+constexpr std::uint32_t kRequantWg = 64;
+
+// What DEQUANT_STAGE=3 does not read: pinned at their first values.
+const std::vector<std::string> kInt8IdleNames{"CM_SHAPE", "DQ_WG", "DQ_RUN", "CM_PREFETCH"};
+
 std::uint32_t shared_bytes(const coopmat::Tile& t) {
   return 2 * (t.bm + t.bn) * (t.bk + 8) + 4 * t.warps * t.cm.m * t.cm.n;
 }
@@ -68,6 +77,10 @@ std::vector<Parameter> dequant_parameters(bool fp32_x) {
     stages.push_back(2);
     help += "; 2 = as 1, and a second one rounds x to fp16 behind W16, so the GEMM stages 16-byte chunks of both "
             "with the next slice in flight, as matmul_f16 does";
+    stages.push_back(3);
+    help += "; 3 = int8 tensor cores: x quantized to 8 bits per 32 values and W written as 8-bit codes per 32 "
+            "(two first dispatches, into W16), multiplied on int8 cooperative matrices with each group's scales "
+            "(relative error about 0.5%, as X_QUANT=1's)";
   }
   return {{"DEQUANT_STAGE", std::move(stages), std::move(help)},
           {"DQ_WG", {64, 128, 256}, "DEQUANT_STAGE=1: invocations per workgroup of the dequantizing dispatch"},
@@ -106,6 +119,10 @@ std::vector<Path> paths(const Space& space) {
                          kFp32PathNames, {{"USE_COOPMAT", 1}, {"DEQUANT_STAGE", 2}, {"CM_PREFETCH", prefetch}}, {}));
     }
   }
+  if (stage != space.parameters.end() && std::ranges::find(stage->values, 3) != stage->values.end()) {
+    all.push_back(path(space, "tensor-cores-int8", joined(kFp32PathNames, kInt8IdleNames),
+                       {{"USE_COOPMAT", 1}, {"DEQUANT_STAGE", 3}}, {}));
+  }
   return all;
 }
 
@@ -124,6 +141,11 @@ bool rounds_x_first(const Config& config) {
   return it != config.end() && it->second == 2;
 }
 
+bool multiplies_int8(const Config& config) {
+  const auto it = config.find("DEQUANT_STAGE");
+  return it != config.end() && it->second == 3;
+}
+
 Violation idle_violation(const Config& config, const Space& space) {
   const bool coopmat = uses_coopmat(config);
   const bool dequant = uses_dequant_stage(config);
@@ -140,6 +162,10 @@ Violation idle_violation(const Config& config, const Space& space) {
       return legality::kUnreadParameter("CM_PREFETCH is only read with DEQUANT_STAGE=2 (pinned to " +
                                         std::to_string(p.values.front()) + " on the other paths)");
     }
+    if (multiplies_int8(config) && named(kInt8IdleNames, p.name) && config.at(p.name) != p.values.front()) {
+      return legality::kUnreadParameter(p.name + " is not read with DEQUANT_STAGE=3 (pinned to " +
+                                        std::to_string(p.values.front()) + ")");
+    }
     if (!dequant && named(kDequantNames, p.name) && config.at(p.name) != p.values.front()) {
       return legality::kUnreadParameter(p.name + " is only read with DEQUANT_STAGE=1 (pinned to " +
                                         std::to_string(p.values.front()) + " on the other paths)");
@@ -148,7 +174,50 @@ Violation idle_violation(const Config& config, const Space& space) {
   return {};
 }
 
+namespace {
+
+// DEQUANT_STAGE=3 on `device` for `shape`: int8 cooperative matrices and the
+// integer dot product (x's quantization), the tile split into whole 16×16
+// blocks per subgroup, TILE_K whole 32-groups, the 16-byte chunks of a slice
+// split evenly, the scratch indexed in 32 bits.
+Violation int8_violation(const Config& config, const Shape& shape, const vk::DeviceInfo& device) {
+  if (auto p = coopmat::device_violation(coopmat::kInt8Shape, device, "DEQUANT_STAGE=3", coopmat::kInt8);
+      !p.empty()) {
+    return p;
+  }
+  if (!device.features.integer_dot_product) {
+    return legality::kIntegerDot("DEQUANT_STAGE=3 quantizes x with shaderIntegerDotProduct");
+  }
+  auto t = coopmat::tile_of(config);
+  t.cm = coopmat::kInt8Shape;
+  if (t.warps > 8) return coopmat::kSubgroups("WARPS_M*WARPS_N = " + std::to_string(t.warps) + " subgroups is more than 8");
+  if (t.wm % t.cm.m != 0 || t.wn % t.cm.n != 0 || t.bk % t.cm.k != 0) {
+    return kInt8Tile("a subgroup's " + std::to_string(t.wm) + "×" + std::to_string(t.wn) +
+                     " part of the tile is not made of 16×16 blocks, or TILE_K=" + std::to_string(t.bk) +
+                     " is not a multiple of 32");
+  }
+  if (t.wm * t.wn / coopmat::kWarp > 128) {
+    return coopmat::kAccumulators("a subgroup's accumulators hold " + std::to_string(t.wm * t.wn / coopmat::kWarp) +
+                                  " floats per invocation, more than 128");
+  }
+  const std::uint32_t wg = t.warps * coopmat::kWarp;
+  const std::uint32_t chunks_x = t.bm * t.bk / 16, chunks_w = t.bn * t.bk / 16;
+  if (chunks_x % wg != 0 || chunks_w % wg != 0) {
+    return kStagingRuns("the " + std::to_string(wg) + " invocations do not split the " + std::to_string(chunks_x) +
+                        " + " + std::to_string(chunks_w) + " 16-byte chunks of a slice evenly");
+  }
+  // W's codes, x's at 2*N*K bytes, then x's scales: byte offsets in 32 bits.
+  const std::uint64_t bytes = 2 * std::uint64_t{shape.at(1)} * shape.at(2) + 2 * std::uint64_t{shape.at(0)} * shape.at(2);
+  if (bytes >= (1ull << 32)) {
+    return kIndexing("DEQUANT_STAGE=3: a scratch of " + std::to_string(bytes) + " bytes exceeds 32-bit indexing");
+  }
+  return {};
+}
+
+}  // namespace
+
 Violation violation(const Config& config, const Shape& shape, const vk::DeviceInfo& device) {
+  if (multiplies_int8(config)) return int8_violation(config, shape, device);
   if (auto p = coopmat::violation(config, device); !p.empty()) return p;
   // dequant_f16.comp, round_x_f16.comp and matmul_quant_cm_f16w.comp index W16 in halves with 32-bit integers.
   const std::uint64_t halves = std::uint64_t{shape.at(1)} * shape.at(2) +
@@ -175,7 +244,7 @@ std::vector<PruningRule> pruning() {
            " runs of 4 per invocation holds them all in registers at once",
        DeviceFilter{},
        [](const Config& c, const Shape&) {
-         if (!uses_coopmat(c)) return false;
+         if (!uses_coopmat(c) || multiplies_int8(c)) return false;  // DEQUANT_STAGE=3 stages 16-byte chunks
          const auto t = coopmat::tile_of(c);
          const std::uint32_t wg = t.warps * coopmat::kWarp;
          return wg != 0 && (t.bm * t.bk / 4 + t.bn * t.bk / 4) / wg > kMaxRunsPerInvocation;
@@ -204,7 +273,39 @@ ShaderPlan plan(const Config& config, const Space& space, int qtype) {
   return plan;
 }
 
+namespace {
+
+// DEQUANT_STAGE=3's three dispatches.
+std::vector<ShaderPlan> int8_stages(const Config& config, int qtype) {
+  ShaderPlan quantize;
+  quantize.template_file = "quantize_x_q8.comp";
+  quantize.defines = {{"XQ_SEG", std::to_string(kQuantizeSegment)}};
+  quantize.local_size = {kQuantizeSegment / 8, 1, 1};
+  quantize.dispatch = {DispatchAxis{0, 1}, DispatchAxis{2, kQuantizeSegment}, DispatchAxis{}};
+  quantize.shared_memory_bytes = kQuantizeSegment + kQuantizeSegment / 32 * 8;  // include/x_q8.glsl's xq, xds
+  ShaderPlan requant;
+  requant.template_file = "requant_w_q8.comp";
+  requant.defines = {{"QTYPE", std::to_string(qtype)}, {"RQ_WG", std::to_string(kRequantWg)}};
+  requant.local_size = {kRequantWg, 1, 1};
+  requant.dispatch = {DispatchAxis{1, 1}, DispatchAxis{2, kRequantWg * 32}, DispatchAxis{}};
+  ShaderPlan gemm;
+  gemm.template_file = "matmul_quant_cm_i8.comp";
+  for (const char* name : {"TILE_M", "TILE_N", "TILE_K", "WARPS_M", "WARPS_N"}) {
+    gemm.defines.emplace_back(name, std::to_string(config.at(name)));
+  }
+  const auto t = coopmat::tile_of(config);
+  gemm.local_size = {t.warps * coopmat::kWarp, 1, 1};
+  gemm.dispatch = {DispatchAxis{1, t.bn}, DispatchAxis{0, t.bm}, DispatchAxis{}};
+  // Codes (rows padded by 16 bytes), four floats per row and group, the output scratch.
+  gemm.shared_memory_bytes = (t.bm + t.bn) * (t.bk + 16) + 8 * (t.bm + t.bn) * (t.bk / 32) +
+                             4 * t.warps * coopmat::kInt8Shape.m * coopmat::kInt8Shape.n;
+  return {quantize, requant, gemm};
+}
+
+}  // namespace
+
 std::vector<ShaderPlan> dequant_stages(const Config& config, const Space& space, int qtype) {
+  if (multiplies_int8(config)) return int8_stages(config, qtype);
   ShaderPlan dequant;
   dequant.template_file = "dequant_f16.comp";
   dequant.defines = {{"QTYPE", std::to_string(qtype)},

@@ -25,6 +25,19 @@
 // staging) instead of rounding x at every staging, once per tile column.
 // The values multiplied are again the fused path's. Its GEMM keeps
 // CM_PREFETCH slices' loads in flight (1 or 2; one path per value).
+//
+// A fifth, "tensor-cores-int8" (DEQUANT_STAGE=3, kernels whose x is fp32
+// values), multiplies 8-bit codes on int8 cooperative matrices (16×16×32,
+// int32 accumulators) in three dispatches: templates/quantize_x_q8.comp
+// quantizes x per 32 values as the decode path's X_QUANT=1 does,
+// templates/requant_w_q8.comp writes W as 8-bit codes with a scale and an
+// offset per 32 weights (Q4_0, Q8_0, Q4_K and Q5_K exactly; Q6_K, whose
+// 16-weight sub-blocks carry two scales per 32, quantized again to 8 bits
+// per 32), both into W16, and templates/matmul_quant_cm_i8.comp multiplies
+// them, applying each 32-group's scales to its int32 product. It reads the
+// tile parameters (TILE_M, TILE_N, TILE_K a multiple of 32, WARPS_M,
+// WARPS_N); CM_SHAPE, DQ_WG, DQ_RUN and CM_PREFETCH are pinned. Its
+// numerics are x's 8-bit rounding (kInt8Tolerance).
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -61,7 +74,8 @@ bool is_dequant_parameter(const std::string& name);
 // "tensor-cores-dequant" (USE_COOPMAT=1 and DEQUANT_STAGE=1; the fp32 path's
 // parameters pinned), and where DEQUANT_STAGE takes 2
 // "tensor-cores-dequant-x16" and "tensor-cores-dequant-x16-prefetch2"
-// (CM_PREFETCH 1 and 2). The first two list "W16" as unused.
+// (CM_PREFETCH 1 and 2), and "tensor-cores-int8" (DEQUANT_STAGE=3). The
+// first two list "W16" as unused.
 std::vector<Path> paths(const Space& space);
 
 // The parameters the path of `config` does not use must stay at their first
@@ -77,6 +91,7 @@ Violation violation(const Config& config, const Shape& shape, const vk::DeviceIn
 // The quantized tensor-core path's own legality rules.
 inline constexpr RuleId kIndexing{"quant_coopmat.indexing"};         // W16 indexed in 32 bits
 inline constexpr RuleId kStagingRuns{"quant_coopmat.staging_runs"};  // a slice's runs split evenly
+inline constexpr RuleId kInt8Tile{"quant_coopmat.int8_tile"};        // DEQUANT_STAGE=3's 16×16×32 blocks
 
 // The tensor-core path's pruning, on every device: staging of more than 16
 // runs of 4 per invocation, tiles past the shape rounded up.
@@ -90,17 +105,30 @@ ShaderPlan plan(const Config& config, const Space& space, int qtype);
 // DQ_WG, DQ_RUN defined; a workgroup per row of W and DQ_WG*DQ_RUN weights)
 // and matmul_quant_cm_f16w.comp (the tile parameters, as plan defines them);
 // DEQUANT_STAGE=2: round_x_f16.comp between them (a workgroup per row of x
-// and 2048 of its values), and X16 defined for the GEMM.
+// and 2048 of its values), and X16 defined for the GEMM. DEQUANT_STAGE=3:
+// quantize_x_q8.comp (a workgroup per row of x and 2048 of its values),
+// requant_w_q8.comp (QTYPE; a workgroup per row of W and 64 groups of 32)
+// and matmul_quant_cm_i8.comp (the tile parameters).
 std::vector<ShaderPlan> dequant_stages(const Config& config, const Space& space, int qtype);
 
 bool uses_coopmat(const Config& config);
 bool uses_dequant_stage(const Config& config);  // DEQUANT_STAGE 1 or 2
 bool rounds_x_first(const Config& config);      // DEQUANT_STAGE=2
+bool multiplies_int8(const Config& config);     // DEQUANT_STAGE=3
 
 // x and the dequantized weights are rounded to fp16 (relative error up to
 // 2^-11 each) before fp32 accumulation: for random signs the relative L2
 // error is a few 1e-4 and the largest error about 1e-3 of the largest
 // output. A wrong tile, slice or block gives errors of order 1e-1 and more.
 constexpr Tolerance kTolerance{2e-3, 1e-2};
+
+// DEQUANT_STAGE=3 multiplies x rounded to 8 bits per 32 values (step
+// max|x|/127), the decode path's X_QUANT=1 rounding, whose tolerance it
+// takes (kernels/quantized_activations.hpp: measured 1.4e-3 to 5.5e-3
+// relative L2); the weights are exact but for Q6_K's, rounded again to 8
+// bits per 32 (an error of at most half a step of the group's largest
+// weight / 127, the same kind as x's). A wrong scale, code or group gives
+// errors above 1e-1.
+constexpr Tolerance kInt8Tolerance{2e-2, 3e-2};
 
 }  // namespace vktune::kernels::quant_coopmat

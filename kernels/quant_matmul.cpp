@@ -549,7 +549,9 @@ Tolerance QuantMatmul::variant_tolerance(const Config& config, const Shape& shap
   if (space_index(shape) == kDecode && uses_quantized_activations(config)) {
     fp32 = swiglu_activations() ? kQuantizedSwigluActivationTolerance : kQuantizedActivationTolerance;
   }
-  if (space_index(shape) == kPrefill && quant_coopmat::uses_coopmat(config)) fp32 = quant_coopmat::kTolerance;
+  if (space_index(shape) == kPrefill && quant_coopmat::uses_coopmat(config)) {
+    fp32 = quant_coopmat::multiplies_int8(config) ? quant_coopmat::kInt8Tolerance : quant_coopmat::kTolerance;
+  }
   return fp16_activations() ? half_activations::tolerance(fp32) : fp32;
 }
 

@@ -9,4 +9,7 @@ if [ ! -e /tmp/.vktune_loader_unpacked ]; then
 fi
 export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 export PATH=$PWD/.dist/bin:$PATH
+# The shared libraries vktune links that the device machine lacks (muparser,
+# libgomp, Google Benchmark), copied beside the binaries.
+export LD_LIBRARY_PATH=$PWD/.dist/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 nvidia-smi --query-gpu=name,uuid,driver_version --format=csv > "$OUT/gpu.txt" 2>&1

@@ -106,11 +106,8 @@ CHUNK gemm_chunk_b(B_RAW raw);
 
 shared SH_TYPE as_[CM_STAGES * BM * S_STRIDE / SH_UNIT];
 shared SH_TYPE bs_[CM_STAGES * BN * S_STRIDE / SH_UNIT];
-// uvec4 (fp32 bits): a matrix store needs a 16-byte aligned address, which
-// only a 16-byte element type guarantees (on the H200 a float array was
-// placed 4 bytes off, shifting every stored matrix by one element), and the
-// stores take no vec4 arrays.
-shared uvec4 cs_[WARPS_M * WARPS_N * CM_M * CM_N / 4];
+#define CM_SUBGROUPS (WARPS_M * WARPS_N)
+#include "coopmat_store.glsl"
 
 // Store chunk v at half offset s of a shared buffer.
 #if CM_VEC == 1
@@ -230,34 +227,12 @@ void main() {
   }
 #endif
 
-  // Output: direct stores for blocks inside y with 16-byte aligned rows, a
-  // per-subgroup scratch and guarded stores for the rest.
-#ifdef Y_F16
-#define Y_ROW_ALIGN 8u  // halves in 16 bytes
-#define Y_MATRIX(a) fcoopmatNV<16, gl_ScopeSubgroup, CM_M, CM_N>(a)
-#define Y_VALUE(v) float16_t(v)
-#else
-#define Y_ROW_ALIGN 4u
-#define Y_MATRIX(a) (a)
-#define Y_VALUE(v) (v)
-#endif
-  const uint scratch = warp * (CM_M * CM_N);
+  // Output: include/coopmat_store.glsl.
   [[unroll]] for (uint i = 0; i < TILES_M; ++i) {
     [[unroll]] for (uint j = 0; j < TILES_N; ++j) {
       const uint gm = m0 + (wm * TILES_M + i) * CM_M;
       const uint gn = n0 + (wn * TILES_N + j) * CM_N;
-      if (gm + CM_M <= M && gn + CM_N <= N && (N % Y_ROW_ALIGN) == 0u) {
-        coopMatStoreNV(Y_MATRIX(acc[i * TILES_N + j]), y, gm * N + gn, N, false);
-      } else if (gm < M && gn < N) {
-        coopMatStoreNV(acc[i * TILES_N + j], cs_, scratch / 4u, CM_N / 4u, false);
-        subgroupMemoryBarrierShared();
-        subgroupBarrier();
-        for (uint e = gl_SubgroupInvocationID; e < CM_M * CM_N; e += gl_SubgroupSize) {
-          const uint m = gm + e / CM_N, n = gn + e % CM_N;
-          if (m < M && n < N) y[m * N + n] = Y_VALUE(uintBitsToFloat(cs_[(scratch + e) / 4u][(scratch + e) % 4u]));
-        }
-        subgroupBarrier();
-      }
+      STORE_ACCUMULATOR(acc[i * TILES_N + j], gm, gn);
     }
   }
 }

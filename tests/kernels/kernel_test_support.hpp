@@ -116,6 +116,9 @@ inline vk::DeviceInfo h200_like_tensor_cores() {
       d.cooperative_matrix_shapes.push_back({m, n, k, "f16", "f16", acc, acc, "subgroup"});
     }
   }
+  // The int8 products the H200 reports (GL_NV_integer_cooperative_matrix).
+  d.features.shader_int8 = true;
+  d.cooperative_matrix_shapes.push_back({16, 16, 32, "s8", "s8", "s32", "s32", "subgroup"});
   return d;
 }
 
