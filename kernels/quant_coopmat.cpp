@@ -293,6 +293,7 @@ std::vector<ShaderPlan> int8_stages(const Config& config, int qtype) {
   for (const char* name : {"TILE_M", "TILE_N", "TILE_K", "WARPS_M", "WARPS_N"}) {
     gemm.defines.emplace_back(name, std::to_string(config.at(name)));
   }
+  gemm.defines.emplace_back("QTYPE", std::to_string(qtype));  // whether W's groups carry an offset
   const auto t = coopmat::tile_of(config);
   gemm.local_size = {t.warps * coopmat::kWarp, 1, 1};
   gemm.dispatch = {DispatchAxis{1, t.bn}, DispatchAxis{0, t.bm}, DispatchAxis{}};

@@ -108,7 +108,7 @@ ShaderPlan plan(const Config& config, const Space& space, int qtype);
 // and 2048 of its values), and X16 defined for the GEMM. DEQUANT_STAGE=3:
 // quantize_x_q8.comp (a workgroup per row of x and 2048 of its values),
 // requant_w_q8.comp (QTYPE; a workgroup per row of W and 64 groups of 32)
-// and matmul_quant_cm_i8.comp (the tile parameters).
+// and matmul_quant_cm_i8.comp (the tile parameters and QTYPE).
 std::vector<ShaderPlan> dequant_stages(const Config& config, const Space& space, int qtype);
 
 bool uses_coopmat(const Config& config);

@@ -23,8 +23,12 @@
 // Codes and scales past M, N and K stage as zeros, so only stores are
 // guarded (include/coopmat_store.glsl).
 //
+// The offset term is compiled only for the block types whose weights carry
+// one (QB_HAS_OFFSET: Q4_K, Q5_K); requant_w_q8.comp writes b = 0 for the
+// others.
+//
 // Parameters (#defines): TILE_M, TILE_N, TILE_K, WARPS_M, WARPS_N.
-// Push constants: M, N, K.
+// Semantics: QTYPE. Push constants: M, N, K.
 
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
@@ -68,6 +72,7 @@ layout(std430, set = 0, binding = 3) readonly buffer Q8Vectors { uvec4 q8_vector
 layout(std430, set = 0, binding = 3) readonly buffer Q8Scales { vec2 q8_scales[]; };
 
 #include "coopmat_store.glsl"
+#include "quant_block.glsl"  // QB_HAS_OFFSET (its weight-buffer binding is not read here)
 
 shared uvec4 as_[BM * S_VEC];
 shared uvec4 bs_[BN * S_VEC];
@@ -94,13 +99,13 @@ uvec4 fetch_b(uint c, uint n0, uint k0) {
 vec2 fetch_x_scales(uint e, uint m0, uint k0) {
   const uint row = e % BM, group = k0 / 32u + e / BM;
   return (e < BM * GROUPS && m0 + row < M && group < K / 32u)
-             ? q8_scales[(2u * N * K + M * K) / 8u + (m0 + row) * (K / 32u) + group]
+             ? q8_scales[(2u * N * K + M * K) / 8u + group * M + m0 + row]
              : vec2(0.0);
 }
 vec2 fetch_w_scales(uint e, uint n0, uint k0) {
   const uint row = e % BN, group = k0 / 32u + e / BN;
   return (e < BN * GROUPS && n0 + row < N && group < K / 32u)
-             ? q8_scales[(N * K) / 8u + (n0 + row) * (K / 32u) + group]
+             ? q8_scales[(N * K) / 8u + group * N + n0 + row]
              : vec2(0.0);
 }
 
@@ -143,14 +148,18 @@ void main() {
       const uint e = tid + i * CM_WG;
       if (e < BM * GROUPS) {
         xd_[e / 4u][e % 4u] = floatBitsToUint(rx[i].x);
+#if QB_HAS_OFFSET
         xs_[e / 4u][e % 4u] = floatBitsToUint(rx[i].y);
+#endif
       }
     }
     [[unroll]] for (uint i = 0; i < WG_PER_THREAD; ++i) {
       const uint e = tid + i * CM_WG;
       if (e < BN * GROUPS) {
         wa_[e / 4u][e % 4u] = floatBitsToUint(rw[i].x);
+#if QB_HAS_OFFSET
         wb_[e / 4u][e % 4u] = floatBitsToUint(rw[i].y);
+#endif
       }
     }
     barrier();
@@ -176,7 +185,11 @@ void main() {
         [[unroll]] for (uint i = 0; i < TILES_M; ++i) {
           ACC p = ACC(coopMatMulAddNV(fa[i], fb, izero));  // not const: glslang made a const conversion a spec-constant op of an undefined id
           const uint t = i * TILES_N + j;
+#if QB_HAS_OFFSET
           for (int e = 0; e < p.length(); ++e) acc[t][e] += p[e] * dx[i][e] * wa[e] - sx[i][e] * wb[e];
+#else
+          for (int e = 0; e < p.length(); ++e) acc[t][e] += p[e] * dx[i][e] * wa[e];
+#endif
         }
       }
     }

@@ -6,8 +6,10 @@
 // round(x/dx), dx = max|x|/127, and dx times the sum of the codes), into the
 // scratch binding 3 behind W's codes (requant_w_q8.comp):
 //   bytes 2NK + mK + k         code of x[m][k],
-//   vec2  (2NK + MK)/8 + m*(K/32) + k/32   (dx, dx * sum of codes) of the
-//                              32 values from k.
+//   vec2  (2NK + MK)/8 + (k/32)*M + m   (dx, dx * sum of codes) of the 32
+//                              values from k: group-major, so that the GEMM
+//                              reads a group's scales of consecutive rows as
+//                              one run.
 // A workgroup per row of x (gl_WorkGroupID.x = m) and XQ_SEG values of it
 // (gl_WorkGroupID.y), quantized into shared memory and copied out.
 //
@@ -50,6 +52,6 @@ void main() {
   const uint tid = gl_LocalInvocationID.x;
   const uint words = (2u * N * K + m * K + k0) / 4u;
   for (uint w = tid; w < len / 4u; w += WG_SIZE) q8_words[words + w] = xq[w];
-  const uint scales = (2u * N * K + M * K) / 8u + m * (K / 32u) + k0 / 32u;
-  for (uint g = tid; g < len / 32u; g += WG_SIZE) q8_scales[scales + g] = xds[g];
+  const uint scales = (2u * N * K + M * K) / 8u + (k0 / 32u) * M + m;
+  for (uint g = tid; g < len / 32u; g += WG_SIZE) q8_scales[scales + g * M] = xds[g];
 }

@@ -5,7 +5,8 @@
 // pair (a, b) per 32 weights, each weight being a*c - b, into the scratch
 // binding 3:
 //   bytes n*K + k              code of W[n][k],
-//   vec2  N*K/8 + n*(K/32) + k/32   (a, b) of the 32 weights from k.
+//   vec2  N*K/8 + (k/32)*N + n   (a, b) of the 32 weights from k
+//                              (group-major, as x's: quantize_x_q8.comp).
 // Where the 32 weights share one scale and one offset (Q4_0, Q8_0, and the
 // 32-weight sub-blocks of Q4_K and Q5_K) the codes are the block's own
 // integers and a*c - b is the weight bit for bit (the fp32 path's
@@ -70,5 +71,5 @@ void main() {
   const uint v = (n * K + k) / 16u;
   q8_vectors[v] = uvec4(words[0], words[1], words[2], words[3]);
   q8_vectors[v + 1u] = uvec4(words[4], words[5], words[6], words[7]);
-  q8_scales[(N * K) / 8u + n * (K / 32u) + k / 32u] = vec2(scale, offset);
+  q8_scales[(N * K) / 8u + (k / 32u) * N + n] = vec2(scale, offset);
 }

@@ -114,14 +114,14 @@ float float_at(const std::vector<std::uint32_t>& words, std::size_t word) {
 }
 
 // The layout the stages' headers give: W's codes at byte n*K + k, its (a, b)
-// at float 2*(N*K/8 + n*K/32 + g); x's codes at byte 2NK + m*K + k, its
-// (dx, sx) at float 2*((2NK + MK)/8 + m*K/32 + g).
+// at float 2*(N*K/8 + g*N + n); x's codes at byte 2NK + m*K + k, its
+// (dx, sx) at float 2*((2NK + MK)/8 + g*M + m).
 struct Layout {
   std::size_t m, n, k;
   std::size_t w_code(std::size_t row, std::size_t col) const { return row * k + col; }
-  std::size_t w_scale(std::size_t row, std::size_t g) const { return 2 * (n * k / 8 + row * (k / 32) + g); }
+  std::size_t w_scale(std::size_t row, std::size_t g) const { return 2 * (n * k / 8 + g * n + row); }
   std::size_t x_code(std::size_t row, std::size_t col) const { return 2 * n * k + row * k + col; }
-  std::size_t x_scale(std::size_t row, std::size_t g) const { return 2 * ((2 * n * k + m * k) / 8 + row * (k / 32) + g); }
+  std::size_t x_scale(std::size_t row, std::size_t g) const { return 2 * ((2 * n * k + m * k) / 8 + g * m + row); }
 };
 
 class Int8Stage : public ::testing::TestWithParam<Format> {
