@@ -297,7 +297,7 @@ std::vector<ShaderPlan> int8_stages(const Config& config, int qtype) {
   const auto t = coopmat::tile_of(config);
   gemm.local_size = {t.warps * coopmat::kWarp, 1, 1};
   gemm.dispatch = {DispatchAxis{1, t.bn}, DispatchAxis{0, t.bm}, DispatchAxis{}};
-  // Codes (rows padded by 16 bytes), four floats per row and group, the output scratch.
+  // Codes (rows padded by 16 bytes), two floats per row and group, the output scratch.
   gemm.shared_memory_bytes = (t.bm + t.bn) * (t.bk + 16) + 8 * (t.bm + t.bn) * (t.bk / 32) +
                              4 * t.warps * coopmat::kInt8Shape.m * coopmat::kInt8Shape.n;
   return {quantize, requant, gemm};

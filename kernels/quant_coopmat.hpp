@@ -112,7 +112,7 @@ ShaderPlan plan(const Config& config, const Space& space, int qtype);
 std::vector<ShaderPlan> dequant_stages(const Config& config, const Space& space, int qtype);
 
 bool uses_coopmat(const Config& config);
-bool uses_dequant_stage(const Config& config);  // DEQUANT_STAGE 1 or 2
+bool uses_dequant_stage(const Config& config);  // DEQUANT_STAGE 1, 2 or 3
 bool rounds_x_first(const Config& config);      // DEQUANT_STAGE=2
 bool multiplies_int8(const Config& config);     // DEQUANT_STAGE=3
 

@@ -221,9 +221,12 @@ inline bool kept_by_h200_pruning(const kernels::Kernel& kernel, const kernels::C
 // the pruning rules that match an NVIDIA device, the tensor-cores-dequant
 // paths (DEQUANT_STAGE 1 and, where x is fp32, 2) aside: each holds each
 // tensor-core config once per DQ_WG and DQ_RUN (3 × 3), DEQUANT_STAGE=2's
-// once more per CM_PREFETCH (2). The full space (no pruning) holds every
+// once more per CM_PREFETCH (2). Where x is fp32, the int8 path
+// (DEQUANT_STAGE=3) holds `int8` configs at each prefill shape with tensor
+// cores (its tiles' own legality). The full space (no pruning) holds every
 // one of those configs.
-inline void expect_pruned_counts(const kernels::Kernel& kernel, const std::array<std::size_t, 5>& counts) {
+inline void expect_pruned_counts(const kernels::Kernel& kernel, const std::array<std::size_t, 5>& counts,
+                                 const std::array<std::size_t, 3>& int8 = {0, 0, 0}) {
   const auto shapes = kernel.default_shapes();
   ASSERT_EQ(shapes.size(), 6u);
   for (std::size_t i = 0; i < shapes.size(); ++i) {
@@ -231,15 +234,20 @@ inline void expect_pruned_counts(const kernels::Kernel& kernel, const std::array
       const bool tensor_cores = device.cooperative_matrix != vk::CooperativeMatrixExtension::none;
       const auto label = kernel.name() + " " + kernels::shape_to_string(shapes[i]) + (tensor_cores ? " (tensor cores)" : "");
       const auto pruned = enumerate_space(kernel, shapes[i], device);
+      const auto int8_configs = static_cast<std::size_t>(std::count_if(
+          pruned.valid.begin(), pruned.valid.end(), [](const kernels::Config& c) { return kernels::quant_coopmat::multiplies_int8(c); }));
       const auto dequant = static_cast<std::size_t>(std::count_if(
-          pruned.valid.begin(), pruned.valid.end(), [](const kernels::Config& c) { return kernels::quant_coopmat::uses_dequant_stage(c); }));
-      EXPECT_EQ(pruned.valid.size() - dequant, i < 3 ? counts[i] : counts[tensor_cores ? 4 : 3]) << label;
+          pruned.valid.begin(), pruned.valid.end(), [](const kernels::Config& c) { return kernels::quant_coopmat::uses_dequant_stage(c); })) -
+                           int8_configs;
+      EXPECT_EQ(pruned.valid.size() - dequant - int8_configs, i < 3 ? counts[i] : counts[tensor_cores ? 4 : 3]) << label;
       const auto& prefill = kernel.spaces().at(kernel.space_index(shapes[3]));
-      const auto stages = std::find_if(prefill.parameters.begin(), prefill.parameters.end(), [](const auto& p) {
-                            return p.name == "DEQUANT_STAGE";
-                          })->values.size() - 1;
-      const std::size_t per_config = 9 * (stages == 2 ? 1 + 2 : 1);
+      const auto& stages = std::find_if(prefill.parameters.begin(), prefill.parameters.end(), [](const auto& p) {
+                             return p.name == "DEQUANT_STAGE";
+                           })->values;
+      const bool x16 = std::find(stages.begin(), stages.end(), 2) != stages.end();
+      const std::size_t per_config = 9 + (x16 ? 9 * 2 : 0);
       EXPECT_EQ(dequant, i < 3 || !tensor_cores ? 0 : per_config * (counts[4] - counts[3])) << label;
+      EXPECT_EQ(int8_configs, i < 3 || !tensor_cores ? 0 : int8[i - 3]) << label;
       std::set<std::string> full;
       for (const auto& c : enumerate_space(kernel, shapes[i], device, SpaceScope::full).valid) {
         full.insert(kernels::config_to_json(c));
