@@ -249,6 +249,12 @@ std::vector<PruningRule> pruning() {
          const std::uint32_t wg = t.warps * coopmat::kWarp;
          return wg != 0 && (t.bm * t.bk / 4 + t.bn * t.bk / 4) / wg > kMaxRunsPerInvocation;
        }},
+      {"quant_coopmat.int8-on-nvidia",
+       "the int8 path (DEQUANT_STAGE=3) ran 0.65-0.74x as fast as the fp16 path's winners at 512,4096,4096 and "
+       "0.60x at 512,14336,4096 and 512,4096,14336 on H200s (149.5, 578.0, 484.9 us against 96.7, 346, 297 for "
+       "Q4_K): W's requantization every call and each 32-group's scaling outweigh its faster products "
+       "(measurements/nvidia-h200/session40/)",
+       DeviceFilter{kVendorNvidia, ""}, [](const Config& c, const Shape&) { return multiplies_int8(c); }},
       {"coopmat.tile-past-shape", "a tile past M or N rounded up to a power of two (at least 32) only adds idle work",
        DeviceFilter{},
        [](const Config& c, const Shape& shape) {

@@ -187,13 +187,38 @@ TEST_P(Int8Stage, APathOfThreeStagesOnInt8TensorCores) {
   // The GEMM compiles, on partial tiles too.
   const Shape partial{100, 77, shape[2]};
   EXPECT_EQ(testing_support::expect_variants_compile(
-                kernel(), partial, [](const Config& c) { return c.at("DEQUANT_STAGE") == 3; }, 3),
+                kernel(), partial, [](const Config& c) { return c.at("DEQUANT_STAGE") == 3; }, 3, SpaceScope::full),
             3u);
 
   // The fp16-activation kernels keep x in fp16: no int8 path.
   const auto* half = kernels::find_kernel_or_null(GetParam().kernel + "_f16");
   if (half == nullptr) return;
   for (const auto& path : half->spaces().at(half->space_index(shape)).paths) EXPECT_NE(path.name, "tensor-cores-int8");
+}
+
+// Measured slower than the fp16 path on H200s, the path is pruned on
+// NVIDIA's devices and searched on any other with int8 matrices (`--space
+// full` searches it everywhere).
+TEST_P(Int8Stage, PrunedOnNvidiaAlone) {
+  const Shape shape{512, 4096, 4096};
+  auto config = int8_config(kernel(), shape);
+  config["TILE_M"] = 128;
+  config["TILE_N"] = 64;
+  config["TILE_K"] = 64;
+  config["WARPS_M"] = 4;
+  const auto nvidia = testing_support::h200_like_tensor_cores();
+  auto other = nvidia;
+  other.vendor_id = 0x1002;
+  EXPECT_EQ(kernel().constraint_violation(config, shape, nvidia).detail, "");
+  EXPECT_EQ(testing_support::pruned_by(kernel(), config, shape, nvidia), "quant_coopmat.int8-on-nvidia");
+  EXPECT_EQ(testing_support::pruned_by(kernel(), config, shape, other), "");
+  const auto int8 = [](const SpaceEnumeration& space) {
+    return std::count_if(space.valid.begin(), space.valid.end(), kernels::quant_coopmat::multiplies_int8);
+  };
+  EXPECT_EQ(int8(enumerate_space(kernel(), shape, nvidia)), 0);
+  const auto searched = int8(enumerate_space(kernel(), shape, other));
+  EXPECT_GT(searched, 0);
+  EXPECT_EQ(int8(enumerate_space(kernel(), shape, nvidia, SpaceScope::full)), searched);
 }
 
 // requant_w_q8.comp: every 32 weights as codes and (a, b) whose a*c - b is
