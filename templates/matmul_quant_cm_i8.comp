@@ -111,6 +111,23 @@ vec2 fetch_w_scales(uint e, uint n0, uint k0) {
 
 #define ACC fcoopmatNV<32, gl_ScopeSubgroup, CM_M, CM_N>
 
+// A slice's scale pairs from register set `regs` (`per` an invocation, of
+// `rows` * GROUPS) into shared `scales` (dx or a) and, with an offset term,
+// `offsets` (sx or b).
+#if QB_HAS_OFFSET
+#define STAGE_OFFSET(offsets, e, v) offsets[(e) / 4u][(e) % 4u] = floatBitsToUint(v)
+#else
+#define STAGE_OFFSET(offsets, e, v)
+#endif
+#define STAGE_SCALES(regs, per, rows, scales, offsets)             \
+  [[unroll]] for (uint i = 0; i < (per); ++i) {                    \
+    const uint e = tid + i * CM_WG;                                \
+    if (e < (rows) * GROUPS) {                                     \
+      scales[e / 4u][e % 4u] = floatBitsToUint(regs[i].x);         \
+      STAGE_OFFSET(offsets, e, regs[i].y);                         \
+    }                                                              \
+  }
+
 void main() {
   const uint tid = gl_LocalInvocationID.x;
   const uint wm = gl_SubgroupID / WARPS_N;
@@ -144,24 +161,8 @@ void main() {
       const uint c = tid + i * CM_WG;
       bs_[(c / CHUNKS_PER_ROW) * S_VEC + c % CHUNKS_PER_ROW] = rb[i];
     }
-    [[unroll]] for (uint i = 0; i < XG_PER_THREAD; ++i) {
-      const uint e = tid + i * CM_WG;
-      if (e < BM * GROUPS) {
-        xd_[e / 4u][e % 4u] = floatBitsToUint(rx[i].x);
-#if QB_HAS_OFFSET
-        xs_[e / 4u][e % 4u] = floatBitsToUint(rx[i].y);
-#endif
-      }
-    }
-    [[unroll]] for (uint i = 0; i < WG_PER_THREAD; ++i) {
-      const uint e = tid + i * CM_WG;
-      if (e < BN * GROUPS) {
-        wa_[e / 4u][e % 4u] = floatBitsToUint(rw[i].x);
-#if QB_HAS_OFFSET
-        wb_[e / 4u][e % 4u] = floatBitsToUint(rw[i].y);
-#endif
-      }
-    }
+    STAGE_SCALES(rx, XG_PER_THREAD, BM, xd_, xs_);
+    STAGE_SCALES(rw, WG_PER_THREAD, BN, wa_, wb_);
     barrier();
     if (s + 1u < slices) FETCH(s + 1u);
     [[unroll]] for (uint g = 0; g < GROUPS; ++g) {
