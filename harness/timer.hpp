@@ -30,8 +30,10 @@ struct TimerOptions {
   std::chrono::milliseconds warmup_limit{3000};
   // The warm-up follows the GPU's clock. With the device's clock gauge
   // (harness/clock_gauge.hpp), it goes on until the gauge reads within
-  // kClockSlack of the full clock, for at most warmup_after_idle (past it,
-  // the clock is what the GPU gives); the device's first warm-up lasts
+  // kClockSlack of the full clock, or a steady clock near it (a GPU held
+  // below its fastest clock under load; timer.cpp), for at most
+  // warmup_after_idle (past it, the clock is what the GPU gives); the
+  // device's first warm-up lasts
   // warmup_after_idle, and finds the full clock. Without a gauge, only after
   // the GPU has had no timed work for idle_gap does the warm-up last
   // warmup_after_idle. An H200 idles at 345 MHz and reached its 1980 MHz

@@ -203,6 +203,71 @@ TEST_F(TimerTest, AClockThatStaysSlowIsTakenAfterTheLongWarmUp) {
   EXPECT_DOUBLE_EQ(result.clock_ratio, 2.0);
 }
 
+// Readings from a list, then its last one for ever.
+class ListedGauge final : public vk::ClockGauge {
+ public:
+  explicit ListedGauge(std::vector<double> readings) : readings_(std::move(readings)) {}
+  double sample_ns() override { return readings_[std::min(samples++, readings_.size() - 1)]; }
+  std::size_t samples = 0;
+
+ private:
+  std::vector<double> readings_;
+};
+
+// A GPU held a few percent below its fastest clock under load (its power or
+// thermal limit) reads a steady clock: the warm-up takes it once the
+// readings are steady, not after warmup_after_idle (an H200 warmed every
+// variant up for 1 s that way: measurements/nvidia-h200/session41/batch8).
+TEST_F(TimerTest, ASteadyClockNearTheFullOneEndsTheWarmUp) {
+  const auto seed = std::random_device{}();
+  std::cout << "seed " << seed << "\n";
+  std::mt19937 rng(seed);
+  // 1.04 to 1.10 of the full clock's time, each reading within 0.5% of it.
+  const double held = 1000.0 * std::uniform_real_distribution<double>(1.04, 1.10)(rng);
+  std::vector<double> readings;
+  for (int i = 0; i < 64; ++i) readings.push_back(held * std::uniform_real_distribution<double>(1.0, 1.005)(rng));
+  auto listed = std::make_unique<ListedGauge>(readings);
+  listed->full_clock_ns = 1000.0;
+  auto* gauge = listed.get();
+  device().set_clock_gauge(std::move(listed));
+  auto options = watching_the_clock();
+  options.warmup_after_idle = std::chrono::milliseconds(60'000);  // the old rule would wait this long
+  options.warmup_limit = std::chrono::milliseconds(60'000);
+  const auto result = vk::time_dispatches(device(), [&](VkCommandBuffer cmd, std::uint64_t) { record(cmd); }, options);
+  EXPECT_LT(gauge->samples, readings.size()) << "held at " << held;
+  EXPECT_GE(gauge->samples, 5u) << "five steady readings make a plateau";
+  EXPECT_NEAR(result.clock_ratio, held / 1000.0, 0.01);
+  EXPECT_DOUBLE_EQ(*gauge->full_clock_ns, 1000.0);
+}
+
+// A clock still ramping up (1% faster each reading, from within the
+// plateau's floor) or steady far below the full one (an idle GPU: 2x) is not
+// a plateau: the warm-up follows the ramp to within kClockSlack of the full
+// clock, and waits out warmup_after_idle at the idle clock.
+TEST_F(TimerTest, ARampingOrIdleClockIsNoPlateau) {
+  std::vector<double> ramp;
+  for (double t = 1100.0; t > 1000.0; t /= 1.01) ramp.push_back(t);
+  ramp.push_back(1000.0);
+  auto listed = std::make_unique<ListedGauge>(ramp);
+  listed->full_clock_ns = 1000.0;
+  auto* gauge = listed.get();
+  device().set_clock_gauge(std::move(listed));
+  auto options = watching_the_clock();
+  options.warmup_after_idle = std::chrono::milliseconds(60'000);
+  options.warmup_limit = std::chrono::milliseconds(60'000);
+  auto record_one = [&](VkCommandBuffer cmd, std::uint64_t) { record(cmd); };
+  const auto ramped = vk::time_dispatches(device(), record_one, options);
+  EXPECT_LE(ramped.clock_ratio, 1.03) << gauge->samples << " readings";
+
+  auto idle = std::make_unique<ListedGauge>(std::vector<double>{2000.0});
+  idle->full_clock_ns = 1000.0;
+  device().set_clock_gauge(std::move(idle));
+  options.warmup_after_idle = std::chrono::milliseconds(150);
+  const auto waited = vk::time_dispatches(device(), record_one, options);
+  EXPECT_GE(waited.warmup_ms, 150.0);
+  EXPECT_DOUBLE_EQ(waited.clock_ratio, 2.0);
+}
+
 // The device's first warm-up (no full clock known yet) lasts
 // warmup_after_idle and takes its fastest reading as the full clock; a
 // faster reading later lowers it. Not watching, the gauge is never read.
