@@ -219,6 +219,24 @@ void print_shape_report(std::ostream& out, const kernels::Kernel& kernel, const 
                   t.measured, t.search.compile_ms / 1e3, t.search.pipeline_ms / 1e3, t.search.validation_ms / 1e3,
                   t.search.warmup_ms / 1e3, t.search.timing_ms / 1e3);
     out << line;
+    // Warm-ups that waited for a clock the GPU did not give cost the search
+    // its time (up to warmup_after_idle each): say how many, and how slow.
+    std::size_t clock_read = 0, clock_waits = 0;
+    double slowest_clock = 0;
+    for (const auto& o : r.outcomes) {
+      if (o.clock_ratio <= 0) continue;
+      ++clock_read;
+      if (!o.clock_given_up) continue;
+      ++clock_waits;
+      slowest_clock = std::max(slowest_clock, o.clock_ratio);
+    }
+    if (clock_waits > 0) {
+      std::snprintf(line, sizeof line,
+                    "  clock: %zu of %zu warm-ups ended without the GPU's full clock (the clock gauge took up to "
+                    "%.2fx its fastest time)\n",
+                    clock_waits, clock_read, slowest_clock);
+      out << line;
+    }
     if (const auto hits = cache_hits_json(r); !hits.is_null()) {
       std::snprintf(line, sizeof line,
                     "  pipelines: %zu created here from their workers' caches, median %.2f ms, at most %.2f ms\n",

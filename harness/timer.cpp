@@ -96,6 +96,7 @@ TimingResult time_dispatches(Device& device, const RecordDispatch& record, const
   std::uint32_t k = options.dispatches_per_sample;
   double one = 0;
   double clock_ratio = 0;  // the clock gauge's last reading over the full clock's
+  bool clock_not_up = false;  // the warm-up's last gauge reading was not the full clock
   if (k == 0 || options.warmup.count() > 0) {
     run_windows(device, queries, record, next_dispatch, 1, 1, options.timeout);
     one = std::max(1.0, run_windows(device, queries, record, next_dispatch, 1, 1, options.timeout)[0]);
@@ -153,6 +154,7 @@ TimingResult time_dispatches(Device& device, const RecordDispatch& record, const
                                             on_clock_plateau(readings, *gauge->full_clock_ns));
       }
       const auto now = std::chrono::steady_clock::now();
+      clock_not_up = !clock_up;
       if (now >= give_up) break;
       if (warmed >= options.warmup_samples && now >= warm_until && settled >= kSettledBatches &&
           (clock_up || now >= clock_given_up)) {
@@ -169,6 +171,7 @@ TimingResult time_dispatches(Device& device, const RecordDispatch& record, const
   TimingResult result;
   result.dispatches_per_sample = k;
   result.clock_ratio = clock_ratio;
+  result.clock_given_up = clock_not_up;
   const auto warmed_up = Clock::now();
   for (double window : run_windows(device, queries, record, next_dispatch, k, samples, options.timeout)) {
     result.samples_ns.push_back(window / k);

@@ -64,6 +64,9 @@ struct TimingResult {
   // The clock gauge's last reading over the full clock's (1 = at full
   // clock); 0 when the warm-up did not read a gauge.
   double clock_ratio = 0;
+  // Whether the warm-up ended without the gauge reading the full clock (or a
+  // steady clock near it): it waited out warmup_after_idle, or warmup_limit.
+  bool clock_given_up = false;
 };
 
 // Records dispatch number `i` (0-based over the whole measurement, so the

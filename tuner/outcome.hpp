@@ -31,6 +31,11 @@ struct Outcome {
   // Where this run's time went for this variant (all zero when resumed):
   // in the search, and in the confirmation pass when it was re-timed.
   results::PhaseDurations durations, confirm_durations;
+  // The clock gauge at the end of its search warm-up: its time over the full
+  // clock's (0: no gauge), and whether the warm-up ended without the full
+  // clock (harness/timer.hpp).
+  double clock_ratio = 0;
+  bool clock_given_up = false;
   // What the driver made of its pipeline, where it says (empty elsewhere).
   std::vector<vk::PipelineStatistic> statistics;
 };

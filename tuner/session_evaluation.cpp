@@ -279,6 +279,8 @@ void TuneSession::Evaluation::run_on_device(Candidate& c, Outcome& o) {
   o.timing = timed.per_dispatch_ns;
   o.durations.warmup_ms = timed.warmup_ms;
   o.durations.timing_ms = timed.timing_ms;
+  o.clock_ratio = timed.clock_ratio;
+  o.clock_given_up = timed.clock_given_up;
   o.gbps = metrics_.bytes / o.timing.median;
   o.gflops = metrics_.flops / o.timing.median;
   if (options_.keep_device_busy.value_or(!device.info().is_cpu())) {

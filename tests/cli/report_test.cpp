@@ -101,6 +101,26 @@ TEST(Report, ShapeJsonAndTextCarryTheTimeSpent) {
       << text.str();
 }
 
+// Warm-ups that ended without the full clock are counted, with the slowest
+// gauge reading among them; with none, no clock line.
+TEST(Report, TheTextSaysHowManyWarmUpsWaitedForTheClock) {
+  testing::TestScaleKernel kernel;
+  auto r = sample_result();
+  std::ostringstream quiet;
+  print_shape_report(quiet, kernel, r, std::nullopt, 5);
+  EXPECT_EQ(quiet.str().find("clock:"), std::string::npos) << quiet.str();
+
+  r.outcomes[0].clock_ratio = 1.01;
+  r.outcomes[1].clock_ratio = 1.27, r.outcomes[1].clock_given_up = true;
+  r.outcomes[3].clock_ratio = 1.12, r.outcomes[3].clock_given_up = true;
+  std::ostringstream text;
+  print_shape_report(text, kernel, r, std::nullopt, 5);
+  EXPECT_NE(text.str().find("clock: 2 of 3 warm-ups ended without the GPU's full clock (the clock gauge took up to "
+                            "1.27x its fastest time)"),
+            std::string::npos)
+      << text.str();
+}
+
 // The confirmation may store a variant the search ranked below the table's
 // top rows: the table still shows it (marked), and "value in the winner"
 // names its values, not the first row's.
