@@ -59,10 +59,9 @@ constexpr double kSettledFraction = 0.02;
 // this fraction longer than at the fastest reading.
 constexpr double kClockSlack = 0.03;
 // A GPU under sustained load may hold a clock below the fastest it has shown
-// (its power or thermal limit): an H200 tuning MobileNet's batch-8 layers
-// warmed every variant up for the full warmup_after_idle, 1 s each, past the
-// run's first 100 s (measurements/nvidia-h200/session41/batch8). So the clock
-// also counts as up on a plateau: the gauge's last kPlateauReadings readings
+// (its power or thermal limit; phones' GPUs throttle within minutes), and
+// every warm-up would then last warmup_after_idle. So the clock also counts
+// as up on a plateau: the gauge's last kPlateauReadings readings
 // within kPlateauSpread of each other, none slower than the full clock over
 // kPlateauFloor. An idle H200 (345 MHz: 5.7x slower) is far below the floor,
 // and one ramping up gains about 2% per 10-ms batch, more than the spread.

@@ -216,8 +216,7 @@ class ListedGauge final : public vk::ClockGauge {
 
 // A GPU held a few percent below its fastest clock under load (its power or
 // thermal limit) reads a steady clock: the warm-up takes it once the
-// readings are steady, not after warmup_after_idle (an H200 warmed every
-// variant up for 1 s that way: measurements/nvidia-h200/session41/batch8).
+// readings are steady, not after warmup_after_idle.
 TEST_F(TimerTest, ASteadyClockNearTheFullOneEndsTheWarmUp) {
   const auto seed = std::random_device{}();
   std::cout << "seed " << seed << "\n";
