@@ -15,6 +15,7 @@
 #include "kernels/registry.hpp"
 #include "workloads/kernel_chain.hpp"
 #include "cli/commands/commands.hpp"
+#include "cli/commands/mobilenet_tuning.hpp"
 #include "cli/commands/options.hpp"
 #include "common/json_formats.hpp"
 #include "engine/template_library.hpp"
@@ -39,6 +40,7 @@ struct MobileNetArgs {
   std::string specs;
   std::uint64_t seed = 1;
   bool json = false;
+  std::string tune;  // --tune DURATION; empty: run the stored winners as they are
 };
 
 // What the run measured, per layer and in all.
@@ -85,7 +87,7 @@ nlohmann::json optional_number(const std::optional<double>& v) { return v ? nloh
 
 void print_json(const MobileNetArgs& args, const vision::Network& net, const chain::KernelChain& chain,
                 const vk::Device& device, const std::string& database, const MeasuredChain& m,
-                const std::optional<vision::ChainCheck>& check) {
+                const std::optional<vision::ChainCheck>& check, const std::optional<ChainTuning>& tuning) {
   nlohmann::json layers = nlohmann::json::array();
   for (std::size_t i = 0; i < chain.ops().size(); ++i) {
     const auto& op = chain.ops()[i];
@@ -114,6 +116,7 @@ void print_json(const MobileNetArgs& args, const vision::Network& net, const cha
               {"resolution", net.resolution},
               {"seed", args.seed},
               {"database", database},
+              {"tuning", tuning_json(tuning)},
               {"feature_map", feature_map(net)},
               {"layers", layers},
               {"dispatches", chain.ops().size()},
@@ -197,6 +200,14 @@ void run_mobilenet(const MobileNetArgs& args, int& result_code) {
   const auto net = vision::mobilenet_v2(args.batch, args.resolution);
   vision::register_mobilenet_kernels(args.specs.empty() ? std::nullopt
                                                         : std::optional<std::filesystem::path>(args.specs));
+  std::optional<ChainTuning> tuning;
+  if (!args.tune.empty()) {
+    tuning = tune_layers({args.device, args.db, args.seed, parse_duration(args.tune)}, net, result_code);
+    if (!tuning) return;
+    // A shape that validated no variant, not even its baseline, is a
+    // failure; one the budget did not reach is only reported.
+    if (!tuning->without_winner.empty()) result_code = exit_code::failure;
+  }
   std::optional<results::Store> store;
   const std::filesystem::path db = args.db.empty() ? results::Store::default_path() : std::filesystem::path(args.db);
   if (std::filesystem::exists(db)) store.emplace(results::Store::open_for_reading(db));
@@ -222,8 +233,9 @@ void run_mobilenet(const MobileNetArgs& args, int& result_code) {
   if (!args.json) std::cerr << "vktune mobilenet: timing " << args.samples << " runs\n";
   const auto m = measure(chain, device, args.samples);
   if (args.json) {
-    print_json(args, net, chain, device, store ? store->path().string() : std::string(), m, check);
+    print_json(args, net, chain, device, store ? store->path().string() : std::string(), m, check, tuning);
   } else {
+    if (tuning) print_tuning(*tuning, store ? store->path().string() : std::string());
     print_text(net, chain, device, m, check);
   }
 }
@@ -255,8 +267,14 @@ stored times.
 input the chain gave it and the final feature map to the CPU chain in double
 (relative L2 1e-4). --json prints vktune-mobilenet version 1.
 
-Tune the spec kernels at the network's shapes first, e.g.
-    vktune examples/mobilenet_pointwise/pointwise.json --device 0
+--tune DURATION first tunes every distinct layer shape (35 at 224x224) under
+one budget, shared as `vktune model` shares its own: each shape's baseline
+and one variant, the heaviest first, then the rest by what tuning can still
+gain the chain; stored in --db like any tune, then the chain runs on the
+winners. It names the shapes the budget did not reach; a shape with no
+validated variant exits 1. Or tune the spec kernels at the network's shapes
+yourself, e.g.
+    vktune examples/mobilenet_pointwise/pointwise.json --device 0 --shape 3136,24,144,2
 
 See docs/TUNING_A_MODEL.md, "A vision model's chain".
 )vkt");
@@ -280,6 +298,10 @@ See docs/TUNING_A_MODEL.md, "A vision model's chain".
                   "copies of examples/); default: the specs built into vktune")
       ->check(CLI::ExistingDirectory);
   cmd->add_flag("--json", args->json, "Print the vktune-mobilenet document on stdout");
+  cmd->add_option("--tune", args->tune,
+                  "First tune every distinct layer shape of this --batch and --resolution under one budget (e.g. "
+                  "5m, 90s; stored in --db), then run the chain on the winners")
+      ->check(duration_validator());
   cmd->callback([args, &result_code] {
     result_code = exit_code::ok;
     run_mobilenet(*args, result_code);

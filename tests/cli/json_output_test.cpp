@@ -162,6 +162,7 @@ TEST_F(JsonOutputTest, MobileNetFollowsTheArchitecturesTable) {
   EXPECT_EQ(layers[61].at("shape"), "1,320,1280,2");
   EXPECT_EQ(j.at("dispatches"), 62);
   EXPECT_EQ(j.at("winner_layers"), 0);
+  EXPECT_TRUE(j.at("tuning").is_null());  // no --tune
   EXPECT_TRUE(j.at("check").at("passed"));
   EXPECT_LE(j.at("check").at("final_rel_l2").get<double>(), 1e-4);
   // Every layer has its time in the profiled run (medians over the runs,

@@ -8,7 +8,10 @@
 #                (the specs read from SPEC_DIR)
 #   winner       a winner tuned for one layer's shape runs in that layer, and
 #                the chain still passes; with --baseline it does not
-#   bad_input    a resolution or batch the chain cannot serve: one line, exit 2
+#   tune         --tune tunes the network's distinct layer shapes within its
+#                budget, the chain runs their winners and passes its check
+#   bad_input    a resolution or batch the chain cannot serve, a malformed
+#                --tune: one line, exit 2
 set -u
 vktune=$1 case=$2 work=$3 specs=${4:-}
 rm -rf "$work" && mkdir -p "$work"
@@ -57,7 +60,32 @@ case $case in
     grep -q "(0 stored winners)" "$out" || fail "--baseline ran a stored winner"
     grep -q "baseline ($layers layers): --baseline" "$out" || fail "--baseline: the layers' reason"
     ;;
+  tune)
+    # 35 distinct layer shapes at 32x32: 1 stem, 10 depthwise, 19 pointwise, 5 adds.
+    budget=20
+    start=$(date +%s)
+    rc=$(run --resolution 32 --tune ${budget}s --check --db "$work/tuned.db")
+    took=$(($(date +%s) - start))
+    [ "$rc" = 0 ] || fail "exit $rc, expected 0"
+    line=$(grep "^tuned 35 distinct layer shapes in [0-9]* s of a $budget-s budget: " "$out") || fail "no tuning line"
+    spent=$(echo "$line" | sed -E 's/^tuned 35 distinct layer shapes in ([0-9]+) s.*/\1/')
+    shapes=$(echo "$line" | sed -E 's/.* budget: ([0-9]+) with a winner, ([0-9]+) not reached.*/\1 \2/')
+    with=${shapes% *} unreached=${shapes#* }
+    # The budget holds (within 1.05 T + 10 s), and the shapes add up.
+    [ "$spent" -le $((budget * 105 / 100 + 10)) ] || fail "tuning took $spent s of a $budget-s budget"
+    [ $((with + unreached)) = 35 ] || fail "$with with a winner and $unreached unreached are not 35"
+    [ "$with" -ge 1 ] || fail "no shape got a winner"
+    [ "$(grep -c "^  not reached (give a longer --tune): " "$out")" = "$unreached" ] || fail "unreached shapes not named"
+    # Every layer of a shape with a winner runs it: at least one layer each.
+    winners=$(sed -nE 's/.*: 62 dispatches \(([0-9]+) stored winners?\).*/\1/p' "$out")
+    [ -n "$winners" ] && [ "$winners" -ge "$with" ] || fail "$winners layers ran a winner for $with shapes"
+    grep -q "check: passed" "$out" || fail "the check did not pass"
+    echo "tuned in $spent s, the whole run $took s"
+    ;;
   bad_input)
+    rc=$(run --tune 5x --db "$work/none.db")
+    [ "$rc" = 2 ] || fail "--tune 5x: exit $rc, expected 2"
+    [ "$(wc -l <"$err")" = 1 ] && grep -q -- "--tune: malformed duration '5x'" "$err" || fail "--tune 5x: not one line naming it"
     # The last: a layer's baseline past the device's workgroup count (8 × 512²
     # pixels of block 0's projection, 4 per workgroup, over 65535), refused
     # before any buffer is made.
