@@ -14,11 +14,11 @@ namespace {
 constexpr std::uint32_t kProbeInvocations = 32;
 // Dependent multiply-adds: at 4 clocks each, 64k clocks (33 us at 1980 MHz,
 // 190 us at an idle 345 MHz): long against the dispatch's own overhead and
-// its jitter. The full clock is the fastest reading of a whole run, so the
-// jitter of a shorter gauge is the kClockSlack a later reading must fit in:
-// at 16k clocks (8 us), an H200 tuning MobileNet's batch-8 layers waited out
-// 1-s warm-ups for most variants past the run's first 100 s
-// (measurements/nvidia-h200/session41).
+// its jitter. The full clock is the fastest reading of a whole run, and a
+// later reading must come within the timer's 3% of it: with 16k clocks
+// (8 us), an H200 tuning MobileNet's batch-8 layers waited out 1-s warm-ups
+// for most variants past the run's first 100 s; with 64k, for 1 in 282
+// (measurements/nvidia-h200/session41, calls 2 and 3).
 constexpr int kProbeChain = 16384;
 }  // namespace
 
