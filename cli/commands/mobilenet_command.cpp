@@ -272,8 +272,8 @@ one budget, shared as `vktune model` shares its own: each shape's baseline
 and one variant, the heaviest first, then the rest by what tuning can still
 gain the chain; stored in --db like any tune, then the chain runs on the
 winners. It names the shapes the budget did not reach; a shape with no
-validated variant exits 1. Or tune the spec kernels at the network's shapes
-yourself, e.g.
+validated variant exits 1 (with --baseline: a usage error). Or tune the
+spec kernels at the network's shapes yourself, e.g.
     vktune examples/mobilenet_pointwise/pointwise.json --device 0 --shape 3136,24,144,2
 
 See docs/TUNING_A_MODEL.md, "A vision model's chain".
@@ -282,7 +282,8 @@ See docs/TUNING_A_MODEL.md, "A vision model's chain".
   cmd->add_option("--batch", args->batch, "Images per run (1 to 8)")->capture_default_str();
   cmd->add_option("--resolution", args->resolution, "Input height and width: 32 to 1024 in steps of 32")
       ->capture_default_str();
-  cmd->add_flag("--baseline", args->baseline, "Every layer its spec's baseline, whatever the database holds");
+  auto* baseline =
+      cmd->add_flag("--baseline", args->baseline, "Every layer its spec's baseline, whatever the database holds");
   cmd->add_flag("--check", args->check,
                 "Check each layer against its CPU reference on the input the chain gave it, and the final feature "
                 "map against the CPU chain in double (exit 1 on a failure)");
@@ -301,7 +302,9 @@ See docs/TUNING_A_MODEL.md, "A vision model's chain".
   cmd->add_option("--tune", args->tune,
                   "First tune every distinct layer shape of this --batch and --resolution under one budget (e.g. "
                   "5m, 90s; stored in --db), then run the chain on the winners")
-      ->check(duration_validator());
+      ->check(duration_validator())
+      // The chain would run none of what the tuning finds.
+      ->excludes(baseline);
   cmd->callback([args, &result_code] {
     result_code = exit_code::ok;
     run_mobilenet(*args, result_code);

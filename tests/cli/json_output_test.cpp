@@ -172,4 +172,22 @@ TEST_F(JsonOutputTest, MobileNetFollowsTheArchitecturesTable) {
   EXPECT_GT(j.at("median_ns").get<double>(), 0);
 }
 
+// --tune's outcome in the document: the 35 distinct layer shapes at 32x32
+// each with a winner, unreached or without one, and the layers that ran a
+// winner at least one per shape with one.
+TEST_F(JsonOutputTest, MobileNetTuneSaysWhatItTuned) {
+  const auto j = document("mobilenet --device 0 --resolution 32 --samples 10 --tune 8s --db " +
+                              (dir / "tuned.db").string() + " --json",
+                          "vktune-mobilenet", 1);
+  const auto& t = j.at("tuning");
+  EXPECT_EQ(t.at("budget_seconds"), 8.0);
+  EXPECT_LE(t.at("seconds").get<double>(), 8.0 * 1.05 + 10);
+  EXPECT_EQ(t.at("shapes"), 35);
+  const auto with = t.at("with_winner").get<std::size_t>();
+  EXPECT_EQ(with + t.at("unreached").size() + t.at("without_winner").size(), 35u) << t.dump();
+  EXPECT_GE(with, 1u);
+  EXPECT_GE(j.at("winner_layers").get<std::size_t>(), with);
+  EXPECT_TRUE(std::filesystem::exists(dir / "tuned.db"));
+}
+
 }  // namespace

@@ -11,7 +11,7 @@
 #   tune         --tune tunes the network's distinct layer shapes within its
 #                budget, the chain runs their winners and passes its check
 #   bad_input    a resolution or batch the chain cannot serve, a malformed
-#                --tune: one line, exit 2
+#                --tune, --tune with --baseline: one line, exit 2
 set -u
 vktune=$1 case=$2 work=$3 specs=${4:-}
 rm -rf "$work" && mkdir -p "$work"
@@ -86,6 +86,10 @@ case $case in
     rc=$(run --tune 5x --db "$work/none.db")
     [ "$rc" = 2 ] || fail "--tune 5x: exit $rc, expected 2"
     [ "$(wc -l <"$err")" = 1 ] && grep -q -- "--tune: malformed duration '5x'" "$err" || fail "--tune 5x: not one line naming it"
+    # --baseline would run none of what --tune finds.
+    rc=$(run --tune 10s --baseline --db "$work/none.db")
+    [ "$rc" = 2 ] || fail "--tune with --baseline: exit $rc, expected 2"
+    [ "$(wc -l <"$err")" = 1 ] && grep -q -- "--baseline excludes --tune" "$err" || fail "--tune with --baseline: not one line"
     # The last: a layer's baseline past the device's workgroup count (8 × 512²
     # pixels of block 0's projection, 4 per workgroup, over 65535), refused
     # before any buffer is made.
