@@ -293,7 +293,8 @@ See docs/TUNING_A_MODEL.md, "A vision model's chain".
   cmd->add_option("--db", args->db,
                   "SQLite database with the winners (default: $VKTUNE_DB, else ~/.local/share/vktune/vktune.db)")
                       ->check(database_validator());
-  cmd->add_option("--seed", args->seed, "Seed of the random weights and image")->capture_default_str();
+  cmd->add_option("--seed", args->seed, "Seed of the random weights and image, and of --tune's inputs and search")
+      ->capture_default_str();
   cmd->add_option("--specs", args->specs,
                   "Folder holding mobilenet_stem/, mobilenet_depthwise/, mobilenet_pointwise/ and include/ (edited "
                   "copies of examples/); default: the specs built into vktune")
