@@ -41,6 +41,7 @@ struct MobileNetArgs {
   std::uint64_t seed = 1;
   bool json = false;
   std::string tune;  // --tune DURATION; empty: run the stored winners as they are
+  IsolationArgs isolation;  // --tune's compile workers
 };
 
 // What the run measured, per layer and in all.
@@ -202,7 +203,8 @@ void run_mobilenet(const MobileNetArgs& args, int& result_code) {
                                                         : std::optional<std::filesystem::path>(args.specs));
   std::optional<ChainTuning> tuning;
   if (!args.tune.empty()) {
-    tuning = tune_layers({args.device, args.db, args.seed, parse_duration(args.tune)}, net, result_code);
+    tuning = tune_layers({args.device, args.db, args.seed, parse_duration(args.tune), args.isolation}, net,
+                         result_code);
     if (!tuning) return;
     // A shape that validated no variant, not even its baseline, is a
     // failure; one the budget did not reach is only reported.
@@ -306,6 +308,7 @@ See docs/TUNING_A_MODEL.md, "A vision model's chain".
       ->check(duration_validator())
       // The chain would run none of what the tuning finds.
       ->excludes(baseline);
+  add_isolation_options(*cmd, args->isolation);
   cmd->callback([args, &result_code] {
     result_code = exit_code::ok;
     run_mobilenet(*args, result_code);

@@ -70,7 +70,8 @@ std::optional<ChainTuning> tune_layers(const ChainTuningRequest& request, const 
   auto store = open_store(request.db);
   auto templates = TemplateLibrary::select(std::nullopt);
   TuneSession session(instance, request.device, &store, templates, progress);
-  WorkerPool workers(isolation_settings(request.device, session.device().info().is_cpu(), std::nullopt, std::nullopt));
+  WorkerPool workers(isolation_settings(request.device, session.device().info().is_cpu(),
+                                        request.isolation.compile_timeout, request.isolation.jobs));
   session.isolate(&workers);
   const auto ceilings = stored_or_measured_ceilings(
       session.device(), store, *session.device_row(),

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli/commands/options.hpp"
 #include "workloads/vision/mobilenet_layers.hpp"
 
 namespace vktune::cli {
@@ -19,6 +20,7 @@ struct ChainTuningRequest {
   std::string db;  // --db; empty: the default store
   std::uint64_t seed = 1;
   std::chrono::duration<double> budget{0};
+  IsolationArgs isolation;  // --compile-timeout, --jobs
 };
 
 // What --tune did: the network's distinct layer shapes, how many ended with
