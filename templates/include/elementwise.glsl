@@ -8,7 +8,13 @@
 // Before including: WG_SIZE, VEC, EPT; INPUTS (1 or 2); push constants ROWS
 // and N; buffers a (as_s/as_v) [, b (bs_s/bs_v)] and y (ys_s/ys_v), each
 // declared as float and VTYPE arrays; `VTYPE op(VTYPE a[, VTYPE b])`; the
-// extension GL_EXT_control_flow_attributes.
+// extension GL_EXT_control_flow_attributes. An includer whose inputs are
+// laid out otherwise than y defines A_AT(i) and B_AT(i), the vector of each
+// input that output vector i reads, and must leave no tail (VEC divides N).
+#ifndef A_AT
+#define A_AT(i) (i)
+#define B_AT(i) (i)
+#endif
 void main() {
   const uint total = ROWS * N;
   const uint nv = total / VEC;
@@ -23,9 +29,9 @@ void main() {
   [[unroll]] for (uint e = 0u; e < EPT; ++e) {
     const uint i = first + e * WG_SIZE + t;
     if (i < nv) {
-      a[e] = as_v[i];
+      a[e] = as_v[A_AT(i)];
 #if INPUTS == 2
-      b[e] = bs_v[i];
+      b[e] = bs_v[B_AT(i)];
 #endif
     }
   }

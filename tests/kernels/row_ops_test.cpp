@@ -1,5 +1,5 @@
 // The row-wise and elementwise kernels (rmsnorm, rmsnorm_mul, layernorm,
-// softmax, softmax_causal, argmax, swiglu, gelu_tanh, gelu_erf, add): their
+// softmax, softmax_causal, argmax, swiglu, swiglu_stacked, gelu_tanh, gelu_erf, add): their
 // descriptions without a device (shapes, baselines on an H200-like device,
 // constraints, metrics, problems), and on the test device (VKTUNE_TEST_DEVICE,
 // else 0) every valid variant at every check shape, plus a deliberately wrong
@@ -35,7 +35,7 @@ using testing_support::WrongReference;
 
 const std::vector<std::string> kRowKernels = {"rmsnorm", "rmsnorm_mul", "add_rmsnorm_mul", "layernorm",
                                               "softmax", "softmax_causal", "argmax"};
-const std::vector<std::string> kElementwiseKernels = {"swiglu", "gelu_tanh", "gelu_erf", "add"};
+const std::vector<std::string> kElementwiseKernels = {"swiglu", "swiglu_stacked", "gelu_tanh", "gelu_erf", "add"};
 
 std::vector<std::string> all_names() {
   auto names = kRowKernels;
@@ -208,6 +208,35 @@ TEST(RmsNorm, AddRmsnormMulExpectsTheNormThenTheSum) {
       EXPECT_NEAR(p.expected[r * n + i], sum * inv * w[i], 1e-12);
     }
   }
+}
+
+// Row r of gu holds gate's n values, then up's; y is silu(gate) * up per
+// element, recomputed here from gu.
+TEST(SwigluStacked, ReadsGateThenUpFromEachRow) {
+  const std::size_t rows = 3, n = 8;
+  const auto p = kernels::find_kernel("swiglu_stacked").make_problem({rows, n}, 9);
+  ASSERT_EQ(p.buffers.size(), 2u);
+  const auto gu = floats_of(p.buffers[0]);
+  ASSERT_EQ(gu.size(), 2 * rows * n);
+  ASSERT_EQ(p.expected.size(), rows * n);
+  for (std::size_t r = 0; r < rows; ++r) {
+    for (std::size_t i = 0; i < n; ++i) {
+      const double gate = gu[2 * r * n + i], up = gu[(2 * r + 1) * n + i];
+      EXPECT_NEAR(p.expected[r * n + i], gate / (1 + std::exp(-gate)) * up, 1e-12) << r << "," << i;
+    }
+  }
+}
+
+// A vector would straddle gate and up where VEC does not divide n.
+TEST(SwigluStacked, VecMustDivideTheRow) {
+  const auto& k = kernels::find_kernel("swiglu_stacked");
+  const auto device = h200_like();
+  auto config = k.baseline({4, 1000});
+  EXPECT_EQ(config.at("VEC"), 4);
+  EXPECT_EQ(k.constraint_violation(config, {4, 1000}, device).detail, "");
+  EXPECT_NE(k.constraint_violation(config, {4, 1001}, device).detail.find("straddle"), std::string::npos);
+  EXPECT_EQ(k.baseline({4, 1001}).at("VEC"), 1);
+  EXPECT_EQ(k.constraint_violation(k.baseline({4, 1001}), {4, 1001}, device).detail, "");
 }
 
 // ---- on the device ----

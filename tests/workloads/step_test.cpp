@@ -159,16 +159,20 @@ TEST(ModelStep, APromptsLogitsAreTheCpuChains) {
     const auto m = model::describe_model(file.contents(), "tiny.gguf");
     vk::Instance instance;
     vk::Device device(instance, test_device_index());
-    // 12 tokens: past the decode products' 8 rows, so gate, up, SwiGLU and
-    // down run apart, as in a long prompt.
+    // 12 tokens: past the decode products' 8 rows, so gate and up run as
+    // one stacked product, then swiglu_stacked and down, as in a long prompt.
     auto options = baselines(48, seed);
     options.prompt = 12;
     ModelStep chain(m, file, options, nullptr, {}, device.info());
     const std::size_t extra = m.architecture == "qwen2" ? 3 : m.qk_norm ? 2 : 0;
-    // 1 lookup, the first norm, 14 per layer (and the bias adds or the head
+    // 1 lookup, the first norm, 13 per layer (and the bias adds or the head
     // norms; the last layer's second add and norm the last token's), head
     // and argmax.
-    ASSERT_EQ(chain.ops().size(), 1u + 1 + 2 * (14 + extra) + 2);
+    ASSERT_EQ(chain.ops().size(), 1u + 1 + 2 * (13 + extra) + 2);
+    const auto stacked = std::count_if(chain.ops().begin(), chain.ops().end(), [&](const StepOp& op) {
+      return op.kernel == "swiglu_stacked" && op.shape == kernels::Shape{12u, m.feed_forward};
+    });
+    EXPECT_EQ(stacked, 2);
     EXPECT_EQ(chain.ops()[0].shape, (kernels::Shape{12, m.vocab, 256}));
     const auto attention = std::count_if(chain.ops().begin(), chain.ops().end(), [&](const StepOp& op) {
       return op.kernel == "attention_prefill" && op.shape == kernels::Shape{12u, m.heads, m.kv_heads, m.head_dim, 12u};

@@ -68,8 +68,8 @@ class Builder {
 // The ops as `vktune step` chains them (workloads/llm/model_step.cpp): each
 // residual add fused with the norm after it (add_rmsnorm_mul), k rotated
 // straight into its cache row (rope_cache) where that kernel serves the
-// context, and in a decode step gate and up as one stacked product whose
-// SwiGLU ffn_down reads (fuses_swiglu).
+// context, and gate and up as one stacked product whose SwiGLU ffn_down
+// reads in a decode step (fuses_swiglu), swiglu_stacked elsewhere.
 void phase_ops(const ModelDescription& m, std::uint32_t tokens, std::uint32_t context, bool prefill, ModelOps& out) {
   Builder b(m, prefill);
   // 64-bit products, refused above 2^32-1 (describe_model checked them too).
@@ -123,6 +123,11 @@ void phase_ops(const ModelDescription& m, std::uint32_t tokens, std::uint32_t co
       const auto& down = m.tensors.at(blk + "ffn_down.weight");
       b.add(matmul_kernel(gate.type), {tokens, gate_up_rows, m.embedding}, "ffn_gate+ffn_up", out);
       b.add(swiglu_matmul_kernel(down.type), {tokens, m.embedding, m.feed_forward}, "swiglu+ffn_down", out);
+    } else if (stacks_gate_up(m, blk)) {  // SwiGLU its own op, reading the two side by side
+      b.add(matmul_kernel(m.tensors.at(blk + "ffn_gate.weight").type), {tokens, gate_up_rows, m.embedding},
+            "ffn_gate+ffn_up", out);
+      b.add("swiglu_stacked", {tokens, m.feed_forward}, "swiglu", out);
+      b.product(blk + "ffn_down.weight", "ffn_down", tokens, out);
     } else {
       b.product(blk + "ffn_gate.weight", "ffn_gate", tokens, out);
       b.product(blk + "ffn_up.weight", "ffn_up", tokens, out);
@@ -193,10 +198,14 @@ std::string swiglu_matmul_kernel(ref::GgmlType type) {
   return product + "_swiglu";
 }
 
-bool fuses_swiglu(const ModelDescription& model, const std::string& blk, std::uint32_t tokens) {
+bool stacks_gate_up(const ModelDescription& model, const std::string& blk) {
   const auto& gate = model.tensors.at(blk + "ffn_gate.weight");
   const auto& up = model.tensors.at(blk + "ffn_up.weight");
-  return tokens <= kernels::matmul::kMaxDecodeM && gate.type == up.type && !matmul_kernel(gate.type).empty() &&
+  return gate.type == up.type && !matmul_kernel(gate.type).empty();
+}
+
+bool fuses_swiglu(const ModelDescription& model, const std::string& blk, std::uint32_t tokens) {
+  return tokens <= kernels::matmul::kMaxDecodeM && stacks_gate_up(model, blk) &&
          !swiglu_matmul_kernel(model.tensors.at(blk + "ffn_down.weight").type).empty();
 }
 

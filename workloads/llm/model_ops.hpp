@@ -56,10 +56,15 @@ std::string rope_cache_kernel(const ModelDescription& model, std::uint32_t token
 // outputs side by side (matmul_q6k_swiglu for Q6_K weights), or "" where
 // none serves `type`: then SwiGLU and the product run apart.
 std::string swiglu_matmul_kernel(ref::GgmlType type);
-// Whether a decode step of `tokens` rows computes layer `blk`'s gate and up
-// as one product of their weights stacked (gate's rows, then up's) and
-// ffn_down through swiglu_matmul_kernel: both weights of one type that a
-// product reads, a down weight that one reads, decode rows.
+// Whether a step computes layer `blk`'s gate and up as one product of their
+// weights stacked (gate's rows, then up's; its output rows the two side by
+// side): both weights of one type that a product reads. The SwiGLU then
+// reads them side by side: in ffn_down's product where fuses_swiglu, else
+// as swiglu_stacked.
+bool stacks_gate_up(const ModelDescription& model, const std::string& blk);
+// Whether a decode step of `tokens` rows stacks gate and up and runs
+// ffn_down through swiglu_matmul_kernel: stacks_gate_up, a down weight that
+// one reads, decode rows.
 bool fuses_swiglu(const ModelDescription& model, const std::string& blk, std::uint32_t tokens);
 // The stacked weights' buffer name: "blk.3.ffn_gate.weight+blk.3.ffn_up.weight".
 std::string stacked_gate_up(const std::string& blk);

@@ -235,9 +235,11 @@ ModelStep::ModelStep(const model::ModelDescription& m, const ref::GgufFile& file
     product(blk + "attn_output.weight", "attn", "o", blk + "attn_output");
     const bool ffn_fusable = fuse_norm && model::fuses_norm(m, layer, model::NormReaders::feed_forward, tokens);
     const NormedInput ffn_in{stream, "o", "xb", blk + "ffn_norm.weight", blk + "attn_residual", blk + "ffn_norm"};
-    if (options.fused && model::fuses_swiglu(m, blk, tokens)) {
+    if (options.fused && model::stacks_gate_up(m, blk)) {
       // Gate and up as one product of their weights stacked, its output the
-      // two side by side; ffn_down reads their SwiGLU.
+      // two side by side (in a prefill too: one dispatch of twice the
+      // columns fills the GPU better than two); ffn_down reads their SwiGLU
+      // in a decode step, swiglu_stacked makes it elsewhere.
       const auto& gate = weight(blk + "ffn_gate.weight");
       const std::string stacked = model::stacked_gate_up(blk);
       stacks.push_back({stacked, {gate.name, weight(blk + "ffn_up.weight").name}});
@@ -245,10 +247,15 @@ ModelStep::ModelStep(const model::ModelDescription& m, const ref::GgufFile& file
           {stacked, model::matmul_kernel(gate.type), "gu", blk + "ffn_gate+ffn_up", {tokens, 2 * m.feed_forward, m.embedding}}};
       stream = normed_products(ffn_in, ffn_fusable && norm_in_pays(ffn_in, gate_up), gate_up);
       const auto& down = weight(blk + "ffn_down.weight");
-      add(model::swiglu_matmul_kernel(down.type), {tokens, m.embedding, m.feed_forward},
-          blk + "swiglu+ffn_down (" + std::string(ref::type_name(down.type)) + ")",
-          {{"x", "gu"}, {"W", down.name}, {"y", "d"}})
-          .weight = down.name;
+      if (model::fuses_swiglu(m, blk, tokens)) {
+        add(model::swiglu_matmul_kernel(down.type), {tokens, m.embedding, m.feed_forward},
+            blk + "swiglu+ffn_down (" + std::string(ref::type_name(down.type)) + ")",
+            {{"x", "gu"}, {"W", down.name}, {"y", "d"}})
+            .weight = down.name;
+      } else {
+        add("swiglu_stacked", {tokens, m.feed_forward}, blk + "swiglu", {{"gu", "gu"}, {"y", "s"}});
+        product(down.name, "s", "d", blk + "ffn_down");
+      }
     } else {
       const std::vector<Reader> gate_and_up{reader(blk + "ffn_gate.weight", "g", blk + "ffn_gate", tokens),
                                             reader(blk + "ffn_up.weight", "u", blk + "ffn_up", tokens)};

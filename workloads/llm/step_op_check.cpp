@@ -186,6 +186,18 @@ Expected reference_of(const StepOp& op, const ModelStep& step, const model::Mode
     const auto a = floats(in, "a", n), b = floats(in, "b", n);
     return {op.kernel == "add" ? ref::add(a, b) : ref::swiglu(a, b), floats(out, "y", n)};
   }
+  if (op.kernel == "swiglu_stacked") {  // gu's rows: gate's n values, then up's
+    const std::size_t n = s[1];
+    const auto gu = floats(in, "gu", rows * 2 * n);
+    std::vector<double> want;
+    want.reserve(rows * n);
+    for (std::size_t r = 0; r < rows; ++r) {
+      const auto row = ref::swiglu(std::span<const float>(gu.data() + 2 * r * n, n),
+                                   std::span<const float>(gu.data() + (2 * r + 1) * n, n));
+      want.insert(want.end(), row.begin(), row.end());
+    }
+    return {want, floats(out, "y", rows * n)};
+  }
   if (op.kernel == "argmax") {
     return {std::vector<double>{static_cast<double>(ref::argmax(floats(in, "x", s[1])))}, floats(out, "y", 1)};
   }
