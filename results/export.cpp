@@ -192,6 +192,30 @@ std::vector<Winner> selected_winners(const Store& store, const Selection& select
   return winners;
 }
 
+std::vector<std::string> keys_of_several_gpus_of_one_model(const nlohmann::json& table) {
+  std::map<std::int64_t, const nlohmann::json*> devices;
+  for (const auto& d : table.at("devices")) devices[d.at("id").get<std::int64_t>()] = &d;
+  // (vendor, device id, kernel, shape, mode) -> GPUs, in the order first met.
+  using Key = std::tuple<std::uint32_t, std::uint32_t, std::string, std::string, std::string>;
+  std::map<Key, std::size_t> gpus;
+  std::vector<std::pair<Key, std::string>> order;
+  for (const auto& w : table.at("winners")) {
+    const auto& d = *devices.at(w.at("device").get<std::int64_t>());
+    const Key key{d.at("vendor_id").get<std::uint32_t>(), d.at("device_id").get<std::uint32_t>(),
+                  w.at("kernel").get<std::string>(), w.at("shape").get<std::string>(),
+                  w.at("cache_mode").get<std::string>()};
+    if (gpus[key]++ == 0) order.emplace_back(key, d.at("name").get<std::string>());
+  }
+  std::vector<std::string> several;
+  for (const auto& [key, name] : order) {
+    const auto n = gpus.at(key);
+    if (n < 2) continue;
+    several.push_back(std::get<2>(key) + " " + std::get<3>(key) + " " + std::get<4>(key) + " on " + name + " (" +
+                      std::to_string(n) + " GPUs)");
+  }
+  return several;
+}
+
 std::string table_entry_hash(const nlohmann::json& device, const nlohmann::json& winner) {
   return table_format::entry_hash(device, winner);
 }

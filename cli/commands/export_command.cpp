@@ -68,8 +68,21 @@ std::vector<std::string> ops_left_out(const results::Store& store, const ExportO
   return missing;
 }
 
+// One line where the table holds winners of several GPUs of one model for
+// a key: the runtime library would serve the first in table order (not
+// always the newest, which `vktune step` serves), so say how to keep one.
+void warn_several_gpus_of_one_model(const nlohmann::json& table) {
+  const auto keys = results::keys_of_several_gpus_of_one_model(table);
+  if (keys.empty()) return;
+  std::cerr << "vktune export: " << keys.size() << " kernel shape(s) hold winners of several GPUs of one model (first: "
+            << keys.front()
+            << "); the runtime serves the first in table order, `vktune step` the newest; to ship one per model: "
+               "vktune import --newest-per-model --db merged.db TABLE.json, then export merged.db\n";
+}
+
 std::string render(const results::Store& store, const ExportOptions& options) {
   if (options.format == "header") {
+    warn_several_gpus_of_one_model(results::export_table(store, options.filter, winner_contract_json, nullptr));
     std::vector<std::string> skipped;
     auto header = results::export_header(store, options.filter, winner_contract_json,
                                          [](const std::vector<std::uint32_t>& spirv) {
@@ -97,6 +110,7 @@ std::string render(const results::Store& store, const ExportOptions& options) {
   std::vector<std::string> skipped;
   const auto table = results::export_table(store, options.filter, winner_contract_json, &skipped);
   for (const auto& s : skipped) std::cerr << "vktune export: left out " << s << "\n";
+  warn_several_gpus_of_one_model(table);
   return table.dump(2) + "\n";
 }
 
@@ -140,6 +154,12 @@ it they are named on stderr and left out.
 them at the same --context and --prompt (the same defaults); when some op has
 no stored winner, it writes what it has, names the ops it left out on stderr
 and exits 1.
+
+A JSON table or header holding winners of several physical GPUs of one model
+for the same kernel, shape and cache mode is written as asked, with one line
+on stderr naming how many such keys there are: the runtime library serves the
+first of them in table order, `vktune step` the newest; `vktune import
+--newest-per-model` into a fresh database, then export, keeps one per model.
 
 --device: all digits = the device's row id in the database; anything else = a
 case-insensitive substring of the device name. --kernel: the exact kernel name

@@ -127,6 +127,33 @@ TEST_F(ExportTest, TableIsSortedByDeviceIdentityKernelAndNumericShape) {
   }
 }
 
+// Two physical GPUs of one model with a winner for the same key are named
+// (the runtime would serve the first in table order); the same key on
+// another model, another shape or the other cache mode is not.
+TEST_F(ExportTest, KeysWithWinnersOfSeveralGpusOfOneModelAreNamed) {
+  RandomData random;
+  SCOPED_TRACE(random.trace());
+  const auto first_gpu = random.device(0x10de, "H200");
+  auto second_gpu = random.device(0x10de, "H200");
+  second_gpu.device_id = first_gpu.device_id;  // same model, another UUID
+  auto other_model = random.device(0x10de, "H100");
+  other_model.device_id = first_gpu.device_id ^ 1u;
+  auto store = Store::open(db_path());
+  auto put = [&](const DeviceIdentity& gpu, const std::string& shape, const std::string& mode) {
+    const auto v = random.variant("matmul_q4k");
+    store.upsert_variant(v);
+    store.set_winner(random.winner(store.upsert_device(gpu), v, shape, mode));
+  };
+  put(first_gpu, "1,4096,4096", "cold");
+  put(other_model, "1,4096,4096", "cold");
+  put(first_gpu, "2,4096,4096", "cold");
+  put(second_gpu, "1,4096,4096", "hot");
+  EXPECT_TRUE(keys_of_several_gpus_of_one_model(export_table(store)).empty());
+  put(second_gpu, "1,4096,4096", "cold");
+  EXPECT_EQ(keys_of_several_gpus_of_one_model(export_table(store)),
+            std::vector<std::string>{"matmul_q4k 1,4096,4096 cold on H200 (2 GPUs)"});
+}
+
 TEST_F(ExportTest, ExportingTwiceGivesTheSameBytes) {
   RandomData random;
   SCOPED_TRACE(random.trace());
