@@ -118,16 +118,16 @@ void phase_ops(const ModelDescription& m, std::uint32_t tokens, std::uint32_t co
     }
     b.product(blk + "attn_output.weight", "attn_output", tokens, out);
     b.add("add_rmsnorm_mul", {tokens, m.embedding}, "residual+ffn_norm", out);
-    if (fuses_swiglu(m, blk, tokens)) {  // gate and up stacked in one product; SwiGLU read by ffn_down
-      const auto& gate = m.tensors.at(blk + "ffn_gate.weight");
-      const auto& down = m.tensors.at(blk + "ffn_down.weight");
-      b.add(matmul_kernel(gate.type), {tokens, gate_up_rows, m.embedding}, "ffn_gate+ffn_up", out);
-      b.add(swiglu_matmul_kernel(down.type), {tokens, m.embedding, m.feed_forward}, "swiglu+ffn_down", out);
-    } else if (stacks_gate_up(m, blk)) {  // SwiGLU its own op, reading the two side by side
+    if (stacks_gate_up(m, blk)) {  // gate and up stacked in one product, whose two halves SwiGLU reads
       b.add(matmul_kernel(m.tensors.at(blk + "ffn_gate.weight").type), {tokens, gate_up_rows, m.embedding},
             "ffn_gate+ffn_up", out);
-      b.add("swiglu_stacked", {tokens, m.feed_forward}, "swiglu", out);
-      b.product(blk + "ffn_down.weight", "ffn_down", tokens, out);
+      if (fuses_swiglu(m, blk, tokens)) {  // in ffn_down's product
+        b.add(swiglu_matmul_kernel(m.tensors.at(blk + "ffn_down.weight").type), {tokens, m.embedding, m.feed_forward},
+              "swiglu+ffn_down", out);
+      } else {
+        b.add("swiglu_stacked", {tokens, m.feed_forward}, "swiglu", out);
+        b.product(blk + "ffn_down.weight", "ffn_down", tokens, out);
+      }
     } else {
       b.product(blk + "ffn_gate.weight", "ffn_gate", tokens, out);
       b.product(blk + "ffn_up.weight", "ffn_up", tokens, out);

@@ -36,6 +36,19 @@ std::vector<float> halves(const std::vector<std::uint8_t>& bytes, std::size_t co
   return v;
 }
 
+// silu(gate)·up of `rows` rows of 2k values side by side (gate's k, then
+// up's): the stacked gate and up product's output as SwiGLU reads it.
+std::vector<double> swiglu_side_by_side(const std::vector<float>& pairs, std::size_t rows, std::size_t k) {
+  std::vector<double> out;
+  out.reserve(rows * k);
+  for (std::size_t r = 0; r < rows; ++r) {
+    const auto row = ref::swiglu(std::span<const float>(pairs.data() + 2 * r * k, k),
+                                 std::span<const float>(pairs.data() + (2 * r + 1) * k, k));
+    out.insert(out.end(), row.begin(), row.end());
+  }
+  return out;
+}
+
 // The op's reference output on the inputs it was given, and the outputs it
 // wrote.
 struct Expected {
@@ -87,13 +100,8 @@ Expected reference_of(const StepOp& op, const ModelStep& step, const model::Mode
   if (op.kernel.rfind("matmul_", 0) == 0) {
     auto x = floats(in, "x", std::size_t{s[0]} * s[2]);
     if (op.kernel.ends_with("_swiglu")) {  // x is silu(gate)·up of the two rows side by side
-      const std::size_t k = s[2];
-      const auto pairs = floats(in, "x", std::size_t{s[0]} * 2 * k);
-      for (std::size_t r = 0; r < s[0]; ++r) {
-        const std::span<const float> gate(pairs.data() + 2 * r * k, k), up(pairs.data() + (2 * r + 1) * k, k);
-        const auto row = ref::swiglu(gate, up);
-        for (std::size_t i = 0; i < k; ++i) x[r * k + i] = static_cast<float>(row[i]);
-      }
+      const auto act = swiglu_side_by_side(floats(in, "x", std::size_t{s[0]} * 2 * s[2]), s[0], s[2]);
+      std::transform(act.begin(), act.end(), x.begin(), [](double v) { return static_cast<float>(v); });
     }
     std::vector<float> sums;  // _addnorm: x is the norm of the stream plus b, and s their sum
     if (op.kernel.ends_with("_addnorm")) {
@@ -186,17 +194,8 @@ Expected reference_of(const StepOp& op, const ModelStep& step, const model::Mode
     const auto a = floats(in, "a", n), b = floats(in, "b", n);
     return {op.kernel == "add" ? ref::add(a, b) : ref::swiglu(a, b), floats(out, "y", n)};
   }
-  if (op.kernel == "swiglu_stacked") {  // gu's rows: gate's n values, then up's
-    const std::size_t n = s[1];
-    const auto gu = floats(in, "gu", rows * 2 * n);
-    std::vector<double> want;
-    want.reserve(rows * n);
-    for (std::size_t r = 0; r < rows; ++r) {
-      const auto row = ref::swiglu(std::span<const float>(gu.data() + 2 * r * n, n),
-                                   std::span<const float>(gu.data() + (2 * r + 1) * n, n));
-      want.insert(want.end(), row.begin(), row.end());
-    }
-    return {want, floats(out, "y", rows * n)};
+  if (op.kernel == "swiglu_stacked") {
+    return {swiglu_side_by_side(floats(in, "gu", rows * 2 * s[1]), rows, s[1]), floats(out, "y", rows * s[1])};
   }
   if (op.kernel == "argmax") {
     return {std::vector<double>{static_cast<double>(ref::argmax(floats(in, "x", s[1])))}, floats(out, "y", 1)};
