@@ -51,7 +51,9 @@ const kernels::Kernel& kernel(const std::string& name) { return kernels::find_ke
 // session 39, when include/coopmat_gemm.glsl came to keep CM_PREFETCH
 // slices in flight (their loop, CM_PREFETCH 0, is the same text), and in
 // session 40, when its output stores became include/coopmat_store.glsl,
-// which the int8 GEMM shares.
+// which the int8 GEMM shares. The elementwise variant's (add) in session 42,
+// when include/elementwise.glsl gained A_AT/B_AT, the input vector an output
+// vector reads (swiglu_stacked's side-by-side rows; the identity for add).
 TEST(VariantHash, OneStageHashesAreThoseOfBeforeStages) {
   const auto templates = TemplateLibrary::embedded();
   struct Case {
@@ -61,7 +63,7 @@ TEST(VariantHash, OneStageHashesAreThoseOfBeforeStages) {
     const char* hash;
   };
   const Case cases[] = {
-      {"add", {512, 4096}, R"({"EPT":1,"SUBGROUP_SIZE":0,"VEC":4,"WG_SIZE":256})", "4a3a0cb371a56200"},
+      {"add", {512, 4096}, R"({"EPT":1,"SUBGROUP_SIZE":0,"VEC":4,"WG_SIZE":256})", "56d9f47a2f3ecb4e"},
       {"matmul_q4k", {1, 4096, 4096},
        R"({"COLS_PER_PASS":1,"REDUCTION":0,"ROWS_PER_WG":8,"SUBGROUP_SIZE":0,"SUPER_BLOCK":1,"THREADS_PER_ROW":16,)"
        R"("UNROLL":1,"WG_SIZE":128,"W_STAGE":0,"X_QUANT":1,"X_SEGMENT":4096})",
