@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <random>
 #include <tuple>
 
 #include "common/error.hpp"
@@ -276,6 +277,37 @@ TEST(ModelOps, RandomModelsHaveTheirPresetsShapesAndMixes) {
   EXPECT_NE(file.tensor_data(*q), other.tensor_data(*other.contents().find_tensor("blk.0.attn_q.weight")));
   const auto values = file.dequantize(*q);
   EXPECT_TRUE(std::any_of(values.begin(), values.end(), [](float v) { return v != 0; }));
+}
+
+// preset_contents: what random_model writes, as parse_gguf reads it back,
+// without the weights' bytes; every tiny preset in every mix.
+TEST(ModelOps, PresetContentsAreWhatRandomModelsWrite) {
+  const std::uint64_t seed = std::random_device{}();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  int compared = 0;
+  for (const auto& preset : model_presets()) {
+    if (preset.name.rfind("tiny", 0) != 0) continue;
+    for (const auto& mix : type_mixes()) {
+      SCOPED_TRACE(preset.name + " " + mix);
+      const auto bytes = random_model(preset, mix, seed).bytes();
+      const auto written = ref::parse_gguf(bytes, "written.gguf");
+      const auto planned = preset_contents(preset, mix);
+      ASSERT_EQ(planned.metadata.size(), written.metadata.size());
+      for (std::size_t i = 0; i < written.metadata.size(); ++i) {
+        EXPECT_EQ(planned.metadata[i].key, written.metadata[i].key);
+        EXPECT_EQ(planned.metadata[i].value.data, written.metadata[i].value.data) << written.metadata[i].key;
+      }
+      ASSERT_EQ(planned.tensors.size(), written.tensors.size());
+      for (std::size_t i = 0; i < written.tensors.size(); ++i) {
+        const auto &a = planned.tensors[i], &b = written.tensors[i];
+        EXPECT_EQ(std::tie(a.name, a.type, a.shape, a.offset, a.elements, a.bytes),
+                  std::tie(b.name, b.type, b.shape, b.offset, b.elements, b.bytes))
+            << b.name;
+      }
+      ++compared;
+    }
+  }
+  EXPECT_EQ(compared, 12) << "four tiny presets in three mixes";
 }
 
 TEST(ModelTuning, TimeIsSharedByPotentialGain) {

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <limits>
 
 #include "common/error.hpp"
 #include "reference/fp16.hpp"
@@ -115,63 +114,113 @@ void check_type_mix(const std::string& mix) {
   }
 }
 
-ref::GgufWriter random_model(const ModelPreset& p, const std::string& mix, std::uint64_t seed) {
+namespace {
+
+// The metadata of a preset's file.
+std::vector<ref::GgufKeyValue> preset_metadata(const ModelPreset& p, const std::string& mix) {
+  const std::string& a = p.architecture;
+  return {{"general.architecture", a},
+          {"general.name", p.name + " " + mix + " (random weights)"},
+          {a + ".block_count", p.layers},
+          {a + ".context_length", p.context_length},
+          {a + ".embedding_length", p.embedding},
+          {a + ".feed_forward_length", p.feed_forward},
+          {a + ".attention.head_count", p.heads},
+          {a + ".attention.head_count_kv", p.kv_heads}};
+}
+
+// One tensor of a preset's file: k wide, `rows` rows (1: a vector), its
+// random values uniform in [lo, hi).
+struct PlannedTensor {
+  std::string name;
+  ref::GgmlType type;
+  std::uint64_t k, rows;
+  float lo, hi;
+};
+
+// A preset's tensors in file order: the weights uniform with a root mean
+// square of 1/sqrt(K), as trained models roughly have (a product keeps its
+// input's scale, so a chain through the model keeps realistic magnitudes and
+// attention spreads over the cache), norms around 1, biases around 0.
+std::vector<PlannedTensor> preset_tensors(const ModelPreset& p, const TypeOf& type_of) {
+  std::vector<PlannedTensor> tensors;
+  auto matrix = [&](const std::string& name, ref::GgmlType type, std::uint64_t k, std::uint64_t rows) {
+    const auto hi = static_cast<float>(std::sqrt(3.0 / static_cast<double>(k)));
+    tensors.push_back({name, type, k, rows, -hi, hi});
+  };
+  auto vector = [&](const std::string& name, std::uint64_t k, float lo, float hi) {
+    tensors.push_back({name, ref::GgmlType::F32, k, 1, lo, hi});
+  };
+  const std::uint32_t head_dim = p.embedding / p.heads, kv = p.kv_heads * head_dim;
+  matrix("token_embd.weight", type_of("token_embd", 0), p.embedding, p.vocab);
+  for (std::uint32_t layer = 0; layer < p.layers; ++layer) {
+    const std::string blk = "blk." + std::to_string(layer) + ".";
+    auto t = [&](const char* role) { return type_of(role, layer); };
+    vector(blk + "attn_norm.weight", p.embedding, 0.5f, 1.5f);
+    matrix(blk + "attn_q.weight", t("attn_q"), p.embedding, p.embedding);
+    matrix(blk + "attn_k.weight", t("attn_k"), p.embedding, kv);
+    matrix(blk + "attn_v.weight", t("attn_v"), p.embedding, kv);
+    if (p.qkv_bias) {
+      vector(blk + "attn_q.bias", p.embedding, -0.5f, 0.5f);
+      vector(blk + "attn_k.bias", kv, -0.5f, 0.5f);
+      vector(blk + "attn_v.bias", kv, -0.5f, 0.5f);
+    }
+    if (p.qk_norm) {
+      vector(blk + "attn_q_norm.weight", head_dim, 0.5f, 1.5f);
+      vector(blk + "attn_k_norm.weight", head_dim, 0.5f, 1.5f);
+    }
+    matrix(blk + "attn_output.weight", t("attn_output"), p.embedding, p.embedding);
+    vector(blk + "ffn_norm.weight", p.embedding, 0.5f, 1.5f);
+    matrix(blk + "ffn_gate.weight", t("ffn_gate"), p.embedding, p.feed_forward);
+    matrix(blk + "ffn_up.weight", t("ffn_up"), p.embedding, p.feed_forward);
+    matrix(blk + "ffn_down.weight", t("ffn_down"), p.feed_forward, p.embedding);
+  }
+  vector("output_norm.weight", p.embedding, 0.5f, 1.5f);
+  matrix("output.weight", type_of("output", 0), p.embedding, p.vocab);
+  return tensors;
+}
+
+std::vector<std::uint64_t> shape_of(const PlannedTensor& t) {
+  return t.rows == 1 ? std::vector<std::uint64_t>{t.k} : std::vector<std::uint64_t>{t.k, t.rows};
+}
+
+TypeOf mix_types(const ModelPreset& p, const std::string& mix) {
   check_type_mix(mix);
-  return random_model(
-      p, [&](const std::string& role, std::uint32_t layer) { return type_of(mix, role, layer, p.layers); }, mix, seed);
+  return [mix, layers = p.layers](const std::string& role, std::uint32_t layer) {
+    return type_of(mix, role, layer, layers);
+  };
+}
+
+}  // namespace
+
+ref::GgufWriter random_model(const ModelPreset& p, const std::string& mix, std::uint64_t seed) {
+  return random_model(p, mix_types(p, mix), mix, seed);
 }
 
 ref::GgufWriter random_model(const ModelPreset& p, const TypeOf& type_of, const std::string& mix, std::uint64_t seed) {
   ref::GgufWriter w;
-  const std::string& a = p.architecture;
-  w.set("general.architecture", a);
-  w.set("general.name", p.name + " " + mix + " (random weights)");
-  w.set(a + ".block_count", p.layers);
-  w.set(a + ".context_length", p.context_length);
-  w.set(a + ".embedding_length", p.embedding);
-  w.set(a + ".feed_forward_length", p.feed_forward);
-  w.set(a + ".attention.head_count", p.heads);
-  w.set(a + ".attention.head_count_kv", p.kv_heads);
+  for (auto& kv : preset_metadata(p, mix)) w.set(std::move(kv.key), std::move(kv.value));
   std::uint64_t stream = seed;
-  // Weights uniform with a root mean square of 1/sqrt(K), as trained models
-  // roughly have: a product keeps its input's scale, so a chain through the
-  // model keeps realistic magnitudes (attention spreads over the cache).
-  auto tensor = [&](const std::string& name, ref::GgmlType type, std::uint64_t k, std::uint64_t rows,
-                    float lo = std::numeric_limits<float>::quiet_NaN(), float hi = 0) {
-    if (std::isnan(lo)) {
-      hi = static_cast<float>(std::sqrt(3.0 / static_cast<double>(k)));
-      lo = -hi;
-    }
-    const auto shape = rows == 1 ? std::vector<std::uint64_t>{k} : std::vector<std::uint64_t>{k, rows};
-    w.add_tensor(name, type, shape, random_tensor_bytes(type, k, rows, ++stream, lo, hi));
-  };
-  const std::uint32_t head_dim = p.embedding / p.heads, kv = p.kv_heads * head_dim;
-  tensor("token_embd.weight", type_of("token_embd", 0), p.embedding, p.vocab);
-  for (std::uint32_t layer = 0; layer < p.layers; ++layer) {
-    const std::string blk = "blk." + std::to_string(layer) + ".";
-    auto t = [&](const char* role) { return type_of(role, layer); };
-    tensor(blk + "attn_norm.weight", ref::GgmlType::F32, p.embedding, 1, 0.5f, 1.5f);
-    tensor(blk + "attn_q.weight", t("attn_q"), p.embedding, p.embedding);
-    tensor(blk + "attn_k.weight", t("attn_k"), p.embedding, kv);
-    tensor(blk + "attn_v.weight", t("attn_v"), p.embedding, kv);
-    if (p.qkv_bias) {
-      tensor(blk + "attn_q.bias", ref::GgmlType::F32, p.embedding, 1, -0.5f, 0.5f);
-      tensor(blk + "attn_k.bias", ref::GgmlType::F32, kv, 1, -0.5f, 0.5f);
-      tensor(blk + "attn_v.bias", ref::GgmlType::F32, kv, 1, -0.5f, 0.5f);
-    }
-    if (p.qk_norm) {
-      tensor(blk + "attn_q_norm.weight", ref::GgmlType::F32, head_dim, 1, 0.5f, 1.5f);
-      tensor(blk + "attn_k_norm.weight", ref::GgmlType::F32, head_dim, 1, 0.5f, 1.5f);
-    }
-    tensor(blk + "attn_output.weight", t("attn_output"), p.embedding, p.embedding);
-    tensor(blk + "ffn_norm.weight", ref::GgmlType::F32, p.embedding, 1, 0.5f, 1.5f);
-    tensor(blk + "ffn_gate.weight", t("ffn_gate"), p.embedding, p.feed_forward);
-    tensor(blk + "ffn_up.weight", t("ffn_up"), p.embedding, p.feed_forward);
-    tensor(blk + "ffn_down.weight", t("ffn_down"), p.feed_forward, p.embedding);
+  for (const auto& t : preset_tensors(p, type_of)) {
+    w.add_tensor(t.name, t.type, shape_of(t), random_tensor_bytes(t.type, t.k, t.rows, ++stream, t.lo, t.hi));
   }
-  tensor("output_norm.weight", ref::GgmlType::F32, p.embedding, 1, 0.5f, 1.5f);
-  tensor("output.weight", type_of("output", 0), p.embedding, p.vocab);
   return w;
+}
+
+ref::GgufContents preset_contents(const ModelPreset& p, const std::string& mix) {
+  ref::GgufContents contents;
+  contents.metadata = preset_metadata(p, mix);
+  std::uint64_t offset = 0;
+  for (const auto& t : preset_tensors(p, mix_types(p, mix))) {
+    ref::GgufTensorInfo info;
+    info.name = t.name, info.type = t.type, info.shape = shape_of(t), info.offset = offset;
+    const auto size = ref::compute_tensor_size(t.type, info.shape);
+    if (!size.problem.empty()) throw Error(ErrorKind::internal, p.name + ": " + t.name + ": " + size.problem);
+    info.elements = size.elements, info.bytes = size.bytes;
+    offset += (size.bytes + contents.alignment - 1) / contents.alignment * contents.alignment;
+    contents.tensors.push_back(std::move(info));
+  }
+  return contents;
 }
 
 }  // namespace vktune::model

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "reference/gguf_reader.hpp"
 #include "reference/gguf_types.hpp"
 #include "reference/gguf_writer.hpp"
 
@@ -52,5 +53,10 @@ std::vector<std::uint8_t> random_tensor_bytes(ref::GgmlType type, std::uint64_t 
 using TypeOf = std::function<ref::GgmlType(const std::string& role, std::uint32_t layer)>;
 ref::GgufWriter random_model(const ModelPreset& preset, const TypeOf& type_of, const std::string& mix_name,
                              std::uint64_t seed);
+
+// What random_model(preset, mix, seed) would write, as a reader parses it
+// (metadata and tensor infos, offsets as written), without making a byte
+// of the weights: a model's ops at full size without its gigabytes.
+ref::GgufContents preset_contents(const ModelPreset& preset, const std::string& mix);
 
 }  // namespace vktune::model
