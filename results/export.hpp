@@ -89,9 +89,9 @@ nlohmann::json export_table(const Store& store, const ExportFilter& filter = {},
 // The keys (kernel, shape, cache mode) of a table that hold winners of more
 // than one physical GPU of one model (vendor and device id), each as
 // "KERNEL SHAPE MODE on NAME (N GPUs)", in table order. The runtime library
-// serves the first of them in table order where none is the asking GPU's
-// own, `vktune step` the newest; `vktune import --newest-per-model` keeps
-// the newest alone.
+// serves the newest of them where none is the asking GPU's own, as
+// `vktune step` does; `vktune import --newest-per-model` keeps the newest
+// alone.
 std::vector<std::string> keys_of_several_gpus_of_one_model(const nlohmann::json& table);
 
 // The integrity hash of a version-2 winner: the content hash of its device's

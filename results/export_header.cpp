@@ -128,6 +128,7 @@ struct Entry {
   // The push-constant layout; none (0) = the shape, one word per dimension.
   const PushWord* push_constants;
   std::size_t push_constant_count;
+  std::string_view updated_at;  // when it was measured, ISO 8601 UTC (rules::Candidate)
 };
 
 )cpp";
@@ -253,7 +254,7 @@ inline Found find(const Device& device, std::string_view kernel, const std::uint
     if (!unmet(e, capabilities).empty()) continue;
     const rules::Candidate candidate{level, rules::shape_distance(shape, e.shape, shape_dims),
                                      rules::driver_gap(level, e.driver_version, device.driver_version),
-                                     e.cache_mode == preferred ? 0 : 1, i};
+                                     e.cache_mode == preferred ? 0 : 1, e.updated_at, i};
     if (found.entry == nullptr || rules::better(candidate, best)) {
       found = {&e, level, candidate.distance};
       best = candidate;
@@ -503,7 +504,8 @@ std::string export_header(const Store& store, const ExportFilter& filter, const 
            << ", detail::bindings_" << n << ", " << bindings.size() << ", detail::stages_" << n << ", "
            << stages.size() << ", detail::features_" << n << ", " << features.size() << ",\n          "
            << cpp_double(w.value("median_ns", 0.0)) << ", " << cpp_double(w.value("gbps", 0.0)) << ", "
-           << cpp_double(w.value("gflops", 0.0)) << ", detail::push_" << n << ", " << push.size() << "},\n";
+           << cpp_double(w.value("gflops", 0.0)) << ", detail::push_" << n << ", " << push.size() << ", "
+           << cpp_string(w.value("updated_at", std::string())) << "},\n";
     } catch (const nlohmann::json::exception& e) {
       throw bad_entry(w, std::string("its contract does not have the expected fields: ") + e.what());
     }

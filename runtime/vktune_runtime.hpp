@@ -262,6 +262,7 @@ struct Entry {
   std::string config_json{};  // the parameter values, as JSON text
   Contract contract{};
   double median_ns = 0, gbps = 0, gflops = 0, rel_l2_error = 0;
+  std::string updated_at{};  // when it was measured, ISO 8601 UTC; "" when the table does not say
 };
 
 enum class Match {

@@ -69,14 +69,14 @@ std::vector<std::string> ops_left_out(const results::Store& store, const ExportO
 }
 
 // One line where the table holds winners of several GPUs of one model for
-// a key: the runtime library would serve the first in table order (not
-// always the newest, which `vktune step` serves), so say how to keep one.
+// a key: only the newest serves a GPU that tuned none of them (the runtime
+// library's lookup and `vktune step` alike), so say how to keep one.
 void warn_several_gpus_of_one_model(const nlohmann::json& table) {
   const auto keys = results::keys_of_several_gpus_of_one_model(table);
   if (keys.empty()) return;
   std::cerr << "vktune export: " << keys.size() << " kernel shape(s) hold winners of several GPUs of one model (first: "
             << keys.front()
-            << "); the runtime serves the first in table order, `vktune step` the newest; to ship one per model: "
+            << "); a GPU that tuned none of them is served the newest; to ship one per model: "
                "vktune import --newest-per-model --db merged.db TABLE.json, then export merged.db\n";
 }
 
@@ -157,9 +157,10 @@ and exits 1.
 
 A JSON table or header holding winners of several physical GPUs of one model
 for the same kernel, shape and cache mode is written as asked, with one line
-on stderr naming how many such keys there are: the runtime library serves the
-first of them in table order, `vktune step` the newest; `vktune import
---newest-per-model` into a fresh database, then export, keeps one per model.
+on stderr naming how many such keys there are: a GPU that tuned none of them
+is served the newest (by the runtime library and `vktune step` alike), so
+the others only make the table larger; `vktune import --newest-per-model`
+into a fresh database, then export, keeps one per model.
 
 --device: all digits = the device's row id in the database; anything else = a
 case-insensitive substring of the device name. --kernel: the exact kernel name

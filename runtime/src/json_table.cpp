@@ -201,6 +201,7 @@ TableData load_json_text(std::string_view text, const std::string& source) {
     e.gbps = r.number(w, "gbps", where);
     e.gflops = r.number(w, "gflops", where);
     e.rel_l2_error = r.number(w, "rel_l2_error", where);
+    e.updated_at = r.optional_text(w, "updated_at", where);
     check_entry(table, e, where);
     table.entries.push_back(std::move(e));
   }

@@ -257,7 +257,7 @@ LookupResult Table::lookup(const Query& query, const std::optional<Contract>& ba
     const auto& tuned = table.devices[e.device].identity;
     const rules::Candidate candidate{level, rules::shape_distance(query.shape.data(), e.shape.data(), e.shape.size()),
                                      rules::driver_gap(level, tuned.driver_version, query.device.driver_version),
-                                     e.cache_mode == preferred_mode ? 0 : 1, i};
+                                     e.cache_mode == preferred_mode ? 0 : 1, e.updated_at, i};
     if (!best || rules::better(candidate, best_candidate)) {
       best = &e;
       best_candidate = candidate;

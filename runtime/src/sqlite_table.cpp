@@ -246,13 +246,13 @@ TableData load_sqlite(const std::string& path) {
     Statement winners(db, v >= 4 ? "SELECT w.device, w.kernel, w.shape, w.cache_mode, w.variant, w.config_json, "
                                    "w.spirv_hash, w.specialization_json, w.local_size_x, w.local_size_y, "
                                    "w.local_size_z, w.dispatch_json, w.required_subgroup_size, w.median_ns, w.gbps, "
-                                   "w.gflops, w.rel_l2_error, s.words, w.contract_json "
+                                   "w.gflops, w.rel_l2_error, s.words, w.contract_json, w.updated_at "
                                    "FROM winners w LEFT JOIN spirv s ON s.hash = w.spirv_hash "
                                    "ORDER BY w.device, w.kernel, w.shape, w.cache_mode"
                                  : "SELECT w.device, w.kernel, w.shape, w.cache_mode, w.variant, w.config_json, "
                                    "w.spirv_hash, w.specialization_json, w.local_size_x, w.local_size_y, "
                                    "w.local_size_z, w.dispatch_json, w.required_subgroup_size, w.median_ns, w.gbps, "
-                                   "w.gflops, w.rel_l2_error, s.words, '' "
+                                   "w.gflops, w.rel_l2_error, s.words, '', w.updated_at "
                                    "FROM winners w LEFT JOIN spirv s ON s.hash = w.spirv_hash "
                                    "ORDER BY w.device, w.kernel, w.shape, w.cache_mode");
     Statement module(db, "SELECT words FROM spirv WHERE hash = ?1");
@@ -311,6 +311,7 @@ TableData load_sqlite(const std::string& path) {
       e.gbps = winners.real(14);
       e.gflops = winners.real(15);
       e.rel_l2_error = winners.real(16);
+      e.updated_at = winners.text(19);
       check_entry(table, e, where);
       table.entries.push_back(std::move(e));
     }

@@ -128,7 +128,7 @@ TEST_F(ExportTest, TableIsSortedByDeviceIdentityKernelAndNumericShape) {
 }
 
 // Two physical GPUs of one model with a winner for the same key are named
-// (the runtime would serve the first in table order); the same key on
+// (only the newest serves a GPU that tuned none of them); the same key on
 // another model, another shape or the other cache mode is not.
 TEST_F(ExportTest, KeysWithWinnersOfSeveralGpusOfOneModelAreNamed) {
   RandomData random;

@@ -140,9 +140,16 @@ TEST_F(LookupAgreement, RuntimeAndHeaderChooseTheSameEntryAtEveryLevel) {
   const auto h100 = gpu(kNvidia, 0x2330, 100, "NVIDIA H100 80GB HBM3", "cccc");
   const auto rtx = gpu(kNvidia, 0x2684, 100, "NVIDIA GeForce RTX 4090", "dddd");
   const auto amd = gpu(kAmd, 0x744c, 100, "AMD Radeon RX 7900 XTX", "eeee");
+  // A third H200 of h200_a's driver, whose winner at 1,4096,4096 was
+  // measured after h200_a's: another H200 is served it (the newest of equal
+  // candidates), h200_a its own.
+  const auto h200_c = gpu(kNvidia, 0x2335, 100, "NVIDIA H200", "cccc2");
   const auto a = store.upsert_device(h200_a), b = store.upsert_device(h200_b), c = store.upsert_device(h100);
-  const auto d = store.upsert_device(rtx), e = store.upsert_device(amd);
-  for (const auto& w : {entry(a, "1,4096,4096", 1, true), entry(a, "512,4096,4096", 2, false, true),
+  const auto d = store.upsert_device(rtx), e = store.upsert_device(amd), f = store.upsert_device(h200_c);
+  auto older = entry(a, "1,4096,4096", 1, true), newer = entry(f, "1,4096,4096", 11, true);
+  older.updated_at = "2026-11-01T00:00:00.000Z";
+  newer.updated_at = "2026-12-01T00:00:00.000Z";
+  for (const auto& w : {older, newer, entry(a, "512,4096,4096", 2, false, true),
                         entry(a, "512,4096,14336", 3, false), entry(b, "1,4096,4096", 4, true),
                         entry(b, "2,14336,4096", 5, true, false, true), entry(b, "512,4096,4096", 6, false),
                         entry(c, "1,4096,11008", 7, true), entry(c, "64,4096,4096", 8, false),
@@ -197,6 +204,13 @@ TEST_F(LookupAgreement, RuntimeAndHeaderChooseTheSameEntryAtEveryLevel) {
       expected.push_back("none");
     }
   }
+  // The newest of two equal candidates of the model level (queries 2 and
+  // 3: the third H200, shape 1,4096,4096, with and without cooperative
+  // matrices); the same GPU's own (query 0).
+  ASSERT_EQ(queries[2 * 2 * shapes.size()].shape, shapes[0]);
+  EXPECT_EQ(expected[2 * 2 * shapes.size()], "v11");
+  EXPECT_EQ(expected[2 * 2 * shapes.size() + 1], "v11");
+  EXPECT_EQ(expected[0], "v1");
   // Every level is exercised, and nothing as well.
   EXPECT_EQ(levels, (std::set<std::string>{"device_and_driver", "device", "model", "architecture", "vendor"}));
   EXPECT_NE(std::find(expected.begin(), expected.end(), "none"), expected.end());

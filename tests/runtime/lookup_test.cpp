@@ -333,3 +333,30 @@ TEST(RuntimeDispatch, LookupEvaluatesTheRuleForTheQueriedShape) {
   EXPECT_EQ(r.workgroups[0], (std::array<std::uint32_t, 3>{19, 3, 1}));  // ceil(37/2), ceil(3/1)
   EXPECT_EQ(r.contract.stages[0].local_size, (std::array<std::uint32_t, 3>{64, 1, 1}));
 }
+
+// Equal candidates of one level (two other GPUs of the model, the same
+// shape, driver and cache mode): the most recently measured, whatever the
+// table order; an entry without a time counts as the oldest; equal times
+// fall to table order. The GPU that tuned one is served its own.
+TEST(RuntimeLookup, TheNewestOfEqualCandidatesWins) {
+  auto dated = [](std::int64_t device, std::uint32_t tag, const std::string& at) {
+    auto w = winner_json(device, "matmul_q4k", "1,4096,4096", tag);
+    if (!at.empty()) w["updated_at"] = at;
+    return w;
+  };
+  const nlohmann::json devices = {device_json(1, kNvidia, 0x2335, 100, "NVIDIA H200", "aaaa"),
+                                  device_json(2, kNvidia, 0x2335, 100, "NVIDIA H200", "bbbb")};
+  const rt::DeviceIdentity third{kNvidia, 0x2335, 100, "NVIDIA H200", "cccc"};
+  const auto newer_second = make(devices, {dated(1, 10, "2026-11-21T11:45:38.475Z"), dated(2, 20, "2026-12-01T05:19:02.001Z")});
+  auto r = newer_second.lookup(query(third));
+  EXPECT_EQ(r.match, rt::Match::model);
+  EXPECT_EQ(tag_of(r), 20u);
+  EXPECT_EQ(r.entry->updated_at, "2026-12-01T05:19:02.001Z");
+  EXPECT_EQ(tag_of(newer_second.lookup(query({kNvidia, 0x2335, 100, "NVIDIA H200", "aaaa"}))), 10u);  // its own
+  const auto newer_first = make(devices, {dated(1, 10, "2026-12-01T05:19:02.001Z"), dated(2, 20, "2026-11-21T11:45:38.475Z")});
+  EXPECT_EQ(tag_of(newer_first.lookup(query(third))), 10u);
+  const auto undated_first = make(devices, {dated(1, 10, ""), dated(2, 20, "2026-11-21T11:45:38.475Z")});
+  EXPECT_EQ(tag_of(undated_first.lookup(query(third))), 20u);
+  const auto same_time = make(devices, {dated(1, 10, "2026-11-21T11:45:38.475Z"), dated(2, 20, "2026-11-21T11:45:38.475Z")});
+  EXPECT_EQ(tag_of(same_time.lookup(query(third))), 10u);
+}
