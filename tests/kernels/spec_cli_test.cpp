@@ -456,7 +456,7 @@ TEST_F(SpecCli, TunedOnTheDeviceAndExportedLikeABuiltinKernel) {
   const std::string header_text{std::istreambuf_iterator<char>(header_in), std::istreambuf_iterator<char>()};
   EXPECT_NE(header_text.find("{\"width\", push_terms_0_0, 1, 1u, \"u32\", \"\", shape_names_0, 2}"), std::string::npos)
       << header_text.substr(0, 3000);
-  EXPECT_NE(header_text.find("detail::push_0, 4}"), std::string::npos);
+  EXPECT_NE(header_text.find("detail::push_0, 4, \""), std::string::npos);  // then the entry's updated_at
 }
 
 TEST_F(SpecCli, PushConstantsTheContractCannotCarryTuneButStoreNoWinner) {
