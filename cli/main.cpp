@@ -115,7 +115,16 @@ docs/RESULTS_DATABASE.md, docs/RELIABILITY.md, docs/TUNING_A_MODEL.md,
 docs/SPEC_FORMAT.md, docs/TABLE_FORMAT.md.
 )vkt");
   // help2man reads --version (and --help) to write the man page.
-  app.set_version_flag("--version", vk::build_info(), "Print vktune's version, compiler, shaderc and glslang, and exit");
+  // The embedded templates' set hash names the GLSL this binary compiles, so
+  // a measurement that records --version says which kernel code it ran.
+  app.set_version_flag(
+      "--version",
+      [] {
+        const auto templates = TemplateLibrary::embedded();
+        return vk::build_info() + "\ntemplates: " + std::to_string(templates.size()) + " embedded files, set hash " +
+               templates.set_hash();
+      },
+      "Print vktune's version, compiler, shaderc and glslang, the embedded templates' hash, and exit");
   int exit_code = exit_code::ok;
   cli::add_devices_command(app, exit_code);
   cli::add_gguf_command(app, exit_code);

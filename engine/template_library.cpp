@@ -101,6 +101,12 @@ const std::string& TemplateLibrary::text(const std::string& file) const {
   return it->second;
 }
 
+std::string TemplateLibrary::set_hash() const {
+  Hasher hasher;
+  for (const auto& [name, text] : files_) hasher.add(name).add(text);
+  return hasher.hex();
+}
+
 std::string TemplateLibrary::content_hash(const std::string& file) const {
   const auto it = content_hashes_.find(file);
   if (it == content_hashes_.end()) text(file);  // throws: no such template

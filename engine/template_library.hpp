@@ -30,6 +30,10 @@ class TemplateLibrary : public vk::IncludeResolver {
   // followed through include/, under any condition).
   std::string content_hash(const std::string& file) const;
   const std::string& origin() const { return origin_; }  // "embedded" or the directory
+  // Hash of every file of the set (names and texts): which GLSL a binary or a
+  // directory holds, so a measurement can say which code it ran.
+  std::string set_hash() const;
+  std::size_t size() const { return files_.size(); }
 
   // Every include file, named relative to include/ (what an isolated worker
   // compiles with).

@@ -174,18 +174,20 @@ TEST_F(JsonOutputTest, MobileNetFollowsTheArchitecturesTable) {
 
 // --tune's outcome in the document: the 35 distinct layer shapes at 32x32
 // each with a winner, unreached or without one, and the layers that ran a
-// winner at least one per shape with one.
+// winner at least one per shape with one. (An 8-s budget left every shape
+// without a winner once, in a fresh-clone run on a loaded 2-core machine,
+// ci/logs/2026-12-01-fresh-clone-d3ebf51-shader-cache-disabled.log.xz: 20 s.)
 TEST_F(JsonOutputTest, MobileNetTuneSaysWhatItTuned) {
-  const auto j = document("mobilenet --device 0 --resolution 32 --samples 10 --tune 8s --db " +
+  const auto j = document("mobilenet --device 0 --resolution 32 --samples 10 --tune 20s --db " +
                               (dir / "tuned.db").string() + " --json",
                           "vktune-mobilenet", 1);
   const auto& t = j.at("tuning");
-  EXPECT_EQ(t.at("budget_seconds"), 8.0);
-  EXPECT_LE(t.at("seconds").get<double>(), 8.0 * 1.05 + 10);
+  EXPECT_EQ(t.at("budget_seconds"), 20.0);
+  EXPECT_LE(t.at("seconds").get<double>(), 20.0 * 1.05 + 10);
   EXPECT_EQ(t.at("shapes"), 35);
   const auto with = t.at("with_winner").get<std::size_t>();
   EXPECT_EQ(with + t.at("unreached").size() + t.at("without_winner").size(), 35u) << t.dump();
-  EXPECT_GE(with, 1u);
+  EXPECT_GE(with, 1u) << t.dump();
   EXPECT_GE(j.at("winner_layers").get<std::size_t>(), with);
   EXPECT_TRUE(std::filesystem::exists(dir / "tuned.db"));
 }

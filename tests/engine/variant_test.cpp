@@ -155,5 +155,28 @@ TEST(TemplateHash, CoversTheIncludesATemplateReachesAndNoOthers) {
   std::filesystem::remove_all(dir);
 }
 
+// The set hash `vktune --version` prints: every file counts, reached by a
+// template or not, and the same files hash the same.
+TEST(TemplateHash, TheSetHashMovesWithAnyFile) {
+  const auto dir = std::filesystem::temp_directory_path() / ("vktune-template-set-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir / "include");
+  const auto write = [&](const std::string& name, const std::string& text) { std::ofstream(dir / name) << text; };
+  write("a.comp", "#version 450\nvoid main() {}\n");
+  write("include/unread.glsl", "// read by no template\n");
+  const auto before = TemplateLibrary::from_directory(dir);
+  EXPECT_EQ(TemplateLibrary::from_directory(dir).set_hash(), before.set_hash());
+  write("include/unread.glsl", "// read by no template, edited\n");
+  const auto edited = TemplateLibrary::from_directory(dir).set_hash();
+  EXPECT_NE(edited, before.set_hash());
+  write("b.comp", "#version 450\nvoid main() {}\n");
+  const auto added = TemplateLibrary::from_directory(dir);
+  EXPECT_NE(added.set_hash(), edited);
+  EXPECT_EQ(added.size(), before.size() + 1);
+  std::filesystem::remove(dir / "b.comp");
+  write("include/unread.glsl", "// read by no template\n");
+  EXPECT_EQ(TemplateLibrary::from_directory(dir).set_hash(), before.set_hash());
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace vktune
