@@ -33,6 +33,16 @@ const KernelRegistration matmul_q4k_swiglu([] { return std::make_unique<QuantMat
 // for the Q4_K_M mix's Q4_K and Q6_K weights alike (matmul_q6k.cpp; the same
 // CI-gate cost keeps the other formats' out).
 const KernelRegistration matmul_q4k_addnorm([] { return std::make_unique<QuantMatmul>(q4k(), Activations::addnorm); });
+// attn_q with its rope, attn_k with its rope and KV-cache store, attn_v with
+// its store (kernels/quant_matmul_epilogue.hpp): the Q4_K_M mix's q and k
+// weights are Q4_K, its v weights Q4_K or Q6_K (matmul_q6k.cpp). Other
+// formats' are one line each, left out for the CI gate's time as above.
+const KernelRegistration matmul_q4k_rope(
+    [] { return std::make_unique<QuantMatmul>(q4k(), Activations::fp32, Epilogue::rope); });
+const KernelRegistration matmul_q4k_rope_cache(
+    [] { return std::make_unique<QuantMatmul>(q4k(), Activations::fp32, Epilogue::rope_cache); });
+const KernelRegistration matmul_q4k_cache(
+    [] { return std::make_unique<QuantMatmul>(q4k(), Activations::fp32, Epilogue::cache); });
 
 }  // namespace
 }  // namespace vktune::kernels

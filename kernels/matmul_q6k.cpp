@@ -25,6 +25,10 @@ const KernelRegistration matmul_q6k_registration([] { return std::make_unique<Qu
 const KernelRegistration matmul_q6k_swiglu([] { return std::make_unique<QuantMatmul>(q6k(), Activations::swiglu); });
 // attn_v and the output head of the Q4_K_M mix (matmul_q4k.cpp).
 const KernelRegistration matmul_q6k_addnorm([] { return std::make_unique<QuantMatmul>(q6k(), Activations::addnorm); });
+// attn_v with its KV-cache store, for the Q4_K_M mix's Q6_K value weights
+// (kernels/quant_matmul_epilogue.hpp; matmul_q4k.cpp has the Q4_K ones).
+const KernelRegistration matmul_q6k_cache(
+    [] { return std::make_unique<QuantMatmul>(q6k(), Activations::fp32, Epilogue::cache); });
 
 }  // namespace
 }  // namespace vktune::kernels

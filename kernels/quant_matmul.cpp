@@ -66,6 +66,19 @@ std::vector<double> quantized_matmul_reference(const std::vector<float>& x, std:
   return expected;
 }
 
+QuantMatmul::QuantMatmul(QuantFormat format, Activations activations, Epilogue epilogue)
+    : format_(std::move(format)), activations_(activations), epilogue_(epilogue) {
+  if (epilogue_ != Epilogue::none && activations_ != Activations::fp32) {
+    throw Error(ErrorKind::internal, format_.kernel_name + ": the pair epilogues take fp32 activations");
+  }
+}
+
+std::vector<std::string> QuantMatmul::shape_dims() const {
+  std::vector<std::string> dims{"M", "N", "K"};
+  for (auto& d : matmul_epilogue::extra_dims(epilogue_)) dims.push_back(std::move(d));
+  return dims;
+}
+
 std::string QuantMatmul::name() const {
   switch (activations_) {
     case Activations::fp16:
@@ -77,7 +90,7 @@ std::string QuantMatmul::name() const {
     case Activations::fp32:
       break;
   }
-  return format_.kernel_name;
+  return format_.kernel_name + matmul_epilogue::suffix(epilogue_);
 }
 
 std::string QuantMatmul::description() const {
@@ -94,6 +107,11 @@ std::string QuantMatmul::description() const {
            "shapes (M <= " +
            std::to_string(matmul::kMaxDecodeM) + ")";
   }
+  if (epilogue_ != Epilogue::none) {
+    return "y[M×N] = x[M×K]·Wᵀ, W in GGUF " + format_.type_name + " rows, x fp32" +
+           matmul_epilogue::description(epilogue_) + "; decode shapes (M <= " +
+           std::to_string(matmul::kMaxDecodeM) + ")";
+  }
   return "y[M×N] = x[M×K]·Wᵀ, W in GGUF " + format_.type_name + " rows, x and y " +
          (fp16_activations() ? "fp16 (fp32 arithmetic and accumulation)" : "fp32") +
          "; matrix-vector template for M <= 8 (decode), tiled template for M > 8 (prefill), both generic over the "
@@ -102,8 +120,12 @@ std::string QuantMatmul::description() const {
 
 void QuantMatmul::validate_shape(const Shape& shape) const {
   const auto name = this->name();
-  if (shape.size() != 3) {
-    throw Error(ErrorKind::usage, name + " takes shapes M,N,K; got " + std::to_string(shape.size()) + " dimensions");
+  const auto dims = shape_dims();
+  if (shape.size() != dims.size()) {
+    std::string list;
+    for (const auto& d : dims) list += (list.empty() ? "" : ",") + d;
+    throw Error(ErrorKind::usage,
+                name + " takes shapes " + list + "; got " + std::to_string(shape.size()) + " dimensions");
   }
   for (std::size_t i = 0; i < 3; ++i) {
     if (shape[i] == 0) throw Error(ErrorKind::usage, name + ": " + shape_dims()[i] + " must be positive");
@@ -113,11 +135,15 @@ void QuantMatmul::validate_shape(const Shape& shape) const {
                                       std::to_string(format_.block_weights) + " (the weights of a " +
                                       format_.type_name + " block)");
   }
-  if ((swiglu_activations() || addnorm_activations()) && shape[0] > matmul::kMaxDecodeM) {
+  if ((swiglu_activations() || addnorm_activations() || epilogue_ != Epilogue::none) &&
+      shape[0] > matmul::kMaxDecodeM) {
     throw Error(ErrorKind::usage, name + ": M=" + std::to_string(shape[0]) + " is a prefill shape; the " +
-                                      (swiglu_activations() ? "SwiGLU" : "residual norm") + " input serves decode " +
-                                      "shapes (M <= " + std::to_string(matmul::kMaxDecodeM) + ")");
+                                      (swiglu_activations()    ? "SwiGLU input"
+                                       : addnorm_activations() ? "residual norm input"
+                                                               : "epilogue") +
+                                      " serves decode shapes (M <= " + std::to_string(matmul::kMaxDecodeM) + ")");
   }
+  matmul_epilogue::validate_shape(epilogue_, name, shape);
   // Indices inside the shaders are 32-bit: bytes of W, vec4s of x (two
   // rows' worth with the SwiGLU input), floats of y.
   const std::uint64_t m = shape[0], n = shape[1], k = shape[2] * (swiglu_activations() ? 2 : 1);
@@ -128,6 +154,7 @@ void QuantMatmul::validate_shape(const Shape& shape) const {
 
 std::vector<Shape> QuantMatmul::default_shapes() const {
   // The SwiGLU input is ffn_down's: Llama-3-8B's one decode token.
+  if (epilogue_ != Epilogue::none) return matmul_epilogue::default_shapes(epilogue_);
   if (swiglu_activations()) return {{1, 4096, 14336}};
   // The residual norm's input is the q/k/v and gate/up products': Llama-3-8B's.
   if (addnorm_activations()) return {{1, 4096, 4096}, {1, 28672, 4096}};
@@ -164,6 +191,7 @@ std::vector<Shape> QuantMatmul::check_shapes() const {
   // The fp16-activation kernels run the fp32 kernels' code but for how x is
   // read and y stored: one decode and one prefill shape of theirs (the
   // others' tails, one block of K and M = 3 and 9, are the same code).
+  if (epilogue_ != Epilogue::none) return matmul_epilogue::check_shapes(epilogue_, aligned_k, format_.block_weights);
   if (fp16_activations()) return {{1, 37, aligned_k}, {40, 30, small ? 96u : 512u}};
   // The SwiGLU input changes how x is read, nothing else: one decode shape.
   if (swiglu_activations()) return {{1, 37, aligned_k}};
@@ -261,13 +289,15 @@ std::vector<Space> QuantMatmul::build_spaces() const {
     prefill.parameters.push_back(std::move(p));
   }
   decode.paths = decode_paths(decode);
+  matmul_epilogue::adapt_paths(epilogue_, layout_parameter(), decode.paths);
   decode.pruning = decode_pruning();
   prefill.paths = quant_coopmat::paths(prefill);
   prefill.pruning = prefill_pruning();
   // The fp16 and SwiGLU activation kernels run their fp32 sibling's
   // templates but for how x is read (and y stored): every value of each
   // parameter with that read; the sibling's gate takes the pairs.
-  if (activations_ != Activations::fp32) {
+  // So do the epilogues but for how y is stored.
+  if (activations_ != Activations::fp32 || epilogue_ != Epilogue::none) {
     for (auto* space : {&decode, &prefill}) {
       for (auto& path : space->paths) path.covering_strength = 1;
     }
@@ -284,6 +314,7 @@ std::vector<Space> QuantMatmul::build_spaces() const {
       space->bindings.push_back({"s", BindingRole::output, size_rule(4, {0, 2})});
     }
   }
+  for (auto* space : {&decode, &prefill}) matmul_epilogue::adapt_bindings(epilogue_, space->bindings);
   // Whole 16-byte vectors: matvec_q6k_q8.comp reads the vectors that cover
   // each 2-byte-aligned block, the last one's reaching up to 14 bytes past it.
   decode.bindings[1].size.align = prefill.bindings[1].size.align = 16;
@@ -308,6 +339,17 @@ Config QuantMatmul::baseline(const Shape& shape) const {
     if (format_.block_pairs) config["BLOCK_PAIRS"] = 0;
     if (format_.super_block) config["SUPER_BLOCK"] = 0;
     if (!layout_parameter().empty()) config["X_SCOPE"] = 0;
+    if (epilogue_ != Epilogue::none && format_.type != ref::GgmlType::Q4_K) {
+      // The epilogues' templates are the dedicated layouts (whose only
+      // other format with an exact path is Q4_K's, below): the integer one
+      // with the plain choices above, two super-blocks side by side, eight
+      // rows per workgroup (pairs).
+      config["X_QUANT"] = 1;
+      config[layout_parameter()] = 1;
+      config["THREADS_PER_ROW"] = 8;
+      config["ROWS_PER_WG"] = 8;
+      config["UNROLL"] = 1;
+    }
     if (format_.type == ref::GgmlType::Q4_K) {
       // matmul_q4k keeps the baseline it had before it joined the family,
       // the same shader (matvec_q4k.comp): eight invocations per super-block
@@ -456,6 +498,7 @@ std::vector<ShaderPlan> QuantMatmul::stages(const Config& config, const Shape& s
       stage.defines.emplace_back("EPS", std::to_string(kRmsNormEps));
     }
   }
+  matmul_epilogue::add_defines(epilogue_, stages);
   return stages;
 }
 
@@ -507,7 +550,9 @@ Problem QuantMatmul::make_problem(const Shape& shape, const Inputs& inputs) cons
   }
   Problem problem;
   problem.shape = shape;
-  problem.expected = quantized_matmul_reference(x, m, weights, format_.type, n, k, inputs.full_reference);
+  // An epilogue turns and places pairs of outputs: every one is computed.
+  problem.expected = quantized_matmul_reference(x, m, weights, format_.type, n, k,
+                                                inputs.full_reference || epilogue_ != Epilogue::none);
   problem.output_f16 = fp16_activations();  // poisoned with fp16 NaNs, widened exactly on read-back
   weights.resize(spaces()[space_index(shape)].bindings[1].size.bytes(shape), 0);  // see quant_matmul.hpp
 
@@ -526,6 +571,7 @@ Problem QuantMatmul::make_problem(const Shape& shape, const Inputs& inputs) cons
     problem.buffers.push_back(HostBuffer{"W16", std::vector<std::uint8_t>(w16_bytes), false, false});
   }
   problem.output_index = 2;
+  matmul_epilogue::adapt_problem(epilogue_, shape, seed, problem);
   return problem;
 }
 
@@ -539,7 +585,8 @@ Problem QuantMatmul::make_problem(const Shape& shape, const Inputs& inputs) cons
 // fp16 activations the reference multiplies the fp16-rounded x, and y's
 // rounding to fp16 is added (kernels/half_activations.hpp).
 Tolerance QuantMatmul::tolerance(const Shape&) const {
-  return fp16_activations() ? half_activations::tolerance(kExactTolerance) : kExactTolerance;
+  return matmul_epilogue::tolerance(
+      epilogue_, fp16_activations() ? half_activations::tolerance(kExactTolerance) : kExactTolerance);
 }
 
 // X_QUANT=1: see kernels/quantized_activations.hpp; USE_COOPMAT=1:
@@ -552,7 +599,7 @@ Tolerance QuantMatmul::variant_tolerance(const Config& config, const Shape& shap
   if (space_index(shape) == kPrefill && quant_coopmat::uses_coopmat(config)) {
     fp32 = quant_coopmat::multiplies_int8(config) ? quant_coopmat::kInt8Tolerance : quant_coopmat::kTolerance;
   }
-  return fp16_activations() ? half_activations::tolerance(fp32) : fp32;
+  return matmul_epilogue::tolerance(epilogue_, fp16_activations() ? half_activations::tolerance(fp32) : fp32);
 }
 
 std::uint64_t QuantMatmul::weight_bytes(const Shape& shape) const {
@@ -567,6 +614,7 @@ Metrics QuantMatmul::metrics(const Shape& shape) const {
   Metrics metrics;
   metrics.bytes = static_cast<double>(weight_bytes(shape)) + (m * k + m * n) * value;
   if (addnorm_activations()) metrics.bytes += (2 * m * k + k) * value;  // d and w read, s written
+  metrics.bytes += matmul_epilogue::extra_bytes(epilogue_, shape);
   metrics.flops = 2 * m * n * k;
   return metrics;
 }
@@ -576,7 +624,8 @@ std::uint64_t QuantMatmul::device_bytes(const Shape& shape) const {
   const std::uint64_t w16 = space_index(shape) == kPrefill ? spaces()[kPrefill].bindings.back().size.bytes(shape) : 0;
   const std::uint64_t x_values = m * k * (swiglu_activations() ? 2 : addnorm_activations() ? 3 : 1) +
                                  (addnorm_activations() ? k : 0);  // x, or h, d and s, and w
-  return spaces()[space_index(shape)].bindings[1].size.bytes(shape) + (x_values + m * n) * activation_bytes() + w16;
+  return spaces()[space_index(shape)].bindings[1].size.bytes(shape) + (x_values + m * n) * activation_bytes() + w16 +
+         matmul_epilogue::extra_device_bytes(epilogue_, shape);
 }
 
 }  // namespace vktune::kernels

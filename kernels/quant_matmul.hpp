@@ -40,6 +40,7 @@
 #include <vector>
 
 #include "kernels/kernel.hpp"
+#include "kernels/quant_matmul_epilogue.hpp"
 #include "reference/gguf_types.hpp"
 
 namespace vktune::kernels {
@@ -97,14 +98,15 @@ enum class Activations { fp32, fp16, swiglu, addnorm };
 
 class QuantMatmul final : public Kernel {
  public:
-  explicit QuantMatmul(QuantFormat format, Activations activations = Activations::fp32)
-      : format_(std::move(format)), activations_(activations) {}
+  // An epilogue (kernels/quant_matmul_epilogue.hpp) with fp32 activations only.
+  explicit QuantMatmul(QuantFormat format, Activations activations = Activations::fp32,
+                       Epilogue epilogue = Epilogue::none);
 
   // The format's kernel name, with "_f16" for fp16 activations, "_swiglu" for SwiGLU ones, "_addnorm" for
-  // the residual norm.
+  // the residual norm; "_rope", "_rope_cache" or "_cache" for an epilogue.
   std::string name() const override;
   std::string description() const override;
-  std::vector<std::string> shape_dims() const override { return {"M", "N", "K"}; }
+  std::vector<std::string> shape_dims() const override;
   void validate_shape(const Shape& shape) const override;
   std::vector<Shape> default_shapes() const override;
   std::vector<Shape> check_shapes() const override;
@@ -177,6 +179,7 @@ class QuantMatmul final : public Kernel {
 
   QuantFormat format_;
   Activations activations_;
+  Epilogue epilogue_;
 };
 
 }  // namespace vktune::kernels

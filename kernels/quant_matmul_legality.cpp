@@ -90,6 +90,9 @@ Violation QuantMatmul::decode_violation(const Config& config, const Shape& shape
   }
   int rows_per_thread = 0;
   if (auto problem = matvec::row_group_violation(wg, rows, t, rows_per_thread); !problem.empty()) return problem;
+  if (auto problem = matmul_epilogue::violation(epilogue_, config, uses_layout(config)); !problem.empty()) {
+    return problem;
+  }
   if (auto problem = quantized_activation_violation(config, device); !problem.empty()) return problem;
   if (uses_quantized_activations(config) && reduction != 0) {
     return legality::kUnreadParameter(

@@ -30,6 +30,7 @@
 #include "common/error.hpp"
 #include "kernels/half_buffers.hpp"
 #include "kernels/registry.hpp"
+#include "kernels/rope_angle.hpp"
 #include "kernels/row_ops.hpp"
 #include "reference/fp16.hpp"
 #include "reference/ops.hpp"
@@ -37,8 +38,8 @@
 namespace vktune::kernels {
 namespace {
 
-constexpr float kFreqBase = 500000.0f;
-constexpr std::int32_t kMaxPosition = 8192;
+using rope_angle::kFreqBase;
+using rope_angle::kMaxPosition;
 constexpr std::uint32_t kMaxHeadDim = 1024;
 // fp16 values of a cache, indexed in 32 bits by 16-byte stores (as kv_store).
 constexpr std::uint64_t kMaxCacheValues = 1ull << 31;
@@ -280,22 +281,8 @@ class Rope final : public Kernel {
     return problem;
   }
 
-  // The angle is the limit: theta = p * base^(-2i/d) in fp32 at p up to 8192
-  // is off by up to half an ulp of 8192 (5e-4 rad) from its rounding, plus
-  // the driver's exp2 (a few ulps of the frequency: ~1e-3 rad at p = 8192);
-  // after the range reduction sin/cos add ~1e-6 in practice (2^-11 allowed
-  // by the Vulkan spec). Rotated values of size ~1 are then off by ~1e-3 at
-  // worst and ~2e-4 in rms. A wrong pair, layout, position or frequency moves
-  // values by O(1). The cache kernels keep these bounds: their positions are
-  // below kv_len <= 8192, and the fp16 store rounds by at most 2^-11 of a
-  // value (half an fp16 ulp). Kernel and reference both round (the reference
-  // to nearest even, as packHalf2x16 does on the drivers we know), so they
-  // differ by one more fp16 ulp at most (2^-10 relative: 1.4e-3 at the
-  // largest rotated value, sqrt(2)), and only where their fp32 values
-  // straddle a rounding boundary; a driver that truncates instead is off by
-  // up to an ulp everywhere, ~3.5e-4 in rms. max_rel stays below ~2e-3 and
-  // rel_l2 below ~8e-4 even then.
-  Tolerance tolerance(const Shape&) const override { return Tolerance{1e-3, 5e-3}; }
+  // kernels/rope_angle.hpp argues for it.
+  Tolerance tolerance(const Shape&) const override { return rope_angle::kTolerance; }
 
   // Reads x and the positions, writes y (the cache kernels: the tokens' fp16
   // rows, not the whole cache); a rotation (6 flops) per pair.

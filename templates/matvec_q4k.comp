@@ -62,7 +62,7 @@
 
 layout(local_size_x = WG_SIZE, local_size_y = 1, local_size_z = 1) in;
 
-layout(push_constant) uniform Shape { uint M; uint N; uint K; };
+#include "matvec_shape.glsl"
 
 #include "matmul_xy.glsl"
 layout(std430, set = 0, binding = 1) readonly buffer WBuf4 { uvec4 w4[]; };

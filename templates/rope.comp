@@ -26,15 +26,16 @@
 // sin/cos evaluation per pair. Invocations walk the items in steps of
 // WG_SIZE, j fastest (consecutive lanes read consecutive memory).
 //
-// theta is reduced to [-pi, pi] before sin/cos (Cody-Waite with 2*pi split
-// in an exact high part and a low part), so the result does not depend on how
-// a driver's sin/cos handle arguments up to ~8000 radians.
+// theta and its sin/cos: include/rope_angle.glsl.
 //
 // Parameters: WG_SIZE, HEADS_PER_WG, HEADS_PER_THREAD, VEC. Semantics: NEOX,
 // F16, CACHE. Buffers: x, pos (int32 per token), base (one float: the
 // frequency base, e.g. 10000 or 500000), y (the cache with CACHE 1). Push
 // constants: TOKENS, HEADS, HEAD_DIM (and KV_LEN with CACHE 1, unread).
+#extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
+
+#include "rope_angle.glsl"
 
 layout(local_size_x = WG_SIZE, local_size_y = 1, local_size_z = 1) in;
 layout(push_constant) uniform Shape { uint TOKENS; uint HEADS; uint HEAD_DIM; };
@@ -185,8 +186,7 @@ void main() {
 #else
   const uint out_row = t;
 #endif
-  // log2(theta) step per pair: -2/HEAD_DIM * log2(base).
-  const float log2_step = -2.0 * log2(freq_base) / float(HEAD_DIM);
+  const float log2_step = rope_log2_step(freq_base, HEAD_DIM);
   const uint items = pv * (HEADS_PER_WG / HEADS_PER_THREAD);
   for (uint k = gl_LocalInvocationID.x; k < items; k += WG_SIZE) {
     const uint j = k % pv;
@@ -194,11 +194,9 @@ void main() {
     if (h0 >= HEADS) break;  // later items only have higher heads
     float cs[VEC], sn[VEC];
     [[unroll]] for (uint v = 0u; v < VEC; ++v) {
-      const float theta = p * exp2(float(j * VEC + v) * log2_step);
-      const float n = round(theta * 0.15915494309189535);
-      const float r = (theta - n * 6.28125) - n * 1.9353071795864769e-3;  // theta - 2*pi*n
-      cs[v] = cos(r);
-      sn[v] = sin(r);
+      const vec2 turn = rope_cos_sin(p, j * VEC + v, log2_step);
+      cs[v] = turn.x;
+      sn[v] = turn.y;
     }
     [[unroll]] for (uint e = 0u; e < HEADS_PER_THREAD; ++e) {
       const uint h = h0 + e;

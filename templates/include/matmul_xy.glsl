@@ -127,9 +127,16 @@ vec4 x4(uint i) { return vec4(xv[i]); }
 void store_y(uint i, float v) { y[i] = float16_t(v); }
 #else
 layout(std430, set = 0, binding = 0) readonly buffer XBuf { vec4 xv[]; };
+#if defined(Y_CACHE) && Y_CACHE
+// The products whose outputs go into a KV cache (the _cache and
+// _rope_cache kernels): binding 2 is the cache, fp16 pairs as 32-bit
+// words, stored by include/matvec_pair_store.glsl.
+layout(std430, set = 0, binding = 2) writeonly buffer YBuf { uint y_words[]; };
+#else
 layout(std430, set = 0, binding = 2) writeonly buffer YBuf { float y[]; };
-vec4 x4(uint i) { return xv[i]; }
 void store_y(uint i, float v) { y[i] = v; }
+#endif
+vec4 x4(uint i) { return xv[i]; }
 #endif
 
 #ifndef X_ROW_READ

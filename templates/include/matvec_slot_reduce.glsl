@@ -7,8 +7,15 @@
 // The including template defines PARTS, S, G, R, C, RT, WG_SIZE, the push
 // constants M and N, `shared float partial[S * R * C]`, `float acc[RT][C]`
 // and the output buffer `y`.
+//
+// With Y_ROPE or Y_CACHE (include/matvec_shape.glsl) the outputs are stored
+// in pairs of rows by include/matvec_pair_store.glsl.
 #ifndef VKTUNE_MATVEC_SLOT_REDUCE_GLSL
 #define VKTUNE_MATVEC_SLOT_REDUCE_GLSL
+
+#if Y_ROPE || Y_CACHE
+#include "matvec_pair_store.glsl"
+#endif
 
 void reduce_and_store(uint tid, uint part, uint group, uint slot, uint row0, uint col0) {
   [[unroll]] for (uint i = 0; i < RT; ++i) {
@@ -20,11 +27,23 @@ void reduce_and_store(uint tid, uint part, uint group, uint slot, uint row0, uin
   }
   barrier();
   for (uint o = tid; o < R * C; o += WG_SIZE) {
-    float s = 0.0;
-    [[unroll]] for (uint k = 0; k < S; ++k) s += partial[k * (R * C) + o];
     const uint row = row0 + o / C;
     const uint col = col0 + o % C;
+#if Y_ROPE || Y_CACHE
+    // Rows in pairs (include/matvec_pair_store.glsl): the even row's
+    // invocation stores both, the odd row's nothing.
+    if ((o / C) % 2u != 0u) continue;
+    float a = 0.0, b = 0.0;
+    [[unroll]] for (uint k = 0; k < S; ++k) {
+      a += partial[k * (R * C) + o];
+      b += partial[k * (R * C) + o + C];
+    }
+    if (row < N && col < M) store_pair(col, row, a, b);
+#else
+    float s = 0.0;
+    [[unroll]] for (uint k = 0; k < S; ++k) s += partial[k * (R * C) + o];
     if (row < N && col < M) store_y(col * N + row, s);
+#endif
   }
 }
 

@@ -65,10 +65,42 @@ class Builder {
   bool prefill_;
 };
 
+// A layer's q, k and v products apart from their rope and cache stores:
+// each product (and its bias, qwen2), the q/k norms (qwen3), rope of q, and
+// k rotated into its cache row (rope_cache) or rotated and stored, v stored.
+void qkv_apart(Builder& b, const ModelDescription& m, const std::string& blk, std::uint32_t tokens,
+               std::uint32_t context, std::uint32_t kv_width, const std::string& rope, const std::string& rope_cache,
+               ModelOps& out) {
+  for (const char* qkv : {"attn_q", "attn_k", "attn_v"}) {
+    b.product(blk + qkv + ".weight", qkv, tokens, out);
+    if (b.has(blk + qkv + ".bias")) {  // qwen2
+      const auto n = static_cast<std::uint32_t>(m.tensors.at(blk + qkv + ".weight").rows());
+      b.add("add", {tokens, n}, std::string(qkv) + "_bias", out);
+    }
+  }
+  if (m.qk_norm) {
+    b.add("rmsnorm_mul", {checked_dimension(m.source, "tokens x head_count", std::uint64_t{tokens} * m.heads), m.head_dim},
+          "attn_q_norm", out);
+    b.add("rmsnorm_mul",
+          {checked_dimension(m.source, "tokens x head_count_kv", std::uint64_t{tokens} * m.kv_heads), m.head_dim},
+          "attn_k_norm", out);
+  }
+  b.add(rope, {tokens, m.heads, m.head_dim}, "rope_q", out);
+  // k and v, each into its fp16 cache of `context` rows.
+  if (!rope_cache.empty()) {
+    b.add(rope_cache, {tokens, m.kv_heads, m.head_dim, context}, "rope_k+kv_store_k", out);
+  } else {
+    b.add(rope, {tokens, m.kv_heads, m.head_dim}, "rope_k", out);
+    b.add("kv_store", {tokens, kv_width, context}, "kv_store_k", out);
+  }
+  b.add("kv_store", {tokens, kv_width, context}, "kv_store_v", out);
+}
+
 // The ops as `vktune step` chains them (workloads/llm/model_step.cpp): each
-// residual add fused with the norm after it (add_rmsnorm_mul), k rotated
-// straight into its cache row (rope_cache) where that kernel serves the
-// context, and gate and up as one stacked product whose SwiGLU ffn_down
+// residual add fused with the norm after it (add_rmsnorm_mul), q, k and v
+// with their rope and cache stores in the products' epilogues where those
+// serve (qkv_epilogues), else k rotated straight into its cache row
+// (rope_cache) where that kernel serves the context, and gate and up as one stacked product whose SwiGLU ffn_down
 // reads in a decode step (fuses_swiglu), swiglu_stacked elsewhere.
 void phase_ops(const ModelDescription& m, std::uint32_t tokens, std::uint32_t context, bool prefill, ModelOps& out) {
   Builder b(m, prefill);
@@ -86,29 +118,14 @@ void phase_ops(const ModelDescription& m, std::uint32_t tokens, std::uint32_t co
   b.add("rmsnorm_mul", {tokens, m.embedding}, "attn_norm", out);
   for (std::uint32_t layer = 0; layer < m.layers; ++layer) {
     const std::string blk = "blk." + std::to_string(layer) + ".";
-    for (const char* qkv : {"attn_q", "attn_k", "attn_v"}) {
-      b.product(blk + qkv + ".weight", qkv, tokens, out);
-      if (b.has(blk + qkv + ".bias")) {  // qwen2
-        const auto n = static_cast<std::uint32_t>(m.tensors.at(blk + qkv + ".weight").rows());
-        b.add("add", {tokens, n}, std::string(qkv) + "_bias", out);
-      }
-    }
-    if (m.qk_norm) {
-      b.add("rmsnorm_mul", {checked_dimension(m.source, "tokens x head_count", std::uint64_t{tokens} * m.heads), m.head_dim},
-            "attn_q_norm", out);
-      b.add("rmsnorm_mul",
-            {checked_dimension(m.source, "tokens x head_count_kv", std::uint64_t{tokens} * m.kv_heads), m.head_dim},
-            "attn_k_norm", out);
-    }
-    b.add(rope, {tokens, m.heads, m.head_dim}, "rope_q", out);
-    // k and v, each into its fp16 cache of `context` rows.
-    if (!rope_cache.empty()) {
-      b.add(rope_cache, {tokens, m.kv_heads, m.head_dim, context}, "rope_k+kv_store_k", out);
+    // q, k and v with their rope and cache stores in the products' epilogues where those serve.
+    if (const auto e = qkv_epilogues(m, blk, tokens, context)) {
+      b.add(e->q, e->q_shape, "attn_q+rope_q", out);
+      b.add(e->k, e->k_shape, "attn_k+rope_k+kv_store_k", out);
+      b.add(e->v, e->v_shape, "attn_v+kv_store_v", out);
     } else {
-      b.add(rope, {tokens, m.kv_heads, m.head_dim}, "rope_k", out);
-      b.add("kv_store", {tokens, kv_width, context}, "kv_store_k", out);
+      qkv_apart(b, m, blk, tokens, context, kv_width, rope, rope_cache, out);
     }
-    b.add("kv_store", {tokens, kv_width, context}, "kv_store_v", out);
     if (prefill) {
       // The prompt's queries against the cache its k and v went to (a
       // prompt from an empty cache: kv_len = tokens).
@@ -236,6 +253,37 @@ bool fuses_norm(const ModelDescription& model, std::uint32_t layer, NormReaders 
   return std::all_of(readers.begin(), readers.end(), [&](const std::string& tensor) {
     return !addnorm_matmul_kernel(model.tensors.at(tensor).type).empty();
   });
+}
+
+std::optional<QkvEpilogues> qkv_epilogues(const ModelDescription& model, const std::string& blk,
+                                          std::uint32_t tokens, std::uint32_t context) {
+  if (model.rope_neox || model.qk_norm) return std::nullopt;
+  QkvEpilogues e;
+  // The kernel for a tensor's type with an epilogue, if it serves the shape.
+  auto serve = [&](const char* which, const std::string& suffix, std::vector<std::uint32_t> more, std::string& kernel,
+                   kernels::Shape& shape) {
+    const std::string tensor = blk + "attn_" + which;
+    if (model.tensors.count(tensor + ".bias")) return false;
+    const auto& t = model.tensors.at(tensor + ".weight");
+    const auto product = matmul_kernel(t.type);
+    const auto* k = product.empty() ? nullptr : kernels::find_kernel_or_null(product + suffix);
+    if (!k) return false;
+    shape = {tokens, static_cast<std::uint32_t>(t.rows()), static_cast<std::uint32_t>(t.row_length())};
+    shape.insert(shape.end(), more.begin(), more.end());
+    try {
+      k->validate_shape(shape);
+    } catch (const Error&) {
+      return false;
+    }
+    kernel = product + suffix;
+    return true;
+  };
+  if (serve("q", "_rope", {model.head_dim}, e.q, e.q_shape) &&
+      serve("k", "_rope_cache", {model.head_dim, context}, e.k, e.k_shape) &&
+      serve("v", "_cache", {context}, e.v, e.v_shape)) {
+    return e;
+  }
+  return std::nullopt;
 }
 
 bool ModelOps::complete(const std::string& phase) const {

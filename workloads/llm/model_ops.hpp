@@ -8,6 +8,7 @@
 // product) are listed apart, so a predicted step time says what it leaves
 // out.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -80,6 +81,21 @@ std::vector<std::string> norm_readers(const ModelDescription& model, std::uint32
 // weight types; else one add_rmsnorm_mul (rmsnorm_mul before layer 0) runs
 // before them.
 bool fuses_norm(const ModelDescription& model, std::uint32_t layer, NormReaders which, std::uint32_t tokens);
+
+// A layer's q, k and v products with the epilogues that take in what
+// follows them in a decode step (kernels/quant_matmul_epilogue.hpp): q's
+// rope (matmul_q4k_rope), k's rope and cache store (matmul_q4k_rope_cache),
+// v's cache store (matmul_q4k_cache, matmul_q6k_cache), with their shapes.
+struct QkvEpilogues {
+  std::string q, k, v;
+  kernels::Shape q_shape, k_shape, v_shape;
+};
+// Those of layer `blk` for a step of `tokens` rows and a cache of `context`,
+// where every one has a kernel that serves its shape and nothing runs
+// between a product and its epilogue (the normal rope layout; no biases,
+// no q/k norms); else nothing: the products, then rope and the stores.
+std::optional<QkvEpilogues> qkv_epilogues(const ModelDescription& model, const std::string& blk,
+                                          std::uint32_t tokens, std::uint32_t context);
 
 // `prompt` = 0: decode only.
 ModelOps model_ops(const ModelDescription& model, std::uint32_t context, std::uint32_t prompt);

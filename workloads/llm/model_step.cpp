@@ -89,9 +89,13 @@ ModelStep::ModelStep(const model::ModelDescription& m, const ref::GgufFile& file
   };
   // The products that read one norm: weight tensor (or stacked weights),
   // its plain product's kernel, output buffer, role, shape.
+  // An epilogue product (model::qkv_epilogues) binds its output as
+  // `y_binding` (the cache) and binds `more` (positions, rope base) too.
   struct Reader {
     std::string weight, kernel, y, role;
     kernels::Shape shape;
+    std::string y_binding = "y";
+    std::map<std::string, std::string> more{};
   };
   // The norm into the products that read it, each an _addnorm product of
   // the stream and the added (the first of them writing the sum), where
@@ -136,9 +140,9 @@ ModelStep::ModelStep(const model::ModelDescription& m, const ref::GgufFile& file
     }
     for (const auto& reader : readers) {
       const auto type = ref::type_name(m.tensors.at(reader.weight.substr(0, reader.weight.find('+'))).type);
-      add(reader.kernel, reader.shape, reader.role + " (" + std::string(type) + ")",
-          {{"x", "xn"}, {"W", reader.weight}, {"y", reader.y}})
-          .weight = reader.weight;
+      std::map<std::string, std::string> bindings{{"x", "xn"}, {"W", reader.weight}, {reader.y_binding, reader.y}};
+      bindings.insert(reader.more.begin(), reader.more.end());
+      add(reader.kernel, reader.shape, reader.role + " (" + std::string(type) + ")", bindings).weight = reader.weight;
     }
     return in.added.empty() ? in.stream : in.sum;
   };
@@ -150,12 +154,12 @@ ModelStep::ModelStep(const model::ModelDescription& m, const ref::GgufFile& file
   // never replace tuned plain ones); where neither has, taken in.
   std::optional<double> dispatch_floor_ns;
   if (store && !device_rows.empty()) dispatch_floor_ns = store->ceiling(device_rows.front(), kCeilingDispatchFloor);
+  auto add_to = [](std::optional<double>& sum, std::optional<double> ns) {
+    sum = sum && ns ? std::optional<double>(*sum + *ns) : std::nullopt;
+  };
   auto norm_in_pays = [&](const NormedInput& in, const std::vector<Reader>& readers) {
     std::optional<double> fused = 0.0;
     std::optional<double> apart = dispatch_floor_ns.value_or(0);
-    auto add_to = [](std::optional<double>& sum, std::optional<double> ns) {
-      sum = sum && ns ? std::optional<double>(*sum + *ns) : std::nullopt;
-    };
     add_to(apart, chain_.winner_ns(in.added.empty() ? "rmsnorm_mul" : "add_rmsnorm_mul", {tokens, m.embedding}));
     for (const auto& reader : readers) {
       const auto type = m.tensors.at(reader.weight.substr(0, reader.weight.find('+'))).type;
@@ -173,6 +177,29 @@ ModelStep::ModelStep(const model::ModelDescription& m, const ref::GgufFile& file
   // k rotated straight into its cache row where rope_cache serves the
   // context, else rotated, then stored.
   const std::string rope_cache = options.fused ? model::rope_cache_kernel(m, tokens, context) : std::string();
+  // Whether q, k and v with their rope and cache stores in the products'
+  // epilogues pay, decided as norm_in_pays is: the epilogue products'
+  // medians against the plain products', rope's, the stores' and the
+  // dependent dispatch their phase adds; where only one way has its winners,
+  // that way; where neither has, the epilogues.
+  auto epilogues_pay = [&](const model::QkvEpilogues& e, const std::vector<Reader>& plain) {
+    std::optional<double> fused = 0.0;
+    std::optional<double> apart = dispatch_floor_ns.value_or(0);
+    add_to(fused, chain_.winner_ns(e.q, e.q_shape));
+    add_to(fused, chain_.winner_ns(e.k, e.k_shape));
+    add_to(fused, chain_.winner_ns(e.v, e.v_shape));
+    for (const auto& reader : plain) add_to(apart, chain_.winner_ns(reader.kernel, reader.shape));
+    add_to(apart, chain_.winner_ns(rope, {tokens, m.heads, m.head_dim}));
+    if (!rope_cache.empty()) {
+      add_to(apart, chain_.winner_ns(rope_cache, {tokens, m.kv_heads, m.head_dim, context}));
+    } else {
+      add_to(apart, chain_.winner_ns(rope, {tokens, m.kv_heads, m.head_dim}));
+      add_to(apart, chain_.winner_ns("kv_store", {tokens, kv, context}));
+    }
+    add_to(apart, chain_.winner_ns("kv_store", {tokens, kv, context}));
+    if (fused && apart) return *fused < *apart;
+    return fused.has_value() || !apart.has_value();
+  };
   // The stream after each block's add alternates between xa (read by the
   // feed-forward block) and xb (by the next layer's attention), starting
   // from the embedding (xe): a product that writes the sum never writes
@@ -187,10 +214,25 @@ ModelStep::ModelStep(const model::ModelDescription& m, const ref::GgufFile& file
     const std::vector<Reader> qkv{reader(blk + "attn_q.weight", "q", blk + "attn_q", tokens),
                                   reader(blk + "attn_k.weight", "k", blk + "attn_k", tokens),
                                   reader(blk + "attn_v.weight", "v", blk + "attn_v", tokens)};
-    stream = normed_products(
-        attn_in,
-        fuse_norm && model::fuses_norm(m, layer, model::NormReaders::attention, tokens) && norm_in_pays(attn_in, qkv),
-        qkv);
+    const bool attn_norm_in =
+        fuse_norm && model::fuses_norm(m, layer, model::NormReaders::attention, tokens) && norm_in_pays(attn_in, qkv);
+    const std::string kc = "k_cache." + std::to_string(layer), vc = "v_cache." + std::to_string(layer);
+    // The epilogue products where they serve and pay (not with the norm in
+    // the products: no kernel takes both).
+    auto epilogues = options.fused && !attn_norm_in ? model::qkv_epilogues(m, blk, tokens, context) : std::nullopt;
+    if (epilogues && !epilogues_pay(*epilogues, qkv)) epilogues.reset();
+    if (epilogues) {
+      const auto& e = *epilogues;
+      const std::map<std::string, std::string> turned{{"pos", "pos"}, {"base", "base"}};
+      stream = normed_products(attn_in, false,
+                               {{blk + "attn_q.weight", e.q, "qr", blk + "attn_q+rope_q", e.q_shape, "y", turned},
+                                {blk + "attn_k.weight", e.k, kc, blk + "attn_k+rope_k+store_k", e.k_shape, "cache",
+                                 turned},
+                                {blk + "attn_v.weight", e.v, vc, blk + "attn_v+store_v", e.v_shape, "cache",
+                                 {{"pos", "pos"}}}});
+    } else {
+      stream = normed_products(attn_in, attn_norm_in, qkv);
+    }
     // q, k and v: each product's bias where the model has one (qwen2), then
     // an rmsnorm over each head of q and k where it has those (qwen3).
     // Returns the buffer that holds the result.
@@ -213,18 +255,20 @@ ModelStep::ModelStep(const model::ModelDescription& m, const ref::GgufFile& file
       }
       return at;
     };
-    const auto q = projection("q", m.heads), k = projection("k", m.kv_heads), v = projection("v", 0);
-    const std::string kc = "k_cache." + std::to_string(layer), vc = "v_cache." + std::to_string(layer);
-    add(rope, {tokens, m.heads, m.head_dim}, blk + "rope_q", {{"x", q}, {"pos", "pos"}, {"base", "base"}, {"y", "qr"}});
-    if (!rope_cache.empty()) {
-      add(rope_cache, {tokens, m.kv_heads, m.head_dim, context}, blk + "rope_k+store_k",
-          {{"x", k}, {"pos", "pos"}, {"base", "base"}, {"cache", kc}});
-    } else {
-      add(rope, {tokens, m.kv_heads, m.head_dim}, blk + "rope_k",
-          {{"x", k}, {"pos", "pos"}, {"base", "base"}, {"y", "kr"}});
-      add("kv_store", {tokens, kv, context}, blk + "store_k", {{"src", "kr"}, {"positions", "pos"}, {"cache", kc}});
+    if (!epilogues) {
+      const auto q = projection("q", m.heads), k = projection("k", m.kv_heads), v = projection("v", 0);
+      add(rope, {tokens, m.heads, m.head_dim}, blk + "rope_q",
+          {{"x", q}, {"pos", "pos"}, {"base", "base"}, {"y", "qr"}});
+      if (!rope_cache.empty()) {
+        add(rope_cache, {tokens, m.kv_heads, m.head_dim, context}, blk + "rope_k+store_k",
+            {{"x", k}, {"pos", "pos"}, {"base", "base"}, {"cache", kc}});
+      } else {
+        add(rope, {tokens, m.kv_heads, m.head_dim}, blk + "rope_k",
+            {{"x", k}, {"pos", "pos"}, {"base", "base"}, {"y", "kr"}});
+        add("kv_store", {tokens, kv, context}, blk + "store_k", {{"src", "kr"}, {"positions", "pos"}, {"cache", kc}});
+      }
+      add("kv_store", {tokens, kv, context}, blk + "store_v", {{"src", v}, {"positions", "pos"}, {"cache", vc}});
     }
-    add("kv_store", {tokens, kv, context}, blk + "store_v", {{"src", v}, {"positions", "pos"}, {"cache", vc}});
     if (options.prompt > 0) {  // the prompt's queries against its own entries, 0..P-1, causally
       add("attention_prefill", {tokens, m.heads, m.kv_heads, m.head_dim, tokens}, blk + "attention",
           {{"q", "qr"}, {"k", kc}, {"v", vc}, {"out", "attn"}});

@@ -111,11 +111,36 @@ Expected reference_of(const StepOp& op, const ModelStep& step, const model::Mode
       const auto normed = ref::rmsnorm(sums, s[2], kernels::kRmsNormEps, values<float>(weight("w"), s[2]));
       for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(normed[i]);
     }
-    Expected e(ref::matmul_quantized(x.data(), s[0], weight("W").data(), type_of("W"), s[1], s[2]),
-               floats(out, "y", std::size_t{s[0]} * s[1]));
+    // The epilogues (kernels/quant_matmul_epilogue.hpp): y turned by the
+    // rope, and/or stored as fp16 into the cache at the positions' rows,
+    // every other row as it was.
+    const bool turned = op.kernel.ends_with("_rope") || op.kernel.ends_with("_rope_cache");
+    const bool cached = op.kernel.ends_with("_cache");
+    const std::size_t n = s[1];
+    auto epilogue = [&](std::vector<double> y) {
+      if (!turned && !cached) return y;
+      const auto positions = values<std::int32_t>(in.at("pos"), rows);
+      if (turned) {
+        y = ref::rope(std::span<const double>(y), s[3], positions, ref::RopeLayout::normal,
+                      values<float>(in.at("base"), 1)[0]);
+      }
+      if (!cached) return y;
+      auto cache = as_doubles(halves(in.at("cache"), n * s[turned ? 4 : 3]));
+      for (std::size_t t = 0; t < rows; ++t) {
+        for (std::size_t i = 0; i < n; ++i) {
+          cache[static_cast<std::size_t>(positions[t]) * n + i] =
+              ref::fp16_to_fp32(ref::fp32_to_fp16(static_cast<float>(y[t * n + i])));
+        }
+      }
+      return cache;
+    };
+    Expected e(epilogue(ref::matmul_quantized(x.data(), s[0], weight("W").data(), type_of("W"), s[1], s[2])),
+               cached ? halves(out.at("cache"), n * s[turned ? 4 : 3]) : floats(out, "y", std::size_t{s[0]} * s[1]));
     e.input_crest = crest(x);
-    if (kernels::uses_quantized_activations(op.config))
-      e.modeled = ref::matmul_quantized_q8_activations(x.data(), s[0], weight("W").data(), type_of("W"), s[1], s[2]);
+    if (kernels::uses_quantized_activations(op.config)) {
+      e.modeled = epilogue(
+          ref::matmul_quantized_q8_activations(x.data(), s[0], weight("W").data(), type_of("W"), s[1], s[2]));
+    }
     if (!sums.empty()) {  // y, then s (the kernel's outputs in that order)
       const auto got_sums = floats(out, "s", sums.size());
       e.want.insert(e.want.end(), sums.begin(), sums.end());
