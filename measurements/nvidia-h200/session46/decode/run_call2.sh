@@ -15,7 +15,8 @@ export VKTUNE_LOCK_DIR=/tmp/lk; mkdir -p $VKTUNE_LOCK_DIR
 : > "$OUT/log.txt"
 vktune --version > "$OUT/version.txt" 2>&1
 db=/tmp/t.db; rm -f $db*
-vktune import measurements/nvidia-h200/session46/decode/call1/table.json --db $db >> "$OUT/log.txt" 2>&1
+xz -dc measurements/nvidia-h200/session46/decode/call1/table.json.xz > /tmp/candidate.json
+vktune import /tmp/candidate.json --db $db >> "$OUT/log.txt" 2>&1
 echo "import exit $?" >> "$OUT/log.txt"
 run() {  # label command...
   local label=$1; shift
