@@ -74,18 +74,21 @@ TEST(ModelOps, TheTinyLlamasDecodeStepAndPrefill) {
       // token's row alone in a prefill too.
       {{"add_rmsnorm_mul", "1,256"}, {4, 1}},
       {{"add_rmsnorm_mul", "8,256"}, {0, 3}},
-      {{"matmul_q4k", "1,256,256"}, {4, 0}},  // q and output
-      {{"matmul_q4k", "8,256,256"}, {0, 4}},
-      {{"matmul_q4k", "1,128,256"}, {3, 0}},  // k twice, v of layer 0
-      {{"matmul_q4k", "8,128,256"}, {0, 3}},
-      {{"matmul_q6k", "1,128,256"}, {2, 1}},  // v of layer 1; the output head, last token only
-      {{"matmul_q6k", "8,128,256"}, {0, 1}},
-      {{"rope", "1,4,64"}, {2, 0}},
-      {{"rope", "8,4,64"}, {0, 2}},
-      {{"rope_cache", "1,2,64,64"}, {2, 0}},  // k rotated into its cache
-      {{"rope_cache", "8,2,64,64"}, {0, 2}},
-      {{"kv_store", "1,128,64"}, {2, 0}},  // v per layer
-      {{"kv_store", "8,128,64"}, {0, 2}},
+      {{"matmul_q4k", "1,256,256"}, {2, 0}},  // the attention output
+      {{"matmul_q4k", "8,256,256"}, {0, 2}},
+      {{"matmul_q6k", "1,128,256"}, {1, 1}},  // the output head, last token only
+      // q, k and v with their rope and cache stores in the products'
+      // epilogues (normal rope, no biases or q/k norms; M <= 8 in both
+      // phases): q turned, k turned into its cache, v into its cache (Q4_K
+      // in layer 0, Q6_K in layer 1).
+      {{"matmul_q4k_rope", "1,256,256,64"}, {2, 0}},
+      {{"matmul_q4k_rope", "8,256,256,64"}, {0, 2}},
+      {{"matmul_q4k_rope_cache", "1,128,256,64,64"}, {2, 0}},
+      {{"matmul_q4k_rope_cache", "8,128,256,64,64"}, {0, 2}},
+      {{"matmul_q4k_cache", "1,128,256,64"}, {1, 0}},
+      {{"matmul_q4k_cache", "8,128,256,64"}, {0, 1}},
+      {{"matmul_q6k_cache", "1,128,256,64"}, {1, 0}},
+      {{"matmul_q6k_cache", "8,128,256,64"}, {0, 1}},
       {{"attention_decode", "4,2,64,64"}, {2, 0}},
       {{"attention_prefill", "8,4,2,64,8"}, {0, 2}},  // the prompt from an empty cache
       // Gate and up as one product of their stacked weights, whose SwiGLU
@@ -117,6 +120,13 @@ TEST(ModelOps, TheTinyLlamasDecodeStepAndPrefill) {
   EXPECT_EQ(longer.at({"matmul_q4k", "16,256,512"}), std::make_pair(0u, 1u));
   EXPECT_EQ(longer.at({"matmul_q6k", "16,256,512"}), std::make_pair(0u, 1u));
   EXPECT_EQ(longer.count({"matmul_q6k_swiglu", "16,256,512"}), 0u);
+  // No epilogue product takes M = 16: q, k and v, then rope, k rotated into
+  // its cache, v stored.
+  EXPECT_EQ(longer.count({"matmul_q4k_rope", "16,256,256,64"}), 0u);
+  EXPECT_EQ(longer.at({"matmul_q4k", "16,256,256"}), std::make_pair(0u, 4u));  // q and output
+  EXPECT_EQ(longer.at({"rope", "16,4,64"}), std::make_pair(0u, 2u));
+  EXPECT_EQ(longer.at({"rope_cache", "16,2,64,64"}), std::make_pair(0u, 2u));
+  EXPECT_EQ(longer.at({"kv_store", "16,128,64"}), std::make_pair(0u, 2u));
 }
 
 TEST(ModelOps, QwenRotatesNeoxStyle) {

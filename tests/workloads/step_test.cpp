@@ -84,22 +84,37 @@ TEST(ModelStep, TheChainsLogitsAreTheCpuChains) {
     vk::Instance instance;
     vk::Device device(instance, test_device_index());
     ModelStep chain(m, file, baselines(48, 9), nullptr, {}, device.info());
-    // 1 lookup, the first norm, 12 per layer (each residual add fused with
-    // the norm after it, k rotated into its cache, gate and up one product
-    // whose SwiGLU ffn_down reads), head and argmax.
-    ASSERT_EQ(chain.ops().size(), 1u + 1 + 2 * 12 + 2);
+    // 1 lookup, the first norm, then per layer: llama's q, k and v with
+    // their rope and cache stores in the products' epilogues (9 ops), the
+    // NeoX rope's q, k and v apart, rope, k rotated into its cache and v
+    // stored (12; no epilogue turns NeoX pairs); each residual add fused
+    // with the norm after it, gate and up one product whose SwiGLU
+    // ffn_down reads; head and argmax.
+    const bool llama = std::string(architecture) == "llama";
+    const std::size_t per_layer = llama ? 9 : 12;
+    ASSERT_EQ(chain.ops().size(), 1u + 1 + 2 * per_layer + 2);
     ASSERT_EQ(chain.ops()[1].kernel, "rmsnorm_mul");
-    ASSERT_EQ(chain.ops()[6].kernel, std::string(architecture) == "llama" ? "rope_cache" : "rope_neox_cache");
-    ASSERT_EQ(chain.ops()[11].kernel, "matmul_q4k");  // gate and up stacked: 2 x 512 rows
-    ASSERT_EQ(chain.ops()[11].shape, (kernels::Shape{1, 1024, 256}));
-    ASSERT_EQ(chain.ops()[12].kernel, "matmul_q4k_swiglu");  // layer 0's ffn_down is Q4_K, layer 1's Q6_K
+    if (llama) {
+      ASSERT_EQ(chain.ops()[2].kernel, "matmul_q4k_rope");
+      ASSERT_EQ(chain.ops()[3].kernel, "matmul_q4k_rope_cache");
+      ASSERT_EQ(chain.ops()[4].kernel, "matmul_q4k_cache");  // layer 1's v is Q6_K
+      ASSERT_EQ(chain.ops()[2 + per_layer + 2].kernel, "matmul_q6k_cache");
+    } else {
+      ASSERT_EQ(chain.ops()[6].kernel, "rope_neox_cache");
+    }
+    const std::size_t gate_up = llama ? 8 : 11;
+    ASSERT_EQ(chain.ops()[gate_up].kernel, "matmul_q4k");  // gate and up stacked: 2 x 512 rows
+    ASSERT_EQ(chain.ops()[gate_up].shape, (kernels::Shape{1, 1024, 256}));
+    ASSERT_EQ(chain.ops()[gate_up + 1].kernel, "matmul_q4k_swiglu");  // layer 0's ffn_down is Q4_K, layer 1's Q6_K
     ASSERT_EQ(chain.ops().end()[-4].kernel, "matmul_q6k_swiglu");
     ASSERT_EQ(chain.ops().end()[-3].kernel, "add_rmsnorm_mul");
     chain.prepare(device, TemplateLibrary::embedded());
     const auto logits = chain.run_once(device);
     ASSERT_EQ(logits.size(), 128u);
-    // Baselines compute in fp32 throughout (measured on lavapipe: ~1e-5).
-    EXPECT_LT(rel_l2(logits, reference_logits(m, chain)), 1e-4);
+    // Baselines compute in fp32 throughout (measured on lavapipe: ~1e-5),
+    // but llama's Q6_K v with its cache store, whose only template
+    // quantizes x to 8 bits: the CPU chain with that arithmetic.
+    EXPECT_LT(rel_l2(logits, reference_logits(m, chain, Activations::as_variants)), 1e-4);
     // The same weights and cache with the token one position earlier (its
     // rope angle, the entries attention reads) is another answer.
     EXPECT_GT(rel_l2(logits, reference_logits(m, chain, Activations::exact, -1)), 1e-3);
@@ -118,12 +133,17 @@ TEST(ModelStep, TheChainsLogitsAreTheCpuChains) {
     ModelStep unfused(m, file, options, nullptr, {}, device.info());
     ASSERT_EQ(unfused.ops().size(), 1u + 2 * 17 + 3);
     unfused.prepare(device, TemplateLibrary::embedded());
-    EXPECT_LT(rel_l2(unfused.run_once(device), std::vector<double>(logits.begin(), logits.end())), 1e-6);
+    const auto apart = unfused.run_once(device);
+    EXPECT_LT(rel_l2(apart, reference_logits(m, unfused)), 1e-4);
+    // That Q6_K v's 8-bit activations are llama's only other arithmetic
+    // (1.3e-4 measured on lavapipe); NeoX's chain has no epilogues.
+    EXPECT_LT(rel_l2(apart, std::vector<double>(logits.begin(), logits.end())), llama ? 1e-3 : 1e-6);
     // Each residual add and norm taken into the products that read it: 1
     // lookup, 10 per layer, head and argmax; the norms' squares summed in
     // another order than add_rmsnorm_mul sums them (fp32 rounding: 6.0e-6
-    // and 6.1e-6 measured on lavapipe, where the positions 48 and 47 differ
-    // by more than 1e-3, above), and every op within its tolerance.
+    // and 6.1e-6 measured on lavapipe against the fused chain of session 45,
+    // where the positions 48 and 47 differ by more than 1e-3, above), and
+    // every op within its tolerance.
     options.fused = true;
     options.norm_into_products = true;
     ModelStep norm_in(m, file, options, nullptr, {}, device.info());
@@ -138,7 +158,8 @@ TEST(ModelStep, TheChainsLogitsAreTheCpuChains) {
     ASSERT_EQ(norm_in.ops().end()[-3].kernel, "matmul_q6k_swiglu");
     ASSERT_EQ(norm_in.ops().end()[-2].kernel, "matmul_q6k_addnorm");  // the head, with the output norm
     norm_in.prepare(device, TemplateLibrary::embedded());
-    EXPECT_LT(rel_l2(norm_in.run_once(device), std::vector<double>(logits.begin(), logits.end())), 3e-5);
+    // (No epilogue takes a norm in: q, k and v as the unfused chain's.)
+    EXPECT_LT(rel_l2(norm_in.run_once(device), std::vector<double>(apart.begin(), apart.end())), 3e-5);
     EXPECT_EQ(check_op_by_op(norm_in, device, m).failed, 0u);
   }
 }
@@ -295,7 +316,7 @@ TEST(ModelStep, ApproximateVariantsAreCheckedOpByOp) {
   ASSERT_EQ(tampered.failed, 1u);
   for (const auto& v : tampered.ops) {
     if (!v.passed) {
-      EXPECT_EQ(tuned.ops()[v.op].role, "blk.1.attn_k (Q4_K)");
+      EXPECT_EQ(tuned.ops()[v.op].role, "blk.1.attn_k+rope_k+store_k (Q4_K)");  // k with its epilogue
     }
   }
 }
@@ -350,6 +371,12 @@ TEST(ModelStep, TheNormIsTakenInWhereTheStoredWinnersSayItPays) {
   ModelStep fused(m, file, options, nullptr, {}, device.info());
   options.norm_into_products = false;
   ModelStep apart(m, file, options, nullptr, {}, device.info());
+  // Every op its own kernel: the plain products, rope and the cache stores
+  // stored too, so that the epilogue products (the apart chain's q, k and
+  // v) pay against them (3000 ns against 6000).
+  options.fused = false;
+  ModelStep plain(m, file, options, nullptr, {}, device.info());
+  options.fused = true;
   const auto db = std::filesystem::path(::testing::TempDir()) / "step_norm_pays.db";
   std::filesystem::remove(db);
   auto store = results::Store::open(db);
@@ -357,7 +384,7 @@ TEST(ModelStep, TheNormIsTakenInWhereTheStoredWinnersSayItPays) {
   // Every op of both chains stored at its baseline config; the head's
   // _addnorm product (1,128,256 Q6_K, which layer 1's v shares) slow.
   auto store_all = [&](double addnorm_head_ns) {
-    for (const auto* chain : {&fused, &apart}) {
+    for (const auto* chain : {&fused, &apart, &plain}) {
       for (const auto& op : chain->ops()) {
         const bool slow = op.kernel == "matmul_q6k_addnorm" && op.shape[1] == 128;
         store_winner(store, device_row, op.kernel, op.shape, op.config, slow ? addnorm_head_ns : 1000);
@@ -469,7 +496,7 @@ TEST(ModelStep, BarriersSeparateEveryHazardAndOnlyThose) {
       EXPECT_TRUE(reason) << role << " waits for nothing";
     }
   }
-  EXPECT_LE(waits, ops.size() - 3 * m.layers);  // at least k, v and up join the op before them
+  EXPECT_LE(waits, ops.size() - 2 * m.layers);  // at least k and v join q
   chain.prepare(device, TemplateLibrary::embedded());
   EXPECT_EQ(chain.barriers(), waits);  // single-stage baselines: no barriers between stages
   // --barrier-every-op: as before barriers were placed.

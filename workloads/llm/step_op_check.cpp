@@ -57,7 +57,44 @@ struct Expected {
   std::vector<float> got;
   std::vector<double> modeled{};  // 8-bit-activation products: the CPU model of their arithmetic
   double input_crest = 0;
+  std::string changed_elsewhere{};  // a cache op that changed a row no position names
 };
+
+// A cache op's rows (kv_store, rope_cache, the products' cache epilogues):
+// want the rows it was to write at `positions` (`rows` of `width` values,
+// already as fp16 would round them), got the cache's rows there after it.
+// Only those rows are compared: a cache of `cache_rows` would hide a wrong
+// row among the others in a relative error over all of them. Every other
+// row must be as it was, bit for bit.
+Expected cache_rows(const std::vector<std::uint8_t>& before, const std::vector<std::uint8_t>& after,
+                    std::size_t width, std::size_t cache_rows, const std::vector<std::int32_t>& positions,
+                    std::vector<double> written) {
+  const auto cache = halves(after, width * cache_rows);
+  std::vector<float> got;
+  got.reserve(positions.size() * width);
+  std::vector<bool> named(cache_rows, false);
+  for (const auto p : positions) {
+    named.at(static_cast<std::size_t>(p)) = true;
+    got.insert(got.end(), cache.begin() + static_cast<std::ptrdiff_t>(p * width),
+               cache.begin() + static_cast<std::ptrdiff_t>((p + 1) * width));
+  }
+  Expected e(std::move(written), std::move(got));
+  const std::size_t row_bytes = width * 2;
+  for (std::size_t r = 0; r < cache_rows && e.changed_elsewhere.empty(); ++r) {
+    if (!named[r] && std::memcmp(before.data() + r * row_bytes, after.data() + r * row_bytes, row_bytes) != 0) {
+      e.changed_elsewhere = "cache row " + std::to_string(r) + " changed, which no position names";
+    }
+  }
+  return e;
+}
+
+// `values` as fp16 stores round them.
+std::vector<double> fp16_rounded(const std::vector<double>& values) {
+  std::vector<double> out(values.size());
+  for (std::size_t i = 0; i < values.size(); ++i)
+    out[i] = ref::fp16_to_fp32(ref::fp32_to_fp16(static_cast<float>(values[i])));
+  return out;
+}
 
 double crest(const std::vector<float>& x) {
   double peak = 0, squares = 0;
@@ -117,25 +154,17 @@ Expected reference_of(const StepOp& op, const ModelStep& step, const model::Mode
     const bool turned = op.kernel.ends_with("_rope") || op.kernel.ends_with("_rope_cache");
     const bool cached = op.kernel.ends_with("_cache");
     const std::size_t n = s[1];
+    const auto positions = turned || cached ? values<std::int32_t>(in.at("pos"), rows) : std::vector<std::int32_t>{};
     auto epilogue = [&](std::vector<double> y) {
-      if (!turned && !cached) return y;
-      const auto positions = values<std::int32_t>(in.at("pos"), rows);
       if (turned) {
         y = ref::rope(std::span<const double>(y), s[3], positions, ref::RopeLayout::normal,
                       values<float>(in.at("base"), 1)[0]);
       }
-      if (!cached) return y;
-      auto cache = as_doubles(halves(in.at("cache"), n * s[turned ? 4 : 3]));
-      for (std::size_t t = 0; t < rows; ++t) {
-        for (std::size_t i = 0; i < n; ++i) {
-          cache[static_cast<std::size_t>(positions[t]) * n + i] =
-              ref::fp16_to_fp32(ref::fp32_to_fp16(static_cast<float>(y[t * n + i])));
-        }
-      }
-      return cache;
+      return cached ? fp16_rounded(y) : y;
     };
-    Expected e(epilogue(ref::matmul_quantized(x.data(), s[0], weight("W").data(), type_of("W"), s[1], s[2])),
-               cached ? halves(out.at("cache"), n * s[turned ? 4 : 3]) : floats(out, "y", std::size_t{s[0]} * s[1]));
+    auto y = epilogue(ref::matmul_quantized(x.data(), s[0], weight("W").data(), type_of("W"), s[1], s[2]));
+    Expected e = cached ? cache_rows(in.at("cache"), out.at("cache"), n, s[turned ? 4 : 3], positions, std::move(y))
+                        : Expected(std::move(y), floats(out, "y", std::size_t{s[0]} * s[1]));
     e.input_crest = crest(x);
     if (kernels::uses_quantized_activations(op.config)) {
       e.modeled = epilogue(
@@ -165,20 +194,13 @@ Expected reference_of(const StepOp& op, const ModelStep& step, const model::Mode
     got.insert(got.end(), got_sum.begin(), got_sum.end());
     return {want, got};
   }
-  if (op.kernel == "rope_cache" || op.kernel == "rope_neox_cache") {  // the cache, the positions' rows rotated
-    const std::size_t row = std::size_t{s[1]} * s[2], cache_rows = s[3];
-    auto want = as_doubles(halves(in.at("cache"), row * cache_rows));
+  if (op.kernel == "rope_cache" || op.kernel == "rope_neox_cache") {  // the positions' rows, rotated
+    const std::size_t row = std::size_t{s[1]} * s[2];
     const auto positions = values<std::int32_t>(in.at("pos"), rows);
     const auto rotated = ref::rope(floats(in, "x", rows * row), s[2], positions,
                                    op.kernel == "rope_neox_cache" ? ref::RopeLayout::neox : ref::RopeLayout::normal,
                                    values<float>(in.at("base"), 1)[0]);
-    for (std::size_t t = 0; t < rows; ++t) {
-      for (std::size_t i = 0; i < row; ++i) {
-        want[static_cast<std::size_t>(positions[t]) * row + i] =
-            ref::fp16_to_fp32(ref::fp32_to_fp16(static_cast<float>(rotated[t * row + i])));
-      }
-    }
-    return {want, halves(out.at("cache"), row * cache_rows)};
+    return cache_rows(in.at("cache"), out.at("cache"), row, s[3], positions, fp16_rounded(rotated));
   }
   if (op.kernel == "rope" || op.kernel == "rope_neox") {
     const std::size_t n = rows * s[1] * s[2];
@@ -188,17 +210,11 @@ Expected reference_of(const StepOp& op, const ModelStep& step, const model::Mode
                       op.kernel == "rope_neox" ? ref::RopeLayout::neox : ref::RopeLayout::normal, base),
             floats(out, "y", n)};
   }
-  if (op.kernel == "kv_store") {  // the whole cache: the positions' rows replaced, every other one as it was
-    const std::size_t row = s[1], cache_rows = s[2];
-    auto want = as_doubles(halves(in.at("cache"), row * cache_rows));
-    const auto positions = values<std::int32_t>(in.at("positions"), rows);
+  if (op.kernel == "kv_store") {  // the positions' rows replaced, every other one as it was
+    const std::size_t row = s[1];
     const auto src = floats(in, "src", rows * row);
-    for (std::size_t t = 0; t < rows; ++t) {
-      for (std::size_t i = 0; i < row; ++i) {
-        want[static_cast<std::size_t>(positions[t]) * row + i] = ref::fp16_to_fp32(ref::fp32_to_fp16(src[t * row + i]));
-      }
-    }
-    return {want, halves(out.at("cache"), row * cache_rows)};
+    return cache_rows(in.at("cache"), out.at("cache"), row, s[2], values<std::int32_t>(in.at("positions"), rows),
+                      fp16_rounded(std::vector<double>(src.begin(), src.end())));
   }
   if (op.kernel == "attention_decode") {
     const std::size_t heads = s[0], kv_heads = s[1], dim = s[2], context = s[3];
@@ -234,6 +250,7 @@ OpVerdict judge(std::size_t index, const Expected& e, const kernels::Tolerance& 
   verdict.op = index, verdict.tolerance = tolerance;
   verdict.rel_l2 = v.rel_l2, verdict.max_rel = v.max_rel;
   verdict.passed = v.passed, verdict.why = v.reason;
+  if (!e.changed_elsewhere.empty()) verdict.passed = false, verdict.why = e.changed_elsewhere;
   return verdict;
 }
 
