@@ -182,21 +182,47 @@ ModelStep::ModelStep(const model::ModelDescription& m, const ref::GgufFile& file
   // medians against the plain products', rope's, the stores' and the
   // dependent dispatch their phase adds; where only one way has its winners,
   // that way; where neither has, the epilogues.
-  auto epilogues_pay = [&](const model::QkvEpilogues& e, const std::vector<Reader>& plain) {
-    std::optional<double> fused = 0.0;
-    std::optional<double> apart = dispatch_floor_ns.value_or(0);
-    add_to(fused, chain_.winner_ns(e.q, e.q_shape));
-    add_to(fused, chain_.winner_ns(e.k, e.k_shape));
-    add_to(fused, chain_.winner_ns(e.v, e.v_shape));
-    for (const auto& reader : plain) add_to(apart, chain_.winner_ns(reader.kernel, reader.shape));
-    add_to(apart, chain_.winner_ns(rope, {tokens, m.heads, m.head_dim}));
+  // The epilogue products' medians (q, k and v), and the phase of rope and
+  // the cache stores they take in, with the dependent dispatch it adds.
+  auto epilogue_products_ns = [&](const model::QkvEpilogues& e) {
+    std::optional<double> sum = 0.0;
+    add_to(sum, chain_.winner_ns(e.q, e.q_shape));
+    add_to(sum, chain_.winner_ns(e.k, e.k_shape));
+    add_to(sum, chain_.winner_ns(e.v, e.v_shape));
+    return sum;
+  };
+  auto rope_and_stores_ns = [&] {
+    std::optional<double> sum = dispatch_floor_ns.value_or(0);
+    add_to(sum, chain_.winner_ns(rope, {tokens, m.heads, m.head_dim}));
     if (!rope_cache.empty()) {
-      add_to(apart, chain_.winner_ns(rope_cache, {tokens, m.kv_heads, m.head_dim, context}));
+      add_to(sum, chain_.winner_ns(rope_cache, {tokens, m.kv_heads, m.head_dim, context}));
     } else {
-      add_to(apart, chain_.winner_ns(rope, {tokens, m.kv_heads, m.head_dim}));
-      add_to(apart, chain_.winner_ns("kv_store", {tokens, kv, context}));
+      add_to(sum, chain_.winner_ns(rope, {tokens, m.kv_heads, m.head_dim}));
+      add_to(sum, chain_.winner_ns("kv_store", {tokens, kv, context}));
     }
-    add_to(apart, chain_.winner_ns("kv_store", {tokens, kv, context}));
+    add_to(sum, chain_.winner_ns("kv_store", {tokens, kv, context}));
+    return sum;
+  };
+  auto epilogues_pay = [&](const model::QkvEpilogues& e, const std::vector<Reader>& plain) {
+    const auto fused = epilogue_products_ns(e);
+    auto apart = rope_and_stores_ns();
+    for (const auto& reader : plain) add_to(apart, chain_.winner_ns(reader.kernel, reader.shape));
+    if (fused && apart) return *fused < *apart;
+    return fused.has_value() || !apart.has_value();
+  };
+  // With --norm-into-products where the epilogues would run: the _addnorm
+  // q, k and v with rope and the stores after them against the norm and
+  // the epilogue products (no kernel takes both); the same rule on winners.
+  auto norm_in_beats_epilogues = [&](const NormedInput& in, const std::vector<Reader>& readers,
+                                     const model::QkvEpilogues& e) {
+    auto fused = rope_and_stores_ns();
+    std::optional<double> apart = dispatch_floor_ns.value_or(0);
+    add_to(apart, chain_.winner_ns(in.added.empty() ? "rmsnorm_mul" : "add_rmsnorm_mul", {tokens, m.embedding}));
+    add_to(apart, epilogue_products_ns(e));
+    for (const auto& reader : readers) {
+      const auto type = m.tensors.at(reader.weight.substr(0, reader.weight.find('+'))).type;
+      add_to(fused, chain_.winner_ns(model::addnorm_matmul_kernel(type), reader.shape));
+    }
     if (fused && apart) return *fused < *apart;
     return fused.has_value() || !apart.has_value();
   };
@@ -214,13 +240,15 @@ ModelStep::ModelStep(const model::ModelDescription& m, const ref::GgufFile& file
     const std::vector<Reader> qkv{reader(blk + "attn_q.weight", "q", blk + "attn_q", tokens),
                                   reader(blk + "attn_k.weight", "k", blk + "attn_k", tokens),
                                   reader(blk + "attn_v.weight", "v", blk + "attn_v", tokens)};
-    const bool attn_norm_in =
-        fuse_norm && model::fuses_norm(m, layer, model::NormReaders::attention, tokens) && norm_in_pays(attn_in, qkv);
-    const std::string kc = "k_cache." + std::to_string(layer), vc = "v_cache." + std::to_string(layer);
-    // The epilogue products where they serve and pay (not with the norm in
-    // the products: no kernel takes both).
-    auto epilogues = options.fused && !attn_norm_in ? model::qkv_epilogues(m, blk, tokens, context) : std::nullopt;
+    // The epilogue products where they serve and pay, unless the norm
+    // taken into plain products pays more (no kernel takes both).
+    auto epilogues = options.fused ? model::qkv_epilogues(m, blk, tokens, context) : std::nullopt;
     if (epilogues && !epilogues_pay(*epilogues, qkv)) epilogues.reset();
+    const bool attn_norm_in = fuse_norm && model::fuses_norm(m, layer, model::NormReaders::attention, tokens) &&
+                              (epilogues ? norm_in_beats_epilogues(attn_in, qkv, *epilogues)
+                                         : norm_in_pays(attn_in, qkv));
+    if (attn_norm_in) epilogues.reset();
+    const std::string kc = "k_cache." + std::to_string(layer), vc = "v_cache." + std::to_string(layer);
     if (epilogues) {
       const auto& e = *epilogues;
       const std::map<std::string, std::string> turned{{"pos", "pos"}, {"base", "base"}};
