@@ -264,18 +264,24 @@ TEST(CoveringStrength, OnlyKernelsWithAPairwiseSiblingTakeValuesOnly) {
     ++weaker;
     const auto& name = kernel->name();
     EXPECT_EQ(found, std::set<unsigned>{1}) << name << ": every path of an activation variant takes values only";
-    const auto cut = name.rfind('_');
-    ASSERT_NE(cut, std::string::npos) << name;
-    const auto suffix = name.substr(cut);
-    ASSERT_TRUE(suffix == "_f16" || suffix == "_swiglu" || suffix == "_addnorm")
-        << name << " takes values only but is no activation variant";
-    const auto& sibling = kernels::find_kernel(name.substr(0, cut));
+    // The activation variants, and the q/k/v products' epilogues (which
+    // differ from their sibling only in how y is stored).
+    std::string suffix;
+    for (const char* s : {"_f16", "_swiglu", "_addnorm", "_rope_cache", "_rope", "_cache"}) {
+      if (name.ends_with(s)) {
+        suffix = s;
+        break;
+      }
+    }
+    ASSERT_FALSE(suffix.empty()) << name << " takes values only but is no activation or epilogue variant";
+    const auto& sibling = kernels::find_kernel(name.substr(0, name.size() - suffix.size()));
     EXPECT_EQ(strengths(sibling), std::set<unsigned>{2}) << sibling.name();
     const auto shape = kernel->check_shapes().front();
     const auto space = enumerate_space(*kernel, shape, device, SpaceScope::pruned);
     EXPECT_LT(covering_configs(space, 1).size(), covering_configs(space, 2).size()) << name;
   }
-  EXPECT_EQ(weaker, 7u) << "matmul_{q4_0,q8_0,q4k}_f16 and matmul_{q4k,q6k}_{swiglu,addnorm}";
+  EXPECT_EQ(weaker, 11u) << "matmul_{q4_0,q8_0,q4k}_f16, matmul_{q4k,q6k}_{swiglu,addnorm}, "
+                            "matmul_q4k_{rope,rope_cache,cache} and matmul_q6k_cache";
 }
 
 // A stored config from before the kernel gained a parameter reaches the
