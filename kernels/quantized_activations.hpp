@@ -51,7 +51,10 @@ inline constexpr Tolerance kQuantizedActivationTolerance{2e-2, 2e-2};
 // values (the rounding's error, not a variant's;
 // ci/logs/2026-11-30-fresh-clone-ea7c2ed-shader-cache-disabled.log.xz), and
 // 25 other seeds stayed under 2%. The largest error may reach 3%; a wrong
-// scale, code or block still gives errors above 1e-1.
-inline constexpr Tolerance kQuantizedSwigluActivationTolerance{2e-2, 3e-2};
+// scale, code or block still gives errors above 1e-1. The relative L2 too:
+// the fresh-clone run of 772f545 saw 2.21% at 1,37,768 (check seed
+// 3426585508), the same in all 12 X_QUANT=1 variants and with the
+// templates of before that session (ci/logs/2026-12-02-swiglu-seed-rerun.txt).
+inline constexpr Tolerance kQuantizedSwigluActivationTolerance{3e-2, 3e-2};
 
 }  // namespace vktune::kernels
