@@ -238,11 +238,10 @@ std::vector<Space> QuantMatmul::build_spaces() const {
   }
   if (!layout_parameter().empty()) {
     decode.parameters.push_back(
-        {"X_SCOPE", {0, 1, 2}, "the dedicated layouts' x quantization: 0 = by the workgroup, X_SEGMENT values at "
-                               "a time between barriers, before the slots walk them; 1 = by each slot, the 256 "
-                               "values of each unit it walks as it walks it, synchronised by subgroup barriers "
-                               "only (WG_SIZE/(THREADS_PER_ROW/4) invocations per slot must lie in one subgroup); "
-                               "2 = as 1, each step's weights and x loaded during the step before it"});
+        {"X_SCOPE", {0, 1}, "the dedicated layouts' x quantization: 0 = by the workgroup, X_SEGMENT values at a "
+                            "time between barriers, before the slots walk them; 1 = by each slot, the 256 values "
+                            "of each unit it walks as it walks it, synchronised by subgroup barriers only "
+                            "(WG_SIZE/(THREADS_PER_ROW/4) invocations per slot must lie in one subgroup)"});
   }
   if (format_.block_pairs) {
     decode.parameters.push_back(
@@ -462,7 +461,7 @@ ShaderPlan QuantMatmul::single_stage(const Config& config, const Shape& shape) c
     plan.dispatch = {DispatchAxis{1, rows}, DispatchAxis{0, cols}, DispatchAxis{}};
     if (config.at("REDUCTION") == 1) plan.shared_memory_bytes = 4 * (rows / std::max(1u, wg / t)) * cols * wg;
     if (uses_quantized_activations(config)) plan.shared_memory_bytes = quantized_activation_shared_bytes(config, cols);
-    if (layout && config.at("X_SCOPE") != 0) {  // a region of UNROLL units per slot
+    if (layout && config.at("X_SCOPE") == 1) {  // a region of UNROLL units per slot
       const std::uint32_t values = t / 4 * static_cast<std::uint32_t>(config.at("UNROLL")) * 256;
       plan.shared_memory_bytes = cols * (values + values / 32 * 8);
     }

@@ -121,7 +121,7 @@ Violation QuantMatmul::decode_violation(const Config& config, const Shape& shape
                                          " invocations of the smallest subgroup the variant may get");
     }
   }
-  if (layout && config.at("X_SCOPE") != 0) {
+  if (layout && config.at("X_SCOPE") == 1) {
     // A slot's invocations synchronise with subgroup barriers.
     const int slot = wg / (t / 4);
     const std::uint32_t smallest = smallest_subgroup(sg, device);
@@ -162,7 +162,7 @@ Violation QuantMatmul::layout_violation(const Config& config, const Shape& shape
   if (uses_exact_layout(config) && config.at("X_SCOPE") != 0) {
     return legality::kUnreadParameter("X_SCOPE is read by the integer-dot templates only (pinned to 0 with X_QUANT=0)");
   }
-  if (config.at("X_SCOPE") != 0 && config.at("X_SEGMENT") != kSlotScopeSegment) {
+  if (config.at("X_SCOPE") == 1 && config.at("X_SEGMENT") != kSlotScopeSegment) {
     return legality::kUnreadParameter(
         "X_SEGMENT is not read with X_SCOPE=1 (each slot quantizes its own units; pinned to 4096)");
   }

@@ -74,10 +74,6 @@ std::vector<Path> QuantMatmul::decode_paths(const Space& decode) const {
     slot_x["X_SEGMENT"] = kSlotScopeSegment;
     values["UNROLL"] = {1, 2};
     paths.push_back(pinned_path(decode, name + "-slot-x", slot_x, values));
-    auto prefetch = with(x_q8, 0, 1, 2);
-    prefetch["X_SEGMENT"] = kSlotScopeSegment;
-    values["UNROLL"] = {1};
-    paths.push_back(pinned_path(decode, name + "-slot-x-prefetch", prefetch, values));
   }
   if (format_.type == ref::GgmlType::Q4_K) {  // matvec_q4k.comp: 8 invocations per super-block
     paths.push_back(pinned_path(decode, "fp32-super-block", with(fp32_activations(), 0, 1),
@@ -134,7 +130,7 @@ std::vector<PruningRule> QuantMatmul::decode_pruning() const {
        [dedicated_q8, f](const Config& c, const Shape&) {
          const int t = c.at("THREADS_PER_ROW");
          return dedicated_q8(c) && t != 16 && t != 32 && !(t == 8 && f.type == ref::GgmlType::Q6_K) &&
-                !(t == 64 && c.at("X_SCOPE") != 0);
+                !(t == 64 && c.at("X_SCOPE") == 1);
        }},
       {"quant_matmul.dedicated-rows", "dedicated layouts with fewer than 8 rows per workgroup waste the quantized x; "
                                       "not among matmul_q4k's integer-path winners on the H200",
@@ -197,8 +193,7 @@ std::vector<PruningRule> QuantMatmul::decode_pruning() const {
                                            "weights in flight, as matmul_q4k's integer path) only cost registers",
        any,
        [dedicated_q8, rows_per_thread](const Config& c, const Shape&) {
-         const int steps_held = c.at("X_SCOPE") == 2 ? 2 : 1;
-         return dedicated_q8(c) && rows_per_thread(c) * c.at("UNROLL") * steps_held > 4;
+         return dedicated_q8(c) && rows_per_thread(c) * c.at("UNROLL") > 4;
        }},
   };
   if (f.type == ref::GgmlType::Q4_K) {

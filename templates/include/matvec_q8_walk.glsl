@@ -16,7 +16,7 @@
 // Partial sums are reduced with shuffles over the parts and through shared
 // memory over the slots.
 //
-// x is quantized (x_q8.glsl) in one of three scopes (X_SCOPE):
+// x is quantized (x_q8.glsl) in one of two scopes (X_SCOPE):
 //   0  the workgroup: X_SEGMENT values of every x row at a time, between
 //      two barriers, before the slots walk them;
 //   1  the slot: each slot quantizes the x of its own units as it walks
@@ -26,8 +26,6 @@
 //      loads. A slot's WG_SIZE/S invocations lie inside one subgroup
 //      (legality), and every slot of the workgroup steps the same number of
 //      times, so the barriers are in uniform control flow.
-//   2  the slot, as 1, with each step's weights and x loaded during the
-//      step before it (registers for two steps' units).
 //
 // The template includes int_dot.glsl, defines PARTS, S and U (from its
 // parameters) and includes this file; then declares its weight buffer
@@ -54,7 +52,7 @@
 #ifndef X_SCOPE
 #define X_SCOPE 0  // the host leaves X_SCOPE=0 undefined: those variants' shaders are as before it
 #endif
-#if X_SCOPE != 0
+#if X_SCOPE == 1
 #define SEG (S * U * 256)  // x values of every slot's region, U units each
 #else
 #define SEG X_SEGMENT  // x values quantized per segment

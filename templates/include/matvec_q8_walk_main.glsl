@@ -4,66 +4,26 @@
 
 #include "matvec_slot_reduce.glsl"
 
-#if X_SCOPE != 0
-// Unit u of every x row, quantized by the slot's invocations into region r
-// of xq (see X_SCOPE in matvec_q8_walk.glsl): 8 values each per pass, four
+#if X_SCOPE == 1
+// The slot's invocations quantize unit u of every x row into region r of
+// xq (see X_SCOPE in matvec_q8_walk.glsl): 8 values each per pass, four
 // invocations a 32-value group; every invocation of the slot runs the same
-// passes. A pass's load and its quantization are apart so that X_SCOPE=2
-// can load the next step's x while it works on this one's.
-#define X_LANES (WG_SIZE / S)
-#define X_PASSES ((C * 32u + X_LANES - 1u) / X_LANES)
-
-// Pass p's piece: 8 values of x row c.
-void x_piece(uint p, out uint c, out uint kk, out bool inside) {
-  const uint e = p * X_LANES + gl_LocalInvocationID.x % X_LANES;
-  c = min(e / 32u, C - 1u);
-  kk = (e % 32u) * 8u;
-  inside = e < C * 32u;
-}
-
-void load_x_piece(uint u, uint p, out vec4 a, out vec4 b) {
-  uint c, kk;
-  bool inside;
-  x_piece(p, c, kk, inside);
-  a = vec4(0.0);
-  b = vec4(0.0);
-  if (inside && X_ROW_READ(c)) {
-    const uint at = (col_row[c] * K + u * 256u + kk) / 4u;
-    a = x4(at);
-    b = x4(at + 1u);
-  }
-}
-
-void quantize_x_piece(uint r, uint p, vec4 a, vec4 b) {
-  uint c, kk;
-  bool inside;
-  x_piece(p, c, kk, inside);
-  quantize_piece(a, b, (c * SEG + r * 256u + kk) / 4u, inside);
-}
-
+// passes.
 void quantize_unit(uint u, uint r) {
-  for (uint p = 0u; p < X_PASSES; ++p) {
-    vec4 a, b;
-    load_x_piece(u, p, a, b);
-    quantize_x_piece(r, p, a, b);
+  const uint lanes = WG_SIZE / S;
+  const uint lane = gl_LocalInvocationID.x % lanes;
+  for (uint e0 = 0u; e0 < C * 32u; e0 += lanes) {
+    const uint e = e0 + lane;  // piece: 8 values of x row c
+    const uint c = min(e / 32u, C - 1u), kk = (e % 32u) * 8u;
+    vec4 a = vec4(0.0), b = vec4(0.0);
+    if (e < C * 32u && X_ROW_READ(c)) {
+      const uint at = (col_row[c] * K + u * 256u + kk) / 4u;
+      a = x4(at);
+      b = x4(at + 1u);
+    }
+    quantize_piece(a, b, (c * SEG + r * 256u + kk) / 4u, e < C * 32u);
   }
 }
-
-#if X_SCOPE == 2
-// One unit's x as loaded, every pass's piece.
-struct XUnit {
-  vec4 a[X_PASSES];
-  vec4 b[X_PASSES];
-};
-
-void load_x_unit(uint u, out XUnit x) {
-  [[unroll]] for (uint p = 0u; p < X_PASSES; ++p) load_x_piece(u, p, x.a[p], x.b[p]);
-}
-
-void quantize_x_unit(uint r, XUnit x) {
-  [[unroll]] for (uint p = 0u; p < X_PASSES; ++p) quantize_x_piece(r, p, x.a[p], x.b[p]);
-}
-#endif
 #endif
 
 void main() {
@@ -107,46 +67,6 @@ void main() {
       const uint u = step * (S * U) + slot + S * j;
       if (u < nu) math_unit(slot * U + j, v[j]);
     }
-  }
-#elif X_SCOPE == 2
-  // The steps of X_SCOPE=1, each one's weights and x loaded during the step
-  // before it: where a GPU runs few invocations per multiprocessor (few
-  // rows, long K) a step otherwise waits for its loads with none of its own
-  // in flight. Twice the registers of the units in flight.
-  const uint steps = (nu + S * U - 1u) / (S * U);
-  Unit v[U];
-  XUnit xs[U];
-  [[unroll]] for (uint j = 0; j < U; ++j) {
-    const uint u = slot + S * j;
-    if (u < nu) {
-      load_unit(u, v[j]);
-      load_x_unit(u, xs[j]);
-    }
-  }
-  for (uint step = 0u; step < steps; ++step) {
-    Unit next_v[U];
-    XUnit next_x[U];
-    [[unroll]] for (uint j = 0; j < U; ++j) {
-      const uint u = (step + 1u) * (S * U) + slot + S * j;
-      if (u < nu) {
-        load_unit(u, next_v[j]);
-        load_x_unit(u, next_x[j]);
-      }
-    }
-    subgroupMemoryBarrierShared();
-    subgroupBarrier();  // the slot's previous units' x is no longer read
-    [[unroll]] for (uint j = 0; j < U; ++j) {
-      const uint u = step * (S * U) + slot + S * j;
-      if (u < nu) quantize_x_unit(slot * U + j, xs[j]);
-    }
-    subgroupMemoryBarrierShared();
-    subgroupBarrier();
-    [[unroll]] for (uint j = 0; j < U; ++j) {
-      const uint u = step * (S * U) + slot + S * j;
-      if (u < nu) math_unit(slot * U + j, v[j]);
-    }
-    v = next_v;
-    xs = next_x;
   }
 #else
   for (uint k0 = 0u; k0 < K; k0 += SEG) {
