@@ -47,14 +47,27 @@ layout(std430, set = 0, binding = Y_BINDING) writeonly buffer YV { VTYPE yv[]; }
 
 #include "rowops.glsl"
 
-// Stores cache[] (the step at `base` of span s) scaled by inv.
+#if FUSED_WEIGHT
+// The weights of the step at `base` of span s (0 past its end).
+VTYPE w_cache[EPT];
+void load_weights(Span s, uint base) {
+  const uint nv = span_vectors(s);
+  [[unroll]] for (uint e = 0u; e < EPT; ++e) {
+    const uint i = slot_index(base, e);
+    w_cache[e] = i < nv ? LOAD_ANY(ws, wv, (s.vb + i) * VEC - s.start) : VTYPE(0.0);
+  }
+}
+#endif
+
+// Stores cache[] (the step at `base` of span s) scaled by inv, and with
+// FUSED_WEIGHT by w_cache[] (that step's weights, loaded by the caller).
 void store_step(Span s, uint base, float inv) {
   const uint nv = span_vectors(s);
   [[unroll]] for (uint e = 0u; e < EPT; ++e) {
     const uint i = slot_index(base, e);
     if (i < nv) {
 #if FUSED_WEIGHT
-      yv[s.vb + i] = cache[e] * inv * LOAD_ANY(ws, wv, (s.vb + i) * VEC - s.start);
+      yv[s.vb + i] = cache[e] * inv * w_cache[e];
 #else
       yv[s.vb + i] = cache[e] * inv;
 #endif
@@ -68,6 +81,17 @@ void main() {
   const Span s = make_span(min(row, ROWS - 1u) * N, N);
   const uint nv = span_vectors(s);
 
+  const uint ei = edge_index(s, lane);
+#if FUSED_WEIGHT
+  // Where the row is one step (a decode row: one workgroup, the chain's
+  // dependent dispatch waiting on it), its weights and edge weight are
+  // loaded before the sum, their latency behind it rather than after.
+  float we = 0.0;
+  if (nv <= CHUNK) {
+    load_weights(s, 0u);
+    if (ei != NONE) we = ws[ei - s.start];
+  }
+#endif
   float acc = 0.0;
   for (uint base = 0u; base < nv; base += CHUNK) {
     load_step(s, base, VTYPE(0.0));
@@ -79,7 +103,6 @@ void main() {
 #endif
     }
   }
-  const uint ei = edge_index(s, lane);
   const float xe = ei != NONE ? row_float(ei) : 0.0;
 #if ADD_RESIDUAL
   if (row < ROWS && ei != NONE) ss[ei] = xe;
@@ -89,16 +112,19 @@ void main() {
   if (row >= ROWS) return;
 
   if (nv <= CHUNK) {
-    store_step(s, 0u, inv);  // the row is still in cache[]
+    store_step(s, 0u, inv);  // the row (and its weights) still in cache[] (w_cache[])
   } else {
     for (uint base = 0u; base < nv; base += CHUNK) {
       load_step(s, base, VTYPE(0.0));
+#if FUSED_WEIGHT
+      load_weights(s, base);
+#endif
       store_step(s, base, inv);
     }
   }
   if (ei != NONE) {
 #if FUSED_WEIGHT
-    ys[ei] = xe * inv * ws[ei - s.start];
+    ys[ei] = xe * inv * (nv <= CHUNK ? we : ws[ei - s.start]);
 #else
     ys[ei] = xe * inv;
 #endif

@@ -63,6 +63,7 @@ struct StepArgs {
   bool barrier_every_op = false;
   bool unfused = false;
   bool norm_into_products = false;
+  std::string templates;  // empty: the built-in templates
 };
 
 struct Measured {
@@ -212,7 +213,8 @@ void run_step(const StepArgs& args, int& result_code) {
   vk::Instance instance({.validation = false});
   vk::Device device(instance, args.device);
   const auto rows = store ? chain::winner_device_rows(*store, device.info()) : std::vector<std::int64_t>{};
-  const auto templates = TemplateLibrary::select(std::nullopt);
+  const auto templates =
+      TemplateLibrary::select(args.templates.empty() ? std::nullopt : std::optional(args.templates));
   std::vector<Measured> measured;
   for (const bool tuned : {true, false}) {
     if ((tuned && args.baseline_only) || (!tuned && args.tuned_only)) continue;
@@ -427,6 +429,10 @@ See docs/TUNING_A_MODEL.md.
                   "than one decode token")
       ->check(CLI::Range(1u, 1u << 24));
   cmd->add_flag("--random-weights", args->random_weights, "Random weights of the file's shapes and types");
+  cmd->add_option("--templates", args->templates,
+                  "Read templates from DIR instead of the built-in ones (the stored winners' configs compiled "
+                  "from them: an A/B of a template change on the whole step)")
+      ->check(CLI::ExistingDirectory);
   cmd->add_flag("--tuned", args->tuned_only, "Only the stored winners' chain");
   cmd->add_flag("--baseline", args->baseline_only, "Only the baselines' chain");
   cmd->add_option("--tuned-kernels", args->tuned_kernels,

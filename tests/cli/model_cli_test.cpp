@@ -8,7 +8,10 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <set>
 
 #include "reference/gguf_reader.hpp"
@@ -61,6 +64,43 @@ TEST_F(ModelCli, StepProcessesAPromptAndRefusesOneLongerThanItsCache) {
   }
   expect_refused(run("step " + model + " --device 0 --prompt 65 --context 64 --db " + db),
                  "--prompt 65 does not fit a KV cache of --context 64");
+}
+
+// `vktune step --templates DIR` compiles the chain from DIR (a template
+// change's A/B on the whole step): a copy of the templates whose RMS norm
+// scales by 1% too much fails --check at the norms and nowhere else; a
+// directory that does not exist is one line and exit 2.
+TEST_F(ModelCli, StepCompilesTheChainFromATemplatesDirectory) {
+  const auto model = tiny_model();
+  const auto templates = dir / "templates";
+  std::filesystem::copy(std::filesystem::path(VKTUNE_SOURCE_DIR) / "templates", templates,
+                        std::filesystem::copy_options::recursive);
+  const auto norm = templates / "rmsnorm.comp";
+  std::stringstream text;
+  text << std::ifstream(norm).rdbuf();
+  std::string source = text.str();
+  const std::string scale = "inversesqrt(team_sum(acc) / float(N) + EPS)";
+  const auto at = source.find(scale);
+  ASSERT_NE(at, std::string::npos) << "rmsnorm.comp no longer computes its scale as the test expects";
+  source.replace(at, scale.size(), "1.01 * " + scale);
+  std::ofstream(norm) << source;
+
+  const auto db = (dir / "empty.db").string();
+  const auto r = run("step " + model + " --device 0 --context 64 --check --json --samples 10 --baseline --templates " +
+                     templates.string() + " --db " + db);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  const auto doc = json::parse(r.out);
+  ASSERT_EQ(doc.at("runs").size(), 1u);
+  const auto& check = doc.at("runs")[0].at("check");
+  EXPECT_FALSE(check.at("passed").get<bool>()) << check.dump();
+  // The norms: the first, each layer's two (the residual add's) and the output's.
+  EXPECT_EQ(check.at("ops_failed"), 1 + 2 * 2) << check.dump();
+  for (const auto& failure : check.at("failures")) {
+    EXPECT_NE(failure.get<std::string>().find("rmsnorm"), std::string::npos) << failure;
+  }
+
+  expect_refused(run("step " + model + " --device 0 --templates " + (dir / "none").string() + " --db " + db),
+                 "--templates");
 }
 
 TEST_F(ModelCli, TunesEveryOpOfTheDecodeStepAndExportsTheirTable) {
