@@ -93,7 +93,8 @@ TEST_F(ModelCli, StepCompilesTheChainFromATemplatesDirectory) {
   ASSERT_EQ(doc.at("runs").size(), 1u);
   const auto& check = doc.at("runs")[0].at("check");
   EXPECT_FALSE(check.at("passed").get<bool>()) << check.dump();
-  // The norms: the first, each layer's two (the residual add's) and the output's.
+  // The norms: the first, then two a layer (after each residual add; the last
+  // one the output norm).
   EXPECT_EQ(check.at("ops_failed"), 1 + 2 * 2) << check.dump();
   for (const auto& failure : check.at("failures")) {
     EXPECT_NE(failure.get<std::string>().find("rmsnorm"), std::string::npos) << failure;
