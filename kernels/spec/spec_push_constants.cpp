@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "kernels/push_word_value.hpp"
+#include "kernels/spec/spec_node.hpp"
 
 namespace vktune::kernels::spec {
 
