@@ -150,7 +150,8 @@ class QuantMatmul final : public Kernel {
   bool fp16_activations() const { return activations_ == Activations::fp16; }
   bool swiglu_activations() const { return activations_ == Activations::swiglu; }
   bool addnorm_activations() const { return activations_ == Activations::addnorm; }
-  // The one stage of a path other than DEQUANT_STAGE=1, for fp32 activations.
+  // The one stage of a path other than DEQUANT_STAGE=1, for fp32 activations
+  // (plan(), stages() and it: quant_matmul_plan.cpp).
   ShaderPlan single_stage(const Config& config, const Shape& shape) const;
   // Legality (what the templates and the device need:
   // quant_matmul_legality.cpp); the pruning is decode_pruning's and
