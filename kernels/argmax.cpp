@@ -1,7 +1,11 @@
 // argmax: per row of n floats, the index of the largest value as ref::argmax
 // defines it (the lowest index among equal values, NaNs skipped, an all-NaN
 // row gives 0), written as a float: exact, since n < 2^24.
-// Template templates/argmax.comp.
+// Template templates/argmax.comp: a team walks each row, or (SPLIT_STEPS > 0,
+// the "split-" paths) a workgroup walks each segment of SPLIT_STEPS steps of
+// a row and the last of the row's to finish picks the best of the segments'
+// through the scratch buffer, in the same dispatch.
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <random>
@@ -9,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/legality.hpp"
 #include "kernels/registry.hpp"
 #include "kernels/row_ops.hpp"
 #include "reference/ops.hpp"
@@ -16,12 +21,98 @@
 namespace vktune::kernels {
 namespace {
 
+// Its own rule (kernels/legality.hpp has the shared ones).
+inline constexpr RuleId kSplitSegments{"argmax.split_segments"};  // a split row has two segments or more
+
+// Segments hold at least this many floats (a team of 64 or more, one step
+// at least), which sizes the scratch's (value, index) pairs: rows * n / 64
+// pairs at most, plus one for a row's last, partial segment.
+constexpr std::uint64_t kMinSegment = 64;
+
+// ROWS counters, then 8 bytes a segment: 4*rows + 8*rows*(n/64 + 1) bytes,
+// as one rule over 64: (768*rows + 8*rows*n) / 64.
+SizeRule scratch_rule() { return size_rule(768, {0}, kMinSegment) + size_rule(8, {0, 1}, kMinSegment); }
+
+std::uint32_t split_steps(const Config& config) {
+  const auto it = config.find("SPLIT_STEPS");
+  return it == config.end() ? 0u : static_cast<std::uint32_t>(it->second);
+}
+
+// Floats of a row one workgroup takes (SPLIT_STEPS > 0).
+std::uint64_t segment_floats(const Config& config) {
+  return std::uint64_t{split_steps(config)} * static_cast<std::uint32_t>(config.at("WG_SIZE")) *
+         static_cast<std::uint32_t>(config.at("VEC")) * static_cast<std::uint32_t>(config.at("EPT"));
+}
+
 class Argmax final : public rowops::RowKernel {
  public:
   std::string name() const override { return "argmax"; }
 
   std::string description() const override {
     return "argmax over rows of n floats: the lowest index of the largest value (NaNs skipped), as an fp32 value";
+  }
+
+  // The row walks of every row kernel with SPLIT_STEPS pinned to 0, and
+  // each again as a "split-" path: one row a workgroup (ROWS_PER_WG 1),
+  // SPLIT_STEPS 1 to 8.
+  std::vector<Space> build_spaces() const override {
+    auto spaces = RowKernel::build_spaces();
+    Space& space = spaces.front();
+    const Parameter split{"SPLIT_STEPS",
+                          {0, 1, 2, 4, 8},
+                          "0 = a team walks a whole row; k = a workgroup takes each segment of k steps of a row, "
+                          "and the last of the row's to finish picks the best of the segments'"};
+    const auto at = std::find_if(space.parameters.begin(), space.parameters.end(),
+                                 [](const Parameter& p) { return p.name == "SUBGROUP_SIZE"; });
+    space.parameters.insert(at, split);
+    std::vector<Path> paths;
+    for (auto path : space.paths) {
+      Path divided = path;
+      path.pinned["SPLIT_STEPS"] = 0;
+      path.unused_bindings = {"scratch"};
+      paths.push_back(path);
+      divided.name = "split-" + divided.name;
+      std::erase_if(divided.parameters, [](const Parameter& p) { return p.name == "ROWS_PER_WG"; });
+      divided.pinned["ROWS_PER_WG"] = 1;
+      divided.parameters.push_back({split.name, {1, 2, 4, 8}, split.help});
+      paths.push_back(divided);
+    }
+    space.paths = paths;
+    return spaces;
+  }
+
+  // The row walk's baseline: a team per row.
+  Config baseline(const Shape& shape) const override {
+    auto config = RowKernel::baseline(shape);
+    config["SPLIT_STEPS"] = 0;
+    return config;
+  }
+
+  Violation constraint_violation(const Config& config, const Shape& shape,
+                                 const vk::DeviceInfo& device) const override {
+    if (auto problem = RowKernel::constraint_violation(config, shape, device); !problem.empty()) return problem;
+    if (split_steps(config) == 0) return {};
+    const std::uint64_t segment = segment_floats(config);
+    if (segment < kMinSegment) {
+      return kSplitSegments("a segment of " + std::to_string(segment) + " floats is shorter than " +
+                            std::to_string(kMinSegment) + " (the scratch's size)");
+    }
+    if (segment >= row_length(shape)) {
+      return kSplitSegments("a segment of " + std::to_string(segment) + " floats (WG_SIZE*VEC*EPT*SPLIT_STEPS) holds the row of " +
+                            std::to_string(row_length(shape)) + ": one workgroup would walk it, as SPLIT_STEPS=0 does");
+    }
+    return {};
+  }
+
+  // Split rows: ceil(n / segment) workgroups along x, a row of them per row
+  // along y.
+  ShaderPlan plan(const Config& config, const Shape& shape) const override {
+    auto plan = RowKernel::plan(config, shape);
+    if (split_steps(config) > 0) {
+      plan.dispatch = {DispatchAxis{1, static_cast<std::uint32_t>(segment_floats(config))}, DispatchAxis{0, 1},
+                       DispatchAxis{}};
+    }
+    return plan;
   }
 
   // Greedy sampling over a Llama 3 (128256) and a Llama 2 (32000) vocabulary.
@@ -53,7 +144,8 @@ class Argmax final : public rowops::RowKernel {
       row[first] = row[second] = 2.0f;
       problem.expected[r] = static_cast<double>(ref::argmax(std::span<const float>(row, n)));
     }
-    problem.buffers = {rowops::input_buffer("x", x), rowops::output_buffer("y", rows)};
+    problem.buffers = {rowops::input_buffer("x", x), rowops::output_buffer("y", rows),
+                       HostBuffer{"scratch", std::vector<std::uint8_t>(scratch_rule().bytes(shape)), false, false}};
     problem.output_index = 1;
     return problem;
   }
@@ -67,15 +159,21 @@ class Argmax final : public rowops::RowKernel {
   }
 
   std::uint64_t device_bytes(const Shape& shape) const override {
-    return rowops::floats_bytes(std::uint64_t{shape.at(0)} * shape.at(1) + shape.at(0));
+    return rowops::floats_bytes(std::uint64_t{shape.at(0)} * shape.at(1) + shape.at(0)) + scratch_rule().bytes(shape);
   }
 
  protected:
   std::string template_file() const override { return "argmax.comp"; }
   std::vector<Binding> binding_list() const override {
-    return {{"x", BindingRole::input, size_rule(4, {0, 1})}, {"y", BindingRole::output, size_rule(4, {0})}};
+    return {{"x", BindingRole::input, size_rule(4, {0, 1})},
+            {"y", BindingRole::output, size_rule(4, {0})},
+            {"scratch", BindingRole::scratch, scratch_rule()}};
   }
   bool uses_index_reduction() const override { return true; }
+  std::uint64_t walk_length(const Config& config, const Shape& shape) const override {
+    const std::uint64_t n = row_length(shape);
+    return split_steps(config) == 0 ? n : std::min<std::uint64_t>(segment_floats(config), n);
+  }
 };
 
 const KernelRegistration argmax_registration([] { return std::make_unique<Argmax>(); });

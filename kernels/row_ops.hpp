@@ -120,7 +120,7 @@ class RowKernel : public Kernel {
     const int sg = config.at("SUBGROUP_SIZE");
     const std::uint32_t team = wg / rows_per_wg;
     const std::uint32_t step = team * vec * ept;  // floats per team per step
-    const std::uint64_t n = row_length(shape);
+    const std::uint64_t n = walk_length(config, shape);
 
     if (team < 32) return kTeamSize("a team of WG_SIZE/ROWS_PER_WG = " + std::to_string(team) + " is smaller than 32");
     if (rows_per_wg > inner_rows(shape)) {
@@ -189,6 +189,9 @@ class RowKernel : public Kernel {
   virtual int outer_dim() const { return -1; }
   virtual std::uint32_t inner_rows(const Shape& shape) const { return shape.at(0); }
   virtual std::uint32_t row_length(const Shape& shape) const { return shape.at(1); }
+  // The floats one team walks: its row, or the part of it a config gives
+  // one workgroup (argmax's split rows).
+  virtual std::uint64_t walk_length(const Config&, const Shape& shape) const { return row_length(shape); }
 };
 
 // ---- elementwise kernels ----

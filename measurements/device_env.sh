@@ -13,3 +13,11 @@ export PATH=$PWD/.dist/bin:$PATH
 # libgomp, Google Benchmark), copied beside the binaries.
 export LD_LIBRARY_PATH=$PWD/.dist/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 nvidia-smi --query-gpu=name,uuid,driver_version --format=csv > "$OUT/gpu.txt" 2>&1
+# run LABEL COMMAND...: runs the command and appends "LABEL exit CODE in N s"
+# to $OUT/log.txt (scripts from session 48 on; earlier ones define their own).
+run() {
+  local label=$1; shift
+  local start=$(date +%s)
+  "$@"
+  echo "$label exit $? in $(( $(date +%s) - start )) s" >> "$OUT/log.txt"
+}

@@ -499,7 +499,7 @@ void main() {
 #if LEAN == 0
   if (lid < QH) partials[split_record_at(h0 + lid, split)] = vec4(head_m[lid], head_l[lid], 0.0, 0.0);
 #endif
-  if (!split_is_last(lid, g, splits)) return;
+  if (!is_last_workgroup(lid, g, splits)) return;
 
 #if MERGE == 1
   split_merge(lid, h0, QH, splits, WG_SIZE);

@@ -300,7 +300,7 @@ void main() {
   if (splits > 1u && lid < QH) partials[split_record_at(h0 + lid, split)] = vec4(head_m[lid], head_l[lid], 0.0, 0.0);
   if (splits == 1u) return;
   // The merge, by the last workgroup of the head group to finish, through TILE.
-  if (!split_is_last(lid, g, splits)) return;
+  if (!is_last_workgroup(lid, g, splits)) return;
   split_merge(lid, h0, QH, splits, WG_SIZE);
   if (lid == 0u) counters[g] = 0u;
 }

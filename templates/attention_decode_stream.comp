@@ -220,7 +220,7 @@ void main() {
   if (splits == 1u) return;
 #if MERGE_STAGE == 0
   // The split merge, by the last workgroup of the head group to finish.
-  if (!split_is_last(lid, g, splits)) return;
+  if (!is_last_workgroup(lid, g, splits)) return;
   split_merge(lid, h0, QH, splits, WG_SIZE);
   if (lid == 0u) counters[g] = 0u;
 #endif

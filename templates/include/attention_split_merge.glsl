@@ -7,7 +7,7 @@
 // MAX_SPLITS apart, at (h*MAX_SPLITS + split)*SPLIT_RECORD. Ahead of them,
 // MAX_HEADS counters: merged in the same dispatch, each workgroup bumps its
 // head group's counter after writing its records, and the last one to finish
-// (split_is_last) merges them and resets the counter; merged in a stage of
+// (is_last_workgroup, include/last_workgroup.glsl) merges them and resets the counter; merged in a stage of
 // its own, the counters are not used.
 //
 // The includer defines HD, MAX_HEADS, MAX_SPLITS, LOWEST (a finite -inf),
@@ -33,20 +33,8 @@ layout(std430, set = 0, binding = 3) coherent buffer Scratch { uint counters[MAX
 
 uint split_record_at(uint head, uint split) { return (head * MAX_SPLITS + split) * SPLIT_RECORD; }
 
-shared bool split_last;
-
-// After every invocation has written its records: true in the workgroup
-// that finished last among the `splits` of head group g (all its
-// invocations), whose loads then see every record. Call in uniform control flow.
-bool split_is_last(uint lid, uint g, uint splits) {
-  memoryBarrierBuffer();
-  barrier();
-  if (lid == 0u) split_last = atomicAdd(counters[g], 1u) == splits - 1u;
-  barrier();
-  if (!split_last) return false;
-  memoryBarrierBuffer();
-  return true;
-}
+#define LAST_WORKGROUP_COUNTERS counters
+#include "last_workgroup.glsl"
 
 // Merges the `splits` records of heads h0 .. h0+nheads-1 into outs with
 // `threads` invocations (lid < threads): an invocation takes an output vec4

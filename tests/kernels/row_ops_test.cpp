@@ -116,7 +116,7 @@ TEST_P(RowOps, ProblemIsSeededNonZeroAndMatchesItsSizes) {
   for (std::size_t i = 0; i < a.buffers.size(); ++i) {
     bytes += a.buffers[i].bytes.size();
     EXPECT_EQ(a.buffers[i].bytes, b.buffers[i].bytes);
-    if (a.buffers[i].is_output) continue;
+    if (a.buffers[i].is_output || a.buffers[i].name == "scratch") continue;  // argmax's scratch starts zeroed
     const auto values = floats_of(a.buffers[i]);
     EXPECT_EQ(std::count(values.begin(), values.end(), 0.0f), 0) << a.buffers[i].name;
   }
