@@ -1,0 +1,24 @@
+#!/bin/bash
+# Session 48, call 3. (1) Issue 42 item 6's check of the committed table
+# with call 1's split-row argmax winners, on a third H200: imported alone,
+# `vktune bench argmax --max-drift 10`. (2) Issue 41 item 2, a ladder arm
+# for Q6_K's products: `vktune step --templates .ab/templates`, a copy of
+# the templates whose matvec_q6k_q8.comp reads every super-block as if it
+# began on a 16-byte boundary (no realignment, fewer loads; wrong numbers,
+# the time an aligned layout would allow), alternating with the built-in
+# templates, three times each at context 128.
+set -u
+source measurements/device_env.sh
+export VKTUNE_LOCK_DIR=/tmp/lk; mkdir -p $VKTUNE_LOCK_DIR
+: > "$OUT/log.txt"
+vktune --version > "$OUT/version.txt" 2>&1
+db=/tmp/t.db; rm -f $db*
+vktune import measurements/nvidia-h200/table.json --db $db >> "$OUT/log.txt" 2>&1; echo "import exit $?" >> "$OUT/log.txt"
+run "bench argmax --max-drift 10" vktune bench argmax --device 0 --db $db --max-drift 10 > "$OUT/bench_argmax.txt" 2>> "$OUT/log.txt"
+run "gguf --make-random llama3-8b" vktune gguf --make-random llama3-8b Q4_K_M -o /tmp/l.gguf >> "$OUT/log.txt" 2>&1
+for round in 1 2 3; do
+  run "step built-in ctx 128" timeout 90 vktune step /tmp/l.gguf --device 0 --context 128 --db $db --seed 3 --tuned \
+    >> "$OUT/step_builtin_ctx128.txt" 2>> "$OUT/log.txt"
+  run "step aligned-q6k ctx 128" timeout 90 vktune step /tmp/l.gguf --device 0 --context 128 --db $db --seed 3 --tuned \
+    --templates .ab/templates >> "$OUT/step_aligned_q6k_ctx128.txt" 2>> "$OUT/log.txt"
+done
