@@ -98,7 +98,8 @@ class Argmax final : public rowops::RowKernel {
                             std::to_string(kMinSegment) + " (the scratch's size)");
     }
     if (segment >= row_length(shape)) {
-      return kSplitSegments("a segment of " + std::to_string(segment) + " floats (WG_SIZE*VEC*EPT*SPLIT_STEPS) holds the row of " +
+      return kSplitSegments("a segment of " + std::to_string(segment) +
+                            " floats (WG_SIZE*VEC*EPT*SPLIT_STEPS) holds the row of " +
                             std::to_string(row_length(shape)) + ": one workgroup would walk it, as SPLIT_STEPS=0 does");
     }
     return {};

@@ -7,8 +7,8 @@
 // MAX_SPLITS apart, at (h*MAX_SPLITS + split)*SPLIT_RECORD. Ahead of them,
 // MAX_HEADS counters: merged in the same dispatch, each workgroup bumps its
 // head group's counter after writing its records, and the last one to finish
-// (is_last_workgroup, include/last_workgroup.glsl) merges them and resets the counter; merged in a stage of
-// its own, the counters are not used.
+// (is_last_workgroup, include/last_workgroup.glsl) merges them and resets
+// the counter; merged in a stage of its own, the counters are not used.
 //
 // The includer defines HD, MAX_HEADS, MAX_SPLITS, LOWEST (a finite -inf),
 // SPLIT_MERGE_MB (splits a round of the merge, their loads in flight
