@@ -21,3 +21,22 @@ run() {
   "$@"
   echo "$label exit $? in $(( $(date +%s) - start )) s" >> "$OUT/log.txt"
 }
+# start_call: what every call does first: a lock directory of its own,
+# $OUT/log.txt emptied, vktune's version saved (session 48 on).
+start_call() {
+  export VKTUNE_LOCK_DIR=/tmp/lk
+  mkdir -p "$VKTUNE_LOCK_DIR"
+  : > "$OUT/log.txt"
+  vktune --version > "$OUT/version.txt" 2>&1
+}
+# import_table DB: the committed H200 table imported alone into DB (emptied
+# first), its exit logged.
+import_table() {
+  rm -f "$1"*
+  vktune import measurements/nvidia-h200/table.json --db "$1" >> "$OUT/log.txt" 2>&1
+  echo "import $1 exit $?" >> "$OUT/log.txt"
+}
+# make_llama: the random-weight Llama-3-8B Q4_K_M the decode calls step, at /tmp/l.gguf.
+make_llama() {
+  run "gguf --make-random llama3-8b" vktune gguf --make-random llama3-8b Q4_K_M -o /tmp/l.gguf >> "$OUT/log.txt" 2>&1
+}

@@ -9,18 +9,13 @@
 # split database exported.
 set -u
 source measurements/device_env.sh
-export VKTUNE_LOCK_DIR=/tmp/lk; mkdir -p $VKTUNE_LOCK_DIR
-: > "$OUT/log.txt"
-vktune --version > "$OUT/version.txt" 2>&1
-for db in /tmp/table.db /tmp/split.db; do
-  rm -f $db*
-  vktune import measurements/nvidia-h200/table.json --db $db >> "$OUT/log.txt" 2>&1; echo "import $db exit $?" >> "$OUT/log.txt"
-done
+start_call
+import_table /tmp/table.db; import_table /tmp/split.db
 step() {  # database context
   run "step $1 ctx $2" timeout 90 vktune step /tmp/l.gguf --device 0 --context $2 --db /tmp/$1.db --seed 3 \
     --tuned >> "$OUT/step_$1_ctx$2.txt" 2>> "$OUT/log.txt"
 }
-run "gguf --make-random llama3-8b" vktune gguf --make-random llama3-8b Q4_K_M -o /tmp/l.gguf >> "$OUT/log.txt" 2>&1
+make_llama
 for shape in 1,128256 1,151936 1,32768 1,32000 8,32000; do
   run "tune argmax $shape" timeout 100 vktune argmax --device 0 --shape $shape --time 35s --db /tmp/split.db \
     --seed 5 > "$OUT/tune_argmax_$shape.txt" 2>> "$OUT/log.txt"

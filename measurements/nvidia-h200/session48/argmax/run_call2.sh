@@ -5,13 +5,10 @@
 # step --tuned` at context 128 (twice) and 4096.
 set -u
 source measurements/device_env.sh
-export VKTUNE_LOCK_DIR=/tmp/lk; mkdir -p $VKTUNE_LOCK_DIR
-: > "$OUT/log.txt"
-vktune --version > "$OUT/version.txt" 2>&1
-db=/tmp/t.db; rm -f $db*
-vktune import measurements/nvidia-h200/table.json --db $db >> "$OUT/log.txt" 2>&1; echo "import exit $?" >> "$OUT/log.txt"
+start_call
+db=/tmp/t.db; import_table $db
 run "bench argmax --max-drift 10" vktune bench argmax --device 0 --db $db --max-drift 10 > "$OUT/bench_argmax.txt" 2>> "$OUT/log.txt"
-run "gguf --make-random llama3-8b" vktune gguf --make-random llama3-8b Q4_K_M -o /tmp/l.gguf >> "$OUT/log.txt" 2>&1
+make_llama
 for ctx in 128 128 4096; do
   run "step ctx $ctx" timeout 90 vktune step /tmp/l.gguf --device 0 --context $ctx --db $db --seed 3 --tuned \
     >> "$OUT/step_ctx$ctx.txt" 2>> "$OUT/log.txt"

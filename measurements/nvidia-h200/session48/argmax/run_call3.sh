@@ -9,13 +9,10 @@
 # templates, three times each at context 128.
 set -u
 source measurements/device_env.sh
-export VKTUNE_LOCK_DIR=/tmp/lk; mkdir -p $VKTUNE_LOCK_DIR
-: > "$OUT/log.txt"
-vktune --version > "$OUT/version.txt" 2>&1
-db=/tmp/t.db; rm -f $db*
-vktune import measurements/nvidia-h200/table.json --db $db >> "$OUT/log.txt" 2>&1; echo "import exit $?" >> "$OUT/log.txt"
+start_call
+db=/tmp/t.db; import_table $db
 run "bench argmax --max-drift 10" vktune bench argmax --device 0 --db $db --max-drift 10 > "$OUT/bench_argmax.txt" 2>> "$OUT/log.txt"
-run "gguf --make-random llama3-8b" vktune gguf --make-random llama3-8b Q4_K_M -o /tmp/l.gguf >> "$OUT/log.txt" 2>&1
+make_llama
 for round in 1 2 3; do
   run "step built-in ctx 128" timeout 90 vktune step /tmp/l.gguf --device 0 --context 128 --db $db --seed 3 --tuned \
     >> "$OUT/step_builtin_ctx128.txt" 2>> "$OUT/log.txt"

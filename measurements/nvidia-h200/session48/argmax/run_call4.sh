@@ -14,12 +14,9 @@
 #   .ab5 aligned_prequantized: .ab and .ab4 together.
 set -u
 source measurements/device_env.sh
-export VKTUNE_LOCK_DIR=/tmp/lk; mkdir -p $VKTUNE_LOCK_DIR
-: > "$OUT/log.txt"
-vktune --version > "$OUT/version.txt" 2>&1
-db=/tmp/t.db; rm -f $db*
-vktune import measurements/nvidia-h200/table.json --db $db >> "$OUT/log.txt" 2>&1; echo "import exit $?" >> "$OUT/log.txt"
-run "gguf --make-random llama3-8b" vktune gguf --make-random llama3-8b Q4_K_M -o /tmp/l.gguf >> "$OUT/log.txt" 2>&1
+start_call
+db=/tmp/t.db; import_table $db
+make_llama
 step() {  # label [options...]
   local label=$1; shift
   run "step $label ctx 128" timeout 90 vktune step /tmp/l.gguf --device 0 --context 128 --db $db --seed 3 --tuned "$@" \
