@@ -43,6 +43,14 @@ const KernelRegistration matmul_q4k_rope_cache(
     [] { return std::make_unique<QuantMatmul>(q4k(), Activations::fp32, Epilogue::rope_cache); });
 const KernelRegistration matmul_q4k_cache(
     [] { return std::make_unique<QuantMatmul>(q4k(), Activations::fp32, Epilogue::cache); });
+// attn_output, and ffn_down after its SwiGLU, with the residual add and the
+// next block's norm after them (kernels/quant_matmul_epilogue.hpp): the
+// Q4_K_M mix's attn_output weights are Q4_K, its down weights Q4_K or Q6_K
+// (matmul_q6k.cpp). Other formats' are one line each, left out as above.
+const KernelRegistration matmul_q4k_resnorm(
+    [] { return std::make_unique<QuantMatmul>(q4k(), Activations::fp32, Epilogue::residual_norm); });
+const KernelRegistration matmul_q4k_swiglu_resnorm(
+    [] { return std::make_unique<QuantMatmul>(q4k(), Activations::swiglu, Epilogue::residual_norm); });
 
 }  // namespace
 }  // namespace vktune::kernels

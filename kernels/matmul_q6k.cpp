@@ -29,6 +29,10 @@ const KernelRegistration matmul_q6k_addnorm([] { return std::make_unique<QuantMa
 // (kernels/quant_matmul_epilogue.hpp; matmul_q4k.cpp has the Q4_K ones).
 const KernelRegistration matmul_q6k_cache(
     [] { return std::make_unique<QuantMatmul>(q6k(), Activations::fp32, Epilogue::cache); });
+// ffn_down after its SwiGLU with the residual add and the next norm after it,
+// for the Q4_K_M mix's Q6_K down weights (matmul_q4k.cpp has the Q4_K one).
+const KernelRegistration matmul_q6k_swiglu_resnorm(
+    [] { return std::make_unique<QuantMatmul>(q6k(), Activations::swiglu, Epilogue::residual_norm); });
 
 }  // namespace
 }  // namespace vktune::kernels

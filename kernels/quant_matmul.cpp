@@ -68,8 +68,11 @@ std::vector<double> quantized_matmul_reference(const std::vector<float>& x, std:
 
 QuantMatmul::QuantMatmul(QuantFormat format, Activations activations, Epilogue epilogue)
     : format_(std::move(format)), activations_(activations), epilogue_(epilogue) {
-  if (epilogue_ != Epilogue::none && activations_ != Activations::fp32) {
-    throw Error(ErrorKind::internal, format_.kernel_name + ": the pair epilogues take fp32 activations");
+  const bool takes = activations_ == Activations::fp32 ||
+                     (activations_ == Activations::swiglu && epilogue_ == Epilogue::residual_norm);
+  if (epilogue_ != Epilogue::none && !takes) {
+    throw Error(ErrorKind::internal,
+                format_.kernel_name + ": the epilogues take fp32 activations (the residual norm SwiGLU ones too)");
   }
 }
 
@@ -80,25 +83,29 @@ std::vector<std::string> QuantMatmul::shape_dims() const {
 }
 
 std::string QuantMatmul::name() const {
+  std::string activations;
   switch (activations_) {
     case Activations::fp16:
-      return format_.kernel_name + "_f16";
+      activations = "_f16";
+      break;
     case Activations::swiglu:
-      return format_.kernel_name + "_swiglu";
+      activations = "_swiglu";
+      break;
     case Activations::addnorm:
-      return format_.kernel_name + "_addnorm";
+      activations = "_addnorm";
+      break;
     case Activations::fp32:
       break;
   }
-  return format_.kernel_name + matmul_epilogue::suffix(epilogue_);
+  return format_.kernel_name + activations + matmul_epilogue::suffix(epilogue_);
 }
 
 std::string QuantMatmul::description() const {
   if (swiglu_activations()) {
     return "y[M×N] = x[M×K]·Wᵀ, W in GGUF " + format_.type_name +
            " rows, x = silu(gate)·up read from the gate and up products' outputs side by side (M rows of 2K fp32: "
-           "gate, then up), y fp32: ffn_down with the SwiGLU before it; decode shapes (M <= " +
-           std::to_string(matmul::kMaxDecodeM) + ")";
+           "gate, then up), y fp32: ffn_down with the SwiGLU before it" + matmul_epilogue::description(epilogue_) +
+           "; decode shapes (M <= " + std::to_string(matmul::kMaxDecodeM) + ")";
   }
   if (addnorm_activations()) {
     return "y[M×N] = x[M×K]·Wᵀ, W in GGUF " + format_.type_name +
@@ -154,8 +161,8 @@ void QuantMatmul::validate_shape(const Shape& shape) const {
 
 std::vector<Shape> QuantMatmul::default_shapes() const {
   // The SwiGLU input is ffn_down's: Llama-3-8B's one decode token.
-  if (epilogue_ != Epilogue::none) return matmul_epilogue::default_shapes(epilogue_);
   if (swiglu_activations()) return {{1, 4096, 14336}};
+  if (epilogue_ != Epilogue::none) return matmul_epilogue::default_shapes(epilogue_);
   // The residual norm's input is the q/k/v and gate/up products': Llama-3-8B's.
   if (addnorm_activations()) return {{1, 4096, 4096}, {1, 28672, 4096}};
   std::vector<Shape> shapes;

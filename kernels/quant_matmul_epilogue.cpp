@@ -8,6 +8,7 @@
 #include "kernels/half_activations.hpp"
 #include "kernels/half_buffers.hpp"
 #include "kernels/legality.hpp"
+#include "kernels/rms_norm_eps.hpp"
 #include "kernels/rope_angle.hpp"
 #include "kernels/row_ops.hpp"
 #include "reference/fp16.hpp"
@@ -30,6 +31,8 @@ std::string suffix(Epilogue epilogue) {
       return "_rope_cache";
     case Epilogue::cache:
       return "_cache";
+    case Epilogue::residual_norm:
+      return "_resnorm";
     case Epilogue::none:
       break;
   }
@@ -48,6 +51,10 @@ std::string description(Epilogue epilogue) {
     case Epilogue::cache:
       return "; y stored as fp16 into the KV cache's row at each x row's position (kv_len rows of N), the other rows "
              "untouched: a value product and its cache store in one dispatch";
+    case Epilogue::residual_norm:
+      return "; y = x·Wᵀ + r (the residual stream r, M×N fp32, added), and xn = y / sqrt(mean(y^2) + 1e-5) * w per "
+             "row (w fp32 N) written by the workgroup that finishes last: a block's last product, its residual add "
+             "and the next block's norm in one dispatch";
     case Epilogue::none:
       break;
   }
@@ -56,6 +63,7 @@ std::string description(Epilogue epilogue) {
 
 bool rotates(Epilogue epilogue) { return epilogue == Epilogue::rope || epilogue == Epilogue::rope_cache; }
 bool caches(Epilogue epilogue) { return epilogue == Epilogue::rope_cache || epilogue == Epilogue::cache; }
+bool stores_pairs(Epilogue epilogue) { return rotates(epilogue) || caches(epilogue); }
 
 std::vector<std::string> extra_dims(Epilogue epilogue) {
   std::vector<std::string> dims;
@@ -67,7 +75,7 @@ std::vector<std::string> extra_dims(Epilogue epilogue) {
 std::size_t kv_len_dim(Epilogue epilogue) { return rotates(epilogue) ? 4 : 3; }
 
 void validate_shape(Epilogue epilogue, const std::string& kernel, const Shape& shape) {
-  if (epilogue == Epilogue::none) return;
+  if (!stores_pairs(epilogue)) return;
   const std::uint32_t m = shape[0], n = shape[1];
   if (n % 2 != 0) {
     throw Error(ErrorKind::usage, kernel + ": N=" + std::to_string(n) + " must be even (outputs are stored in pairs)");
@@ -105,6 +113,8 @@ std::vector<Shape> default_shapes(Epilogue epilogue) {
       return {{1, 1024, 4096, 128, 4096}};
     case Epilogue::cache:
       return {{1, 1024, 4096, 4096}};
+    case Epilogue::residual_norm:  // attn_output's (kernels/quant_matmul.cpp gives ffn_down's with the SwiGLU)
+      return {{1, 4096, 4096}};
     case Epilogue::none:
       break;
   }
@@ -120,6 +130,8 @@ std::vector<Shape> check_shapes(Epilogue epilogue, std::uint32_t aligned_k, std:
       return {{1, 60, aligned_k, 20, 5}, {3, 20, block_weights, 4, 7}};
     case Epilogue::cache:
       return {{1, 60, aligned_k, 5}, {3, 20, block_weights, 7}};
+    case Epilogue::residual_norm:  // N odd: rows one by one, a tail in every workgroup's rows
+      return {{1, 37, aligned_k}, {3, 19, block_weights}};
     case Epilogue::none:
       break;
   }
@@ -128,6 +140,13 @@ std::vector<Shape> check_shapes(Epilogue epilogue, std::uint32_t aligned_k, std:
 
 void adapt_bindings(Epilogue epilogue, std::vector<Binding>& bindings) {
   if (epilogue == Epilogue::none) return;
+  if (epilogue == Epilogue::residual_norm) {  // templates/include/residual_norm.glsl's bindings 3 to 6
+    bindings.push_back({"r", BindingRole::input, size_rule(4, {0, 1})});
+    bindings.push_back({"w", BindingRole::weights, size_rule(4, {1})});
+    bindings.push_back({"xn", BindingRole::output, size_rule(4, {0, 1})});
+    bindings.push_back({"counter", BindingRole::scratch, size_rule(4, {})});
+    return;
+  }
   if (caches(epilogue)) {
     bindings.at(2) = {"cache", BindingRole::output, size_rule(2, {static_cast<int>(kv_len_dim(epilogue)), 1})};
   }
@@ -141,10 +160,10 @@ void adapt_paths(Epilogue epilogue, const std::string& layout_parameter, std::ve
     const auto it = path.pinned.find(layout_parameter);
     return layout_parameter.empty() || it == path.pinned.end() || it->second != 1;
   });
-  if (paths.empty()) throw Error(ErrorKind::internal, "the pair epilogues need a format with a dedicated layout");
+  if (paths.empty()) throw Error(ErrorKind::internal, "the epilogues need a format with a dedicated layout");
   for (auto& path : paths) {
     for (auto& p : path.parameters) {
-      if (p.name == "ROWS_PER_WG") std::erase_if(p.values, [](int v) { return v % 2 != 0; });
+      if (p.name == "ROWS_PER_WG" && stores_pairs(epilogue)) std::erase_if(p.values, [](int v) { return v % 2 != 0; });
       if (p.name == "REDUCTION") p.values = {0};
     }
   }
@@ -152,6 +171,13 @@ void adapt_paths(Epilogue epilogue, const std::string& layout_parameter, std::ve
 
 void add_defines(Epilogue epilogue, std::vector<ShaderPlan>& stages) {
   if (epilogue == Epilogue::none) return;
+  if (epilogue == Epilogue::residual_norm) {
+    for (auto& stage : stages) {
+      stage.defines.emplace_back("Y_RESNORM", "1");
+      stage.defines.emplace_back("EPS", std::to_string(kRmsNormEps));
+    }
+    return;
+  }
   for (auto& stage : stages) {
     stage.defines.emplace_back("Y_ROPE", rotates(epilogue) ? "1" : "0");
     stage.defines.emplace_back("Y_CACHE", caches(epilogue) ? "1" : "0");
@@ -160,6 +186,14 @@ void add_defines(Epilogue epilogue, std::vector<ShaderPlan>& stages) {
 
 Violation violation(Epilogue epilogue, const Config& config, bool layout) {
   if (epilogue == Epilogue::none) return {};
+  if (epilogue == Epilogue::residual_norm) {
+    if (!layout || config.at("REDUCTION") != 0) {
+      return kSlotReduce(
+          "the residual and norm are stored by the dedicated layouts' reduction (SUPER_BLOCK=1 or BLOCK_PAIRS=1, "
+          "REDUCTION=0)");
+    }
+    return {};
+  }
   if (!layout || config.at("REDUCTION") != 0) {
     return kPairTemplate(
         "outputs are stored in pairs of rows by the dedicated layouts' reduction (SUPER_BLOCK=1 or BLOCK_PAIRS=1, "
@@ -176,6 +210,29 @@ Violation violation(Epilogue epilogue, const Config& config, bool layout) {
 void adapt_problem(Epilogue epilogue, const Shape& shape, std::uint64_t seed, Problem& problem) {
   if (epilogue == Epilogue::none) return;
   const std::size_t m = shape[0], n = shape[1];
+  if (epilogue == Epilogue::residual_norm) {
+    // A stream of the product's scale and a norm weight around 1, drawn
+    // from the seed; y's reference plus the stream, then its norm (xn,
+    // Problem::more_outputs). The counter starts at zero.
+    std::mt19937_64 draw(seed ^ 0x6a09e667f3bcc909ull);
+    std::uniform_real_distribution<float> stream(-1.0f, 1.0f), weight(0.5f, 1.5f);
+    std::vector<float> r(m * n), g(n);
+    for (auto& v : r) v = stream(draw);
+    for (auto& v : g) v = weight(draw);
+    problem.expected.resize(m * n);
+    for (std::size_t i = 0; i < m * n; ++i) problem.expected[i] += r[i];
+    const std::vector<double> weights(g.begin(), g.end());
+    const auto normed = ref::rmsnorm(std::span<const double>(problem.expected), n, kRmsNormEps, weights);
+    problem.expected.insert(problem.expected.end(), normed.begin(), normed.end());
+    problem.buffers.push_back(rowops::input_buffer("r", r));
+    auto w = rowops::input_buffer("w", g);
+    w.is_weights = true;
+    problem.buffers.push_back(std::move(w));
+    problem.buffers.push_back(HostBuffer{"xn", std::vector<std::uint8_t>(m * n * 4), true, false});
+    problem.more_outputs = {problem.buffers.size() - 1};
+    problem.buffers.push_back(HostBuffer{"counter", std::vector<std::uint8_t>(16), false, false});
+    return;
+  }
   std::mt19937_64 rng(seed ^ 0x2545f4914f6cdd1dull);
   std::vector<std::int32_t> positions(m);
   if (caches(epilogue)) {
@@ -224,12 +281,14 @@ Tolerance tolerance(Epilogue epilogue, const Tolerance& product) {
 double extra_bytes(Epilogue epilogue, const Shape& shape) {
   if (epilogue == Epilogue::none) return 0;
   const double m = shape.at(0), n = shape.at(1);
+  if (epilogue == Epilogue::residual_norm) return (2 * m * n + n) * 4;  // r and w read, xn written
   return m * 4 - (caches(epilogue) ? m * n * 2 : 0);
 }
 
 std::uint64_t extra_device_bytes(Epilogue epilogue, const Shape& shape) {
   if (epilogue == Epilogue::none) return 0;
   const std::uint64_t m = shape.at(0), n = shape.at(1);
+  if (epilogue == Epilogue::residual_norm) return (2 * m * n + n) * 4 + 16;  // r, w, xn, the counter
   std::uint64_t bytes = m * 4 + (rotates(epilogue) ? 4 : 0);
   if (caches(epilogue)) bytes += std::uint64_t{shape.at(kv_len_dim(epilogue))} * n * 2 - m * n * 4;
   return bytes;

@@ -8,6 +8,16 @@
 // (rope, rope_cache, kv_store), a barrier between: one phase per layer
 // fewer. fp32 activations and decode shapes (M <= 8) only.
 //
+// KERNEL_resnorm (attn_output) and KERNEL_swiglu_resnorm (ffn_down after its
+// SwiGLU) store y = x·Wᵀ + r, the residual stream after the block's add,
+// and the workgroup that finishes last writes xn, the RMS norm of each y row
+// times the next block's norm weight (templates/include/residual_norm.glsl):
+// the add_rmsnorm_mul a decode step otherwise runs after the product, one
+// phase per block fewer. Bindings after x, W and y: r (M×N), w (N), xn
+// (M×N), a counter (scratch). Any reduction that goes through
+// matvec_slot_reduce.glsl serves it (the dedicated layouts, REDUCTION=0),
+// rows stored one by one.
+//
 // Shapes: M,N,K then head_dim (the rope epilogues; N a multiple of it) then
 // kv_len (the cache epilogues; M distinct positions below it). Bindings: x,
 // W, y (the cache epilogues: the fp16 cache, kv_len rows of N), pos (one
@@ -25,18 +35,21 @@
 
 namespace vktune::kernels {
 
-enum class Epilogue { none, rope, rope_cache, cache };
+enum class Epilogue { none, rope, rope_cache, cache, residual_norm };
 
 namespace matmul_epilogue {
 
 // Its rules (kernels/legality.hpp has the shared ones).
 inline constexpr RuleId kPairTemplate{"epilogue.pair_template"};  // a template that stores pairs of rows
 inline constexpr RuleId kPairRows{"epilogue.pair_rows"};          // ROWS_PER_WG even
+inline constexpr RuleId kSlotReduce{"epilogue.slot_reduce"};      // the residual norm's stores
 
-std::string suffix(Epilogue epilogue);  // "", "_rope", "_rope_cache", "_cache"
+std::string suffix(Epilogue epilogue);  // "", "_rope", "_rope_cache", "_cache", "_resnorm"
 std::string description(Epilogue epilogue);
 bool rotates(Epilogue epilogue);
 bool caches(Epilogue epilogue);
+// The epilogues that store outputs in pairs of rows (rope, cache).
+bool stores_pairs(Epilogue epilogue);
 // The shape's dimensions after M, N and K.
 std::vector<std::string> extra_dims(Epilogue epilogue);
 // Index of kv_len in the shape (caches only).

@@ -63,6 +63,7 @@ struct StepArgs {
   bool barrier_every_op = false;
   bool unfused = false;
   bool norm_into_products = false;
+  bool norm_apart_from_block_end = false;
   std::string templates;  // empty: the built-in templates
 };
 
@@ -228,6 +229,7 @@ void run_step(const StepArgs& args, int& result_code) {
     options.barrier_every_op = args.barrier_every_op;
     options.fused = !args.unfused;
     options.norm_into_products = args.norm_into_products;
+    options.norm_at_block_end = !args.norm_apart_from_block_end;
     step::ModelStep chain(model, file, options, store ? &*store : nullptr, rows, device.info());
     if (!args.json) std::cerr << "vktune step: " << (tuned ? "tuned" : "baseline") << ": compiling and uploading\n";
     chain.prepare(device, templates);
@@ -302,6 +304,7 @@ void run_step(const StepArgs& args, int& result_code) {
                 {"prompt", args.prompt},
                 {"fused", !args.unfused},
                 {"norm_into_products", !args.unfused && args.norm_into_products},
+                {"norm_at_block_end", !args.unfused && !args.norm_into_products && !args.norm_apart_from_block_end},
                 {"database", store ? store->path().string() : std::string()},
                 {"check_tolerance", kStepTolerance},
                 {"chained_vs_op_by_op_tolerance", kChainedVsOpByOp},
@@ -414,7 +417,13 @@ matmul_q6k_addnorm, where every reader's weight type has one) wherever the
 stored winners of both ways say it pays (where only one way has winners, that
 way), rather than one add_rmsnorm_mul before them: 2 dispatches and barriers fewer per layer, each product reading h, d and
 the norm's weight where it read one vector (on H200s: +1.2% tokens/s at
-context 128, -4.4% at 4096). --json prints vktune-step version 1.
+context 128, -4.4% at 4096). Otherwise a decode step ends each block with
+its residual add and the next norm in its last product (attn_output, or
+ffn_down after its SwiGLU: matmul_q4k_resnorm, matmul_q4k_swiglu_resnorm,
+matmul_q6k_swiglu_resnorm; the workgroup that finishes last writes the norm)
+where the stored winners say it pays; --norm-apart-from-block-end runs the
+add_rmsnorm_mul after the product instead (to measure what that saves).
+--json prints vktune-step version 1.
 
 See docs/TUNING_A_MODEL.md.
 )vkt");
@@ -448,6 +457,9 @@ See docs/TUNING_A_MODEL.md.
   cmd->add_flag("--norm-into-products", args->norm_into_products,
                 "Each residual add and the norm after it taken into the products that read the norm (the _addnorm "
                 "kernels) where the stored winners say it pays, rather than one add_rmsnorm_mul before them");
+  cmd->add_flag("--norm-apart-from-block-end", args->norm_apart_from_block_end,
+                "Each block's residual add and the next norm as one add_rmsnorm_mul after its last product, never "
+                "in that product (the _resnorm kernels)");
   cmd->add_flag("--check", args->check,
                 "Check the chain op by op (each op on the inputs the chain gave it, within its variant's tolerance), "
                 "the chained run against the op-by-op run, and the logits against the CPU chain in double (exit 1 "

@@ -21,6 +21,15 @@
 #ifndef VKTUNE_MATMUL_XY_GLSL
 #define VKTUNE_MATMUL_XY_GLSL
 
+// y as the fp32 and SwiGLU inputs store it: written only, or with
+// Y_RESNORM (include/residual_norm.glsl) read back by the workgroup that
+// finishes last, so coherent.
+#if defined(Y_RESNORM) && Y_RESNORM
+#define Y_ACCESS coherent
+#else
+#define Y_ACCESS writeonly
+#endif
+
 #if defined(ACT_ADDNORM)
 // x is the RMS norm of a residual stream h plus what a block added to it,
 // times the norm's weight g: x = s / sqrt(mean(s^2) + EPS) * g, s = h + d
@@ -112,7 +121,7 @@ void store_y(uint i, float v) { y[i] = v; }
 // the up's K; kernels/quant_matmul.hpp, Activations::swiglu):
 // x = silu(gate)·up = gate / (1 + e^-gate) · up.
 layout(std430, set = 0, binding = 0) readonly buffer XBuf { vec4 xv[]; };
-layout(std430, set = 0, binding = 2) writeonly buffer YBuf { float y[]; };
+layout(std430, set = 0, binding = 2) Y_ACCESS buffer YBuf { float y[]; };
 vec4 x4(uint i) {
   const uint row_vectors = K / 4u, m = i / row_vectors, at = i - m * row_vectors;
   const vec4 gate = xv[2u * m * row_vectors + at], up = xv[(2u * m + 1u) * row_vectors + at];
@@ -133,7 +142,7 @@ layout(std430, set = 0, binding = 0) readonly buffer XBuf { vec4 xv[]; };
 // words, stored by include/matvec_pair_store.glsl.
 layout(std430, set = 0, binding = 2) writeonly buffer YBuf { uint y_words[]; };
 #else
-layout(std430, set = 0, binding = 2) writeonly buffer YBuf { float y[]; };
+layout(std430, set = 0, binding = 2) Y_ACCESS buffer YBuf { float y[]; };
 void store_y(uint i, float v) { y[i] = v; }
 #endif
 vec4 x4(uint i) { return xv[i]; }

@@ -16,6 +16,9 @@
 #if Y_ROPE || Y_CACHE
 #include "matvec_pair_store.glsl"
 #endif
+#if Y_RESNORM
+#include "residual_norm.glsl"
+#endif
 
 void reduce_and_store(uint tid, uint part, uint group, uint slot, uint row0, uint col0) {
   [[unroll]] for (uint i = 0; i < RT; ++i) {
@@ -42,9 +45,16 @@ void reduce_and_store(uint tid, uint part, uint group, uint slot, uint row0, uin
 #else
     float s = 0.0;
     [[unroll]] for (uint k = 0; k < S; ++k) s += partial[k * (R * C) + o];
+#if Y_RESNORM
+    if (row < N && col < M) store_y(col * N + row, with_residual(col * N + row, s));
+#else
     if (row < N && col < M) store_y(col * N + row, s);
 #endif
+#endif
   }
+#if Y_RESNORM
+  residual_norm(tid);
+#endif
 }
 
 #endif

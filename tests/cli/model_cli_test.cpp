@@ -67,9 +67,10 @@ TEST_F(ModelCli, StepProcessesAPromptAndRefusesOneLongerThanItsCache) {
 }
 
 // `vktune step --templates DIR` compiles the chain from DIR (a template
-// change's A/B on the whole step): a copy of the templates whose RMS norm
-// scales by 1% too much fails --check at the norms and nowhere else; a
-// directory that does not exist is one line and exit 2.
+// change's A/B on the whole step): a copy of the templates whose RMS norms
+// (rmsnorm.comp's, and the one the _resnorm products' last workgroup
+// writes) scale by 1% too much fails --check at the norms and nowhere else;
+// a directory that does not exist is one line and exit 2.
 TEST_F(ModelCli, StepCompilesTheChainFromATemplatesDirectory) {
   const auto model = tiny_model();
   const auto templates = dir / "templates";
@@ -84,6 +85,15 @@ TEST_F(ModelCli, StepCompilesTheChainFromATemplatesDirectory) {
   ASSERT_NE(at, std::string::npos) << "rmsnorm.comp no longer computes its scale as the test expects";
   source.replace(at, scale.size(), "1.01 * " + scale);
   std::ofstream(norm) << source;
+  const auto block_end = templates / "include" / "residual_norm.glsl";
+  std::stringstream block_end_text;
+  block_end_text << std::ifstream(block_end).rdbuf();
+  source = block_end_text.str();
+  const std::string block_end_scale = "inversesqrt(norm_workgroup_sum(tid, squares) / float(N) + EPS)";
+  const auto block_end_at = source.find(block_end_scale);
+  ASSERT_NE(block_end_at, std::string::npos) << "residual_norm.glsl no longer computes its scale as the test expects";
+  source.replace(block_end_at, block_end_scale.size(), "1.01 * " + block_end_scale);
+  std::ofstream(block_end) << source;
 
   const auto db = (dir / "empty.db").string();
   const auto r = run("step " + model + " --device 0 --context 64 --check --json --samples 10 --baseline --templates " +
@@ -93,12 +103,18 @@ TEST_F(ModelCli, StepCompilesTheChainFromATemplatesDirectory) {
   ASSERT_EQ(doc.at("runs").size(), 1u);
   const auto& check = doc.at("runs")[0].at("check");
   EXPECT_FALSE(check.at("passed").get<bool>()) << check.dump();
-  // The norms: the first, then two a layer (after each residual add; the last
-  // one the output norm).
+  // The norms: the first (rmsnorm_mul), then two a layer, each in the
+  // product before it (after each residual add; the last one the output
+  // norm).
   EXPECT_EQ(check.at("ops_failed"), 1 + 2 * 2) << check.dump();
+  std::size_t block_ends = 0;
   for (const auto& failure : check.at("failures")) {
-    EXPECT_NE(failure.get<std::string>().find("rmsnorm"), std::string::npos) << failure;
+    const auto line = failure.get<std::string>();
+    EXPECT_TRUE(line.find(" rmsnorm_mul ") != std::string::npos || line.find("_resnorm ") != std::string::npos)
+        << failure;
+    block_ends += line.find("_resnorm ") != std::string::npos;
   }
+  EXPECT_EQ(block_ends, 4u);
 
   expect_refused(run("step " + model + " --device 0 --templates " + (dir / "none").string() + " --db " + db),
                  "--templates");
@@ -118,7 +134,7 @@ TEST_F(ModelCli, TunesEveryOpOfTheDecodeStepAndExportsTheirTable) {
   EXPECT_EQ(report.at("version"), 1);
   EXPECT_EQ(report.at("variant_budget"), 1);
   const auto& ops = report.at("ops");
-  ASSERT_EQ(ops.size(), 14u) << r.out;  // the distinct decode ops of the tiny model (tests/workloads/model_ops_test.cpp)
+  ASSERT_EQ(ops.size(), 13u) << r.out;  // the distinct decode ops of the tiny model (tests/workloads/model_ops_test.cpp)
   double decode_us = 0, shares = 0;
   std::uint32_t dispatches = 0;
   std::set<std::pair<std::string, std::string>> tuned;
@@ -132,12 +148,12 @@ TEST_F(ModelCli, TunesEveryOpOfTheDecodeStepAndExportsTheirTable) {
     dispatches += op.at("per_token").get<std::uint32_t>();
     tuned.emplace(op.at("kernel"), op.at("shape"));
   }
-  // 1 lookup + the first norm + 2 layers x 9 (q turned, k turned into its
-  // cache and v stored into its cache, each in its product's epilogue; the
-  // output product; gate and up as one; down reading their SwiGLU;
-  // attention; 2 residual adds, each with the norm after it) + head,
-  // argmax.
-  EXPECT_EQ(dispatches, 1u + 1 + 2 * 9 + 2);
+  // 1 lookup + the first norm + 2 layers x 7 (q turned, k turned into its
+  // cache and v stored into its cache, each in its product's epilogue;
+  // attention; the output product with the residual add and ffn_norm; gate
+  // and up as one; down reading their SwiGLU, with the residual add and the
+  // next norm) + head, argmax.
+  EXPECT_EQ(dispatches, 1u + 1 + 2 * 7 + 2);
   EXPECT_TRUE(report.at("decode").at("complete").get<bool>());
   EXPECT_NEAR(report.at("decode").at("tuned_us").get<double>(), decode_us, 1e-6 * decode_us);
   EXPECT_NEAR(report.at("decode").at("tokens_per_second").get<double>(), 1e6 / decode_us, 1e-6 * 1e6 / decode_us);
@@ -230,7 +246,9 @@ TEST_F(ModelCli, TunesEveryOpOfTheDecodeStepAndExportsTheirTable) {
   EXPECT_EQ(counted, apart.at("runs")[0].at("baseline_dispatches").size());
   EXPECT_LT(apart.at("runs")[0].at("baseline_kinds").size(), counted);  // two layers share their kinds
 
-  // --norm-into-products: without winners of the _addnorm products the
+  // --norm-into-products (never with the _resnorm products, whose chain
+  // `model` tuned: the plain products and add_rmsnorm_mul tuned here):
+  // without winners of the _addnorm products the
   // tuned products stay (1 lookup + the first norm + 2 layers x 9, q, k and
   // v in their epilogues + head, argmax); with them, each norm taken in
   // where the winners say it pays: the feed-forward's and the head's (the
@@ -240,6 +258,11 @@ TEST_F(ModelCli, TunesEveryOpOfTheDecodeStepAndExportsTheirTable) {
   EXPECT_FALSE(steps.at("norm_into_products").get<bool>());
   const auto norm_in = "step " + model + " --device 0 --context 64 --norm-into-products --tuned --check --json "
                                          "--samples 10 --db " + db;
+  for (const char* plain : {"matmul_q4k --shape 1,256,256", "matmul_q4k_swiglu --shape 1,256,512",
+                            "matmul_q6k_swiglu --shape 1,256,512", "add_rmsnorm_mul --shape 1,256"}) {
+    const auto tuned_plain = run(std::string(plain) + " --device 0 --budget 1 --seed 3 --db " + db);
+    ASSERT_EQ(tuned_plain.exit_code, 0) << plain << ": " << tuned_plain.err;
+  }
   const auto untuned = run(norm_in);
   ASSERT_EQ(untuned.exit_code, 0) << untuned.err << untuned.out;
   const auto kept = json::parse(untuned.out);
@@ -322,12 +345,12 @@ TEST_P(ModelFamilies, ModelKeepsItsBudgetAndTheStepMatchesTheCpuChain) {
   }
   EXPECT_EQ(report.at("decode").at("complete").get<bool>(), all_reached) << r.out;
   EXPECT_EQ(report.at("decode").at("tokens_per_second").is_null(), !all_reached) << r.out;
-  // Mistral's layer as llama's, 9 dispatches (ModelCli.TunesEveryOp...
-  // above); qwen2's and qwen3's 12 with q, k and v apart from rope and the
+  // Mistral's layer as llama's, 7 dispatches (ModelCli.TunesEveryOp...
+  // above); qwen2's and qwen3's 10 with q, k and v apart from rope and the
   // stores (no epilogue takes NeoX pairs, a bias or a head norm), plus
   // qwen2's three bias adds or qwen3's two head norms per layer.
   const std::uint32_t per_layer =
-      preset == "tiny-qwen2" ? 12 + 3 : preset == "tiny-qwen3" ? 12 + 2 : 9;
+      preset == "tiny-qwen2" ? 10 + 3 : preset == "tiny-qwen3" ? 10 + 2 : 7;
   EXPECT_EQ(dispatches, 1u + 1 + 2 * per_layer + 2) << r.out;
 
   const auto step = run("step " + model + " --device 0 --context 64 --check --baseline --json --samples 10");

@@ -67,14 +67,15 @@ TEST(ModelOps, TheTinyLlamasDecodeStepAndPrefill) {
       {{"get_rows_q4k", "1,128,256"}, {1, 0}},
       {{"get_rows_q4k", "8,128,256"}, {0, 1}},
       // Layer 0's attention norm; every other norm follows a residual add,
-      // fused with it.
+      // fused with it: in a decode step into the product before them (the
+      // attention output, and ffn_down after its SwiGLU), in a prefill an
+      // add_rmsnorm_mul, 2 per layer, the last one's before the output
+      // norm on the last token's row alone.
       {{"rmsnorm_mul", "1,256"}, {1, 0}},
       {{"rmsnorm_mul", "8,256"}, {0, 1}},
-      // 2 per layer: the last one's before the output norm, on the last
-      // token's row alone in a prefill too.
-      {{"add_rmsnorm_mul", "1,256"}, {4, 1}},
+      {{"add_rmsnorm_mul", "1,256"}, {0, 1}},
       {{"add_rmsnorm_mul", "8,256"}, {0, 3}},
-      {{"matmul_q4k", "1,256,256"}, {2, 0}},  // the attention output
+      {{"matmul_q4k_resnorm", "1,256,256"}, {2, 0}},  // the attention output
       {{"matmul_q4k", "8,256,256"}, {0, 2}},
       {{"matmul_q6k", "1,128,256"}, {1, 1}},  // the output head, last token only
       // q, k and v with their rope and cache stores in the products'
@@ -96,9 +97,9 @@ TEST(ModelOps, TheTinyLlamasDecodeStepAndPrefill) {
       // products' M (below, a longer prompt runs the four apart).
       {{"matmul_q4k", "1,1024,256"}, {2, 0}},
       {{"matmul_q4k", "8,1024,256"}, {0, 2}},
-      {{"matmul_q4k_swiglu", "1,256,512"}, {1, 0}},
+      {{"matmul_q4k_swiglu_resnorm", "1,256,512"}, {1, 0}},
       {{"matmul_q4k_swiglu", "8,256,512"}, {0, 1}},
-      {{"matmul_q6k_swiglu", "1,256,512"}, {1, 0}},
+      {{"matmul_q6k_swiglu_resnorm", "1,256,512"}, {1, 0}},
       {{"matmul_q6k_swiglu", "8,256,512"}, {0, 1}},
       {{"argmax", "1,128"}, {1, 1}},
   };

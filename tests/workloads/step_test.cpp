@@ -83,13 +83,16 @@ TEST(ModelStep, TheChainsLogitsAreTheCpuChains) {
     const auto m = model::describe_model(file.contents(), "tiny.gguf");
     vk::Instance instance;
     vk::Device device(instance, test_device_index());
-    ModelStep chain(m, file, baselines(48, 9), nullptr, {}, device.info());
+    auto chain_options = baselines(48, 9);
+    chain_options.norm_at_block_end = false;
+    ModelStep chain(m, file, chain_options, nullptr, {}, device.info());
     // 1 lookup, the first norm, then per layer: llama's q, k and v with
     // their rope and cache stores in the products' epilogues (9 ops), the
     // NeoX rope's q, k and v apart, rope, k rotated into its cache and v
     // stored (12; no epilogue turns NeoX pairs); each residual add fused
     // with the norm after it, gate and up one product whose SwiGLU
-    // ffn_down reads; head and argmax.
+    // ffn_down reads; head and argmax. (The chain whose blocks end with
+    // their add and norm in the product before them: below.)
     const bool llama = std::string(architecture) == "llama";
     const std::size_t per_layer = llama ? 9 : 12;
     ASSERT_EQ(chain.ops().size(), 1u + 1 + 2 * per_layer + 2);
@@ -128,7 +131,7 @@ TEST(ModelStep, TheChainsLogitsAreTheCpuChains) {
     // Every op its own kernel: 1 lookup, 17 per layer, the output norm, head
     // and argmax, and the same arithmetic (the sums, norms and rotations as
     // the fused kernels compute them).
-    auto options = baselines(48, 9);
+    auto options = chain_options;
     options.fused = false;
     ModelStep unfused(m, file, options, nullptr, {}, device.info());
     ASSERT_EQ(unfused.ops().size(), 1u + 2 * 17 + 3);
@@ -138,6 +141,30 @@ TEST(ModelStep, TheChainsLogitsAreTheCpuChains) {
     // That Q6_K v's 8-bit activations are llama's only other arithmetic
     // (1.3e-4 measured on lavapipe); NeoX's chain has no epilogues.
     EXPECT_LT(rel_l2(apart, std::vector<double>(logits.begin(), logits.end())), llama ? 1e-3 : 1e-6);
+    // Each block ending with its residual add and the next norm in its last
+    // product (attn_output, ffn_down: the _resnorm kernels, taken in where
+    // no winners are stored): 2 ops fewer per layer, the head's norm in
+    // layer 1's ffn_down. Its Q6_K product (layer 1's ffn_down) quantizes x
+    // to 8 bits, the only template of that format with an epilogue: every
+    // op within its variant's tolerance op by op, the chained run the
+    // op-by-op one, steps repeat; its logits are 6.9e-3 from the exact CPU
+    // chain's on lavapipe (the 8-bit SwiGLU; `vktune step --check` says so),
+    // 7.3e-4 from the CPU chain with those 8-bit activations (llama; the
+    // device's silu rounds otherwise than the double one before the codes).
+    auto ended_options = baselines(48, 9);
+    ModelStep ended(m, file, ended_options, nullptr, {}, device.info());
+    ASSERT_EQ(ended.ops().size(), chain.ops().size() - 4);
+    ASSERT_EQ(ended.ops()[gate_up - 2].kernel, "matmul_q4k_resnorm");  // attn_output, the add and ffn_norm
+    ASSERT_EQ(ended.ops()[gate_up - 1].kernel, "matmul_q4k");
+    ASSERT_EQ(ended.ops()[gate_up].kernel, "matmul_q4k_swiglu_resnorm");
+    ASSERT_EQ(ended.ops().end()[-3].kernel, "matmul_q6k_swiglu_resnorm");  // with the output norm
+    ended.prepare(device, TemplateLibrary::embedded());
+    const auto ended_logits = ended.run_once(device);
+    EXPECT_EQ(ended.run_once(device), ended_logits);
+    const auto ended_by_op = check_op_by_op(ended, device, m);
+    EXPECT_EQ(ended_by_op.failed, 0u);
+    EXPECT_EQ(ended_by_op.logits, ended_logits);
+    EXPECT_LT(rel_l2(ended_logits, reference_logits(m, ended, Activations::as_variants)), 2e-3);
     // Each residual add and norm taken into the products that read it: 1
     // lookup, 10 per layer, head and argmax; the norms' squares summed in
     // another order than add_rmsnorm_mul sums them (fp32 rounding: 6.0e-6
@@ -373,6 +400,7 @@ TEST(ModelStep, TheNormIsTakenInWhereTheStoredWinnersSayItPays) {
   options.norm_into_products = true;
   ModelStep fused(m, file, options, nullptr, {}, device.info());
   options.norm_into_products = false;
+  options.norm_at_block_end = false;  // the add_rmsnorm_mul chain (the _resnorm products: their own test)
   ModelStep apart(m, file, options, nullptr, {}, device.info());
   // Every op its own kernel: the plain products, rope and the cache stores
   // stored too, against which the epilogue products (the apart chain's q,
@@ -435,6 +463,61 @@ TEST(ModelStep, TheNormIsTakenInWhereTheStoredWinnersSayItPays) {
     EXPECT_EQ(chain.ops().size(), apart.ops().size());
     EXPECT_EQ(count(chain, "matmul_q4k_addnorm") + count(chain, "matmul_q6k_addnorm"), 0);
   }
+}
+
+// A block's last product takes in the residual add and the next norm (the
+// _resnorm kernels) only where the stored medians say it pays against the
+// plain product plus add_rmsnorm_mul; with one way's winners only, that way.
+TEST(ModelStep, TheBlockEndTakesTheNormWhereTheStoredWinnersSayItPays) {
+  vk::Instance instance;
+  vk::Device device(instance, test_device_index());
+  const auto file = tiny_model(5);
+  const auto m = model::describe_model(file.contents(), "tiny.gguf");
+  auto options = baselines(16, 1);
+  ModelStep ended(m, file, options, nullptr, {}, device.info());
+  options.norm_at_block_end = false;
+  ModelStep apart(m, file, options, nullptr, {}, device.info());
+  options.norm_at_block_end = true;
+  auto count = [](const ModelStep& chain, const std::string& suffix) {
+    return std::count_if(chain.ops().begin(), chain.ops().end(),
+                         [&](const StepOp& op) { return op.kernel.ends_with(suffix); });
+  };
+  // 2 layers: each attn_output and ffn_down one _resnorm product, no add_rmsnorm_mul.
+  EXPECT_EQ(count(ended, "_resnorm"), 4);
+  EXPECT_EQ(count(ended, "add_rmsnorm_mul"), 0);
+  EXPECT_EQ(count(apart, "_resnorm"), 0);
+  EXPECT_EQ(count(apart, "add_rmsnorm_mul"), 4);
+  EXPECT_EQ(ended.ops().size() + 4, apart.ops().size());
+  const auto db = std::filesystem::path(::testing::TempDir()) / "step_block_end_pays.db";
+  std::filesystem::remove(db);
+  auto store = results::Store::open(db);
+  const auto device_row = store.upsert_device(identity_of(device.info()));
+  auto store_all = [&](double resnorm_ns) {
+    for (const auto* chain : {&ended, &apart}) {
+      for (const auto& op : chain->ops()) {
+        store_winner(store, device_row, op.kernel, op.shape, op.config,
+                     op.kernel.ends_with("_resnorm") ? resnorm_ns : 1000);
+      }
+    }
+  };
+  options.tuned = true;
+  store_all(1500);  // 1500 against 2000 apart (and the floor, none stored): taken in
+  EXPECT_EQ(count(ModelStep(m, file, options, &store, {device_row}, device.info()), "_resnorm"), 4);
+  store_all(2500);  // 2500 against 2000: apart
+  EXPECT_EQ(count(ModelStep(m, file, options, &store, {device_row}, device.info()), "_resnorm"), 0);
+  store_all(9000);  // add_rmsnorm_mul's winners deleted: taken in however slow
+  for (const auto& op : apart.ops()) {
+    if (op.kernel == "add_rmsnorm_mul") store.remove_winner(device_row, op.kernel, kernels::shape_to_string(op.shape), "cold");
+  }
+  EXPECT_EQ(count(ModelStep(m, file, options, &store, {device_row}, device.info()), "_resnorm"), 4);
+  // The _resnorm winners deleted: apart.
+  store_all(1);
+  for (const auto& op : ended.ops()) {
+    if (op.kernel.ends_with("_resnorm")) {
+      store.remove_winner(device_row, op.kernel, kernels::shape_to_string(op.shape), "cold");
+    }
+  }
+  EXPECT_EQ(count(ModelStep(m, file, options, &store, {device_row}, device.info()), "_resnorm"), 0);
 }
 
 // Barriers are placed from the kernels' binding roles: between any two ops

@@ -97,7 +97,11 @@ void qkv_apart(Builder& b, const ModelDescription& m, const std::string& blk, st
 }
 
 // The ops as `vktune step` chains them (workloads/llm/model_step.cpp): each
-// residual add fused with the norm after it (add_rmsnorm_mul), q, k and v
+// residual add fused with the norm after it (add_rmsnorm_mul), or in a
+// decode step taken with it into the product before it where a _resnorm
+// kernel serves (ends_with_norm; the step takes it where the stored winners
+// say it pays, and runs add_rmsnorm_mul after the plain product otherwise:
+// those are not listed), q, k and v
 // with their rope and cache stores in the products' epilogues where those
 // serve (qkv_epilogues), else k rotated straight into its cache row
 // (rope_cache) where that kernel serves the context, and gate and up as one stacked product whose SwiGLU ffn_down
@@ -133,12 +137,26 @@ void phase_ops(const ModelDescription& m, std::uint32_t tokens, std::uint32_t co
     } else {
       b.add("attention_decode", {m.heads, m.kv_heads, m.head_dim, context}, "attention", out);
     }
-    b.product(blk + "attn_output.weight", "attn_output", tokens, out);
-    b.add("add_rmsnorm_mul", {tokens, m.embedding}, "residual+ffn_norm", out);
+    const auto& attn_output = m.tensors.at(blk + "attn_output.weight");
+    if (!prefill && ends_with_norm(m, layer, BlockEnd::attention, tokens)) {
+      b.add(resnorm_matmul_kernel(attn_output.type, false),
+            {tokens, static_cast<std::uint32_t>(attn_output.rows()), static_cast<std::uint32_t>(attn_output.row_length())},
+            "attn_output+residual+ffn_norm", out);
+    } else {
+      b.product(blk + "attn_output.weight", "attn_output", tokens, out);
+      b.add("add_rmsnorm_mul", {tokens, m.embedding}, "residual+ffn_norm", out);
+    }
+    // ffn_down ends the layer with the residual add and the next norm where it can.
+    const bool down_ends = !prefill && ends_with_norm(m, layer, BlockEnd::feed_forward, tokens);
     if (stacks_gate_up(m, blk)) {  // gate and up stacked in one product, whose two halves SwiGLU reads
       b.add(matmul_kernel(m.tensors.at(blk + "ffn_gate.weight").type), {tokens, gate_up_rows, m.embedding},
             "ffn_gate+ffn_up", out);
-      if (fuses_swiglu(m, blk, tokens)) {  // in ffn_down's product
+      if (down_ends) {
+        b.add(resnorm_matmul_kernel(m.tensors.at(blk + "ffn_down.weight").type, true),
+              {tokens, m.embedding, m.feed_forward},
+              layer + 1 < m.layers ? "swiglu+ffn_down+residual+attn_norm" : "swiglu+ffn_down+residual+output_norm",
+              out);
+      } else if (fuses_swiglu(m, blk, tokens)) {  // in ffn_down's product
         b.add(swiglu_matmul_kernel(m.tensors.at(blk + "ffn_down.weight").type), {tokens, m.embedding, m.feed_forward},
               "swiglu+ffn_down", out);
       } else {
@@ -151,7 +169,9 @@ void phase_ops(const ModelDescription& m, std::uint32_t tokens, std::uint32_t co
       b.add("swiglu", {tokens, m.feed_forward}, "swiglu", out);
       b.product(blk + "ffn_down.weight", "ffn_down", tokens, out);
     }
-    if (layer + 1 < m.layers) {
+    if (down_ends) {
+      // the residual add and the norm in ffn_down's product
+    } else if (layer + 1 < m.layers) {
       b.add("add_rmsnorm_mul", {tokens, m.embedding}, "residual+attn_norm", out);
     } else {  // logits for the last token only, in a prefill as in a decode step: its row alone
       b.add("add_rmsnorm_mul", {1, m.embedding}, "residual+output_norm", out);
@@ -232,6 +252,23 @@ std::string addnorm_matmul_kernel(ref::GgmlType type) {
   const auto product = matmul_kernel(type);
   if (product.empty() || !kernels::find_kernel_or_null(product + "_addnorm")) return {};
   return product + "_addnorm";
+}
+
+std::string resnorm_matmul_kernel(ref::GgmlType type, bool swiglu) {
+  const auto product = matmul_kernel(type);
+  const std::string name = product + (swiglu ? "_swiglu" : "") + "_resnorm";
+  if (product.empty() || !kernels::find_kernel_or_null(name)) return {};
+  return name;
+}
+
+bool ends_with_norm(const ModelDescription& model, std::uint32_t layer, BlockEnd which, std::uint32_t tokens) {
+  if (tokens > kernels::matmul::kMaxDecodeM) return false;
+  const std::string blk = "blk." + std::to_string(layer) + ".";
+  if (which == BlockEnd::attention) {
+    return !resnorm_matmul_kernel(model.tensors.at(blk + "attn_output.weight").type, false).empty();
+  }
+  return fuses_swiglu(model, blk, tokens) &&
+         !resnorm_matmul_kernel(model.tensors.at(blk + "ffn_down.weight").type, true).empty();
 }
 
 std::vector<std::string> norm_readers(const ModelDescription& model, std::uint32_t layer, NormReaders which) {

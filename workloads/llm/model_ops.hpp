@@ -72,6 +72,16 @@ std::string stacked_gate_up(const std::string& blk);
 // The product that takes in the residual add and the norm before it
 // (matmul_q4k_addnorm for Q4_K weights), or "" where none serves `type`.
 std::string addnorm_matmul_kernel(ref::GgmlType type);
+// The product that takes in the residual add and the next block's norm after
+// it (matmul_q4k_resnorm; with `swiglu` the SwiGLU before it too:
+// matmul_q6k_swiglu_resnorm), or "" where none serves `type`.
+std::string resnorm_matmul_kernel(ref::GgmlType type, bool swiglu);
+// Whether a decode step of `tokens` rows can end layer `layer`'s attention
+// block (attn_output) or its feed-forward block (ffn_down after its SwiGLU,
+// where fuses_swiglu) with that product: decode rows and a kernel for the
+// weight's type. A step takes it where the stored winners say it pays.
+enum class BlockEnd { attention, feed_forward };
+bool ends_with_norm(const ModelDescription& model, std::uint32_t layer, BlockEnd which, std::uint32_t tokens);
 // The products that read one residual norm in a decode step: a layer's q,
 // k and v; its gate and up (stacked where fuses_swiglu); the output head.
 enum class NormReaders { attention, feed_forward, output_head };

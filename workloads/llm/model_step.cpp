@@ -82,10 +82,13 @@ ModelStep::ModelStep(const model::ModelDescription& m, const ref::GgufFile& file
   // The residual stream into a block and the norm the block's products
   // read: `stream` plus `added` ("" before layer 0: the embedding alone),
   // written to `sum`, normed with `norm_weight`; `last_row`: the last
-  // token's row alone (the output head's, in a prefill).
+  // token's row alone (the output head's, in a prefill); `normed`: the
+  // block's last product wrote the stream and its norm (a _resnorm
+  // product), so the norm's readers read xn and nothing runs before them.
   struct NormedInput {
     std::string stream, added, sum, norm_weight, add_role, norm_role;
     bool last_row = false;
+    bool normed = false;
   };
   // The products that read one norm: weight tensor (or stacked weights),
   // its plain product's kernel, output buffer, role, shape.
@@ -106,7 +109,7 @@ ModelStep::ModelStep(const model::ModelDescription& m, const ref::GgufFile& file
   // add: `sum`, or `stream` where nothing was added and nothing fused.
   auto normed_products = [&](const NormedInput& in, bool fuse, const std::vector<Reader>& readers) {
     weight(in.norm_weight);
-    if (fuse) {
+    if (fuse && !in.normed) {
       for (std::size_t r = 0; r < readers.size(); ++r) {
         const auto& reader = readers[r];
         const auto type = m.tensors.at(reader.weight.substr(0, reader.weight.find('+'))).type;
@@ -125,7 +128,9 @@ ModelStep::ModelStep(const model::ModelDescription& m, const ref::GgufFile& file
     // The rows normed, and where the last token's row starts in the stream.
     const std::uint32_t rows = in.last_row ? 1 : tokens;
     const std::uint64_t last = in.last_row ? std::uint64_t{tokens - 1} * m.embedding * 4 : 0;
-    if (in.added.empty()) {
+    if (in.normed) {
+      // xn written by the product before
+    } else if (in.added.empty()) {
       add("rmsnorm_mul", {rows, m.embedding}, in.norm_role, {{"x", in.stream}, {"w", in.norm_weight}, {"y", "xn"}},
           {{"x", last}});
     } else if (options.fused) {
@@ -146,6 +151,11 @@ ModelStep::ModelStep(const model::ModelDescription& m, const ref::GgufFile& file
     }
     return in.added.empty() ? in.stream : in.sum;
   };
+  // Whether a block's last product pays taking in the residual add and the
+  // next norm (`fused`, a _resnorm kernel) against the plain product
+  // (`plain`), the add_rmsnorm_mul and the dependent dispatch it adds,
+  // decided as norm_in_pays is: where only one way has its winners, that
+  // way; where neither has, taken in.
   // Whether taking a norm into its readers pays: where the stored winners
   // of both ways are known, the way they say is faster (the _addnorm
   // products' medians against the plain ones', the norm's and the dependent
@@ -166,6 +176,14 @@ ModelStep::ModelStep(const model::ModelDescription& m, const ref::GgufFile& file
       add_to(fused, chain_.winner_ns(model::addnorm_matmul_kernel(type), reader.shape));
       add_to(apart, chain_.winner_ns(reader.kernel, reader.shape));
     }
+    if (fused && apart) return *fused < *apart;
+    return fused.has_value() || !apart.has_value();
+  };
+  auto resnorm_pays = [&](const std::string& plain, const std::string& fused_kernel, const kernels::Shape& shape) {
+    const auto fused = chain_.winner_ns(fused_kernel, shape);
+    std::optional<double> apart = dispatch_floor_ns.value_or(0);
+    add_to(apart, chain_.winner_ns("add_rmsnorm_mul", {tokens, m.embedding}));
+    add_to(apart, chain_.winner_ns(plain, shape));
     if (fused && apart) return *fused < *apart;
     return fused.has_value() || !apart.has_value();
   };
@@ -232,11 +250,16 @@ ModelStep::ModelStep(const model::ModelDescription& m, const ref::GgufFile& file
   // what the products beside it read.
   std::string stream = "xe", added;
   const bool fuse_norm = options.fused && options.norm_into_products;
+  // The _resnorm products: a decode step's fused chain, where the norm is
+  // not taken into its readers instead (no kernel takes both).
+  const bool end_with_norm = options.fused && !fuse_norm && options.norm_at_block_end && options.prompt == 0;
+  bool normed = false;  // the stream's norm already in xn (the last block's _resnorm product)
   for (std::uint32_t layer = 0; layer < m.layers; ++layer) {
     const std::string blk = "blk." + std::to_string(layer) + ".";
     const NormedInput attn_in{stream, added, "xa", blk + "attn_norm.weight",
                               layer == 0 ? "" : "blk." + std::to_string(layer - 1) + ".ffn_residual",
-                              blk + "attn_norm"};
+                              blk + "attn_norm", false, normed};
+    normed = false;  // until this layer's ffn_down writes the next norm
     const std::vector<Reader> qkv{reader(blk + "attn_q.weight", "q", blk + "attn_q", tokens),
                                   reader(blk + "attn_k.weight", "k", blk + "attn_k", tokens),
                                   reader(blk + "attn_v.weight", "v", blk + "attn_v", tokens)};
@@ -244,7 +267,7 @@ ModelStep::ModelStep(const model::ModelDescription& m, const ref::GgufFile& file
     // taken into plain products pays more (no kernel takes both).
     auto epilogues = options.fused ? model::qkv_epilogues(m, blk, tokens, context) : std::nullopt;
     if (epilogues && !epilogues_pay(*epilogues, qkv)) epilogues.reset();
-    const bool attn_norm_in = fuse_norm && model::fuses_norm(m, layer, model::NormReaders::attention, tokens) &&
+    const bool attn_norm_in = !normed && fuse_norm && model::fuses_norm(m, layer, model::NormReaders::attention, tokens) &&
                               (epilogues ? norm_in_beats_epilogues(attn_in, qkv, *epilogues)
                                          : norm_in_pays(attn_in, qkv));
     if (attn_norm_in) epilogues.reset();
@@ -304,9 +327,28 @@ ModelStep::ModelStep(const model::ModelDescription& m, const ref::GgufFile& file
       add("attention_decode", {m.heads, m.kv_heads, m.head_dim, context}, blk + "attention",
           {{"q", "qr"}, {"k", kc}, {"v", vc}, {"out", "attn"}});
     }
-    product(blk + "attn_output.weight", "attn", "o", blk + "attn_output");
-    const bool ffn_fusable = fuse_norm && model::fuses_norm(m, layer, model::NormReaders::feed_forward, tokens);
-    const NormedInput ffn_in{stream, "o", "xb", blk + "ffn_norm.weight", blk + "attn_residual", blk + "ffn_norm"};
+    // attn_output with the residual add and ffn_norm after it, where that pays.
+    const auto& wo = weight(blk + "attn_output.weight");
+    const kernels::Shape wo_shape{tokens, static_cast<std::uint32_t>(wo.rows()),
+                                  static_cast<std::uint32_t>(wo.row_length())};
+    const std::string wo_resnorm = end_with_norm && model::ends_with_norm(m, layer, model::BlockEnd::attention, tokens)
+                                       ? model::resnorm_matmul_kernel(wo.type, false)
+                                       : std::string();
+    const bool ffn_normed = !wo_resnorm.empty() && resnorm_pays(model::matmul_kernel(wo.type), wo_resnorm, wo_shape);
+    if (ffn_normed) {
+      add(wo_resnorm, wo_shape,
+          blk + "attn_output+attn_residual+ffn_norm (" + std::string(ref::type_name(wo.type)) + ")",
+          {{"x", "attn"}, {"W", wo.name}, {"y", "xb"}, {"r", stream}, {"w", weight(blk + "ffn_norm.weight").name},
+           {"xn", "xn"}})
+          .weight = wo.name;
+      stream = "xb";
+    } else {
+      product(blk + "attn_output.weight", "attn", "o", blk + "attn_output");
+    }
+    const bool ffn_fusable =
+        !ffn_normed && fuse_norm && model::fuses_norm(m, layer, model::NormReaders::feed_forward, tokens);
+    const NormedInput ffn_in{stream,           ffn_normed ? "" : "o", "xb", blk + "ffn_norm.weight",
+                             blk + "attn_residual", blk + "ffn_norm", false, ffn_normed};
     if (options.fused && model::stacks_gate_up(m, blk)) {
       // Gate and up as one product of their weights stacked, its output the
       // two side by side (in a prefill too: one dispatch of twice the
@@ -319,7 +361,25 @@ ModelStep::ModelStep(const model::ModelDescription& m, const ref::GgufFile& file
           {stacked, model::matmul_kernel(gate.type), "gu", blk + "ffn_gate+ffn_up", {tokens, 2 * m.feed_forward, m.embedding}}};
       stream = normed_products(ffn_in, ffn_fusable && norm_in_pays(ffn_in, gate_up), gate_up);
       const auto& down = weight(blk + "ffn_down.weight");
-      if (model::fuses_swiglu(m, blk, tokens)) {
+      // ffn_down with the residual add and the next norm after it, where that pays.
+      const kernels::Shape down_shape{tokens, m.embedding, m.feed_forward};
+      const std::string down_resnorm =
+          end_with_norm && model::ends_with_norm(m, layer, model::BlockEnd::feed_forward, tokens)
+              ? model::resnorm_matmul_kernel(down.type, true)
+              : std::string();
+      normed = !down_resnorm.empty() &&
+               resnorm_pays(model::swiglu_matmul_kernel(down.type), down_resnorm, down_shape);
+      if (normed) {
+        const std::string next_norm = layer + 1 < m.layers
+                                          ? "blk." + std::to_string(layer + 1) + ".attn_norm.weight"
+                                          : std::string("output_norm.weight");
+        add(down_resnorm, down_shape,
+            blk + "swiglu+ffn_down+ffn_residual+" + (layer + 1 < m.layers ? "attn_norm" : "output_norm") + " (" +
+                std::string(ref::type_name(down.type)) + ")",
+            {{"x", "gu"}, {"W", down.name}, {"y", "xa"}, {"r", stream}, {"w", weight(next_norm).name}, {"xn", "xn"}})
+            .weight = down.name;
+        stream = "xa";
+      } else if (model::fuses_swiglu(m, blk, tokens)) {
         add(model::swiglu_matmul_kernel(down.type), {tokens, m.embedding, m.feed_forward},
             blk + "swiglu+ffn_down (" + std::string(ref::type_name(down.type)) + ")",
             {{"x", "gu"}, {"W", down.name}, {"y", "d"}})
@@ -335,7 +395,7 @@ ModelStep::ModelStep(const model::ModelDescription& m, const ref::GgufFile& file
       add("swiglu", {tokens, m.feed_forward}, blk + "swiglu", {{"a", "g"}, {"b", "u"}, {"y", "s"}});
       product(blk + "ffn_down.weight", "s", "d", blk + "ffn_down");
     }
-    added = "d";
+    added = normed ? "" : "d";
     // The cache's earlier entries (a decode step's token writes row context
     // - 1; a prompt rows 0..P-1, and its attention reads no others). Of
     // the new token's scale (root mean square about 1 with weights of
@@ -352,10 +412,11 @@ ModelStep::ModelStep(const model::ModelDescription& m, const ref::GgufFile& file
   const auto head = model::norm_readers(m, 0, model::NormReaders::output_head).front();
   // The logits of the last token only, in a prefill as in a decode step.
   const NormedInput head_in{stream, added, "xa", "output_norm.weight",
-                            "blk." + std::to_string(m.layers - 1) + ".ffn_residual", "output_norm", tokens > 1};
+                            "blk." + std::to_string(m.layers - 1) + ".ffn_residual", "output_norm", tokens > 1,
+                            normed};
   const std::vector<Reader> logits{reader(head, "logits", "output", 1)};
   normed_products(head_in,
-                  fuse_norm && model::fuses_norm(m, 0, model::NormReaders::output_head, tokens) &&
+                  !normed && fuse_norm && model::fuses_norm(m, 0, model::NormReaders::output_head, tokens) &&
                       norm_in_pays(head_in, logits),
                   logits);
   add("argmax", {1, m.vocab}, "argmax", {{"x", "logits"}, {"y", "argmax"}});

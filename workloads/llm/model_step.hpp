@@ -66,6 +66,13 @@ struct StepOptions {
   // it gained 1.2% at context 128 and lost 4.4% at 4096
   // (measurements/nvidia-h200/session33/addnorm).
   bool norm_into_products = false;
+  // With `fused` and not norm_into_products, in a decode step: each block's
+  // last product (attn_output, ffn_down after its SwiGLU) takes in the
+  // residual add and the next norm (the _resnorm kernels,
+  // kernels/quant_matmul_epilogue.hpp) where the stored winners say it pays,
+  // rather than one add_rmsnorm_mul after it. false: never (to measure what
+  // it saves).
+  bool norm_at_block_end = true;
 };
 
 // "blk.12.ffn_down (Q6_K)" -> "ffn_down (Q6_K)": the same op in every layer.

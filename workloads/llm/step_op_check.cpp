@@ -56,6 +56,12 @@ struct Expected {
   std::vector<double> want;
   std::vector<float> got;
   std::vector<double> modeled{};  // 8-bit-activation products: the CPU model of their arithmetic
+  // An output computed from another output of the op in fp32 (a _resnorm
+  // product's norm xn of its own y): judged against that computation on
+  // the op's own output, within kDerivedTolerance, whatever the op's
+  // tolerance (an 8-bit product's 3e-2 would hide a norm 1% off).
+  std::vector<double> derived_want{};
+  std::vector<float> derived_got{};
   double input_crest = 0;
   std::string changed_elsewhere{};  // a cache op that changed a row no position names
 };
@@ -102,6 +108,9 @@ double crest(const std::vector<float>& x) {
   return squares > 0 ? peak / std::sqrt(squares / static_cast<double>(x.size())) : 0;
 }
 
+// fp32 arithmetic on a few thousand values (a norm): rounding near 1e-7.
+constexpr kernels::Tolerance kDerivedTolerance{1e-5, 1e-4};
+
 Expected reference_of(const StepOp& op, const ModelStep& step, const model::ModelDescription& m,
                       const ModelStep::Contents& in, const ModelStep::Contents& out) {
   const auto& kernel = kernels::find_kernel(op.kernel);
@@ -136,7 +145,8 @@ Expected reference_of(const StepOp& op, const ModelStep& step, const model::Mode
   }
   if (op.kernel.rfind("matmul_", 0) == 0) {
     auto x = floats(in, "x", std::size_t{s[0]} * s[2]);
-    if (op.kernel.ends_with("_swiglu")) {  // x is silu(gate)·up of the two rows side by side
+    const bool resnorm = op.kernel.ends_with("_resnorm");
+    if (op.kernel.ends_with("_swiglu") || op.kernel.ends_with("_swiglu_resnorm")) {  // x is silu(gate)·up of the two rows side by side
       const auto act = swiglu_side_by_side(floats(in, "x", std::size_t{s[0]} * 2 * s[2]), s[0], s[2]);
       std::transform(act.begin(), act.end(), x.begin(), [](double v) { return static_cast<float>(v); });
     }
@@ -175,6 +185,13 @@ Expected reference_of(const StepOp& op, const ModelStep& step, const model::Mode
       e.want.insert(e.want.end(), sums.begin(), sums.end());
       e.got.insert(e.got.end(), got_sums.begin(), got_sums.end());
       if (!e.modeled.empty()) e.modeled.insert(e.modeled.end(), sums.begin(), sums.end());
+    }
+    if (resnorm) {  // y plus the stream r; xn the norm of the y it wrote
+      const auto r = floats(in, "r", std::size_t{s[0]} * n);
+      for (std::size_t i = 0; i < r.size(); ++i) e.want[i] += r[i];
+      for (std::size_t i = 0; i < r.size() && !e.modeled.empty(); ++i) e.modeled[i] += r[i];
+      e.derived_want = ref::rmsnorm(e.got, n, kernels::kRmsNormEps, values<float>(weight("w"), n));
+      e.derived_got = floats(out, "xn", r.size());
     }
     return e;
   }
@@ -251,6 +268,10 @@ OpVerdict judge(std::size_t index, const Expected& e, const kernels::Tolerance& 
   verdict.rel_l2 = v.rel_l2, verdict.max_rel = v.max_rel;
   verdict.passed = v.passed, verdict.why = v.reason;
   if (!e.changed_elsewhere.empty()) verdict.passed = false, verdict.why = e.changed_elsewhere;
+  if (!e.derived_want.empty() && verdict.passed) {
+    const auto d = compare_output(e.derived_got, e.derived_want, kDerivedTolerance);
+    if (!d.passed) verdict.passed = false, verdict.why = "its norm of its own output: " + d.reason;
+  }
   return verdict;
 }
 
