@@ -44,11 +44,7 @@ float norm_workgroup_sum(uint tid, float v) {
 
 // Loads of y (and g) go out NORM_BATCH at a time before their math: N is a
 // push constant, so a plain loop would wait on each load in turn, and the
-// rest of the GPU waits on this one workgroup. Holding a row's values in
-// registers between the two passes (16 an invocation), or loading g in
-// every workgroup before the election, made the step slower on H200s: the
-// tail's registers are every workgroup's (measurements/nvidia-h200/
-// session49/resnorm, calls 2 and 4).
+// rest of the GPU waits on this one workgroup.
 #define NORM_BATCH 8u
 
 // After every invocation has stored its outputs; all invocations call it.
