@@ -230,7 +230,7 @@ void adapt_problem(Epilogue epilogue, const Shape& shape, std::uint64_t seed, Pr
     problem.buffers.push_back(std::move(w));
     problem.buffers.push_back(HostBuffer{"xn", std::vector<std::uint8_t>(m * n * 4), true, false});
     problem.more_outputs = {problem.buffers.size() - 1};
-    problem.buffers.push_back(HostBuffer{"counter", std::vector<std::uint8_t>(16), false, false});
+    problem.buffers.push_back(HostBuffer{"counter", std::vector<std::uint8_t>(4), false, false});
     return;
   }
   std::mt19937_64 rng(seed ^ 0x2545f4914f6cdd1dull);
@@ -288,7 +288,7 @@ double extra_bytes(Epilogue epilogue, const Shape& shape) {
 std::uint64_t extra_device_bytes(Epilogue epilogue, const Shape& shape) {
   if (epilogue == Epilogue::none) return 0;
   const std::uint64_t m = shape.at(0), n = shape.at(1);
-  if (epilogue == Epilogue::residual_norm) return (2 * m * n + n) * 4 + 16;  // r, w, xn, the counter
+  if (epilogue == Epilogue::residual_norm) return (2 * m * n + n) * 4 + 4;  // r, w, xn, the counter
   std::uint64_t bytes = m * 4 + (rotates(epilogue) ? 4 : 0);
   if (caches(epilogue)) bytes += std::uint64_t{shape.at(kv_len_dim(epilogue))} * n * 2 - m * n * 4;
   return bytes;

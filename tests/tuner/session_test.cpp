@@ -134,20 +134,30 @@ TEST_F(SessionTest, TheHeaterAndTheClockWatchKeepResultsRightWhenAskedForOnACpuD
   options.keep_device_busy = true;
   options.timer.watch_clock = true;
   options.timer.warmup_after_idle = std::chrono::milliseconds(60);
-  const auto heated = session.tune(kernel, {1000}, options);
-  ASSERT_EQ(heated.outcomes.size(), 8u);
-  EXPECT_GT(heated.heater_runs, 0u);
-  std::size_t timed = 0;
-  for (const auto& o : heated.outcomes) {
-    const bool planted = o.config.at("BUG") != 0;
-    EXPECT_EQ(o.status == results::Status::ok, !planted)
-        << "WG=" << o.config.at("WG") << " BUG=" << o.config.at("BUG") << ": " << o.reason;
-    if (o.status != results::Status::ok) continue;
-    if (timed++ == 0) {
-      EXPECT_GE(o.durations.warmup_ms, 60.0) << "WG=" << o.config.at("WG");
-    }
+  // The heater runs only while the device would wait (for a compile, or a
+  // proposal): an idle machine that compiles ahead of every measurement
+  // may not wait at all (the fresh-clone run of fb9d263: 0 runs). Up to
+  // five tunes, until one has heated; every one's results are judged below,
+  // the long warm-up in the first.
+  std::vector<ShapeResult> tunes;
+  for (int attempt = 0; attempt < 5 && (tunes.empty() || tunes.back().heater_runs == 0); ++attempt) {
+    tunes.push_back(session.tune(kernel, {1000}, options));
   }
-  EXPECT_GT(timed, 0u);
+  EXPECT_GT(tunes.back().heater_runs, 0u) << tunes.size() << " tunes";
+  for (const auto& heated : tunes) {
+    ASSERT_EQ(heated.outcomes.size(), 8u);
+    std::size_t timed = 0;
+    for (const auto& o : heated.outcomes) {
+      const bool planted = o.config.at("BUG") != 0;
+      EXPECT_EQ(o.status == results::Status::ok, !planted)
+          << "WG=" << o.config.at("WG") << " BUG=" << o.config.at("BUG") << ": " << o.reason;
+      if (o.status != results::Status::ok) continue;
+      if (timed++ == 0 && &heated == &tunes.front()) {  // the session's first timed variant
+        EXPECT_GE(o.durations.warmup_ms, 60.0) << "WG=" << o.config.at("WG");
+      }
+    }
+    EXPECT_GT(timed, 0u);
+  }
 
   TuneOptions plain;
   plain.seed = seed;

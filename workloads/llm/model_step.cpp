@@ -151,11 +151,6 @@ ModelStep::ModelStep(const model::ModelDescription& m, const ref::GgufFile& file
     }
     return in.added.empty() ? in.stream : in.sum;
   };
-  // Whether a block's last product pays taking in the residual add and the
-  // next norm (`fused`, a _resnorm kernel) against the plain product
-  // (`plain`), the add_rmsnorm_mul and the dependent dispatch it adds,
-  // decided as norm_in_pays is: where only one way has its winners, that
-  // way; where neither has, taken in.
   // Whether taking a norm into its readers pays: where the stored winners
   // of both ways are known, the way they say is faster (the _addnorm
   // products' medians against the plain ones', the norm's and the dependent
@@ -179,6 +174,11 @@ ModelStep::ModelStep(const model::ModelDescription& m, const ref::GgufFile& file
     if (fused && apart) return *fused < *apart;
     return fused.has_value() || !apart.has_value();
   };
+  // Whether a block's last product pays taking in the residual add and the
+  // next norm (`fused_kernel`, a _resnorm kernel) against the plain product
+  // (`plain`), the add_rmsnorm_mul and the dependent dispatch it adds,
+  // decided as norm_in_pays is: where only one way has its winners, that
+  // way; where neither has, taken in.
   auto resnorm_pays = [&](const std::string& plain, const std::string& fused_kernel, const kernels::Shape& shape) {
     const auto fused = chain_.winner_ns(fused_kernel, shape);
     std::optional<double> apart = dispatch_floor_ns.value_or(0);
