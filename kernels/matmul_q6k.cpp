@@ -1,7 +1,8 @@
 // matmul_q6k: y[M×N] = x[M×K]·Wᵀ with W in GGUF Q6_K rows (210-byte
 // super-blocks of 256 weights: 4+2-bit codes, int8 scales per 16 weights,
 // fp16 d; templates/include/q6k.glsl). Spaces, plans and problems are those
-// of every quantized matmul (kernels/quant_matmul.hpp).
+// of every quantized matmul (kernels/quant_matmul.hpp). matmul_q6k_split*:
+// the same products with W in the split layout (reference/weight_layout.hpp).
 #include <memory>
 #include <utility>
 
@@ -21,6 +22,17 @@ QuantFormat q6k() {
   return format;
 }
 
+// The same weights in the split layout (reference/weight_layout.hpp): every
+// block's body 16-byte aligned, so matvec_q6k_q8.comp reads each range as
+// its own vectors with no realignment. Decode shapes; `vktune step`
+// uploads a Q6_K weight so where it runs these.
+QuantFormat q6k_split() {
+  QuantFormat format = q6k();
+  format.kernel_name = "matmul_q6k_split";
+  format.layout = ref::WeightLayout::q6_k_split;
+  return format;
+}
+
 const KernelRegistration matmul_q6k_registration([] { return std::make_unique<QuantMatmul>(q6k()); });
 const KernelRegistration matmul_q6k_swiglu([] { return std::make_unique<QuantMatmul>(q6k(), Activations::swiglu); });
 // attn_v and the output head of the Q4_K_M mix (matmul_q4k.cpp).
@@ -33,6 +45,15 @@ const KernelRegistration matmul_q6k_cache(
 // for the Q4_K_M mix's Q6_K down weights (matmul_q4k.cpp has the Q4_K one).
 const KernelRegistration matmul_q6k_swiglu_resnorm(
     [] { return std::make_unique<QuantMatmul>(q6k(), Activations::swiglu, Epilogue::residual_norm); });
+
+// The decode step's Q6_K products (the output head, attn_v, ffn_down) in the split layout.
+const KernelRegistration matmul_q6k_split([] { return std::make_unique<QuantMatmul>(q6k_split()); });
+const KernelRegistration matmul_q6k_split_cache(
+    [] { return std::make_unique<QuantMatmul>(q6k_split(), Activations::fp32, Epilogue::cache); });
+const KernelRegistration matmul_q6k_split_swiglu(
+    [] { return std::make_unique<QuantMatmul>(q6k_split(), Activations::swiglu); });
+const KernelRegistration matmul_q6k_split_swiglu_resnorm(
+    [] { return std::make_unique<QuantMatmul>(q6k_split(), Activations::swiglu, Epilogue::residual_norm); });
 
 }  // namespace
 }  // namespace vktune::kernels

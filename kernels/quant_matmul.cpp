@@ -101,6 +101,15 @@ std::string QuantMatmul::name() const {
 }
 
 std::string QuantMatmul::description() const {
+  if (split_layout()) {
+    std::string x = swiglu_activations() ? "x = silu(gate)·up read from the gate and up products' outputs side by "
+                                           "side (M rows of 2K fp32: gate, then up)"
+                                         : "x fp32";
+    return "y[M×N] = x[M×K]·Wᵀ, W " + format_.type_name + " in the split layout (every block's 208 bytes of codes "
+           "and scales in row order, then every block's fp16 d: reference/weight_layout.hpp), " + x + ", y fp32" +
+           matmul_epilogue::description(epilogue_) + "; decode shapes (M <= " +
+           std::to_string(matmul::kMaxDecodeM) + ")";
+  }
   if (swiglu_activations()) {
     return "y[M×N] = x[M×K]·Wᵀ, W in GGUF " + format_.type_name +
            " rows, x = silu(gate)·up read from the gate and up products' outputs side by side (M rows of 2K fp32: "
@@ -142,10 +151,11 @@ void QuantMatmul::validate_shape(const Shape& shape) const {
                                       std::to_string(format_.block_weights) + " (the weights of a " +
                                       format_.type_name + " block)");
   }
-  if ((swiglu_activations() || addnorm_activations() || epilogue_ != Epilogue::none) &&
+  if ((swiglu_activations() || addnorm_activations() || epilogue_ != Epilogue::none || split_layout()) &&
       shape[0] > matmul::kMaxDecodeM) {
     throw Error(ErrorKind::usage, name + ": M=" + std::to_string(shape[0]) + " is a prefill shape; the " +
-                                      (swiglu_activations()    ? "SwiGLU input"
+                                      (split_layout()          ? "split layout"
+                                       : swiglu_activations()  ? "SwiGLU input"
                                        : addnorm_activations() ? "residual norm input"
                                                                : "epilogue") +
                                       " serves decode shapes (M <= " + std::to_string(matmul::kMaxDecodeM) + ")");
@@ -167,6 +177,7 @@ std::vector<Shape> QuantMatmul::default_shapes() const {
   if (addnorm_activations()) return {{1, 4096, 4096}, {1, 28672, 4096}};
   std::vector<Shape> shapes;
   for (std::uint32_t m : {1u, 512u}) {
+    if (m > matmul::kMaxDecodeM && split_layout()) break;  // decode shapes only
     shapes.push_back({m, 4096, 4096});
     shapes.push_back({m, 14336, 4096});
     shapes.push_back({m, 4096, 14336});
@@ -199,6 +210,9 @@ std::vector<Shape> QuantMatmul::check_shapes() const {
   // read and y stored: one decode and one prefill shape of theirs (the
   // others' tails, one block of K and M = 3 and 9, are the same code).
   if (epilogue_ != Epilogue::none) return matmul_epilogue::check_shapes(epilogue_, aligned_k, format_.block_weights);
+  // The split layout: the dedicated layout's decode shapes, rows of 8
+  // super-blocks and of 3 (an odd count of d values a row).
+  if (split_layout()) return {{1, 37, 2048}, {3, 19, 768}};
   if (fp16_activations()) return {{1, 37, aligned_k}, {40, 30, small ? 96u : 512u}};
   // The SwiGLU input changes how x is read, nothing else: one decode shape.
   if (swiglu_activations()) return {{1, 37, aligned_k}};
@@ -289,6 +303,12 @@ std::vector<Space> QuantMatmul::build_spaces() const {
   }
   decode.paths = decode_paths(decode);
   matmul_epilogue::adapt_paths(epilogue_, layout_parameter(), decode.paths);
+  if (split_layout()) {  // matvec_q6k_q8.comp alone reads the split layout
+    std::erase_if(decode.paths, [](const Path& path) {
+      const auto it = path.pinned.find("SUPER_BLOCK");
+      return it == path.pinned.end() || it->second != 1;
+    });
+  }
   decode.pruning = decode_pruning();
   prefill.paths = quant_coopmat::paths(prefill);
   prefill.pruning = prefill_pruning();
@@ -338,8 +358,8 @@ Config QuantMatmul::baseline(const Shape& shape) const {
     if (format_.block_pairs) config["BLOCK_PAIRS"] = 0;
     if (format_.super_block) config["SUPER_BLOCK"] = 0;
     if (!layout_parameter().empty()) config["X_SCOPE"] = 0;
-    if (epilogue_ != Epilogue::none && format_.type != ref::GgmlType::Q4_K) {
-      // The epilogues' templates are the dedicated layouts (whose only
+    if ((epilogue_ != Epilogue::none || split_layout()) && format_.type != ref::GgmlType::Q4_K) {
+      // The epilogues' templates (and the split layout's) are the dedicated layouts (whose only
       // other format with an exact path is Q4_K's, below): the integer one
       // with the plain choices above, two super-blocks side by side, eight
       // rows per workgroup (pairs).
@@ -471,6 +491,7 @@ Problem QuantMatmul::make_problem(const Shape& shape, const Inputs& inputs) cons
                                                 inputs.full_reference || epilogue_ != Epilogue::none);
   problem.output_f16 = fp16_activations();  // poisoned with fp16 NaNs, widened exactly on read-back
   weights.resize(spaces()[space_index(shape)].bindings[1].size.bytes(shape), 0);  // see quant_matmul.hpp
+  weights = ref::to_layout(format_.layout, weights);  // the reference read GGUF's blocks
 
   HostBuffer wb{"W", std::move(weights), false, true};
   // An odd count of halves takes a whole last word (launch_contract.hpp).

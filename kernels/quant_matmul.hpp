@@ -42,6 +42,7 @@
 #include "kernels/kernel.hpp"
 #include "kernels/quant_matmul_epilogue.hpp"
 #include "reference/gguf_types.hpp"
+#include "reference/weight_layout.hpp"
 
 namespace vktune::kernels {
 
@@ -60,6 +61,11 @@ struct QuantFormat {
   // matvec_q6k_q8.comp: 4 invocations per super-block, 64 weights each; Q5_K
   // and Q6_K).
   bool super_block = false;
+  // How W's bytes lie on the device (reference/weight_layout.hpp): GGUF's
+  // own blocks, or Q6_K's split layout (the matmul_q6k_split kernels:
+  // SUPER_BLOCK=1 alone, decode shapes; the problem's W is the reference's
+  // blocks rearranged).
+  ref::WeightLayout layout = ref::WeightLayout::gguf;
 };
 
 // The path of `space` named `name` that pins `pinned` and varies every
@@ -150,6 +156,7 @@ class QuantMatmul final : public Kernel {
   bool fp16_activations() const { return activations_ == Activations::fp16; }
   bool swiglu_activations() const { return activations_ == Activations::swiglu; }
   bool addnorm_activations() const { return activations_ == Activations::addnorm; }
+  bool split_layout() const { return format_.layout != ref::WeightLayout::gguf; }
   // The one stage of a path other than DEQUANT_STAGE=1, for fp32 activations
   // (plan(), stages() and it: quant_matmul_plan.cpp).
   ShaderPlan single_stage(const Config& config, const Shape& shape) const;

@@ -19,6 +19,7 @@ namespace {
 constexpr RuleId kLayoutThreads{"quant_matmul.layout_threads"};  // Q4_K's exact layout: 8 invocations per super-block
 constexpr RuleId kRowAlignment{"quant_matmul.row_alignment"};    // rows read as 16-byte vectors
 constexpr RuleId kStageRuns{"quant_matmul.stage_runs"};          // W_STAGE holds whole aligned runs within X_SEGMENT
+constexpr RuleId kSplitReader{"quant_matmul.split_reader"};      // the split layout is read by SUPER_BLOCK=1 alone
 
 // The smallest subgroup the device may run a variant with.
 std::uint32_t smallest_subgroup(int required, const vk::DeviceInfo& device) {
@@ -142,6 +143,9 @@ Violation QuantMatmul::decode_violation(const Config& config, const Shape& shape
 // Q4_K's SUPER_BLOCK=1 also serves X_QUANT=0 (matvec_q4k.comp: 8 invocations
 // per super-block). What the templates need; what won on an H200 is pruning.
 Violation QuantMatmul::layout_violation(const Config& config, const Shape& shape) const {
+  if (split_layout() && !uses_layout(config)) {
+    return kSplitReader("the split layout's W is read by matvec_q6k_q8.comp alone (SUPER_BLOCK=1)");
+  }
   if (!uses_layout(config)) {
     const auto scope = config.find("X_SCOPE");
     if (scope == config.end() || scope->second == 0) return {};

@@ -50,6 +50,7 @@ ShaderPlan QuantMatmul::single_stage(const Config& config, const Shape& shape) c
   // hashes) stay those of before the parameter.
   std::erase_if(plan.defines, [](const auto& d) { return d.first == "X_SCOPE" && d.second == "0"; });
   plan.defines.emplace_back("QTYPE", std::to_string(format_.qtype));
+  if (split_layout()) plan.defines.emplace_back("Q6K_SPLIT", "1");
   const std::uint32_t blocks = staged ? stage_blocks(config) : 0;
   if (staged) {
     plan.defines.emplace_back("STAGE_BLOCKS", std::to_string(blocks));

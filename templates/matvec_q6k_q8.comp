@@ -19,7 +19,7 @@
 // 0x01010101, shared by the rows), so each quarter adds
 //   d * dx * (scale0 * (dot0 - 32*xs0) + scale1 * (dot1 - 32*xs1)).
 //
-// Loads: blocks are only 2-byte aligned (210 bytes), so each range is read
+// Loads (GGUF's layout, Q6K_SPLIT=0): blocks are only 2-byte aligned (210 bytes), so each range is read
 // as the 16-byte vectors that cover it (three for 32 bytes, two for the 18
 // bytes of scales and d) and the words are picked out by the block's byte
 // offset o in its first vector: two select levels for o/4, a 16-bit
@@ -30,9 +30,16 @@
 // block's bytes of each of its rows side by side. Any K % 256 == 0 works:
 // o is computed from each row's byte offset.
 //
+// Q6K_SPLIT=1 (the matmul_q6k_split kernels): W in the split layout of
+// reference/weight_layout.hpp, every block's 208 bytes of ql, qh and scales
+// at 208*i (16-byte aligned), then the matrix's fp16 d values (block i's at
+// 208*B + 2*i, B = N*K/256): each range is its own two vectors (the scales
+// one), no realignment, and d one 32-bit word.
+//
 // Parameters (#defines): WG_SIZE, ROWS_PER_WG, THREADS_PER_ROW (4 * slots),
-// UNROLL, COLS_PER_PASS, X_SEGMENT, SUBGROUP_SIZE (host only); REDUCTION,
-// X_QUANT, W_STAGE and SUPER_BLOCK are defined but fixed.
+// UNROLL, COLS_PER_PASS, X_SEGMENT, SUBGROUP_SIZE (host only), Q6K_SPLIT
+// (the kernel's layout, not searched); REDUCTION, X_QUANT, W_STAGE and
+// SUPER_BLOCK are defined but fixed.
 // Needs shaderIntegerDotProduct and subgroup shuffles among 4 invocations.
 
 #extension GL_GOOGLE_include_directive : require
@@ -53,6 +60,10 @@
 
 #include "matvec_q8_walk.glsl"
 
+#ifndef Q6K_SPLIT
+#define Q6K_SPLIT 0
+#endif
+
 layout(std430, set = 0, binding = 1) readonly buffer WBuf4 { uvec4 w4[]; };
 
 uint hf;  // half of every super-block this invocation takes
@@ -63,6 +74,47 @@ void init_part(uint part, uint slot) {
   j0 = part & 1u;
 }
 
+#if Q6K_SPLIT
+layout(std430, set = 0, binding = 1) readonly buffer WBufD { uint w1[]; };
+
+// Rows are addressed in blocks (a row of nu blocks is nu of them).
+uint row_start(uint row, uint nu) { return row * nu; }
+
+// This invocation's ql and qh vectors, the scales of one super-block per
+// row, and the word holding its d with the block's index (which half).
+struct Unit {
+  uvec4 ql[RT][2];
+  uvec4 qh[RT][2];
+  uvec4 sc[RT];
+  uint dw[RT];
+  uint blk[RT];
+};
+
+void load_unit(uint b, out Unit v) {
+  const uint d_word = 52u * N * (K / 256u);  // 208*B bytes: the d values' first word
+  [[unroll]] for (uint i = 0; i < RT; ++i) {
+    const uint blk = row_base[i] + b;
+    const uint a4 = 13u * blk;  // 208 bytes = 13 vectors a block
+    [[unroll]] for (uint l = 0; l < 2u; ++l) {
+      v.ql[i][l] = w4[a4 + 2u * (2u * hf + j0) + l];
+      v.qh[i][l] = w4[a4 + 8u + 2u * hf + l];
+    }
+    v.sc[i] = w4[a4 + 12u];
+    v.dw[i] = w1[d_word + (blk >> 1)];
+    v.blk[i] = blk;
+  }
+}
+
+// Row i's 8 ql and 8 qh words, its 4 scale words and d.
+void row_words(Unit v, uint i, out uint ql[8], out uint qh[8], out uint sc[4], out float d) {
+  [[unroll]] for (uint k = 0; k < 8u; ++k) {
+    ql[k] = v.ql[i][k >> 2][k & 3u];
+    qh[k] = v.qh[i][k >> 2][k & 3u];
+  }
+  [[unroll]] for (uint k = 0; k < 4u; ++k) sc[k] = v.sc[i][k];
+  d = unpackHalf2x16(v.dw[i] >> (16u * (v.blk[i] & 1u))).x;
+}
+#else
 // Rows are addressed in bytes (a row of nu blocks is nu*210 bytes).
 uint row_start(uint row, uint nu) { return row * nu * 210u; }
 
@@ -110,6 +162,17 @@ void words5(uvec4 v[2], uint o, out uint r[5]) {
   [[unroll]] for (uint k = 0; k < 5u; ++k) r[k] = by2 ? (u[k] >> 16) | (u[k + 1u] << 16) : u[k];
 }
 
+// Row i's 8 ql and 8 qh words, its 4 scale words and d, realigned.
+void row_words(Unit v, uint i, out uint ql[8], out uint qh[8], out uint sc[4], out float d) {
+  uint sd[5];
+  words8(v.ql[i], v.o[i], ql);
+  words8(v.qh[i], v.o[i], qh);
+  words5(v.sd[i], v.o[i], sd);
+  [[unroll]] for (uint k = 0; k < 4u; ++k) sc[k] = sd[k];
+  d = unpackHalf2x16(sd[4]).x;
+}
+#endif
+
 // Adds super-block b (lb-th of the segment) for every row and column.
 void math_unit(uint lb, Unit v) {
   // Per row: the codes of quarters j0 ([0][k]) and j0 + 2 ([1][k]), and the
@@ -118,10 +181,8 @@ void math_unit(uint lb, Unit v) {
   int s[RT][4];
   float d[RT];
   [[unroll]] for (uint i = 0; i < RT; ++i) {
-    uint ql[8], qh[8], sd[5];
-    words8(v.ql[i], v.o[i], ql);
-    words8(v.qh[i], v.o[i], qh);
-    words5(v.sd[i], v.o[i], sd);
+    uint ql[8], qh[8], sd[4];
+    row_words(v, i, ql, qh, sd, d[i]);
     [[unroll]] for (uint k = 0; k < 8u; ++k) {
       const uint h = qh[k] >> (2u * j0);
       q[i][0][k] = (ql[k] & 0x0F0F0F0Fu) | ((h << 4) & 0x30303030u);
@@ -134,7 +195,6 @@ void math_unit(uint lb, Unit v) {
       s[i][r] = bitfieldExtract(lo, int(16u * j0 + 8u * r), 8);
       s[i][2u + r] = bitfieldExtract(hi, int(16u * j0 + 8u * r), 8);
     }
-    d[i] = unpackHalf2x16(sd[4]).x;
   }
   [[unroll]] for (uint c = 0; c < C; ++c) {
     [[unroll]] for (uint jj = 0; jj < 2u; ++jj) {

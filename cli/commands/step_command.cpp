@@ -64,6 +64,7 @@ struct StepArgs {
   bool unfused = false;
   bool norm_into_products = false;
   bool norm_apart_from_block_end = false;
+  bool gguf_layouts = false;
   std::string templates;  // empty: the built-in templates
 };
 
@@ -230,6 +231,7 @@ void run_step(const StepArgs& args, int& result_code) {
     options.fused = !args.unfused;
     options.norm_into_products = args.norm_into_products;
     options.norm_at_block_end = !args.norm_apart_from_block_end;
+    options.device_layouts = !args.gguf_layouts;
     step::ModelStep chain(model, file, options, store ? &*store : nullptr, rows, device.info());
     if (!args.json) std::cerr << "vktune step: " << (tuned ? "tuned" : "baseline") << ": compiling and uploading\n";
     chain.prepare(device, templates);
@@ -305,6 +307,7 @@ void run_step(const StepArgs& args, int& result_code) {
                 {"fused", !args.unfused},
                 {"norm_into_products", !args.unfused && args.norm_into_products},
                 {"norm_at_block_end", !args.unfused && !args.norm_into_products && !args.norm_apart_from_block_end},
+                {"device_layouts", !args.gguf_layouts},
                 {"database", store ? store->path().string() : std::string()},
                 {"check_tolerance", kStepTolerance},
                 {"chained_vs_op_by_op_tolerance", kChainedVsOpByOp},
@@ -423,6 +426,10 @@ ffn_down after its SwiGLU: matmul_q4k_resnorm, matmul_q4k_swiglu_resnorm,
 matmul_q6k_swiglu_resnorm; the workgroup that finishes last writes the norm)
 where the stored winners say it pays; --norm-apart-from-block-end runs the
 add_rmsnorm_mul after the product instead (to measure what that saves).
+In a decode step a Q6_K product reads its weight in the split layout (every
+block's codes and scales 16-byte aligned, the d values after them:
+matmul_q6k_split, matmul_q6k_split_swiglu_resnorm, ...) where the stored
+winners say it pays; --gguf-layouts keeps every weight in GGUF's layout.
 --json prints vktune-step version 1.
 
 See docs/TUNING_A_MODEL.md.
@@ -460,6 +467,9 @@ See docs/TUNING_A_MODEL.md.
   cmd->add_flag("--norm-apart-from-block-end", args->norm_apart_from_block_end,
                 "Each block's residual add and the next norm as one add_rmsnorm_mul after its last product, never "
                 "in that product (the _resnorm kernels)");
+  cmd->add_flag("--gguf-layouts", args->gguf_layouts,
+                "Every weight read in GGUF's own layout, never rearranged for a faster product (the _split "
+                "kernels): to measure what the layouts save");
   cmd->add_flag("--check", args->check,
                 "Check the chain op by op (each op on the inputs the chain gave it, within its variant's tolerance), "
                 "the chained run against the op-by-op run, and the logits against the CPU chain in double (exit 1 "

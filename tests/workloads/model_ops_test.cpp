@@ -77,7 +77,10 @@ TEST(ModelOps, TheTinyLlamasDecodeStepAndPrefill) {
       {{"add_rmsnorm_mul", "8,256"}, {0, 3}},
       {{"matmul_q4k_resnorm", "1,256,256"}, {2, 0}},  // the attention output
       {{"matmul_q4k", "8,256,256"}, {0, 2}},
-      {{"matmul_q6k", "1,128,256"}, {1, 1}},  // the output head, last token only
+      // A decode step's Q6_K products read their weights in the split
+      // layout (model::layout_twin), a prefill's GGUF's.
+      {{"matmul_q6k_split", "1,128,256"}, {1, 0}},  // the output head, last token only
+      {{"matmul_q6k", "1,128,256"}, {0, 1}},
       // q, k and v with their rope and cache stores in the products'
       // epilogues (normal rope, no biases or q/k norms; M <= 8 in both
       // phases): q turned, k turned into its cache, v into its cache (Q4_K
@@ -88,7 +91,7 @@ TEST(ModelOps, TheTinyLlamasDecodeStepAndPrefill) {
       {{"matmul_q4k_rope_cache", "8,128,256,64,64"}, {0, 2}},
       {{"matmul_q4k_cache", "1,128,256,64"}, {1, 0}},
       {{"matmul_q4k_cache", "8,128,256,64"}, {0, 1}},
-      {{"matmul_q6k_cache", "1,128,256,64"}, {1, 0}},
+      {{"matmul_q6k_split_cache", "1,128,256,64"}, {1, 0}},
       {{"matmul_q6k_cache", "8,128,256,64"}, {0, 1}},
       {{"attention_decode", "4,2,64,64"}, {2, 0}},
       {{"attention_prefill", "8,4,2,64,8"}, {0, 2}},  // the prompt from an empty cache
@@ -99,7 +102,7 @@ TEST(ModelOps, TheTinyLlamasDecodeStepAndPrefill) {
       {{"matmul_q4k", "8,1024,256"}, {0, 2}},
       {{"matmul_q4k_swiglu_resnorm", "1,256,512"}, {1, 0}},
       {{"matmul_q4k_swiglu", "8,256,512"}, {0, 1}},
-      {{"matmul_q6k_swiglu_resnorm", "1,256,512"}, {1, 0}},
+      {{"matmul_q6k_split_swiglu_resnorm", "1,256,512"}, {1, 0}},
       {{"matmul_q6k_swiglu", "8,256,512"}, {0, 1}},
       {{"argmax", "1,128"}, {1, 1}},
   };

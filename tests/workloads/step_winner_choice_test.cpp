@@ -122,7 +122,7 @@ TEST_F(FusionChoice, TheNormIsTakenInWhereTheStoredWinnersSayItPays) {
     EXPECT_EQ(count(chain, "matmul_q6k_addnorm"), 0);
     EXPECT_EQ(count(chain, "matmul_q4k_addnorm"), 5);  // layer 0's q, k and v, each layer's gate+up
     EXPECT_EQ(chain.ops().end()[-3].kernel, "add_rmsnorm_mul");
-    EXPECT_EQ(chain.ops().end()[-2].kernel, "matmul_q6k");
+    EXPECT_EQ(chain.ops().end()[-2].kernel, "matmul_q6k_split");  // the plain head, its weight split
   }
   // Only the other ways' winners (those of the _addnorm products deleted),
   // the epilogues fast: every norm apart, q, k and v in the epilogues.
@@ -186,6 +186,70 @@ TEST_F(FusionChoice, TheBlockEndTakesTheNormWhereTheStoredWinnersSayItPays) {
     }
   }
   EXPECT_EQ(count(ModelStep(m, file, options, &store, {device_row}, device.info()), "_resnorm"), 0);
+}
+
+// A Q6_K product reads its weight in the split layout (its _split twin, on
+// a buffer of the weight rearranged) only where the stored medians say the
+// twin is faster; with one way's winners only, that way; with none, the
+// twin. The other ops are the same either way.
+TEST_F(FusionChoice, AQ6KWeightIsReadSplitWhereTheStoredWinnersSayItPays) {
+  ModelStep split(m, file, options, nullptr, {}, device.info());
+  options.device_layouts = false;
+  ModelStep gguf(m, file, options, nullptr, {}, device.info());
+  options.device_layouts = true;
+  auto twins = [](const ModelStep& chain) {
+    return std::count_if(chain.ops().begin(), chain.ops().end(),
+                         [](const StepOp& op) { return op.kernel.starts_with("matmul_q6k_split"); });
+  };
+  // The head, layer 1's v (its cache store) and layer 1's ffn_down (its
+  // SwiGLU and residual norm): the tiny model's Q6_K weights.
+  ASSERT_EQ(twins(split), 3);
+  EXPECT_EQ(twins(gguf), 0);
+  ASSERT_EQ(split.ops().size(), gguf.ops().size());
+  for (std::size_t i = 0; i < split.ops().size(); ++i) {
+    const auto& a = split.ops()[i];
+    const auto& b = gguf.ops()[i];
+    if (!a.kernel.starts_with("matmul_q6k_split")) {
+      EXPECT_EQ(a.kernel, b.kernel);
+      EXPECT_EQ(a.buffers, b.buffers);
+      continue;
+    }
+    EXPECT_EQ(a.kernel, "matmul_q6k_split" + b.kernel.substr(std::string("matmul_q6k").size()));
+    EXPECT_EQ(a.shape, b.shape);
+    EXPECT_EQ(a.buffers[1], laid_out_name(b.buffers[1], ref::WeightLayout::q6_k_split));
+    EXPECT_EQ(a.weight, b.weight);
+    // The reference reads the tensor's own bytes whatever buffer the op binds.
+    EXPECT_EQ(split.weight_bytes(a.buffers[1]), gguf.weight_bytes(b.buffers[1]));
+  }
+  const auto db = std::filesystem::path(::testing::TempDir()) / "step_split_pays.db";
+  std::filesystem::remove(db);
+  auto store = results::Store::open(db);
+  const auto device_row = store.upsert_device(identity_of(device.info()));
+  auto store_all = [&](double split_ns) {
+    for (const auto* chain : {&split, &gguf}) {
+      for (const auto& op : chain->ops()) {
+        store_winner(store, device_row, op.kernel, op.shape, op.config,
+                     op.kernel.starts_with("matmul_q6k_split") ? split_ns : 1000);
+      }
+    }
+  };
+  auto remove = [&](const ModelStep& chain, bool twin) {
+    for (const auto& op : chain.ops()) {
+      if (op.kernel.starts_with("matmul_q6k") && op.kernel.starts_with("matmul_q6k_split") == twin) {
+        store.remove_winner(device_row, op.kernel, kernels::shape_to_string(op.shape), "cold");
+      }
+    }
+  };
+  options.tuned = true;
+  store_all(900);
+  EXPECT_EQ(twins(ModelStep(m, file, options, &store, {device_row}, device.info())), 3);
+  store_all(1100);
+  EXPECT_EQ(twins(ModelStep(m, file, options, &store, {device_row}, device.info())), 0);
+  remove(gguf, false);  // the twins' winners alone, however slow: split
+  EXPECT_EQ(twins(ModelStep(m, file, options, &store, {device_row}, device.info())), 3);
+  store_all(1);
+  remove(split, true);  // GGUF's winners alone: an untuned twin never replaces them
+  EXPECT_EQ(twins(ModelStep(m, file, options, &store, {device_row}, device.info())), 0);
 }
 
 }  // namespace

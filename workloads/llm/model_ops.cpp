@@ -15,7 +15,8 @@ class Builder {
  public:
   Builder(const ModelDescription& m, bool prefill) : m_(m), prefill_(prefill) {}
 
-  void add(const std::string& kernel, kernels::Shape shape, const std::string& role, ModelOps& out) {
+  void add(std::string kernel, kernels::Shape shape, const std::string& role, ModelOps& out) {
+    if (auto twin = prefill_ ? std::nullopt : layout_twin(kernel, shape)) kernel = std::move(twin->kernel);
     auto it = std::find_if(out.ops.begin(), out.ops.end(),
                            [&](const ModelOp& op) { return op.kernel == kernel && op.shape == shape; });
     if (it == out.ops.end()) {
@@ -247,6 +248,30 @@ bool fuses_swiglu(const ModelDescription& model, const std::string& blk, std::ui
 }
 
 std::string stacked_gate_up(const std::string& blk) { return blk + "ffn_gate.weight+" + blk + "ffn_up.weight"; }
+
+std::optional<LayoutTwin> layout_twin(const std::string& kernel, const kernels::Shape& shape) {
+  // Each layout's product family: the GGUF kernels' name prefix and the twins'.
+  struct Family {
+    ref::GgmlType type;
+    const char* twins;
+    ref::WeightLayout layout;
+  };
+  static const Family families[] = {{ref::GgmlType::Q6_K, "matmul_q6k_split", ref::WeightLayout::q6_k_split}};
+  for (const auto& f : families) {
+    const auto prefix = matmul_kernel(f.type);
+    const auto rest = kernel.substr(std::min(kernel.size(), prefix.size()));
+    if (!kernel.starts_with(prefix) || (!rest.empty() && rest[0] != '_')) continue;
+    const auto* twin = kernels::find_kernel_or_null(f.twins + rest);
+    if (!twin) return std::nullopt;
+    try {
+      twin->validate_shape(shape);
+    } catch (const Error&) {
+      return std::nullopt;
+    }
+    return LayoutTwin{twin->name(), f.layout};
+  }
+  return std::nullopt;
+}
 
 std::string addnorm_matmul_kernel(ref::GgmlType type) {
   const auto product = matmul_kernel(type);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "kernels/kernel.hpp"
+#include "reference/weight_layout.hpp"
 #include "workloads/llm/model_description.hpp"
 
 namespace vktune::model {
@@ -91,6 +92,20 @@ std::vector<std::string> norm_readers(const ModelDescription& model, std::uint32
 // weight types; else one add_rmsnorm_mul (rmsnorm_mul before layer 0) runs
 // before them.
 bool fuses_norm(const ModelDescription& model, std::uint32_t layer, NormReaders which, std::uint32_t tokens);
+
+// A product that computes what `kernel` computes reading its weight in
+// another device layout (reference/weight_layout.hpp): the matmul_q6k
+// kernels' matmul_q6k_split twins (matmul_q6k_swiglu_resnorm ->
+// matmul_q6k_split_swiglu_resnorm), decode shapes. `vktune model` tunes the
+// twin in its place in a decode step (a prefill, even of 8 tokens or fewer,
+// keeps GGUF's layout); `vktune step` runs it there where the stored
+// winners say it pays, binding the weight rearranged.
+struct LayoutTwin {
+  std::string kernel;
+  ref::WeightLayout layout = ref::WeightLayout::gguf;
+};
+// The twin of `kernel` that serves `shape`, or nothing.
+std::optional<LayoutTwin> layout_twin(const std::string& kernel, const kernels::Shape& shape);
 
 // A layer's q, k and v products with the epilogues that take in what
 // follows them in a decode step (kernels/quant_matmul_epilogue.hpp): q's

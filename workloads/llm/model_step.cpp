@@ -60,11 +60,35 @@ ModelStep::ModelStep(const model::ModelDescription& m, const ref::GgufFile& file
   };
   // An op: its variant, its bindings by name -> chain buffer, and those
   // bound from an offset into their buffer.
+  // The product a decode step runs for `kernel` at `shape`: its layout twin
+  // (model::layout_twin, the weight rearranged) where the stored winners
+  // say it is faster, or where only the twin has one or neither has; else
+  // `kernel` itself (an untuned twin never replaces a tuned product).
+  auto twin_of = [&](const std::string& kernel, const kernels::Shape& shape) -> std::optional<model::LayoutTwin> {
+    auto twin = options.device_layouts && options.prompt == 0 ? model::layout_twin(kernel, shape) : std::nullopt;
+    if (!twin) return std::nullopt;
+    const auto own = chain_.winner_ns(kernel, shape), other = chain_.winner_ns(twin->kernel, shape);
+    if (own && (!other || *own <= *other)) return std::nullopt;
+    return twin;
+  };
+  // The stored median of what the step would run for `kernel` at `shape`.
+  auto winner_ns = [&](const std::string& kernel, const kernels::Shape& shape) {
+    const auto twin = twin_of(kernel, shape);
+    return chain_.winner_ns(twin ? twin->kernel : kernel, shape);
+  };
+  // Weight buffers in a layout other than GGUF's: name <- (tensor, layout).
+  std::map<std::string, std::pair<std::string, ref::WeightLayout>> laid_out;
   auto add = [&](const std::string& kernel_name, const kernels::Shape& shape, const std::string& role,
                  const std::map<std::string, std::string>& by_name,
                  const std::map<std::string, std::uint64_t>& offsets = {}) -> StepOp& {
     if (kernel_name.empty()) throw Error(ErrorKind::usage, m.source + ": no kernel serves " + role);
-    return chain_.add(kernel_name, shape, role, by_name, offsets);
+    const auto twin = twin_of(kernel_name, shape);
+    if (!twin) return chain_.add(kernel_name, shape, role, by_name, offsets);
+    auto bound = by_name;
+    const auto& tensor = by_name.at("W");
+    bound["W"] = laid_out_name(tensor, twin->layout);
+    laid_out[bound["W"]] = {tensor, twin->layout};
+    return chain_.add(twin->kernel, shape, role, bound, offsets);
   };
 
   const auto& embd = weight("token_embd.weight");
@@ -165,11 +189,11 @@ ModelStep::ModelStep(const model::ModelDescription& m, const ref::GgufFile& file
   auto norm_in_pays = [&](const NormedInput& in, const std::vector<Reader>& readers) {
     std::optional<double> fused = 0.0;
     std::optional<double> apart = dispatch_floor_ns.value_or(0);
-    add_to(apart, chain_.winner_ns(in.added.empty() ? "rmsnorm_mul" : "add_rmsnorm_mul", {tokens, m.embedding}));
+    add_to(apart, winner_ns(in.added.empty() ? "rmsnorm_mul" : "add_rmsnorm_mul", {tokens, m.embedding}));
     for (const auto& reader : readers) {
       const auto type = m.tensors.at(reader.weight.substr(0, reader.weight.find('+'))).type;
-      add_to(fused, chain_.winner_ns(model::addnorm_matmul_kernel(type), reader.shape));
-      add_to(apart, chain_.winner_ns(reader.kernel, reader.shape));
+      add_to(fused, winner_ns(model::addnorm_matmul_kernel(type), reader.shape));
+      add_to(apart, winner_ns(reader.kernel, reader.shape));
     }
     if (fused && apart) return *fused < *apart;
     return fused.has_value() || !apart.has_value();
@@ -180,10 +204,10 @@ ModelStep::ModelStep(const model::ModelDescription& m, const ref::GgufFile& file
   // decided as norm_in_pays is: where only one way has its winners, that
   // way; where neither has, taken in.
   auto resnorm_pays = [&](const std::string& plain, const std::string& fused_kernel, const kernels::Shape& shape) {
-    const auto fused = chain_.winner_ns(fused_kernel, shape);
+    const auto fused = winner_ns(fused_kernel, shape);
     std::optional<double> apart = dispatch_floor_ns.value_or(0);
-    add_to(apart, chain_.winner_ns("add_rmsnorm_mul", {tokens, m.embedding}));
-    add_to(apart, chain_.winner_ns(plain, shape));
+    add_to(apart, winner_ns("add_rmsnorm_mul", {tokens, m.embedding}));
+    add_to(apart, winner_ns(plain, shape));
     if (fused && apart) return *fused < *apart;
     return fused.has_value() || !apart.has_value();
   };
@@ -204,27 +228,27 @@ ModelStep::ModelStep(const model::ModelDescription& m, const ref::GgufFile& file
   // the cache stores they take in, with the dependent dispatch it adds.
   auto epilogue_products_ns = [&](const model::QkvEpilogues& e) {
     std::optional<double> sum = 0.0;
-    add_to(sum, chain_.winner_ns(e.q, e.q_shape));
-    add_to(sum, chain_.winner_ns(e.k, e.k_shape));
-    add_to(sum, chain_.winner_ns(e.v, e.v_shape));
+    add_to(sum, winner_ns(e.q, e.q_shape));
+    add_to(sum, winner_ns(e.k, e.k_shape));
+    add_to(sum, winner_ns(e.v, e.v_shape));
     return sum;
   };
   auto rope_and_stores_ns = [&] {
     std::optional<double> sum = dispatch_floor_ns.value_or(0);
-    add_to(sum, chain_.winner_ns(rope, {tokens, m.heads, m.head_dim}));
+    add_to(sum, winner_ns(rope, {tokens, m.heads, m.head_dim}));
     if (!rope_cache.empty()) {
-      add_to(sum, chain_.winner_ns(rope_cache, {tokens, m.kv_heads, m.head_dim, context}));
+      add_to(sum, winner_ns(rope_cache, {tokens, m.kv_heads, m.head_dim, context}));
     } else {
-      add_to(sum, chain_.winner_ns(rope, {tokens, m.kv_heads, m.head_dim}));
-      add_to(sum, chain_.winner_ns("kv_store", {tokens, kv, context}));
+      add_to(sum, winner_ns(rope, {tokens, m.kv_heads, m.head_dim}));
+      add_to(sum, winner_ns("kv_store", {tokens, kv, context}));
     }
-    add_to(sum, chain_.winner_ns("kv_store", {tokens, kv, context}));
+    add_to(sum, winner_ns("kv_store", {tokens, kv, context}));
     return sum;
   };
   auto epilogues_pay = [&](const model::QkvEpilogues& e, const std::vector<Reader>& plain) {
     const auto fused = epilogue_products_ns(e);
     auto apart = rope_and_stores_ns();
-    for (const auto& reader : plain) add_to(apart, chain_.winner_ns(reader.kernel, reader.shape));
+    for (const auto& reader : plain) add_to(apart, winner_ns(reader.kernel, reader.shape));
     if (fused && apart) return *fused < *apart;
     return fused.has_value() || !apart.has_value();
   };
@@ -235,11 +259,11 @@ ModelStep::ModelStep(const model::ModelDescription& m, const ref::GgufFile& file
                                      const model::QkvEpilogues& e) {
     auto fused = rope_and_stores_ns();
     std::optional<double> apart = dispatch_floor_ns.value_or(0);
-    add_to(apart, chain_.winner_ns(in.added.empty() ? "rmsnorm_mul" : "add_rmsnorm_mul", {tokens, m.embedding}));
+    add_to(apart, winner_ns(in.added.empty() ? "rmsnorm_mul" : "add_rmsnorm_mul", {tokens, m.embedding}));
     add_to(apart, epilogue_products_ns(e));
     for (const auto& reader : readers) {
       const auto type = m.tensors.at(reader.weight.substr(0, reader.weight.find('+'))).type;
-      add_to(fused, chain_.winner_ns(model::addnorm_matmul_kernel(type), reader.shape));
+      add_to(fused, winner_ns(model::addnorm_matmul_kernel(type), reader.shape));
     }
     if (fused && apart) return *fused < *apart;
     return fused.has_value() || !apart.has_value();
@@ -444,11 +468,20 @@ ModelStep::ModelStep(const model::ModelDescription& m, const ref::GgufFile& file
     bytes.insert(bytes.end(), second.begin(), second.end());
     chain_.set_contents(stacked, std::move(bytes));
   }
+  for (const auto& [name, source] : laid_out) {
+    chain_.set_contents(name, ref::to_layout(source.second, chain_.contents(source.first)));
+  }
   chain_.place_barriers(options.barrier_every_op);
 }
 
-const std::vector<std::uint8_t>& ModelStep::weight_bytes(const std::string& tensor) const {
-  return chain_.contents(tensor);
+std::string laid_out_name(const std::string& tensor, ref::WeightLayout layout) {
+  return tensor + "@" + std::string(ref::layout_name(layout));
+}
+
+std::string laid_out_tensor(const std::string& buffer) { return buffer.substr(0, buffer.find('@')); }
+
+const std::vector<std::uint8_t>& ModelStep::weight_bytes(const std::string& buffer) const {
+  return chain_.contents(laid_out_tensor(buffer));
 }
 
 const std::vector<std::uint16_t>& ModelStep::cache(std::uint32_t layer, bool values) const {

@@ -31,6 +31,7 @@
 #include "harness/timer.hpp"
 #include "kernels/kernel.hpp"
 #include "reference/gguf_reader.hpp"
+#include "reference/weight_layout.hpp"
 #include "results/store.hpp"
 #include "workloads/kernel_chain.hpp"
 #include "workloads/llm/model_description.hpp"
@@ -73,7 +74,18 @@ struct StepOptions {
   // rather than one add_rmsnorm_mul after it. false: never (to measure what
   // it saves).
   bool norm_at_block_end = true;
+  // In a decode step: each product whose weight another device layout
+  // serves faster (model::layout_twin: Q6_K's split layout) runs its twin on
+  // the weight rearranged, where the stored winners say it pays. false:
+  // every weight in GGUF's layout (to measure what the layouts save).
+  bool device_layouts = true;
 };
+
+// A weight's buffer in a device layout other than GGUF's
+// ("blk.3.ffn_down.weight@q6_k_split"), and the tensor any weight buffer
+// holds, whatever its layout.
+std::string laid_out_name(const std::string& tensor, ref::WeightLayout layout);
+std::string laid_out_tensor(const std::string& buffer);
 
 // "blk.12.ffn_down (Q6_K)" -> "ffn_down (Q6_K)": the same op in every layer.
 std::string op_kind(const std::string& role);
@@ -121,8 +133,9 @@ class ModelStep {
   const std::vector<std::int32_t>& positions() const { return positions_; }
   std::uint32_t context() const { return context_; }
   std::uint32_t prompt() const { return prompt_; }  // 0: a decode step
-  // Every weight as the chain uploaded it (the file's bytes or the random ones).
-  const std::vector<std::uint8_t>& weight_bytes(const std::string& tensor) const;
+  // Every weight as the file holds it (its bytes or the random ones), by
+  // tensor or by the name of its buffer in another layout.
+  const std::vector<std::uint8_t>& weight_bytes(const std::string& buffer) const;
   // The cache's entries before the step, per layer: k then v, fp16 bits
   // [context][kv_heads * head_dim] (the rows at positions() are the step's own).
   const std::vector<std::uint16_t>& cache(std::uint32_t layer, bool values) const;

@@ -123,7 +123,10 @@ Expected reference_of(const StepOp& op, const ModelStep& step, const model::Mode
   auto type_of = [&](const std::string& binding) {
     // Stacked weights ("blk.3.ffn_gate.weight+blk.3.ffn_up.weight") are of their first tensor's type.
     for (std::size_t b = 0; b < bindings.size(); ++b)
-      if (bindings[b].name == binding) return m.tensors.at(op.buffers[b].substr(0, op.buffers[b].find('+'))).type;
+      if (bindings[b].name == binding) {
+        const auto tensor = laid_out_tensor(op.buffers[b]);
+        return m.tensors.at(tensor.substr(0, tensor.find('+'))).type;
+      }
     throw Error(ErrorKind::internal, op.kernel + " has no binding " + binding);
   };
   auto floats = [&](const ModelStep::Contents& c, const std::string& name, std::size_t n) {
