@@ -180,6 +180,11 @@ void vktune_lookup_free(vktune_lookup* lookup); /* NULL is fine */
 vktune_status vktune_workgroup_counts(const vktune_dispatch_axis dispatch[3], const uint32_t* shape,
                                       size_t shape_dims, uint32_t out[3]);
 
+/* A matmul_q6k_split winner's weight: size bytes of GGUF Q6_K blocks (up to
+ * 15 bytes of padding after them) written to out (size bytes, not
+ * overlapping) in the split layout, as vktune::runtime::to_q6_k_split. */
+vktune_status vktune_to_q6_k_split(const uint8_t* gguf, size_t size, uint8_t* out);
+
 /* The calling thread's last error message; "" when there was none. */
 const char* vktune_last_error(void);
 

@@ -246,6 +246,14 @@ std::vector<std::uint8_t> uniform_block(const Contract& contract, std::size_t bi
 // subgroup size or full subgroups. Sorted, without duplicates.
 std::vector<std::string> device_features(const Contract& contract);
 
+// A matmul_q6k_split winner's weight (binding W) in the layout it reads:
+// `bytes` of GGUF Q6_K blocks (a matrix's, row by row as GGUF stores them,
+// with up to 15 bytes of padding after them) rearranged, every block's 208
+// bytes of codes and scales one after another, then every block's fp16 d in
+// the same order (runtime/src/weight_layout.inc). Throws Error(usage) where
+// the bytes are not whole blocks.
+std::vector<std::uint8_t> to_q6_k_split(const std::uint8_t* bytes, std::size_t size);
+
 // A device of the table, with the row id the source gave it.
 struct TableDevice {
   std::int64_t id = 0;

@@ -1,5 +1,6 @@
 // The C API: every entry point catches everything and turns it into a status
 // and a thread-local message.
+#include <cstring>
 #include <memory>
 #include <new>
 #include <string>
@@ -253,6 +254,14 @@ vktune_status vktune_workgroup_counts(const vktune_dispatch_axis dispatch[3], co
     }
     const auto groups = vktune::runtime::workgroup_counts(rule, vktune::runtime::Shape(shape, shape + shape_dims));
     for (int i = 0; i < 3; ++i) out[i] = groups[i];
+  });
+}
+
+vktune_status vktune_to_q6_k_split(const uint8_t* gguf, size_t size, uint8_t* out) {
+  if (gguf == nullptr || out == nullptr) return usage("vktune_to_q6_k_split: NULL argument");
+  return guarded([&] {
+    const auto split = vktune::runtime::to_q6_k_split(gguf, size);
+    std::memcpy(out, split.data(), split.size());
   });
 }
 

@@ -58,8 +58,6 @@ ModelStep::ModelStep(const model::ModelDescription& m, const ref::GgufFile& file
     if (named.insert(name).second) weights.push_back(name);
     return t;
   };
-  // An op: its variant, its bindings by name -> chain buffer, and those
-  // bound from an offset into their buffer.
   // The product a decode step runs for `kernel` at `shape`: its layout twin
   // (model::layout_twin, the weight rearranged) where the stored winners
   // say it is faster, or where only the twin has one or neither has; else
@@ -78,6 +76,9 @@ ModelStep::ModelStep(const model::ModelDescription& m, const ref::GgufFile& file
   };
   // Weight buffers in a layout other than GGUF's: name <- (tensor, layout).
   std::map<std::string, std::pair<std::string, ref::WeightLayout>> laid_out;
+  // An op: its variant, its bindings by name -> chain buffer, and those
+  // bound from an offset into their buffer; a product with a layout twin
+  // that pays binds its weight rearranged.
   auto add = [&](const std::string& kernel_name, const kernels::Shape& shape, const std::string& role,
                  const std::map<std::string, std::string>& by_name,
                  const std::map<std::string, std::uint64_t>& offsets = {}) -> StepOp& {
