@@ -246,6 +246,24 @@ TEST_F(ModelCli, TunesEveryOpOfTheDecodeStepAndExportsTheirTable) {
   EXPECT_EQ(counted, apart.at("runs")[0].at("baseline_dispatches").size());
   EXPECT_LT(apart.at("runs")[0].at("baseline_kinds").size(), counted);  // two layers share their kinds
 
+  // --gguf-layouts: every weight in GGUF's layout. `model` tuned the Q6_K
+  // products in the split layout (the head, layer 1's v with its cache
+  // store and its ffn_down), so their GGUF kernels run their baselines, and
+  // say so one by one.
+  EXPECT_TRUE(steps.at("device_layouts").get<bool>());
+  const auto gguf = run("step " + model + " --device 0 --context 64 --gguf-layouts --tuned --json --samples 10 --db " + db);
+  ASSERT_EQ(gguf.exit_code, 0) << gguf.err << gguf.out;
+  const auto gguf_steps = json::parse(gguf.out);
+  EXPECT_FALSE(gguf_steps.at("device_layouts").get<bool>());
+  const auto& gguf_run = gguf_steps.at("runs")[0];
+  EXPECT_EQ(gguf_run.at("dispatches"), dispatches);
+  const auto& untuned_q6k = gguf_run.at("baseline_dispatches");
+  ASSERT_EQ(untuned_q6k.size(), 3u) << untuned_q6k.dump();
+  for (const auto& op : untuned_q6k) {
+    EXPECT_EQ(op.get<std::string>().rfind("matmul_q6k", 0), 0u) << op;
+    EXPECT_EQ(op.get<std::string>().find("split"), std::string::npos) << op;
+  }
+
   // --norm-into-products (never with the _resnorm products, whose chain
   // `model` tuned: the plain products and add_rmsnorm_mul tuned here):
   // without winners of the _addnorm products the
