@@ -51,6 +51,11 @@ const KernelRegistration matmul_q4k_resnorm(
     [] { return std::make_unique<QuantMatmul>(q4k(), Activations::fp32, Epilogue::residual_norm); });
 const KernelRegistration matmul_q4k_swiglu_resnorm(
     [] { return std::make_unique<QuantMatmul>(q4k(), Activations::swiglu, Epilogue::residual_norm); });
+// gate and up (rows interleaved) storing their SwiGLU, which ffn_down then
+// reads as plain x (a _resnorm product): the Q4_K_M mix's gate and up
+// weights are Q4_K. Other formats' are one line each, left out as above.
+const KernelRegistration matmul_q4k_glu(
+    [] { return std::make_unique<QuantMatmul>(q4k(), Activations::fp32, Epilogue::glu); });
 
 }  // namespace
 }  // namespace vktune::kernels

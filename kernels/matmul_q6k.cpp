@@ -45,6 +45,10 @@ const KernelRegistration matmul_q6k_cache(
 // for the Q4_K_M mix's Q6_K down weights (matmul_q4k.cpp has the Q4_K one).
 const KernelRegistration matmul_q6k_swiglu_resnorm(
     [] { return std::make_unique<QuantMatmul>(q6k(), Activations::swiglu, Epilogue::residual_norm); });
+// ffn_down reading the SwiGLU its gate and up product stored (matmul_q4k_glu),
+// with the residual add and the next norm after it.
+const KernelRegistration matmul_q6k_resnorm(
+    [] { return std::make_unique<QuantMatmul>(q6k(), Activations::fp32, Epilogue::residual_norm); });
 
 // The decode step's Q6_K products (the output head, attn_v, ffn_down) in the split layout.
 const KernelRegistration matmul_q6k_split([] { return std::make_unique<QuantMatmul>(q6k_split()); });
@@ -54,6 +58,8 @@ const KernelRegistration matmul_q6k_split_swiglu(
     [] { return std::make_unique<QuantMatmul>(q6k_split(), Activations::swiglu); });
 const KernelRegistration matmul_q6k_split_swiglu_resnorm(
     [] { return std::make_unique<QuantMatmul>(q6k_split(), Activations::swiglu, Epilogue::residual_norm); });
+const KernelRegistration matmul_q6k_split_resnorm(
+    [] { return std::make_unique<QuantMatmul>(q6k_split(), Activations::fp32, Epilogue::residual_norm); });
 
 }  // namespace
 }  // namespace vktune::kernels

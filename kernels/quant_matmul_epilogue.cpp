@@ -20,6 +20,14 @@ namespace {
 constexpr std::uint32_t kMaxHeadDim = 1024;
 // fp16 values of a cache, indexed in 32 bits (as rope_cache's).
 constexpr std::uint64_t kMaxCacheValues = 1ull << 31;
+// h = silu(a)·b from products a and b, each within the product's tolerance:
+// |Δh| <= max|silu'|·|b|·|Δa| + |silu(a)|·|Δb| with max|silu'| < 1.1, each
+// product's error weighted by the other's value: about twice a product's
+// relative error against h's own scale. Measured on lavapipe at the check
+// shapes (tests/kernels/glu_test.cpp prints them): 8-bit x 3.5e-3 to 5.2e-3
+// rel_l2 and 4.4e-3 to 8.6e-3 max_rel against the product's 2e-2; exact x
+// 2.7e-7 to 3.6e-7.
+constexpr double kGluErrorGrowth = 2;
 
 }  // namespace
 
@@ -33,6 +41,8 @@ std::string suffix(Epilogue epilogue) {
       return "_cache";
     case Epilogue::residual_norm:
       return "_resnorm";
+    case Epilogue::glu:
+      return "_glu";
     case Epilogue::none:
       break;
   }
@@ -55,6 +65,10 @@ std::string description(Epilogue epilogue) {
       return "; y = x·Wᵀ + r (the residual stream r, M×N fp32, added), and xn = y / sqrt(mean(y^2) + 1e-5) * w per "
              "row (w fp32 N) written by the workgroup that finishes last: a block's last product, its residual add "
              "and the next block's norm in one dispatch";
+    case Epilogue::glu:
+      return "; W's rows gate's and up's interleaved (gate row i at 2i, up row i at 2i+1) and y = silu(x·W[2i]ᵀ) · "
+             "x·W[2i+1]ᵀ, N/2 values per x row: a feed-forward block's gate and up products and their SwiGLU in "
+             "one dispatch";
     case Epilogue::none:
       break;
   }
@@ -63,7 +77,7 @@ std::string description(Epilogue epilogue) {
 
 bool rotates(Epilogue epilogue) { return epilogue == Epilogue::rope || epilogue == Epilogue::rope_cache; }
 bool caches(Epilogue epilogue) { return epilogue == Epilogue::rope_cache || epilogue == Epilogue::cache; }
-bool stores_pairs(Epilogue epilogue) { return rotates(epilogue) || caches(epilogue); }
+bool stores_pairs(Epilogue epilogue) { return rotates(epilogue) || caches(epilogue) || epilogue == Epilogue::glu; }
 
 std::vector<std::string> extra_dims(Epilogue epilogue) {
   std::vector<std::string> dims;
@@ -115,6 +129,8 @@ std::vector<Shape> default_shapes(Epilogue epilogue) {
       return {{1, 1024, 4096, 4096}};
     case Epilogue::residual_norm:  // attn_output's (kernels/quant_matmul.cpp gives ffn_down's with the SwiGLU)
       return {{1, 4096, 4096}};
+    case Epilogue::glu:  // Llama-3-8B's gate and up, 14336 rows each
+      return {{1, 28672, 4096}};
     case Epilogue::none:
       break;
   }
@@ -132,6 +148,8 @@ std::vector<Shape> check_shapes(Epilogue epilogue, std::uint32_t aligned_k, std:
       return {{1, 60, aligned_k, 5}, {3, 20, block_weights, 7}};
     case Epilogue::residual_norm:  // N odd: rows one by one, a tail in every workgroup's rows
       return {{1, 37, aligned_k}, {3, 19, block_weights}};
+    case Epilogue::glu:
+      return {{1, 60, aligned_k}, {3, 20, block_weights}};
     case Epilogue::none:
       break;
   }
@@ -145,6 +163,10 @@ void adapt_bindings(Epilogue epilogue, std::vector<Binding>& bindings) {
     bindings.push_back({"w", BindingRole::weights, size_rule(4, {1})});
     bindings.push_back({"xn", BindingRole::output, size_rule(4, {0, 1})});
     bindings.push_back({"counter", BindingRole::scratch, size_rule(4, {})});
+    return;
+  }
+  if (epilogue == Epilogue::glu) {  // N/2 values an x row
+    bindings.at(2) = {"y", BindingRole::output, size_rule(4, {0, 1}, 2)};
     return;
   }
   if (caches(epilogue)) {
@@ -181,6 +203,7 @@ void add_defines(Epilogue epilogue, std::vector<ShaderPlan>& stages) {
   for (auto& stage : stages) {
     stage.defines.emplace_back("Y_ROPE", rotates(epilogue) ? "1" : "0");
     stage.defines.emplace_back("Y_CACHE", caches(epilogue) ? "1" : "0");
+    stage.defines.emplace_back("Y_GLU", epilogue == Epilogue::glu ? "1" : "0");
   }
 }
 
@@ -233,6 +256,14 @@ void adapt_problem(Epilogue epilogue, const Shape& shape, std::uint64_t seed, Pr
     problem.buffers.push_back(HostBuffer{"counter", std::vector<std::uint8_t>(4), false, false});
     return;
   }
+  if (epilogue == Epilogue::glu) {
+    // Each pair of rows of y's reference (gate, up) made their SwiGLU.
+    std::vector<double> gate(m * n / 2), up(m * n / 2);
+    for (std::size_t i = 0; i < gate.size(); ++i) gate[i] = problem.expected[2 * i], up[i] = problem.expected[2 * i + 1];
+    problem.expected = ref::swiglu(std::span<const double>(gate), std::span<const double>(up));
+    problem.buffers.at(2) = HostBuffer{"y", std::vector<std::uint8_t>(m * n / 2 * 4), true, false};
+    return;
+  }
   std::mt19937_64 rng(seed ^ 0x2545f4914f6cdd1dull);
   std::vector<std::int32_t> positions(m);
   if (caches(epilogue)) {
@@ -275,6 +306,7 @@ Tolerance tolerance(Epilogue epilogue, const Tolerance& product) {
     return {product.rel_l2 + rope_angle::kTolerance.rel_l2, product.max_rel + rope_angle::kTolerance.max_rel};
   }
   if (caches(epilogue)) return half_activations::tolerance(product);
+  if (epilogue == Epilogue::glu) return {product.rel_l2 * kGluErrorGrowth, product.max_rel * kGluErrorGrowth};
   return product;
 }
 
@@ -282,6 +314,7 @@ double extra_bytes(Epilogue epilogue, const Shape& shape) {
   if (epilogue == Epilogue::none) return 0;
   const double m = shape.at(0), n = shape.at(1);
   if (epilogue == Epilogue::residual_norm) return (2 * m * n + n) * 4;  // r and w read, xn written
+  if (epilogue == Epilogue::glu) return -m * n / 2 * 4;                   // half of y written
   return m * 4 - (caches(epilogue) ? m * n * 2 : 0);
 }
 
@@ -289,6 +322,7 @@ std::uint64_t extra_device_bytes(Epilogue epilogue, const Shape& shape) {
   if (epilogue == Epilogue::none) return 0;
   const std::uint64_t m = shape.at(0), n = shape.at(1);
   if (epilogue == Epilogue::residual_norm) return (2 * m * n + n) * 4 + 4;  // r, w, xn, the counter
+  if (epilogue == Epilogue::glu) return 0;  // y's half is within the product's y
   std::uint64_t bytes = m * 4 + (rotates(epilogue) ? 4 : 0);
   if (caches(epilogue)) bytes += std::uint64_t{shape.at(kv_len_dim(epilogue))} * n * 2 - m * n * 4;
   return bytes;

@@ -18,6 +18,13 @@
 // matvec_slot_reduce.glsl serves it (the dedicated layouts, REDUCTION=0),
 // rows stored one by one.
 //
+// KERNEL_glu (a feed-forward block's gate and up) takes W with gate's and
+// up's rows interleaved (gate row i at row 2i, up row i at 2i+1) and stores
+// h_i = silu(x·W[2i]ᵀ) · x·W[2i+1]ᵀ, N/2 values an x row: the SwiGLU that
+// ffn_down would otherwise compute from both products' outputs in every one
+// of its workgroups, computed once by the invocation that holds the pair
+// (include/matvec_pair_store.glsl).
+//
 // Shapes: M,N,K then head_dim (the rope epilogues; N a multiple of it) then
 // kv_len (the cache epilogues; M distinct positions below it). Bindings: x,
 // W, y (the cache epilogues: the fp16 cache, kv_len rows of N), pos (one
@@ -35,7 +42,7 @@
 
 namespace vktune::kernels {
 
-enum class Epilogue { none, rope, rope_cache, cache, residual_norm };
+enum class Epilogue { none, rope, rope_cache, cache, residual_norm, glu };
 
 namespace matmul_epilogue {
 
@@ -44,11 +51,11 @@ inline constexpr RuleId kPairTemplate{"epilogue.pair_template"};  // a template 
 inline constexpr RuleId kPairRows{"epilogue.pair_rows"};          // ROWS_PER_WG even
 inline constexpr RuleId kSlotReduce{"epilogue.slot_reduce"};      // the residual norm's stores
 
-std::string suffix(Epilogue epilogue);  // "", "_rope", "_rope_cache", "_cache", "_resnorm"
+std::string suffix(Epilogue epilogue);  // "", "_rope", "_rope_cache", "_cache", "_resnorm", "_glu"
 std::string description(Epilogue epilogue);
 bool rotates(Epilogue epilogue);
 bool caches(Epilogue epilogue);
-// The epilogues that store outputs in pairs of rows (rope, cache).
+// The epilogues that store outputs in pairs of rows (rope, cache, glu).
 bool stores_pairs(Epilogue epilogue);
 // The shape's dimensions after M, N and K.
 std::vector<std::string> extra_dims(Epilogue epilogue);

@@ -1,5 +1,5 @@
 #version 450
-// SwiGLU, elementwise over ROWS*N floats: y = silu(a) * b, silu(v) = v / (1 + exp(-v)).
+// SwiGLU, elementwise over ROWS*N floats: y = silu(a) * b (include/swiglu.glsl).
 // See include/elementwise.glsl for the layout.
 // Parameters: WG_SIZE, VEC, EPT, SUBGROUP_SIZE (host only). Buffers: a, b, y;
 // with STACKED=1 (kernel swiglu_stacked) gu, y: a and b side by side in gu's rows.
@@ -35,8 +35,8 @@ layout(std430, set = 0, binding = 2) writeonly buffer YS { float ys_s[]; };
 layout(std430, set = 0, binding = 2) writeonly buffer YV { VTYPE ys_v[]; };
 #endif
 
-// exp(-a) overflows to +inf for a < -88: a / inf = -0, the right limit.
-VTYPE op(VTYPE a, VTYPE b) { return a / (1.0 + exp(-a)) * b; }
+#include "swiglu.glsl"
+VTYPE op(VTYPE a, VTYPE b) { return swiglu(a, b); }
 
 #define INPUTS 2
 #include "elementwise.glsl"

@@ -65,6 +65,7 @@ struct StepArgs {
   bool norm_into_products = false;
   bool norm_apart_from_block_end = false;
   bool gguf_layouts = false;
+  bool swiglu_in_down = false;
   std::string templates;  // empty: the built-in templates
 };
 
@@ -232,6 +233,7 @@ void run_step(const StepArgs& args, int& result_code) {
     options.norm_into_products = args.norm_into_products;
     options.norm_at_block_end = !args.norm_apart_from_block_end;
     options.device_layouts = !args.gguf_layouts;
+    options.swiglu_in_gate_up = !args.swiglu_in_down;
     step::ModelStep chain(model, file, options, store ? &*store : nullptr, rows, device.info());
     if (!args.json) std::cerr << "vktune step: " << (tuned ? "tuned" : "baseline") << ": compiling and uploading\n";
     chain.prepare(device, templates);
@@ -308,6 +310,7 @@ void run_step(const StepArgs& args, int& result_code) {
                 {"norm_into_products", !args.unfused && args.norm_into_products},
                 {"norm_at_block_end", !args.unfused && !args.norm_into_products && !args.norm_apart_from_block_end},
                 {"device_layouts", !args.gguf_layouts},
+                {"swiglu_in_gate_up", !args.unfused && !args.norm_into_products && !args.swiglu_in_down},
                 {"database", store ? store->path().string() : std::string()},
                 {"check_tolerance", kStepTolerance},
                 {"chained_vs_op_by_op_tolerance", kChainedVsOpByOp},
@@ -430,6 +433,11 @@ In a decode step a Q6_K product reads its weight in the split layout (every
 block's codes and scales 16-byte aligned, the d values after them:
 matmul_q6k_split, matmul_q6k_split_swiglu_resnorm, ...) where the stored
 winners say it pays; --gguf-layouts keeps every weight in GGUF's layout.
+In a decode step the product of gate and up (their rows interleaved) stores
+their SwiGLU, which ffn_down reads as it is (matmul_q4k_glu, then
+matmul_q6k_split_resnorm, ...), where the stored winners say that pays
+against ffn_down computing the SwiGLU from both outputs in every workgroup;
+--swiglu-in-down keeps the latter.
 --json prints vktune-step version 1.
 
 See docs/TUNING_A_MODEL.md.
@@ -470,6 +478,9 @@ See docs/TUNING_A_MODEL.md.
   cmd->add_flag("--gguf-layouts", args->gguf_layouts,
                 "Every weight read in GGUF's own layout, never rearranged for a faster product (the _split "
                 "kernels): to measure what the layouts save");
+  cmd->add_flag("--swiglu-in-down", args->swiglu_in_down,
+                "ffn_down computes the SwiGLU of the stacked gate and up product's outputs (the _swiglu kernels), "
+                "never the gate and up product storing it (the _glu kernels): to measure what that saves");
   cmd->add_flag("--check", args->check,
                 "Check the chain op by op (each op on the inputs the chain gave it, within its variant's tolerance), "
                 "the chained run against the op-by-op run, and the logits against the CPU chain in double (exit 1 "

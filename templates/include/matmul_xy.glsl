@@ -119,13 +119,14 @@ void store_y(uint i, float v) { y[i] = v; }
 // x is the SwiGLU of a feed-forward block's gate and up products, read from
 // their outputs side by side (row m of binding 0: the gate's K values, then
 // the up's K; kernels/quant_matmul.hpp, Activations::swiglu):
-// x = silu(gate)·up = gate / (1 + e^-gate) · up.
+// x = silu(gate)·up (include/swiglu.glsl).
+#include "swiglu.glsl"
 layout(std430, set = 0, binding = 0) readonly buffer XBuf { vec4 xv[]; };
 layout(std430, set = 0, binding = 2) Y_ACCESS buffer YBuf { float y[]; };
 vec4 x4(uint i) {
   const uint row_vectors = K / 4u, m = i / row_vectors, at = i - m * row_vectors;
   const vec4 gate = xv[2u * m * row_vectors + at], up = xv[(2u * m + 1u) * row_vectors + at];
-  return gate / (1.0 + exp(-gate)) * up;
+  return swiglu(gate, up);
 }
 void store_y(uint i, float v) { y[i] = v; }
 #elif defined(ACT_F16)

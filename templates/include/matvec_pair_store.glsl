@@ -12,14 +12,17 @@
 //   Y_CACHE 1  both as one word of two fp16 halves (packHalf2x16: no 16-bit
 //              storage needed) into the cache at row pos[m] (rows of N
 //              values: [kv_len][heads][head_dim], what attention_decode
-//              reads), no other row touched; else into y.
-// Bindings after x, W and y (or the cache): pos (one int32 per x row) at 3,
-// base (one float) at 4 with Y_ROPE. ROWS_PER_WG and N are even (legality),
+//              reads), no other row touched; else into y;
+//   Y_GLU 1    the pair's SwiGLU, silu(a)·b (W's rows gate and up
+//              interleaved), as value row/2 of y's rows of N/2.
+// Bindings after x, W and y (or the cache), with Y_ROPE or Y_CACHE: pos (one
+// int32 per x row) at 3, base (one float) at 4 with Y_ROPE. ROWS_PER_WG and N are even (legality),
 // so a pair never straddles two workgroups or the end of W.
 #ifndef VKTUNE_MATVEC_PAIR_STORE_GLSL
 #define VKTUNE_MATVEC_PAIR_STORE_GLSL
 
 #include "rope_angle.glsl"
+#include "swiglu.glsl"
 
 #if (ROWS_PER_WG % 2) != 0
 #error "the pair epilogues need an even ROWS_PER_WG"
@@ -29,13 +32,22 @@
 #error "the pair epilogues take fp32 activations"
 #endif
 
+#if Y_GLU && (Y_ROPE || Y_CACHE)
+#error "Y_GLU stores the SwiGLU of a pair, neither turned nor cached"
+#endif
+
+#if Y_ROPE || Y_CACHE
 layout(std430, set = 0, binding = 3) readonly buffer PosBuf { int pos[]; };
+#endif
 #if Y_ROPE
 layout(std430, set = 0, binding = 4) readonly buffer BaseBuf { float freq_base; };
 #endif
 
 // Rows `row` and row + 1 of x row `col`: a and b, as the walk summed them.
 void store_pair(uint col, uint row, float a, float b) {
+#if Y_GLU
+  y[col * (N / 2u) + row / 2u] = swiglu(a, b);
+#else
   const uint i = col * N + row;
 #if Y_ROPE
   const vec2 turn = rope_cos_sin(float(pos[col]), (row % HEAD_DIM) / 2u, rope_log2_step(freq_base, HEAD_DIM));
@@ -48,6 +60,7 @@ void store_pair(uint col, uint row, float a, float b) {
 #else
   y[i] = a;
   y[i + 1u] = b;
+#endif
 #endif
 }
 

@@ -2,8 +2,8 @@
 // stores go through matvec_slot_reduce.glsl (matvec_q8_walk.glsl's and
 // matvec_q4k.comp): M, N and K, and with Y_ROPE the size of a head (the
 // _rope and _rope_cache products: shape M,N,K,head_dim[,kv_len]; a cache's
-// kv_len is not read, its row is the position). Y_ROPE and Y_CACHE, the
-// epilogues of include/matvec_pair_store.glsl, and Y_RESNORM
+// kv_len is not read, its row is the position). Y_ROPE, Y_CACHE and Y_GLU,
+// the epilogues of include/matvec_pair_store.glsl, and Y_RESNORM
 // (include/residual_norm.glsl) default to 0 here.
 #ifndef VKTUNE_MATVEC_SHAPE_GLSL
 #define VKTUNE_MATVEC_SHAPE_GLSL
@@ -13,6 +13,9 @@
 #endif
 #ifndef Y_CACHE
 #define Y_CACHE 0
+#endif
+#ifndef Y_GLU
+#define Y_GLU 0  // include/matvec_pair_store.glsl
 #endif
 #ifndef Y_RESNORM
 #define Y_RESNORM 0  // include/residual_norm.glsl

@@ -8,12 +8,13 @@
 // constants M and N, `shared float partial[S * R * C]`, `float acc[RT][C]`
 // and the output buffer `y`.
 //
-// With Y_ROPE or Y_CACHE (include/matvec_shape.glsl) the outputs are stored
-// in pairs of rows by include/matvec_pair_store.glsl.
+// With Y_ROPE, Y_CACHE or Y_GLU (include/matvec_shape.glsl) the outputs are
+// stored in pairs of rows by include/matvec_pair_store.glsl.
 #ifndef VKTUNE_MATVEC_SLOT_REDUCE_GLSL
 #define VKTUNE_MATVEC_SLOT_REDUCE_GLSL
 
-#if Y_ROPE || Y_CACHE
+#define Y_PAIRS (Y_ROPE || Y_CACHE || Y_GLU)
+#if Y_PAIRS
 #include "matvec_pair_store.glsl"
 #endif
 #if Y_RESNORM
@@ -32,7 +33,7 @@ void reduce_and_store(uint tid, uint part, uint group, uint slot, uint row0, uin
   for (uint o = tid; o < R * C; o += WG_SIZE) {
     const uint row = row0 + o / C;
     const uint col = col0 + o % C;
-#if Y_ROPE || Y_CACHE
+#if Y_PAIRS
     // Rows in pairs (include/matvec_pair_store.glsl): the even row's
     // invocation stores both, the odd row's nothing.
     if ((o / C) % 2u != 0u) continue;

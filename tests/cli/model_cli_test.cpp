@@ -276,7 +276,8 @@ TEST_F(ModelCli, TunesEveryOpOfTheDecodeStepAndExportsTheirTable) {
   EXPECT_FALSE(steps.at("norm_into_products").get<bool>());
   const auto norm_in = "step " + model + " --device 0 --context 64 --norm-into-products --tuned --check --json "
                                          "--samples 10 --db " + db;
-  for (const char* plain : {"matmul_q4k --shape 1,256,256", "matmul_q4k_swiglu --shape 1,256,512",
+  // (`model` tuned gate and up as the _glu product: the stacked one here.)
+  for (const char* plain : {"matmul_q4k --shape 1,256,256 --shape 1,1024,256", "matmul_q4k_swiglu --shape 1,256,512",
                             "matmul_q6k_swiglu --shape 1,256,512", "add_rmsnorm_mul --shape 1,256"}) {
     const auto tuned_plain = run(std::string(plain) + " --device 0 --budget 1 --seed 3 --db " + db);
     ASSERT_EQ(tuned_plain.exit_code, 0) << plain << ": " << tuned_plain.err;

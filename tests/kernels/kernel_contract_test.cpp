@@ -267,7 +267,7 @@ TEST(CoveringStrength, OnlyKernelsWithAPairwiseSiblingTakeValuesOnly) {
     // The activation variants, and the q/k/v products' epilogues (which
     // differ from their sibling only in how y is stored).
     std::string suffix;
-    for (const char* s : {"_f16", "_swiglu_resnorm", "_resnorm", "_swiglu", "_addnorm", "_rope_cache", "_rope", "_cache"}) {
+    for (const char* s : {"_f16", "_swiglu_resnorm", "_resnorm", "_swiglu", "_addnorm", "_rope_cache", "_rope", "_cache", "_glu"}) {
       if (name.ends_with(s)) {
         suffix = s;
         break;
@@ -280,9 +280,9 @@ TEST(CoveringStrength, OnlyKernelsWithAPairwiseSiblingTakeValuesOnly) {
     const auto space = enumerate_space(*kernel, shape, device, SpaceScope::pruned);
     EXPECT_LT(covering_configs(space, 1).size(), covering_configs(space, 2).size()) << name;
   }
-  EXPECT_EQ(weaker, 17u) << "matmul_{q4_0,q8_0,q4k}_f16, matmul_{q4k,q6k}_{swiglu,addnorm}, "
-                            "matmul_q4k_{rope,rope_cache,cache,resnorm}, matmul_q6k_cache, "
-                            "matmul_{q4k,q6k}_swiglu_resnorm and matmul_q6k_split_{cache,swiglu,swiglu_resnorm}";
+  EXPECT_EQ(weaker, 20u) << "matmul_{q4_0,q8_0,q4k}_f16, matmul_{q4k,q6k}_{swiglu,addnorm}, "
+                            "matmul_q4k_{rope,rope_cache,cache,resnorm,glu}, matmul_q6k_{cache,resnorm}, "
+                            "matmul_{q4k,q6k}_swiglu_resnorm and matmul_q6k_split_{cache,swiglu,swiglu_resnorm,resnorm}";
 }
 
 // A stored config from before the kernel gained a parameter reaches the

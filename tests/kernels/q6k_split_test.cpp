@@ -33,7 +33,8 @@ const std::vector<std::pair<std::string, std::string>> kTwins{
     {"matmul_q6k_split", "matmul_q6k"},
     {"matmul_q6k_split_cache", "matmul_q6k_cache"},
     {"matmul_q6k_split_swiglu", "matmul_q6k_swiglu"},
-    {"matmul_q6k_split_swiglu_resnorm", "matmul_q6k_swiglu_resnorm"}};
+    {"matmul_q6k_split_swiglu_resnorm", "matmul_q6k_swiglu_resnorm"},
+    {"matmul_q6k_split_resnorm", "matmul_q6k_resnorm"}};
 
 TEST(Q6kSplit, TheProblemIsTheGgufKernelsWithItsWeightsRearranged) {
   const std::uint64_t seed = std::random_device{}();

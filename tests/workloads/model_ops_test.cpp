@@ -68,7 +68,7 @@ TEST(ModelOps, TheTinyLlamasDecodeStepAndPrefill) {
       {{"get_rows_q4k", "8,128,256"}, {0, 1}},
       // Layer 0's attention norm; every other norm follows a residual add,
       // fused with it: in a decode step into the product before them (the
-      // attention output, and ffn_down after its SwiGLU), in a prefill an
+      // attention output, and ffn_down reading the SwiGLU), in a prefill an
       // add_rmsnorm_mul, 2 per layer, the last one's before the output
       // norm on the last token's row alone.
       {{"rmsnorm_mul", "1,256"}, {1, 0}},
@@ -95,14 +95,16 @@ TEST(ModelOps, TheTinyLlamasDecodeStepAndPrefill) {
       {{"matmul_q6k_cache", "8,128,256,64"}, {0, 1}},
       {{"attention_decode", "4,2,64,64"}, {2, 0}},
       {{"attention_prefill", "8,4,2,64,8"}, {0, 2}},  // the prompt from an empty cache
-      // Gate and up as one product of their stacked weights, whose SwiGLU
-      // ffn_down reads; the prefill's 8 rows are within the decode
-      // products' M (below, a longer prompt runs the four apart).
-      {{"matmul_q4k", "1,1024,256"}, {2, 0}},
+      // Gate and up as one product: in a decode step of their rows
+      // interleaved, storing their SwiGLU, which ffn_down reads as plain x
+      // (ending the block with its norm); in the prefill of their stacked
+      // weights, whose SwiGLU ffn_down computes: its 8 rows are within the
+      // decode products' M (below, a longer prompt runs the four apart).
+      {{"matmul_q4k_glu", "1,1024,256"}, {2, 0}},
       {{"matmul_q4k", "8,1024,256"}, {0, 2}},
-      {{"matmul_q4k_swiglu_resnorm", "1,256,512"}, {1, 0}},
       {{"matmul_q4k_swiglu", "8,256,512"}, {0, 1}},
-      {{"matmul_q6k_split_swiglu_resnorm", "1,256,512"}, {1, 0}},
+      {{"matmul_q4k_resnorm", "1,256,512"}, {1, 0}},
+      {{"matmul_q6k_split_resnorm", "1,256,512"}, {1, 0}},
       {{"matmul_q6k_swiglu", "8,256,512"}, {0, 1}},
       {{"argmax", "1,128"}, {1, 1}},
   };

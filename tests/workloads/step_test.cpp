@@ -50,6 +50,7 @@ TEST(ModelStep, TheChainsLogitsAreTheCpuChains) {
     auto chain_options = baselines(48, 9);
     chain_options.norm_at_block_end = false;
     chain_options.device_layouts = false;  // GGUF's Q6_K products (the split ones: `ended`, below)
+    chain_options.swiglu_in_gate_up = false;  // ffn_down computes the SwiGLU (the _glu product: `ended`)
     ModelStep chain(m, file, chain_options, nullptr, {}, device.info());
     // 1 lookup, the first norm, then per layer: llama's q, k and v with
     // their rope and cache stores in the products' epilogues (9 ops), the
@@ -119,14 +120,19 @@ TEST(ModelStep, TheChainsLogitsAreTheCpuChains) {
     // measured with GGUF's layouts).
     // Its Q6_K products read their weights in the split layout (the
     // default: the matmul_q6k_split kernels, whose template quantizes x
-    // too, the head's and layer 1's v's and ffn_down's).
+    // too, the head's and layer 1's v's and ffn_down's), and gate and up
+    // run as one product of their rows interleaved that stores their
+    // SwiGLU (the default: matmul_q4k_glu), ffn_down a plain-x _resnorm
+    // product reading it.
     auto ended_options = baselines(48, 9);
     ModelStep ended(m, file, ended_options, nullptr, {}, device.info());
     ASSERT_EQ(ended.ops().size(), chain.ops().size() - 4);
     ASSERT_EQ(ended.ops()[gate_up - 2].kernel, "matmul_q4k_resnorm");  // attn_output, the add and ffn_norm
-    ASSERT_EQ(ended.ops()[gate_up - 1].kernel, "matmul_q4k");
-    ASSERT_EQ(ended.ops()[gate_up].kernel, "matmul_q4k_swiglu_resnorm");
-    ASSERT_EQ(ended.ops().end()[-3].kernel, "matmul_q6k_split_swiglu_resnorm");  // with the output norm
+    ASSERT_EQ(ended.ops()[gate_up - 1].kernel, "matmul_q4k_glu");
+    ASSERT_EQ(ended.ops()[gate_up - 1].shape, (kernels::Shape{1, 1024, 256}));
+    ASSERT_EQ(ended.ops()[gate_up].kernel, "matmul_q4k_resnorm");
+    ASSERT_EQ(ended.ops()[gate_up].shape, (kernels::Shape{1, 256, 512}));
+    ASSERT_EQ(ended.ops().end()[-3].kernel, "matmul_q6k_split_resnorm");  // with the output norm
     ASSERT_EQ(ended.ops().end()[-2].kernel, "matmul_q6k_split");  // the head
     if (llama) {
       ASSERT_EQ(ended.ops()[2 + per_layer - 2 + 2].kernel, "matmul_q6k_split_cache");  // layer 1's v

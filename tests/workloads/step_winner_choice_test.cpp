@@ -1,8 +1,8 @@
 // Which chain `vktune step` builds from the stored winners (workloads/llm/
 // model_step.cpp): the newest winner of the model's GPUs serves, and each
 // fusion that has another way (a norm taken into its readers, a block's
-// end taking in the next norm) is taken only where the stored medians say
-// it pays. The chains' arithmetic: step_test.cpp.
+// end taking in the next norm, gate and up storing their SwiGLU) is taken
+// only where the stored medians say it pays. The chains' arithmetic: step_test.cpp.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -12,6 +12,7 @@
 #include "engine/device_identity.hpp"
 #include "harness/device.hpp"
 #include "harness/instance.hpp"
+#include "reference/gguf_types.hpp"
 #include "step_test_support.hpp"
 #include "workloads/llm/model_description.hpp"
 
@@ -74,6 +75,7 @@ TEST_F(FusionChoice, TheNormIsTakenInWhereTheStoredWinnersSayItPays) {
   ModelStep fused(m, file, options, nullptr, {}, device.info());
   options.norm_into_products = false;
   options.norm_at_block_end = false;  // the add_rmsnorm_mul chain (the _resnorm products: their own test)
+  options.swiglu_in_gate_up = false;  // the stacked gate and up the norm's readers are (the _glu product: its own)
   ModelStep apart(m, file, options, nullptr, {}, device.info());
   // Every op its own kernel: the plain products, rope and the cache stores
   // stored too, against which the epilogue products (the apart chain's q,
@@ -250,6 +252,72 @@ TEST_F(FusionChoice, AQ6KWeightIsReadSplitWhereTheStoredWinnersSayItPays) {
   store_all(1);
   remove(split, true);  // GGUF's winners alone: an untuned twin never replaces them
   EXPECT_EQ(twins(ModelStep(m, file, options, &store, {device_row}, device.info())), 0);
+}
+
+// Gate and up run as the _glu product (their rows interleaved, storing their
+// SwiGLU) and ffn_down as a plain-x product reading it only where the
+// stored medians say that pays against the stacked product and the
+// SwiGLU-reading ffn_down; with one way's winners only, that way; with
+// none, the _glu product. Its weight buffer is the two tensors' rows
+// alternating, gate's first.
+TEST_F(FusionChoice, GateAndUpStoreTheirSwigluWhereTheStoredWinnersSayItPays) {
+  ModelStep glu(m, file, options, nullptr, {}, device.info());
+  options.swiglu_in_gate_up = false;
+  ModelStep stacked(m, file, options, nullptr, {}, device.info());
+  options.swiglu_in_gate_up = true;
+  auto count = [](const ModelStep& chain, const std::string& suffix) {
+    return std::count_if(chain.ops().begin(), chain.ops().end(),
+                         [&](const StepOp& op) { return op.kernel.ends_with(suffix); });
+  };
+  ASSERT_EQ(count(glu, "_glu"), 2);  // one a layer
+  EXPECT_EQ(count(glu, "_swiglu_resnorm"), 0);
+  EXPECT_EQ(count(stacked, "_glu"), 0);
+  EXPECT_EQ(count(stacked, "_swiglu_resnorm"), 2);
+  ASSERT_EQ(glu.ops().size(), stacked.ops().size());
+  for (const auto& op : glu.ops()) {
+    if (!op.kernel.ends_with("_glu")) continue;
+    const std::string blk = op.role.substr(0, op.role.find("ffn_gate"));
+    const auto& gate = glu.weight_bytes(blk + "ffn_gate.weight");
+    const auto& up = glu.weight_bytes(blk + "ffn_up.weight");
+    const auto& both = glu.weight_bytes(op.buffers[1]);
+    ASSERT_EQ(both.size(), gate.size() + up.size());
+    const auto& t = m.tensors.at(blk + "ffn_gate.weight");
+    const auto row = ref::row_bytes(t.type, t.row_length());
+    for (std::size_t r = 0; r < t.rows(); ++r) {
+      EXPECT_TRUE(std::equal(gate.begin() + r * row, gate.begin() + (r + 1) * row, both.begin() + 2 * r * row)) << r;
+      EXPECT_TRUE(std::equal(up.begin() + r * row, up.begin() + (r + 1) * row, both.begin() + (2 * r + 1) * row)) << r;
+    }
+  }
+  const auto db = std::filesystem::path(::testing::TempDir()) / "step_glu_pays.db";
+  std::filesystem::remove(db);
+  auto store = results::Store::open(db);
+  const auto device_row = store.upsert_device(identity_of(device.info()));
+  // The glu way's two products at `glu_ns` each, every other op at 1000.
+  auto store_all = [&](double glu_ns) {
+    for (const auto* chain : {&glu, &stacked}) {
+      for (const auto& op : chain->ops()) {
+        const bool glu_way = op.kernel.ends_with("_glu") ||
+                             (op.kernel.ends_with("_resnorm") && op.role.find("swiglu") == std::string::npos &&
+                              op.role.find("ffn_down") != std::string::npos);
+        store_winner(store, device_row, op.kernel, op.shape, op.config, glu_way ? glu_ns : 1000);
+      }
+    }
+  };
+  options.tuned = true;
+  auto glus = [&] { return count(ModelStep(m, file, options, &store, {device_row}, device.info()), "_glu"); };
+  store_all(900);
+  EXPECT_EQ(glus(), 2);
+  store_all(1100);
+  EXPECT_EQ(glus(), 0);
+  for (const auto& op : stacked.ops()) {  // the glu way's winners alone, however slow: the glu way
+    if (op.kernel == "matmul_q4k") store.remove_winner(device_row, op.kernel, kernels::shape_to_string(op.shape), "cold");
+  }
+  EXPECT_EQ(glus(), 2);
+  store_all(1);
+  for (const auto& op : glu.ops()) {  // the stacked way's alone: an untuned _glu product never replaces it
+    if (op.kernel.ends_with("_glu")) store.remove_winner(device_row, op.kernel, kernels::shape_to_string(op.shape), "cold");
+  }
+  EXPECT_EQ(glus(), 0);
 }
 
 }  // namespace

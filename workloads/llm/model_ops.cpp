@@ -105,8 +105,10 @@ void qkv_apart(Builder& b, const ModelDescription& m, const std::string& blk, st
 // those are not listed), q, k and v
 // with their rope and cache stores in the products' epilogues where those
 // serve (qkv_epilogues), else k rotated straight into its cache row
-// (rope_cache) where that kernel serves the context, and gate and up as one stacked product whose SwiGLU ffn_down
-// reads in a decode step (fuses_swiglu), swiglu_stacked elsewhere.
+// (rope_cache) where that kernel serves the context, and gate and up as one product: in a decode step of their
+// rows interleaved storing their SwiGLU, which ffn_down reads (glu_matmul_kernel; the step runs it where the
+// stored winners say it pays, and otherwise the stacked product whose SwiGLU ffn_down computes: not listed), or
+// stacked with that SwiGLU in ffn_down's product (fuses_swiglu); swiglu_stacked elsewhere.
 void phase_ops(const ModelDescription& m, std::uint32_t tokens, std::uint32_t context, bool prefill, ModelOps& out) {
   Builder b(m, prefill);
   // 64-bit products, refused above 2^32-1 (describe_model checked them too).
@@ -148,15 +150,25 @@ void phase_ops(const ModelDescription& m, std::uint32_t tokens, std::uint32_t co
       b.add("add_rmsnorm_mul", {tokens, m.embedding}, "residual+ffn_norm", out);
     }
     // ffn_down ends the layer with the residual add and the next norm where it can.
-    const bool down_ends = !prefill && ends_with_norm(m, layer, BlockEnd::feed_forward, tokens);
-    if (stacks_gate_up(m, blk)) {  // gate and up stacked in one product, whose two halves SwiGLU reads
+    const std::string next_norm = layer + 1 < m.layers ? "attn_norm" : "output_norm";
+    const auto& down = m.tensors.at(blk + "ffn_down.weight");
+    const std::string glu = prefill ? std::string() : glu_matmul_kernel(m, blk, tokens);
+    const bool down_ends =
+        !prefill && ends_with_norm(m, layer, glu.empty() ? BlockEnd::feed_forward : BlockEnd::feed_forward_glu, tokens);
+    if (!glu.empty()) {  // gate and up interleaved in one product that stores their SwiGLU, ffn_down reading it
+      b.add(glu, {tokens, gate_up_rows, m.embedding}, "ffn_gate+ffn_up+swiglu", out);
+      if (down_ends) {
+        b.add(resnorm_matmul_kernel(down.type, false), {tokens, m.embedding, m.feed_forward},
+              "ffn_down+residual+" + next_norm, out);
+      } else {
+        b.product(blk + "ffn_down.weight", "ffn_down", tokens, out);
+      }
+    } else if (stacks_gate_up(m, blk)) {  // gate and up stacked in one product, whose two halves SwiGLU reads
       b.add(matmul_kernel(m.tensors.at(blk + "ffn_gate.weight").type), {tokens, gate_up_rows, m.embedding},
             "ffn_gate+ffn_up", out);
       if (down_ends) {
-        b.add(resnorm_matmul_kernel(m.tensors.at(blk + "ffn_down.weight").type, true),
-              {tokens, m.embedding, m.feed_forward},
-              layer + 1 < m.layers ? "swiglu+ffn_down+residual+attn_norm" : "swiglu+ffn_down+residual+output_norm",
-              out);
+        b.add(resnorm_matmul_kernel(down.type, true), {tokens, m.embedding, m.feed_forward},
+              "swiglu+ffn_down+residual+" + next_norm, out);
       } else if (fuses_swiglu(m, blk, tokens)) {  // in ffn_down's product
         b.add(swiglu_matmul_kernel(m.tensors.at(blk + "ffn_down.weight").type), {tokens, m.embedding, m.feed_forward},
               "swiglu+ffn_down", out);
@@ -249,6 +261,15 @@ bool fuses_swiglu(const ModelDescription& model, const std::string& blk, std::ui
 
 std::string stacked_gate_up(const std::string& blk) { return blk + "ffn_gate.weight+" + blk + "ffn_up.weight"; }
 
+std::string glu_matmul_kernel(const ModelDescription& model, const std::string& blk, std::uint32_t tokens) {
+  if (tokens > kernels::matmul::kMaxDecodeM || !stacks_gate_up(model, blk)) return {};
+  if (matmul_kernel(model.tensors.at(blk + "ffn_down.weight").type).empty()) return {};
+  const auto name = matmul_kernel(model.tensors.at(blk + "ffn_gate.weight").type) + "_glu";
+  return kernels::find_kernel_or_null(name) ? name : std::string();
+}
+
+std::string interleaved_gate_up(const std::string& blk) { return stacked_gate_up(blk) + ":interleaved"; }
+
 std::optional<LayoutTwin> layout_twin(const std::string& kernel, const kernels::Shape& shape) {
   // Each layout's product family: the GGUF kernels' name prefix and the twins'.
   struct Family {
@@ -292,8 +313,11 @@ bool ends_with_norm(const ModelDescription& model, std::uint32_t layer, BlockEnd
   if (which == BlockEnd::attention) {
     return !resnorm_matmul_kernel(model.tensors.at(blk + "attn_output.weight").type, false).empty();
   }
-  return fuses_swiglu(model, blk, tokens) &&
-         !resnorm_matmul_kernel(model.tensors.at(blk + "ffn_down.weight").type, true).empty();
+  const auto down = model.tensors.at(blk + "ffn_down.weight").type;
+  if (which == BlockEnd::feed_forward_glu) {
+    return !glu_matmul_kernel(model, blk, tokens).empty() && !resnorm_matmul_kernel(down, false).empty();
+  }
+  return fuses_swiglu(model, blk, tokens) && !resnorm_matmul_kernel(down, true).empty();
 }
 
 std::vector<std::string> norm_readers(const ModelDescription& model, std::uint32_t layer, NormReaders which) {

@@ -70,6 +70,15 @@ bool stacks_gate_up(const ModelDescription& model, const std::string& blk);
 bool fuses_swiglu(const ModelDescription& model, const std::string& blk, std::uint32_t tokens);
 // The stacked weights' buffer name: "blk.3.ffn_gate.weight+blk.3.ffn_up.weight".
 std::string stacked_gate_up(const std::string& blk);
+// The gate and up product that stores their SwiGLU (matmul_q4k_glu: the
+// weights' rows interleaved, kernels/quant_matmul_epilogue.hpp), for a
+// decode step of `tokens` rows of layer `blk` whose gate and up stack and
+// whose ffn_down a plain product reads (its x the stored SwiGLU), or "".
+// A step runs it, and ffn_down on its output, where the stored winners say
+// that pays against the stacked product and the SwiGLU-reading ffn_down.
+std::string glu_matmul_kernel(const ModelDescription& model, const std::string& blk, std::uint32_t tokens);
+// Its weights' buffer name: "blk.3.ffn_gate.weight+blk.3.ffn_up.weight:interleaved".
+std::string interleaved_gate_up(const std::string& blk);
 // The product that takes in the residual add and the norm before it
 // (matmul_q4k_addnorm for Q4_K weights), or "" where none serves `type`.
 std::string addnorm_matmul_kernel(ref::GgmlType type);
@@ -79,9 +88,10 @@ std::string addnorm_matmul_kernel(ref::GgmlType type);
 std::string resnorm_matmul_kernel(ref::GgmlType type, bool swiglu);
 // Whether a decode step of `tokens` rows can end layer `layer`'s attention
 // block (attn_output) or its feed-forward block (ffn_down after its SwiGLU,
-// where fuses_swiglu) with that product: decode rows and a kernel for the
-// weight's type. A step takes it where the stored winners say it pays.
-enum class BlockEnd { attention, feed_forward };
+// where fuses_swiglu; feed_forward_glu: ffn_down reading what
+// glu_matmul_kernel stored) with that product: decode rows and a kernel for
+// the weight's type. A step takes it where the stored winners say it pays.
+enum class BlockEnd { attention, feed_forward, feed_forward_glu };
 bool ends_with_norm(const ModelDescription& model, std::uint32_t layer, BlockEnd which, std::uint32_t tokens);
 // The products that read one residual norm in a decode step: a layer's q,
 // k and v; its gate and up (stacked where fuses_swiglu); the output head.

@@ -52,6 +52,7 @@ ModelStep::ModelStep(const model::ModelDescription& m, const ref::GgufFile& file
   std::vector<std::string> weights;
   std::set<std::string> named;
   std::vector<std::pair<std::string, std::pair<std::string, std::string>>> stacks;  // stacked <- (first, second)
+  std::vector<std::pair<std::string, std::pair<std::string, std::string>>> interleaves;  // rows alternating
   std::vector<std::string> biases;  // added to every token's row: repeated `tokens` times
   auto weight = [&](const std::string& name) -> const ref::GgufTensorInfo& {
     const auto& t = m.tensors.at(name);
@@ -374,7 +375,75 @@ ModelStep::ModelStep(const model::ModelDescription& m, const ref::GgufFile& file
         !ffn_normed && fuse_norm && model::fuses_norm(m, layer, model::NormReaders::feed_forward, tokens);
     const NormedInput ffn_in{stream,           ffn_normed ? "" : "o", "xb", blk + "ffn_norm.weight",
                              blk + "attn_residual", blk + "ffn_norm", false, ffn_normed};
-    if (options.fused && model::stacks_gate_up(m, blk)) {
+    // Named (weight()) where an op binds it, so that random weights are drawn in the ops' order.
+    const auto& down = m.tensors.at(blk + "ffn_down.weight");
+    const kernels::Shape down_shape{tokens, m.embedding, m.feed_forward};
+    const kernels::Shape gate_up_shape{tokens, 2 * m.feed_forward, m.embedding};
+    // ffn_down's kernel reading the SwiGLU (of the stacked product's two
+    // halves, or as the glu product stored it: `swiglu_x` false), with the
+    // residual add and the next norm where that serves and pays.
+    struct DownWay {
+      std::string kernel;
+      bool ends_with_norm = false;
+    };
+    auto down_way = [&](bool swiglu_x) {
+      const auto plain = swiglu_x ? model::swiglu_matmul_kernel(down.type) : model::matmul_kernel(down.type);
+      const auto end = swiglu_x ? model::BlockEnd::feed_forward : model::BlockEnd::feed_forward_glu;
+      if (end_with_norm && model::ends_with_norm(m, layer, end, tokens)) {
+        const auto fused_kernel = model::resnorm_matmul_kernel(down.type, swiglu_x);
+        if (resnorm_pays(plain, fused_kernel, down_shape)) return DownWay{fused_kernel, true};
+      }
+      return DownWay{plain, false};
+    };
+    // What a feed-forward block's products cost by their stored winners:
+    // gate and up, ffn_down, and where ffn_down does not end the block, the
+    // add_rmsnorm_mul after it and its dependent dispatch.
+    auto feed_forward_ns = [&](const std::string& gate_up, const DownWay& way) {
+      std::optional<double> sum = winner_ns(gate_up, gate_up_shape);
+      add_to(sum, winner_ns(way.kernel, down_shape));
+      if (!way.ends_with_norm && end_with_norm) {
+        add_to(sum, dispatch_floor_ns);
+        add_to(sum, winner_ns("add_rmsnorm_mul", {tokens, m.embedding}));
+      }
+      return sum;
+    };
+    // Gate and up as the glu product (their SwiGLU stored, ffn_down reading
+    // it as plain x) where that pays against the stacked product and the
+    // SwiGLU-reading ffn_down, decided as norm_in_pays is: where only one
+    // way has its winners, that way; where neither has, the glu product.
+    // Not with the norm taken into the products (no kernel takes both).
+    std::string glu = options.fused && !fuse_norm && options.swiglu_in_gate_up && model::fuses_swiglu(m, blk, tokens)
+                          ? model::glu_matmul_kernel(m, blk, tokens)
+                          : std::string();
+    if (!glu.empty()) {
+      const auto with_glu = feed_forward_ns(glu, down_way(false));
+      const auto stacked =
+          feed_forward_ns(model::matmul_kernel(m.tensors.at(blk + "ffn_gate.weight").type), down_way(true));
+      const bool pays = with_glu && stacked ? *with_glu < *stacked : with_glu.has_value() || !stacked.has_value();
+      if (!pays) glu.clear();
+    }
+    const std::string next_norm_role = layer + 1 < m.layers ? "attn_norm" : "output_norm";
+    const std::string next_norm =
+        layer + 1 < m.layers ? "blk." + std::to_string(layer + 1) + ".attn_norm.weight" : "output_norm.weight";
+    if (!glu.empty()) {
+      // Gate's and up's rows interleaved (built below), the SwiGLU in h.
+      const auto& gate = weight(blk + "ffn_gate.weight");
+      const std::string interleaved = model::interleaved_gate_up(blk);
+      interleaves.push_back({interleaved, {gate.name, weight(blk + "ffn_up.weight").name}});
+      stream = normed_products(ffn_in, false, {{interleaved, glu, "h", blk + "ffn_gate+ffn_up+swiglu", gate_up_shape}});
+      const auto way = down_way(false);
+      const std::string type = " (" + std::string(ref::type_name(down.type)) + ")";
+      if (way.ends_with_norm) {
+        add(way.kernel, down_shape, blk + "ffn_down+ffn_residual+" + next_norm_role + type,
+            {{"x", "h"}, {"W", weight(down.name).name}, {"y", "xa"}, {"r", stream}, {"w", weight(next_norm).name}, {"xn", "xn"}})
+            .weight = down.name;
+        stream = "xa";
+      } else {
+        add(way.kernel, down_shape, blk + "ffn_down" + type, {{"x", "h"}, {"W", weight(down.name).name}, {"y", "d"}})
+            .weight = down.name;
+      }
+      normed = way.ends_with_norm;
+    } else if (options.fused && model::stacks_gate_up(m, blk)) {
       // Gate and up as one product of their weights stacked, its output the
       // two side by side (in a prefill too: one dispatch of twice the
       // columns fills the GPU better than two); ffn_down reads their SwiGLU
@@ -385,29 +454,19 @@ ModelStep::ModelStep(const model::ModelDescription& m, const ref::GgufFile& file
       const std::vector<Reader> gate_up{
           {stacked, model::matmul_kernel(gate.type), "gu", blk + "ffn_gate+ffn_up", {tokens, 2 * m.feed_forward, m.embedding}}};
       stream = normed_products(ffn_in, ffn_fusable && norm_in_pays(ffn_in, gate_up), gate_up);
-      const auto& down = weight(blk + "ffn_down.weight");
       // ffn_down with the residual add and the next norm after it, where that pays.
-      const kernels::Shape down_shape{tokens, m.embedding, m.feed_forward};
-      const std::string down_resnorm =
-          end_with_norm && model::ends_with_norm(m, layer, model::BlockEnd::feed_forward, tokens)
-              ? model::resnorm_matmul_kernel(down.type, true)
-              : std::string();
-      normed = !down_resnorm.empty() &&
-               resnorm_pays(model::swiglu_matmul_kernel(down.type), down_resnorm, down_shape);
+      const auto way = model::fuses_swiglu(m, blk, tokens) ? down_way(true) : DownWay{};
+      normed = way.ends_with_norm;
       if (normed) {
-        const std::string next_norm = layer + 1 < m.layers
-                                          ? "blk." + std::to_string(layer + 1) + ".attn_norm.weight"
-                                          : std::string("output_norm.weight");
-        add(down_resnorm, down_shape,
-            blk + "swiglu+ffn_down+ffn_residual+" + (layer + 1 < m.layers ? "attn_norm" : "output_norm") + " (" +
-                std::string(ref::type_name(down.type)) + ")",
-            {{"x", "gu"}, {"W", down.name}, {"y", "xa"}, {"r", stream}, {"w", weight(next_norm).name}, {"xn", "xn"}})
+        add(way.kernel, down_shape,
+            blk + "swiglu+ffn_down+ffn_residual+" + next_norm_role + " (" + std::string(ref::type_name(down.type)) + ")",
+            {{"x", "gu"}, {"W", weight(down.name).name}, {"y", "xa"}, {"r", stream}, {"w", weight(next_norm).name}, {"xn", "xn"}})
             .weight = down.name;
         stream = "xa";
       } else if (model::fuses_swiglu(m, blk, tokens)) {
         add(model::swiglu_matmul_kernel(down.type), {tokens, m.embedding, m.feed_forward},
             blk + "swiglu+ffn_down (" + std::string(ref::type_name(down.type)) + ")",
-            {{"x", "gu"}, {"W", down.name}, {"y", "d"}})
+            {{"x", "gu"}, {"W", weight(down.name).name}, {"y", "d"}})
             .weight = down.name;
       } else {
         add("swiglu_stacked", {tokens, m.feed_forward}, blk + "swiglu", {{"gu", "gu"}, {"y", "s"}});
@@ -468,6 +527,18 @@ ModelStep::ModelStep(const model::ModelDescription& m, const ref::GgufFile& file
     const auto& second = chain_.contents(halves.second);
     bytes.insert(bytes.end(), second.begin(), second.end());
     chain_.set_contents(stacked, std::move(bytes));
+  }
+  for (const auto& [interleaved, halves] : interleaves) {  // gate's row i at 2i, up's at 2i + 1
+    const auto& gate = chain_.contents(halves.first);
+    const auto& up = chain_.contents(halves.second);
+    const auto& t = m.tensors.at(halves.first);
+    const auto row = ref::row_bytes(t.type, t.row_length());
+    std::vector<std::uint8_t> bytes(gate.size() + up.size());
+    for (std::size_t r = 0; r < gate.size() / row; ++r) {
+      std::copy_n(gate.begin() + static_cast<std::ptrdiff_t>(r * row), row, bytes.begin() + static_cast<std::ptrdiff_t>(2 * r * row));
+      std::copy_n(up.begin() + static_cast<std::ptrdiff_t>(r * row), row, bytes.begin() + static_cast<std::ptrdiff_t>((2 * r + 1) * row));
+    }
+    chain_.set_contents(interleaved, std::move(bytes));
   }
   for (const auto& [name, source] : laid_out) {
     chain_.set_contents(name, ref::to_layout(source.second, chain_.contents(source.first)));

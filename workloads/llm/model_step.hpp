@@ -79,6 +79,13 @@ struct StepOptions {
   // the weight rearranged, where the stored winners say it pays. false:
   // every weight in GGUF's layout (to measure what the layouts save).
   bool device_layouts = true;
+  // With `fused` and not norm_into_products, in a decode step: gate and up
+  // as one product of their rows interleaved that stores their SwiGLU
+  // (model::glu_matmul_kernel), ffn_down reading it as plain x, where the
+  // stored winners say it pays against the stacked product and ffn_down
+  // computing the SwiGLU in each of its workgroups. false: never (to
+  // measure what it saves).
+  bool swiglu_in_gate_up = true;
 };
 
 // A weight's buffer in a device layout other than GGUF's

@@ -163,9 +163,11 @@ Expected reference_of(const StepOp& op, const ModelStep& step, const model::Mode
     }
     // The epilogues (kernels/quant_matmul_epilogue.hpp): y turned by the
     // rope, and/or stored as fp16 into the cache at the positions' rows,
-    // every other row as it was.
+    // every other row as it was; or each pair of rows (gate, up) as their
+    // SwiGLU.
     const bool turned = op.kernel.ends_with("_rope") || op.kernel.ends_with("_rope_cache");
     const bool cached = op.kernel.ends_with("_cache");
+    const bool glu = op.kernel.ends_with("_glu");
     const std::size_t n = s[1];
     const auto positions = turned || cached ? values<std::int32_t>(in.at("pos"), rows) : std::vector<std::int32_t>{};
     auto epilogue = [&](std::vector<double> y) {
@@ -173,11 +175,16 @@ Expected reference_of(const StepOp& op, const ModelStep& step, const model::Mode
         y = ref::rope(std::span<const double>(y), s[3], positions, ref::RopeLayout::normal,
                       values<float>(in.at("base"), 1)[0]);
       }
+      if (glu) {
+        std::vector<double> gate(y.size() / 2), up(y.size() / 2);
+        for (std::size_t i = 0; i < gate.size(); ++i) gate[i] = y[2 * i], up[i] = y[2 * i + 1];
+        return ref::swiglu(std::span<const double>(gate), std::span<const double>(up));
+      }
       return cached ? fp16_rounded(y) : y;
     };
     auto y = epilogue(ref::matmul_quantized(x.data(), s[0], weight("W").data(), type_of("W"), s[1], s[2]));
     Expected e = cached ? cache_rows(in.at("cache"), out.at("cache"), n, s[turned ? 4 : 3], positions, std::move(y))
-                        : Expected(std::move(y), floats(out, "y", std::size_t{s[0]} * s[1]));
+                        : Expected(std::move(y), floats(out, "y", std::size_t{s[0]} * (glu ? s[1] / 2 : s[1])));
     e.input_crest = crest(x);
     if (kernels::uses_quantized_activations(op.config)) {
       e.modeled = epilogue(

@@ -31,10 +31,12 @@ std::vector<double> reference_logits(const model::ModelDescription& m, const Mod
   std::set<std::string> quantized_x;  // weights of the products with 8-bit activations
   for (const auto& op : step.ops()) {
     if (activations == Activations::as_variants && !op.weight.empty() && kernels::uses_quantized_activations(op.config)) {
-      // Stacked weights ("blk.3.ffn_gate.weight+blk.3.ffn_up.weight"): each tensor's product.
+      // Stacked weights ("blk.3.ffn_gate.weight+blk.3.ffn_up.weight", and
+      // with ":interleaved" their rows alternating): each tensor's product.
+      const auto weights = op.weight.substr(0, op.weight.find(':'));
       for (std::size_t start = 0;;) {
-        const auto plus = op.weight.find('+', start);
-        quantized_x.insert(op.weight.substr(start, plus - start));  // to the end where no '+' follows
+        const auto plus = weights.find('+', start);
+        quantized_x.insert(weights.substr(start, plus - start));  // to the end where no '+' follows
         if (plus == std::string::npos) break;
         start = plus + 1;
       }
