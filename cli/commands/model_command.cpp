@@ -209,9 +209,10 @@ rotated straight into its fp16 cache row (rope_cache) and v stored into its
 own (kv_store); decode attention and a prefill's causal prompt attention
 (attention_prefill); SwiGLU; each residual add fused with the norm after it
 (add_rmsnorm_mul); in a decode step gate and up as one product of their
-stacked weights and ffn_down reading their SwiGLU (matmul_q4k_swiglu,
-matmul_q6k_swiglu); the embedding lookup, the output head, argmax: the ops
-vktune step chains.
+rows interleaved that stores their SwiGLU (matmul_q4k_glu), ffn_down reading
+it, with the residual add and the next norm where a _resnorm kernel serves
+(matmul_q4k_resnorm, matmul_q6k_split_resnorm); the embedding lookup, the output head, argmax: the
+ops vktune step chains.
 
 Deduplicates them, times every op's baseline with one searched variant, then
 shares the rest of --time among the ops in proportion to what tuning can still

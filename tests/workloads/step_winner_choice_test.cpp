@@ -14,6 +14,7 @@
 #include "harness/instance.hpp"
 #include "reference/gguf_types.hpp"
 #include "step_test_support.hpp"
+#include "tests/kernels/kernel_test_support.hpp"
 #include "workloads/llm/model_description.hpp"
 
 namespace vktune::step {

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Session 52, call 7 (issue 41 items 1 and 2): the committed table, with
+# Call 7 (run in session 53; session 52 ran it too, its results lost) (issue 41 items 1 and 2): the committed table, with
 # call 6's Qwen winners added, imported alone on a GPU that tuned none of it:
 # `vktune bench --max-drift 10` of the glu way's three kernels (every shape
 # the table holds), then Qwen3-8B's and Qwen2.5-7B's steps at context 128,
