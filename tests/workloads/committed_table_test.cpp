@@ -2,7 +2,7 @@
 // every op `vktune step` runs of the models issue 41 ships tables for
 // (Llama-3-8B's decode at contexts 128, 4096 and 8192 and its 512-token
 // prefill; Mistral-7B's and Qwen3-8B's decode at 128 and 4096 and their
-// 512-token prefill at 8192, Q4_K_M): the
+// 512-token prefill at 8192; Qwen2.5-7B's decode at 128, Q4_K_M): the
 // ops as model_ops derives them, which `vktune export --model` exports, of
 // each preset at full size (preset_contents: no weights made). A change to
 // the ops a model runs, or a table committed without some of them, fails
@@ -42,7 +42,8 @@ TEST(CommittedTable, ServesEveryOpOfTheShippedModels) {
   }
   const std::vector<Served> shipped{{"llama3-8b", 128, 0},   {"llama3-8b", 4096, 0}, {"llama3-8b", 8192, 512},
                                     {"mistral-7b", 128, 0},  {"mistral-7b", 4096, 0}, {"qwen3-8b", 128, 0},
-                                    {"qwen3-8b", 4096, 0}, {"mistral-7b", 8192, 512}, {"qwen3-8b", 8192, 512}};
+                                    {"qwen3-8b", 4096, 0}, {"mistral-7b", 8192, 512}, {"qwen3-8b", 8192, 512},
+                                    {"qwen2.5-7b", 128, 0}};
   for (const auto& [preset, context, prompt] : shipped) {
     const auto model = describe_model(preset_contents(find_preset(preset), "Q4_K_M"), preset);
     const auto ops = model_ops(model, context, prompt);
