@@ -24,6 +24,7 @@
 #include "engine/template_library.hpp"
 #include "engine/runtime_device.hpp"
 #include "engine/variant.hpp"
+#include "tuner/device_baseline.hpp"
 
 namespace vktune::bench {
 
@@ -226,7 +227,7 @@ Registered register_kernel_benchmarks(const BenchOptions& options) {
       ctx.winners->push_back({kernel.name() + " " + kernels::shape_to_string(shape), found.entry->median_ns, 0,
                               update.note});
     }
-    variants.push_back({"baseline", kernel.baseline(shape), 0.0});
+    variants.push_back({"baseline", device_baseline(kernel, shape, ctx.device->info()), 0.0});
     for (const auto& [label, config, stored_ns] : variants) {
       benchmark::RegisterBenchmark((base + "/" + label).c_str(),
                                    [shared, &kernel, shape, config, stored_ns](benchmark::State& state) {

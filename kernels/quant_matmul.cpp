@@ -343,10 +343,11 @@ std::vector<Space> QuantMatmul::build_spaces() const {
 
 Config QuantMatmul::baseline(const Shape& shape) const {
   if (space_index(shape) == kDecode) {
-    // A plain, portable matrix-vector kernel: 64 invocations, eight per row
-    // (eight fit every subgroup size the shuffle reduction allows), one row
-    // per row group, two units per step where the row has enough, all x rows
-    // at once.
+    // A plain matrix-vector kernel: 64 invocations, eight per row summed by
+    // subgroup shuffles (a device whose subgroups hold fewer, lavapipe's 4
+    // on a 128-bit host, runs the nearest legal config instead:
+    // tuner/device_baseline.hpp), one row per row group, two units per step
+    // where the row has enough, all x rows at once.
     const std::uint32_t units = shape[2] / format_.block_weights * format_.units;
     const int t = units >= 8 ? 8 : 4;
     const int unroll = units >= 16 ? 2 : 1;

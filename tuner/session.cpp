@@ -19,6 +19,7 @@
 #include "engine/evaluator.hpp"
 #include "engine/validation_inputs.hpp"
 #include "common/hash.hpp"
+#include "tuner/device_baseline.hpp"
 #include "tuner/search/search_loop.hpp"
 #include "tuner/search/search_space.hpp"
 #include "tuner/search/strategy.hpp"
@@ -262,7 +263,7 @@ void TuneSession::search(Evaluation& evaluation, const kernels::Kernel& kernel, 
 
   // The baseline always runs first, so that the speedup can be reported;
   // the strategy learns from it like any result.
-  const auto baseline = kernel.baseline(shape);
+  const auto baseline = device_baseline(kernel, shape, device_->info());
   evaluation.prepare_configs({baseline}, true);
   const auto& base = evaluation.evaluate_config(baseline);
   if (auto index = search.index_of(baseline)) {

@@ -14,6 +14,7 @@
 #include "engine/device_identity.hpp"
 #include "engine/stale_config.hpp"
 #include "engine/variant.hpp"
+#include "tuner/device_baseline.hpp"
 
 namespace vktune::chain {
 
@@ -104,7 +105,7 @@ ChainOp& KernelChain::add(const std::string& kernel_name, const kernels::Shape& 
                           const std::map<std::string, std::uint64_t>& offsets) {
   const auto& kernel = kernels::find_kernel(kernel_name);
   kernel.validate_shape(shape);
-  ChainOp op{kernel_name, shape, kernel.baseline(shape), false, {}, std::nullopt, role, {}, {}, {}};
+  ChainOp op{kernel_name, shape, device_baseline(kernel, shape, device_), false, {}, std::nullopt, role, {}, {}, {}};
   auto choice = choose(kernel, shape);
   if (choice.config) {
     op.config = std::move(*choice.config), op.tuned = true, op.winner_ns = choice.ns;

@@ -22,6 +22,7 @@
 #include "cli/report.hpp"
 #include "tuner/session.hpp"
 #include "tuner/covering.hpp"
+#include "tuner/device_baseline.hpp"
 #include "common/json_formats.hpp"
 #include "tuner/space.hpp"
 #include "engine/stale_config.hpp"
@@ -148,7 +149,7 @@ std::vector<std::vector<kernels::Config>> select_configs(const kernels::Kernel& 
       for (std::size_t m = 0; m < members.size(); ++m) configs[members[m]] = std::move(covering[m]);
     }
     for (std::size_t s = 0; s < shapes.size(); ++s) {
-      const auto baseline = kernel.baseline(shapes[s]);
+      const auto baseline = device_baseline(kernel, shapes[s], info);
       auto& list = configs[s];
       if (std::find(list.begin(), list.end(), baseline) == list.end()) list.insert(list.begin(), baseline);
     }

@@ -18,6 +18,7 @@
 #include "workloads/kernel_chain.hpp"
 #include "common/json_formats.hpp"
 #include "workloads/llm/model_description.hpp"
+#include "tuner/device_baseline.hpp"
 #include "tuner/session.hpp"
 #include "workloads/llm/model_step.hpp"
 #include "kernels/registry.hpp"
@@ -243,7 +244,9 @@ void run_step(const StepArgs& args, int& result_code) {
     m.barriers = chain.barriers();
     for (const auto& op : chain.ops()) {
       m.tuned_ops += op.tuned;
-      if (op.tuned && op.config == kernels::find_kernel(op.kernel).baseline(op.shape)) ++m.winners_as_baseline;
+      if (op.tuned && op.config == device_baseline(kernels::find_kernel(op.kernel), op.shape, device.info())) {
+        ++m.winners_as_baseline;
+      }
       if (tuned && !op.tuned) {
         const auto what = op.kernel + " " + kernels::shape_to_string(op.shape);
         m.baselines.push_back(what + " (" + op.role + "): " + op.why_baseline);

@@ -1,8 +1,10 @@
 // Every registered kernel on GPUs no pruning rule was measured on (an AMD
-// RDNA 3, an Intel Arc, an Arm Mali: test_devices.hpp), without a device: at
-// each default shape, with --space pruned and --space full, the space
-// enumerates within 50 ms (wall time, or CPU time where a busy machine
-// stretches the wall time), is not empty, the baseline is legal, and no
+// RDNA 3, an Intel Arc, an Arm Mali) and on lavapipe with 4-invocation
+// subgroups (test_devices.hpp), without a device: at each default shape,
+// with --space pruned and --space full, the space enumerates within 50 ms
+// (wall time, or CPU time where a busy machine stretches the wall time), is
+// not empty, the kernel's baseline is legal on the GPUs, the device's
+// baseline (tuner/device_baseline.hpp) on every one of them, and no
 // pruning rule keyed to NVIDIA drops a config. The enumeration times are
 // printed per kernel, device and scope, and the slowest per device and
 // scope at the end (run the executable itself to see them all).
@@ -21,6 +23,7 @@
 #include "kernels/coopmat.hpp"
 #include "kernels/registry.hpp"
 #include "test_devices.hpp"
+#include "tuner/device_baseline.hpp"
 #include "tuner/space.hpp"
 
 namespace vktune {
@@ -189,8 +192,22 @@ TEST_P(OtherVendors, EnumeratesFastNotEmptyWithALegalBaselineAndNoNvidiaRule) {
         } else {
           EXPECT_FALSE(space.valid.empty()) << label << ": no legal config; " << space.filtered << " of "
                                             << space.total << " filtered";
-          EXPECT_TRUE(baseline_violation.empty()) << label << ": the baseline " << kernels::config_to_string(baseline)
-                                              << ": " << baseline_violation.detail;
+          // The GPUs take the kernel's own baseline; lavapipe's 4-invocation
+          // subgroups refuse the ones that shuffle over 8, and run the
+          // nearest legal config instead (tuner/device_baseline.hpp).
+          const auto on_device = device_baseline(k, shape, device);
+          EXPECT_TRUE(k.constraint_violation(on_device, shape, device).empty())
+              << label << ": the device's baseline " << kernels::config_to_string(on_device);
+          if (!device.is_cpu()) {
+            EXPECT_TRUE(baseline_violation.empty()) << label << ": the baseline " << kernels::config_to_string(baseline)
+                                                << ": " << baseline_violation.detail;
+          }
+          if (baseline_violation.empty()) {
+            EXPECT_EQ(on_device, baseline) << label;
+          } else {
+            std::printf("  %s: the baseline is illegal (%s); the device's: %s\n", label.c_str(),
+                        baseline_violation.detail.c_str(), kernels::config_to_string(on_device).c_str());
+          }
         }
 
         if (scope == SpaceScope::full) {
@@ -215,6 +232,38 @@ TEST_P(OtherVendors, EnumeratesFastNotEmptyWithALegalBaselineAndNoNvidiaRule) {
 
 INSTANTIATE_TEST_SUITE_P(Registered, OtherVendors, ::testing::ValuesIn(testing_support::kernel_names()),
                          [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
+
+// Where the device refuses the kernel's baseline, its own changes as few
+// parameters as legality needs: matmul_q4k's baseline sums the 8
+// invocations of a super-block with subgroup shuffles, more than lavapipe's
+// 4-invocation subgroups hold, and one parameter changed makes it legal (the
+// integer walk's 4-invocation sums, X_QUANT=1, or the shared-memory tree,
+// REDUCTION=1): the device's baseline changes one, the first such config in
+// the space's order. On the H200 the kernel's baseline stands.
+TEST(DeviceBaseline, ChangesAsFewParametersAsTheDeviceNeeds) {
+  const auto& k = kernels::find_kernel("matmul_q4k");
+  const auto lavapipe = testing_support::lavapipe_128_bit();
+  for (const auto& shape : k.default_shapes()) {
+    if (k.space_index(shape) != k.space_index({1, 4096, 4096})) continue;  // the decode shapes
+    const auto label = kernels::shape_to_string(shape);
+    const auto baseline = k.baseline(shape);
+    ASSERT_FALSE(k.constraint_violation(baseline, shape, lavapipe).empty()) << label;
+    const auto on_device = device_baseline(k, shape, lavapipe);
+    EXPECT_TRUE(k.constraint_violation(on_device, shape, lavapipe).empty()) << label;
+    std::vector<std::string> changed;
+    for (const auto& [name, value] : baseline) {
+      if (on_device.at(name) != value) changed.push_back(name);
+    }
+    ASSERT_EQ(changed.size(), 1u) << label << ": " << kernels::config_to_string(on_device);
+    EXPECT_TRUE(changed[0] == "X_QUANT" || changed[0] == "REDUCTION") << label << ": " << changed[0];
+    for (const char* name : {"X_QUANT", "REDUCTION"}) {  // either alone is legal here
+      auto one = baseline;
+      one[name] = 1;
+      EXPECT_TRUE(k.constraint_violation(one, shape, lavapipe).empty()) << label << " " << name;
+    }
+    EXPECT_EQ(device_baseline(k, shape, testing_support::h200_like()), baseline) << label;
+  }
+}
 
 // The known-slow list names registered kernels only: a renamed kernel
 // cannot leave a stale exemption behind.

@@ -1,5 +1,5 @@
 #pragma once
-// GPUs of other vendors than NVIDIA, described as vk::DeviceInfo from their
+// GPUs of other vendors than NVIDIA (and lavapipe on a 128-bit host), described as vk::DeviceInfo from their
 // drivers' published limits, for device-free checks of what the kernels'
 // spaces, legality and pruning make of them (the NVIDIA H200 is in
 // kernel_test_support.hpp, from measurements/nvidia-h200/devices.json).
@@ -223,7 +223,67 @@ inline vk::DeviceInfo mali_g715() {
   return d;
 }
 
-// Every GPU above, for suites that run over all of them.
-inline std::vector<vk::DeviceInfo> other_vendor_devices() { return {radeon_rx_7900_xtx(), arc_a770(), mali_g715()}; }
+// Mesa's lavapipe on a host whose SIMD registers are 128 bits wide: an
+// aarch64 host (NEON), or any host with LP_NATIVE_VECTOR_WIDTH=128. llvmpipe
+// runs one invocation per 32-bit lane, so a subgroup is 4 invocations, the
+// smallest any device above offers and less than the 8 the AVX2 hosts CI
+// runs on give. Read with `vktune devices --json` under
+// LP_NATIVE_VECTOR_WIDTH=128 on Mesa 22.3.6 (Debian 12; CI's lavapipe):
+//   - subgroupSize 4, minSubgroupSize = maxSubgroupSize = 4,
+//     requiredSubgroupSizeStages includes compute, subgroupSizeControl and
+//     computeFullSubgroups supported; maxComputeWorkgroupSubgroups 32;
+//   - subgroupSupportedOperations: basic, vote, arithmetic, ballot, shuffle,
+//     shuffle_relative, quad (no clustered);
+//   - maxComputeSharedMemorySize 32768; maxComputeWorkGroupInvocations 1024,
+//     maxComputeWorkGroupSize 1024×1024×1024, maxComputeWorkGroupCount
+//     65535×65535×65535; maxPushConstantsSize 128; maxStorageBufferRange
+//     2^27; maxMemoryAllocationSize 2 GiB;
+//   - shaderFloat16, shaderInt8, shaderInt16, shaderInt64,
+//     storageBuffer8BitAccess and storageBuffer16BitAccess,
+//     shaderIntegerDotProduct and vulkanMemoryModel supported; no
+//     cooperative matrix;
+//   - timestampPeriod 1 ns, timestampValidBits 64;
+//   - a CPU device with a 2 GiB heap.
+inline vk::DeviceInfo lavapipe_128_bit() {
+  vk::DeviceInfo d;
+  d.name = "llvmpipe (LLVM 15.0.6, 128 bits)";
+  d.device_type = "cpu";
+  d.vendor_id = vk::kVendorMesa;
+  d.vendor = "Mesa";
+  d.driver_id = 13;  // VK_DRIVER_ID_MESA_LLVMPIPE
+  d.driver_name = "llvmpipe";
+  d.subgroup_size = d.min_subgroup_size = d.max_subgroup_size = 4;
+  d.compute_required_subgroup_size = true;
+  d.max_compute_workgroup_subgroups = 32;
+  d.subgroup_operations = {"basic", "vote", "arithmetic", "ballot", "shuffle", "shuffle_relative", "quad"};
+  d.subgroup_in_compute = true;
+  d.max_workgroup_size = {1024, 1024, 1024};
+  d.max_workgroup_invocations = 1024;
+  d.max_workgroup_count = {65535, 65535, 65535};
+  d.max_shared_memory_bytes = 32768;
+  d.max_storage_buffer_range = 134217728;
+  d.max_push_constants_bytes = 128;
+  d.min_storage_buffer_offset_alignment = 16;
+  d.max_memory_allocation_bytes = std::uint64_t{2} << 30;
+  d.timestamp_period_ns = 1.0;
+  d.timestamp_valid_bits = 64;
+  d.features.storage_buffer_16bit = true;
+  d.features.storage_buffer_8bit = true;
+  d.features.shader_float16 = true;
+  d.features.shader_int8 = true;
+  d.features.shader_int16 = true;
+  d.features.shader_int64 = true;
+  d.features.integer_dot_product = true;
+  d.features.subgroup_size_control = true;
+  d.features.compute_full_subgroups = true;
+  d.features.vulkan_memory_model = true;
+  d.memory_heaps = {{std::uint64_t{2} << 30, true}};
+  return d;
+}
+
+// Every device above, for suites that run over all of them.
+inline std::vector<vk::DeviceInfo> other_vendor_devices() {
+  return {radeon_rx_7900_xtx(), arc_a770(), mali_g715(), lavapipe_128_bit()};
+}
 
 }  // namespace vktune::testing_support
