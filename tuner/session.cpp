@@ -264,6 +264,12 @@ void TuneSession::search(Evaluation& evaluation, const kernels::Kernel& kernel, 
   // The baseline always runs first, so that the speedup can be reported;
   // the strategy learns from it like any result.
   const auto baseline = device_baseline(kernel, shape, device_->info());
+  if (const auto own = kernel.baseline(shape); baseline != own) {
+    progress_.message("the kernel's baseline " + kernels::config_to_string(own) + " is not legal here (" +
+                      kernel.constraint_violation(own, shape, device_->info()).detail +
+                      "); the baseline is the legal config fewest parameters away: " +
+                      kernels::config_to_string(baseline));
+  }
   evaluation.prepare_configs({baseline}, true);
   const auto& base = evaluation.evaluate_config(baseline);
   if (auto index = search.index_of(baseline)) {

@@ -1,5 +1,6 @@
 #!/bin/sh
-# `vktune step --check --baseline` of the tiny random Llama on lavapipe with
+# A tune of matmul_q4k, then `vktune step --check --baseline` of the tiny
+# random Llama, on lavapipe with
 # 4-invocation subgroups (LP_NATIVE_VECTOR_WIDTH=128: what an aarch64 host's
 # lavapipe gives): every op's baseline where the device allows it, else the
 # nearest legal config (tuner/device_baseline.hpp), and the chain checked op
@@ -17,6 +18,14 @@ export LP_NATIVE_VECTOR_WIDTH=128
 "$vktune" devices >"$out" 2>"$err" || fail "vktune devices"
 # Elsewhere than lavapipe the variable changes nothing: this test has nothing to test there.
 grep -q "subgroup 4 (range 4..4" "$out" || { echo "device 0 has no 4-invocation subgroups: skipped"; exit 77; }
+# A tune says which baseline it runs instead of the kernel's, and its
+# baseline validates (here one variant besides it).
+"$vktune" matmul_q4k --device 0 --shape 1,37,768 --budget 1 --db "$work/tuned.db" >"$out" 2>"$err"
+rc=$?
+[ "$rc" = 0 ] || fail "tune: exit $rc, expected 0"
+grep -q "the kernel's baseline .* is not legal here (REDUCTION=0 sums 8 invocations" "$err" ||
+  fail "the tune does not say which baseline it runs"
+grep -q "baseline failed" "$out" && fail "the baseline failed"
 seed=$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')
 echo "seed $seed"
 "$vktune" gguf --make-random tiny Q4_K_M -o "$work/tiny.gguf" --seed "$seed" >"$out" 2>"$err" || fail "gguf"
