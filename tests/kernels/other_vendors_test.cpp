@@ -265,6 +265,36 @@ TEST(DeviceBaseline, ChangesAsFewParametersAsTheDeviceNeeds) {
   }
 }
 
+// On a device at Vulkan 1.3's required minimums every kernel's spaces
+// enumerate (nothing throws); where a shape's space keeps a legal config the
+// device's baseline is legal, and where it keeps none the kernel's baseline
+// names the rule the device breaks. The kernels with nothing to run there
+// are printed.
+TEST(MinimalDevice, EveryKernelRunsALegalBaselineOrSaysWhyNot) {
+  const auto device = testing_support::vulkan_1_3_minimum();
+  std::size_t shapes = 0, runnable = 0;
+  for (const auto* k : kernels::all_kernels()) {
+    for (const auto& shape : k->default_shapes()) {
+      const auto label = k->name() + " " + kernels::shape_to_string(shape);
+      ++shapes;
+      const auto space = enumerate_space(*k, shape, device, SpaceScope::full);
+      if (!space.valid.empty()) {
+        ++runnable;
+        const auto baseline = device_baseline(*k, shape, device);
+        EXPECT_TRUE(k->constraint_violation(baseline, shape, device).empty())
+            << label << ": the device's baseline " << kernels::config_to_string(baseline);
+      } else {
+        const auto why = k->constraint_violation(k->baseline(shape), shape, device);
+        EXPECT_FALSE(why.detail.empty()) << label << ": no legal config, and the baseline breaks no rule";
+        std::printf("  %s: nothing legal on the minimal device (the baseline: %s)\n", label.c_str(),
+                    why.detail.c_str());
+      }
+    }
+  }
+  std::printf("%zu of %zu default shapes have a legal config on the minimal device\n", runnable, shapes);
+  EXPECT_GT(runnable, 0u);
+}
+
 // The known-slow list names registered kernels only: a renamed kernel
 // cannot leave a stale exemption behind.
 TEST(OtherVendorsCheck, TheKnownSlowKernelsAreRegistered) {

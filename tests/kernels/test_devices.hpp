@@ -281,6 +281,47 @@ inline vk::DeviceInfo lavapipe_128_bit() {
   return d;
 }
 
+// No real device: the least a conformant Vulkan 1.3 implementation may
+// report (the specification's required limits and features), for the
+// question whether every kernel runs something legal there or says why not:
+//   - subgroupSize 1 (its minimum), minSubgroupSize = maxSubgroupSize = 1;
+//     compute in supportedStages and basic in supportedOperations, nothing
+//     more; subgroupSizeControl and computeFullSubgroups (required by 1.3),
+//     maxComputeWorkgroupSubgroups 128;
+//   - maxComputeSharedMemorySize 16384, maxComputeWorkGroupInvocations 128,
+//     maxComputeWorkGroupSize 128×128×64, maxComputeWorkGroupCount
+//     65535×65535×65535, maxPushConstantsSize 128, maxStorageBufferRange 2^27,
+//     minStorageBufferOffsetAlignment 256, maxMemoryAllocationSize 2^30;
+//   - shaderIntegerDotProduct and vulkanMemoryModel (required by 1.3); no
+//     8- or 16-bit storage, no fp16 or int8 arithmetic, no int16 or int64,
+//     no cooperative matrix;
+//   - no timestamps (timestampValidBits 0 is allowed).
+inline vk::DeviceInfo vulkan_1_3_minimum() {
+  vk::DeviceInfo d;
+  d.name = "Vulkan 1.3 minimum";
+  d.device_type = "other";
+  d.vendor_id = 0;
+  d.subgroup_size = d.min_subgroup_size = d.max_subgroup_size = 1;
+  d.compute_required_subgroup_size = true;
+  d.max_compute_workgroup_subgroups = 128;
+  d.subgroup_operations = {"basic"};
+  d.subgroup_in_compute = true;
+  d.max_workgroup_size = {128, 128, 64};
+  d.max_workgroup_invocations = 128;
+  d.max_workgroup_count = {65535, 65535, 65535};
+  d.max_shared_memory_bytes = 16384;
+  d.max_storage_buffer_range = 134217728;
+  d.max_push_constants_bytes = 128;
+  d.min_storage_buffer_offset_alignment = 256;
+  d.max_memory_allocation_bytes = std::uint64_t{1} << 30;
+  d.features.integer_dot_product = true;
+  d.features.subgroup_size_control = true;
+  d.features.compute_full_subgroups = true;
+  d.features.vulkan_memory_model = true;
+  d.memory_heaps = {{std::uint64_t{1} << 30, true}};
+  return d;
+}
+
 // Every device above, for suites that run over all of them.
 inline std::vector<vk::DeviceInfo> other_vendor_devices() {
   return {radeon_rx_7900_xtx(), arc_a770(), mali_g715(), lavapipe_128_bit()};
