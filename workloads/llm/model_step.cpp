@@ -14,6 +14,7 @@
 #include "reference/fp16.hpp"
 #include "workloads/llm/model_ops.hpp"
 #include "workloads/llm/random_model.hpp"
+#include "workloads/llm/way_choice.hpp"
 
 namespace vktune::step {
 
@@ -60,14 +61,13 @@ ModelStep::ModelStep(const model::ModelDescription& m, const ref::GgufFile& file
     return t;
   };
   // The product a decode step runs for `kernel` at `shape`: its layout twin
-  // (model::layout_twin, the weight rearranged) where the stored winners
-  // say it is faster, or where only the twin has one or neither has; else
-  // `kernel` itself (an untuned twin never replaces a tuned product).
+  // (model::layout_twin, the weight rearranged) where fused_way_runs says
+  // the twin runs (its stored winner faster, or the twin's alone or neither
+  // stored); else `kernel` itself.
   auto twin_of = [&](const std::string& kernel, const kernels::Shape& shape) -> std::optional<model::LayoutTwin> {
     auto twin = options.device_layouts && options.prompt == 0 ? model::layout_twin(kernel, shape) : std::nullopt;
     if (!twin) return std::nullopt;
-    const auto own = chain_.winner_ns(kernel, shape), other = chain_.winner_ns(twin->kernel, shape);
-    if (own && (!other || *own <= *other)) return std::nullopt;
+    if (!fused_way_runs(chain_.winner_ns(twin->kernel, shape), chain_.winner_ns(kernel, shape))) return std::nullopt;
     return twin;
   };
   // The stored median of what the step would run for `kernel` at `shape`.
@@ -177,41 +177,32 @@ ModelStep::ModelStep(const model::ModelDescription& m, const ref::GgufFile& file
     }
     return in.added.empty() ? in.stream : in.sum;
   };
-  // Whether taking a norm into its readers pays: where the stored winners
-  // of both ways are known, the way they say is faster (the _addnorm
-  // products' medians against the plain ones', the norm's and the dependent
-  // dispatch the norm adds: the device's measured floor, where stored).
-  // Where only one way has its winners, that way (untuned _addnorm products
-  // never replace tuned plain ones); where neither has, taken in.
+  // Whether taking a norm into its readers pays (workloads/llm/way_choice.hpp's
+  // rule, as every choice below): the _addnorm products' medians against
+  // the plain ones', the norm's and the dependent dispatch the norm adds
+  // (the device's measured floor, where stored).
   std::optional<double> dispatch_floor_ns;
   if (store && !device_rows.empty()) dispatch_floor_ns = store->ceiling(device_rows.front(), kCeilingDispatchFloor);
-  auto add_to = [](std::optional<double>& sum, std::optional<double> ns) {
-    sum = sum && ns ? std::optional<double>(*sum + *ns) : std::nullopt;
-  };
   auto norm_in_pays = [&](const NormedInput& in, const std::vector<Reader>& readers) {
-    std::optional<double> fused = 0.0;
-    std::optional<double> apart = dispatch_floor_ns.value_or(0);
+    WayNs fused = 0.0;
+    WayNs apart = dispatch_floor_ns.value_or(0);
     add_to(apart, winner_ns(in.added.empty() ? "rmsnorm_mul" : "add_rmsnorm_mul", {tokens, m.embedding}));
     for (const auto& reader : readers) {
       const auto type = m.tensors.at(reader.weight.substr(0, reader.weight.find('+'))).type;
       add_to(fused, winner_ns(model::addnorm_matmul_kernel(type), reader.shape));
       add_to(apart, winner_ns(reader.kernel, reader.shape));
     }
-    if (fused && apart) return *fused < *apart;
-    return fused.has_value() || !apart.has_value();
+    return fused_way_runs(fused, apart);
   };
   // Whether a block's last product pays taking in the residual add and the
   // next norm (`fused_kernel`, a _resnorm kernel) against the plain product
-  // (`plain`), the add_rmsnorm_mul and the dependent dispatch it adds,
-  // decided as norm_in_pays is: where only one way has its winners, that
-  // way; where neither has, taken in.
+  // (`plain`), the add_rmsnorm_mul and the dependent dispatch it adds.
   auto resnorm_pays = [&](const std::string& plain, const std::string& fused_kernel, const kernels::Shape& shape) {
     const auto fused = winner_ns(fused_kernel, shape);
-    std::optional<double> apart = dispatch_floor_ns.value_or(0);
+    WayNs apart = dispatch_floor_ns.value_or(0);
     add_to(apart, winner_ns("add_rmsnorm_mul", {tokens, m.embedding}));
     add_to(apart, winner_ns(plain, shape));
-    if (fused && apart) return *fused < *apart;
-    return fused.has_value() || !apart.has_value();
+    return fused_way_runs(fused, apart);
   };
   auto reader = [&](const std::string& tensor, const std::string& y, const std::string& role, std::uint32_t rows) {
     const auto& t = weight(tensor);
@@ -222,21 +213,20 @@ ModelStep::ModelStep(const model::ModelDescription& m, const ref::GgufFile& file
   // context, else rotated, then stored.
   const std::string rope_cache = options.fused ? model::rope_cache_kernel(m, tokens, context) : std::string();
   // Whether q, k and v with their rope and cache stores in the products'
-  // epilogues pay, decided as norm_in_pays is: the epilogue products'
-  // medians against the plain products', rope's, the stores' and the
-  // dependent dispatch their phase adds; where only one way has its winners,
-  // that way; where neither has, the epilogues.
+  // epilogues pay: the epilogue products' medians against the plain
+  // products', rope's, the stores' and the dependent dispatch their phase
+  // adds.
   // The epilogue products' medians (q, k and v), and the phase of rope and
   // the cache stores they take in, with the dependent dispatch it adds.
   auto epilogue_products_ns = [&](const model::QkvEpilogues& e) {
-    std::optional<double> sum = 0.0;
+    WayNs sum = 0.0;
     add_to(sum, winner_ns(e.q, e.q_shape));
     add_to(sum, winner_ns(e.k, e.k_shape));
     add_to(sum, winner_ns(e.v, e.v_shape));
     return sum;
   };
   auto rope_and_stores_ns = [&] {
-    std::optional<double> sum = dispatch_floor_ns.value_or(0);
+    WayNs sum = dispatch_floor_ns.value_or(0);
     add_to(sum, winner_ns(rope, {tokens, m.heads, m.head_dim}));
     if (!rope_cache.empty()) {
       add_to(sum, winner_ns(rope_cache, {tokens, m.kv_heads, m.head_dim, context}));
@@ -251,8 +241,7 @@ ModelStep::ModelStep(const model::ModelDescription& m, const ref::GgufFile& file
     const auto fused = epilogue_products_ns(e);
     auto apart = rope_and_stores_ns();
     for (const auto& reader : plain) add_to(apart, winner_ns(reader.kernel, reader.shape));
-    if (fused && apart) return *fused < *apart;
-    return fused.has_value() || !apart.has_value();
+    return fused_way_runs(fused, apart);
   };
   // With --norm-into-products where the epilogues would run: the _addnorm
   // q, k and v with rope and the stores after them against the norm and
@@ -260,15 +249,14 @@ ModelStep::ModelStep(const model::ModelDescription& m, const ref::GgufFile& file
   auto norm_in_beats_epilogues = [&](const NormedInput& in, const std::vector<Reader>& readers,
                                      const model::QkvEpilogues& e) {
     auto fused = rope_and_stores_ns();
-    std::optional<double> apart = dispatch_floor_ns.value_or(0);
+    WayNs apart = dispatch_floor_ns.value_or(0);
     add_to(apart, winner_ns(in.added.empty() ? "rmsnorm_mul" : "add_rmsnorm_mul", {tokens, m.embedding}));
     add_to(apart, epilogue_products_ns(e));
     for (const auto& reader : readers) {
       const auto type = m.tensors.at(reader.weight.substr(0, reader.weight.find('+'))).type;
       add_to(fused, winner_ns(model::addnorm_matmul_kernel(type), reader.shape));
     }
-    if (fused && apart) return *fused < *apart;
-    return fused.has_value() || !apart.has_value();
+    return fused_way_runs(fused, apart);
   };
   // The stream after each block's add alternates between xa (read by the
   // feed-forward block) and xb (by the next layer's attention), starting
@@ -399,7 +387,7 @@ ModelStep::ModelStep(const model::ModelDescription& m, const ref::GgufFile& file
     // gate and up, ffn_down, and where ffn_down does not end the block, the
     // add_rmsnorm_mul after it and its dependent dispatch.
     auto feed_forward_ns = [&](const std::string& gate_up, const DownWay& way) {
-      std::optional<double> sum = winner_ns(gate_up, gate_up_shape);
+      WayNs sum = winner_ns(gate_up, gate_up_shape);
       add_to(sum, winner_ns(way.kernel, down_shape));
       if (!way.ends_with_norm && end_with_norm) {
         add_to(sum, dispatch_floor_ns);
@@ -409,9 +397,7 @@ ModelStep::ModelStep(const model::ModelDescription& m, const ref::GgufFile& file
     };
     // Gate and up as the glu product (their SwiGLU stored, ffn_down reading
     // it as plain x) where that pays against the stacked product and the
-    // SwiGLU-reading ffn_down, decided as norm_in_pays is: where only one
-    // way has its winners, that way; where neither has, the glu product.
-    // Not with the norm taken into the products (no kernel takes both).
+    // SwiGLU-reading ffn_down. Not with the norm taken into the products (no kernel takes both).
     std::string glu = options.fused && !fuse_norm && options.swiglu_in_gate_up && model::fuses_swiglu(m, blk, tokens)
                           ? model::glu_matmul_kernel(m, blk, tokens)
                           : std::string();
@@ -419,8 +405,7 @@ ModelStep::ModelStep(const model::ModelDescription& m, const ref::GgufFile& file
       const auto with_glu = feed_forward_ns(glu, down_way(false));
       const auto stacked =
           feed_forward_ns(model::matmul_kernel(m.tensors.at(blk + "ffn_gate.weight").type), down_way(true));
-      const bool pays = with_glu && stacked ? *with_glu < *stacked : with_glu.has_value() || !stacked.has_value();
-      if (!pays) glu.clear();
+      if (!fused_way_runs(with_glu, stacked)) glu.clear();
     }
     const std::string next_norm_role = layer + 1 < m.layers ? "attn_norm" : "output_norm";
     const std::string next_norm =
