@@ -1,9 +1,9 @@
 #pragma once
-// How a chain (vktune step, vktune model) chooses between two ways of
-// running a part of it, one fused and one apart (a norm in its readers or
-// before them, q/k/v's rope in their epilogues or after them, a layout
-// twin or the GGUF product, ...), from the ops' stored winners: the rule is
-// declared here once and every choice reads it.
+// How `vktune step`'s chain (workloads/llm/model_step.cpp) chooses between
+// two ways of running a part of it, one fused and one apart (a norm in its
+// readers or before them, q/k/v's rope in their epilogues or after them, a
+// layout twin or the GGUF product, ...), from the ops' stored winners: the
+// rule is declared here once and every choice reads it.
 #include <optional>
 
 namespace vktune::step {
