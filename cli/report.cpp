@@ -183,8 +183,29 @@ nlohmann::json shape_report_json(const kernels::Kernel& kernel, const ShapeResul
   if (r.winner && r.baseline && r.outcomes[*r.baseline].status == results::Status::ok) {
     j["speedup_over_baseline"] = r.outcomes[*r.baseline].timing.median / r.outcomes[*r.winner].timing.median;
   }
+  nlohmann::json stages = nlohmann::json::array();
+  for (const auto& s : r.winner_stages) stages.push_back({{"template", s.template_file}, {"median_ns", s.median_ns}});
+  j["winner_stages"] = stages;
   return j;
 }
+
+namespace {
+
+// One line: each stage of a multi-stage winner, its template and time.
+std::string winner_stages_line(const ShapeResult& r) {
+  std::string text = "  winner's stages (launches timed stage by stage, " + std::to_string(r.winner_stages.size()) +
+                     " dispatches; a stage counts the barrier before it):";
+  char part[160];
+  for (std::size_t s = 0; s < r.winner_stages.size(); ++s) {
+    std::snprintf(part, sizeof part, "%s %s %.3f us", s == 0 ? "" : ",", r.winner_stages[s].template_file.c_str(),
+                  r.winner_stages[s].median_ns / 1e3);
+    text += part;
+  }
+  std::snprintf(part, sizeof part, "; the launch %.3f us", r.winner_stages_launch_ns / 1e3);
+  return text + part;
+}
+
+}  // namespace
 
 void print_shape_report(std::ostream& out, const kernels::Kernel& kernel, const ShapeResult& r,
                         const std::optional<Ceilings>& ceilings, std::size_t top) {
@@ -303,6 +324,7 @@ void print_shape_report(std::ostream& out, const kernels::Kernel& kernel, const 
       out << line;
     }
   }
+  if (!r.winner_stages.empty()) out << winner_stages_line(r) << "\n";
   // The progress line showed the search's best; when the confirmation's
   // re-timing moved it or picked another winner, say so here too.
   if (r.search_best && r.winner && r.search_best_ns > 0) {

@@ -91,8 +91,8 @@ VariantRunner::ProblemSets& VariantRunner::sets_for(const DeviceProblem& on_devi
   return it->second;
 }
 
-void VariantRunner::record(VkCommandBuffer cmd, const ProblemSets& sets, std::size_t copy,
-                           const kernels::Shape& shape) const {
+void VariantRunner::record(VkCommandBuffer cmd, const ProblemSets& sets, std::size_t copy, const kernels::Shape& shape,
+                           const MarkStage& mark) const {
   const auto& kernel_sets = sets.kernel[copy % sets.kernel.size()];
   for (std::size_t i = 0; i < pipelines_.size(); ++i) {
     if (i > 0) vk::compute_barrier(cmd);  // stage i reads what stage i-1 wrote
@@ -104,6 +104,7 @@ void VariantRunner::record(VkCommandBuffer cmd, const ProblemSets& sets, std::si
     pipelines_[i]->record_dispatch(cmd, kernel_sets[i],
                                    kernels::workgroup_counts(variant_.stages[i].plan.dispatch, shape), push,
                                    sets.bounds.empty() ? VK_NULL_HANDLE : sets.bounds[i]);
+    if (mark) mark(cmd);
   }
 }
 
@@ -177,6 +178,18 @@ vk::TimingResult VariantRunner::time(DeviceProblem& on_device, const kernels::Sh
   auto& sets = sets_for(on_device);
   return vk::time_dispatches(
       device_, [&](VkCommandBuffer cmd, std::uint64_t i) { record(cmd, sets, i, shape); }, options);
+}
+
+VariantRunner::StageTimes VariantRunner::time_stages(DeviceProblem& on_device, const kernels::Shape& shape,
+                                                    int samples) {
+  auto& sets = sets_for(on_device);
+  std::size_t copy = 0;
+  const auto timing = vk::time_phases(
+      device_, [&](VkCommandBuffer cmd, const MarkStage& mark) { record(cmd, sets, copy++, shape, mark); },
+      static_cast<std::uint32_t>(pipelines_.size()), samples);
+  StageTimes times{{}, timing.median_ns, timing.total_ns};
+  for (const auto& stage : variant_.stages) times.templates.push_back(stage.plan.template_file);
+  return times;
 }
 
 void VariantRunner::keep_busy(DeviceProblem& on_device, const kernels::Shape& shape, std::uint32_t dispatches) {

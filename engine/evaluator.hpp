@@ -3,13 +3,16 @@
 // stage), validate it against the reference with a poisoned output, and time
 // it. A launch is every stage in order with a compute-to-compute barrier
 // between them; validation checks the output of the whole launch and timing
-// reports the time of the whole launch.
+// reports the time of the whole launch (time_stages, that of each stage).
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "harness/device.hpp"
+#include "harness/phase_timer.hpp"
 #include "harness/pipeline.hpp"
 #include "harness/timer.hpp"
 #include "kernels/kernel.hpp"
@@ -55,6 +58,17 @@ class VariantRunner {
   // Times launches rotating through every weight copy.
   vk::TimingResult time(DeviceProblem& on_device, const kernels::Shape& shape, const vk::TimerOptions& options);
 
+  // Each stage's time in launches with a timestamp after every stage
+  // (harness/phase_timer.hpp: `samples` launches back to back, rotating
+  // through the weight copies); a stage's time includes the barrier before
+  // it, so the stages sum to the launch. The caller warms the clocks first.
+  struct StageTimes {
+    std::vector<std::string> templates;  // each stage's template file, in launch order
+    std::vector<double> median_ns;       // each stage's median
+    vk::TimingStats launch_ns;           // first timestamp to last
+  };
+  StageTimes time_stages(DeviceProblem& on_device, const kernels::Shape& shape, int samples);
+
   // Runs `dispatches` untimed launches (one after another) and waits for them: work that keeps
   // the GPU's clocks up while the tuner waits for the next variant.
   void keep_busy(DeviceProblem& on_device, const kernels::Shape& shape, std::uint32_t dispatches);
@@ -68,7 +82,10 @@ class VariantRunner {
     std::vector<VkDescriptorSet> bounds;
   };
   ProblemSets& sets_for(const DeviceProblem& on_device);
-  void record(VkCommandBuffer cmd, const ProblemSets& sets, std::size_t copy, const kernels::Shape& shape) const;
+  // Called after each stage's dispatch where given (time_stages).
+  using MarkStage = std::function<void(VkCommandBuffer)>;
+  void record(VkCommandBuffer cmd, const ProblemSets& sets, std::size_t copy, const kernels::Shape& shape,
+              const MarkStage& mark = {}) const;
   // The instrumentation's records since the output was cleared, as a reason; "" when none.
   std::string bounds_violations(const kernels::Problem& problem) const;
 

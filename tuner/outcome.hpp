@@ -98,6 +98,16 @@ struct ShapeResult {
   // and whether the stored winner passed it.
   std::size_t final_check_rejected = 0;
   bool final_check_passed = false;
+  // A winner of several stages (dispatches with a barrier between them: a
+  // dequantizing first dispatch, a split's merge): each stage's template and
+  // median time, ns, from launches timed stage by stage, the barrier before
+  // a stage counted in it. Empty for a one-stage winner.
+  struct StageTime {
+    std::string template_file;
+    double median_ns = 0;
+  };
+  std::vector<StageTime> winner_stages;
+  double winner_stages_launch_ns = 0;  // those launches' median, first timestamp to last
   std::size_t failures() const;
 };
 

@@ -206,6 +206,7 @@ ShapeResult TuneSession::run(const kernels::Kernel& kernel, const kernels::Shape
   if (options.time_variants && options.confirm_top > 0 && result.winner) {
     confirm(kernel, problem, *on_device, options, result);
   }
+  if (options.time_variants && result.winner) time_winner_stages(kernel, problem, *on_device, options, result);
 
   if (options.time_variants && result.winner) {
     const auto check_start = Clock::now();

@@ -153,6 +153,11 @@ class TuneSession {
               const std::string& shape_text, CacheMode cache_mode, results::Phase phase = results::Phase::search);
   void confirm(const kernels::Kernel& kernel, const kernels::Problem& problem, DeviceProblem& on_device,
                const TuneOptions& options, ShapeResult& result);
+  // Where the winner runs several stages, times each of them in launches of
+  // its own after the confirmation (tuner/session_stages.cpp) into
+  // result.winner_stages; a device that cannot time them leaves it empty.
+  void time_winner_stages(const kernels::Kernel& kernel, const kernels::Problem& problem, DeviceProblem& on_device,
+                          const TuneOptions& options, ShapeResult& result);
   // Checks the winner again before it is stored (tuner/session_final_check.cpp):
   // full references, repeated runs, fresh and adversarial inputs; a winner
   // that fails is recorded as failed and the next fastest is checked.

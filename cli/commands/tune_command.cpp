@@ -423,11 +423,13 @@ creation, validation, warm-up and timing, summed over the variants measured,
 for the search and the confirmation; and the wall time of the setup before the
 search and of the final check); the best variants (median us, p10-p90 spread,
 GB/s, GFLOP/s, % of the device's measured ceiling); the winner's speedup over
-the hand-picked baseline; and each parameter's importance.
+the hand-picked baseline; where the winner runs several dispatches (a
+quantized prefill's dequantizing stage, a split's merge), each one's time;
+and each parameter's importance.
 
 --only searches the configs whose parameter takes one of the values (the
 baseline still runs). --json prints the same as {"format": "vktune-tune",
-"version": 2, ...} (each shape's time_spent; time_budget: null, or with --time
+"version": 2, ...} (each shape's time_spent and winner_stages; time_budget: null, or with --time
 its seconds, applies_to, used_before_first_shape_seconds and ceilings_seconds;
 output without a version is version 1).
 

@@ -101,6 +101,31 @@ TEST(Report, ShapeJsonAndTextCarryTheTimeSpent) {
       << text.str();
 }
 
+// A winner of several stages gets one line naming each stage's template and
+// time, and --json the same list; a one-stage winner neither (an empty list).
+TEST(Report, AMultiStageWinnerNamesEachStagesTime) {
+  testing::TestScaleKernel kernel;
+  auto r = sample_result();
+  std::ostringstream one_stage;
+  print_shape_report(one_stage, kernel, r, std::nullopt, 5);
+  EXPECT_EQ(one_stage.str().find("stages"), std::string::npos) << one_stage.str();
+  EXPECT_TRUE(shape_report_json(kernel, r, std::nullopt).at("winner_stages").empty());
+
+  r.winner_stages = {{"dequant_f16.comp", 29'410}, {"round_x_f16.comp", 10'300}, {"matmul_quant_cm_f16w.comp", 257'030}};
+  r.winner_stages_launch_ns = 296'900;
+  std::ostringstream text;
+  print_shape_report(text, kernel, r, std::nullopt, 5);
+  EXPECT_NE(text.str().find("winner's stages (launches timed stage by stage, 3 dispatches; a stage counts the barrier "
+                            "before it): dequant_f16.comp 29.410 us, round_x_f16.comp 10.300 us, "
+                            "matmul_quant_cm_f16w.comp 257.030 us; the launch 296.900 us"),
+            std::string::npos)
+      << text.str();
+  const auto stages = shape_report_json(kernel, r, std::nullopt).at("winner_stages");
+  ASSERT_EQ(stages.size(), 3u);
+  EXPECT_EQ(stages[1].at("template"), "round_x_f16.comp");
+  EXPECT_DOUBLE_EQ(stages[2].at("median_ns").get<double>(), 257'030);
+}
+
 // Warm-ups that ended without the full clock are counted, with the slowest
 // gauge reading among them; with none, no clock line.
 TEST(Report, TheTextSaysHowManyWarmUpsWaitedForTheClock) {
