@@ -429,9 +429,9 @@ and each parameter's importance.
 
 --only searches the configs whose parameter takes one of the values (the
 baseline still runs). --json prints the same as {"format": "vktune-tune",
-"version": 2, ...} (each shape's time_spent and winner_stages; time_budget: null, or with --time
-its seconds, applies_to, used_before_first_shape_seconds and ceilings_seconds;
-output without a version is version 1).
+"version": 2, ...} (each shape's time_spent and winner_stages; time_budget:
+null, or with --time its seconds, applies_to, used_before_first_shape_seconds
+and ceilings_seconds; output without a version is version 1).
 
 See docs/SPACES_AND_SEARCH.md (strategies, stop conditions, transfer,
 confirmation) and docs/TIMING_AND_NUMERICS.md.

@@ -24,6 +24,7 @@
 #include "tuner/space.hpp"
 
 namespace vktune {
+namespace stage_timing_test {  // beside stale_config_test.cpp's attention() in one unity build
 namespace {
 
 const kernels::Kernel& attention() { return kernels::find_kernel("attention_decode"); }
@@ -59,9 +60,9 @@ TEST(StageTiming, EachStageOfALaunchGetsItsTime) {
     const auto v = runner.validate(on_device, problem, attention().variant_tolerance(config, shape));
     ASSERT_TRUE(v.passed) << v.reason;
     const auto timing = runner.time_stages(on_device, shape, 7);
-    std::vector<std::string> templates{"attention_decode_stream.comp"};
-    if (stages == 2) templates.push_back("attention_merge.comp");
-    EXPECT_EQ(timing.templates, templates);
+    std::vector<std::string> expected{"attention_decode_stream.comp"};
+    if (stages == 2) expected.push_back("attention_merge.comp");
+    EXPECT_EQ(timing.templates, expected);
     ASSERT_EQ(timing.median_ns.size(), stages);
     for (const double ns : timing.median_ns) EXPECT_GT(ns, 0);
     EXPECT_GT(timing.launch_ns.median, 0);
@@ -76,4 +77,5 @@ TEST(StageTiming, EachStageOfALaunchGetsItsTime) {
 }
 
 }  // namespace
+}  // namespace stage_timing_test
 }  // namespace vktune
